@@ -1,0 +1,47 @@
+/** The prefix that makes a Fleet Hours key recognisable in logs and secret scanners (D10). */
+export const API_KEY_PREFIX = 'fh_';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Creates a new API key: `fh_` followed by 43 base-62 characters drawn from 32 random bytes
+ * (≥ 256 bits of entropy, D10). Show it once; store only {@link fingerprintApiKey} of it.
+ *
+ * @param randomBytes Source of randomness; defaults to Web Crypto.
+ * @returns The key text.
+ * @example
+ * ```ts
+ * import { generateApiKey } from '@fleet-hours/core';
+ * generateApiKey().startsWith('fh_'); // true
+ * ```
+ */
+export function generateApiKey(randomBytes: (length: number) => Uint8Array = _webCryptoBytes): string {
+  // Rejection sampling keeps every character uniform: bytes ≥ 248 (= 4 × 62) are drawn again.
+  let body = '';
+  while (body.length < 43) {
+    for (const byte of randomBytes(48)) {
+      if (byte < 248 && body.length < 43) body += ALPHABET[byte % 62];
+    }
+  }
+  return `${API_KEY_PREFIX}${body}`;
+}
+
+/**
+ * The SHA-256 fingerprint of a key, lower-case hex: the only form in which a key is stored (D10).
+ *
+ * @param apiKey The full key text.
+ * @returns 64 hex characters.
+ * @example
+ * ```ts
+ * import { fingerprintApiKey } from '@fleet-hours/core';
+ * await fingerprintApiKey('fh_example'); // '…64 hex characters…'
+ * ```
+ */
+export async function fingerprintApiKey(apiKey: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(apiKey));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+function _webCryptoBytes(length: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(length));
+}

@@ -1,0 +1,132 @@
+import { evaluateAccess, readBearerToken, type AccessResult } from './access-policy.js';
+import { fingerprintApiKey } from './api-key.js';
+import { dayBuckets } from './day-buckets.js';
+import { addBuckets, toEngineSeconds } from './engine-seconds.js';
+import { formatInstant } from './format-instant.js';
+import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
+import type { FleetHoursStore } from './storage-port.js';
+import { sumSegmentsByBucket } from './sum-by-bucket.js';
+import { summarizeSegments } from './summarize-segments.js';
+import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord } from './types.js';
+
+/** Options of {@link createFleetHours}. */
+export interface FleetHoursOptions {
+  /** Where accounts, keys, devices and segments live. */
+  readonly store: FleetHoursStore;
+  /** The clock, in epoch milliseconds (pass `Date.now`; tests pass a fixed clock). */
+  readonly now: () => number;
+  /** Plans that include API access (D12). Default `['business']`. */
+  readonly apiPlans?: readonly string[];
+  /** Window limits (D5, D6). Defaults: 7 days back, 365 days at most. */
+  readonly window?: WindowLimits;
+}
+
+/** A device and window, as the `/hours` and `/hours/daily` routes receive them. */
+export interface WindowQuery {
+  readonly accountId: number;
+  readonly deviceId: number;
+  /** `YYYY-MM-DD` in the device zone (D4). */
+  readonly from?: string | undefined;
+  /** `YYYY-MM-DD` in the device zone (D4). */
+  readonly to?: string | undefined;
+}
+
+/** The Fleet Hours service for one store: what the HTTP API serves, callable from any backend. */
+export interface FleetHours {
+  readonly store: FleetHoursStore;
+  /** Checks an `Authorization` header value (D10–D12). */
+  authenticate(authorization: string | null | undefined): Promise<AccessResult>;
+  /** Every device of the account, by id (D19). */
+  listDevices(input: { readonly accountId: number }): Promise<readonly Device[]>;
+  /** Totals over a window; `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
+  hours(input: WindowQuery): Promise<HoursTotal | null>;
+  /** The daily series over a window (D8); `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
+  daily(input: WindowQuery): Promise<DailyHours | null>;
+  /** The meter (D3); `null` when the account has no such device. */
+  meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null>;
+}
+
+/**
+ * Creates the Fleet Hours service over a store.
+ *
+ * @param options The store, the clock and optional limits.
+ * @returns The service.
+ * @example
+ * ```ts
+ * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+ * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
+ * const total = await fleetHours.hours({ accountId: 1, deviceId: 7, from: '2026-03-01', to: '2026-03-07' });
+ * ```
+ */
+export function createFleetHours(options: FleetHoursOptions): FleetHours {
+  const { store } = options;
+  const nowSeconds = () => Math.floor(options.now() / 1000);
+
+  const sumBuckets = async (deviceId: number, boundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
+    if (store.sumSegmentSeconds) return store.sumSegmentSeconds({ deviceId, boundaries, now });
+    const segments = await store.listSegments({ deviceId, start: boundaries[0]!, end: boundaries[boundaries.length - 1]! });
+    return sumSegmentsByBucket(segments, boundaries, now);
+  };
+
+  const deviceWindow = async (query: WindowQuery, now: number): Promise<{ device: Device; window: ResolvedWindow } | null> => {
+    const device = await store.findDevice({ accountId: query.accountId, deviceId: query.deviceId });
+    if (!device) return null;
+    const window = resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone });
+    return { device, window };
+  };
+
+  return {
+    store,
+
+    async authenticate(authorization) {
+      const token = readBearerToken(authorization);
+      const lookup = token === null ? null : await store.findApiKey({ fingerprint: await fingerprintApiKey(token) });
+      return evaluateAccess({ token, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
+    },
+
+    listDevices({ accountId }) {
+      return store.listDevices({ accountId });
+    },
+
+    async hours(query) {
+      const now = nowSeconds();
+      const resolved = await deviceWindow(query, now);
+      if (!resolved) return null;
+      const { device, window } = resolved;
+      const buckets = await sumBuckets(device.id, [window.start, window.end], now);
+      return { deviceId: device.id, timeZone: device.timeZone, from: window.from, to: window.to, ...toEngineSeconds(addBuckets(buckets)) };
+    },
+
+    async daily(query) {
+      const now = nowSeconds();
+      const resolved = await deviceWindow(query, now);
+      if (!resolved) return null;
+      const { device, window } = resolved;
+      const { dates, boundaries } = dayBuckets(window);
+      const buckets = await sumBuckets(device.id, boundaries, now);
+      return {
+        deviceId: device.id,
+        timeZone: device.timeZone,
+        from: window.from,
+        to: window.to,
+        days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
+      };
+    },
+
+    async meter({ accountId, deviceId }) {
+      const now = nowSeconds();
+      const device = await store.findDevice({ accountId, deviceId });
+      if (!device) return null;
+      const summary = store.summarizeDeviceSegments
+        ? await store.summarizeDeviceSegments({ deviceId, now })
+        : summarizeSegments(await store.listSegments({ deviceId }), now);
+      return {
+        deviceId,
+        timeZone: device.timeZone,
+        since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
+        asOf: formatInstant(now, device.timeZone),
+        ...toEngineSeconds(summary),
+      };
+    },
+  };
+}

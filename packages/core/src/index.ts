@@ -1,0 +1,27 @@
+/**
+ * The Fleet Hours domain: engine time split into moving and idle, over windows and local days in a
+ * vehicle's own time zone, exact to the second. Pure: no I/O, no clock, no environment. The storage
+ * port ({@link FleetHoursStore}) is filled by adapters such as `@fleet-hours/storage-kysely`.
+ *
+ * @module
+ */
+export * from './types.js';
+export * from './errors.js';
+export * from './time-zone.js';
+export * from './local-date.js';
+export * from './format-instant.js';
+export * from './parse-instant.js';
+export * from './resolve-window.js';
+export * from './day-buckets.js';
+export * from './sum-by-bucket.js';
+export * from './engine-seconds.js';
+export * from './summarize-segments.js';
+export * from './telemetry-to-segments.js';
+export * from './plan-segment-import.js';
+export * from './parse-import-record.js';
+export * from './api-key.js';
+export * from './access-policy.js';
+export * from './rate-limit.js';
+export type * from './storage-port.js';
+export * from './memory-store.js';
+export * from './create-fleet-hours.js';

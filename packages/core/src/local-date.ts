@@ -1,0 +1,65 @@
+import { Temporal } from 'temporal-polyfill';
+import { InvalidParameterError } from './errors.js';
+
+const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Parses a strict `YYYY-MM-DD` local date (D4, D7).
+ *
+ * @param parameter The parameter name reported in the error, e.g. `from`.
+ * @param text The value to parse.
+ * @returns The date.
+ * @throws {InvalidParameterError} When `text` is not `YYYY-MM-DD` or names no real day (`2025-02-30`).
+ * @example
+ * ```ts
+ * import { parseLocalDate } from '@fleet-hours/core';
+ * parseLocalDate('from', '2026-03-08').toString(); // '2026-03-08'
+ * ```
+ */
+export function parseLocalDate(parameter: string, text: string): Temporal.PlainDate {
+  const match = LOCAL_DATE.exec(text);
+  if (!match) {
+    throw new InvalidParameterError(parameter, `Cannot parse ${parameter} "${text}": expected a date as YYYY-MM-DD`);
+  }
+  const [, year, month, day] = match;
+  try {
+    return Temporal.PlainDate.from({ year: Number(year), month: Number(month), day: Number(day) }, { overflow: 'reject' });
+  } catch {
+    throw new InvalidParameterError(parameter, `Cannot parse ${parameter} "${text}": no such day`);
+  }
+}
+
+/**
+ * The first instant of a local day, in epoch seconds (D4). Not always 00:00: some zones skip
+ * midnight on DST days (America/Sao_Paulo 2018-11-04 starts at 01:00), and a day that does not
+ * exist locally (Pacific/Apia 2011-12-30) starts where the next one does.
+ *
+ * @param date The local date.
+ * @param timeZone IANA zone name.
+ * @returns Epoch seconds.
+ * @example
+ * ```ts
+ * import { startOfLocalDay } from '@fleet-hours/core';
+ * import { Temporal } from 'temporal-polyfill';
+ * startOfLocalDay(Temporal.PlainDate.from('2018-11-04'), 'America/Sao_Paulo'); // 1541300400 (01:00 -02:00)
+ * ```
+ */
+export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): number {
+  return date.toZonedDateTime({ timeZone }).epochMilliseconds / 1000;
+}
+
+/**
+ * The local date at an instant.
+ *
+ * @param epochSeconds The instant.
+ * @param timeZone IANA zone name.
+ * @returns The date on the wall calendar of `timeZone` at that instant.
+ * @example
+ * ```ts
+ * import { localDateAt } from '@fleet-hours/core';
+ * localDateAt(0, 'America/New_York').toString(); // '1969-12-31'
+ * ```
+ */
+export function localDateAt(epochSeconds: number, timeZone: string): Temporal.PlainDate {
+  return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+}

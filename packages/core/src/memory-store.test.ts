@@ -1,0 +1,4 @@
+import { describeStorageContract } from './testing/index.js';
+import { createMemoryStore } from './memory-store.js';
+
+describeStorageContract('memory', { makeStore: createMemoryStore });

@@ -1,0 +1,100 @@
+import { Temporal } from 'temporal-polyfill';
+import { InvalidParameterError } from './errors.js';
+import { formatInstant } from './format-instant.js';
+import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
+
+/** Limits of a window, with the product's defaults (D5, D6). */
+export interface WindowLimits {
+  /** How far `from` may reach back from the end date, in local days (D6). Default 365. */
+  readonly maxDays?: number;
+  /** How far back `from` is when it is not given, in local days (D5). Default 7. */
+  readonly defaultDays?: number;
+}
+
+/** What {@link resolveWindow} takes: the raw query values and the device's zone. */
+export interface ResolveWindowInput extends WindowLimits {
+  /** `YYYY-MM-DD` in the device zone, or undefined for the default. */
+  readonly from?: string | undefined;
+  /** `YYYY-MM-DD` in the device zone, or undefined for *now*. */
+  readonly to?: string | undefined;
+  /** The current instant, epoch seconds (a fraction is floored, D5). */
+  readonly now: number;
+  /** IANA zone of the device. */
+  readonly timeZone: string;
+}
+
+/** A window as actually applied: local dates, and the half-open instant range `[start, end)`. */
+export interface ResolvedWindow {
+  readonly timeZone: string;
+  /** First local date of the window, after clamping. */
+  readonly fromDate: Temporal.PlainDate;
+  /** Last local date of the window. */
+  readonly toDate: Temporal.PlainDate;
+  /** Epoch seconds, inclusive: the start of `fromDate` (D4). */
+  readonly start: number;
+  /** Epoch seconds, exclusive: the start of the day after `toDate`, or *now* when `to` was not given (D5). */
+  readonly end: number;
+  /** The instant reported as `to`: `end - 1` for a given date (D4), *now* otherwise (D5). */
+  readonly reportedTo: number;
+  /** Whether `from` was raised to honour the maximum length (D6). */
+  readonly clamped: boolean;
+  /** `start` as a D9 timestamp. */
+  readonly from: string;
+  /** `reportedTo` as a D9 timestamp. */
+  readonly to: string;
+}
+
+/**
+ * Resolves the `from` / `to` query dates of `/hours` and `/hours/daily` into the window actually
+ * used (D4–D7): defaults, the 365-day clamp, and validation.
+ *
+ * @param input Raw `from` / `to`, the device zone and *now*.
+ * @returns The applied window.
+ * @throws {InvalidParameterError} For a malformed or impossible date, or `from` after `to` (D7).
+ * @example
+ * ```ts
+ * import { resolveWindow } from '@fleet-hours/core';
+ * const window = resolveWindow({ from: '2026-03-08', to: '2026-03-08', now: 1_800_000_000, timeZone: 'America/New_York' });
+ * window.end - window.start; // 82800: a 23-hour day
+ * window.to; // '2026-03-08T23:59:59-04:00'
+ * ```
+ */
+export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
+  const { timeZone } = input;
+  const maxDays = input.maxDays ?? 365;
+  const defaultDays = input.defaultDays ?? 7;
+  const now = Math.floor(input.now);
+
+  const givenTo = input.to === undefined ? undefined : parseLocalDate('to', input.to);
+  const givenFrom = input.from === undefined ? undefined : parseLocalDate('from', input.from);
+
+  const toDate = givenTo ?? localDateAt(now, timeZone);
+  const earliest = toDate.subtract({ days: maxDays });
+  let fromDate = givenFrom ?? toDate.subtract({ days: defaultDays });
+  const clamped = Temporal.PlainDate.compare(fromDate, earliest) < 0;
+  if (clamped) fromDate = earliest;
+
+  if (Temporal.PlainDate.compare(fromDate, toDate) > 0) {
+    throw new InvalidParameterError(
+      'from',
+      givenTo === undefined
+        ? `Parameter from "${fromDate.toString()}" is after today (${toDate.toString()}) in ${timeZone}`
+        : `Parameter from "${fromDate.toString()}" is after to "${toDate.toString()}"`,
+    );
+  }
+
+  const start = startOfLocalDay(fromDate, timeZone);
+  const end = givenTo === undefined ? now : startOfLocalDay(toDate.add({ days: 1 }), timeZone);
+  const reportedTo = givenTo === undefined ? now : end - 1;
+  return {
+    timeZone,
+    fromDate,
+    toDate,
+    start,
+    end,
+    reportedTo,
+    clamped,
+    from: formatInstant(start, timeZone),
+    to: formatInstant(reportedTo, timeZone),
+  };
+}

@@ -1,0 +1,281 @@
+import fc from 'fast-check';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { SegmentOverlapError } from '../errors.js';
+import type { FleetHoursStore } from '../storage-port.js';
+import { sumSegmentsByBucket } from '../sum-by-bucket.js';
+import { summarizeSegments } from '../summarize-segments.js';
+import type { SegmentInput } from '../types.js';
+
+/** What a contract run needs from an adapter. */
+export interface StorageContractSubject {
+  /**
+   * Called before every test: MUST return an empty store (a fresh schema, truncated tables or a new
+   * in-memory instance). Share expensive resources (a PGlite instance, a pool) across calls.
+   */
+  readonly makeStore: () => Promise<FleetHoursStore> | FleetHoursStore;
+  /** Called once after the suite, to release shared resources. */
+  readonly teardown?: () => Promise<void> | void;
+}
+
+const HOUR = 3600;
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+/**
+ * The storage contract: every {@link FleetHoursStore} MUST pass it. Run it from a vitest file:
+ *
+ * @param name Shown in the test names, e.g. `kysely on PGlite`.
+ * @param subject How to get a fresh store, and how to clean up.
+ * @example
+ * ```ts
+ * import { createMemoryStore } from '@fleet-hours/core';
+ * import { describeStorageContract } from '@fleet-hours/core/testing';
+ * describeStorageContract('memory', { makeStore: createMemoryStore });
+ * ```
+ */
+export function describeStorageContract(name: string, subject: StorageContractSubject): void {
+  describe(`storage contract: ${name}`, () => {
+    let store: FleetHoursStore;
+    beforeEach(async () => {
+      store = await subject.makeStore();
+    });
+    afterAll(async () => {
+      await subject.teardown?.();
+    });
+
+    const seedDevice = async (timeZone = 'America/New_York') => {
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const device = await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone });
+      return { account, device: device! };
+    };
+
+    describe('accounts', () => {
+      it('createAccount() assigns ids and findAccount() / listAccounts() return them by id', async () => {
+        const first = await store.createAccount({ name: 'First', plan: 'business', now: T0 });
+        const second = await store.createAccount({ name: 'Second', plan: 'starter', now: T0 + 1 });
+        expect(second.id).not.toBe(first.id);
+        expect(await store.findAccount({ accountId: second.id })).toEqual({ id: second.id, name: 'Second', plan: 'starter', createdAt: T0 + 1 });
+        expect((await store.listAccounts()).map((account) => account.name)).toEqual(['First', 'Second']);
+      });
+
+      it('setAccountPlan() changes the plan, and a miss is null', async () => {
+        const account = await store.createAccount({ name: 'Acme', plan: 'starter', now: T0 });
+        expect((await store.setAccountPlan({ accountId: account.id, plan: 'business' }))?.plan).toBe('business');
+        expect((await store.findAccount({ accountId: account.id }))?.plan).toBe('business');
+        expect(await store.setAccountPlan({ accountId: account.id + 1000, plan: 'business' })).toBeNull();
+        expect(await store.findAccount({ accountId: account.id + 1000 })).toBeNull();
+      });
+    });
+
+    describe('api keys (D10)', () => {
+      it('findApiKey() finds a key by fingerprint with its account; an unknown fingerprint is null', async () => {
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+        const created = await store.createApiKey({ accountId: account.id, fingerprint: 'a'.repeat(64), label: 'ci', expiresAt: T0 + HOUR, now: T0 });
+        expect(created).toEqual({ id: created!.id, accountId: account.id, fingerprint: 'a'.repeat(64), label: 'ci', createdAt: T0, expiresAt: T0 + HOUR, revokedAt: null });
+        expect(await store.findApiKey({ fingerprint: 'a'.repeat(64) })).toEqual({ apiKey: created, account });
+        expect(await store.findApiKey({ fingerprint: 'b'.repeat(64) })).toBeNull();
+      });
+
+      it('createApiKey() for a missing account is null', async () => {
+        expect(await store.createApiKey({ accountId: 999_999, fingerprint: 'c'.repeat(64), label: null, expiresAt: null, now: T0 })).toBeNull();
+      });
+
+      it('revokeApiKey() takes effect on the next findApiKey() and keeps the first revocation instant', async () => {
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+        const created = await store.createApiKey({ accountId: account.id, fingerprint: 'd'.repeat(64), label: null, expiresAt: null, now: T0 });
+        expect((await store.revokeApiKey({ keyId: created!.id, now: T0 + 10 }))?.revokedAt).toBe(T0 + 10);
+        expect((await store.findApiKey({ fingerprint: 'd'.repeat(64) }))?.apiKey.revokedAt).toBe(T0 + 10);
+        expect((await store.revokeApiKey({ keyId: created!.id, now: T0 + 20 }))?.revokedAt).toBe(T0 + 10);
+        expect(await store.revokeApiKey({ keyId: created!.id + 1000, now: T0 })).toBeNull();
+      });
+
+      it('listApiKeys() returns only the account\'s keys, by id', async () => {
+        const mine = await store.createAccount({ name: 'Mine', plan: 'business', now: T0 });
+        const theirs = await store.createAccount({ name: 'Theirs', plan: 'business', now: T0 });
+        await store.createApiKey({ accountId: mine.id, fingerprint: '1'.repeat(64), label: 'one', expiresAt: null, now: T0 });
+        await store.createApiKey({ accountId: theirs.id, fingerprint: '2'.repeat(64), label: 'other', expiresAt: null, now: T0 });
+        await store.createApiKey({ accountId: mine.id, fingerprint: '3'.repeat(64), label: 'two', expiresAt: null, now: T0 });
+        expect((await store.listApiKeys({ accountId: mine.id })).map((apiKey) => apiKey.label)).toEqual(['one', 'two']);
+      });
+    });
+
+    describe('devices', () => {
+      it('createDevice() defaults status to active and registration to null', async () => {
+        const { account, device } = await seedDevice();
+        expect(device).toEqual({
+          id: device.id,
+          accountId: account.id,
+          name: 'Truck 1',
+          imei: '350000000000001',
+          registration: null,
+          model: 'FMB920',
+          status: 'active',
+          timeZone: 'America/New_York',
+          lastReportedAt: null,
+        });
+        expect(await store.createDevice({ accountId: account.id + 1000, name: 'x', imei: 'x', model: 'x', timeZone: 'UTC' })).toBeNull();
+      });
+
+      it('listDevices() returns only the account\'s devices ordered by id (D19)', async () => {
+        const mine = await store.createAccount({ name: 'Mine', plan: 'business', now: T0 });
+        const theirs = await store.createAccount({ name: 'Theirs', plan: 'business', now: T0 });
+        const names = ['c', 'a', 'b'];
+        for (const name of names) {
+          await store.createDevice({ accountId: mine.id, name, imei: name, model: 'm', timeZone: 'UTC' });
+          await store.createDevice({ accountId: theirs.id, name: `other-${name}`, imei: name, model: 'm', timeZone: 'UTC' });
+        }
+        const listed = await store.listDevices({ accountId: mine.id });
+        expect(listed.map((device) => device.name)).toEqual(names);
+        expect(listed.map((device) => device.id)).toEqual([...listed.map((device) => device.id)].sort((a, b) => a - b));
+        expect(await store.listDevices({ accountId: 999_999 })).toEqual([]);
+      });
+
+      it('findDevice() is null for a device of another account (D11)', async () => {
+        const { account, device } = await seedDevice();
+        const other = await store.createAccount({ name: 'Other', plan: 'business', now: T0 });
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.id).toBe(device.id);
+        expect(await store.findDevice({ accountId: other.id, deviceId: device.id })).toBeNull();
+        expect(await store.findDevice({ accountId: account.id, deviceId: device.id + 1000 })).toBeNull();
+      });
+
+      it('updateDevice() changes only the given fields; a miss is null', async () => {
+        const { device } = await seedDevice();
+        const updated = await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' } });
+        expect(updated).toEqual({ ...device, timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' });
+        expect(await store.updateDevice({ deviceId: device.id + 1000, changes: { name: 'x' } })).toBeNull();
+      });
+    });
+
+    describe('segments (D1)', () => {
+      const batch: SegmentInput[] = [
+        { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' },
+        { startedAt: T0 + HOUR, endedAt: T0 + 3 * HOUR, state: 'moving' },
+        { startedAt: T0 + 5 * HOUR, endedAt: null, state: 'idle' },
+      ];
+
+      it('importSegments() writes a batch that listSegments() returns in time order', async () => {
+        const { device } = await seedDevice();
+        expect(await store.importSegments({ deviceId: device.id, segments: [...batch].reverse() })).toEqual({ inserted: 3, closed: 0, skipped: 0 });
+        expect(await store.listSegments({ deviceId: device.id })).toEqual(batch.map((segment) => ({ deviceId: device.id, ...segment })));
+      });
+
+      it('listSegments() returns the segments overlapping [start, end), an open one overlapping all after its start', async () => {
+        const { device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: batch });
+        const starts = async (start: number, end: number) =>
+          (await store.listSegments({ deviceId: device.id, start, end })).map((segment) => segment.startedAt);
+        expect(await starts(T0 + HOUR, T0 + 2 * HOUR)).toEqual([T0 + HOUR]);
+        expect(await starts(T0 + HOUR - 1, T0 + HOUR + 1)).toEqual([T0, T0 + HOUR]);
+        expect(await starts(T0 + 3 * HOUR, T0 + 5 * HOUR)).toEqual([]);
+        expect(await starts(T0 + 100 * HOUR, T0 + 101 * HOUR)).toEqual([T0 + 5 * HOUR]);
+        expect(await store.listSegments({ deviceId: device.id + 1000 })).toEqual([]);
+      });
+
+      it('re-importing the same batch is harmless: identical segments are skipped', async () => {
+        const { device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: batch });
+        expect(await store.importSegments({ deviceId: device.id, segments: batch })).toEqual({ inserted: 0, closed: 0, skipped: 3 });
+        expect(await store.listSegments({ deviceId: device.id })).toHaveLength(3);
+      });
+
+      it('an open segment is closed by importing it again with its ended_at', async () => {
+        const { device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: batch });
+        const closing = { startedAt: T0 + 5 * HOUR, endedAt: T0 + 6 * HOUR, state: 'idle' as const };
+        expect(await store.importSegments({ deviceId: device.id, segments: [closing] })).toEqual({ inserted: 0, closed: 1, skipped: 0 });
+        expect((await store.listSegments({ deviceId: device.id })).at(-1)).toEqual({ deviceId: device.id, ...closing });
+      });
+
+      it('an overlap with stored segments refuses the whole batch and writes nothing', async () => {
+        const { device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: batch.slice(0, 2) });
+        const bad: SegmentInput[] = [
+          { startedAt: T0 + 10 * HOUR, endedAt: T0 + 11 * HOUR, state: 'idle' },
+          { startedAt: T0 + 30 * 60, endedAt: T0 + 90 * 60, state: 'moving' },
+        ];
+        const refusal = await store.importSegments({ deviceId: device.id, segments: bad }).catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(SegmentOverlapError);
+        expect(new Set((refusal as SegmentOverlapError).conflicts.map((conflict) => conflict.row))).toEqual(new Set([2]));
+        expect(await store.listSegments({ deviceId: device.id })).toHaveLength(2);
+      });
+
+      it('an overlap inside the batch refuses it whole, naming both rows', async () => {
+        const { device } = await seedDevice();
+        const bad: SegmentInput[] = [
+          { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' },
+          { startedAt: T0 + 2 * HOUR, endedAt: T0 + 3 * HOUR, state: 'idle' },
+          { startedAt: T0 + 30 * 60, endedAt: T0 + 2 * HOUR, state: 'moving' },
+        ];
+        const refusal = await store.importSegments({ deviceId: device.id, segments: bad }).catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(SegmentOverlapError);
+        expect((refusal as SegmentOverlapError).conflicts).toEqual([{ row: 3, otherRow: 1, stored: null }]);
+        expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
+      });
+
+      it('importSegments() raises lastReportedAt to the latest instant of the batch, never lowers it', async () => {
+        const { account, device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: batch.slice(0, 2) });
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 3 * HOUR);
+        await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0 - 10 * HOUR, endedAt: T0 - 9 * HOUR, state: 'idle' }] });
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 3 * HOUR);
+        await store.importSegments({ deviceId: device.id, segments: [], reportedAt: T0 + 4 * HOUR });
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 4 * HOUR);
+      });
+
+      it('importSegments() for a missing device is null and writes nothing', async () => {
+        expect(await store.importSegments({ deviceId: 999_999, segments: batch })).toBeNull();
+      });
+    });
+
+    describe('aggregation capabilities', () => {
+      const segmentsArbitrary = fc
+        .array(fc.tuple(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1, max: 400 }), fc.boolean(), fc.boolean()), { maxLength: 25 })
+        .map((pieces) => {
+          let cursor = T0;
+          return pieces.map(([gap, length, moving, open], index): SegmentInput => {
+            const startedAt = cursor + gap;
+            cursor = startedAt + length;
+            const isLast = index === pieces.length - 1;
+            return { startedAt, endedAt: isLast && open ? null : cursor, state: moving ? 'moving' : 'idle' };
+          });
+        });
+      const boundariesArbitrary = fc
+        .array(fc.integer({ min: -500, max: 20_000 }), { minLength: 1, maxLength: 8 })
+        .map((offsets) => offsets.map((offset) => T0 + offset).sort((a, b) => a - b));
+
+      it('sumSegmentSeconds(), when present, equals sumSegmentsByBucket() over listSegments()', async () => {
+        if (!store.sumSegmentSeconds) return; // Capability not offered: the core's fallback is what runs.
+        const { device } = await seedDevice();
+        let round = 0;
+        await fc.assert(
+          fc.asyncProperty(segmentsArbitrary, boundariesArbitrary, fc.integer({ min: 0, max: 30_000 }), async (segments, boundaries, nowOffset) => {
+            // Each round uses its own device, so earlier rounds never overlap this one's segments.
+            const deviceId = round++ === 0 ? device.id : (await store.createDevice({ accountId: device.accountId, name: `r${round}`, imei: 'r', model: 'm', timeZone: 'UTC' }))!.id;
+            await store.importSegments({ deviceId, segments });
+            const now = T0 + nowOffset;
+            const expected = sumSegmentsByBucket(await store.listSegments({ deviceId }), boundaries, now);
+            expect(await store.sumSegmentSeconds!({ deviceId, boundaries, now })).toEqual(expected);
+          }),
+          { numRuns: 25 },
+        );
+      });
+
+      it('summarizeDeviceSegments(), when present, equals summarizeSegments() over listSegments()', async () => {
+        if (!store.summarizeDeviceSegments) return; // Capability not offered: the core's fallback is what runs.
+        const { device } = await seedDevice();
+        expect(await store.summarizeDeviceSegments({ deviceId: device.id, now: T0 })).toEqual({ firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 });
+        await store.importSegments({
+          deviceId: device.id,
+          segments: [
+            { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' },
+            { startedAt: T0 + HOUR, endedAt: T0 + 3 * HOUR, state: 'moving' },
+            { startedAt: T0 + 5 * HOUR, endedAt: null, state: 'idle' },
+          ],
+        });
+        for (const now of [T0 + 4 * HOUR, T0 + 7 * HOUR]) {
+          const expected = summarizeSegments(await store.listSegments({ deviceId: device.id }), now);
+          expect(await store.summarizeDeviceSegments({ deviceId: device.id, now })).toEqual(expected);
+        }
+      });
+    });
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * Domain types shared by every Fleet Hours package.
+ *
+ * Instants are whole epoch seconds (`number`); local dates are `YYYY-MM-DD` strings or
+ * `Temporal.PlainDate`. Nothing here carries a `Date`.
+ *
+ * @module
+ */
+
+/** What the engine was doing during a segment (D1). */
+export type SegmentState = 'moving' | 'idle';
+
+/** The states a segment can have, in a stable order. */
+export const SEGMENT_STATES: readonly SegmentState[] = ['moving', 'idle'];
+
+/**
+ * A stored stretch of engine time (D1). Segments of one device never overlap.
+ * `endedAt` is `null` while the engine is still running; such a segment counts up to *now*.
+ */
+export interface EngineSegment {
+  readonly deviceId: number;
+  /** Epoch seconds, inclusive. */
+  readonly startedAt: number;
+  /** Epoch seconds, exclusive; `null` while the engine still runs. */
+  readonly endedAt: number | null;
+  readonly state: SegmentState;
+}
+
+/** A segment as it arrives for import, before it belongs to a device. */
+export interface SegmentInput {
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly state: SegmentState;
+}
+
+/** An account: the owner of devices and API keys (D12). */
+export interface Account {
+  readonly id: number;
+  readonly name: string;
+  /** `business` includes API access; other plans (`starter`, …) do not. */
+  readonly plan: string;
+  /** Epoch seconds. */
+  readonly createdAt: number;
+}
+
+/** A stored API key. The secret itself is never stored, only its SHA-256 fingerprint (D10). */
+export interface ApiKeyRecord {
+  readonly id: number;
+  readonly accountId: number;
+  /** Lower-case hex SHA-256 of the full key. */
+  readonly fingerprint: string;
+  readonly label: string | null;
+  /** Epoch seconds. */
+  readonly createdAt: number;
+  /** Epoch seconds; the key answers 401 `expired_api_key` from this instant on. */
+  readonly expiresAt: number | null;
+  /** Epoch seconds; set once the key is revoked. */
+  readonly revokedAt: number | null;
+}
+
+/** An API key found by fingerprint, with the account it belongs to. */
+export interface ApiKeyLookup {
+  readonly apiKey: ApiKeyRecord;
+  readonly account: Account;
+}
+
+/** A tracked vehicle (one tracker record). */
+export interface Device {
+  readonly id: number;
+  readonly accountId: number;
+  readonly name: string;
+  readonly imei: string;
+  readonly registration: string | null;
+  readonly model: string;
+  readonly status: string;
+  /** IANA zone name; every window and daily bucket of this device is resolved in it. */
+  readonly timeZone: string;
+  /** Epoch seconds of the latest data received; `null` before the first import. */
+  readonly lastReportedAt: number | null;
+}
+
+/** What a new device is created with. */
+export interface NewDevice {
+  readonly accountId: number;
+  readonly name: string;
+  readonly imei: string;
+  readonly registration?: string | null;
+  readonly model: string;
+  readonly status?: string;
+  readonly timeZone: string;
+}
+
+/** The fields of a device that can change. */
+export interface DeviceChanges {
+  readonly name?: string;
+  readonly registration?: string | null;
+  readonly model?: string;
+  readonly status?: string;
+  readonly timeZone?: string;
+}
+
+/** Moving and idle seconds of one bucket; engine seconds are always their sum. */
+export interface BucketSeconds {
+  readonly movingSeconds: number;
+  readonly idleSeconds: number;
+}
+
+/** Everything a store knows about a device's segments, for the meter (D3). */
+export interface SegmentSummary extends BucketSeconds {
+  /** Epoch seconds of the start of the first segment, `null` when there is none. */
+  readonly firstStartedAt: number | null;
+}
+
+/** The three duration numbers; `engineSeconds === movingSeconds + idleSeconds` always. */
+export interface EngineSeconds {
+  readonly engineSeconds: number;
+  readonly movingSeconds: number;
+  readonly idleSeconds: number;
+}
+
+/** Totals over a window (`GET /hours`). `from` and `to` are D9 timestamps in the device zone. */
+export interface HoursTotal extends EngineSeconds {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** One local day of the daily series (D8). */
+export interface DailyHoursEntry extends EngineSeconds {
+  /** `YYYY-MM-DD` in the device zone. */
+  readonly date: string;
+}
+
+/** The daily series over a window (`GET /hours/daily`, D8). */
+export interface DailyHours {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  readonly from: string;
+  readonly to: string;
+  readonly days: readonly DailyHoursEntry[];
+}
+
+/** The running total since the tracker started reporting (D3). */
+export interface MeterRecord extends EngineSeconds {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  /** D9 timestamp of the start of the first segment; `null` when the device has none. */
+  readonly since: string | null;
+  /** D9 timestamp of *now*. */
+  readonly asOf: string;
+}
+
+/** What an import did (D1). */
+export interface ImportSummary {
+  /** New segments written. */
+  readonly inserted: number;
+  /** Stored open segments closed by an import of the same segment with its end. */
+  readonly closed: number;
+  /** Segments identical to stored ones (or repeated in the batch), skipped. */
+  readonly skipped: number;
+}
