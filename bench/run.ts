@@ -1,0 +1,25 @@
+/**
+ * Runs every benchmark in bench/ (files named `*.bench.ts`), one process each, in name order.
+ * `npm run bench -- http` runs only the files whose name contains "http".
+ * Benchmarks print figures and ratios; they never assert timings.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const filters = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((file) => file.endsWith('.bench.ts'))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+
+let failed = 0;
+for (const file of files) {
+  console.log(`\n=== ${file}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], { stdio: 'inherit' });
+  if (result.status !== 0) failed += 1;
+}
+if (files.length === 0) console.log(`No benchmark matches ${filters.join(', ')}`);
+process.exit(failed === 0 ? 0 : 1);
