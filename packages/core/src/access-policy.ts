@@ -8,7 +8,12 @@ export type AccessDenial =
 /** The outcome of checking a request's key. */
 export type AccessResult =
   | { readonly ok: true; readonly apiKey: ApiKeyRecord; readonly account: Account }
-  | { readonly ok: false; readonly denial: AccessDenial };
+  | {
+      readonly ok: false;
+      readonly denial: AccessDenial;
+      /** The key, when it was found: a 403 is still counted against it (D13), and logs name it. */
+      readonly apiKey: ApiKeyRecord | null;
+    };
 
 /** The plans that include API access by default (D12). */
 export const DEFAULT_API_PLANS: readonly string[] = ['business'];
@@ -37,7 +42,7 @@ export function readBearerToken(header: string | null | undefined): string | nul
  *
  * @param input `token`: the key from the request (`null` when absent); `lookup`: what the store
  *   found for its fingerprint; `now`: epoch seconds; `apiPlans`: plans with API access.
- * @returns `{ ok: true, apiKey, account }` or `{ ok: false, denial }`.
+ * @returns `{ ok: true, apiKey, account }` or `{ ok: false, denial, apiKey }` (`apiKey` `null` when not found).
  * @example
  * ```ts
  * import { evaluateAccess } from '@fleet-hours/core';
@@ -50,7 +55,8 @@ export function evaluateAccess(input: {
   readonly now: number;
   readonly apiPlans?: readonly string[];
 }): AccessResult {
-  const deny = (denial: AccessDenial): AccessResult => ({ ok: false, denial });
+  const found = input.token === null ? null : (input.lookup?.apiKey ?? null);
+  const deny = (denial: AccessDenial): AccessResult => ({ ok: false, denial, apiKey: found });
   if (input.token === null) {
     return deny({ status: 401, code: 'missing_api_key', message: 'API key missing: send the header "Authorization: Bearer <API_KEY>"' });
   }

@@ -14,9 +14,16 @@ function _field(record: ImportRecord, name: string): unknown {
 
 function _requiredText(record: ImportRecord, name: string): string {
   const value = _field(record, name);
-  if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`Field ${name} is missing`);
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    throw new TypeError(`Field ${name} is missing`);
+  }
+  // A present value of the wrong type is not "missing": say what it is (e.g. epoch numbers for an instant).
+  if (typeof value !== 'string') throw new TypeError(`Field ${name} must be text, got ${JSON.stringify(value)}`);
   return value.trim();
 }
+
+// Plain decimal notation only: `Number()` alone would also read `0x10` as 16 and `0b1` as 1.
+const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Reads one engine segment from an import record: `{ started_at, ended_at, state }` with ISO 8601
@@ -65,7 +72,7 @@ export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   else if (typeof rawIgnition === 'string' && /^(false|0)$/i.test(rawIgnition.trim())) ignition = false;
   else throw new TypeError(`Field ignition must be true or false, got ${JSON.stringify(rawIgnition)}`);
   const rawSpeed = _field(record, 'speed_kmh');
-  const speedKmh = typeof rawSpeed === 'number' ? rawSpeed : typeof rawSpeed === 'string' && rawSpeed.trim() !== '' ? Number(rawSpeed) : NaN;
+  const speedKmh = typeof rawSpeed === 'number' ? rawSpeed : typeof rawSpeed === 'string' && DECIMAL.test(rawSpeed.trim()) ? Number(rawSpeed) : NaN;
   if (!Number.isFinite(speedKmh) || speedKmh < 0) {
     throw new RangeError(`Field speed_kmh must be a number ≥ 0, got ${JSON.stringify(rawSpeed)}`);
   }

@@ -85,17 +85,18 @@ export async function consumeRateLimit(input: {
  * ```
  */
 export function createMemoryRateLimitStore(): RateLimitStore {
-  const counters = new Map<string, { windowStart: number; count: number }>();
+  const counters = new Map<string, { windowStart: number; windowEnd: number; count: number }>();
   let newestWindow = -Infinity;
   return {
-    async consume({ key, windowStart, limit }) {
+    async consume({ key, windowStart, windowSeconds, limit }) {
       if (windowStart > newestWindow) {
         newestWindow = windowStart;
-        for (const [counterKey, counter] of counters) if (counter.windowStart < windowStart) counters.delete(counterKey);
+        // Only windows that have ended are dropped: keys may use windows of different lengths.
+        for (const [counterKey, counter] of counters) if (counter.windowEnd <= windowStart) counters.delete(counterKey);
       }
       let counter = counters.get(key);
       if (!counter || counter.windowStart !== windowStart) {
-        counter = { windowStart, count: 0 };
+        counter = { windowStart, windowEnd: windowStart + windowSeconds, count: 0 };
         counters.set(key, counter);
       }
       if (counter.count >= limit) return { count: counter.count, allowed: false };

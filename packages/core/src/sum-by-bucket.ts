@@ -8,7 +8,8 @@ export type CountableSegment = Pick<EngineSegment, 'startedAt' | 'endedAt' | 'st
  * buckets it touches. This is the in-memory reference of what a store's `sumSegmentSeconds`
  * computes in the database; both must agree to the second.
  *
- * Runs on integers only: O(segments × log(buckets) + buckets), no Temporal call.
+ * Runs on integers only: O(segments + buckets) for segments in time order, O(segments × log(buckets)
+ * + buckets) in any order; no Temporal call.
  * An open segment (`endedAt === null`) counts up to `now`.
  *
  * @param segments Segments in any order; they should not overlap (D1).
@@ -28,29 +29,40 @@ export function sumSegmentsByBucket(
   now: number,
 ): BucketSeconds[] {
   const bucketCount = Math.max(0, boundaries.length - 1);
-  const moving = new Array<number>(bucketCount).fill(0);
-  const idle = new Array<number>(bucketCount).fill(0);
   if (bucketCount === 0) return [];
+  // Moving and idle seconds interleaved: bucket i has moving at 2i and idle at 2i + 1. Picking the
+  // lane by arithmetic instead of a branch on the state keeps mixed states from costing a
+  // mispredicted branch per segment. Whole seconds stay exact in doubles up to 2^53.
+  const totals = new Float64Array(bucketCount * 2);
   const windowStart = boundaries[0]!;
   const windowEnd = boundaries[bucketCount]!;
+  const list: readonly CountableSegment[] = Array.isArray(segments) ? segments : [...segments];
 
-  for (const segment of segments) {
+  // Segments usually arrive in time order, so the bucket where the previous one ended is checked
+  // before searching: O(1) per segment for sorted input, O(log buckets) otherwise.
+  let hint = 0;
+  for (let index = 0; index < list.length; index += 1) {
+    const segment = list[index]!;
     let from = Math.max(segment.startedAt, windowStart);
     const to = Math.min(segment.endedAt ?? now, windowEnd);
     if (to <= from) continue;
-    const totals = segment.state === 'moving' ? moving : idle;
-    let bucket = _lastBucketStartingAtOrBefore(boundaries, from, bucketCount);
+    const lane = segment.state === 'moving' ? 0 : 1;
+    let bucket =
+      boundaries[hint]! <= from && (hint + 1 === bucketCount || boundaries[hint + 1]! > from)
+        ? hint
+        : _lastBucketStartingAtOrBefore(boundaries, from, bucketCount);
     while (from < to) {
       const pieceEnd = Math.min(to, boundaries[bucket + 1]!);
-      totals[bucket]! += pieceEnd - from;
+      totals[bucket * 2 + lane]! += pieceEnd - from;
       from = pieceEnd;
       bucket += 1;
     }
+    hint = bucket - 1;
   }
 
   const result: BucketSeconds[] = new Array(bucketCount);
   for (let index = 0; index < bucketCount; index += 1) {
-    result[index] = { movingSeconds: moving[index]!, idleSeconds: idle[index]! };
+    result[index] = { movingSeconds: totals[index * 2]!, idleSeconds: totals[index * 2 + 1]! };
   }
   return result;
 }

@@ -26,7 +26,8 @@ export interface TelemetryOptions {
  * @param points Telemetry in any order; points at the same second keep their input order.
  * @param options Thresholds.
  * @returns Closed, non-overlapping segments in time order.
- * @throws {RangeError} For a point with a non-finite time or a negative or non-finite speed.
+ * @throws {RangeError} For a point with a non-finite time or a negative or non-finite speed, or an
+ *   option out of range (`maxGapSeconds` not a positive whole number, `movingSpeedKmh` negative).
  * @example
  * ```ts
  * import { telemetryToSegments } from '@fleet-hours/core';
@@ -41,7 +42,13 @@ export interface TelemetryOptions {
 export function telemetryToSegments(points: readonly TelemetryPoint[], options: TelemetryOptions = {}): SegmentInput[] {
   const movingSpeedKmh = options.movingSpeedKmh ?? 5;
   const maxGapSeconds = options.maxGapSeconds ?? 300;
-  if (!(maxGapSeconds > 0)) throw new RangeError(`Option maxGapSeconds must be positive, got ${maxGapSeconds}`);
+  // Whole seconds only: a fractional gap would produce segment ends that no store accepts (D1).
+  if (!Number.isSafeInteger(maxGapSeconds) || maxGapSeconds <= 0) {
+    throw new RangeError(`Option maxGapSeconds must be a positive whole number of seconds, got ${maxGapSeconds}`);
+  }
+  if (!Number.isFinite(movingSpeedKmh) || movingSpeedKmh < 0) {
+    throw new RangeError(`Option movingSpeedKmh must be a number ≥ 0, got ${movingSpeedKmh}`);
+  }
 
   const ordered = points.map((point, index) => {
     if (!Number.isFinite(point.time)) throw new RangeError(`Telemetry point ${index + 1} has no valid time`);

@@ -1,1 +1,13 @@
-export {};
+/**
+ * The Fleet Hours API on Hono: {@link createFleetHoursApp} mounts `@fleet-hours/core` over HTTP
+ * exactly as the API specification says — routes, snake_case bodies, authentication, rate limits,
+ * the JSON error body, the OpenAPI document and a reference page — and {@link serve} runs it on
+ * Node with graceful shutdown.
+ *
+ * @module
+ */
+export * from './create-fleet-hours-app.js';
+export * from './serve.js';
+export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+export { ERROR_CODES, type ErrorCode, type ErrorBody } from './api-error.js';
+export type { AccessLogEntry } from './middleware/access-log/index.js';

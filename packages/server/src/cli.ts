@@ -1,2 +1,8 @@
 #!/usr/bin/env node
-export {};
+import { runCli } from './run-cli.js';
+
+const exitCode = await runCli(process.argv.slice(2));
+// The exit code is set, not forced, so pending output is flushed; should a handle still keep the
+// process alive after the command is done, it ends shortly after anyway.
+process.exitCode = exitCode;
+setTimeout(() => process.exit(exitCode), 3000).unref();

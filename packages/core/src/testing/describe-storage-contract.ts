@@ -277,5 +277,74 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         }
       });
     });
+
+    describe('edges every store must get right', () => {
+      it('an id no store can hold (negative, fractional, beyond 32 bits) is a miss, never an error', async () => {
+        const { account } = await seedDevice();
+        for (const id of [-1, 0, 1.5, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+          expect(await store.findAccount({ accountId: id })).toBeNull();
+          expect(await store.findDevice({ accountId: account.id, deviceId: id })).toBeNull();
+          expect(await store.listDevices({ accountId: id })).toEqual([]);
+          expect(await store.listSegments({ deviceId: id })).toEqual([]);
+          expect(await store.importSegments({ deviceId: id, segments: [] })).toBeNull();
+          expect(await store.revokeApiKey({ keyId: id, now: T0 })).toBeNull();
+        }
+      });
+
+      it('a malformed row refuses the whole batch with a RangeError naming it, and writes nothing', async () => {
+        const { device } = await seedDevice();
+        const bad = [
+          { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' as const },
+          { startedAt: T0 + 2 * HOUR, endedAt: T0 + HOUR + 0.5, state: 'idle' as const },
+        ];
+        await expect(store.importSegments({ deviceId: device.id, segments: bad })).rejects.toThrow(/Row 2/);
+        expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
+      });
+
+      it('concurrent imports of overlapping batches: one is written whole, the other refused (D1)', async () => {
+        const { device } = await seedDevice();
+        const first = Array.from({ length: 50 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 120, endedAt: T0 + index * 120 + 60, state: 'idle' }));
+        const second = Array.from({ length: 50 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 120 + 30, endedAt: T0 + index * 120 + 90, state: 'moving' }));
+        const outcomes = await Promise.allSettled([
+          store.importSegments({ deviceId: device.id, segments: first }),
+          store.importSegments({ deviceId: device.id, segments: second }),
+        ]);
+        expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+        expect(refused.reason).toBeInstanceOf(SegmentOverlapError);
+        const winner = outcomes[0]!.status === 'fulfilled' ? first : second;
+        expect(await store.listSegments({ deviceId: device.id })).toEqual(winner.map((segment) => ({ deviceId: device.id, ...segment })));
+      });
+
+      it('a segment that began long before a window is found and clipped (listSegments, sumSegmentSeconds)', async () => {
+        const { device } = await seedDevice();
+        const DAY = 24 * HOUR;
+        await store.importSegments({
+          deviceId: device.id,
+          segments: [
+            { startedAt: T0, endedAt: T0 + 10 * DAY, state: 'moving' },
+            { startedAt: T0 + 10 * DAY, endedAt: T0 + 10 * DAY + HOUR, state: 'idle' },
+            { startedAt: T0 + 40 * DAY, endedAt: null, state: 'idle' },
+          ],
+        });
+        const windowStart = T0 + 5 * DAY;
+        const starts = (await store.listSegments({ deviceId: device.id, start: windowStart, end: windowStart + DAY })).map((segment) => segment.startedAt);
+        expect(starts).toEqual([T0]);
+        // Reaching a single second into the window is enough to be found.
+        const lastSecond = (await store.listSegments({ deviceId: device.id, start: T0 + 10 * DAY - 1, end: T0 + 10 * DAY })).map((segment) => segment.startedAt);
+        expect(lastSecond).toEqual([T0]);
+        if (!store.sumSegmentSeconds) return; // Capability not offered: the core's fallback is what runs.
+        const boundaries = [windowStart, windowStart + DAY, windowStart + 5 * DAY + 1800, T0 + 45 * DAY];
+        const now = T0 + 42 * DAY;
+        expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual([
+          { movingSeconds: DAY, idleSeconds: 0 },
+          { movingSeconds: 4 * DAY, idleSeconds: 1800 },
+          { movingSeconds: 0, idleSeconds: 1800 + 2 * DAY },
+        ]);
+        expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries: [T0 + 10 * DAY - 1, T0 + 10 * DAY + 60], now })).toEqual([
+          { movingSeconds: 1, idleSeconds: 60 },
+        ]);
+      });
+    });
   });
 }

@@ -1,7 +1,8 @@
 /**
- * Test utilities for adapters of `@fleet-hours/core`: the shared storage contract suite. Needs
+ * Test utilities for adapters of `@fleet-hours/core`: the shared storage and rate-limit contract suites. Need
  * `vitest` and `fast-check` (optional peer dependencies).
  *
  * @module
  */
 export * from './describe-storage-contract.js';
+export * from './describe-rate-limit-contract.js';

@@ -1,0 +1,110 @@
+import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
+import { describe, expect, it } from 'vitest';
+import { InvalidParameterError } from './errors.js';
+import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
+import { intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
+
+const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
+
+const refusal = (run: () => unknown): InvalidParameterError => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof InvalidParameterError) return error;
+    throw error;
+  }
+  throw new Error('expected an InvalidParameterError');
+};
+
+describe('parseLocalDate() (D4, D7)', () => {
+  it('parses a strict YYYY-MM-DD date', () => {
+    const date = parseLocalDate('from', '2026-03-08');
+    expect(date).toBeInstanceOf(Temporal.PlainDate);
+    expect(date.toString()).toBe('2026-03-08');
+  });
+
+  it('accepts 2024-02-29, a leap day', () => {
+    expect(parseLocalDate('to', '2024-02-29').toString()).toBe('2024-02-29');
+  });
+
+  it('refuses an impossible date such as 2025-02-30 or 2025-02-29, naming the parameter', () => {
+    for (const text of ['2025-02-30', '2025-02-29', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00']) {
+      const error = refusal(() => parseLocalDate('to', text));
+      expect(error.parameter).toBe('to');
+      expect(error.message).toBe(`Cannot parse to "${text}": no such day`);
+    }
+  });
+
+  it('refuses malformed text, naming the parameter', () => {
+    for (const text of ['', '2026-3-8', '2026/03/08', '20260308', '2026-03-08T00:00', ' 2026-03-08', '2026-03-08 ', '2026-03-08\n', 'yesterday', '+2026-03-08', '٢٠٢٦-٠٣-٠٨']) {
+      const error = refusal(() => parseLocalDate('from', text));
+      expect(error.parameter).toBe('from');
+      expect(error.message).toBe(`Cannot parse from "${text}": expected a date as YYYY-MM-DD`);
+    }
+  });
+
+  it('round-trips every real date', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }), (instant) => {
+        const text = instant.toISOString().slice(0, 10);
+        expect(parseLocalDate('from', text).toString()).toBe(text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('startOfLocalDay() (D4)', () => {
+  const start = (date: string, timeZone: string) => startOfLocalDay(Temporal.PlainDate.from(date), timeZone);
+
+  it('is local midnight on an ordinary day', () => {
+    expect(start('2026-01-15', 'UTC')).toBe(Date.UTC(2026, 0, 15) / 1000);
+    expect(start('2026-01-15', 'America/New_York')).toBe(Date.UTC(2026, 0, 15, 5) / 1000);
+    expect(start('2026-01-15', 'Asia/Kathmandu')).toBe(Date.UTC(2026, 0, 14, 18, 15) / 1000);
+  });
+
+  it('is 01:00 on America/Sao_Paulo 2018-11-04, a day whose midnight does not exist', () => {
+    expect(start('2018-11-04', 'America/Sao_Paulo')).toBe(1_541_300_400); // 2018-11-04T01:00:00-02:00
+    expect(start('2018-11-04', 'America/Sao_Paulo')).toBe(Date.UTC(2018, 10, 4, 3) / 1000);
+  });
+
+  it('is the start of the next day for Pacific/Apia 2011-12-30, a day that does not exist locally', () => {
+    expect(start('2011-12-30', 'Pacific/Apia')).toBe(start('2011-12-31', 'Pacific/Apia'));
+    expect(start('2011-12-31', 'Pacific/Apia')).toBe(Date.UTC(2011, 11, 30, 10) / 1000); // 2011-12-31T00:00:00+14:00
+  });
+
+  it('equals the first instant of the date found by stepping through Intl, in every tested zone', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.integer({ min: 0, max: 365 * 20 }), (timeZone, offset) => {
+        const date = Temporal.PlainDate.from('2010-01-01').add({ days: offset }).toString();
+        expect(start(date, timeZone)).toBe(intlStartOfDay(date, timeZone));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('localDateAt()', () => {
+  it('reads the wall-calendar date of the zone', () => {
+    expect(localDateAt(0, 'America/New_York').toString()).toBe('1969-12-31');
+    expect(localDateAt(0, 'UTC').toString()).toBe('1970-01-01');
+    expect(localDateAt(Date.UTC(2026, 0, 14, 18, 15) / 1000, 'Asia/Kathmandu').toString()).toBe('2026-01-15');
+    expect(localDateAt(Date.UTC(2026, 0, 14, 18, 15) / 1000 - 1, 'Asia/Kathmandu').toString()).toBe('2026-01-14');
+  });
+
+  it('never shows 2011-12-30 in Pacific/Apia: the last second of the 29th is followed by the 31st', () => {
+    const jump = Date.UTC(2011, 11, 30, 10) / 1000;
+    expect(localDateAt(jump - 1, 'Pacific/Apia').toString()).toBe('2011-12-29');
+    expect(localDateAt(jump, 'Pacific/Apia').toString()).toBe('2011-12-31');
+  });
+
+  it('agrees with Intl on random instants in every tested zone', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.integer({ min: 1_262_304_000, max: 1_893_456_000 }), (timeZone, instant) => {
+        expect(localDateAt(instant, timeZone).toString()).toBe(intlLocalDate(instant, timeZone));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

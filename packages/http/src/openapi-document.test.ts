@@ -1,0 +1,206 @@
+import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as ajvFormats from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createFixture, type Fixture } from './_fixture.js';
+import { ERROR_CODES } from './api-error.js';
+import { createOpenApiDocument, openApiDocument } from './openapi-document.js';
+
+type Schema = Record<string, unknown>;
+type HeaderSpec = { required?: boolean; schema: Schema };
+type ResponseSpec = { description: string; headers?: Record<string, HeaderSpec>; content?: Record<string, { schema: Schema }> };
+type OperationSpec = { responses: Record<string, ResponseSpec>; security?: unknown[] };
+type ResolvedDocument = { paths: Record<string, Record<string, OperationSpec>>; components: { schemas: Record<string, Schema> } };
+
+const addFormats = ((ajvFormats as unknown as { default?: unknown }).default ?? ajvFormats) as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
+const compiled = new Map<Schema, ValidateFunction>();
+const validatorFor = (schema: Schema): ValidateFunction => {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+};
+
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
+const DATA_PATHS = ['/api/v1/devices', '/api/v1/devices/{id}/hours', '/api/v1/devices/{id}/hours/daily', '/api/v1/devices/{id}/meter'];
+
+let resolved: ResolvedDocument;
+
+beforeAll(async () => {
+  const validator = new Validator();
+  const result = await validator.validate(JSON.parse(JSON.stringify(openApiDocument)) as Record<string, unknown>);
+  expect(result.errors).toBeUndefined();
+  expect(result.valid).toBe(true);
+  resolved = validator.resolveRefs() as unknown as ResolvedDocument;
+});
+
+/**
+ * Checks a live response against the document: the status is documented for the operation, every
+ * required header is present and matches its schema, and the body matches the response schema.
+ * Returns the error code of the body, if any.
+ */
+async function expectDocumented(response: Response, path: string, method: string): Promise<string | undefined> {
+  const where = `${method.toUpperCase()} ${path} → ${response.status}`;
+  const operation = resolved.paths[path]?.[method];
+  expect(operation, `${where}: operation documented`).toBeDefined();
+  const spec = operation!.responses[String(response.status)];
+  expect(spec, `${where}: status documented`).toBeDefined();
+
+  for (const [name, header] of Object.entries(spec!.headers ?? {})) {
+    const value = response.headers.get(name);
+    if (header.required) expect(value, `${where}: header ${name}`).not.toBeNull();
+    if (value === null) continue;
+    const typed = header.schema.type === 'integer' ? (/^\d+$/.test(value) ? Number(value) : value) : value;
+    const validate = validatorFor(header.schema);
+    expect(validate(typed), `${where}: header ${name}=${value} ${ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+
+  const text = await response.text();
+  if (method === 'head' || !spec!.content) {
+    expect(text, `${where}: no body`).toBe('');
+    return undefined;
+  }
+  const [mediaType, media] = Object.entries(spec!.content)[0]!;
+  expect(response.headers.get('Content-Type'), where).toBe(`${mediaType}; charset=UTF-8`);
+  if (mediaType !== 'application/json') return undefined;
+  const body = JSON.parse(text) as { error?: { code: string } };
+  const validate = validatorFor(media.schema);
+  expect(validate(body), `${where}: body ${ajv.errorsText(validate.errors)}`).toBe(true);
+  return body.error?.code;
+}
+
+/** A fixture whose store fails the key lookup with the error given: every data operation then answers 500 or 503. */
+const brokenFixture = (error: () => Error) =>
+  createFixture({ wrapStore: (store): FleetHoursStore => ({ ...store, findApiKey: async () => Promise.reject(error()) }) });
+
+describe('openApiDocument', () => {
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(JSON.stringify(openApiDocument)) as Record<string, unknown>);
+    expect(result).toEqual({ valid: true });
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is served at /api/v1/openapi.json without a key and without rate limiting', async () => {
+    const { request } = await createFixture({ rateLimits: { unauthenticated: 1 } });
+    for (let count = 0; count < 3; count += 1) {
+      const response = await request('/api/v1/openapi.json');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('X-RateLimit-Limit')).toBeNull();
+      await expectDocumented(response.clone(), '/api/v1/openapi.json', 'get');
+      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ rateLimits: { unauthenticated: 1 } }))));
+    }
+  });
+
+  it('is, with the default limits, the exported openApiDocument', async () => {
+    const { app } = await createFixture();
+    expect(await (await app.request('/api/v1/openapi.json')).json()).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+  });
+
+  it('describes the limits the app was configured with', async () => {
+    const { request } = await createFixture({ rateLimits: { hours: 45 } });
+    const served = (await (await request('/api/v1/openapi.json')).json()) as typeof openApiDocument;
+    expect(served).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ rateLimits: { hours: 45 } }))));
+    expect(JSON.stringify(served.paths['/api/v1/devices/{id}/hours'])).toContain('Rate limit: 45 requests per minute');
+  });
+
+  it('documents every route the app serves, and only those', () => {
+    expect(Object.keys(openApiDocument.paths).sort()).toEqual([...DATA_PATHS, '/api/v1/openapi.json', '/docs'].sort());
+    for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => field !== 'parameters').sort()).toEqual([...METHODS].sort());
+  });
+
+  it('lists exactly the error codes of D16', () => {
+    const schemas = openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>;
+    expect(schemas.Error!.properties.error.properties.code.enum).toEqual([...ERROR_CODES]);
+  });
+
+  describe('matches the live responses of the app', () => {
+    let base: Fixture;
+    let limited: Fixture;
+    let failing: Fixture;
+    let unavailable: Fixture;
+    const seen = new Set<string>();
+    const codes = new Set<string>();
+
+    beforeAll(async () => {
+      base = await createFixture({ rateLimits: { devices: 10_000, hours: 10_000, daily: 10_000, meter: 10_000, unauthenticated: 10_000 } });
+      limited = await createFixture({ rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1 } });
+      failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
+      unavailable = await brokenFixture(() => new StorageUnavailableError());
+    });
+
+    const concrete = (path: string, fixture: Fixture) => path.replace('{id}', String(fixture.devices.newYork.id));
+
+    for (const path of DATA_PATHS) {
+      for (const method of METHODS) {
+        it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
+          const statuses = Object.keys(resolved.paths[path]![method]!.responses);
+          for (const status of statuses) {
+            const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
+              fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, { method: method.toUpperCase() });
+            let response: Response;
+            switch (status) {
+              case '200':
+              case '405':
+                response = await send(base, base.keys.acme.key);
+                break;
+              case '400':
+                response = await send(base, base.keys.acme.key, '?from=2026-02-30');
+                break;
+              case '401':
+                response = await send(base, null);
+                break;
+              case '403':
+                response = await send(base, base.keys.starter.key);
+                break;
+              case '404':
+                response = await send(base, base.keys.acme.key, '', '999');
+                break;
+              case '429':
+                await send(limited, limited.keys.acme.key);
+                response = await send(limited, limited.keys.acme.key);
+                break;
+              case '500':
+                response = await send(failing, failing.keys.acme.key);
+                break;
+              case '503':
+                response = await send(unavailable, unavailable.keys.acme.key);
+                break;
+              default:
+                throw new Error(`No scenario for documented status ${status}`);
+            }
+            expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} ${status}`);
+            const code = await expectDocumented(response, path, method);
+            if (code) codes.add(code);
+            seen.add(status);
+          }
+        });
+      }
+    }
+
+    it('the other 401 codes, the unknown-route 404 and /docs match the document too', async () => {
+      for (const key of [base.keys.revoked.key, base.keys.expired.key, 'fh_never_issued']) {
+        const code = await expectDocumented(await base.request('/api/v1/devices', key), '/api/v1/devices', 'get');
+        codes.add(code!);
+      }
+      const unknownRoute = await base.request('/api/v1/nothing-here', base.keys.acme.key);
+      expect(unknownRoute.status).toBe(404);
+      const body = (await unknownRoute.json()) as { error: { code: string } };
+      expect(validatorFor(resolved.components.schemas.Error!)(body)).toBe(true);
+      codes.add(body.error.code);
+
+      await expectDocumented(await base.request('/docs'), '/docs', 'get');
+      await expectDocumented(await base.request('/docs', null, { method: 'DELETE' }), '/docs', 'get');
+      await expectDocumented(await base.request('/api/v1/openapi.json', null, { method: 'PUT' }), '/api/v1/openapi.json', 'get');
+    });
+
+    it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
+      expect([...seen].sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500', '503']);
+      expect([...codes].sort()).toEqual([...ERROR_CODES].sort());
+    });
+  });
+});

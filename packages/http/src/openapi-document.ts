@@ -1,0 +1,451 @@
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { ERROR_CODES, type ErrorCode } from './api-error.js';
+import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
+import { MAX_DEVICE_ID } from './parse-device-id.js';
+
+/** The OpenAPI 3.1 document of the API, as plain JSON data. */
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly components: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly [field: string]: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+const TIMESTAMP_PATTERN = '^([+-]\\d{6}|\\d{4})-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}[+-]\\d{2}:\\d{2}(:\\d{2})?$';
+const timestamp = (description: string, example: string): Json => ({
+  type: 'string',
+  pattern: TIMESTAMP_PATTERN,
+  description: `${description} ISO 8601 on the device's wall clock with its numeric offset and whole seconds (D9); no fractional seconds, no \`Z\`.`,
+  examples: [example],
+});
+const seconds = (description: string): Json => ({ type: 'integer', minimum: 0, description });
+const durations: Json = {
+  engine_seconds: seconds('Engine run time in whole seconds; always moving_seconds + idle_seconds, not a third measurement.'),
+  moving_seconds: seconds('Seconds with the engine on and the vehicle moving.'),
+  idle_seconds: seconds('Seconds with the engine on and the vehicle standing.'),
+};
+
+const RATE_LIMIT_HEADERS: Json = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-Request-Id': ref('headers', 'X-Request-Id'),
+};
+
+/** An error body whose `status` and `code` are narrowed to what one response can carry. */
+function errorSchema(status: number, codes: readonly ErrorCode[]): Json {
+  return {
+    allOf: [
+      ref('schemas', 'Error'),
+      {
+        type: 'object',
+        properties: { error: { type: 'object', properties: { status: { const: status }, code: { enum: [...codes] } } } },
+      },
+    ],
+  };
+}
+
+function errorResponse(description: string, status: number, codes: readonly ErrorCode[], extraHeaders: Json = {}): Json {
+  return {
+    description,
+    headers: { ...RATE_LIMIT_HEADERS, ...extraHeaders },
+    content: { 'application/json': { schema: errorSchema(status, codes) } },
+  };
+}
+
+/** Responses every data operation can give besides its own (D11, D14, D16, D18). */
+const COMMON_REFUSALS: Json = {
+  '401': ref('responses', 'Unauthorized'),
+  '403': ref('responses', 'Forbidden'),
+  '429': ref('responses', 'TooManyRequests'),
+  '500': ref('responses', 'InternalError'),
+  '503': ref('responses', 'ServiceUnavailable'),
+};
+
+interface DataOperation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: string;
+  readonly limit: number;
+  readonly schema: string;
+  readonly withWindow: boolean;
+  readonly withDevice: boolean;
+}
+
+function dataPath(operation: DataOperation): Json {
+  const limitNote = `Rate limit: ${operation.limit} requests per minute per key (D13).`;
+  const responses = (withBody: boolean): Json => ({
+    '200': {
+      description: 'OK',
+      headers: RATE_LIMIT_HEADERS,
+      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
+    },
+    ...(operation.withWindow ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(operation.withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+    ...COMMON_REFUSALS,
+  });
+  const parameters = operation.withWindow ? [ref('parameters', 'From'), ref('parameters', 'To')] : [];
+  const notAllowed = (method: string): Json => ({
+    summary: `${method.toUpperCase()} is not served (405)`,
+    description: `Only GET and HEAD are served under /api/v1 (D17). The key is checked and the request counted first (D11).`,
+    tags: [operation.tag],
+    responses: { '405': ref('responses', 'MethodNotAllowed'), ...COMMON_REFUSALS },
+  });
+  return {
+    ...(operation.withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+    get: {
+      operationId: operation.operationId,
+      summary: operation.summary,
+      description: `${operation.description}\n\n${limitNote}`,
+      tags: [operation.tag],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      responses: responses(true),
+    },
+    head: {
+      operationId: `${operation.operationId}Head`,
+      summary: `${operation.summary} (headers only)`,
+      description: `The same as GET without the body. ${limitNote}`,
+      tags: [operation.tag],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      responses: responses(false),
+    },
+    post: notAllowed('post'),
+    put: notAllowed('put'),
+    patch: notAllowed('patch'),
+    delete: notAllowed('delete'),
+  };
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the API for a set of rate limits: the app serves the one
+ * for its own limits, so the document never disagrees with the server.
+ *
+ * @param options `rateLimits`: the limits the server applies; unset fields keep the defaults.
+ * @returns The document, deeply frozen.
+ * @example
+ * ```ts
+ * import { createOpenApiDocument } from '@fleet-hours/http';
+ * const document = createOpenApiDocument({ rateLimits: { hours: 60 } });
+ * ```
+ */
+export function createOpenApiDocument(options: { readonly rateLimits?: Partial<RateLimits> } = {}): OpenApiDocument {
+  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  return _deepFreeze(_build(limits));
+}
+
+function _build(limits: RateLimits): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Fleet Hours API',
+      version: '1.0.0',
+      description: [
+        'Read-only JSON API over the vehicles (tracked devices) of one account and the time their engines ran, split into moving and idle time.',
+        '',
+        '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404 (D11).',
+        '- **Durations** are whole seconds; `engine_seconds` always equals `moving_seconds + idle_seconds`.',
+        "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one (D4), or now when no `to` is given (D5). Windows reaching back more than 365 days are clamped, not refused (D6).",
+        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\` (D13, D14).`,
+        '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }` (D16).',
+        '- This document and the reference page at /docs need no key and are not rate limited.',
+      ].join('\n'),
+    },
+    servers: [{ url: '/', description: 'The server that serves this document' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Devices', description: 'The vehicles of the account.' },
+      { name: 'Hours', description: 'Engine, moving and idle time.' },
+      { name: 'Reference', description: 'This document and the reference page.' },
+    ],
+    paths: {
+      [API_ROUTES.devices.template]: dataPath({
+        operationId: 'listDevices',
+        summary: 'List the vehicles of the account',
+        description: 'Every device of the account, ordered by id (D19).',
+        tag: 'Devices',
+        limit: limits.devices,
+        schema: 'DeviceList',
+        withWindow: false,
+        withDevice: false,
+      }),
+      [API_ROUTES.hours.template]: dataPath({
+        operationId: 'getHours',
+        summary: 'Engine, moving and idle seconds over a window',
+        description: 'Totals over the window `[from, to]` in local days of the vehicle (D4–D7). The window actually applied is returned in `from` and `to`.',
+        tag: 'Hours',
+        limit: limits.hours,
+        schema: 'HoursTotal',
+        withWindow: true,
+        withDevice: true,
+      }),
+      [API_ROUTES.daily.template]: dataPath({
+        operationId: 'getDailyHours',
+        summary: 'Engine, moving and idle seconds per local day',
+        description:
+          "One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it (D8). Accepts the same `from` and `to` as /hours, with the same defaults.",
+        tag: 'Hours',
+        limit: limits.daily,
+        schema: 'DailyHours',
+        withWindow: true,
+        withDevice: true,
+      }),
+      [API_ROUTES.meter.template]: dataPath({
+        operationId: 'getMeter',
+        summary: 'The running total since the tracker started reporting',
+        description: 'The sum of every segment of the device from its first report up to now (D3). A replaced tracker is a new device with its own meter from 0.',
+        tag: 'Hours',
+        limit: limits.meter,
+        schema: 'Meter',
+        withWindow: false,
+        withDevice: true,
+      }),
+      [OPENAPI_PATH]: {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This OpenAPI document',
+          description: 'Needs no key; not rate limited.',
+          tags: ['Reference'],
+          security: [],
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1 document',
+              headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['openapi', 'info', 'paths'],
+                    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
+                  },
+                },
+              },
+            },
+            '405': ref('responses', 'MethodNotAllowedReference'),
+          },
+        },
+      },
+      [DOCS_PATH]: {
+        get: {
+          operationId: 'getDocsPage',
+          summary: 'Interactive reference page',
+          description: 'A self-contained HTML page that renders this document and can send requests from the browser. Needs no key; not rate limited; works offline.',
+          tags: ['Reference'],
+          security: [],
+          responses: {
+            '200': {
+              description: 'The page',
+              headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+            '405': ref('responses', 'MethodNotAllowedReference'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'fh_ API key',
+          description: 'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored (D10).',
+        },
+      },
+      parameters: {
+        DeviceId: {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: `The device id: a positive integer up to ${MAX_DEVICE_ID}, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account (D11).`,
+          schema: { type: 'integer', minimum: 1, maximum: MAX_DEVICE_ID },
+        },
+        From: {
+          name: 'from',
+          in: 'query',
+          required: false,
+          description:
+            "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day (D4). Default: seven days before the end date (D5). Raised to 365 days before `to` when older (D6). Malformed, impossible (2025-02-30), repeated, or after `to`: 400 (D7).",
+          schema: { type: 'string', format: 'date' },
+        },
+        To: {
+          name: 'to',
+          in: 'query',
+          required: false,
+          description:
+            "Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day (D4). Default: now (D5). Malformed, impossible or repeated: 400 (D7).",
+          schema: { type: 'string', format: 'date' },
+        },
+      },
+      headers: {
+        'X-RateLimit-Limit': {
+          description: 'Requests allowed per minute for this endpoint and key (for requests without a valid key: per client address). On every response under /api/v1 except this document.',
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        },
+        'X-RateLimit-Remaining': {
+          description: 'Requests left in the current minute. 0 when the service could not count the request (503).',
+          required: true,
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'Retry-After': {
+          description: 'Only on 429: whole seconds (≥ 1) to wait before retrying.',
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        },
+        'X-RateLimit-Reset': {
+          description: 'Only on 429: whole seconds (≥ 1) until the counter is full again.',
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        },
+        'X-Request-Id': {
+          description: 'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+        },
+        Allow: {
+          description: 'The methods served (D17).',
+          required: true,
+          schema: { type: 'string', const: ALLOWED_METHODS },
+        },
+        'WWW-Authenticate': {
+          description: 'The Bearer challenge (RFC 6750).',
+          required: true,
+          schema: { type: 'string' },
+        },
+      },
+      schemas: {
+        Device: {
+          type: 'object',
+          required: ['id', 'name', 'imei', 'registration', 'model', 'status', 'timezone', 'last_reported_at'],
+          properties: {
+            id: { type: 'integer', minimum: 1, description: 'Identifies the device record; does not change while the record exists. A unit replaced under warranty is a new record with a new id.' },
+            name: { type: 'string', description: 'Display name of the vehicle.' },
+            imei: { type: 'string', description: 'Identifier of the physical tracker box.' },
+            registration: { type: ['string', 'null'], description: 'Registration plate; can be null.' },
+            model: { type: 'string', description: 'Tracker model.' },
+            status: { type: 'string', description: 'Seen value: `active`. Other values may appear.', examples: ['active'] },
+            timezone: { type: 'string', description: 'IANA zone name of the vehicle.', examples: ['America/New_York'] },
+            last_reported_at: {
+              oneOf: [timestamp('When the latest data was received.', '2026-03-08T17:45:12-04:00'), { type: 'null', description: 'The device has never reported.' }],
+            },
+          },
+        },
+        DeviceList: {
+          type: 'object',
+          required: ['data'],
+          properties: { data: { type: 'array', items: ref('schemas', 'Device'), description: 'Every device of the account, ordered by id (D19).' } },
+        },
+        HoursTotal: {
+          type: 'object',
+          required: ['device_id', 'from', 'to', 'timezone', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
+          properties: {
+            device_id: { type: 'integer', minimum: 1 },
+            from: timestamp('The window start actually applied (after clamping): the start of a local day.', '2026-03-01T00:00:00-05:00'),
+            to: timestamp('The window end actually applied: the last second of a local day when a date was given, else now.', '2026-03-08T23:59:59-04:00'),
+            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+            ...durations,
+          },
+        },
+        DailyHoursEntry: {
+          type: 'object',
+          required: ['date', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
+          properties: { date: { type: 'string', format: 'date', description: "YYYY-MM-DD in the vehicle's zone." }, ...durations },
+        },
+        DailyHours: {
+          type: 'object',
+          required: ['device_id', 'timezone', 'from', 'to', 'data'],
+          properties: {
+            device_id: { type: 'integer', minimum: 1 },
+            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+            from: timestamp('The window start actually applied.', '2026-03-01T00:00:00-05:00'),
+            to: timestamp('The window end actually applied.', '2026-03-08T23:59:59-04:00'),
+            data: { type: 'array', items: ref('schemas', 'DailyHoursEntry'), description: 'One entry per local date, ascending (D8).' },
+          },
+        },
+        Meter: {
+          type: 'object',
+          required: ['device_id', 'timezone', 'since', 'as_of', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
+          properties: {
+            device_id: { type: 'integer', minimum: 1 },
+            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+            since: {
+              oneOf: [timestamp('The start of the first segment of the device.', '2025-06-02T07:12:40+02:00'), { type: 'null', description: 'The device has no engine time yet (all durations are 0).' }],
+            },
+            as_of: timestamp('Now: the instant the meter was read.', '2026-03-08T17:45:12-04:00'),
+            ...durations,
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['status', 'code', 'message'],
+              properties: {
+                status: { type: 'integer', description: 'The HTTP status, repeated.' },
+                code: { type: 'string', enum: [...ERROR_CODES], description: 'What went wrong, for programs (D16).' },
+                message: { type: 'string', description: 'What went wrong, for people; for 400 it names the parameter.' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        BadRequest: errorResponse('A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7). The message names the parameter.', 400, ['invalid_parameter']),
+        Unauthorized: errorResponse(
+          'The API key is missing, unknown, revoked or expired; the code says which (D11). Counted against the budget of the client address (D14).',
+          401,
+          ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key'],
+          { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+        ),
+        Forbidden: errorResponse("The account's plan does not include API access (D12).", 403, ['plan_without_api_access']),
+        DeviceNotFound: errorResponse(
+          'No such device on this account — also a device of another account, and an id that is not a positive integer: the same body, byte for byte (D11).',
+          404,
+          ['device_not_found'],
+        ),
+        MethodNotAllowed: errorResponse('Only GET and HEAD are served under /api/v1 (D17).', 405, ['method_not_allowed'], { Allow: ref('headers', 'Allow') }),
+        MethodNotAllowedReference: {
+          description: 'Only GET and HEAD are served (D17).',
+          headers: { Allow: ref('headers', 'Allow'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+          content: { 'application/json': { schema: errorSchema(405, ['method_not_allowed']) } },
+        },
+        TooManyRequests: errorResponse(
+          'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget (D13, D14).',
+          429,
+          ['rate_limited'],
+          { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
+        ),
+        InternalError: errorResponse('An unexpected failure; nothing internal is disclosed. The message quotes the request id.', 500, ['internal_error']),
+        ServiceUnavailable: errorResponse('The database cannot be reached; retry shortly. The service recovers by itself (D18).', 503, ['service_unavailable']),
+      },
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the Fleet Hours API with the default rate limits: every route,
+ * parameter, response, header and error code. The app serves the same document (for its own
+ * limits) at `/api/v1/openapi.json`; use it to generate clients.
+ *
+ * @example
+ * ```ts
+ * import { openApiDocument } from '@fleet-hours/http';
+ * Object.keys(openApiDocument.paths); // ['/api/v1/devices', '/api/v1/devices/{id}/hours', …]
+ * ```
+ */
+export const openApiDocument: OpenApiDocument = createOpenApiDocument();
+
+function _deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const field of Object.values(value)) _deepFreeze(field);
+    Object.freeze(value);
+  }
+  return value;
+}

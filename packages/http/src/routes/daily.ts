@@ -1,0 +1,30 @@
+import type { FleetHours } from '@fleet-hours/core';
+import type { Handler } from 'hono';
+import { deviceNotFound } from '../api-error.js';
+import type { FleetHoursEnv } from '../app-env.js';
+import { jsonResponse } from '../json-response.js';
+import { parseDeviceId } from '../parse-device-id.js';
+import { readWindowQuery } from '../read-window-query.js';
+import { _accountId } from './_account-id.js';
+
+/** `GET /api/v1/devices/{id}/hours/daily`: one entry per local day of the window (D8). */
+export function dailyRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+  return async function daily(c) {
+    const window = readWindowQuery(c);
+    const deviceId = parseDeviceId(c.req.param('id') ?? '');
+    const series = deviceId === null ? null : await options.fleetHours.daily({ accountId: _accountId(c), deviceId, ...window });
+    if (!series) throw deviceNotFound();
+    return jsonResponse(c, {
+      device_id: series.deviceId,
+      timezone: series.timeZone,
+      from: series.from,
+      to: series.to,
+      data: series.days.map((day) => ({
+        date: day.date,
+        engine_seconds: day.engineSeconds,
+        moving_seconds: day.movingSeconds,
+        idle_seconds: day.idleSeconds,
+      })),
+    });
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createFixture } from '../_fixture.js';
+
+describe('GET /api/v1/devices', () => {
+  it('lists every device of the account by id, in snake_case, with last_reported_at in the device zone (D9, D19)', async () => {
+    const { request, keys, devices } = await createFixture();
+    const response = await request('/api/v1/devices', keys.acme.key);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
+    expect(await response.json()).toEqual({
+      data: [
+        {
+          id: devices.newYork.id,
+          name: 'Truck NY',
+          imei: devices.newYork.imei,
+          registration: 'NY-1234',
+          model: 'FMB920',
+          status: 'active',
+          timezone: 'America/New_York',
+          last_reported_at: '2026-11-30T17:15:07-05:00',
+        },
+        {
+          id: devices.kathmandu.id,
+          name: 'Truck KTM',
+          imei: devices.kathmandu.imei,
+          registration: null,
+          model: 'FMB920',
+          status: 'active',
+          timezone: 'Asia/Kathmandu',
+          last_reported_at: '2026-06-11T03:45:00+05:45',
+        },
+        {
+          id: devices.idle.id,
+          name: 'Spare',
+          imei: devices.idle.imei,
+          registration: null,
+          model: 'FMB920',
+          status: 'active',
+          timezone: 'Europe/Berlin',
+          last_reported_at: null,
+        },
+      ],
+    });
+  });
+
+  it('shows a key only the devices of its own account (spec: Authentication 4)', async () => {
+    const { request, keys, devices } = await createFixture();
+    const body = (await (await request('/api/v1/devices', keys.other.key)).json()) as { data: { id: number }[] };
+    expect(body.data.map((device) => device.id)).toEqual([devices.foreign.id]);
+  });
+
+  it('answers an empty list for an account without devices', async () => {
+    const { request, store, keys, accounts } = await createFixture();
+    await store.setAccountPlan({ accountId: accounts.starter.id, plan: 'business' });
+    const response = await request('/api/v1/devices', keys.starter.key);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: [] });
+  });
+});

@@ -1,0 +1,40 @@
+import { formatInstant, type Device, type FleetHours } from '@fleet-hours/core';
+import type { Handler } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import { jsonResponse } from '../json-response.js';
+import { _accountId } from './_account-id.js';
+
+/** A device as the API shows it (spec "Device"). */
+export interface DeviceBody {
+  readonly id: number;
+  readonly name: string;
+  readonly imei: string;
+  readonly registration: string | null;
+  readonly model: string;
+  readonly status: string;
+  readonly timezone: string;
+  /** D9 timestamp in the device zone; `null` while the device has never reported. */
+  readonly last_reported_at: string | null;
+}
+
+/** The device fields in the spec's snake_case. */
+export function deviceBody(device: Device): DeviceBody {
+  return {
+    id: device.id,
+    name: device.name,
+    imei: device.imei,
+    registration: device.registration,
+    model: device.model,
+    status: device.status,
+    timezone: device.timeZone,
+    last_reported_at: device.lastReportedAt === null ? null : formatInstant(device.lastReportedAt, device.timeZone),
+  };
+}
+
+/** `GET /api/v1/devices`: every device of the account, by id (D19). */
+export function listDevicesRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+  return async function listDevices(c) {
+    const devices = await options.fleetHours.listDevices({ accountId: _accountId(c) });
+    return jsonResponse(c, { data: devices.map(deviceBody) });
+  };
+}

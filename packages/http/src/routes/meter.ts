@@ -1,0 +1,25 @@
+import type { FleetHours } from '@fleet-hours/core';
+import type { Handler } from 'hono';
+import { deviceNotFound } from '../api-error.js';
+import type { FleetHoursEnv } from '../app-env.js';
+import { jsonResponse } from '../json-response.js';
+import { parseDeviceId } from '../parse-device-id.js';
+import { _accountId } from './_account-id.js';
+
+/** `GET /api/v1/devices/{id}/meter`: the running total since the tracker started reporting (D3). */
+export function meterRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+  return async function meter(c) {
+    const deviceId = parseDeviceId(c.req.param('id') ?? '');
+    const record = deviceId === null ? null : await options.fleetHours.meter({ accountId: _accountId(c), deviceId });
+    if (!record) throw deviceNotFound();
+    return jsonResponse(c, {
+      device_id: record.deviceId,
+      timezone: record.timeZone,
+      since: record.since,
+      as_of: record.asOf,
+      engine_seconds: record.engineSeconds,
+      moving_seconds: record.movingSeconds,
+      idle_seconds: record.idleSeconds,
+    });
+  };
+}

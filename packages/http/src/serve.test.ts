@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFixture } from './_fixture.js';
+import { serve, type RunningServer } from './serve.js';
+
+describe('serve()', () => {
+  const running: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((server) => server.close()));
+  });
+
+  it('serves the app over a real socket on an ephemeral port of 127.0.0.1, then closes', async () => {
+    const { app, keys, logs, devices } = await createFixture();
+    let closed = 0;
+    const server = await serve({ app, port: 0, hostname: '127.0.0.1', handleSignals: false, onClose: () => void (closed += 1) });
+    running.push(server);
+    expect(server.port).toBeGreaterThan(0);
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+
+    const response = await fetch(`${server.url}/api/v1/devices/${devices.newYork.id}/hours?from=2026-11-01&to=2026-11-01`, {
+      headers: { Authorization: `Bearer ${keys.acme.key}`, 'X-Request-Id': 'over-the-wire' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
+    expect(response.headers.get('X-RateLimit-Limit')).toBe('30');
+    expect(response.headers.get('X-Request-Id')).toBe('over-the-wire');
+    expect(((await response.json()) as { engine_seconds: number }).engine_seconds).toBe(90_000);
+
+    // Without a key, the budget is the socket's address (D14).
+    const refused = await fetch(`${server.url}/api/v1/devices`);
+    expect(refused.status).toBe(401);
+    expect(logs.map((entry) => entry.client_address)).toEqual(['127.0.0.1', '127.0.0.1']);
+
+    const head = await fetch(`${server.url}/api/v1/devices/${devices.newYork.id}/meter`, { method: 'HEAD', headers: { Authorization: `Bearer ${keys.acme.key}` } });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+
+    await server.close();
+    await server.close();
+    expect(closed).toBe(1);
+    await expect(fetch(`${server.url}/api/v1/devices`)).rejects.toThrow();
+  });
+
+  it('lets a request in flight finish when closing, and refuses new connections', async () => {
+    let release!: () => void;
+    let arrived!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const host = new Hono().get('/slow', async (c) => {
+      arrived();
+      await gate;
+      return c.text('finished');
+    });
+    const server = await serve({ app: host, port: 0, handleSignals: false, shutdownTimeoutMs: 5_000 });
+    running.push(server);
+
+    const inFlight = fetch(`${server.url}/slow`).then(async (response) => [response.status, await response.text()]);
+    await arrival;
+    let closeDone = false;
+    const closing = server.close().then(() => (closeDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closeDone).toBe(false);
+    await expect(fetch(`${server.url}/slow`)).rejects.toThrow();
+    release();
+    expect(await inFlight).toEqual([200, 'finished']);
+    await closing;
+    expect(closeDone).toBe(true);
+  });
+
+  it('cuts connections still busy after shutdownTimeoutMs', async () => {
+    const host = new Hono().get('/forever', () => new Promise<Response>(() => {}));
+    const server = await serve({ app: host, port: 0, handleSignals: false, shutdownTimeoutMs: 100 });
+    const hanging = fetch(`${server.url}/forever`).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await server.close();
+    expect(await hanging).toBe('cut');
+  });
+
+  it('rejects when the port is taken', async () => {
+    const first = await serve({ app: new Hono(), port: 0, handleSignals: false });
+    running.push(first);
+    await expect(serve({ app: new Hono(), port: first.port, handleSignals: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+
+  it('closes gracefully on SIGTERM, runs onClose, and exits with code 0', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'fleet-hours-serve-'));
+    try {
+      const script = join(directory, 'server.mts');
+      const serveModule = fileURLToPath(new URL('./serve.ts', import.meta.url));
+      writeFileSync(
+        script,
+        [
+          `import { serve } from ${JSON.stringify(serveModule)};`,
+          `const app = { fetch: () => new Response('ok') };`,
+          `const server = await serve({ app: app as never, port: 0, onClose: () => { console.log('onClose ran'); } });`,
+          `console.log('listening ' + server.url);`,
+          `setInterval(() => {}, 1000);`,
+        ].join('\n'),
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+      for (let wait = 0; wait < 300 && !output.includes('listening '); wait += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      const url = /listening (\S+)/.exec(output)?.[1];
+      expect(url, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await (await fetch(url!)).text()).toBe('ok');
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(output).toContain('onClose ran');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});

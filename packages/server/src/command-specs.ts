@@ -1,0 +1,220 @@
+/** One option of a command, as `node:util` `parseArgs` takes it, plus what `--help` shows. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** Shown after the option name in help, e.g. `ID`. */
+  readonly placeholder?: string;
+  readonly description: string;
+}
+
+/** A positional argument of a command. */
+export interface PositionalSpec {
+  readonly name: string;
+  readonly description: string;
+}
+
+/** A command of `fleet-hours`: what it takes and what its `--help` says. */
+export interface CommandSpec {
+  /** The words that name it, e.g. `keys create`. */
+  readonly name: string;
+  readonly summary: string;
+  /** More text for `--help`, shown after the usage line. */
+  readonly details?: string;
+  readonly positionals: readonly PositionalSpec[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Options that must be given. */
+  readonly required: readonly string[];
+  readonly examples: readonly string[];
+}
+
+/** Options every command takes. */
+export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  'database-url': {
+    type: 'string',
+    placeholder: 'URL',
+    description: 'PostgreSQL server to use (default: env DATABASE_URL). Without one, the embedded database in --data-dir is used.',
+  },
+  'data-dir': {
+    type: 'string',
+    placeholder: 'DIR',
+    description: 'Directory of the embedded database (default: env FLEET_HOURS_DATA_DIR, else ./.fleet-hours).',
+  },
+  json: { type: 'boolean', description: 'Print exactly one JSON document on stdout and nothing else.' },
+  help: { type: 'boolean', short: 'h', description: 'Show help for the command.' },
+};
+
+const port: OptionSpec = { type: 'string', placeholder: 'PORT', description: 'TCP port to listen on; 0 picks a free one (default 8080).' };
+const host: OptionSpec = { type: 'string', placeholder: 'HOST', description: 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).' };
+const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
+const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
+const format: OptionSpec = {
+  type: 'string',
+  placeholder: 'ndjson|csv',
+  description: 'File format (default: from the extension .ndjson/.jsonl/.csv, else from the first line).',
+};
+
+const spec = (command: Omit<CommandSpec, 'positionals' | 'options' | 'required'> & Partial<CommandSpec>): CommandSpec => ({
+  positionals: [],
+  options: {},
+  required: [],
+  ...command,
+});
+
+/** Every command of `fleet-hours`, in the order `--help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  spec({
+    name: 'migrate',
+    summary: 'Create or update the database schema',
+    details: 'Every other command also brings the schema up to date before it runs; use this to do it on its own, e.g. in a deploy step.',
+    examples: ['fleet-hours migrate --database-url postgres://fleet@db.internal/fleet_hours'],
+  }),
+  spec({
+    name: 'serve',
+    summary: 'Serve the HTTP API',
+    details:
+      'Migrates, then serves the API. Logs one JSON object per line on stdout. SIGTERM or SIGINT stop it gracefully: ' +
+      'no new connections, open requests finish, the database is closed, exit code 0.',
+    options: { port, host },
+    examples: ['fleet-hours serve --port 8080', 'DATABASE_URL=postgres://fleet@db.internal/fleet_hours fleet-hours serve --host 0.0.0.0'],
+  }),
+  spec({
+    name: 'demo',
+    summary: 'Serve a fresh demo database with a year of data for six vehicles',
+    details:
+      'Creates a fresh embedded database (in memory unless --data-dir names a new, empty directory), seeds a demo fleet ' +
+      '(vehicles in New York, Berlin, Lord Howe Island, Kathmandu, São Paulo and the Chatham Islands, a year of shifts), ' +
+      'then serves it and prints the URL, a working API key and ready curl lines. DATABASE_URL is ignored: the demo never touches a server database. ' +
+      'Without --port it listens on 8080, or on a free port when 8080 is taken.',
+    options: { port, host },
+    examples: ['fleet-hours demo', 'fleet-hours demo --port 3000 --data-dir ./demo-data'],
+  }),
+  spec({
+    name: 'accounts create',
+    summary: 'Create an account',
+    options: {
+      name: { type: 'string', placeholder: 'NAME', description: 'Account name.' },
+      plan: { type: 'string', placeholder: 'PLAN', description: 'business (includes API access, the default) or starter (no API access).' },
+    },
+    required: ['name'],
+    examples: ['fleet-hours accounts create --name "Acme Haulage"', 'fleet-hours accounts create --name "Corner Shop" --plan starter --json'],
+  }),
+  spec({
+    name: 'accounts set-plan',
+    summary: "Change an account's plan",
+    positionals: [
+      { name: 'ID', description: 'Account id.' },
+      { name: 'PLAN', description: 'business or starter.' },
+    ],
+    examples: ['fleet-hours accounts set-plan 2 business'],
+  }),
+  spec({
+    name: 'accounts list',
+    summary: 'List every account',
+    examples: ['fleet-hours accounts list'],
+  }),
+  spec({
+    name: 'keys create',
+    summary: 'Create an API key (shown once)',
+    details: 'The key is printed this once and never again: only its SHA-256 fingerprint is stored. A lost key cannot be recovered; create a new one.',
+    options: {
+      account,
+      label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell keys apart, e.g. "billing export".' },
+      'expires-at': {
+        type: 'string',
+        placeholder: 'ISO-INSTANT',
+        description: 'When the key stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).',
+      },
+    },
+    required: ['account'],
+    examples: ['fleet-hours keys create --account 1 --label "billing export"', 'fleet-hours keys create --account 1 --expires-at 2027-01-01T00:00:00Z --json'],
+  }),
+  spec({
+    name: 'keys list',
+    summary: "List an account's keys (fingerprints only, never the keys)",
+    options: { account },
+    required: ['account'],
+    examples: ['fleet-hours keys list --account 1'],
+  }),
+  spec({
+    name: 'keys revoke',
+    summary: 'Revoke a key; it stops working on the next request',
+    positionals: [{ name: 'KEY-ID', description: 'Key id, as `keys list` shows it.' }],
+    examples: ['fleet-hours keys revoke 3'],
+  }),
+  spec({
+    name: 'devices create',
+    summary: 'Create a device (vehicle)',
+    options: {
+      account,
+      name: { type: 'string', placeholder: 'NAME', description: 'Display name of the vehicle.' },
+      imei: { type: 'string', placeholder: 'IMEI', description: 'Identifier of the tracker box.' },
+      model: { type: 'string', placeholder: 'MODEL', description: 'Tracker model.' },
+      timezone: { type: 'string', placeholder: 'IANA', description: 'IANA time zone of the vehicle, e.g. Europe/Berlin.' },
+      registration: { type: 'string', placeholder: 'REG', description: 'Registration plate (default: none).' },
+      status: { type: 'string', placeholder: 'STATUS', description: 'Status word (default: active).' },
+    },
+    required: ['account', 'name', 'imei', 'model', 'timezone'],
+    examples: [
+      'fleet-hours devices create --account 1 --name "Truck 14" --imei 356307042441013 --model FMB920 --timezone America/New_York --registration "NY 4821"',
+    ],
+  }),
+  spec({
+    name: 'devices list',
+    summary: "List an account's devices",
+    options: { account },
+    required: ['account'],
+    examples: ['fleet-hours devices list --account 1'],
+  }),
+  spec({
+    name: 'devices update',
+    summary: 'Change a device',
+    details: 'Give at least one option. --registration "" clears the registration.',
+    positionals: [{ name: 'ID', description: 'Device id.' }],
+    options: {
+      name: { type: 'string', placeholder: 'NAME', description: 'New display name.' },
+      timezone: { type: 'string', placeholder: 'IANA', description: 'New IANA time zone.' },
+      status: { type: 'string', placeholder: 'STATUS', description: 'New status word.' },
+      registration: { type: 'string', placeholder: 'REG', description: 'New registration ("" for none).' },
+      model: { type: 'string', placeholder: 'MODEL', description: 'New tracker model.' },
+    },
+    examples: ['fleet-hours devices update 4 --timezone Europe/Berlin --status inactive'],
+  }),
+  spec({
+    name: 'import segments',
+    summary: 'Import engine segments from NDJSON or CSV',
+    details:
+      'NDJSON: one {"started_at": ISO, "ended_at": ISO|null, "state": "moving"|"idle"} per line. ' +
+      'CSV: a header started_at,ended_at,state, then one segment per row (ended_at empty while the engine still runs). ' +
+      'Instants carry an offset or Z. Blank lines are ignored. The whole file is checked first and written in one ' +
+      'transaction: a bad line or an overlap writes nothing. Re-importing the same file is harmless (identical segments are skipped).',
+    positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
+    options: { device, format },
+    required: ['device'],
+    examples: ['fleet-hours import segments --device 4 ./segments-2026-03.ndjson', 'gunzip -c segments.csv.gz | fleet-hours import segments --device 4 --format csv -'],
+  }),
+  spec({
+    name: 'import telemetry',
+    summary: 'Import raw telemetry, turned into segments (D2)',
+    details:
+      'NDJSON: one {"time": ISO, "ignition": bool, "speed_kmh": number} per line. CSV: a header time,ignition,speed_kmh. ' +
+      'Engine on = ignition true; moving at or above --moving-speed-kmh, idle below; a point covers the time until the ' +
+      'next one but never more than --max-gap-seconds. The last point covers no time. One transaction, as for segments.',
+    positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
+    options: {
+      device,
+      format,
+      'moving-speed-kmh': { type: 'string', placeholder: 'KMH', description: 'Moving at or above this speed (default 5).' },
+      'max-gap-seconds': { type: 'string', placeholder: 'SECONDS', description: 'The longest time one point covers (default 300).' },
+    },
+    required: ['device'],
+    examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'fleet-hours import telemetry --device 4 --moving-speed-kmh 3 ./tractor.ndjson'],
+  }),
+];
+
+/** Command groups: the first word of a two-word command. */
+export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
+  accounts: 'Accounts and their plans',
+  keys: 'API keys',
+  devices: 'Devices (vehicles)',
+  import: 'Importing engine segments and telemetry',
+};

@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CommandError, UsageError } from './cli-errors.js';
+import type { CliIo } from './cli-io.js';
+import type { DatabaseTarget } from './database-target.js';
+import { demoExamples, formatDemoBanner } from './demo-banner.js';
+import type { DatabaseOpener, OpenedDatabase } from './open-database.js';
+import { readPort } from './option-values.js';
+import { seedDemo } from './seed-demo.js';
+import type { GlobalFlags } from './parse-cli-args.js';
+import { startServer, type RunningServer, type ServerLogEntry } from './start-server.js';
+
+/** The port the demo tries first; when it is taken and no --port was given, any free port. */
+export const DEMO_PORT = 8080;
+
+/**
+ * `demo [--port] [--host] [--data-dir]`: a fresh embedded database (in memory, or a new directory),
+ * seeded with the demo fleet, served; prints the URL, a working key and curl lines. Request logs go
+ * to stderr, so stdout holds only the banner (or, with `--json`, one JSON document).
+ */
+export async function demoCommand(input: {
+  readonly io: CliIo;
+  readonly global: GlobalFlags;
+  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly openDatabase: DatabaseOpener;
+}): Promise<number> {
+  const { io, global } = input;
+  if (global.databaseUrl !== undefined) {
+    throw new UsageError('demo always uses a fresh embedded database: --database-url is not accepted (DATABASE_URL is ignored)', 'demo');
+  }
+  const explicitPort = typeof input.options.port === 'string' ? readPort(input.options.port) : undefined;
+  const host = typeof input.options.host === 'string' && input.options.host.trim() !== '' ? input.options.host.trim() : '127.0.0.1';
+  const dataDir = global.dataDir === undefined ? null : resolve(io.cwd, global.dataDir);
+  if (dataDir !== null && existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new CommandError(`${dataDir} already holds a database; the demo needs a fresh one: name a new directory, or leave out --data-dir to keep it in memory`);
+  }
+  const target: DatabaseTarget = dataDir === null ? { kind: 'pglite-memory' } : { kind: 'pglite', dataDir };
+  const stop = io.waitForStop();
+  const say = (text: string) => io.stderr.write(text);
+
+  const started = performance.now();
+  say(`Creating a fresh embedded database${dataDir === null ? ' in memory' : ` in ${dataDir}`}…\n`);
+  const database = await input.openDatabase(target, { migrate: true });
+  let server: RunningServer | null = null;
+  try {
+    say('Seeding the demo fleet: 6 vehicles, a year of shifts…\n');
+    const now = Math.floor(io.now() / 1000);
+    const seed = await seedDemo(database.store, { now });
+    server = await listen(database, host, explicitPort, io);
+    say(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+
+    const examples = demoExamples({ url: server.url, seed, now });
+    if (global.json) {
+      io.stdout.write(
+        `${JSON.stringify({
+          url: server.url,
+          key: seed.key,
+          account: { id: seed.account.id, name: seed.account.name, plan: seed.account.plan },
+          starter_key: seed.starterKey,
+          starter_account: { id: seed.starterAccount.id, name: seed.starterAccount.name, plan: seed.starterAccount.plan },
+          devices: seed.devices.map((device) => ({ id: device.id, name: device.name, timezone: device.timeZone })),
+          segments: seed.segmentCount,
+          data_dir: dataDir,
+          examples: examples.map((example) => ({ title: example.title, command: example.command })),
+        })}\n`,
+      );
+    } else {
+      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir }));
+    }
+
+    const signal = await stop;
+    say(`Received ${signal}: stopping the demo.\n`);
+    return 0;
+  } finally {
+    try {
+      await server?.close();
+    } finally {
+      await database.close();
+    }
+  }
+}
+
+async function listen(database: OpenedDatabase, host: string, explicitPort: number | undefined, io: CliIo): Promise<RunningServer> {
+  const log = compactLogger(io);
+  try {
+    return await startServer({ database, host, port: explicitPort ?? DEMO_PORT, log, now: io.now });
+  } catch (error) {
+    if (explicitPort !== undefined || !(error instanceof CommandError) || !/in use/.test(error.message)) throw error;
+    io.stderr.write(`Port ${DEMO_PORT} is in use; using a free port instead.\n`);
+    return startServer({ database, host, port: 0, log, now: io.now });
+  }
+}
+
+/** Request logs for a person at a terminal: `GET /api/v1/devices → 200 (3 ms)`. */
+function compactLogger(io: CliIo): (entry: ServerLogEntry) => void {
+  return (entry) => {
+    if (typeof entry.method !== 'string') return;
+    const route = typeof entry.route === 'string' ? entry.route : '(no route)';
+    const code = typeof entry.error_code === 'string' ? ` ${entry.error_code}` : '';
+    const duration = typeof entry.duration_ms === 'number' ? ` (${Math.round(entry.duration_ms)} ms)` : '';
+    io.stderr.write(`${entry.method} ${route} → ${String(entry.status)}${code}${duration}\n`);
+  };
+}

@@ -1,0 +1,108 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FleetHoursStore, RateLimitStore } from '@fleet-hours/core';
+import { sql, type QueryExecutorProvider } from 'kysely';
+import { CommandError } from './cli-errors.js';
+import { lockDataDir, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock.js';
+import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from './database-target.js';
+
+/** An open database: the store, the shared rate-limit counters (D15) and how to close it. */
+export interface OpenedDatabase {
+  readonly target: DatabaseTarget;
+  readonly store: FleetHoursStore;
+  /** Counters in the database, so that several server instances share the limits (D15). */
+  readonly rateLimitStore?: RateLimitStore | undefined;
+  close(): Promise<void>;
+}
+
+/** Opens a target; `migrate` brings the schema up to date first. Tests pass one over a memory store. */
+export type DatabaseOpener = (target: DatabaseTarget, options: { readonly migrate: boolean }) => Promise<OpenedDatabase>;
+
+/**
+ * Opens a PostgreSQL server or the embedded PGlite database through `@fleet-hours/storage-kysely`
+ * (loaded on first use, so `--help` starts fast). An embedded directory is locked for this process
+ * (PGlite is single-process), and a directory holding something other than a database is refused.
+ *
+ * @param target Where.
+ * @param options `migrate`: run the migrations before returning.
+ * @returns The open database.
+ * @throws {CommandError} When it cannot be opened, with the reason and no password.
+ */
+export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
+  let lock: DataDirLock | null = null;
+  if (target.kind === 'pglite') {
+    refuseForeignDirectory(target.dataDir);
+    lock = lockDataDir(target.dataDir);
+  }
+  try {
+    const storage = await import('@fleet-hours/storage-kysely');
+    const opened = await storage.openStore(
+      target.kind === 'postgres'
+        ? { databaseUrl: target.url, migrate: false }
+        : target.kind === 'pglite'
+          ? { dataDir: target.dataDir, migrate: false }
+          : { inMemory: true, migrate: false },
+    );
+    try {
+      if (migrate && !(await schemaIsCurrent(opened.db, Object.keys(storage.FLEET_HOURS_MIGRATIONS)))) await storage.migrateToLatest(opened.db);
+    } catch (error) {
+      await opened.close().catch(() => {});
+      throw error;
+    }
+    let closed = false;
+    return {
+      target,
+      store: opened.store,
+      rateLimitStore: opened.store,
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await opened.close();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw new CommandError(`Cannot open the database (${describeDatabaseTarget(target)}): ${describeOpenError(error)}`);
+  }
+};
+
+/**
+ * Whether every migration this version knows has run, and no other: one query, where running the
+ * migrator to find out takes several (and most commands run on a current schema). When the
+ * bookkeeping table is missing or differs, the migrator runs and has the last word.
+ */
+async function schemaIsCurrent(db: QueryExecutorProvider, known: readonly string[]): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from fleet_hours_migration`.execute(db);
+    const applied = new Set(rows.map((row) => row.name));
+    return applied.size === known.length && known.every((name) => applied.has(name));
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses a non-empty directory that is not a PGlite database, e.g. a mistyped `--data-dir .`. */
+function refuseForeignDirectory(dataDir: string): void {
+  if (!existsSync(dataDir)) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(dataDir).filter((entry) => entry !== LOCK_FILE_NAME);
+  } catch (error) {
+    throw new CommandError(`Cannot use ${dataDir} as the embedded database: ${(error as Error).message}`);
+  }
+  if (entries.length > 0 && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new CommandError(`${dataDir} is not empty and holds no embedded database: choose an empty or new directory with --data-dir`);
+  }
+}
+
+function describeOpenError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return 'connection refused; is the server running and the address right?';
+  if (code === 'ENOTFOUND') return 'host not found';
+  return redactUrl(message.split('\n')[0] ?? message);
+}

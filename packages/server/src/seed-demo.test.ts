@@ -1,0 +1,49 @@
+import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+import { describe, expect, it } from 'vitest';
+import { demoExamples, formatDemoBanner } from './demo-banner.js';
+import { DEMO_VEHICLES } from './demo-fleet.js';
+import { seedDemo } from './seed-demo.js';
+
+const NOW = Date.UTC(2026, 10, 21, 15, 30) / 1000;
+
+describe('seedDemo()', () => {
+  it('creates a business account with the demo fleet and a working key, and a starter account whose key is refused', async () => {
+    const store = createMemoryStore();
+    const seed = await seedDemo(store, { now: NOW, days: 30 });
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+
+    const access = await fleetHours.authenticate(`Bearer ${seed.key}`);
+    expect(access.ok).toBe(true);
+    const starter = await fleetHours.authenticate(`Bearer ${seed.starterKey}`);
+    expect(starter).toMatchObject({ ok: false, denial: { status: 403, code: 'plan_without_api_access' } });
+
+    const devices = await fleetHours.listDevices({ accountId: seed.account.id });
+    expect(devices.map((device) => device.timeZone)).toEqual(DEMO_VEHICLES.map((vehicle) => vehicle.timeZone));
+    expect(devices.every((device) => device.lastReportedAt === NOW)).toBe(true);
+
+    let total = 0;
+    for (const device of devices) {
+      const meter = await fleetHours.meter({ accountId: seed.account.id, deviceId: device.id });
+      expect(meter!.engineSeconds).toBeGreaterThan(0);
+      total += (await store.listSegments({ deviceId: device.id })).length;
+    }
+    const starterDevices = await store.listDevices({ accountId: seed.starterAccount.id });
+    expect(starterDevices).toHaveLength(1);
+    total += (await store.listSegments({ deviceId: starterDevices[0]!.id })).length;
+    expect(seed.segmentCount).toBe(total);
+  });
+
+  it('prints a banner with the URL, the key and a curl line for every endpoint', async () => {
+    const seed = await seedDemo(createMemoryStore(), { now: NOW, days: 30 });
+    const examples = demoExamples({ url: 'http://127.0.0.1:8080', seed, now: NOW });
+    const banner = formatDemoBanner({ url: 'http://127.0.0.1:8080', seed, examples, dataDir: null });
+    expect(banner).toContain('Fleet Hours demo is serving at http://127.0.0.1:8080');
+    expect(banner).toContain(`API key   ${seed.key}`);
+    for (const path of ['/api/v1/devices"', '/hours"', '/hours/daily?from=', '/hours?from=', '/meter"']) {
+      expect(examples.some((example) => example.command.includes(path)), path).toBe(true);
+    }
+    expect(examples.find((example) => example.title.includes('New York'))?.command).toContain('from=2026-10-29&to=2026-11-04');
+    expect(examples.find((example) => example.title.includes('403'))?.command).toContain(seed.starterKey);
+    expect(banner).toContain('every run starts fresh');
+  });
+});

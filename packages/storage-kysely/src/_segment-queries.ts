@@ -1,0 +1,118 @@
+import type { SegmentInput, SegmentState } from '@fleet-hours/core';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { FleetHoursDatabase } from './database-schema.js';
+
+/** A segment row as the queries below select it: instants as epoch seconds. */
+interface SegmentRow {
+  readonly started_at: number;
+  readonly ended_at: number | null;
+  readonly state: SegmentState;
+}
+
+/**
+ * The device's segments that overlap `[start, end)` (either side may be open), as two index range
+ * scans joined by `union all`:
+ *
+ * - closed segments: `started_at` in `[start − longest, end)` on the `(device_id, started_at)`
+ *   primary key, then `ended_at > start`. A closed segment that reaches into the window started
+ *   less than its own length before `start`, and no closed segment of the device is longer than
+ *   `devices.longest_segment_seconds`: the scan is bounded on both sides, so a 7-day window never
+ *   reads the device's history.
+ * - the open segment (at most one per device), from its partial index, when it starts before `end`.
+ *
+ * Selects `started_at`, `ended_at` (epoch seconds, float8: exact for whole seconds) and `state`.
+ */
+export function _overlappingSegments(deviceId: number, start: number | undefined, end: number | undefined): RawBuilder<SegmentRow> {
+  const beforeEnd = end === undefined ? sql`` : sql`and started_at < to_timestamp(${end}::float8)`;
+  const reachesStart =
+    start === undefined
+      ? sql``
+      : sql`and ended_at > to_timestamp(${start}::float8)
+            and started_at >= to_timestamp(${start}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))`;
+  return sql<SegmentRow>`
+    select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
+      from engine_segments
+     where device_id = ${deviceId} and ended_at is not null ${beforeEnd} ${reachesStart}
+    union all
+    select date_part('epoch', started_at), null, state
+      from engine_segments
+     where device_id = ${deviceId} and ended_at is null ${beforeEnd}`;
+}
+
+/** Reads the overlapping segments (see {@link _overlappingSegments}) in time order. */
+export async function _listOverlapping(
+  db: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  start: number | undefined,
+  end: number | undefined,
+): Promise<SegmentInput[]> {
+  const { rows } = await sql<SegmentRow>`${_overlappingSegments(deviceId, start, end)} order by started_at`.execute(db);
+  return rows.map((row) => ({
+    startedAt: Number(row.started_at),
+    endedAt: row.ended_at === null ? null : Number(row.ended_at),
+    state: row.state,
+  }));
+}
+
+/**
+ * One query for every bucket `[b[i], b[i+1])` of a window: the overlapping segments (bounded
+ * index scans), each clipped to the window with open ones ending at `now`, then split over the
+ * buckets it touches. `width_bucket(x, b)` binary-searches the boundaries array for the bucket of
+ * an instant, so a segment costs O(log buckets) plus one row per bucket it spans; the seconds are
+ * summed per bucket and state. Buckets without engine time return no row.
+ *
+ * Returns rows `{ bucket (1-based), moving_seconds, idle_seconds }`.
+ */
+export function _sumByBucket(deviceId: number, boundaries: readonly number[], now: number): RawBuilder<BucketRow> {
+  const windowStart = boundaries[0]!;
+  const windowEnd = boundaries[boundaries.length - 1]!;
+  return sql<BucketRow>`
+    with clipped as (
+      select greatest(started_at, ${windowStart}::float8) as lo,
+             least(coalesce(ended_at, ${now}::float8), ${windowEnd}::float8) as hi,
+             state
+        from (${_overlappingSegments(deviceId, windowStart, windowEnd)}) as segment
+    ),
+    bounds as (select ${boundaries}::float8[] as b)
+    select piece.bucket,
+           coalesce(sum(least(c.hi, bounds.b[piece.bucket + 1]) - greatest(c.lo, bounds.b[piece.bucket])) filter (where c.state = 'moving'), 0) as moving_seconds,
+           coalesce(sum(least(c.hi, bounds.b[piece.bucket + 1]) - greatest(c.lo, bounds.b[piece.bucket])) filter (where c.state = 'idle'), 0) as idle_seconds
+      from clipped as c
+     cross join bounds
+     cross join lateral generate_series(
+             width_bucket(c.lo, bounds.b),
+             least(width_bucket(c.hi, bounds.b), cardinality(bounds.b) - 1)
+           ) as piece(bucket)
+     where c.hi > c.lo
+       and least(c.hi, bounds.b[piece.bucket + 1]) > greatest(c.lo, bounds.b[piece.bucket])
+     group by piece.bucket`;
+}
+
+/** A row of {@link _sumByBucket}. */
+export interface BucketRow {
+  readonly bucket: number;
+  readonly moving_seconds: number;
+  readonly idle_seconds: number;
+}
+
+/**
+ * The meter's figures (D3) in one aggregate over the device's segments (an index-only scan of the
+ * primary key): the first start, and the moving and idle seconds up to `now`.
+ */
+export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
+  return sql<SummaryRow>`
+    select date_part('epoch', min(started_at)) as first_started_at,
+           coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at)))
+                    filter (where state = 'moving'), 0) as moving_seconds,
+           coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at)))
+                    filter (where state = 'idle'), 0) as idle_seconds
+      from engine_segments
+     where device_id = ${deviceId}`;
+}
+
+/** The row of {@link _summarize}. */
+export interface SummaryRow {
+  readonly first_started_at: number | null;
+  readonly moving_seconds: number;
+  readonly idle_seconds: number;
+}

@@ -1,0 +1,39 @@
+import { Kysely } from 'kysely';
+import { _importPeer } from './_import-peer.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+import { PGliteDialect, type PGliteClient } from './pglite-dialect.js';
+
+/** Options of {@link createPGliteDatabase}. */
+export interface PGliteDatabaseOptions {
+  /** Directory of the embedded database, created when missing. Omit (and omit `pglite`) for a database in memory. */
+  readonly dataDir?: string;
+  /** An instance you created (with extensions or options of your own); closed by `db.destroy()`. */
+  readonly pglite?: PGliteClient;
+}
+
+/**
+ * Opens an embedded PostgreSQL (PGlite) as a `Kysely<FleetHoursDatabase>`: in a data directory,
+ * in memory, or over a PGlite instance you pass. Needs the `@electric-sql/pglite` peer dependency.
+ * PGlite is one backend in this process: queries and transactions take turns (see {@link PGliteDialect}).
+ * One process at a time may open a data directory.
+ *
+ * @param options `dataDir`, or `pglite`, or nothing for memory.
+ * @returns The database, ready; `db.destroy()` closes PGlite.
+ * @example
+ * ```ts
+ * import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
+ * const db = await createPGliteDatabase({ dataDir: './.fleet-hours/data' });
+ * await migrateToLatest(db);
+ * const store = createKyselyStore(db);
+ * ```
+ */
+export async function createPGliteDatabase(options: PGliteDatabaseOptions = {}): Promise<Kysely<FleetHoursDatabase>> {
+  const pglite = options.pglite ?? (await _openPGlite(options.dataDir));
+  await pglite.waitReady;
+  return new Kysely<FleetHoursDatabase>({ dialect: new PGliteDialect({ pglite }) });
+}
+
+async function _openPGlite(dataDir: string | undefined): Promise<PGliteClient> {
+  const { PGlite } = await _importPeer('@electric-sql/pglite', 'createPGliteDatabase()', () => import('@electric-sql/pglite'));
+  return dataDir === undefined ? new PGlite() : new PGlite(dataDir);
+}

@@ -1,0 +1,88 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A `timestamptz` column: read as a `Date` by postgres.js and PGlite, written as a `Date`, an ISO string or a SQL expression. */
+export type TimestampColumn = ColumnType<Date, Date | string, Date | string>;
+
+/** A nullable `timestamptz` column. */
+export type NullableTimestampColumn = ColumnType<Date | null, Date | string | null, Date | string | null>;
+
+/** A `bigint` column: postgres.js reads it as a string, PGlite as a number. */
+export type BigintColumn = ColumnType<string | number | bigint, string | number | bigint, string | number | bigint>;
+
+/** `accounts`: the owners of devices and keys (D12). */
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  /** `business` includes API access (D12). */
+  plan: string;
+  created_at: TimestampColumn;
+}
+
+/** `api_keys`: keys by SHA-256 fingerprint, never the key itself (D10). */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lower-case hex SHA-256; a check constraint refuses anything else, so a clear key cannot be stored by mistake. */
+  fingerprint: string;
+  label: string | null;
+  created_at: TimestampColumn;
+  expires_at: NullableTimestampColumn;
+  revoked_at: NullableTimestampColumn;
+}
+
+/** `devices`: one row per tracker record. */
+export interface DevicesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  imei: string;
+  registration: string | null;
+  model: string;
+  status: Generated<string>;
+  /** IANA zone name. */
+  time_zone: string;
+  last_reported_at: NullableTimestampColumn;
+  /**
+   * The longest closed segment of the device, in seconds: a window query reads segments from
+   * `window start − longest` on, so the `(device_id, started_at)` index bounds the scan from below.
+   * Maintained by `importSegments` under the device's row lock.
+   */
+  longest_segment_seconds: Generated<BigintColumn>;
+}
+
+/** `engine_segments`: the source of truth for engine time (D1). */
+export interface EngineSegmentsTable {
+  device_id: number;
+  started_at: TimestampColumn;
+  /** `null` while the engine still runs; at most one such row per device. */
+  ended_at: NullableTimestampColumn;
+  state: 'moving' | 'idle';
+}
+
+/** `rate_limit_counters`: fixed-window counters shared by every server instance (D13, D15). Unlogged. */
+export interface RateLimitCountersTable {
+  key: string;
+  window_start: TimestampColumn;
+  window_end: TimestampColumn;
+  request_count: number;
+}
+
+/**
+ * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
+ *
+ * @example
+ * ```ts
+ * import type { FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+ * import type { Kysely } from 'kysely';
+ * async function deviceCount(db: Kysely<FleetHoursDatabase>) {
+ *   return db.selectFrom('devices').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+ * }
+ * ```
+ */
+export interface FleetHoursDatabase {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  devices: DevicesTable;
+  engine_segments: EngineSegmentsTable;
+  rate_limit_counters: RateLimitCountersTable;
+}

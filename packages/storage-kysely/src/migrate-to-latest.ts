@@ -1,0 +1,93 @@
+import { StorageUnavailableError } from '@fleet-hours/core';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { _parseSearchPath } from './_search-path.js';
+import { _isUnavailable } from './_storage-error.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+import { initialMigration } from './migrations/0001-initial.js';
+import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
+
+/** The schema's migrations by name, in the order they run. */
+export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001_initial': initialMigration,
+  '0002_rate_limit_counters': rateLimitCountersMigration,
+});
+
+/**
+ * A Kysely `Migrator` over the Fleet Hours migrations, for operators who want more than
+ * {@link migrateToLatest}: `getMigrations()` for the status, `migrateDown()`, `migrateTo(name)`.
+ * Its bookkeeping tables are `fleet_hours_migration` and `fleet_hours_migration_lock`, so they
+ * never collide with an application's own Kysely migrations in the same schema. They live in the
+ * schema the tables are created in: the first schema of the connection's `search_path`, which is
+ * created when it does not exist yet.
+ *
+ * @param db The database.
+ * @returns The migrator.
+ * @throws {Error} When the connection has no usable schema (`search_path` names none).
+ * @example
+ * ```ts
+ * import { createFleetHoursMigrator, createPostgresDatabase } from '@fleet-hours/storage-kysely';
+ * const db = createPostgresDatabase({ connectionString: process.env.DATABASE_URL });
+ * const migrator = await createFleetHoursMigrator(db);
+ * for (const migration of await migrator.getMigrations()) console.log(migration.name, migration.executedAt);
+ * ```
+ */
+export async function createFleetHoursMigrator(db: Kysely<FleetHoursDatabase>): Promise<Migrator> {
+  const schema = await _targetSchema(db);
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...FLEET_HOURS_MIGRATIONS }) },
+    migrationTableName: 'fleet_hours_migration',
+    migrationLockTableName: 'fleet_hours_migration_lock',
+    // Named explicitly: without it Kysely looks for its tables in every schema of the database
+    // and would take another schema's bookkeeping for ours.
+    migrationTableSchema: schema,
+  });
+}
+
+/**
+ * Brings the schema up to date: creates it on an empty database, runs only the missing migrations
+ * on an older one, and does nothing when it is current (idempotent). Migrations run in one
+ * transaction under Kysely's migration lock, so several server instances may start at once.
+ *
+ * @param db The database, e.g. from `createPostgresDatabase` or `createPGliteDatabase`.
+ * @returns Once the schema is current.
+ * @throws {StorageUnavailableError} When the database cannot be reached.
+ * @throws {Error} When a migration fails (naming it), or the database holds migrations this version does not know.
+ * @example
+ * ```ts
+ * import { createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
+ * const db = await createPGliteDatabase();
+ * await migrateToLatest(db);
+ * ```
+ */
+export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<void> {
+  try {
+    const migrator = await createFleetHoursMigrator(db);
+    const { error, results } = await migrator.migrateToLatest();
+    if (error !== undefined) {
+      const failed = results?.find((result) => result.status === 'Error');
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Fleet Hours migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`, { cause: error });
+    }
+  } catch (error) {
+    if (error instanceof StorageUnavailableError || !_isUnavailable(error)) throw error;
+    throw new StorageUnavailableError('Cannot migrate: the database is unavailable', { cause: error });
+  }
+}
+
+/**
+ * The schema unqualified names resolve to: `current_schema()`, or, when no schema of the
+ * `search_path` exists yet (a fresh `?options=-c search_path=x`), the first one named, created here.
+ */
+async function _targetSchema(db: Kysely<FleetHoursDatabase>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null; search_path: string }>`
+    select current_schema() as schema, current_setting('search_path') as search_path`.execute(db);
+  const current = rows[0]?.schema;
+  if (current) return current;
+  const first = _parseSearchPath(rows[0]?.search_path ?? '')[0];
+  if (first === undefined || first === '$user') {
+    throw new Error(`Cannot migrate: no schema of search_path "${rows[0]?.search_path ?? ''}" exists; create one or set search_path`);
+  }
+  await sql`create schema if not exists ${sql.id(first)}`.execute(db);
+  return first;
+}

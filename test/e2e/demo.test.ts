@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, startCliServer } from '../support/cli.js';
+
+const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-demo-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('fleet-hours demo (what `npm start` runs)', () => {
+  it('serves a fresh seeded database and prints a URL, a key and curl lines that work', async () => {
+    // DATABASE_URL is set on purpose: the demo must ignore it and stay embedded.
+    const demo = await startCliServer(
+      ['demo', '--port', '0'],
+      (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null),
+      { cwd: work, env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' } },
+    );
+    try {
+      const banner = demo.stdout();
+      const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+      const key = /API key\s+(fh_\w{43})/.exec(banner)?.[1];
+      expect(url).toBeDefined();
+      expect(key).toBeDefined();
+
+      const devices = await fetch(`${url}/api/v1/devices`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(devices.status).toBe(200);
+      const { data } = (await devices.json()) as { data: { id: number; timezone: string }[] };
+      expect(data.map((device) => device.timezone)).toEqual(
+        expect.arrayContaining(['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Sao_Paulo']),
+      );
+
+      // Every printed curl line answers as its comment says.
+      const curls = [...banner.matchAll(/# (.+)\n\s+curl -s -H "Authorization: Bearer (fh_\w+)" "([^"]+)"/g)];
+      expect(curls.length).toBeGreaterThanOrEqual(6);
+      for (const [, title, curlKey, curlUrl] of curls) {
+        const response = await fetch(curlUrl!, { headers: { Authorization: `Bearer ${curlKey}` } });
+        const body = (await response.json()) as Record<string, unknown>;
+        if (title!.includes('403')) {
+          expect(response.status, title).toBe(403);
+          continue;
+        }
+        expect(response.status, title).toBe(200);
+        if (curlUrl!.includes('/meter')) expect(body.engine_seconds as number, title).toBeGreaterThan(100 * 3600);
+        if (curlUrl!.includes('/hours?')) expect(body.engine_seconds as number, title).toBeGreaterThanOrEqual(0);
+        if (curlUrl!.endsWith('/hours')) expect(body.engine_seconds as number, title).toBeGreaterThan(0);
+        if (curlUrl!.includes('/hours/daily')) expect((body.data as unknown[]).length, title).toBeGreaterThanOrEqual(7);
+      }
+      expect(demo.stderr()).toMatch(/GET \/api\/v1\/devices → 200/);
+    } finally {
+      const result = await demo.stop('SIGTERM');
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it('refuses --database-url and a data dir that already holds a database', async () => {
+    const refused = await runCli(['demo', '--database-url', 'postgres://u@127.0.0.1/x'], { cwd: work });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('demo always uses a fresh embedded database');
+  });
+});
