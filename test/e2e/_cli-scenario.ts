@@ -71,7 +71,8 @@ const KATHMANDU_TELEMETRY_CSV = [
 ].join('\n');
 
 export function describeCliEndToEnd(name: string, makeBackend: () => Promise<ScenarioBackend>): void {
-  describe(`fleet-hours CLI and server end to end: ${name}`, () => {
+  // Each step starts several processes (about a second each on PGlite): generous for a busy CI machine.
+  describe(`fleet-hours CLI and server end to end: ${name}`, { timeout: 120_000 }, () => {
     let backend: ScenarioBackend;
     let work: string;
     const cli = (args: readonly string[], input?: string) => runCli([...args, ...backend.args], { cwd: work, ...(input === undefined ? {} : { input }) });

@@ -46,13 +46,18 @@ export interface ImportReport extends ImportSummary {
 /** `import segments --device ID FILE`: one batch, one transaction (D1). */
 export async function importSegmentsCommand(context: CommandContext): Promise<CommandResult> {
   const { deviceId, file, format } = readImportArguments(context);
-  const store = await context.store();
-  await requireDevice(store, deviceId);
   const source = await openSource(file, context.io);
+  await requireDevice(await context.store(), deviceId);
   const started = performance.now();
   const progress = progressFor(context, source);
-  const contents = await readImportFile({ source: source.stream, name: source.name, format, columns: SEGMENT_COLUMNS, parse: parseSegmentRecord, onProgress: progress.update });
-  progress.finish();
+  const contents = await readImportFile({
+    source: source.stream(),
+    name: source.name,
+    format,
+    columns: SEGMENT_COLUMNS,
+    parse: parseSegmentRecord,
+    onProgress: progress.update,
+  }).finally(progress.finish);
   const readSeconds = (performance.now() - started) / 1000;
   const rowLines = contents.lines;
   const report = await writeBatch(context, {
@@ -77,20 +82,18 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
     ...(movingText === undefined ? {} : { movingSpeedKmh: readNumber(movingText, '--moving-speed-kmh') }),
     ...(gapText === undefined ? {} : { maxGapSeconds: readNumber(gapText, '--max-gap-seconds', { positive: true, integer: true }) }),
   };
-  const store = await context.store();
-  await requireDevice(store, deviceId);
   const source = await openSource(file, context.io);
+  await requireDevice(await context.store(), deviceId);
   const started = performance.now();
   const progress = progressFor(context, source);
   const contents = await readImportFile<TelemetryPoint>({
-    source: source.stream,
+    source: source.stream(),
     name: source.name,
     format,
     columns: TELEMETRY_COLUMNS,
     parse: parseTelemetryRecord,
     onProgress: progress.update,
-  });
-  progress.finish();
+  }).finally(progress.finish);
   const segments = telemetryToSegments(contents.items, options);
   const readSeconds = (performance.now() - started) / 1000;
 
@@ -139,14 +142,15 @@ async function requireDevice(store: FleetHoursStore, deviceId: number): Promise<
 }
 
 interface Source {
-  readonly stream: Readable;
+  /** Opens the bytes: called once the database is ready, so nothing is left open on an early failure. */
+  readonly stream: () => Readable;
   readonly name: string;
   /** Bytes, when known (not for stdin). */
   readonly size: number | undefined;
 }
 
 async function openSource(file: string, io: CliIo): Promise<Source> {
-  if (file === '-') return { stream: io.stdin, name: 'stdin', size: undefined };
+  if (file === '-') return { stream: () => io.stdin, name: 'stdin', size: undefined };
   const path = resolve(io.cwd, file);
   let size: number;
   try {
@@ -158,7 +162,7 @@ async function openSource(file: string, io: CliIo): Promise<Source> {
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new CommandError(`Cannot read ${file}: ${reason}`);
   }
-  return { stream: createReadStream(path, { highWaterMark: 1 << 20 }), name: file, size };
+  return { stream: () => createReadStream(path, { highWaterMark: 1 << 20 }), name: file, size };
 }
 
 function progressFor(context: CommandContext, source: Source) {

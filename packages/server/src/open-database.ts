@@ -46,7 +46,7 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
     try {
       if (migrate && !(await schemaIsCurrent(opened.db, Object.keys(storage.FLEET_HOURS_MIGRATIONS)))) await storage.migrateToLatest(opened.db);
     } catch (error) {
-      await opened.close().catch(() => {});
+      await closeWithin(opened.close(), CLOSE_TIMEOUT_MS);
       throw error;
     }
     let closed = false;
@@ -58,7 +58,7 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
         if (closed) return;
         closed = true;
         try {
-          await opened.close();
+          await closeWithin(opened.close(), CLOSE_TIMEOUT_MS);
         } finally {
           lock?.release();
         }
@@ -69,6 +69,22 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
     throw new CommandError(`Cannot open the database (${describeDatabaseTarget(target)}): ${describeOpenError(error)}`);
   }
 };
+
+/**
+ * How long closing may take. Ending a postgres.js pool whose connection never succeeded can leave
+ * a promise that never settles (and nothing else to wait for: Node would end the process with
+ * exit code 13); the command's outcome is known by then, so it stops waiting.
+ */
+const CLOSE_TIMEOUT_MS = 1_000;
+
+async function closeWithin(closing: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([closing.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Whether every migration this version knows has run, and no other: one query, where running the
@@ -104,5 +120,7 @@ function describeOpenError(error: unknown): string {
   const code = (error as { code?: string }).code;
   if (code === 'ECONNREFUSED') return 'connection refused; is the server running and the address right?';
   if (code === 'ENOTFOUND') return 'host not found';
-  return redactUrl(message.split('\n')[0] ?? message);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
+  const because = cause && !message.includes(cause.message) ? ` (${cause.message})` : '';
+  return redactUrl(`${message.split('\n')[0] ?? message}${because}`);
 }

@@ -14,8 +14,16 @@ import { _guard } from './_storage-error.js';
 import { _listOverlapping, _summarize, _sumByBucket } from './_segment-queries.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
-/** A Fleet Hours store and rate-limit store on Kysely, with the database it runs on. */
-export type KyselyFleetHoursStore = FleetHoursStore & RateLimitStore & { readonly db: Kysely<FleetHoursDatabase> };
+/**
+ * A Fleet Hours store and rate-limit store on Kysely, with the database it runs on. Both
+ * aggregation capabilities of the port are present.
+ */
+export type KyselyFleetHoursStore = FleetHoursStore &
+  RateLimitStore & {
+    readonly db: Kysely<FleetHoursDatabase>;
+    sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
+    summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
+  };
 
 /** Rows written per statement by an import: three array parameters each, far from any limit. */
 const IMPORT_CHUNK = 50_000;

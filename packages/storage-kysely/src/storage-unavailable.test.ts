@@ -45,13 +45,14 @@ describe('an unreachable PostgreSQL server', () => {
   });
 
   it('a server that accepts but never answers fails after connectTimeout, as unavailable', async () => {
-    const silent = await listen(createServer(() => {}));
+    const accepted = new Set<Socket>();
+    const silent = await listen(createServer((socket) => void accepted.add(socket)));
     const db = createPostgresDatabase({ connectionString: `postgres://postgres@127.0.0.1:${port(silent)}/test`, connectTimeout: 1 });
     try {
       await expect(createKyselyStore(db).listDevices({ accountId: 1 })).rejects.toThrow(StorageUnavailableError);
     } finally {
       await db.destroy();
-      silent.closeAllConnections?.();
+      for (const socket of accepted) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
   });
