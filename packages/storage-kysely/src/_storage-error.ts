@@ -40,14 +40,23 @@ export function _isUnavailable(error: unknown, depth = 0): boolean {
   return cause !== undefined && _isUnavailable(cause, depth + 1);
 }
 
+/** The first error code along an error's causes, e.g. `ECONNREFUSED`, for a message. */
+export function _errorCode(error: unknown, depth = 0): string | undefined {
+  if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string') return code;
+  if (Array.isArray(errors)) for (const inner of errors) if (_errorCode(inner, depth + 1)) return _errorCode(inner, depth + 1);
+  return _errorCode(cause, depth + 1);
+}
+
 /**
  * Maps a connection failure to `StorageUnavailableError` (→ 503, D18), keeping the original as
  * `cause`; every other error (SegmentOverlapError, RangeError, a SQL error) passes through unchanged.
  */
 export function _toStorageError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError || !_isUnavailable(error)) return error;
-  const code = (error as { code?: unknown }).code;
-  return new StorageUnavailableError(`Storage is unavailable${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error });
+  const code = _errorCode(error);
+  return new StorageUnavailableError(`Storage is unavailable${code ? ` (${code})` : ''}`, { cause: error });
 }
 
 /** Runs a store operation, mapping connection failures to `StorageUnavailableError`. */

@@ -35,5 +35,11 @@ export async function createPGliteDatabase(options: PGliteDatabaseOptions = {}):
 
 async function _openPGlite(dataDir: string | undefined): Promise<PGliteClient> {
   const { PGlite } = await _importPeer('@electric-sql/pglite', 'createPGliteDatabase()', () => import('@electric-sql/pglite'));
-  return dataDir === undefined ? new PGlite() : new PGlite(dataDir);
+  if (dataDir === undefined) return new PGlite();
+  // PGlite creates only the last directory of a path; `memory://…` and `idb://…` are not paths.
+  if (!/^[a-z]+:\/\//i.test(dataDir)) {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(dataDir, { recursive: true });
+  }
+  return new PGlite(dataDir);
 }

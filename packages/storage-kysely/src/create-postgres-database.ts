@@ -22,6 +22,8 @@ export interface PostgresDatabaseOptions {
   readonly connectTimeout?: number;
   /** `application_name` of the connections, shown in `pg_stat_activity`. Default `fleet-hours`. */
   readonly applicationName?: string;
+  /** Seconds `db.destroy()` lets running queries finish before it closes the connections anyway. Default 5. */
+  readonly closeTimeout?: number;
 }
 
 /**
@@ -75,6 +77,5 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
       },
     });
   };
-  // db.destroy() gives running queries 5 s, then closes the connections anyway.
-  return new Kysely<FleetHoursDatabase>({ dialect: new _PostgresJsDialect(connect, 5) });
+  return new Kysely<FleetHoursDatabase>({ dialect: new _PostgresJsDialect(connect, options.closeTimeout ?? 5) });
 }

@@ -1,7 +1,7 @@
 import { StorageUnavailableError } from '@fleet-hours/core';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { _parseSearchPath } from './_search-path.js';
-import { _isUnavailable } from './_storage-error.js';
+import { _errorCode, _isUnavailable } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { initialMigration } from './migrations/0001-initial.js';
 import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
@@ -71,7 +71,8 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
     }
   } catch (error) {
     if (error instanceof StorageUnavailableError || !_isUnavailable(error)) throw error;
-    throw new StorageUnavailableError('Cannot migrate: the database is unavailable', { cause: error });
+    const code = _errorCode(error);
+    throw new StorageUnavailableError(`Cannot migrate: the database is unavailable${code ? ` (${code})` : ''}`, { cause: error });
   }
 }
 

@@ -172,7 +172,8 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
                      coalesce(segment.ended_at, to_timestamp(${run.now}::float8)) - interval '1 minute',
                      interval '1 minute') as minute
              where segment.device_id = ${deviceId}
-               and minute >= to_timestamp(${window.start}::float8) and minute < to_timestamp(${window.end}::float8)
+               and minute >= to_timestamp(${window.start}::float8)
+               and minute < to_timestamp(${Math.min(window.end, run.now)}::float8) -- no engine time after now counts
              group by 1`.execute(db);
           const oracle = new Map(rows.map((row) => [row.date, { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) }]));
           for (const day of daily!.days) {
