@@ -11,3 +11,4 @@ export * from './serve.js';
 export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
 export { ERROR_CODES, type ErrorCode, type ErrorBody } from './api-error.js';
 export type { AccessLogEntry } from './middleware/access-log/index.js';
+export { deviceBody, type DeviceBody } from './routes/list-devices.js';

@@ -1,10 +1,10 @@
 import type { DeviceChanges } from '@fleet-hours/core';
+import { deviceBody, type DeviceBody } from '@fleet-hours/http';
 import { requireAccount } from './account-commands.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { formatTable } from './format-table.js';
 import { readId, readStatus, readText, readTimeZone } from './option-values.js';
-import { presentDevice, type DeviceJson } from './present-records.js';
 
 /**
  * `devices create --account ID --name NAME --imei IMEI --model MODEL --timezone IANA
@@ -25,7 +25,7 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
 
   const created = await store.createDevice({ accountId, name, imei, registration, model, status, timeZone });
   if (!created) throw new CommandError(`No account with id ${accountId}`);
-  const device = presentDevice(created);
+  const device = deviceBody(created);
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
 }
 
@@ -34,7 +34,7 @@ export async function listDevicesCommand(context: CommandContext): Promise<Comma
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const store = await context.store();
   await requireAccount(store, accountId);
-  const devices = (await store.listDevices({ accountId })).map(presentDevice);
+  const devices = (await store.listDevices({ accountId })).map(deviceBody);
   const text = devices.length === 0 ? `Account ${accountId} has no devices. Create one with: fleet-hours devices create --help\n` : deviceTable(devices);
   return { json: { data: devices }, text };
 }
@@ -59,11 +59,11 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
 
   const updated = await (await context.store()).updateDevice({ deviceId, changes });
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
-  const device = presentDevice(updated);
+  const device = deviceBody(updated);
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
 }
 
-function deviceTable(devices: readonly DeviceJson[]): string {
+function deviceTable(devices: readonly DeviceBody[]): string {
   return formatTable(
     [
       { header: 'ID', align: 'right' },

@@ -1,39 +1,8 @@
-import { formatInstant, type Account, type ApiKeyRecord, type Device } from '@fleet-hours/core';
+import { formatInstant, type Account, type ApiKeyRecord } from '@fleet-hours/core';
 
 /** An instant without a zone of its own (keys, accounts), shown in UTC with `+00:00` (D9). */
 export function formatUtc(epochSeconds: number | null): string | null {
   return epochSeconds === null ? null : formatInstant(epochSeconds, 'UTC');
-}
-
-/** A device exactly as `GET /api/v1/devices` shows it: snake_case, `last_reported_at` in the device's zone (D9). */
-export interface DeviceJson {
-  readonly id: number;
-  readonly name: string;
-  readonly imei: string;
-  readonly registration: string | null;
-  readonly model: string;
-  readonly status: string;
-  readonly timezone: string;
-  readonly last_reported_at: string | null;
-}
-
-/**
- * Shows a device as the API does.
- *
- * @param device The stored device.
- * @returns Its JSON form; `last_reported_at` is null before the first import.
- */
-export function presentDevice(device: Device): DeviceJson {
-  return {
-    id: device.id,
-    name: device.name,
-    imei: device.imei,
-    registration: device.registration,
-    model: device.model,
-    status: device.status,
-    timezone: device.timeZone,
-    last_reported_at: device.lastReportedAt === null ? null : formatInstant(device.lastReportedAt, device.timeZone),
-  };
 }
 
 /** An account as the CLI shows it. */

@@ -17,7 +17,19 @@ export interface DeviceBody {
   readonly last_reported_at: string | null;
 }
 
-/** The device fields in the spec's snake_case. */
+/**
+ * A device as `GET /api/v1/devices` shows it: the spec's snake_case fields, `last_reported_at` as a
+ * D9 timestamp in the device's own zone. Exported so that other front ends (the operator CLI) show
+ * devices exactly as the API does.
+ *
+ * @param device The stored device.
+ * @returns Its JSON body.
+ * @example
+ * ```ts
+ * import { deviceBody } from '@fleet-hours/http';
+ * deviceBody(device).timezone; // 'America/New_York'
+ * ```
+ */
 export function deviceBody(device: Device): DeviceBody {
   return {
     id: device.id,
