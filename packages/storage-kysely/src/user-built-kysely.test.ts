@@ -1,0 +1,40 @@
+/**
+ * "Adapters take user-built clients" (STYLE.md): an application that already runs Kysely on
+ * PostgreSQL through the community `kysely-postgres-js` dialect hands that instance to
+ * createKyselyStore() and gets a store that passes the whole storage and rate-limit contract.
+ *
+ * The package's own connector (createPostgresDatabase) uses its own postgres.js dialect instead,
+ * because kysely-postgres-js does not recover from an outage (D18; see the README). That is a
+ * property of the connection, not of the store, so the user's choice of dialect still works.
+ */
+import { describeRateLimitContract, describeStorageContract } from '@fleet-hours/core/testing';
+import { Kysely } from 'kysely';
+import { PostgresJSDialect } from 'kysely-postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
+import { createKyselyStore } from './create-kysely-store.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+import { migrateToLatest } from './migrate-to-latest.js';
+
+describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
+  let server: TestPostgres;
+  let db: Kysely<FleetHoursDatabase>;
+  beforeAll(async () => {
+    server = await createTestSchema();
+    const sql = postgres(process.env.DATABASE_URL!, { max: 4, onnotice: () => {}, connection: { search_path: server.name } });
+    db = new Kysely<FleetHoursDatabase>({ dialect: new PostgresJSDialect({ postgres: sql }) });
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await server?.drop();
+  });
+  const freshStore = async () => {
+    await resetTables(db);
+    return createKyselyStore(db);
+  };
+
+  describeStorageContract('kysely-postgres-js', { makeStore: freshStore });
+  describeRateLimitContract('kysely-postgres-js', { makeStore: freshStore });
+});
