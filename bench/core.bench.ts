@@ -13,6 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { Temporal } from 'temporal-polyfill';
 import { dayBuckets, resolveWindow, sumSegmentsByBucket, type EngineSegment } from '@fleet-hours/core';
+import { random } from './_random.js';
 
 const TIME_ZONE = 'America/New_York';
 const SEGMENT_COUNT = 100_000;
@@ -24,17 +25,6 @@ const WARM_UP = 50;
 const WARM_UP_MS = 1500;
 const RUNS = 201;
 
-/** A small deterministic PRNG (mulberry32), so every run benchmarks the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const now = Date.UTC(2026, 2, 15) / 1000; // after the window: every segment is in the past
 const window = resolveWindow({ from: FROM, to: TO, now, timeZone: TIME_ZONE });

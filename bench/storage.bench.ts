@@ -31,6 +31,7 @@ import {
   type FleetHoursDatabase,
   type KyselyFleetHoursStore,
 } from '../packages/storage-kysely/dist/index.js';
+import { random } from './_random.js';
 
 const TIME_ZONE = 'America/New_York';
 const YEAR_START = Date.UTC(2025, 2, 1, 5) / 1000; // 2025-03-01T00:00:00-05:00
@@ -41,17 +42,6 @@ const IMPORT_COUNT = Number(process.env.STORAGE_BENCH_IMPORT ?? 1_000_000);
 const WARM_UP = 20;
 const RUNS = 100;
 
-/** A small deterministic PRNG (mulberry32): every run benchmarks the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** `count` segments from `start`, in runs of moving and idle with engine-off gaps: ~150 a day. */
 function segments(start: number, count: number, seed: number): SegmentInput[] {

@@ -35,6 +35,16 @@ const LATEST = 253_402_300_799;
 
 const epoch = (column: string) => sql<number>`date_part('epoch', ${sql.ref(column)})`;
 const instant = (seconds: number | null) => sql<Date>`to_timestamp(${seconds}::float8)`;
+/** An `api_keys` row as `_toApiKey` reads it, for the writes that return one. */
+const API_KEY_RETURNING = [
+  'id',
+  'account_id',
+  'fingerprint',
+  'label',
+  epoch('created_at').as('created_at'),
+  epoch('expires_at').as('expires_at'),
+  epoch('revoked_at').as('revoked_at'),
+] as const;
 
 /**
  * The Fleet Hours storage port on Kysely, for PostgreSQL (server or PGlite), with the two
@@ -201,15 +211,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
               ])
               .where('accounts.id', '=', accountId),
           )
-          .returning([
-            'id',
-            'account_id',
-            'fingerprint',
-            'label',
-            epoch('created_at').as('created_at'),
-            epoch('expires_at').as('expires_at'),
-            epoch('revoked_at').as('revoked_at'),
-          ])
+          .returning(API_KEY_RETURNING)
           .executeTakeFirst();
         return row ? _toApiKey(row) : null;
       }),
@@ -229,15 +231,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
           .updateTable('api_keys')
           .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${instant(now)})` })
           .where('id', '=', keyId)
-          .returning([
-            'id',
-            'account_id',
-            'fingerprint',
-            'label',
-            epoch('created_at').as('created_at'),
-            epoch('expires_at').as('expires_at'),
-            epoch('revoked_at').as('revoked_at'),
-          ])
+          .returning(API_KEY_RETURNING)
           .executeTakeFirst();
         return row ? _toApiKey(row) : null;
       }),
