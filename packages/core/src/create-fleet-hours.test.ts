@@ -72,7 +72,7 @@ describe('createFleetHours()', () => {
       expect((await fleetHours.hours(query))?.idleSeconds).toBe(90);
     });
 
-    it('never counts time after now: a closed segment stamped in the future counts only up to now, as in the meter (D3)', async () => {
+    it('never counts time after now: a closed segment stamped in the future counts only up to now, as in the meter (P1, D3)', async () => {
       const { fleetHours, account, device } = await setup({ segments: [{ startedAt: NOW - 60, endedAt: NOW + 2 * HOUR, state: 'moving' }] });
       const query = { accountId: account.id, deviceId: device.id, from: '2026-03-12', to: '2026-03-13' };
       expect((await fleetHours.hours(query))?.movingSeconds).toBe(60);

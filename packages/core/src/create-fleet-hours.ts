@@ -62,9 +62,10 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   const { store } = options;
   const nowSeconds = () => Math.floor(options.now() / 1000);
 
-  // No engine ran after now: boundaries are capped at now, so a closed segment stamped in the future
-  // counts nothing here, exactly as in the meter (D3), and buckets after now are empty. Capping the
-  // boundaries (not the segments) keeps every store's aggregation contract unchanged.
+  // P1 (docs/decisions.md): no engine ran after now. Boundaries are capped at now, so a closed
+  // segment stamped in the future counts only up to now, exactly as in the meter (D3), and buckets
+  // after now are empty. Capping the boundaries (not the segments) keeps every store's aggregation
+  // contract unchanged.
   const sumBuckets = async (deviceId: number, windowBoundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
     const boundaries = windowBoundaries.map((boundary) => Math.min(boundary, now));
     if (store.sumSegmentSeconds) return store.sumSegmentSeconds({ deviceId, boundaries, now });

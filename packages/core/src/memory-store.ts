@@ -24,8 +24,6 @@ export function createMemoryStore(): FleetHoursStore {
   const ids = { account: 0, key: 0, device: 0 };
 
   const byId = <T extends { id: number }>(items: Iterable<T>) => [...items].sort((a, b) => a.id - b.id);
-  const overlaps = (segment: EngineSegment, start: number, end: number) =>
-    segment.startedAt < end && (segment.endedAt === null || segment.endedAt > start);
 
   return {
     async findApiKey({ fingerprint }) {
@@ -48,7 +46,7 @@ export function createMemoryStore(): FleetHoursStore {
     },
 
     async listSegments({ deviceId, start = -Infinity, end = Infinity }) {
-      return (segmentsByDevice.get(deviceId) ?? []).filter((segment) => overlaps(segment, start, end)).map((segment) => ({ ...segment }));
+      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start, end).map((segment) => ({ ...segment }));
     },
 
     async createAccount({ name, plan, now }) {
@@ -124,7 +122,7 @@ export function createMemoryStore(): FleetHoursStore {
       if (!device) return null;
       const stored = segmentsByDevice.get(deviceId) ?? [];
       const span = segmentSpan(segments);
-      const touched = span ? stored.filter((segment) => overlaps(segment, span.start, span.end ?? Infinity)) : [];
+      const touched = span ? _overlapping(stored, span.start, span.end ?? Infinity) : [];
       // Plans (and may throw) before anything changes: a refused batch writes nothing.
       const plan = planSegmentImport({ incoming: segments, stored: touched });
 
@@ -144,4 +142,27 @@ export function createMemoryStore(): FleetHoursStore {
       return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
     },
   };
+}
+
+/**
+ * The stored segments overlapping `[start, end)`. Stored segments never overlap (D1) and are kept
+ * in start order, so their ends are in order too: both edges are found by binary search,
+ * O(log n + answer), not a scan of the device's history.
+ */
+function _overlapping(stored: readonly EngineSegment[], start: number, end: number): readonly EngineSegment[] {
+  const first = _firstIndex(stored, (segment) => (segment.endedAt ?? Infinity) > start);
+  const afterLast = _firstIndex(stored, (segment) => segment.startedAt >= end);
+  return stored.slice(first, Math.max(first, afterLast));
+}
+
+/** The first index whose item satisfies `isPast`, for a predicate that is false, then true, along the array. */
+function _firstIndex<T>(items: readonly T[], isPast: (item: T) => boolean): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (isPast(items[middle]!)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
