@@ -363,7 +363,11 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
         // No row at all: a limit of 0, or a counter created by a concurrent request after this
         // statement's snapshot, which then stood at the limit.
         if (!row) return { count: Math.max(0, limit), allowed: false };
-        return { count: Number(row.request_count), allowed: row.allowed };
+        if (row.allowed) return { count: Number(row.request_count), allowed: true };
+        // Refused: the upsert saw the newest version of the row at or above the limit, but the
+        // second branch reads the statement's snapshot, which can predate concurrent increments
+        // (READ COMMITTED). The counter never goes down within a window, so it is at least `limit`.
+        return { count: Math.max(limit, Number(row.request_count)), allowed: false };
       }),
   };
 }
