@@ -8,7 +8,7 @@ const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-demo-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () => {
-  it('serves a fresh seeded database and prints a URL, a key and curl lines that work', async () => {
+  it('serves a fresh seeded database and prints a URL, a key and curl lines that work (P17)', async () => {
     // DATABASE_URL is set on purpose: the demo must ignore it and stay embedded.
     const demo = await startCliServer(
       ['demo', '--port', '0'],

@@ -80,7 +80,7 @@ describe('createFleetHours()', () => {
       expect((await fleetHours.meter(query))?.movingSeconds).toBe(60);
     });
 
-    it('reads the clock in milliseconds and floors it to the second', async () => {
+    it('reads the clock in milliseconds and floors it to the second (P3)', async () => {
       const { fleetHours, account, device, clock } = await setup({ segments: [{ startedAt: NOW - 10, endedAt: null, state: 'idle' }] });
       clock.now = NOW * 1000 + 999;
       expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id })).toMatchObject({ to: '2026-03-12T15:04:05-04:00', idleSeconds: 10 });
@@ -166,7 +166,7 @@ describe('createFleetHours()', () => {
       }
     });
 
-    it('gives Pacific/Apia 2011-12-30 a zero entry between two whole days', async () => {
+    it('gives Pacific/Apia 2011-12-30 a zero entry between two whole days (P2)', async () => {
       const jump = Date.UTC(2011, 11, 30, 10) / 1000;
       const { fleetHours, account, device } = await setup({
         timeZone: 'Pacific/Apia',

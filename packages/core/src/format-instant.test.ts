@@ -30,7 +30,7 @@ describe('formatInstant() (D9)', () => {
     expect(formatInstant(-0.5, 'UTC')).toBe('1969-12-31T23:59:59+00:00');
   });
 
-  it('keeps the seconds of a historic offset (Europe/Dublin mean time, -00:25:21) so the text stays exact', () => {
+  it('keeps the seconds of a historic offset (Europe/Dublin mean time, -00:25:21) so the text stays exact (P4)', () => {
     expect(formatInstant(-2_000_000_000, 'Europe/Dublin')).toBe('1906-08-16T20:01:19-00:25:21');
   });
 

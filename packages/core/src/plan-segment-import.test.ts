@@ -74,7 +74,7 @@ describe('planSegmentImport() (D1)', () => {
     });
   });
 
-  it('skips an open segment re-imported after it was stored closed', () => {
+  it('skips an open segment re-imported after it was stored closed (P8)', () => {
     expect(planSegmentImport({ incoming: [idle(0, null)], stored: [idle(0, 60)] })).toEqual({ insert: [], close: [], skipped: 1 });
   });
 

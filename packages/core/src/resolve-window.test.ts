@@ -48,7 +48,7 @@ describe('resolveWindow()', () => {
   });
 
   describe('defaults (D5)', () => {
-    it('without from and to, ends now and starts at the local date seven days before today', () => {
+    it('without from and to, ends now and starts at the local date seven days before today (P5)', () => {
       const window = resolveWindow({ now: NOW, timeZone: NY });
       expect(window.toDate.toString()).toBe('2026-03-12');
       expect(window.fromDate.toString()).toBe('2026-03-05');

@@ -40,7 +40,7 @@ describe('telemetryToSegments() (D2)', () => {
     ]);
   });
 
-  it('lets the last point cover no time: nothing is known after it', () => {
+  it('lets the last point cover no time: nothing is known after it (P7)', () => {
     expect(telemetryToSegments([on(0, 0)])).toEqual([]);
     expect(telemetryToSegments([on(0, 0), on(10, 0)])).toEqual([{ startedAt: 0, endedAt: 10, state: 'idle' }]);
     expect(telemetryToSegments([])).toEqual([]);
@@ -66,7 +66,7 @@ describe('telemetryToSegments() (D2)', () => {
     ]);
   });
 
-  it('floors fractional times to whole seconds', () => {
+  it('floors fractional times to whole seconds (P3)', () => {
     expect(telemetryToSegments([on(0.9, 0), on(10.5, 0), off(20.99)])).toEqual([{ startedAt: 0, endedAt: 20, state: 'idle' }]);
   });
 

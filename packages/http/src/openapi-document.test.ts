@@ -85,7 +85,7 @@ describe('openApiDocument', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('is served at /api/v1/openapi.json without a key and without rate limiting', async () => {
+  it('is served at /api/v1/openapi.json without a key and without rate limiting (P14)', async () => {
     const { request } = await createFixture({ rateLimits: { unauthenticated: 1 } });
     for (let count = 0; count < 3; count += 1) {
       const response = await request('/api/v1/openapi.json');

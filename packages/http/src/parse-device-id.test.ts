@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_DEVICE_ID, parseDeviceId } from './parse-device-id.js';
 
 describe('parseDeviceId()', () => {
-  it('reads positive integers in canonical decimal form up to the PostgreSQL integer range', () => {
+  it('reads positive integers in canonical decimal form up to the PostgreSQL integer range (P9)', () => {
     expect(parseDeviceId('1')).toBe(1);
     expect(parseDeviceId('42')).toBe(42);
     expect(parseDeviceId('2147483647')).toBe(MAX_DEVICE_ID);

@@ -30,7 +30,7 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     });
   });
 
-  it('answers 404 not_found for an unknown path under /api/v1 once the key is accepted', async () => {
+  it('answers 404 not_found for an unknown path under /api/v1 once the key is accepted (P12)', async () => {
     const { request, keys } = await createFixture();
     for (const path of ['/api/v1', '/api/v1/', '/api/v1/devices/', '/api/v1/devices/1', '/api/v1/devices/1/hours/weekly']) {
       const response = await request(path, keys.acme.key);
@@ -66,7 +66,7 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     }
   });
 
-  describe('503 service_unavailable when the store is down, and recovery without a restart (D18)', () => {
+  describe('503 service_unavailable when the store is down, and recovery without a restart (D18; headers P15)', () => {
     it('while the key cannot be checked', async () => {
       let control!: ReturnType<typeof failingStore>;
       const { request, keys, logs } = await createFixture({

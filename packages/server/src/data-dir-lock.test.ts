@@ -9,7 +9,7 @@ const root = mkdtempSync(join(tmpdir(), 'fleet-hours-lock-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('lockDataDir()', () => {
-  it('creates the directory and a lock file with the pid, removed on release', () => {
+  it('creates the directory and a lock file with the pid, removed on release (P18)', () => {
     const dir = join(root, 'a', 'b');
     const lock = lockDataDir(dir);
     expect(readFileSync(join(dir, LOCK_FILE_NAME), 'utf8')).toBe(`${process.pid}\n`);

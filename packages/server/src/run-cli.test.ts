@@ -34,7 +34,7 @@ describe('runCli() accounts, keys and devices', () => {
     });
   });
 
-  it('accounts set-plan changes the plan; an unknown plan is a usage error (2), a missing account a failure (1)', async () => {
+  it('accounts set-plan changes the plan; an unknown plan is a usage error (2), a missing account a failure (1) (P10, P20)', async () => {
     expect(await cli.json(['accounts', 'set-plan', '2', 'business'])).toEqual({ id: 2, name: 'Corner Shop', plan: 'business' });
     expect(await cli.json(['accounts', 'set-plan', '2', 'STARTER'])).toEqual({ id: 2, name: 'Corner Shop', plan: 'starter' });
     const unknownPlan = await cli.run(['accounts', 'set-plan', '2', 'gold']);

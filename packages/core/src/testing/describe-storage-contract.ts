@@ -211,7 +211,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
       });
 
-      it('importSegments() raises lastReportedAt to the latest instant of the batch, never lowers it', async () => {
+      it('importSegments() raises lastReportedAt to the latest instant of the batch, never lowers it (P6)', async () => {
         const { account, device } = await seedDevice();
         await store.importSegments({ deviceId: device.id, segments: batch.slice(0, 2) });
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 3 * HOUR);

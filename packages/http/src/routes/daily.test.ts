@@ -72,7 +72,7 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
     ]);
   });
 
-  it('defaults like /hours: eight local dates from seven days back to today, today counted up to now (D5)', async () => {
+  it('defaults like /hours: eight local dates from seven days back to today, today counted up to now (D5, P5)', async () => {
     const fixture = await createFixture();
     const body = (await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/hours/daily`)) as Daily;
     expect(body.data.map((entry) => entry.date)).toEqual(['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30', '2026-12-01']);

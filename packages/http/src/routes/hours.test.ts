@@ -93,7 +93,7 @@ describe('GET /api/v1/devices/{id}/hours', () => {
     expect(error.message).toContain(parameter);
   });
 
-  it('answers the same 400 for a bad query whatever the device id, so it reveals nothing about ids (D7, D11)', async () => {
+  it('answers the same 400 for a bad query whatever the device id, so it reveals nothing about ids (D7, D11, P11)', async () => {
     const fixture = await createFixture();
     const texts = await Promise.all(
       [fixture.devices.newYork.id, fixture.devices.foreign.id, 999, 'abc'].map(async (id) => {

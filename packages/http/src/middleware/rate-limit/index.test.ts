@@ -90,7 +90,7 @@ describe('rateLimit(): D13–D15', () => {
   });
 
   describe('requests without a valid key (D14)', () => {
-    it('count every 401 against a budget of 30 per client address, then answer 429', async () => {
+    it('count every 401 against a budget of 30 per client address, then answer 429 (P13)', async () => {
       const { request, keys } = await createFixture();
       const bad = [null, 'fh_unknown', keys.revoked.key, keys.expired.key];
       for (let count = 1; count <= 30; count += 1) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFixture } from '../../_fixture.js';
 
 describe('requestId()', () => {
-  it('echoes a sane incoming X-Request-Id on success and on errors, and logs it', async () => {
+  it('echoes a sane incoming X-Request-Id on success and on errors, and logs it (P16)', async () => {
     const { request, keys, logs } = await createFixture();
     const cases = [
       ['/api/v1/devices', keys.acme.key, 'req-1234.abcd:5', 200],
