@@ -5,7 +5,7 @@ import type { CliIo } from './cli-io.js';
 import type { DatabaseTarget } from './database-target.js';
 import { demoExamples, formatDemoBanner } from './demo-banner.js';
 import type { DatabaseOpener, OpenedDatabase } from './open-database.js';
-import { readPort } from './option-values.js';
+import { readHost, readPort } from './option-values.js';
 import { seedDemo } from './seed-demo.js';
 import type { GlobalFlags } from './parse-cli-args.js';
 import { startServer, type RunningServer, type ServerLogEntry } from './start-server.js';
@@ -29,7 +29,7 @@ export async function demoCommand(input: {
     throw new UsageError('demo always uses a fresh embedded database: --database-url is not accepted (DATABASE_URL is ignored)', 'demo');
   }
   const explicitPort = typeof input.options.port === 'string' ? readPort(input.options.port) : undefined;
-  const host = typeof input.options.host === 'string' && input.options.host.trim() !== '' ? input.options.host.trim() : '127.0.0.1';
+  const host = readHost(input.options.host);
   const dataDir = global.dataDir === undefined ? null : resolve(io.cwd, global.dataDir);
   if (dataDir !== null && existsSync(join(dataDir, 'PG_VERSION'))) {
     throw new CommandError(`${dataDir} already holds a database; the demo needs a fresh one: name a new directory, or leave out --data-dir to keep it in memory`);

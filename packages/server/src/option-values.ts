@@ -35,6 +35,15 @@ export function readPort(text: string): number {
 }
 
 /**
+ * Reads `--host`: the address to listen on, `127.0.0.1` when absent or blank.
+ *
+ * @param value The option as parsed, if given.
+ */
+export function readHost(value: string | boolean | undefined): string {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : '127.0.0.1';
+}
+
+/**
  * Reads a plan name (D12).
  *
  * @throws {UsageError} For anything but `business` or `starter`.

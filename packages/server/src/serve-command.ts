@@ -1,7 +1,7 @@
 import type { CliIo } from './cli-io.js';
 import { describeDatabaseTarget, type DatabaseTarget } from './database-target.js';
 import type { DatabaseOpener } from './open-database.js';
-import { readPort } from './option-values.js';
+import { readHost, readPort } from './option-values.js';
 import { startServer, type ServerLogEntry } from './start-server.js';
 
 /** Writes one JSON object per line: the server's log. */
@@ -25,7 +25,7 @@ export async function serveCommand(input: {
 }): Promise<number> {
   const { io, target } = input;
   const port = typeof input.options.port === 'string' ? readPort(input.options.port) : 8080;
-  const host = typeof input.options.host === 'string' && input.options.host.trim() !== '' ? input.options.host.trim() : '127.0.0.1';
+  const host = readHost(input.options.host);
   const log = jsonLineLogger(io.stdout, io.now);
   const stop = io.waitForStop();
 
