@@ -71,9 +71,9 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
 };
 
 /**
- * How long closing may take. Ending a postgres.js pool whose connection never succeeded can leave
- * a promise that never settles (and nothing else to wait for: Node would end the process with
- * exit code 13); the command's outcome is known by then, so it stops waiting.
+ * How long closing may take. The store bounds its own close (`closeTimeout`, 5 s by default, because
+ * postgres.js can wait forever on a connection that broke mid-query); a command's outcome is known
+ * by the time it closes, so the CLI stops waiting sooner than that.
  */
 const CLOSE_TIMEOUT_MS = 1_000;
 
