@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { Temporal } from 'temporal-polyfill';
 import { dayBuckets, resolveWindow, sumSegmentsByBucket, type EngineSegment } from '@fleet-hours/core';
-import { random } from './_random.js';
+import { mulberry32 as random } from '@fleet-hours/server';
 
 const TIME_ZONE = 'America/New_York';
 const SEGMENT_COUNT = 100_000;

@@ -31,7 +31,7 @@ import {
   type FleetHoursDatabase,
   type KyselyFleetHoursStore,
 } from '../packages/storage-kysely/dist/index.js';
-import { random } from './_random.js';
+import { mulberry32 as random } from '@fleet-hours/server';
 
 const TIME_ZONE = 'America/New_York';
 const YEAR_START = Date.UTC(2025, 2, 1, 5) / 1000; // 2025-03-01T00:00:00-05:00
