@@ -1,18 +1,21 @@
 /**
  * The core's hot path on one device-year: 100,000 segments in America/New_York.
  *
- *   (a) daily bucketing of a 365-day window: resolveWindow + dayBuckets + sumSegmentsByBucket
- *   (b) the window total: resolveWindow + sumSegmentsByBucket with 2 boundaries
+ *   (a) daily bucketing of a 365-day window: parseWindowQuery + resolveWindow + dayBuckets +
+ *       sumSegmentsByBucket
+ *   (b) the window total: parseWindowQuery + resolveWindow + sumSegmentsByBucket with 2 boundaries
  *   (c) a plain loop that only sums the same segments' durations (the floor nothing can beat)
  *
  * Prints medians (and the fastest run) in ms and the ratios of medians (a)/(c), (b)/(c), plus
- * dayBuckets alone and how many Temporal calls one daily run makes (per day, not per segment).
+ * dayBuckets alone (with and without resolving the window) and how many Temporal calls one daily
+ * run makes: a constant, neither per segment nor per day, once the zone's offsets for the years of
+ * the window are cached (the first request in a zone reads them, which is counted too).
  * Figures only: nothing is asserted about time. Run with `npm run bench -- core` (imports the
  * built dist of @fleet-hours/core).
  */
 import { performance } from 'node:perf_hooks';
 import { Temporal } from 'temporal-polyfill';
-import { dayBuckets, resolveWindow, sumSegmentsByBucket, type EngineSegment } from '@fleet-hours/core';
+import { dayBuckets, parseWindowQuery, resolveWindow, sumSegmentsByBucket, type EngineSegment } from '@fleet-hours/core';
 import { mulberry32 as random } from '@fleet-hours/server';
 
 const TIME_ZONE = 'America/New_York';
@@ -27,7 +30,7 @@ const RUNS = 201;
 
 
 const now = Date.UTC(2026, 2, 15) / 1000; // after the window: every segment is in the past
-const window = resolveWindow({ from: FROM, to: TO, now, timeZone: TIME_ZONE });
+const window = resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: TIME_ZONE });
 
 // One segment per equal slot of the window, at a random offset and length inside it: never
 // overlapping, mixed states, every one inside the window.
@@ -42,7 +45,7 @@ for (let index = 0; index < SEGMENT_COUNT; index += 1) {
 }
 
 function daily(): number {
-  const resolved = resolveWindow({ from: FROM, to: TO, now, timeZone: TIME_ZONE });
+  const resolved = resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: TIME_ZONE });
   const { boundaries } = dayBuckets(resolved);
   const buckets = sumSegmentsByBucket(segments, boundaries, now);
   let total = 0;
@@ -51,7 +54,7 @@ function daily(): number {
 }
 
 function windowTotal(): number {
-  const resolved = resolveWindow({ from: FROM, to: TO, now, timeZone: TIME_ZONE });
+  const resolved = resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: TIME_ZONE });
   const [bucket] = sumSegmentsByBucket(segments, [resolved.start, resolved.end], now);
   return bucket!.movingSeconds + bucket!.idleSeconds;
 }
@@ -67,8 +70,12 @@ function plainLoop(): number {
   return total;
 }
 
+function bucketsResolved(): number {
+  return dayBuckets(resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: TIME_ZONE })).boundaries.length;
+}
+
 function bucketsOnly(): number {
-  return dayBuckets(resolveWindow({ from: FROM, to: TO, now, timeZone: TIME_ZONE })).boundaries.length;
+  return dayBuckets(window).boundaries.length;
 }
 
 /** Median and fastest of `RUNS` timed calls after the warm-up, in ms. */
@@ -92,8 +99,13 @@ function countTemporalCalls(run: () => unknown): number {
   const targets: [object, string][] = [
     [Temporal.PlainDate.prototype, 'toZonedDateTime'],
     [Temporal.PlainDate.prototype, 'add'],
+    [Temporal.PlainDate.prototype, 'subtract'],
+    [Temporal.PlainDate.prototype, 'since'],
     [Temporal.PlainDate.prototype, 'toString'],
+    [Temporal.PlainDate, 'from'],
+    [Temporal.Instant, 'fromEpochMilliseconds'],
     [Temporal.Instant.prototype, 'toZonedDateTimeISO'],
+    [Temporal.ZonedDateTime.prototype, 'getTimeZoneTransition'],
   ];
   let calls = 0;
   const originals = targets.map(([target, name]) => {
@@ -122,8 +134,12 @@ const dayCount = dayBuckets(window).dates.length;
 const dailyMs = timeMs(daily);
 const totalMs = timeMs(windowTotal);
 const plainMs = timeMs(plainLoop);
+const resolvedMs = timeMs(bucketsResolved);
 const bucketsMs = timeMs(bucketsOnly);
 const temporalCalls = countTemporalCalls(daily);
+const temporalCallsBuckets = countTemporalCalls(bucketsOnly);
+// A zone this process has not used yet: its offsets for the window's years are read on this call.
+const temporalCallsNewZone = countTemporalCalls(() => dayBuckets(resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: 'Europe/Berlin' })));
 const temporalCallsTenth = (() => {
   const all = segments.splice(0, segments.length);
   segments.push(...all.slice(0, SEGMENT_COUNT / 10));
@@ -135,12 +151,14 @@ const temporalCallsTenth = (() => {
 const ms = ({ median, min }: { median: number; min: number }) => `${median.toFixed(3)} ms median (${min.toFixed(3)} ms fastest)`;
 console.log(`core: ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${TIME_ZONE}, window ${FROM}..${TO} (${dayCount} local days), ${Math.round(expected / 3600)} engine hours`);
 console.log(`  ${RUNS} timed runs each, after at least ${WARM_UP} warm-up runs and ${WARM_UP_MS} ms (node ${process.version})`);
-console.log(`  (a) daily bucketing, 365-day window (resolveWindow + dayBuckets + sumSegmentsByBucket): ${ms(dailyMs)}`);
-console.log(`  (b) window total (resolveWindow + sumSegmentsByBucket, 2 boundaries):                  ${ms(totalMs)}`);
-console.log(`  (c) plain loop summing the same segments' durations:                                    ${ms(plainMs)}`);
+console.log(`  (a) daily bucketing, 365-day window (parse + resolveWindow + dayBuckets + sumSegmentsByBucket): ${ms(dailyMs)}`);
+console.log(`  (b) window total (parse + resolveWindow + sumSegmentsByBucket, 2 boundaries):                  ${ms(totalMs)}`);
+console.log(`  (c) plain loop summing the same segments' durations:                                            ${ms(plainMs)}`);
 console.log(`  ratio (a)/(c): ${(dailyMs.median / plainMs.median).toFixed(2)} (medians)`);
 console.log(`  ratio (b)/(c): ${(totalMs.median / plainMs.median).toFixed(2)} (medians)`);
-console.log(`  dayBuckets alone (resolveWindow + dayBuckets, ${dayCount} days): ${ms(bucketsMs)} = ${((bucketsMs.median / dayCount) * 1000).toFixed(2)} µs per day`);
+console.log(`  parse + resolveWindow + dayBuckets, ${dayCount} days: ${ms(resolvedMs)}`);
+console.log(`  dayBuckets alone on the resolved window, ${dayCount} days: ${ms(bucketsMs)} = ${((bucketsMs.median / dayCount) * 1000).toFixed(3)} µs per day`);
 console.log(
-  `  Temporal calls in one (a) run: ${temporalCalls} with ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${temporalCallsTenth} with ${(SEGMENT_COUNT / 10).toLocaleString('en-US')}: per day (${(temporalCalls / dayCount).toFixed(1)} per day), not per segment`,
+  `  Temporal calls in one (a) run: ${temporalCalls} with ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${temporalCallsTenth} with ${(SEGMENT_COUNT / 10).toLocaleString('en-US')} (${(temporalCalls / dayCount).toFixed(2)} per day); ${temporalCallsBuckets} in dayBuckets alone`,
 );
+console.log(`  Temporal calls in the first (a) run in a zone not used before (Europe/Berlin, offsets read): ${temporalCallsNewZone}`);

@@ -10,19 +10,14 @@
  *     (listSegments + the core's in-memory sumSegmentsByBucket);
  *   - the import rate of one 1,000,000-segment batch (one transaction).
  *
- * Imports the built dist (`npm run bench -- storage` builds first). Prints figures; asserts nothing.
+ * Imports the packages' built dist by name (`npm run bench -- storage` builds first), and the
+ * store's internal SQL builders from source. Prints figures; asserts nothing.
  * STORAGE_BENCH_IMPORT=200000 for a quicker import run.
  */
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
-import {
-  createFleetHours,
-  dayBuckets,
-  resolveWindow,
-  sumSegmentsByBucket,
-  type SegmentInput,
-} from '../packages/core/dist/index.js';
+import { createFleetHours, dayBuckets, parseWindowQuery, resolveWindow, sumSegmentsByBucket, type SegmentInput } from '@fleet-hours/core';
 import {
   createKyselyStore,
   createPGliteDatabase,
@@ -30,8 +25,11 @@ import {
   migrateToLatest,
   type FleetHoursDatabase,
   type KyselyFleetHoursStore,
-} from '../packages/storage-kysely/dist/index.js';
+} from '@fleet-hours/storage-kysely';
 import { mulberry32 as random } from '@fleet-hours/server';
+// Internal, not in the package's API: the very SQL builders the store runs, from source (its
+// imports of the core are types only), so "bare" measures the store's SQL, not a copy of it.
+import { _summarize, _sumByBucket } from '../packages/storage-kysely/src/_segment-queries.js';
 
 const TIME_ZONE = 'America/New_York';
 const YEAR_START = Date.UTC(2025, 2, 1, 5) / 1000; // 2025-03-01T00:00:00-05:00
@@ -69,55 +67,9 @@ async function measure(run: () => Promise<unknown>): Promise<{ median: number; p
   return { median: times[Math.floor(RUNS / 2)]!, p95: times[Math.ceil(RUNS * 0.95) - 1]! };
 }
 
-/** The store's aggregation SQL (same text as `sumSegmentSeconds`), run bare through the driver. */
-const bareBuckets = (deviceId: number, boundaries: readonly number[], now: number) => {
-  const windowStart = boundaries[0]!;
-  const windowEnd = boundaries[boundaries.length - 1]!;
-  const clipped = sql`
-    select greatest(started_at, ${windowStart}::float8) as lo,
-           least(coalesce(ended_at, ${now}::float8), ${windowEnd}::float8) as hi,
-           state
-      from (
-        select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
-          from engine_segments
-         where device_id = ${deviceId} and ended_at is not null and started_at < to_timestamp(${windowEnd}::float8)
-           and ended_at > to_timestamp(${windowStart}::float8)
-           and started_at >= to_timestamp(${windowStart}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))
-        union all
-        select date_part('epoch', started_at), null, state
-          from engine_segments
-         where device_id = ${deviceId} and ended_at is null and started_at < to_timestamp(${windowEnd}::float8)
-      ) as segment
-    offset 0`;
-  if (boundaries.length === 2) {
-    return sql`
-      select 1 as bucket,
-             coalesce(sum(c.hi - c.lo) filter (where c.state = 'moving'), 0) as moving_seconds,
-             coalesce(sum(c.hi - c.lo) filter (where c.state = 'idle'), 0) as idle_seconds
-        from (${clipped}) as c
-       where c.hi > c.lo`;
-  }
-  return sql`
-    with bounds as (select ${boundaries}::float8[] as b)
-    select piece.bucket,
-           coalesce(sum(least(piece.hi, bounds.b[piece.bucket + 1]) - greatest(piece.lo, bounds.b[piece.bucket])) filter (where piece.state = 'moving'), 0) as moving_seconds,
-           coalesce(sum(least(piece.hi, bounds.b[piece.bucket + 1]) - greatest(piece.lo, bounds.b[piece.bucket])) filter (where piece.state = 'idle'), 0) as idle_seconds
-      from (
-             select generate_series(width_bucket(c.lo, bounds.b), least(width_bucket(c.hi, bounds.b), cardinality(bounds.b) - 1)) as bucket,
-                    c.lo, c.hi, c.state
-               from (${clipped}) as c cross join bounds
-              where c.hi > c.lo
-             offset 0
-           ) as piece
-     cross join bounds
-     where least(piece.hi, bounds.b[piece.bucket + 1]) > greatest(piece.lo, bounds.b[piece.bucket])
-     group by piece.bucket`;
-};
-const bareMeter = (deviceId: number, now: number) => sql`
-  select date_part('epoch', min(started_at)) as first_started_at,
-         coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at))) filter (where state = 'moving'), 0) as moving_seconds,
-         coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at))) filter (where state = 'idle'), 0) as idle_seconds
-    from engine_segments where device_id = ${deviceId}`;
+/** The store's own aggregation SQL (what `sumSegmentSeconds` and `summarizeDeviceSegments` run), bare through the driver. */
+const bareBuckets = _sumByBucket;
+const bareMeter = _summarize;
 
 const fmt = (ms: number) => ms.toFixed(2).padStart(8);
 
@@ -133,21 +85,19 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
 
   const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
   const query = { accountId: account.id, deviceId: device.id };
-  const last = '2026-02-28';
-  const weekFrom = '2026-02-22';
-  const yearFrom = '2025-02-28'; // 365 days before `last`: the clamp's limit, 366 local dates
-  const windowOf = (from: string) => resolveWindow({ from, to: last, now: NOW, timeZone: TIME_ZONE });
-  const week = windowOf(weekFrom);
-  const wholeYear = windowOf(yearFrom);
+  const weekDates = parseWindowQuery({ from: '2026-02-22', to: '2026-02-28' });
+  const yearDates = parseWindowQuery({ from: '2025-02-28', to: '2026-02-28' }); // the clamp's limit: 366 local dates
+  const week = resolveWindow({ ...weekDates, now: NOW, timeZone: TIME_ZONE });
+  const wholeYear = resolveWindow({ ...yearDates, now: NOW, timeZone: TIME_ZONE });
   const cap = (boundaries: readonly number[]) => boundaries.map((boundary) => Math.min(boundary, NOW));
 
   console.log(`\n${name}: one device, ${year.length.toLocaleString('en')} segments over ${DAYS} days (${TIME_ZONE})`);
   console.log('  call (createFleetHours)      store median    p95 |  bare SQL median    p95 | ratio');
   const rows: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
-    ['/hours        7 days', () => fleetHours.hours({ ...query, from: weekFrom, to: last }), () => bareBuckets(device.id, cap([week.start, week.end]), NOW).execute(db)],
-    ['/hours      365 days', () => fleetHours.hours({ ...query, from: yearFrom, to: last }), () => bareBuckets(device.id, cap([wholeYear.start, wholeYear.end]), NOW).execute(db)],
-    ['/hours/daily  7 days', () => fleetHours.daily({ ...query, from: weekFrom, to: last }), () => bareBuckets(device.id, cap(dayBuckets(week).boundaries), NOW).execute(db)],
-    ['/hours/daily 365 days', () => fleetHours.daily({ ...query, from: yearFrom, to: last }), () => bareBuckets(device.id, cap(dayBuckets(wholeYear).boundaries), NOW).execute(db)],
+    ['/hours        7 days', () => fleetHours.hours({ ...query, ...weekDates }), () => bareBuckets(device.id, cap([week.start, week.end]), NOW).execute(db)],
+    ['/hours      365 days', () => fleetHours.hours({ ...query, ...yearDates }), () => bareBuckets(device.id, cap([wholeYear.start, wholeYear.end]), NOW).execute(db)],
+    ['/hours/daily  7 days', () => fleetHours.daily({ ...query, ...weekDates }), () => bareBuckets(device.id, cap(dayBuckets(week).boundaries), NOW).execute(db)],
+    ['/hours/daily 365 days', () => fleetHours.daily({ ...query, ...yearDates }), () => bareBuckets(device.id, cap(dayBuckets(wholeYear).boundaries), NOW).execute(db)],
     ['/meter (whole history)', () => fleetHours.meter(query), () => bareMeter(device.id, NOW).execute(db)],
   ];
   for (const [label, viaStore, bare] of rows) {

@@ -5,7 +5,7 @@
  *
  * Run: node --import tsx examples/embed-core.ts
  */
-import { createFleetHours, createMemoryStore, parseInstant, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore, parseInstant, parseWindowQuery, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 
 const store = createMemoryStore();
 const account = await store.createAccount({ name: 'Harbour Haulage', plan: 'business', now: parseInstant('2026-01-01T00:00:00Z') });
@@ -30,10 +30,12 @@ console.log(`imported: ${JSON.stringify(summary)}`);
 // A fixed clock keeps the output stable; a real backend passes Date.now.
 const fleetHours = createFleetHours({ store, now: () => Date.parse('2026-11-10T12:00:00Z') });
 
-const total = await fleetHours.hours({ accountId: account.id, deviceId: truck.id, from: '2026-10-31', to: '2026-11-01' });
+// Dates are parsed once, at the edge (D7): a bad one throws InvalidParameterError naming it.
+const window = parseWindowQuery({ from: '2026-10-31', to: '2026-11-01' });
+const total = await fleetHours.hours({ accountId: account.id, deviceId: truck.id, ...window });
 console.log(`total: ${JSON.stringify(total)}`);
 
-const daily = await fleetHours.daily({ accountId: account.id, deviceId: truck.id, from: '2026-10-31', to: '2026-11-01' });
+const daily = await fleetHours.daily({ accountId: account.id, deviceId: truck.id, ...window });
 for (const day of daily?.days ?? []) {
   console.log(`day ${day.date}: engine ${day.engineSeconds} s = moving ${day.movingSeconds} s + idle ${day.idleSeconds} s`);
 }

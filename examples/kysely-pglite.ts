@@ -5,7 +5,7 @@
  *
  * Run: node --import tsx examples/kysely-pglite.ts
  */
-import { createFleetHours, parseInstant } from '@fleet-hours/core';
+import { createFleetHours, parseInstant, parseWindowQuery } from '@fleet-hours/core';
 import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
 
 const db = await createPGliteDatabase();
@@ -25,7 +25,7 @@ try {
   });
 
   const fleetHours = createFleetHours({ store, now: () => Date.parse('2026-04-01T00:00:00Z') });
-  const daily = await fleetHours.daily({ accountId: account.id, deviceId: van!.id, from: '2026-03-28', to: '2026-03-29' });
+  const daily = await fleetHours.daily({ accountId: account.id, deviceId: van!.id, ...parseWindowQuery({ from: '2026-03-28', to: '2026-03-29' }) });
   console.log(`daily: ${JSON.stringify(daily)}`);
   const meter = await fleetHours.meter({ accountId: account.id, deviceId: van!.id });
   console.log(`meter: ${JSON.stringify(meter)}`);

@@ -1,18 +1,87 @@
-import type { Account, ApiKeyLookup, ApiKeyRecord } from './types.js';
+import { API_KEY_PREFIX } from './api-key.js';
+import { credentialState, type CredentialLifetime } from './credential-state.js';
+import { ERROR_TABLE, type ErrorCode } from './error-codes.js';
+import type { Account } from './types.js';
+
+/** The kinds of credential a route may require: API keys read (D10), ingest tokens write telemetry (D24). */
+export type CredentialKind = 'api_key' | 'ingest_token';
+
+/** What the access check needs to know about one kind of credential. */
+export interface CredentialSpec {
+  /** The prefix every secret of this kind starts with (D10, D24). */
+  readonly prefix: string;
+  /** Its name in messages: `API key`. */
+  readonly name: string;
+  /** The article of its name: `an`. */
+  readonly article: string;
+  /** The placeholder of the header it is sent in: `Authorization: Bearer <API_KEY>`. */
+  readonly placeholder: string;
+  /** The 401 codes of this kind (D11, D24). */
+  readonly codes: { readonly missing: ErrorCode; readonly unknown: ErrorCode; readonly revoked: ErrorCode; readonly expired: ErrorCode };
+  /** Whether the account's plan gates it (D12 gates the read API; D24: ingestion is not gated). */
+  readonly planGated: boolean;
+}
+
+/** The credential kinds (D10, D24): one table, so that a second kind is a row and not new code. */
+export const CREDENTIALS: Readonly<Record<CredentialKind, CredentialSpec>> = {
+  api_key: {
+    prefix: API_KEY_PREFIX,
+    name: 'API key',
+    article: 'an',
+    placeholder: '<API_KEY>',
+    codes: { missing: 'missing_api_key', unknown: 'unknown_api_key', revoked: 'revoked_api_key', expired: 'expired_api_key' },
+    planGated: true,
+  },
+  ingest_token: {
+    prefix: 'fhi_',
+    name: 'ingest token',
+    article: 'an',
+    placeholder: '<INGEST_TOKEN>',
+    codes: { missing: 'missing_ingest_token', unknown: 'unknown_ingest_token', revoked: 'revoked_ingest_token', expired: 'expired_ingest_token' },
+    planGated: false,
+  },
+};
+
+/** A stored credential as the access check sees it: an `ApiKeyRecord`, or an ingest token's record. */
+export interface StoredCredential extends CredentialLifetime {
+  readonly id: number;
+  readonly accountId: number;
+}
+
+/** A stored credential found by fingerprint, with the account it belongs to. */
+export interface CredentialLookup {
+  readonly credential: StoredCredential;
+  readonly account: Account;
+}
+
+/** What the `Authorization` header of a request carries. */
+export type PresentedCredential =
+  | { readonly kind: 'none' }
+  /** Two `Authorization` headers (they arrive joined by ", "), or two credentials in one (P22). */
+  | { readonly kind: 'several'; readonly count: number }
+  | { readonly kind: 'bearer'; readonly token: string };
 
 /** Why a request is refused before it reaches data (D11, D16). */
-export type AccessDenial =
-  | { readonly status: 401; readonly code: 'missing_api_key' | 'unknown_api_key' | 'revoked_api_key' | 'expired_api_key'; readonly message: string }
-  | { readonly status: 403; readonly code: 'plan_without_api_access'; readonly message: string };
+export interface AccessDenial {
+  readonly status: 401 | 403;
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** `error` of the `WWW-Authenticate` challenge of a 401 (RFC 6750); absent for a missing credential and on a 403. */
+  readonly challenge?: 'invalid_token' | 'invalid_request';
+}
 
-/** The outcome of checking a request's key. */
+/** The outcome of checking a request's credential. */
 export type AccessResult =
-  | { readonly ok: true; readonly apiKey: ApiKeyRecord; readonly account: Account }
+  | { readonly ok: true; readonly credential: StoredCredential; readonly account: Account }
   | {
       readonly ok: false;
       readonly denial: AccessDenial;
-      /** The key, when it was found: a 403 is still counted against it (D13), and logs name it. */
-      readonly apiKey: ApiKeyRecord | null;
+      /**
+       * The stored credential, when one was found (revoked, expired, or on a plan without API
+       * access): it gets its own answer even when its address's budget is spent (P21), a 403 is
+       * counted against it (D13), and logs name it by id.
+       */
+      readonly credential: StoredCredential | null;
     };
 
 /** The plans that include API access by default (D12). */
@@ -37,41 +106,97 @@ export function readBearerToken(header: string | null | undefined): string | nul
 }
 
 /**
- * Decides whether a key may use the API (D10–D12), in the order of D11: missing → unknown →
- * revoked → expired (all 401, the code says which) → plan without API access (403).
+ * Reads what the `Authorization` header carries: one Bearer token, several credentials (two
+ * headers arrive joined by ", "; a Bearer token never holds a comma, P22), or none (absent, empty,
+ * another scheme).
  *
- * @param input `token`: the key from the request (`null` when absent); `lookup`: what the store
- *   found for its fingerprint; `now`: epoch seconds; `apiPlans`: plans with API access.
- * @returns `{ ok: true, apiKey, account }` or `{ ok: false, denial, apiKey }` (`apiKey` `null` when not found).
+ * @param header The header value, or undefined when absent.
+ * @returns `{ kind: 'bearer', token }`, `{ kind: 'several', count }` or `{ kind: 'none' }`.
+ * @example
+ * ```ts
+ * import { readAuthorization } from '@fleet-hours/core';
+ * readAuthorization('Bearer fh_abc'); // { kind: 'bearer', token: 'fh_abc' }
+ * readAuthorization('Bearer fh_a, Bearer fh_b'); // { kind: 'several', count: 2 }
+ * readAuthorization(undefined); // { kind: 'none' }
+ * ```
+ */
+export function readAuthorization(header: string | null | undefined): PresentedCredential {
+  if (!header) return { kind: 'none' };
+  // Each credential is "<scheme> <value>"; parameters of one credential (Digest's realm="…") are not.
+  const count = header.split(',').filter((part) => _CREDENTIAL.test(part)).length;
+  if (count > 1) return { kind: 'several', count };
+  const token = readBearerToken(header);
+  return token === null ? { kind: 'none' } : { kind: 'bearer', token };
+}
+
+const _CREDENTIAL = /^\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+\s+\S/;
+
+/**
+ * The kind of credential a secret is, by its prefix (`fh_` API key, `fhi_` ingest token).
+ *
+ * @param token The secret.
+ * @returns Its kind, or `null` when it has no known prefix.
+ * @example
+ * ```ts
+ * import { credentialKindOf } from '@fleet-hours/core';
+ * credentialKindOf('fhi_abc'); // 'ingest_token'
+ * credentialKindOf('abc'); // null
+ * ```
+ */
+export function credentialKindOf(token: string): CredentialKind | null {
+  for (const kind of Object.keys(CREDENTIALS) as CredentialKind[]) if (token.startsWith(CREDENTIALS[kind].prefix)) return kind;
+  return null;
+}
+
+/**
+ * Decides whether the credential a request presents may use a route that requires `required`
+ * (D10–D12, D24), in the order of D11: missing → several (P22) → the other kind of credential
+ * (D24) → unknown → revoked → expired (all 401, the code says which) → plan without API access
+ * (403, API keys only).
+ *
+ * @param input `required`: the route's credential kind; `presented`: from {@link readAuthorization};
+ *   `lookup`: what the store found for the token's fingerprint (`null` when nothing was found or
+ *   looked up); `now`: epoch seconds; `apiPlans`: plans with API access (default `['business']`).
+ * @returns `{ ok: true, credential, account }` or `{ ok: false, denial, credential }`.
  * @example
  * ```ts
  * import { evaluateAccess } from '@fleet-hours/core';
- * evaluateAccess({ token: null, lookup: null, now: 0 }); // { ok: false, denial: { status: 401, code: 'missing_api_key', … } }
+ * evaluateAccess({ required: 'api_key', presented: { kind: 'none' }, lookup: null, now: 0 });
+ * // { ok: false, denial: { status: 401, code: 'missing_api_key', … }, credential: null }
  * ```
  */
 export function evaluateAccess(input: {
-  readonly token: string | null;
-  readonly lookup: ApiKeyLookup | null;
+  readonly required: CredentialKind;
+  readonly presented: PresentedCredential;
+  readonly lookup: CredentialLookup | null;
   readonly now: number;
   readonly apiPlans?: readonly string[];
 }): AccessResult {
-  const found = input.token === null ? null : (input.lookup?.apiKey ?? null);
-  const deny = (denial: AccessDenial): AccessResult => ({ ok: false, denial, apiKey: found });
-  if (input.token === null) {
-    return deny({ status: 401, code: 'missing_api_key', message: 'API key missing: send the header "Authorization: Bearer <API_KEY>"' });
+  const spec = CREDENTIALS[input.required];
+  const { presented } = input;
+  const found = presented.kind === 'bearer' ? (input.lookup?.credential ?? null) : null;
+  const deny = (code: ErrorCode, message?: string, challenge?: AccessDenial['challenge']): AccessResult => ({
+    ok: false,
+    denial: { status: ERROR_TABLE[code].status as 401 | 403, code, message: message ?? ERROR_TABLE[code].message, ...(challenge ? { challenge } : {}) },
+    credential: found,
+  });
+
+  if (presented.kind === 'none') return deny(spec.codes.missing);
+  if (presented.kind === 'several') {
+    return deny('multiple_credentials', `Authorization is given ${presented.count} times: send one header "Authorization: Bearer ${spec.placeholder}"`, 'invalid_request');
   }
-  if (input.lookup === null) return deny({ status: 401, code: 'unknown_api_key', message: 'API key unknown' });
-  const { apiKey, account } = input.lookup;
-  if (apiKey.revokedAt !== null) return deny({ status: 401, code: 'revoked_api_key', message: 'API key revoked' });
-  if (apiKey.expiresAt !== null && apiKey.expiresAt <= input.now) {
-    return deny({ status: 401, code: 'expired_api_key', message: 'API key expired' });
+  const presentedKind = credentialKindOf(presented.token);
+  if (presentedKind !== null && presentedKind !== input.required) {
+    const sent = CREDENTIALS[presentedKind];
+    const article = `${sent.article[0]!.toUpperCase()}${sent.article.slice(1)}`;
+    return deny(spec.codes.unknown, `${article} ${sent.name} cannot be used here: send ${spec.article} ${spec.name} as "Authorization: Bearer ${spec.placeholder}"`, 'invalid_token');
   }
-  if (!(input.apiPlans ?? DEFAULT_API_PLANS).includes(account.plan)) {
-    return deny({
-      status: 403,
-      code: 'plan_without_api_access',
-      message: `The account's plan "${account.plan}" does not include API access; API access is part of the Business plan`,
-    });
+  if (input.lookup === null) return deny(spec.codes.unknown, undefined, 'invalid_token');
+  const { credential, account } = input.lookup;
+  const state = credentialState(credential, input.now);
+  if (state !== 'active') return deny(spec.codes[state], undefined, 'invalid_token');
+  if (spec.planGated && !(input.apiPlans ?? DEFAULT_API_PLANS).includes(account.plan)) {
+    return deny('plan_without_api_access', `The account's plan "${account.plan}" does not include API access; API access is part of the Business plan`);
   }
-  return { ok: true, apiKey, account };
+  return { ok: true, credential, account };
 }

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it, vi } from 'vitest';
 import { fingerprintApiKey, generateApiKey } from './api-key.js';
-import { createFleetHours, type FleetHours } from './create-fleet-hours.js';
+import { createFleetHours, type FleetHours, type WindowQuery } from './create-fleet-hours.js';
 import { InvalidParameterError } from './errors.js';
 import { createMemoryStore } from './memory-store.js';
+import { parseWindowQuery } from './parse-window-query.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
 import { summarizeSegments } from './summarize-segments.js';
@@ -27,6 +29,9 @@ async function setup(options: { timeZone?: string; segments?: readonly SegmentIn
   return { store, account, other, device, foreign, clock, fleetHours };
 }
 
+/** A local date as `parseWindowQuery` gives it. */
+const day = (text: string) => Temporal.PlainDate.from(text);
+
 const refusal = async (promise: Promise<unknown>): Promise<InvalidParameterError> => {
   const error = await promise.then(
     () => undefined,
@@ -47,7 +52,7 @@ describe('createFleetHours()', () => {
           { startedAt: dayStart + 24 * HOUR - 60, endedAt: dayStart + 24 * HOUR + 60, state: 'idle' }, // half inside
         ],
       });
-      expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2026-03-10', to: '2026-03-10' })).toEqual({
+      expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-10'), to: day('2026-03-10') })).toEqual({
         deviceId: device.id,
         timeZone: NY,
         from: '2026-03-10T00:00:00-04:00',
@@ -66,7 +71,7 @@ describe('createFleetHours()', () => {
 
     it('counts an open segment only up to now when to lies in the future', async () => {
       const { fleetHours, account, device, clock } = await setup({ segments: [{ startedAt: NOW - 60, endedAt: null, state: 'idle' }] });
-      const query = { accountId: account.id, deviceId: device.id, from: '2026-03-12', to: '2026-03-20' };
+      const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-12'), to: day('2026-03-20') };
       expect((await fleetHours.hours(query))?.idleSeconds).toBe(60);
       clock.now += 30_000;
       expect((await fleetHours.hours(query))?.idleSeconds).toBe(90);
@@ -74,7 +79,7 @@ describe('createFleetHours()', () => {
 
     it('never counts time after now: a closed segment stamped in the future counts only up to now, as in the meter (P1, D3)', async () => {
       const { fleetHours, account, device } = await setup({ segments: [{ startedAt: NOW - 60, endedAt: NOW + 2 * HOUR, state: 'moving' }] });
-      const query = { accountId: account.id, deviceId: device.id, from: '2026-03-12', to: '2026-03-13' };
+      const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-12'), to: day('2026-03-13') };
       expect((await fleetHours.hours(query))?.movingSeconds).toBe(60);
       expect((await fleetHours.daily(query))?.days.map((day) => day.movingSeconds)).toEqual([60, 0]);
       expect((await fleetHours.meter(query))?.movingSeconds).toBe(60);
@@ -94,21 +99,20 @@ describe('createFleetHours()', () => {
       expect(await fleetHours.meter({ accountId: account.id, deviceId: foreign.id })).toBeNull();
     });
 
-    it('looks the device up before the dates: a missing device is null even with bad dates', async () => {
+    it('looks the device up before the window: a missing device is null even with a from after today (P11)', async () => {
       const { fleetHours, account, foreign } = await setup();
-      expect(await fleetHours.hours({ accountId: account.id, deviceId: foreign.id, from: 'garbage' })).toBeNull();
+      expect(await fleetHours.hours({ accountId: account.id, deviceId: foreign.id, from: day('2026-03-13') })).toBeNull();
     });
 
-    it('rejects bad dates with InvalidParameterError naming the parameter (D7)', async () => {
+    it('rejects a from after today in the device zone, or after to, with InvalidParameterError naming from (D7)', async () => {
       const { fleetHours, account, device } = await setup();
-      expect((await refusal(fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2025-02-30' }))).parameter).toBe('from');
-      expect((await refusal(fleetHours.hours({ accountId: account.id, deviceId: device.id, to: 'tomorrow' }))).parameter).toBe('to');
-      expect((await refusal(fleetHours.daily({ accountId: account.id, deviceId: device.id, from: '2026-03-09', to: '2026-03-08' }))).parameter).toBe('from');
+      expect((await refusal(fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-13') }))).parameter).toBe('from');
+      expect((await refusal(fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-09'), to: day('2026-03-08') }))).parameter).toBe('from');
     });
 
     it('clamps a from older than 365 days and reports the window used (D6)', async () => {
       const { fleetHours, account, device } = await setup();
-      const total = await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2020-01-01', to: '2026-03-08' });
+      const total = await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2020-01-01'), to: day('2026-03-08') });
       expect([total?.from, total?.to]).toEqual(['2025-03-08T00:00:00-05:00', '2026-03-08T23:59:59-04:00']);
     });
 
@@ -116,7 +120,7 @@ describe('createFleetHours()', () => {
       const { store, account, device } = await setup();
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000, window: { defaultDays: 1, maxDays: 2 } });
       expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id }))?.from).toBe('2026-03-11T00:00:00-04:00');
-      expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2026-01-01' }))?.from).toBe('2026-03-10T00:00:00-04:00');
+      expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-01-01') }))?.from).toBe('2026-03-10T00:00:00-04:00');
     });
   });
 
@@ -129,7 +133,7 @@ describe('createFleetHours()', () => {
           { startedAt: dayStart + HOUR, endedAt: dayStart + 23 * HOUR + 60, state: 'moving' }, // to 2026-03-09T00:01-04:00
         ],
       });
-      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: '2026-03-07', to: '2026-03-10' });
+      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-07'), to: day('2026-03-10') });
       expect(daily).toEqual({
         deviceId: device.id,
         timeZone: NY,
@@ -152,7 +156,7 @@ describe('createFleetHours()', () => {
           { startedAt: NOW - 999, endedAt: null, state: 'idle' },
         ],
       });
-      for (const query of [{}, { from: '2026-03-01' }, { from: '2026-03-06', to: '2026-03-09' }, { to: '2026-03-12' }]) {
+      for (const query of [{}, { from: day('2026-03-01') }, { from: day('2026-03-06'), to: day('2026-03-09') }, { to: day('2026-03-12') }]) {
         const total = await fleetHours.hours({ accountId: account.id, deviceId: device.id, ...query });
         const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, ...query });
         expect([daily!.from, daily!.to]).toEqual([total!.from, total!.to]);
@@ -173,7 +177,7 @@ describe('createFleetHours()', () => {
         now: 1_900_000_000,
         segments: [{ startedAt: jump - HOUR, endedAt: jump + HOUR, state: 'moving' }],
       });
-      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: '2011-12-29', to: '2011-12-31' });
+      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2011-12-29'), to: day('2011-12-31') });
       expect(daily?.days).toEqual([
         { date: '2011-12-29', engineSeconds: HOUR, movingSeconds: HOUR, idleSeconds: 0 },
         { date: '2011-12-30', engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 },
@@ -184,7 +188,7 @@ describe('createFleetHours()', () => {
     it('puts a shift ending late in the evening on the day it was worked, not split at UTC midnight', async () => {
       const start = Date.UTC(2026, 2, 10, 22) / 1000; // 18:00 EDT
       const { fleetHours, account, device } = await setup({ segments: [{ startedAt: start, endedAt: start + 5 * HOUR, state: 'moving' }] });
-      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: '2026-03-10', to: '2026-03-11' });
+      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-10'), to: day('2026-03-11') });
       expect(daily?.days.map((day) => day.movingSeconds)).toEqual([5 * HOUR, 0]);
     });
   });
@@ -244,14 +248,14 @@ describe('createFleetHours()', () => {
       const listSegments = vi.fn(memory.listSegments);
       const store: FleetHoursStore = { ...memory, listSegments, sumSegmentSeconds };
       const { fleetHours, account, device } = await setup({ store, segments: [{ startedAt: NOW - 3 * 24 * HOUR, endedAt: NOW - 3 * 24 * HOUR + 60, state: 'moving' }] });
-      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: '2026-03-08', to: '2026-03-10' });
+      const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
       expect(sumSegmentSeconds).toHaveBeenCalledWith({
         deviceId: device.id,
         boundaries: [Date.UTC(2026, 2, 8, 5) / 1000, Date.UTC(2026, 2, 9, 4) / 1000, Date.UTC(2026, 2, 10, 4) / 1000, Date.UTC(2026, 2, 11, 4) / 1000],
         now: NOW,
       });
       expect(daily?.days.map((day) => day.movingSeconds)).toEqual([0, 60, 0]);
-      await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2026-03-08', to: '2026-03-10' });
+      await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
       expect(sumSegmentSeconds).toHaveBeenLastCalledWith({ deviceId: device.id, boundaries: [Date.UTC(2026, 2, 8, 5) / 1000, Date.UTC(2026, 2, 11, 4) / 1000], now: NOW });
       expect(listSegments).not.toHaveBeenCalled();
     });
@@ -260,7 +264,7 @@ describe('createFleetHours()', () => {
       const memory = createMemoryStore();
       const listSegments = vi.fn(memory.listSegments);
       const { fleetHours, account, device } = await setup({ store: { ...memory, listSegments } });
-      await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: '2026-03-08', to: '2026-03-10' });
+      await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
       expect(listSegments).toHaveBeenCalledWith({ deviceId: device.id, start: Date.UTC(2026, 2, 8, 5) / 1000, end: Date.UTC(2026, 2, 11, 4) / 1000 });
     });
   });
@@ -299,6 +303,15 @@ describe('createFleetHours()', () => {
       expect(await code(starter.fleetHours, `Bearer ${starter.key}`)).toBe('plan_without_api_access');
       const lenient = createFleetHours({ store: starter.store, now: () => NOW * 1000, apiPlans: ['starter'] });
       expect(await code(lenient, `Bearer ${starter.key}`)).toBe(`ok:${starter.account.id}`);
+    });
+
+    it('refuses two credentials (P22) and an ingest token (D24) without asking the store', async () => {
+      const { fleetHours, key, store } = await withKey();
+      const findApiKey = vi.spyOn(store, 'findApiKey');
+      expect(await code(fleetHours, `Bearer ${key}, Bearer ${key}`)).toBe('multiple_credentials');
+      const token = await fleetHours.authenticate('Bearer fhi_someIngestToken');
+      expect(token).toMatchObject({ ok: false, denial: { status: 401, code: 'unknown_api_key', message: expect.stringContaining('send an API key') } });
+      expect(findApiKey).not.toHaveBeenCalled();
     });
 
     it('lists only the account\'s devices, by id (D19)', async () => {
@@ -354,15 +367,17 @@ describe('createFleetHours()', () => {
 
           const clockNow = now + nowMilliseconds / 1000;
           const { fleetHours, account, device } = await setup({ timeZone, segments, now: clockNow });
-          const query = { accountId: account.id, deviceId: device.id, from, to };
+          // As the HTTP API asks: the query parsed once, then the service.
+          const ask = <T>(read: (query: WindowQuery) => Promise<T>) =>
+            Promise.resolve().then(() => read({ accountId: account.id, deviceId: device.id, ...parseWindowQuery({ from, to }) }));
           const expected = oracleWindow({ from, to, now: clockNow, timeZone });
           if (expected.refused) {
-            expect((await refusal(fleetHours.hours(query))).parameter).toBe('from');
-            expect((await refusal(fleetHours.daily(query))).parameter).toBe('from');
+            expect((await refusal(ask(fleetHours.hours))).parameter).toBe('from');
+            expect((await refusal(ask(fleetHours.daily))).parameter).toBe('from');
             return;
           }
-          const total = (await fleetHours.hours(query))!;
-          const daily = (await fleetHours.daily(query))!;
+          const total = (await ask(fleetHours.hours))!;
+          const daily = (await ask(fleetHours.daily))!;
           const oracleDays = oracleDailySeconds(segments, expected, now, timeZone);
 
           expect(total.from).toBe(intlFormatInstant(expected.start, timeZone));

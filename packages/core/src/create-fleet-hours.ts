@@ -1,8 +1,9 @@
-import { evaluateAccess, readBearerToken, type AccessResult } from './access-policy.js';
+import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from './access-policy.js';
 import { fingerprintApiKey } from './api-key.js';
 import { dayBuckets } from './day-buckets.js';
 import { addBuckets, toEngineSeconds } from './engine-seconds.js';
 import { formatInstant } from './format-instant.js';
+import type { WindowDates } from './parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
@@ -21,21 +22,20 @@ export interface FleetHoursOptions {
   readonly window?: WindowLimits;
 }
 
-/** A device and window, as the `/hours` and `/hours/daily` routes receive them. */
-export interface WindowQuery {
+/** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
+export interface WindowQuery extends WindowDates {
   readonly accountId: number;
   readonly deviceId: number;
-  /** `YYYY-MM-DD` in the device zone (D4). */
-  readonly from?: string | undefined;
-  /** `YYYY-MM-DD` in the device zone (D4). */
-  readonly to?: string | undefined;
 }
 
 /** The Fleet Hours service for one store: what the HTTP API serves, callable from any backend. */
 export interface FleetHours {
   readonly store: FleetHoursStore;
-  /** Checks an `Authorization` header value (D10–D12). */
-  authenticate(authorization: string | null | undefined): Promise<AccessResult>;
+  /**
+   * Checks an `Authorization` header value for a route that needs `credential` (default
+   * `api_key`): looks the token up by fingerprint and decides with `evaluateAccess` (D10–D12, D24).
+   */
+  authenticate(authorization: string | null | undefined, credential?: CredentialKind): Promise<AccessResult>;
   /** Every device of the account, by id (D19). */
   listDevices(input: { readonly accountId: number }): Promise<readonly Device[]>;
   /** Totals over a window; `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
@@ -53,14 +53,24 @@ export interface FleetHours {
  * @returns The service.
  * @example
  * ```ts
- * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+ * import { createFleetHours, createMemoryStore, parseWindowQuery } from '@fleet-hours/core';
  * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
- * const total = await fleetHours.hours({ accountId: 1, deviceId: 7, from: '2026-03-01', to: '2026-03-07' });
+ * const total = await fleetHours.hours({ accountId: 1, deviceId: 7, ...parseWindowQuery({ from: '2026-03-01', to: '2026-03-07' }) });
  * ```
  */
 export function createFleetHours(options: FleetHoursOptions): FleetHours {
   const { store } = options;
   const nowSeconds = () => Math.floor(options.now() / 1000);
+  // One lookup per credential kind; ingest tokens join when the store can find them (D24).
+  const findCredential: Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> = {
+    api_key: async (fingerprint) => {
+      const found = await store.findApiKey({ fingerprint });
+      return found && { credential: found.apiKey, account: found.account };
+    },
+    ingest_token: async () => {
+      throw new Error('Ingest tokens cannot be checked yet: the store has no lookup for them');
+    },
+  };
 
   // P1 (docs/decisions.md): no engine ran after now. Boundaries are capped at now, so a closed
   // segment stamped in the future counts only up to now, exactly as in the meter (D3), and buckets
@@ -83,10 +93,12 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   return {
     store,
 
-    async authenticate(authorization) {
-      const token = readBearerToken(authorization);
-      const lookup = token === null ? null : await store.findApiKey({ fingerprint: await fingerprintApiKey(token) });
-      return evaluateAccess({ token, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
+    async authenticate(authorization, credential = 'api_key') {
+      const presented = readAuthorization(authorization);
+      // A token of the other kind is refused by its prefix, without asking the store (D24).
+      const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
+      const lookup = asked ? await findCredential[credential](await fingerprintApiKey(presented.token)) : null;
+      return evaluateAccess({ required: credential, presented, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
     },
 
     listDevices({ accountId }) {

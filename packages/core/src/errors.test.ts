@@ -1,5 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError, SegmentOverlapError, StorageUnavailableError } from './errors.js';
+import { FleetHoursError, InvalidParameterError, isFleetHoursError, SegmentOverlapError, StorageUnavailableError } from './errors.js';
+
+describe('FleetHoursError (D16)', () => {
+  it('is thrown by code: status and default message come from the table', () => {
+    const error = new FleetHoursError('device_not_found');
+    expect(error).toBeInstanceOf(Error);
+    expect([error.name, error.code, error.status, error.message, error.headers]).toEqual(['FleetHoursError', 'device_not_found', 404, 'No such device on this account', {}]);
+  });
+
+  it('takes a more specific message, headers and a cause', () => {
+    const cause = new Error('inner');
+    const error = new FleetHoursError('method_not_allowed', { message: 'Method PUT is not allowed: use GET or HEAD', headers: { Allow: 'GET, HEAD' }, cause });
+    expect([error.status, error.message, error.headers, error.cause]).toEqual([405, 'Method PUT is not allowed: use GET or HEAD', { Allow: 'GET, HEAD' }, cause]);
+    expect('cause' in new FleetHoursError('not_found')).toBe(false);
+  });
+});
+
+describe('isFleetHoursError()', () => {
+  it('recognises the class and its subclasses, never a plain error with the same message', () => {
+    expect(isFleetHoursError(new FleetHoursError('not_found'))).toBe(true);
+    expect(isFleetHoursError(new InvalidParameterError('from', 'x'))).toBe(true);
+    expect(isFleetHoursError(new StorageUnavailableError())).toBe(true);
+    expect(isFleetHoursError(new Error('No such endpoint'))).toBe(false);
+    expect(isFleetHoursError(Object.assign(new Error('x'), { code: 'not_found' }))).toBe(false);
+    expect(isFleetHoursError({ code: 'not_found' })).toBe(false);
+  });
+
+  it('recognises one made by a second copy of the package, by its brand and code', () => {
+    const brand = Symbol.for('@fleet-hours/core/FleetHoursError');
+    class OtherCopy extends Error {
+      readonly code = 'invalid_parameter';
+    }
+    Object.defineProperty(OtherCopy.prototype, brand, { value: true });
+    expect(isFleetHoursError(new OtherCopy('Cannot parse from "x"'))).toBe(true);
+    const unknownCode = Object.assign(new OtherCopy('x'), { code: 'teapot' });
+    expect(isFleetHoursError(unknownCode)).toBe(false);
+  });
+});
 
 describe('InvalidParameterError (D7)', () => {
   it('names the parameter at fault and keeps the message', () => {
@@ -8,6 +45,8 @@ describe('InvalidParameterError (D7)', () => {
     expect(error.name).toBe('InvalidParameterError');
     expect(error.parameter).toBe('from');
     expect(error.message).toBe('Cannot parse from "x": expected a date as YYYY-MM-DD');
+    expect([error.code, error.status]).toEqual(['invalid_parameter', 400]);
+    expect(error).toBeInstanceOf(FleetHoursError);
   });
 });
 
@@ -20,6 +59,7 @@ describe('SegmentOverlapError (D1)', () => {
     expect(error.name).toBe('SegmentOverlapError');
     expect(error.message).toBe('Import refused, nothing written: row 2 overlaps a stored segment; row 4 overlaps row 3');
     expect(error.conflicts).toHaveLength(2);
+    expect([error.code, error.status]).toEqual(['conflict', 409]);
   });
 
   it('shows five conflicts and counts the rest', () => {
@@ -38,5 +78,7 @@ describe('StorageUnavailableError (D18)', () => {
     expect(error.message).toBe('Storage is unavailable');
     expect(error.cause).toBe(cause);
     expect(new StorageUnavailableError('Database down').message).toBe('Database down');
+    expect([error.code, error.status]).toEqual(['service_unavailable', 503]);
+    expect('cause' in new StorageUnavailableError()).toBe(false);
   });
 });

@@ -6,22 +6,32 @@
  * @module
  */
 export * from './types.js';
+export * from './assert-epoch-seconds.js';
+export * from './error-codes.js';
 export * from './errors.js';
+export * from './error-answer.js';
 export * from './time-zone.js';
 export * from './local-date.js';
 export * from './format-instant.js';
 export * from './parse-instant.js';
+export * from './parse-window-query.js';
 export * from './resolve-window.js';
 export * from './day-buckets.js';
 export * from './sum-by-bucket.js';
 export * from './engine-seconds.js';
 export * from './summarize-segments.js';
+export * from './telemetry-point.js';
+export * from './merge-points.js';
 export * from './telemetry-to-segments.js';
+export * from './rederive-span.js';
 export * from './plan-segment-import.js';
 export * from './parse-import-record.js';
 export * from './api-key.js';
+export * from './credential-state.js';
 export * from './access-policy.js';
 export * from './rate-limit.js';
+export * from './route-policy.js';
+export * from './admit-request.js';
 export type * from './storage-port.js';
 export * from './memory-store.js';
 export * from './create-fleet-hours.js';

@@ -3,7 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from './errors.js';
 import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
-import { intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
+import { daysBetween, intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 
@@ -106,5 +106,76 @@ describe('localDateAt()', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+// The references: Temporal called directly, as these functions did before they read the zone's
+// offsets once per year from a cache.
+const temporalStartOfDay = (date: Temporal.PlainDate, timeZone: string) => date.toZonedDateTime({ timeZone }).epochMilliseconds / 1000;
+const temporalLocalDate = (epochSeconds: number, timeZone: string) =>
+  Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+
+const ALL_ZONES = [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'US/Eastern', 'Asia/Calcutta'])];
+const FIRST_1900 = Date.UTC(1900, 0, 1) / 1000;
+const LAST_2100 = Date.UTC(2100, 11, 31, 23, 59, 59) / 1000;
+
+describe('startOfLocalDay() and localDateAt() from cached zone offsets agree with Temporal', () => {
+  it('give the same day starts as Temporal on random dates in every IANA zone from 1900 to 2100 (D4)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), fc.integer({ min: 0, max: daysBetween('1900-01-01', '2100-12-31') }), (timeZone, offset) => {
+        const date = Temporal.PlainDate.from('1900-01-01').add({ days: offset });
+        expect(startOfLocalDay(date, timeZone)).toBe(temporalStartOfDay(date, timeZone));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('give the same local dates as Temporal at random instants and around day starts in every IANA zone', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), fc.integer({ min: FIRST_1900, max: LAST_2100 }), (timeZone, instant) => {
+        expect(localDateAt(instant, timeZone)).toEqual(temporalLocalDate(instant, timeZone));
+        const dayStart = temporalStartOfDay(temporalLocalDate(instant, timeZone), timeZone);
+        for (const around of [dayStart - 1, dayStart, dayStart + 1]) {
+          expect(localDateAt(around, timeZone)).toEqual(temporalLocalDate(around, timeZone));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('stay exact after more zone-years were asked for than the bounded cache holds', () => {
+    const zones = Intl.supportedValuesOf('timeZone');
+    const dates = Array.from({ length: 11 }, (_, index) => Temporal.PlainDate.from({ year: 2020 + index, month: 3, day: 29 }));
+    for (let round = 0; round < 2; round += 1) {
+      for (const date of dates) {
+        for (const timeZone of zones) expect(startOfLocalDay(date, timeZone)).toBe(temporalStartOfDay(date, timeZone));
+      }
+    }
+  }, 60_000);
+
+  it('keep the seconds of local mean time: Europe/Dublin 1906 days start at 00:25:21 UTC (P4)', () => {
+    const start = Date.UTC(1906, 5, 1, 0, 25, 21) / 1000;
+    expect(startOfLocalDay(Temporal.PlainDate.from('1906-06-01'), 'Europe/Dublin')).toBe(start);
+    expect(localDateAt(start, 'Europe/Dublin').toString()).toBe('1906-06-01');
+    expect(localDateAt(start - 1, 'Europe/Dublin').toString()).toBe('1906-05-31');
+  });
+
+  it('behave as Temporal at and beyond the ends of the usual years, and in another calendar', () => {
+    for (const text of ['-000001-12-31', '0000-01-01', '9999-12-31', '+010000-01-01', '+100001-01-01', '-100001-06-30']) {
+      for (const timeZone of ['America/New_York', 'Asia/Kathmandu', 'Pacific/Apia', 'UTC']) {
+        const date = Temporal.PlainDate.from(text);
+        expect(startOfLocalDay(date, timeZone)).toBe(temporalStartOfDay(date, timeZone));
+        const instant = temporalStartOfDay(date, timeZone) + 3600;
+        expect(localDateAt(instant, timeZone)).toEqual(temporalLocalDate(instant, timeZone));
+      }
+    }
+    const gregory = Temporal.PlainDate.from('2018-11-04').withCalendar('gregory');
+    expect(startOfLocalDay(gregory, 'America/Sao_Paulo')).toBe(1_541_300_400);
+  });
+
+  it('refuse what Temporal refuses: an unknown zone, a fraction of a second', () => {
+    expect(() => startOfLocalDay(Temporal.PlainDate.from('2026-01-01'), 'Mars/Base')).toThrow(RangeError);
+    expect(() => localDateAt(0, 'Mars/Base')).toThrow(RangeError);
+    expect(() => localDateAt(0.0005, 'UTC')).toThrow(RangeError);
   });
 });

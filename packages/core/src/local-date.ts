@@ -1,4 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
+import { SECONDS_PER_DAY, epochDaysOf, isoDateOfEpochDay } from './_iso-days.js';
+import { FAST_YEAR_LIMIT, offsetIn, startOfDayIn, yearOffsets } from './_zone-offsets.js';
 import { InvalidParameterError } from './errors.js';
 
 const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -32,7 +34,10 @@ export function parseLocalDate(parameter: string, text: string): Temporal.PlainD
 /**
  * The first instant of a local day, in epoch seconds (D4). Not always 00:00: some zones skip
  * midnight on DST days (America/Sao_Paulo 2018-11-04 starts at 01:00), and a day that does not
- * exist locally (Pacific/Apia 2011-12-30) starts where the next one does.
+ * exist locally (Pacific/Apia 2011-12-30) starts where the next one does (P2).
+ *
+ * Exactly what `date.toZonedDateTime({ timeZone })` gives, but computed from the zone's offsets
+ * for the year, which are read from Temporal once and cached, not per call.
  *
  * @param date The local date.
  * @param timeZone IANA zone name.
@@ -45,11 +50,16 @@ export function parseLocalDate(parameter: string, text: string): Temporal.PlainD
  * ```
  */
 export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): number {
-  return date.toZonedDateTime({ timeZone }).epochMilliseconds / 1000;
+  const { year } = date;
+  if (date.calendarId !== 'iso8601' || Math.abs(year) > FAST_YEAR_LIMIT) {
+    return date.toZonedDateTime({ timeZone }).epochMilliseconds / 1000;
+  }
+  return startOfDayIn(yearOffsets(timeZone, year), epochDaysOf(year, date.month, date.day) * SECONDS_PER_DAY);
 }
 
 /**
- * The local date at an instant.
+ * The local date at an instant. Like {@link startOfLocalDay}, it reads the zone's cached offsets
+ * for the year rather than calling Temporal's zone machinery per call.
  *
  * @param epochSeconds The instant.
  * @param timeZone IANA zone name.
@@ -61,5 +71,11 @@ export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): num
  * ```
  */
 export function localDateAt(epochSeconds: number, timeZone: string): Temporal.PlainDate {
-  return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+  const utcDate = Number.isSafeInteger(epochSeconds) ? isoDateOfEpochDay(Math.floor(epochSeconds / SECONDS_PER_DAY)) : undefined;
+  if (utcDate === undefined || Math.abs(utcDate.year) > FAST_YEAR_LIMIT) {
+    return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+  }
+  const wallSeconds = epochSeconds + offsetIn(yearOffsets(timeZone, utcDate.year), epochSeconds);
+  const { year, month, day } = isoDateOfEpochDay(Math.floor(wallSeconds / SECONDS_PER_DAY));
+  return new Temporal.PlainDate(year, month, day);
 }

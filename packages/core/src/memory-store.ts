@@ -1,3 +1,4 @@
+import { assertEpochSeconds } from './assert-epoch-seconds.js';
 import { planSegmentImport, segmentSpan } from './plan-segment-import.js';
 import type { FleetHoursStore } from './storage-port.js';
 import type { Account, ApiKeyRecord, Device, EngineSegment } from './types.js';
@@ -6,13 +7,14 @@ import type { Account, ApiKeyRecord, Device, EngineSegment } from './types.js';
  * A complete {@link FleetHoursStore} in this process's memory: the reference implementation the
  * contract suite is written against, and a store for tests, examples and prototypes. It has no
  * aggregation capability, so the core's in-memory fallback answers `/hours` from `listSegments`.
+ * Instants are epoch seconds; milliseconds are refused (a rejected promise, see the port).
  *
  * @returns A new, empty store.
  * @example
  * ```ts
  * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
  * const store = createMemoryStore();
- * const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
+ * const account = await store.createAccount({ name: 'Acme', plan: 'business', now: Math.floor(Date.now() / 1000) });
  * const fleetHours = createFleetHours({ store, now: Date.now });
  * ```
  */
@@ -45,11 +47,14 @@ export function createMemoryStore(): FleetHoursStore {
       return device && device.accountId === accountId ? { ...device } : null;
     },
 
-    async listSegments({ deviceId, start = -Infinity, end = Infinity }) {
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start, end).map((segment) => ({ ...segment }));
+    async listSegments({ deviceId, start, end }) {
+      if (start !== undefined) assertEpochSeconds('start', start);
+      if (end !== undefined) assertEpochSeconds('end', end);
+      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map((segment) => ({ ...segment }));
     },
 
     async createAccount({ name, plan, now }) {
+      assertEpochSeconds('now', now);
       const account: Account = { id: ++ids.account, name, plan, createdAt: now };
       accounts.set(account.id, account);
       return { ...account };
@@ -73,6 +78,8 @@ export function createMemoryStore(): FleetHoursStore {
     },
 
     async createApiKey({ accountId, fingerprint, label, expiresAt, now }) {
+      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
+      assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;
       const apiKey: ApiKeyRecord = { id: ++ids.key, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
       keys.set(apiKey.id, apiKey);
@@ -84,6 +91,7 @@ export function createMemoryStore(): FleetHoursStore {
     },
 
     async revokeApiKey({ keyId, now }) {
+      assertEpochSeconds('now', now);
       const apiKey = keys.get(keyId);
       if (!apiKey) return null;
       const revoked = { ...apiKey, revokedAt: apiKey.revokedAt ?? now };
@@ -118,13 +126,15 @@ export function createMemoryStore(): FleetHoursStore {
     },
 
     async importSegments({ deviceId, segments, reportedAt }) {
+      // Checks every instant (segmentSpan: the rows; then reportedAt) before anything else.
+      const span = segmentSpan(segments);
+      if (reportedAt !== undefined) assertEpochSeconds('reportedAt', reportedAt);
       const device = devices.get(deviceId);
       if (!device) return null;
       const stored = segmentsByDevice.get(deviceId) ?? [];
-      const span = segmentSpan(segments);
       const touched = span ? _overlapping(stored, span.start, span.end ?? Infinity) : [];
       // Plans (and may throw) before anything changes: a refused batch writes nothing.
-      const plan = planSegmentImport({ incoming: segments, stored: touched });
+      const plan = planSegmentImport({ incoming: segments, stored: touched, reportedAt, lastReportedAt: device.lastReportedAt });
 
       const closes = new Map(plan.close.map((close) => [close.startedAt, close.endedAt]));
       const next = stored.map((segment) =>
@@ -134,11 +144,7 @@ export function createMemoryStore(): FleetHoursStore {
       next.sort((a, b) => a.startedAt - b.startedAt);
       segmentsByDevice.set(deviceId, next);
 
-      const latest = segments.reduce((max, segment) => Math.max(max, segment.endedAt ?? segment.startedAt), -Infinity);
-      const reported = reportedAt ?? (Number.isFinite(latest) ? latest : null);
-      if (reported !== null && (device.lastReportedAt === null || reported > device.lastReportedAt)) {
-        devices.set(deviceId, { ...device, lastReportedAt: reported });
-      }
+      devices.set(deviceId, { ...device, lastReportedAt: plan.lastReportedAt });
       return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
     },
   };

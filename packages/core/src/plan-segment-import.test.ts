@@ -38,16 +38,17 @@ describe('planSegmentImport() (D1)', () => {
       insert: [moving(0, 100), idle(100, 200), idle(300, null)],
       close: [],
       skipped: 0,
+      lastReportedAt: 300,
     });
   });
 
   it('plans nothing for an empty batch', () => {
-    expect(planSegmentImport({ incoming: [], stored: [idle(0, 10)] })).toEqual({ insert: [], close: [], skipped: 0 });
+    expect(planSegmentImport({ incoming: [], stored: [idle(0, 10)] })).toEqual({ insert: [], close: [], skipped: 0, lastReportedAt: null });
   });
 
   it('skips a segment identical to a stored one, so re-importing a file is harmless', () => {
     const batch = [idle(0, 100), moving(100, 200), idle(300, null)];
-    expect(planSegmentImport({ incoming: batch, stored: batch })).toEqual({ insert: [], close: [], skipped: 3 });
+    expect(planSegmentImport({ incoming: batch, stored: batch })).toEqual({ insert: [], close: [], skipped: 3, lastReportedAt: 300 });
   });
 
   it('skips a segment repeated inside the batch', () => {
@@ -55,6 +56,7 @@ describe('planSegmentImport() (D1)', () => {
       insert: [idle(0, 100), moving(100, 150)],
       close: [],
       skipped: 1,
+      lastReportedAt: 150,
     });
   });
 
@@ -63,6 +65,7 @@ describe('planSegmentImport() (D1)', () => {
       insert: [],
       close: [{ startedAt: 0, endedAt: 60 }],
       skipped: 0,
+      lastReportedAt: 60,
     });
   });
 
@@ -71,11 +74,12 @@ describe('planSegmentImport() (D1)', () => {
       insert: [moving(60, null)],
       close: [{ startedAt: 0, endedAt: 60 }],
       skipped: 0,
+      lastReportedAt: 60,
     });
   });
 
   it('skips an open segment re-imported after it was stored closed (P8)', () => {
-    expect(planSegmentImport({ incoming: [idle(0, null)], stored: [idle(0, 60)] })).toEqual({ insert: [], close: [], skipped: 1 });
+    expect(planSegmentImport({ incoming: [idle(0, null)], stored: [idle(0, 60)] })).toEqual({ insert: [], close: [], skipped: 1, lastReportedAt: 0 });
   });
 
   it('skips the open version of a segment the same batch closes', () => {
@@ -83,6 +87,7 @@ describe('planSegmentImport() (D1)', () => {
       insert: [],
       close: [{ startedAt: 0, endedAt: 60 }],
       skipped: 1,
+      lastReportedAt: 60,
     });
   });
 
@@ -142,8 +147,8 @@ describe('planSegmentImport() (D1)', () => {
   });
 
   it('refuses a malformed row with a RangeError naming it, before looking for overlaps', () => {
-    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(20.5, 30)], stored: [] })).toThrow('Row 2: started_at must be whole epoch seconds');
-    expect(() => planSegmentImport({ incoming: [idle(0, 10.5)], stored: [] })).toThrow('Row 1: ended_at must be whole epoch seconds or null');
+    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(20.5, 30)], stored: [] })).toThrow('Row 2: started_at must be whole epoch seconds, got "20.5"');
+    expect(() => planSegmentImport({ incoming: [idle(0, 10.5)], stored: [] })).toThrow('Row 1: ended_at must be whole epoch seconds, got "10.5"');
     expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(10, 10)], stored: [] })).toThrow('Row 2: ended_at must be after started_at');
     expect(() => planSegmentImport({ incoming: [idle(10, 5)], stored: [] })).toThrow(RangeError);
     expect(() => planSegmentImport({ incoming: [{ startedAt: 0, endedAt: 5, state: 'parked' as SegmentState }], stored: [] })).toThrow(
@@ -151,6 +156,62 @@ describe('planSegmentImport() (D1)', () => {
     );
     expect(() => planSegmentImport({ incoming: [idle(Number.NaN, 5)], stored: [] })).toThrow(RangeError);
     expect(() => planSegmentImport({ incoming: [idle(0, 100), idle(50, 60), idle(70, 60)], stored: [] })).toThrow('Row 3');
+  });
+
+  it('refuses instants in milliseconds with a RangeError naming the row and the unit', () => {
+    const ms = 1_767_225_600_000;
+    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(ms, ms + 60_000)], stored: [] })).toThrow(
+      'Row 2: started_at must be epoch seconds between the years 0001 and 9999, got "1767225600000": it looks like milliseconds ("1767225600" in seconds)',
+    );
+    expect(() => planSegmentImport({ incoming: [idle(1_767_225_600, ms)], stored: [] })).toThrow(/^Row 1: ended_at .* looks like milliseconds/);
+    expect(() => planSegmentImport({ incoming: [], stored: [], reportedAt: ms })).toThrow(/^reportedAt .* looks like milliseconds/);
+    expect(() => segmentSpan([idle(0, 10), idle(ms, null)])).toThrow(/^Row 2: started_at .* looks like milliseconds/);
+  });
+
+  describe('lastReportedAt (P6): raised, never lowered, in one place for every store', () => {
+    it('is the latest instant of the batch by default: the latest end, or the start of an open segment', () => {
+      expect(planSegmentImport({ incoming: [idle(100, 200), moving(0, 100)], stored: [] }).lastReportedAt).toBe(200);
+      expect(planSegmentImport({ incoming: [idle(100, 200), moving(300, null)], stored: [] }).lastReportedAt).toBe(300);
+    });
+
+    it('counts skipped rows too: re-importing reports the batch again', () => {
+      expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [idle(0, 100)], lastReportedAt: 50 }).lastReportedAt).toBe(100);
+    });
+
+    it('raises the device\'s value, never lowers it', () => {
+      expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], lastReportedAt: 50 }).lastReportedAt).toBe(100);
+      expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], lastReportedAt: 500 }).lastReportedAt).toBe(500);
+      expect(planSegmentImport({ incoming: [], stored: [], reportedAt: 40, lastReportedAt: 50 }).lastReportedAt).toBe(50);
+    });
+
+    it('an explicit reportedAt replaces the batch\'s latest instant, even an earlier one', () => {
+      expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], reportedAt: 70 }).lastReportedAt).toBe(70);
+      expect(planSegmentImport({ incoming: [], stored: [], reportedAt: 70 }).lastReportedAt).toBe(70);
+    });
+
+    it('an empty batch without reportedAt leaves the value as it was, null included', () => {
+      expect(planSegmentImport({ incoming: [], stored: [] }).lastReportedAt).toBeNull();
+      expect(planSegmentImport({ incoming: [], stored: [], lastReportedAt: 50 }).lastReportedAt).toBe(50);
+    });
+
+    it('equals max(current, report) on random batches', () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 50 })), { maxLength: 5 }),
+          fc.option(fc.integer({ min: 0, max: 1100 }), { nil: undefined }),
+          fc.option(fc.integer({ min: 0, max: 1100 })),
+          (pieces, reportedAt, current) => {
+            // Consecutive, non-overlapping segments so the plan never refuses.
+            let cursor = 0;
+            const incoming = pieces.map(([gap, length]) => idle((cursor += gap), (cursor += length)));
+            const report = reportedAt ?? (incoming.length === 0 ? null : Math.max(...incoming.map((segment) => segment.endedAt!)));
+            const expected = [current, report].filter((value): value is number => value !== null);
+            const plan = planSegmentImport({ incoming, stored: [], reportedAt, lastReportedAt: current });
+            expect(plan.lastReportedAt).toBe(expected.length === 0 ? null : Math.max(...expected));
+          },
+        ),
+      );
+    });
   });
 
   describe('against a brute-force check on random batches', () => {

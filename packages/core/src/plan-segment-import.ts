@@ -1,14 +1,21 @@
+import { assertEpochSeconds } from './assert-epoch-seconds.js';
 import { SegmentOverlapError, type SegmentConflict } from './errors.js';
-import type { SegmentInput, SegmentState } from './types.js';
+import type { EpochSeconds, SegmentInput } from './types.js';
 
-/** What a store must write to apply an import batch (D1). */
+/** What a store must write to apply an import batch (D1, P6). */
 export interface SegmentImportPlan {
   /** New segments, in time order. */
   readonly insert: readonly SegmentInput[];
   /** Stored open segments to close: the stored segment starting at `startedAt` gets `endedAt`. */
-  readonly close: readonly { readonly startedAt: number; readonly endedAt: number }[];
+  readonly close: readonly { readonly startedAt: EpochSeconds; readonly endedAt: EpochSeconds }[];
   /** Segments identical to stored ones or repeated inside the batch. */
   readonly skipped: number;
+  /**
+   * The device's `lastReportedAt` after the batch (P6): the batch's report (`reportedAt`, default
+   * the latest instant in the batch) when that is later than the device's current value, else the
+   * current value; `null` only while the device has never reported. Stores write exactly this.
+   */
+  readonly lastReportedAt: EpochSeconds | null;
 }
 
 /** The instant range a batch touches: the stored segments a store must pass to {@link planSegmentImport}. */
@@ -24,13 +31,12 @@ export interface SegmentSpan {
  *
  * @param segment The segment.
  * @param row 1-based position in the batch, for the message.
- * @throws {RangeError} When an instant is not a whole number, `endedAt` is not after `startedAt`, or the state is unknown.
+ * @throws {RangeError} When an instant is not whole epoch seconds of the years 0001–9999 (see
+ *   `assertEpochSeconds`), `endedAt` is not after `startedAt`, or the state is unknown.
  */
 function _assertSegment(segment: SegmentInput, row: number): void {
-  if (!Number.isSafeInteger(segment.startedAt)) throw new RangeError(`Row ${row}: started_at must be whole epoch seconds`);
-  if (segment.endedAt !== null && !Number.isSafeInteger(segment.endedAt)) {
-    throw new RangeError(`Row ${row}: ended_at must be whole epoch seconds or null`);
-  }
+  assertEpochSeconds(`Row ${row}: started_at`, segment.startedAt);
+  if (segment.endedAt !== null) assertEpochSeconds(`Row ${row}: ended_at`, segment.endedAt);
   if (segment.endedAt !== null && segment.endedAt <= segment.startedAt) {
     throw new RangeError(`Row ${row}: ended_at must be after started_at`);
   }
@@ -42,10 +48,12 @@ function _assertSegment(segment: SegmentInput, row: number): void {
 /**
  * The span of stored segments that can conflict with a batch: every stored segment of the device
  * that overlaps `[start, end)` (an open stored segment overlaps everything after its start) must be
- * handed to {@link planSegmentImport}.
+ * handed to {@link planSegmentImport}. Checks every row first, so a store that calls it before
+ * reading refuses a malformed batch (milliseconds, say) before touching its database.
  *
  * @param incoming The batch.
  * @returns The span, or `null` for an empty batch.
+ * @throws {RangeError} For a malformed segment, naming its row (as {@link planSegmentImport}).
  * @example
  * ```ts
  * import { segmentSpan } from '@fleet-hours/core';
@@ -56,6 +64,7 @@ export function segmentSpan(incoming: readonly SegmentInput[]): SegmentSpan | nu
   if (incoming.length === 0) return null;
   let start = Infinity;
   let end: number | null = -Infinity;
+  incoming.forEach((segment, index) => _assertSegment(segment, index + 1));
   for (const segment of incoming) {
     start = Math.min(start, segment.startedAt);
     if (segment.endedAt === null) end = null;
@@ -68,13 +77,16 @@ export function segmentSpan(incoming: readonly SegmentInput[]): SegmentSpan | nu
  * Decides what an import batch writes, by the rules of D1: a segment identical to a stored one is
  * skipped (so re-importing a file is harmless); an open stored segment is closed by importing it
  * again with its end, and importing the open version of a segment already stored closed is skipped
- * too; any other overlap, with stored segments or inside the batch, refuses the whole
- * batch. Every store applies imports through this function so the rules live in one place.
+ * too (P8); any other overlap, with stored segments or inside the batch, refuses the whole
+ * batch. It also decides the device's new `lastReportedAt` (P6). Every store applies imports
+ * through this function so the rules live in one place.
  *
  * @param input `incoming`: the batch for one device; `stored`: that device's stored segments that
- *   overlap {@link segmentSpan} of the batch (more is allowed, fewer is not).
- * @returns The inserts, closes and the count skipped.
- * @throws {RangeError} For a malformed segment, naming its row.
+ *   overlap {@link segmentSpan} of the batch (more is allowed, fewer is not); `reportedAt`: epoch
+ *   seconds of the report, default the latest instant in the batch; `lastReportedAt`: the device's
+ *   current value, default `null`.
+ * @returns The inserts, closes, the count skipped and the device's `lastReportedAt` after the batch.
+ * @throws {RangeError} For a malformed segment, naming its row, or a `reportedAt` that is not epoch seconds.
  * @throws {SegmentOverlapError} For any overlap, naming the rows.
  * @example
  * ```ts
@@ -82,14 +94,19 @@ export function segmentSpan(incoming: readonly SegmentInput[]): SegmentSpan | nu
  * const plan = planSegmentImport({
  *   incoming: [{ startedAt: 0, endedAt: 60, state: 'idle' }],
  *   stored: [{ startedAt: 0, endedAt: null, state: 'idle' }],
+ *   lastReportedAt: 30,
  * });
  * plan.close; // [{ startedAt: 0, endedAt: 60 }]
+ * plan.lastReportedAt; // 60
  * ```
  */
 export function planSegmentImport(input: {
   readonly incoming: readonly SegmentInput[];
   readonly stored: readonly SegmentInput[];
+  readonly reportedAt?: EpochSeconds | undefined;
+  readonly lastReportedAt?: EpochSeconds | null | undefined;
 }): SegmentImportPlan {
+  if (input.reportedAt !== undefined) assertEpochSeconds('reportedAt', input.reportedAt);
   const storedByStart = new Map<number, SegmentInput>();
   for (const segment of input.stored) storedByStart.set(segment.startedAt, segment);
 
@@ -157,5 +174,22 @@ export function planSegmentImport(input: {
     insert: insert.map(({ segment }) => segment).sort((a, b) => a.startedAt - b.startedAt),
     close: [...closeByStart].map(([startedAt, endedAt]) => ({ startedAt, endedAt })),
     skipped,
+    lastReportedAt: _raisedReport(input.lastReportedAt ?? null, input.reportedAt ?? _latestInstant(input.incoming)),
   };
+}
+
+/** P6: a report raises `lastReportedAt`, never lowers it; no report (an empty batch) leaves it. */
+function _raisedReport(current: EpochSeconds | null, report: EpochSeconds | null): EpochSeconds | null {
+  if (report === null) return current;
+  return current === null || report > current ? report : current;
+}
+
+/** The latest instant a batch holds: the latest end, or start for an open segment; `null` when empty. */
+function _latestInstant(incoming: readonly SegmentInput[]): EpochSeconds | null {
+  let latest: EpochSeconds | null = null;
+  for (const segment of incoming) {
+    const instant = segment.endedAt ?? segment.startedAt;
+    if (latest === null || instant > latest) latest = instant;
+  }
+  return latest;
 }

@@ -1,11 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { consumeRateLimit, createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, type RateLimitStore } from './rate-limit.js';
+import { consumeRateLimit, createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, rateLimitHeaders, resolveRateLimits, type RateLimitStore } from './rate-limit.js';
 
 const MINUTE_START = 1_800_000_000 - (1_800_000_000 % 60);
 
-describe('DEFAULT_RATE_LIMITS (D13, D14)', () => {
-  it('allows 120 /devices, 30 of each other endpoint and 30 unauthenticated requests per minute', () => {
-    expect(DEFAULT_RATE_LIMITS).toEqual({ devices: 120, hours: 30, daily: 30, meter: 30, unauthenticated: 30 });
+describe('DEFAULT_RATE_LIMITS (D13, D14, D33, ingestion)', () => {
+  it('allows 120 /devices, 30 of each other endpoint, 60 of each fleet endpoint, 6000 ingestion and 30 unauthenticated requests per minute', () => {
+    expect(DEFAULT_RATE_LIMITS).toEqual({ devices: 120, hours: 30, daily: 30, meter: 30, fleetHours: 60, fleetDaily: 60, fleetMeter: 60, ingest: 6000, unauthenticated: 30 });
+    expect(Object.isFrozen(DEFAULT_RATE_LIMITS)).toBe(true);
+  });
+});
+
+describe('resolveRateLimits()', () => {
+  it('keeps the defaults for every limit not given, or given as undefined', () => {
+    expect(resolveRateLimits()).toEqual(DEFAULT_RATE_LIMITS);
+    expect(resolveRateLimits({ hours: 45, devices: undefined })).toEqual({ ...DEFAULT_RATE_LIMITS, hours: 45 });
+  });
+
+  it('refuses a limit that is not a positive integer, naming it, and an unknown name', () => {
+    expect(() => resolveRateLimits({ hours: 0 })).toThrow(RangeError);
+    expect(() => resolveRateLimits({ devices: 1.5 })).toThrow('Rate limit "devices" must be a positive integer, got 1.5');
+    expect(() => resolveRateLimits({ meter: Number.NaN })).toThrow('Rate limit "meter" must be a positive integer, got NaN');
+    expect(() => resolveRateLimits({ hourz: 3 } as never)).toThrow('Unknown rate limit "hourz"');
+  });
+});
+
+describe('rateLimitHeaders() (D14, P15)', () => {
+  it('sends the limit and what is left of it', () => {
+    expect(rateLimitHeaders(30, { allowed: true, limit: 30, remaining: 12, resetSeconds: 40 })).toEqual({ 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '12' });
+  });
+
+  it('promises nothing for a request that could not be counted: remaining 0', () => {
+    expect(rateLimitHeaders(120, null)).toEqual({ 'X-RateLimit-Limit': '120', 'X-RateLimit-Remaining': '0' });
   });
 });
 

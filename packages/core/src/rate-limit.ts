@@ -1,15 +1,65 @@
-/** Requests per fixed one-minute window, per key and route (D13), and per client address without a valid key (D14). */
+/**
+ * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
+ * client address for requests without a valid credential (D14). Each is a positive integer.
+ */
 export interface RateLimits {
+  /** `GET /api/v1/devices`, per API key (D13). */
   readonly devices: number;
+  /** `GET /api/v1/devices/{id}/hours`, per API key (D13). */
   readonly hours: number;
+  /** `GET /api/v1/devices/{id}/hours/daily`, per API key (D13). */
   readonly daily: number;
+  /** `GET /api/v1/devices/{id}/meter`, per API key (D13). */
   readonly meter: number;
-  /** Requests without a valid key (every 401), counted per client address (D14). */
+  /** The fleet endpoint `GET /api/v1/hours`, per API key (D32, D33); for its route once it is served. */
+  readonly fleetHours: number;
+  /** The fleet endpoint `GET /api/v1/hours/daily`, per API key (D33); for its route once it is served. */
+  readonly fleetDaily: number;
+  /** The fleet endpoint `GET /api/v1/meter`, per API key (D33); for its route once it is served. */
+  readonly fleetMeter: number;
+  /** Telemetry ingestion, per ingest token over all ingestion endpoints (ingestion-api.md); for its routes once they are served. */
+  readonly ingest: number;
+  /** Requests without a valid credential (every 401), counted per client address (D14). */
   readonly unauthenticated: number;
 }
 
-/** The product's limits (D13, D14). */
-export const DEFAULT_RATE_LIMITS: RateLimits = { devices: 120, hours: 30, daily: 30, meter: 30, unauthenticated: 30 };
+/** The product's limits (D13, D14, D33, ingestion). */
+export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
+  devices: 120,
+  hours: 30,
+  daily: 30,
+  meter: 30,
+  fleetHours: 60,
+  fleetDaily: 60,
+  fleetMeter: 60,
+  ingest: 6000,
+  unauthenticated: 30,
+});
+
+/**
+ * The limits to apply: {@link DEFAULT_RATE_LIMITS} with the given ones (unset or `undefined`
+ * fields keep their default).
+ *
+ * @param limits The limits to change.
+ * @returns Every limit.
+ * @throws {RangeError} When a limit is not a positive integer.
+ * @example
+ * ```ts
+ * import { resolveRateLimits } from '@fleet-hours/core';
+ * resolveRateLimits({ hours: 60 }).hours; // 60
+ * resolveRateLimits({ hours: 0 }); // throws RangeError: Rate limit "hours" must be a positive integer, got 0
+ * ```
+ */
+export function resolveRateLimits(limits: { readonly [Name in keyof RateLimits]?: number | undefined } = {}): RateLimits {
+  const resolved: Record<string, number> = { ...DEFAULT_RATE_LIMITS };
+  for (const [name, limit] of Object.entries(limits)) {
+    if (limit === undefined) continue;
+    if (!Object.hasOwn(DEFAULT_RATE_LIMITS, name)) throw new RangeError(`Unknown rate limit "${name}"`);
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`Rate limit "${name}" must be a positive integer, got ${String(limit)}`);
+    resolved[name] = limit;
+  }
+  return resolved as unknown as RateLimits;
+}
 
 /**
  * Where rate-limit counters live. In memory for one process; in the database so that several
@@ -39,6 +89,24 @@ export interface RateLimitDecision {
   readonly remaining: number;
   /** `Retry-After` and `X-RateLimit-Reset`: whole seconds ≥ 1 until the window resets. */
   readonly resetSeconds: number;
+}
+
+/**
+ * The headers every counted response carries (D14): `X-RateLimit-Limit` and `X-RateLimit-Remaining`.
+ * Without a decision (the request could not be counted: the store or the counters were down),
+ * nothing can be promised: `X-RateLimit-Remaining: 0` (P15).
+ *
+ * @param limit The limit that applies.
+ * @param decision The count, or `null` when the request was not counted.
+ * @returns The two headers.
+ * @example
+ * ```ts
+ * import { rateLimitHeaders } from '@fleet-hours/core';
+ * rateLimitHeaders(30, null); // { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0' }
+ * ```
+ */
+export function rateLimitHeaders(limit: number, decision: RateLimitDecision | null): Readonly<Record<string, string>> {
+  return { 'X-RateLimit-Limit': String(decision?.limit ?? limit), 'X-RateLimit-Remaining': String(decision?.remaining ?? 0) };
 }
 
 /**

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Temporal } from 'temporal-polyfill';
 import { InvalidParameterError } from './errors.js';
+import { parseWindowQuery } from './parse-window-query.js';
 import { resolveWindow, type ResolveWindowInput } from './resolve-window.js';
 import { addDays, intlFormatInstant, intlLocalDate, oracleWindow } from './testing/_oracle.js';
 
@@ -9,9 +11,15 @@ const NY = 'America/New_York';
 /** 2026-03-12T15:04:05-04:00, a Thursday. */
 const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
 
-const refusal = (input: ResolveWindowInput): InvalidParameterError => {
+/** The input as a query gives it: `from` and `to` as text, parsed once by `parseWindowQuery` (D7). */
+type QueryInput = Omit<ResolveWindowInput, 'from' | 'to'> & { readonly from?: string | undefined; readonly to?: string | undefined };
+
+/** `resolveWindow()` of a query's dates, as the service runs it. */
+const resolve = ({ from, to, ...rest }: QueryInput) => resolveWindow({ ...rest, ...parseWindowQuery({ from, to }) });
+
+const refusal = (input: QueryInput): InvalidParameterError => {
   try {
-    resolveWindow(input);
+    resolve(input);
   } catch (error) {
     if (error instanceof InvalidParameterError) return error;
     throw error;
@@ -22,7 +30,7 @@ const refusal = (input: ResolveWindowInput): InvalidParameterError => {
 describe('resolveWindow()', () => {
   describe('dates (D4)', () => {
     it('resolves from to the start of its day and to to the last second of its day', () => {
-      const window = resolveWindow({ from: '2026-01-05', to: '2026-01-06', now: NOW, timeZone: NY });
+      const window = resolve({ from: '2026-01-05', to: '2026-01-06', now: NOW, timeZone: NY });
       expect(window.fromDate.toString()).toBe('2026-01-05');
       expect(window.toDate.toString()).toBe('2026-01-06');
       expect(window.start).toBe(Date.UTC(2026, 0, 5, 5) / 1000);
@@ -35,13 +43,13 @@ describe('resolveWindow()', () => {
     });
 
     it('accepts from equal to to: one whole day', () => {
-      const window = resolveWindow({ from: '2026-01-05', to: '2026-01-05', now: NOW, timeZone: 'UTC' });
+      const window = resolve({ from: '2026-01-05', to: '2026-01-05', now: NOW, timeZone: 'UTC' });
       expect(window.end - window.start).toBe(86_400);
       expect([window.from, window.to]).toEqual(['2026-01-05T00:00:00+00:00', '2026-01-05T23:59:59+00:00']);
     });
 
     it('resolves a to in the future to the end of that day, not to now', () => {
-      const window = resolveWindow({ from: '2026-03-12', to: '2026-03-14', now: NOW, timeZone: NY });
+      const window = resolve({ from: '2026-03-12', to: '2026-03-14', now: NOW, timeZone: NY });
       expect(window.end).toBe(Date.UTC(2026, 2, 15, 4) / 1000);
       expect(window.to).toBe('2026-03-14T23:59:59-04:00');
     });
@@ -49,7 +57,7 @@ describe('resolveWindow()', () => {
 
   describe('defaults (D5)', () => {
     it('without from and to, ends now and starts at the local date seven days before today (P5)', () => {
-      const window = resolveWindow({ now: NOW, timeZone: NY });
+      const window = resolve({ now: NOW, timeZone: NY });
       expect(window.toDate.toString()).toBe('2026-03-12');
       expect(window.fromDate.toString()).toBe('2026-03-05');
       expect(window.start).toBe(Date.UTC(2026, 2, 5, 5) / 1000);
@@ -60,39 +68,39 @@ describe('resolveWindow()', () => {
     });
 
     it('floors a fractional now to the whole second, for the end and the reported to', () => {
-      const window = resolveWindow({ now: NOW + 0.999, timeZone: NY });
+      const window = resolve({ now: NOW + 0.999, timeZone: NY });
       expect(window.end).toBe(NOW);
       expect(window.to).toBe('2026-03-12T15:04:05-04:00');
     });
 
     it('takes "today" in the device zone: the same instant is a different date in Kathmandu and New York', () => {
       const lateEvening = Date.UTC(2026, 2, 12, 20, 0) / 1000; // 16:00 in New York, 01:45 next day in Kathmandu
-      expect(resolveWindow({ now: lateEvening, timeZone: NY }).toDate.toString()).toBe('2026-03-12');
-      expect(resolveWindow({ now: lateEvening, timeZone: 'Asia/Kathmandu' }).toDate.toString()).toBe('2026-03-13');
+      expect(resolve({ now: lateEvening, timeZone: NY }).toDate.toString()).toBe('2026-03-12');
+      expect(resolve({ now: lateEvening, timeZone: 'Asia/Kathmandu' }).toDate.toString()).toBe('2026-03-13');
     });
 
     it('without from but with to, starts seven local days before to', () => {
-      const window = resolveWindow({ to: '2026-02-10', now: NOW, timeZone: NY });
+      const window = resolve({ to: '2026-02-10', now: NOW, timeZone: NY });
       expect(window.fromDate.toString()).toBe('2026-02-03');
       expect(window.to).toBe('2026-02-10T23:59:59-05:00');
     });
 
     it('with from but without to, ends now', () => {
-      const window = resolveWindow({ from: '2026-03-01', now: NOW, timeZone: NY });
+      const window = resolve({ from: '2026-03-01', now: NOW, timeZone: NY });
       expect(window.from).toBe('2026-03-01T00:00:00-05:00');
       expect(window.end).toBe(NOW);
       expect(window.to).toBe('2026-03-12T15:04:05-04:00');
     });
 
     it('takes defaultDays as an option', () => {
-      expect(resolveWindow({ now: NOW, timeZone: NY, defaultDays: 0 }).fromDate.toString()).toBe('2026-03-12');
-      expect(resolveWindow({ now: NOW, timeZone: NY, defaultDays: 30 }).fromDate.toString()).toBe('2026-02-10');
+      expect(resolve({ now: NOW, timeZone: NY, defaultDays: 0 }).fromDate.toString()).toBe('2026-03-12');
+      expect(resolve({ now: NOW, timeZone: NY, defaultDays: 30 }).fromDate.toString()).toBe('2026-02-10');
     });
   });
 
   describe('clamp (D6)', () => {
     it('clamps a from older than 365 days to the local date of to minus 365 days', () => {
-      const window = resolveWindow({ from: '2020-01-01', to: '2026-03-08', now: NOW, timeZone: NY });
+      const window = resolve({ from: '2020-01-01', to: '2026-03-08', now: NOW, timeZone: NY });
       expect(window.clamped).toBe(true);
       expect(window.fromDate.toString()).toBe('2025-03-08');
       expect(window.from).toBe('2025-03-08T00:00:00-05:00');
@@ -100,53 +108,38 @@ describe('resolveWindow()', () => {
     });
 
     it('keeps a from exactly 365 days back, and raises one 366 days back by one day', () => {
-      const exact = resolveWindow({ from: '2025-03-08', to: '2026-03-08', now: NOW, timeZone: NY });
+      const exact = resolve({ from: '2025-03-08', to: '2026-03-08', now: NOW, timeZone: NY });
       expect([exact.clamped, exact.fromDate.toString()]).toEqual([false, '2025-03-08']);
-      const over = resolveWindow({ from: '2025-03-07', to: '2026-03-08', now: NOW, timeZone: NY });
+      const over = resolve({ from: '2025-03-07', to: '2026-03-08', now: NOW, timeZone: NY });
       expect([over.clamped, over.fromDate.toString()]).toEqual([true, '2025-03-08']);
     });
 
     it('clamps against today when to is missing, and never refuses for length', () => {
-      const window = resolveWindow({ from: '1970-01-01', now: NOW, timeZone: NY });
+      const window = resolve({ from: '1970-01-01', now: NOW, timeZone: NY });
       expect(window.clamped).toBe(true);
       expect(window.fromDate.toString()).toBe('2025-03-12');
       expect(window.end).toBe(NOW);
     });
 
     it('counts the 365 days over a leap day by the calendar', () => {
-      const window = resolveWindow({ from: '2000-01-01', to: '2024-12-31', now: NOW, timeZone: 'UTC' });
+      const window = resolve({ from: '2000-01-01', to: '2024-12-31', now: NOW, timeZone: 'UTC' });
       expect(window.fromDate.toString()).toBe('2024-01-01');
     });
 
     it('takes maxDays as an option', () => {
-      const window = resolveWindow({ from: '2026-01-01', to: '2026-01-31', now: NOW, timeZone: 'UTC', maxDays: 10 });
+      const window = resolve({ from: '2026-01-01', to: '2026-01-31', now: NOW, timeZone: 'UTC', maxDays: 10 });
       expect([window.clamped, window.fromDate.toString()]).toEqual([true, '2026-01-21']);
     });
   });
 
-  describe('bad input (D7)', () => {
-    it('refuses a malformed from or to, naming the parameter', () => {
-      expect(refusal({ from: '2026-3-1', now: NOW, timeZone: NY }).parameter).toBe('from');
-      expect(refusal({ to: '03/01/2026', now: NOW, timeZone: NY }).parameter).toBe('to');
-      expect(refusal({ from: '', now: NOW, timeZone: NY }).parameter).toBe('from');
-    });
-
-    it('refuses an impossible date such as 2025-02-30, naming the parameter', () => {
-      const error = refusal({ from: '2025-02-30', to: '2025-03-05', now: NOW, timeZone: NY });
-      expect(error.parameter).toBe('from');
-      expect(error.message).toBe('Cannot parse from "2025-02-30": no such day');
-      expect(refusal({ from: '2025-02-01', to: '2025-02-30', now: NOW, timeZone: NY }).parameter).toBe('to');
-    });
-
-    it('validates to before from: when both are malformed the error names to', () => {
-      expect(refusal({ from: 'x', to: 'y', now: NOW, timeZone: NY }).parameter).toBe('to');
-    });
-
-    it('refuses a from after to, naming from', () => {
+  describe('bad input (D7; malformed, impossible and repeated dates are parseWindowQuery()\'s)', () => {
+    it('refuses a from after to, naming from, also when given dates directly', () => {
       const error = refusal({ from: '2026-03-09', to: '2026-03-08', now: NOW, timeZone: NY });
       expect(error).toBeInstanceOf(InvalidParameterError);
       expect(error.parameter).toBe('from');
       expect(error.message).toBe('Parameter from "2026-03-09" is after to "2026-03-08"');
+      const date = (text: string) => Temporal.PlainDate.from(text);
+      expect(() => resolveWindow({ from: date('2026-03-09'), to: date('2026-03-08'), now: NOW, timeZone: NY })).toThrow('Parameter from "2026-03-09" is after to "2026-03-08"');
     });
 
     it('refuses a from after today when to is missing', () => {
@@ -156,7 +149,7 @@ describe('resolveWindow()', () => {
     });
 
     it('checks from after to after the clamp: a clamped from is never after to', () => {
-      expect(() => resolveWindow({ from: '1900-01-01', to: '2026-03-08', now: NOW, timeZone: NY })).not.toThrow();
+      expect(() => resolve({ from: '1900-01-01', to: '2026-03-08', now: NOW, timeZone: NY })).not.toThrow();
     });
   });
 
@@ -172,7 +165,7 @@ describe('resolveWindow()', () => {
     ];
     for (const { name, timeZone, date, seconds, from, to } of cases) {
       it(`resolves one day in ${name}`, () => {
-        const window = resolveWindow({ from: date, to: date, now: NOW, timeZone });
+        const window = resolve({ from: date, to: date, now: NOW, timeZone });
         expect(window.end - window.start).toBe(seconds);
         expect(window.from).toBe(from);
         expect(window.to).toBe(to);
@@ -180,7 +173,7 @@ describe('resolveWindow()', () => {
     }
 
     it('resolves Pacific/Apia 2011-12-30, a day that does not exist locally, to zero seconds; its to is the second before its from', () => {
-      const window = resolveWindow({ from: '2011-12-30', to: '2011-12-30', now: NOW, timeZone: 'Pacific/Apia' });
+      const window = resolve({ from: '2011-12-30', to: '2011-12-30', now: NOW, timeZone: 'Pacific/Apia' });
       expect(window.end - window.start).toBe(0);
       expect(window.start).toBe(Date.UTC(2011, 11, 30, 10) / 1000);
       expect(window.from).toBe('2011-12-31T00:00:00+14:00');
@@ -188,7 +181,7 @@ describe('resolveWindow()', () => {
     });
 
     it('resolves Pacific/Apia 2011-12-29..31 to two whole days (172800 s)', () => {
-      const window = resolveWindow({ from: '2011-12-29', to: '2011-12-31', now: NOW, timeZone: 'Pacific/Apia' });
+      const window = resolve({ from: '2011-12-29', to: '2011-12-31', now: NOW, timeZone: 'Pacific/Apia' });
       expect(window.end - window.start).toBe(172_800);
       expect([window.from, window.to]).toEqual(['2011-12-29T00:00:00-10:00', '2011-12-31T23:59:59+14:00']);
     });
@@ -212,7 +205,7 @@ describe('resolveWindow()', () => {
               expect(refusal({ from, to, now, timeZone }).parameter).toBe('from');
               return;
             }
-            const window = resolveWindow({ from, to, now, timeZone });
+            const window = resolve({ from, to, now, timeZone });
             expect(window.fromDate.toString()).toBe(expected.fromDate);
             expect(window.toDate.toString()).toBe(expected.toDate);
             expect(window.start).toBe(expected.start);
@@ -238,7 +231,7 @@ describe('resolveWindow()', () => {
             const from = addDays(to ?? today(now, timeZone), -fromBack);
             const expected = oracleWindow({ from, to, now, timeZone });
             if (expected.refused) throw new Error('a long window is never refused');
-            const window = resolveWindow({ from, to, now, timeZone });
+            const window = resolve({ from, to, now, timeZone });
             expect(window.clamped).toBe(fromBack > 365);
             expect(window.clamped).toBe(expected.clamped);
             expect(window.fromDate.toString()).toBe(expected.fromDate);

@@ -1,7 +1,8 @@
 import { Temporal } from 'temporal-polyfill';
 import { InvalidParameterError } from './errors.js';
 import { formatInstant } from './format-instant.js';
-import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
+import { localDateAt, startOfLocalDay } from './local-date.js';
+import type { WindowDates } from './parse-window-query.js';
 
 /** Limits of a window, with the product's defaults (D5, D6). */
 export interface WindowLimits {
@@ -11,12 +12,11 @@ export interface WindowLimits {
   readonly defaultDays?: number;
 }
 
-/** What {@link resolveWindow} takes: the raw query values and the device's zone. */
-export interface ResolveWindowInput extends WindowLimits {
-  /** `YYYY-MM-DD` in the device zone, or undefined for the default. */
-  readonly from?: string | undefined;
-  /** `YYYY-MM-DD` in the device zone, or undefined for *now*. */
-  readonly to?: string | undefined;
+/**
+ * What {@link resolveWindow} takes: the dates from `parseWindowQuery` (`from` undefined for the
+ * default, `to` undefined for *now*) and the device's zone.
+ */
+export interface ResolveWindowInput extends WindowLimits, WindowDates {
   /** The current instant, epoch seconds (a fraction is floored, D5). */
   readonly now: number;
   /** IANA zone of the device. */
@@ -45,16 +45,18 @@ export interface ResolvedWindow {
 }
 
 /**
- * Resolves the `from` / `to` query dates of `/hours` and `/hours/daily` into the window actually
- * used (D4–D7): defaults, the 365-day clamp, and validation.
+ * Resolves the parsed `from` / `to` dates of `/hours` and `/hours/daily` into the window actually
+ * used (D4–D7): defaults, the 365-day clamp, and the one check that needs the device's zone.
  *
- * @param input Raw `from` / `to`, the device zone and *now*.
+ * @param input `from` / `to` from `parseWindowQuery`, the device zone and *now*.
  * @returns The applied window.
- * @throws {InvalidParameterError} For a malformed or impossible date, or `from` after `to` (D7).
+ * @throws {InvalidParameterError} When `from` is after `to` after defaults and clamping, e.g. a
+ *   `from` after today in the device zone when `to` is not given (D7).
  * @example
  * ```ts
- * import { resolveWindow } from '@fleet-hours/core';
- * const window = resolveWindow({ from: '2026-03-08', to: '2026-03-08', now: 1_800_000_000, timeZone: 'America/New_York' });
+ * import { parseWindowQuery, resolveWindow } from '@fleet-hours/core';
+ * const dates = parseWindowQuery({ from: '2026-03-08', to: '2026-03-08' });
+ * const window = resolveWindow({ ...dates, now: 1_800_000_000, timeZone: 'America/New_York' });
  * window.end - window.start; // 82800: a 23-hour day
  * window.to; // '2026-03-08T23:59:59-04:00'
  * ```
@@ -65,8 +67,8 @@ export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
   const defaultDays = input.defaultDays ?? 7;
   const now = Math.floor(input.now);
 
-  const givenTo = input.to === undefined ? undefined : parseLocalDate('to', input.to);
-  const givenFrom = input.from === undefined ? undefined : parseLocalDate('from', input.from);
+  const givenTo = input.to;
+  const givenFrom = input.from;
 
   const toDate = givenTo ?? localDateAt(now, timeZone);
   const earliest = toDate.subtract({ days: maxDays });

@@ -6,6 +6,7 @@ import type {
   Device,
   DeviceChanges,
   EngineSegment,
+  EpochSeconds,
   ImportSummary,
   NewDevice,
   SegmentInput,
@@ -20,7 +21,13 @@ import type {
  * Contract for every method:
  * - Arguments are one object; returned data is plain, `readonly` and owned by the caller.
  * - A miss MUST return `null` or `[]`, never throw.
- * - Instants are whole epoch seconds. The store never reads a clock: `now` is passed in.
+ * - Every instant, in arguments and results, is whole epoch seconds ({@link EpochSeconds}) within
+ *   the years 0001 to 9999: never milliseconds (`Date.now()` is milliseconds; pass
+ *   `Math.floor(Date.now() / 1000)`). The store never reads a clock: `now` is passed in.
+ * - A method MUST check every instant it is given with `assertEpochSeconds` before it reads or
+ *   writes anything, and refuse a bad one by rejecting its promise with that RangeError (it names
+ *   the argument and says when the value looks like milliseconds); nothing is written. It never
+ *   throws synchronously: `await` and `.catch()` see every refusal.
  * - When the backing database cannot be reached, a method MUST reject with
  *   `StorageUnavailableError` (→ HTTP 503, D18) and MUST work again once the database is back,
  *   without being re-created.
@@ -42,7 +49,7 @@ export interface FleetHoursStore {
    * everything after its start), ordered by `startedAt`. Without `start` / `end` the range is
    * unbounded on that side.
    */
-  listSegments(input: { readonly deviceId: number; readonly start?: number; readonly end?: number }): Promise<readonly EngineSegment[]>;
+  listSegments(input: { readonly deviceId: number; readonly start?: EpochSeconds; readonly end?: EpochSeconds }): Promise<readonly EngineSegment[]>;
 
   /**
    * Optional capability: aggregation in the store. When present it MUST return, for each bucket
@@ -52,20 +59,20 @@ export interface FleetHoursStore {
    */
   sumSegmentSeconds?(input: {
     readonly deviceId: number;
-    readonly boundaries: readonly number[];
-    readonly now: number;
+    readonly boundaries: readonly EpochSeconds[];
+    readonly now: EpochSeconds;
   }): Promise<readonly BucketSeconds[]>;
 
   /**
    * Optional capability: the meter's figures in the store. When present it MUST equal
    * `summarizeSegments(allSegmentsOfTheDevice, now)`.
    */
-  summarizeDeviceSegments?(input: { readonly deviceId: number; readonly now: number }): Promise<SegmentSummary>;
+  summarizeDeviceSegments?(input: { readonly deviceId: number; readonly now: EpochSeconds }): Promise<SegmentSummary>;
 
   // ── Administration (operator CLI, tests, embedding code) ────────────────────────────────────
 
-  /** MUST create an account with a new id. */
-  createAccount(input: { readonly name: string; readonly plan: string; readonly now: number }): Promise<Account>;
+  /** MUST create an account with a new id, created at `now` (epoch seconds). */
+  createAccount(input: { readonly name: string; readonly plan: string; readonly now: EpochSeconds }): Promise<Account>;
 
   /** MUST return the account or `null`. */
   findAccount(input: { readonly accountId: number }): Promise<Account | null>;
@@ -76,23 +83,27 @@ export interface FleetHoursStore {
   /** MUST change the plan and return the account, or `null` when there is no such account. */
   setAccountPlan(input: { readonly accountId: number; readonly plan: string }): Promise<Account | null>;
 
-  /** MUST store a key by fingerprint (never the key itself); `null` when the account does not exist. */
+  /**
+   * MUST store a key by fingerprint (never the key itself), created at `now`, expiring at
+   * `expiresAt` (both epoch seconds; `null`: never); `null` when the account does not exist.
+   */
   createApiKey(input: {
     readonly accountId: number;
     readonly fingerprint: string;
     readonly label: string | null;
-    readonly expiresAt: number | null;
-    readonly now: number;
+    readonly expiresAt: EpochSeconds | null;
+    readonly now: EpochSeconds;
   }): Promise<ApiKeyRecord | null>;
 
   /** MUST return the account's keys ordered by id. */
   listApiKeys(input: { readonly accountId: number }): Promise<readonly ApiKeyRecord[]>;
 
   /**
-   * MUST mark the key revoked at `now` (keeping the first revocation instant if already revoked)
-   * and return it; `null` when there is no such key. Takes effect on the next `findApiKey` (D10).
+   * MUST mark the key revoked at `now`, epoch seconds (keeping the first revocation instant if
+   * already revoked) and return it; `null` when there is no such key. Takes effect on the next
+   * `findApiKey` (D10).
    */
-  revokeApiKey(input: { readonly keyId: number; readonly now: number }): Promise<ApiKeyRecord | null>;
+  revokeApiKey(input: { readonly keyId: number; readonly now: EpochSeconds }): Promise<ApiKeyRecord | null>;
 
   /** MUST create a device with a new id and `status` defaulting to `active`; `null` when the account does not exist. */
   createDevice(input: NewDevice): Promise<Device | null>;
@@ -102,13 +113,16 @@ export interface FleetHoursStore {
 
   /**
    * MUST apply one batch by the rules of D1 through `planSegmentImport`, atomically: either the
-   * whole batch is written or nothing is (on `SegmentOverlapError` or any other failure). Also MUST
-   * raise the device's `lastReportedAt` to `reportedAt` (default: the latest instant in the batch)
-   * when that is later. Returns `null` (writing nothing) when the device does not exist.
+   * whole batch is written or nothing is (on `SegmentOverlapError`, a RangeError for a malformed
+   * row or any other failure). Also MUST set the device's `lastReportedAt` to the plan's
+   * `lastReportedAt` (P6: raised to `reportedAt`, default the latest instant in the batch, never
+   * lowered), which the store passes the device's current value. Returns `null` (writing nothing)
+   * when the device does not exist.
    */
   importSegments(input: {
     readonly deviceId: number;
     readonly segments: readonly SegmentInput[];
-    readonly reportedAt?: number;
+    /** Epoch seconds of the report (P6); default the latest instant in `segments`. */
+    readonly reportedAt?: EpochSeconds;
   }): Promise<ImportSummary | null>;
 }

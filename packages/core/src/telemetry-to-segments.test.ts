@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { telemetryToSegments, type TelemetryPoint } from './telemetry-to-segments.js';
+import { oracleSegments } from './_telemetry-oracle.js';
 import { simulateTelemetry } from './testing/_oracle.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
 const off = (time: number): TelemetryPoint => ({ time, ignition: false, speedKmh: 0 });
 
-describe('telemetryToSegments() (D2)', () => {
+describe('telemetryToSegments() (D2, D21, D22)', () => {
   it('turns points into idle and moving segments, each point covering the time until the next', () => {
     expect(telemetryToSegments([on(0, 0), on(60, 40), off(120)])).toEqual([
       { startedAt: 0, endedAt: 60, state: 'idle' },
@@ -40,10 +41,23 @@ describe('telemetryToSegments() (D2)', () => {
     ]);
   });
 
-  it('lets the last point cover no time: nothing is known after it (P7)', () => {
-    expect(telemetryToSegments([on(0, 0)])).toEqual([]);
-    expect(telemetryToSegments([on(0, 0), on(10, 0)])).toEqual([{ startedAt: 0, endedAt: 10, state: 'idle' }]);
+  it('lets the newest point run live for the gap cap, as a closed segment (D22)', () => {
+    expect(telemetryToSegments([on(0, 0)])).toEqual([{ startedAt: 0, endedAt: 300, state: 'idle' }]);
+    expect(telemetryToSegments([on(0, 0), on(10, 0)])).toEqual([{ startedAt: 0, endedAt: 310, state: 'idle' }]);
+    expect(telemetryToSegments([on(0, 0), on(10, 50)])).toEqual([
+      { startedAt: 0, endedAt: 10, state: 'idle' },
+      { startedAt: 10, endedAt: 310, state: 'moving' },
+    ]);
+    expect(telemetryToSegments([on(0, 0), on(10, 0)], { maxGapSeconds: 60 })).toEqual([{ startedAt: 0, endedAt: 70, state: 'idle' }]);
+    // An engine switched off stops counting at once, whatever the tail.
+    expect(telemetryToSegments([on(0, 0), off(10)])).toEqual([{ startedAt: 0, endedAt: 10, state: 'idle' }]);
     expect(telemetryToSegments([])).toEqual([]);
+  });
+
+  it("with tail 'none', lets the last point cover no time (the former P7, for converting files to segments)", () => {
+    expect(telemetryToSegments([on(0, 0)], { tail: 'none' })).toEqual([]);
+    expect(telemetryToSegments([on(0, 0), on(10, 0)], { tail: 'none' })).toEqual([{ startedAt: 0, endedAt: 10, state: 'idle' }]);
+    expect(telemetryToSegments([], { tail: 'none' })).toEqual([]);
   });
 
   it('merges adjacent stretches of one state into one segment', () => {
@@ -53,17 +67,29 @@ describe('telemetryToSegments() (D2)', () => {
     ]);
   });
 
-  it('sorts unsorted input by time, keeping the input order of points at the same second', () => {
+  it('sorts unsorted input by time', () => {
     expect(telemetryToSegments([off(120), on(60, 40), on(0, 0)])).toEqual([
       { startedAt: 0, endedAt: 60, state: 'idle' },
       { startedAt: 60, endedAt: 120, state: 'moving' },
     ]);
-    // At t=60 the later of the two points rules from then on.
-    expect(telemetryToSegments([on(0, 0), on(60, 40), off(60), off(120)])).toEqual([{ startedAt: 0, endedAt: 60, state: 'idle' }]);
-    expect(telemetryToSegments([on(0, 0), off(60), on(60, 40), off(120)])).toEqual([
-      { startedAt: 0, endedAt: 60, state: 'idle' },
-      { startedAt: 60, endedAt: 120, state: 'moving' },
+  });
+
+  it('merges points of one second, ignition on if either is on and the higher speed, in either order (D21)', () => {
+    for (const points of [
+      [on(0, 0), on(60, 40), off(60), off(120)],
+      [on(0, 0), off(60), on(60, 40), off(120)],
+    ]) {
+      expect(telemetryToSegments(points)).toEqual([
+        { startedAt: 0, endedAt: 60, state: 'idle' },
+        { startedAt: 60, endedAt: 120, state: 'moving' },
+      ]);
+    }
+    // Off at 80 km/h and on at 3 km/h in one second: on, and moving at 80.
+    expect(telemetryToSegments([{ time: 0, ignition: false, speedKmh: 80 }, on(0, 3), off(30)])).toEqual([
+      { startedAt: 0, endedAt: 30, state: 'moving' },
     ]);
+    // Two points in one second that floors to it (P3).
+    expect(telemetryToSegments([on(10.2, 3), off(10.9), off(20)])).toEqual([{ startedAt: 10, endedAt: 20, state: 'idle' }]);
   });
 
   it('floors fractional times to whole seconds (P3)', () => {
@@ -85,12 +111,13 @@ describe('telemetryToSegments() (D2)', () => {
     expect(() => telemetryToSegments([on(0, Number.POSITIVE_INFINITY)])).toThrow(RangeError);
   });
 
-  it('refuses options out of range: a gap that is not a positive whole number of seconds, a negative speed', () => {
+  it('refuses options out of range: a gap that is not a positive whole number of seconds, a negative speed, an unknown tail', () => {
     for (const maxGapSeconds of [0, -5, 2.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => telemetryToSegments([on(0, 0), on(10, 0)], { maxGapSeconds })).toThrow(RangeError);
     }
     expect(() => telemetryToSegments([on(0, 0)], { movingSpeedKmh: -1 })).toThrow('Option movingSpeedKmh must be a number ≥ 0, got -1');
     expect(() => telemetryToSegments([on(0, 0)], { movingSpeedKmh: Number.NaN })).toThrow(RangeError);
+    expect(() => telemetryToSegments([on(0, 0)], { tail: 'open' as 'live' })).toThrow('Option tail must be "live" or "none", got "open"');
   });
 
   it('returns closed, non-overlapping segments in time order with whole-second ends', () => {
@@ -102,21 +129,45 @@ describe('telemetryToSegments() (D2)', () => {
     }
   });
 
-  it('equals a second-by-second simulation of D2 on random telemetry and thresholds', () => {
-    const pointArbitrary = fc.record({
-      time: fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.double({ min: 0, max: 1500, noNaN: true })),
-      ignition: fc.boolean(),
-      speedKmh: fc.oneof(fc.constantFrom(0, 4.9, 5, 5.1, 10), fc.double({ min: 0, max: 120, noNaN: true })),
-    });
+  const pointArbitrary = fc.record({
+    time: fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.double({ min: 0, max: 1500, noNaN: true }), fc.constantFrom(0, 100, 400, 401)),
+    ignition: fc.boolean(),
+    speedKmh: fc.oneof(fc.constantFrom(0, 4.9, 5, 5.1, 10), fc.double({ min: 0, max: 120, noNaN: true })),
+  });
+  const optionsArbitrary = fc.record({
+    movingSpeedKmh: fc.constantFrom(0, 5, 10),
+    maxGapSeconds: fc.integer({ min: 1, max: 400 }),
+    tail: fc.constantFrom('live' as const, 'none' as const),
+  });
+
+  it('equals a second-by-second walk of D2, D21 and D22 on random telemetry and thresholds', () => {
+    fc.assert(
+      fc.property(fc.array(pointArbitrary, { maxLength: 30 }), fc.option(optionsArbitrary, { nil: undefined }), (points, options) => {
+        expect(telemetryToSegments(points, options)).toEqual(oracleSegments(points, options ?? { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('depends only on the set of points, never on their order (D20)', () => {
+    fc.assert(
+      fc.property(fc.array(pointArbitrary, { maxLength: 30 }).chain((points) => fc.tuple(fc.constant(points), fc.shuffledSubarray(points, { minLength: points.length }))), ([points, shuffled]) => {
+        expect(telemetryToSegments(shuffled)).toEqual(telemetryToSegments(points));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("with tail 'none' and one point per second, equals the import-era simulation of D2", () => {
     fc.assert(
       fc.property(
-        fc.array(pointArbitrary, { maxLength: 30 }),
-        fc.option(fc.record({ movingSpeedKmh: fc.constantFrom(0, 5, 10), maxGapSeconds: fc.integer({ min: 1, max: 400 }) }), { nil: undefined }),
+        fc.uniqueArray(pointArbitrary, { maxLength: 30, selector: (point) => Math.floor(point.time) }),
+        fc.record({ movingSpeedKmh: fc.constantFrom(0, 5, 10), maxGapSeconds: fc.integer({ min: 1, max: 400 }) }),
         (points, options) => {
-          expect(telemetryToSegments(points, options)).toEqual(simulateTelemetry(points, options ?? { movingSpeedKmh: 5, maxGapSeconds: 300 }));
+          expect(telemetryToSegments(points, { ...options, tail: 'none' })).toEqual(simulateTelemetry(points, options));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 });

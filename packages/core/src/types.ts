@@ -1,11 +1,19 @@
 /**
  * Domain types shared by every Fleet Hours package.
  *
- * Instants are whole epoch seconds (`number`); local dates are `YYYY-MM-DD` strings or
+ * Instants are whole epoch seconds ({@link EpochSeconds}); local dates are `YYYY-MM-DD` strings or
  * `Temporal.PlainDate`. Nothing here carries a `Date`.
  *
  * @module
  */
+
+/**
+ * An instant as whole seconds since 1970-01-01T00:00:00Z, within the years 0001 to 9999: the unit
+ * of every instant in these types and in the storage port. Never milliseconds: `Date.now()` is
+ * milliseconds (`Math.floor(Date.now() / 1000)` is seconds). Stores refuse a value outside that
+ * range with a RangeError saying when it looks like milliseconds (`assertEpochSeconds`).
+ */
+export type EpochSeconds = number;
 
 /** What the engine was doing during a segment (D1). */
 export type SegmentState = 'moving' | 'idle';
@@ -20,16 +28,18 @@ export const SEGMENT_STATES: readonly SegmentState[] = ['moving', 'idle'];
 export interface EngineSegment {
   readonly deviceId: number;
   /** Epoch seconds, inclusive. */
-  readonly startedAt: number;
+  readonly startedAt: EpochSeconds;
   /** Epoch seconds, exclusive; `null` while the engine still runs. */
-  readonly endedAt: number | null;
+  readonly endedAt: EpochSeconds | null;
   readonly state: SegmentState;
 }
 
 /** A segment as it arrives for import, before it belongs to a device. */
 export interface SegmentInput {
-  readonly startedAt: number;
-  readonly endedAt: number | null;
+  /** Epoch seconds, inclusive. */
+  readonly startedAt: EpochSeconds;
+  /** Epoch seconds, exclusive; `null` while the engine still runs. */
+  readonly endedAt: EpochSeconds | null;
   readonly state: SegmentState;
 }
 
@@ -40,7 +50,7 @@ export interface Account {
   /** `business` includes API access; other plans (`starter`, …) do not. */
   readonly plan: string;
   /** Epoch seconds. */
-  readonly createdAt: number;
+  readonly createdAt: EpochSeconds;
 }
 
 /** A stored API key. The secret itself is never stored, only its SHA-256 fingerprint (D10). */
@@ -51,11 +61,11 @@ export interface ApiKeyRecord {
   readonly fingerprint: string;
   readonly label: string | null;
   /** Epoch seconds. */
-  readonly createdAt: number;
+  readonly createdAt: EpochSeconds;
   /** Epoch seconds; the key answers 401 `expired_api_key` from this instant on. */
-  readonly expiresAt: number | null;
+  readonly expiresAt: EpochSeconds | null;
   /** Epoch seconds; set once the key is revoked. */
-  readonly revokedAt: number | null;
+  readonly revokedAt: EpochSeconds | null;
 }
 
 /** An API key found by fingerprint, with the account it belongs to. */
@@ -75,8 +85,8 @@ export interface Device {
   readonly status: string;
   /** IANA zone name; every window and daily bucket of this device is resolved in it. */
   readonly timeZone: string;
-  /** Epoch seconds of the latest data received; `null` before the first import. */
-  readonly lastReportedAt: number | null;
+  /** Epoch seconds of the latest data received; `null` before the first import (P6). */
+  readonly lastReportedAt: EpochSeconds | null;
 }
 
 /** What a new device is created with. */
@@ -108,7 +118,7 @@ export interface BucketSeconds {
 /** Everything a store knows about a device's segments, for the meter (D3). */
 export interface SegmentSummary extends BucketSeconds {
   /** Epoch seconds of the start of the first segment, `null` when there is none. */
-  readonly firstStartedAt: number | null;
+  readonly firstStartedAt: EpochSeconds | null;
 }
 
 /** The three duration numbers; `engineSeconds === movingSeconds + idleSeconds` always. */

@@ -1,34 +1,35 @@
-import type { RateLimits } from '@fleet-hours/core';
+import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core';
 
 /** The base path of version 1 of the API. */
 export const API_BASE = '/api/v1';
 
-/** A data route of the API: its OpenAPI template, its Hono path and the budget it counts against (D13). */
+/** A route of the app: its path in Hono's syntax and the policy (core's `ROUTE_POLICIES`) its access middleware applies. */
 export interface ApiRoute {
-  /** The route template as the OpenAPI document and the access log name it, e.g. `/api/v1/devices/{id}/hours`. */
-  readonly template: string;
-  /** The same path in Hono's syntax. */
+  /** The path in Hono's syntax. */
   readonly honoPath: string;
-  /** Which limit of {@link RateLimits} applies. */
-  readonly limit: keyof Omit<RateLimits, 'unauthenticated'>;
+  /** Its template, the credential it needs and the budget it counts against (D11, D13). */
+  readonly policy: RoutePolicy;
 }
+
+/**
+ * The device id segment: any text, even empty, so that every device path reaches its route and a
+ * bad id answers the same 404 as a missing device (D11, P9, P24), counted on the route's budget.
+ */
+const DEVICE_ID = ':id{[^/]*}';
 
 /** The four data routes, all GET (and HEAD) only (D17). */
 export const API_ROUTES = {
-  devices: { template: `${API_BASE}/devices`, honoPath: `${API_BASE}/devices`, limit: 'devices' },
-  hours: { template: `${API_BASE}/devices/{id}/hours`, honoPath: `${API_BASE}/devices/:id/hours`, limit: 'hours' },
-  daily: { template: `${API_BASE}/devices/{id}/hours/daily`, honoPath: `${API_BASE}/devices/:id/hours/daily`, limit: 'daily' },
-  meter: { template: `${API_BASE}/devices/{id}/meter`, honoPath: `${API_BASE}/devices/:id/meter`, limit: 'meter' },
+  devices: { honoPath: `${API_BASE}/devices`, policy: ROUTE_POLICIES.devices },
+  hours: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours`, policy: ROUTE_POLICIES.hours },
+  daily: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours/daily`, policy: ROUTE_POLICIES.daily },
+  meter: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/meter`, policy: ROUTE_POLICIES.meter },
 } as const satisfies Record<string, ApiRoute>;
 
-/** The template the access log and the rate limiter use for a path under /api/v1 that is no route, or a method that is not served. */
-export const UNMATCHED_TEMPLATE = `${API_BASE}/*`;
-
 /** The path of the OpenAPI document. */
-export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
+export const OPENAPI_PATH = ROUTE_POLICIES.openApi.template;
 
 /** The path of the interactive reference page. */
-export const DOCS_PATH = '/docs';
+export const DOCS_PATH = ROUTE_POLICIES.docs.template;
 
 /** The methods served under /api/v1 (D17), as the `Allow` header lists them. */
 export const ALLOWED_METHODS = 'GET, HEAD';

@@ -1,17 +1,13 @@
-import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, type FleetHours, type RateLimits, type RateLimitStore } from '@fleet-hours/core';
+import { createMemoryRateLimitStore, FleetHoursError, resolveRateLimits, ROUTE_POLICIES, type FleetHours, type RateLimits, type RateLimitStore, type RoutePolicy } from '@fleet-hours/core';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
-import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH, UNMATCHED_TEMPLATE } from './api-routes.js';
-import { ApiError } from './api-error.js';
+import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
 import { createDocsPage, type DocsPage } from './docs-page.js';
+import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
-import { authenticate } from './middleware/authenticate/index.js';
-import { rateLimit } from './middleware/rate-limit/index.js';
 import { requestId } from './middleware/request-id/index.js';
-import { requireAccess } from './middleware/require-access/index.js';
-import { routeInfo } from './middleware/route-info/index.js';
 import { createOpenApiDocument } from './openapi-document.js';
 import { respondWithError } from './respond-with-error.js';
 import { dailyRoute } from './routes/daily.js';
@@ -28,7 +24,7 @@ export interface FleetHoursAppOptions {
    * Kysely store implements `RateLimitStore`) so several instances share the limits (D15).
    */
   readonly rateLimitStore?: RateLimitStore;
-  /** Requests per minute; unset fields keep `DEFAULT_RATE_LIMITS` (D13, D14). Each must be a positive integer. */
+  /** Requests per minute; unset fields keep `DEFAULT_RATE_LIMITS` (D13, D14, D33). Each must be a positive integer. */
   readonly rateLimits?: Partial<RateLimits>;
   /** The clock of the rate-limit windows and of the access log, epoch milliseconds. Default `Date.now`. */
   readonly now?: () => number;
@@ -47,7 +43,11 @@ export interface FleetHoursAppOptions {
  * `/devices/{id}/hours/daily` and `/devices/{id}/meter` (HEAD too), the OpenAPI document at
  * `/api/v1/openapi.json` and a reference page at `/docs`. Serve it alone ({@link serve}) or mount it
  * in an existing Hono app with `app.route('/', fleetHoursApp)`: it claims only `/api/v1/*` and
- * `/docs`, and its middleware never runs for the host app's routes.
+ * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers every
+ * other path with the JSON 404, counted per client address like any response (D31, P23).
+ *
+ * Who may call which route, and against which budget, is each route's policy in core's
+ * `ROUTE_POLICIES`, applied by one access middleware through `admitRequest`.
  *
  * @param options The service, rate-limit counters and limits, clock, logger and client address.
  * @returns The Hono app.
@@ -58,15 +58,12 @@ export interface FleetHoursAppOptions {
  * import { createFleetHoursApp } from '@fleet-hours/http';
  * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
  * const app = createFleetHoursApp({ fleetHours });
- * const response = await app.request('/api/v1/devices', { headers: { Authorization: 'Bearer fh_…' } });
+ * const response = await app.request('/api/v1/devices', { headers: { Authorization: 'Bearer fh_example' } }); // 401: no such key
  * ```
  */
 export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const { fleetHours } = options;
-  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ..._definedOnly(options.rateLimits ?? {}) };
-  for (const [name, limit] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`Rate limit "${name}" must be a positive integer, got ${String(limit)}`);
-  }
+  const limits: RateLimits = resolveRateLimits(options.rateLimits);
   const now = options.now ?? Date.now;
   const logger = options.logger ?? _writeJsonLine;
   const findAddress = options.clientAddress ?? _socketAddress;
@@ -79,29 +76,24 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     return address;
   };
 
-  const app = new Hono<FleetHoursEnv>();
   const withRequestId = requestId();
   const withAccessLog = accessLog({ logger, now, clientAddress });
-  const withKey = authenticate({ fleetHours });
-  const withinLimit = rateLimit({
-    store: options.rateLimitStore ?? createMemoryRateLimitStore(),
-    unauthenticatedLimit: limits.unauthenticated,
-    now,
-    clientAddress,
-  });
-  const withAccess = requireAccess();
+  const rateLimitStore = options.rateLimitStore ?? createMemoryRateLimitStore();
+  // Every route's access rules are its policy (core's ROUTE_POLICIES): one middleware applies them.
+  const guard = (policy: RoutePolicy) => access({ policy, authenticate: fleetHours.authenticate, rateLimitStore, rateLimits: limits, now, clientAddress });
 
+  const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
   app.use(`${API_BASE}/*`, withRequestId, withAccessLog);
   app.use(DOCS_PATH, withRequestId, withAccessLog);
 
-  // The reference needs no key and is not rate limited: it describes the API and serves no data.
+  // The reference needs no key and is not rate limited: it describes the API and serves no data (P14).
   const documentText = JSON.stringify(createOpenApiDocument({ rateLimits: limits }));
   let docsPage: Promise<DocsPage> | undefined;
-  const reference = routeInfo({ template: OPENAPI_PATH, limit: null });
+  const reference = guard(ROUTE_POLICIES.openApi);
   app.get(OPENAPI_PATH, reference, (c) => c.body(documentText, 200, { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-cache' }));
   app.all(OPENAPI_PATH, reference, _methodNotAllowed);
-  const docs = routeInfo({ template: DOCS_PATH, limit: null });
+  const docs = guard(ROUTE_POLICIES.docs);
   app.get(DOCS_PATH, docs, async (c) => {
     docsPage ??= createDocsPage(documentText);
     const page = await docsPage;
@@ -115,31 +107,41 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   });
   app.all(DOCS_PATH, docs, _methodNotAllowed);
 
-  // Data routes, each in the order of D11: 401 → 403 → 429 → 404. The key is checked first, the
-  // request is counted, then refused (401/403) or served; in the handler a bad query (400) is
-  // checked before the device, so that a device that is not there is the last check.
+  // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
+  // checked before the device, so that a device that is not there is the last check (P11).
   const { devices, hours, daily, meter } = API_ROUTES;
-  app.get(devices.honoPath, routeInfo({ template: devices.template, limit: limits.devices }), withKey, withinLimit, withAccess, listDevicesRoute({ fleetHours }));
-  app.get(hours.honoPath, routeInfo({ template: hours.template, limit: limits.hours }), withKey, withinLimit, withAccess, hoursRoute({ fleetHours }));
-  app.get(daily.honoPath, routeInfo({ template: daily.template, limit: limits.daily }), withKey, withinLimit, withAccess, dailyRoute({ fleetHours }));
-  app.get(meter.honoPath, routeInfo({ template: meter.template, limit: limits.meter }), withKey, withinLimit, withAccess, meterRoute({ fleetHours }));
+  app.get(devices.honoPath, guard(devices.policy), listDevicesRoute({ fleetHours }));
+  app.get(hours.honoPath, guard(hours.policy), hoursRoute({ fleetHours }));
+  app.get(daily.honoPath, guard(daily.policy), dailyRoute({ fleetHours }));
+  app.get(meter.honoPath, guard(meter.policy), meterRoute({ fleetHours }));
 
-  // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — goes
-  // through the same checks, counted per key against one budget at the lowest endpoint limit.
-  const unmatchedLimit = Math.min(limits.hours, limits.daily, limits.meter);
-  app.all(`${API_BASE}/*`, routeInfo({ template: UNMATCHED_TEMPLATE, limit: unmatchedLimit }), withKey, withinLimit, withAccess, (c) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') throw new ApiError(404, 'not_found', `No such endpoint: ${c.req.path}`);
+  // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
+  // admitted like a data route, against its own budget (P12), then refused.
+  app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), (c) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return _notFound(c);
     return _methodNotAllowed(c);
   });
 
+  // Paths outside the API, when the app is served alone: counted per client address, so that they
+  // too carry the rate-limit headers (D31, P23). A separate app answers them from the not-found
+  // handler, never from a catch-all route: mounted in a host app, the host's paths stay the host's.
+  const outside = new Hono<FleetHoursEnv>();
+  outside.use('*', withRequestId, withAccessLog);
+  outside.all('*', guard(ROUTE_POLICIES.notFound), _notFound);
+  outside.onError((error, c) => respondWithError(c, error));
+
   app.onError((error, c) => respondWithError(c, error));
-  app.notFound((c) => respondWithError(c, new ApiError(404, 'not_found', `No such endpoint: ${c.req.path}`)));
+  app.notFound((c) => outside.fetch(c.req.raw, c.env));
   // The per-request variables are this app's own business: hosts see a plain Hono app.
   return app as unknown as Hono;
 }
 
+function _notFound(c: Context<FleetHoursEnv>): never {
+  throw new FleetHoursError('not_found', { message: `No such endpoint: ${c.req.path}` });
+}
+
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {
-  throw new ApiError(405, 'method_not_allowed', `Method ${c.req.method} is not allowed: use GET or HEAD`, { Allow: ALLOWED_METHODS });
+  throw new FleetHoursError('method_not_allowed', { message: `Method ${c.req.method} is not allowed: use GET or HEAD`, headers: { Allow: ALLOWED_METHODS } });
 }
 
 function _writeJsonLine(entry: AccessLogEntry): void {
@@ -153,8 +155,4 @@ function _socketAddress(c: Context): string {
     // Not running under @hono/node-server (app.request() in tests, another runtime).
     return 'unknown';
   }
-}
-
-function _definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
 }

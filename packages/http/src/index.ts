@@ -9,6 +9,7 @@
 export * from './create-fleet-hours-app.js';
 export * from './serve.js';
 export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
-export { ERROR_CODES, type ErrorCode, type ErrorBody } from './api-error.js';
+// The error table is core's (one place for every layer, D16); re-exported as part of this package's API.
+export { ERROR_CODES, type ErrorCode, type ErrorBody } from '@fleet-hours/core';
 export type { AccessLogEntry } from './middleware/access-log/index.js';
 export { deviceBody, type DeviceBody } from './routes/list-devices.js';

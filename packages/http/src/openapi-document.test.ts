@@ -1,10 +1,9 @@
-import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { ERROR_TABLE, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFixture, type Fixture } from './_fixture.js';
-import { ERROR_CODES } from './api-error.js';
 import { createOpenApiDocument, openApiDocument } from './openapi-document.js';
 
 type Schema = Record<string, unknown>;
@@ -27,6 +26,22 @@ const validatorFor = (schema: Schema): ValidateFunction => {
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 const DATA_PATHS = ['/api/v1/devices', '/api/v1/devices/{id}/hours', '/api/v1/devices/{id}/hours/daily', '/api/v1/devices/{id}/meter'];
+/** Every code the read API answers: D16's, in its order, and P22's. */
+const READ_API_CODES = [
+  'missing_api_key',
+  'unknown_api_key',
+  'revoked_api_key',
+  'expired_api_key',
+  'plan_without_api_access',
+  'rate_limited',
+  'invalid_parameter',
+  'device_not_found',
+  'not_found',
+  'method_not_allowed',
+  'service_unavailable',
+  'internal_error',
+  'multiple_credentials',
+];
 
 let resolved: ResolvedDocument;
 
@@ -113,9 +128,15 @@ describe('openApiDocument', () => {
     for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => field !== 'parameters').sort()).toEqual([...METHODS].sort());
   });
 
-  it('lists exactly the error codes of D16', () => {
+  it('lists exactly the error codes the read API answers (D16, P22), with their statuses from the error table', () => {
     const schemas = openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>;
-    expect(schemas.Error!.properties.error.properties.code.enum).toEqual([...ERROR_CODES]);
+    expect(schemas.Error!.properties.error.properties.code.enum).toEqual(READ_API_CODES);
+    const responses = resolved as unknown as { components: { responses: Record<string, ResponseSpec> } };
+    for (const [name, response] of Object.entries(responses.components.responses)) {
+      const schema = response.content!['application/json']!.schema as { allOf: [unknown, { properties: { error: { properties: { status: { const: number }; code: { enum: string[] } } } } }] };
+      const { status, code } = schema.allOf[1].properties.error.properties;
+      for (const each of code.enum) expect([name, each, ERROR_TABLE[each as keyof typeof ERROR_TABLE].status]).toEqual([name, each, status.const]);
+    }
   });
 
   describe('matches the live responses of the app', () => {
@@ -183,7 +204,7 @@ describe('openApiDocument', () => {
     }
 
     it('the other 401 codes, the unknown-route 404 and /docs match the document too', async () => {
-      for (const key of [base.keys.revoked.key, base.keys.expired.key, 'fh_never_issued']) {
+      for (const key of [base.keys.revoked.key, base.keys.expired.key, 'fh_never_issued', `${base.keys.acme.key}, Bearer ${base.keys.other.key}`]) {
         const code = await expectDocumented(await base.request('/api/v1/devices', key), '/api/v1/devices', 'get');
         codes.add(code!);
       }
@@ -200,7 +221,7 @@ describe('openApiDocument', () => {
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
       expect([...seen].sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500', '503']);
-      expect([...codes].sort()).toEqual([...ERROR_CODES].sort());
+      expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });
 });

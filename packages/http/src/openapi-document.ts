@@ -1,5 +1,4 @@
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
-import { ERROR_CODES, type ErrorCode } from './api-error.js';
+import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, type ErrorCode, type RateLimits } from '@fleet-hours/core';
 import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import { MAX_DEVICE_ID } from './parse-device-id.js';
 
@@ -36,8 +35,10 @@ const RATE_LIMIT_HEADERS: Json = {
   'X-Request-Id': ref('headers', 'X-Request-Id'),
 };
 
-/** An error body whose `status` and `code` are narrowed to what one response can carry. */
-function errorSchema(status: number, codes: readonly ErrorCode[]): Json {
+/** An error body whose `status` and `code` are narrowed to what one response can carry: codes of one status in the error table. */
+function errorSchema(codes: readonly ErrorCode[]): Json {
+  const status = ERROR_TABLE[codes[0]!].status;
+  if (codes.some((code) => ERROR_TABLE[code].status !== status)) throw new Error(`Error codes of different statuses in one response: ${codes.join(', ')}`);
   return {
     allOf: [
       ref('schemas', 'Error'),
@@ -49,13 +50,61 @@ function errorSchema(status: number, codes: readonly ErrorCode[]): Json {
   };
 }
 
-function errorResponse(description: string, status: number, codes: readonly ErrorCode[], extraHeaders: Json = {}): Json {
+/** An error response of the document: its description, its codes (of one status) and its headers besides the rate-limit ones. */
+interface ErrorResponse {
+  readonly description: string;
+  readonly codes: readonly ErrorCode[];
+  readonly headers?: Json;
+}
+
+function errorResponse(response: ErrorResponse): Json {
   return {
-    description,
-    headers: { ...RATE_LIMIT_HEADERS, ...extraHeaders },
-    content: { 'application/json': { schema: errorSchema(status, codes) } },
+    description: response.description,
+    headers: { ...RATE_LIMIT_HEADERS, ...response.headers },
+    content: { 'application/json': { schema: errorSchema(response.codes) } },
   };
 }
+
+/**
+ * Every error the read API answers, by response: each with its codes from the error table (D16).
+ * The `Error` schema lists exactly these codes.
+ */
+const ERROR_RESPONSES = {
+  BadRequest: {
+    description: 'A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7). The message names the parameter.',
+    codes: ['invalid_parameter'],
+  },
+  Unauthorized: {
+    description:
+      'The API key is missing, unknown, revoked or expired; the code says which (D11). More than one credential (e.g. two Authorization headers) is `multiple_credentials` (P22); an ingest token is `unknown_api_key`, with a message asking for an API key (D24). Counted against the budget of the client address (D14); a revoked or expired key gets its 401 even when that budget is spent (P21).',
+    codes: ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials'],
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  },
+  Forbidden: { description: "The account's plan does not include API access (D12).", codes: ['plan_without_api_access'] },
+  DeviceNotFound: {
+    description:
+      'No such device on this account — also a device of another account, and an id that is not a positive integer or is empty: the same body, byte for byte (D11, P9, P24).',
+    codes: ['device_not_found'],
+  },
+  NotFound: {
+    description: 'No such endpoint: any other path, under /api/v1 once the key is accepted (P12), and outside it when the app is served alone (D31, P23).',
+    codes: ['not_found'],
+  },
+  MethodNotAllowed: { description: 'Only GET and HEAD are served under /api/v1 (D17).', codes: ['method_not_allowed'], headers: { Allow: ref('headers', 'Allow') } },
+  TooManyRequests: {
+    description:
+      'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget (D13, D14).',
+    codes: ['rate_limited'],
+    headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
+  },
+  InternalError: { description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.', codes: ['internal_error'] },
+  ServiceUnavailable: { description: 'The database cannot be reached; retry shortly. The service recovers by itself (D18).', codes: ['service_unavailable'] },
+} as const satisfies Readonly<Record<string, ErrorResponse>>;
+
+/** The codes of {@link ERROR_RESPONSES}, in the order of the error table. */
+const DOCUMENTED_CODES: readonly ErrorCode[] = ERROR_CODES.filter((code) =>
+  Object.values(ERROR_RESPONSES).some((response: ErrorResponse) => response.codes.includes(code)),
+);
 
 /** Responses every data operation can give besides its own (D11, D14, D16, D18). */
 const COMMON_REFUSALS: Json = {
@@ -134,8 +183,7 @@ function dataPath(operation: DataOperation): Json {
  * ```
  */
 export function createOpenApiDocument(options: { readonly rateLimits?: Partial<RateLimits> } = {}): OpenApiDocument {
-  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  return _deepFreeze(_build(limits));
+  return _deepFreeze(_build(resolveRateLimits(options.rateLimits)));
 }
 
 function _build(limits: RateLimits): OpenApiDocument {
@@ -147,10 +195,10 @@ function _build(limits: RateLimits): OpenApiDocument {
       description: [
         'Read-only JSON API over the vehicles (tracked devices) of one account and the time their engines ran, split into moving and idle time.',
         '',
-        '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404 (D11).',
+        '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which; more than one credential is `multiple_credentials`); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404 (D11).',
         '- **Durations** are whole seconds; `engine_seconds` always equals `moving_seconds + idle_seconds`.',
         "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one (D4), or now when no `to` is given (D5). Windows reaching back more than 365 days are clamped, not refused (D6).",
-        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\` (D13, D14).`,
+        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\` (D13, D14).`,
         '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }` (D16).',
         '- This document and the reference page at /docs need no key and are not rate limited.',
       ].join('\n'),
@@ -163,7 +211,7 @@ function _build(limits: RateLimits): OpenApiDocument {
       { name: 'Reference', description: 'This document and the reference page.' },
     ],
     paths: {
-      [API_ROUTES.devices.template]: dataPath({
+      [API_ROUTES.devices.policy.template]: dataPath({
         operationId: 'listDevices',
         summary: 'List the vehicles of the account',
         description: 'Every device of the account, ordered by id (D19).',
@@ -173,7 +221,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withWindow: false,
         withDevice: false,
       }),
-      [API_ROUTES.hours.template]: dataPath({
+      [API_ROUTES.hours.policy.template]: dataPath({
         operationId: 'getHours',
         summary: 'Engine, moving and idle seconds over a window',
         description: 'Totals over the window `[from, to]` in local days of the vehicle (D4–D7). The window actually applied is returned in `from` and `to`.',
@@ -183,7 +231,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withWindow: true,
         withDevice: true,
       }),
-      [API_ROUTES.daily.template]: dataPath({
+      [API_ROUTES.daily.policy.template]: dataPath({
         operationId: 'getDailyHours',
         summary: 'Engine, moving and idle seconds per local day',
         description:
@@ -194,7 +242,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withWindow: true,
         withDevice: true,
       }),
-      [API_ROUTES.meter.template]: dataPath({
+      [API_ROUTES.meter.policy.template]: dataPath({
         operationId: 'getMeter',
         summary: 'The running total since the tracker started reporting',
         description: 'The sum of every segment of the device from its first report up to now (D3). A replaced tracker is a new device with its own meter from 0.',
@@ -283,7 +331,8 @@ function _build(limits: RateLimits): OpenApiDocument {
       },
       headers: {
         'X-RateLimit-Limit': {
-          description: 'Requests allowed per minute for this endpoint and key (for requests without a valid key: per client address). On every response under /api/v1 except this document.',
+          description:
+            'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs (D14, D31).',
           required: true,
           schema: { type: 'integer', minimum: 1 },
         },
@@ -389,7 +438,7 @@ function _build(limits: RateLimits): OpenApiDocument {
               required: ['status', 'code', 'message'],
               properties: {
                 status: { type: 'integer', description: 'The HTTP status, repeated.' },
-                code: { type: 'string', enum: [...ERROR_CODES], description: 'What went wrong, for programs (D16).' },
+                code: { type: 'string', enum: [...DOCUMENTED_CODES], description: 'What went wrong, for programs (D16).' },
                 message: { type: 'string', description: 'What went wrong, for people; for 400 it names the parameter.' },
               },
             },
@@ -397,33 +446,12 @@ function _build(limits: RateLimits): OpenApiDocument {
         },
       },
       responses: {
-        BadRequest: errorResponse('A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7). The message names the parameter.', 400, ['invalid_parameter']),
-        Unauthorized: errorResponse(
-          'The API key is missing, unknown, revoked or expired; the code says which (D11). Counted against the budget of the client address (D14).',
-          401,
-          ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key'],
-          { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
-        ),
-        Forbidden: errorResponse("The account's plan does not include API access (D12).", 403, ['plan_without_api_access']),
-        DeviceNotFound: errorResponse(
-          'No such device on this account — also a device of another account, and an id that is not a positive integer: the same body, byte for byte (D11).',
-          404,
-          ['device_not_found'],
-        ),
-        MethodNotAllowed: errorResponse('Only GET and HEAD are served under /api/v1 (D17).', 405, ['method_not_allowed'], { Allow: ref('headers', 'Allow') }),
+        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),
         MethodNotAllowedReference: {
           description: 'Only GET and HEAD are served (D17).',
           headers: { Allow: ref('headers', 'Allow'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
-          content: { 'application/json': { schema: errorSchema(405, ['method_not_allowed']) } },
+          content: { 'application/json': { schema: errorSchema(['method_not_allowed']) } },
         },
-        TooManyRequests: errorResponse(
-          'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget (D13, D14).',
-          429,
-          ['rate_limited'],
-          { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
-        ),
-        InternalError: errorResponse('An unexpected failure; nothing internal is disclosed. The message quotes the request id.', 500, ['internal_error']),
-        ServiceUnavailable: errorResponse('The database cannot be reached; retry shortly. The service recovers by itself (D18).', 503, ['service_unavailable']),
       },
     },
   };

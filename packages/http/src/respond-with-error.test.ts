@@ -16,7 +16,7 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     for (const route of ['hours', 'hours/daily', 'meter']) {
       it(`/${route}: another account's device, a missing one and every non-id answer the same bytes`, async () => {
         const { request, keys, devices } = await createFixture({ rateLimits: { hours: 100, daily: 100, meter: 100 } });
-        const ids = [String(devices.foreign.id), '999', '2147483648', 'abc', '0', '-1', '1.5', '1e3', '007', '%201', '99999999999999999999', '0x1'];
+        const ids = [String(devices.foreign.id), '999', '2147483648', 'abc', '0', '-1', '1.5', '1e3', '007', '%201', '99999999999999999999', '0x1', '', '%2F'];
         const answers = await Promise.all(ids.map(async (id) => comparable(await request(`/api/v1/devices/${id}/${route}`, keys.acme.key))));
         for (const answer of answers) expect(answer).toEqual(answers[0]);
         expect(answers[0]!.status).toBe(404);
@@ -40,11 +40,41 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     }
   });
 
-  it('answers the JSON 404 outside the API too when served alone', async () => {
-    const { request } = await createFixture();
-    const response = await request('/favicon.ico');
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as ErrorBody).error.code).toBe('not_found');
+  it('answers an empty device id as a device path: 404 device_not_found on the route\'s budget, not not_found (D11, P9, P24)', async () => {
+    const { request, keys, logs } = await createFixture({ rateLimits: { daily: 2 } });
+    for (const path of ['/api/v1/devices//hours', '/api/v1/devices//hours/daily', '/api/v1/devices//meter']) {
+      const response = await request(path, keys.acme.key);
+      expect([path, response.status, ((await response.json()) as ErrorBody).error.code]).toEqual([path, 404, 'device_not_found']);
+    }
+    expect(logs.map((entry) => entry.route)).toEqual(['/api/v1/devices/{id}/hours', '/api/v1/devices/{id}/hours/daily', '/api/v1/devices/{id}/meter']);
+    expect((await request('/api/v1/devices//hours/daily', keys.acme.key)).headers.get('X-RateLimit-Remaining')).toBe('0');
+    expect((await request('/api/v1/devices//hours/daily', keys.acme.key)).status).toBe(429);
+    expect((await request('/api/v1/devices//meter')).status).toBe(401);
+  });
+
+  it('answers the JSON 404 outside the API too when served alone, with a request id and the rate-limit headers of the client address (D31, P23)', async () => {
+    const { request, keys, logs } = await createFixture({ rateLimits: { unauthenticated: 3 } });
+    const answers = [];
+    for (const [path, method] of [['/favicon.ico', 'GET'], ['/api/v2/devices', 'GET'], ['/api/v2/devices', 'HEAD'], ['/api/v2/devices', 'POST']] as const) {
+      const response = await request(path, keys.acme.key, { method });
+      expect(response.headers.get('X-Request-Id')).toMatch(/^[0-9a-f-]{36}$/);
+      const text = await response.text();
+      answers.push([path, method, response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining'), text === '' ? '' : (JSON.parse(text) as ErrorBody).error.code]);
+    }
+    expect(answers).toEqual([
+      ['/favicon.ico', 'GET', 404, '3', '2', 'not_found'],
+      ['/api/v2/devices', 'GET', 404, '3', '1', 'not_found'],
+      ['/api/v2/devices', 'HEAD', 404, '3', '0', ''],
+      ['/api/v2/devices', 'POST', 429, '3', '0', 'rate_limited'],
+    ]);
+    expect(logs.map((entry) => [entry.route, entry.status, entry.error_code])).toEqual([
+      ['*', 404, 'not_found'],
+      ['*', 404, 'not_found'],
+      ['*', 404, 'not_found'],
+      ['*', 429, 'rate_limited'],
+    ]);
+    // The API's own budget of the key is untouched; the address budget holds back only requests without a valid key.
+    expect((await request('/api/v1/devices', keys.acme.key)).headers.get('X-RateLimit-Remaining')).toBe('119');
   });
 
   it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s with 405 method_not_allowed, an Allow header and the JSON body (D17)', async (method) => {

@@ -1,52 +1,27 @@
-import { InvalidParameterError, StorageUnavailableError } from '@fleet-hours/core';
+import { errorAnswer, type ErrorBody } from '@fleet-hours/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError, type ErrorBody } from './api-error.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { jsonResponse } from './json-response.js';
 
 /**
  * The one place where an error becomes a response (D16): the app's `onError` and not-found
- * handlers call it, nothing else formats an error.
+ * handlers call it, nothing else formats an error. Status, code and message come from core's
+ * `errorAnswer` (the one error table): a `FleetHoursError` answers its code — a refusal of the
+ * access middleware (401, 403, 429), a bad query (400), a missing device or route (404), a method
+ * not served (405), the store down (503) — and anything else is 500 `internal_error`. A 5xx keeps
+ * its failure for the access log only, so no stack, SQL or path reaches the client; the 500
+ * message quotes the request id so that operators can find the log line (P16).
  *
- * - {@link ApiError}: its status, code, message and headers.
- * - `InvalidParameterError` (D7): 400 `invalid_parameter`, the message naming the parameter.
- * - `StorageUnavailableError` (D18): 503 `service_unavailable`.
- * - anything else: 500 `internal_error` with a fixed message and the request id; the error
- *   itself goes to the access log only, so no stack, SQL or path reaches the client.
- *
- * Every response under /api/v1 carries the rate-limit headers (D14). When the request failed
- * before it could be counted (the store or the counters were down), the route's limit is sent
- * with `X-RateLimit-Remaining: 0`: nothing can be promised until the service is back.
+ * The rate-limit headers (D14, P15) were set on the context by the access middleware; the response
+ * carries them like every other header set so far.
  */
 export function respondWithError(c: Context<FleetHoursEnv>, error: unknown): Response {
-  const refusal = _toApiError(c, error);
-  c.set('errorCode', refusal.code);
-
-  const route = c.get('route');
-  if (route && route.limit !== null && !c.get('rateLimit')) {
-    c.header('X-RateLimit-Limit', String(route.limit));
-    c.header('X-RateLimit-Remaining', '0');
-  }
-  const body: ErrorBody = { error: { status: refusal.status, code: refusal.code, message: refusal.message } };
-  return jsonResponse(c, body, refusal.status as ContentfulStatusCode, refusal.headers);
-}
-
-function _toApiError(c: Context<FleetHoursEnv>, error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  // By name as well as by class: a second copy of @fleet-hours/core in node_modules must not turn a 400 into a 500.
-  if (error instanceof InvalidParameterError || _named(error, 'InvalidParameterError')) {
-    return new ApiError(400, 'invalid_parameter', (error as Error).message);
-  }
-  const failure = error instanceof Error ? error : new Error(String(error));
-  c.set('failure', failure);
-  if (error instanceof StorageUnavailableError || _named(error, 'StorageUnavailableError')) {
-    return new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable: retry shortly');
-  }
+  const answer = errorAnswer(error);
+  c.set('errorCode', answer.code);
+  if (answer.internal) c.set('failure', error instanceof Error ? error : new Error(String(error)));
   const requestId = c.get('requestId');
-  return new ApiError(500, 'internal_error', `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged`);
-}
-
-function _named(error: unknown, name: string): boolean {
-  return error instanceof Error && error.name === name;
+  const message = answer.code === 'internal_error' ? `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged` : answer.message;
+  const body: ErrorBody = { error: { status: answer.status, code: answer.code, message } };
+  return jsonResponse(c, body, answer.status as ContentfulStatusCode, answer.headers);
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
@@ -43,6 +44,31 @@ describe('serve()', () => {
     await server.close();
     expect(closed).toBe(1);
     await expect(fetch(`${server.url}/api/v1/devices`)).rejects.toThrow();
+  });
+
+  it('answers two Authorization header lines with 401 multiple_credentials, and a path outside the API with counted headers (P22, D31)', async () => {
+    const { app, keys, logs } = await createFixture();
+    const server = await serve({ app, port: 0, hostname: '127.0.0.1', handleSignals: false });
+    running.push(server);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.end(
+          `GET /api/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${keys.acme.key}\r\nAuthorization: Bearer ${keys.other.key}\r\nConnection: close\r\n\r\n`,
+        );
+      });
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 401 /);
+    expect(raw).toContain('"code":"multiple_credentials"');
+    expect(raw).toMatch(/x-ratelimit-remaining: 29\r\n/i);
+
+    const outside = await fetch(`${server.url}/api/v2/devices`, { headers: { Authorization: `Bearer ${keys.acme.key}` } });
+    expect([outside.status, outside.headers.get('X-RateLimit-Limit'), outside.headers.get('X-RateLimit-Remaining')]).toEqual([404, '30', '28']);
+    expect(logs.map((entry) => [entry.route, entry.status, entry.client_address])).toEqual([
+      ['/api/v1/devices', 401, '127.0.0.1'],
+      ['*', 404, '127.0.0.1'],
+    ]);
   });
 
   it('lets a request in flight finish when closing, and refuses new connections', async () => {

@@ -44,6 +44,7 @@ export interface RunningServer {
  * @throws When the port cannot be bound (the promise rejects, e.g. with `EADDRINUSE`).
  * @example
  * ```ts
+ * // not executed: listens on port 8080 until the process stops
  * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
  * import { createFleetHoursApp, serve } from '@fleet-hours/http';
  * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });

@@ -3,23 +3,25 @@
  * `@fleet-hours/http` on `@fleet-hours/storage-kysely` (PostgreSQL or embedded PGlite), plus
  * account, key and device administration, NDJSON/CSV imports and the demo fleet.
  *
+ * What an embedder needs: {@link runCli} (the whole CLI in-process), {@link startServer} (the
+ * server in your own process) and {@link openDatabase} (a database as the CLI opens it), with the
+ * errors they throw; {@link readImportFile} reads an import file as the CLI does.
+ *
  * @module
  */
-export * from './run-cli.js';
-export * from './cli-io.js';
-export * from './cli-errors.js';
-export * from './command-specs.js';
-export * from './parse-cli-args.js';
-export * from './format-help.js';
-export * from './database-target.js';
-export * from './open-database.js';
-export * from './start-server.js';
-export * from './read-import-file.js';
-export * from './parse-csv-line.js';
-export * from './format-table.js';
-export * from './progress-bar.js';
-export * from './present-records.js';
-export * from './demo-fleet.js';
-export * from './seed-demo.js';
-export * from './demo-banner.js';
-export * from './data-dir-lock.js';
+export { runCli, type RunCliDependencies } from './cli/run-cli.js';
+export { processIo, type CliIo, type TextSink } from './cli/cli-io.js';
+export { CommandError, EXIT_CODES, UsageError } from './cli/cli-errors.js';
+export { startServer, type StartServerOptions } from './server/start-server.js';
+export type { RunningServer } from '@fleet-hours/http';
+export { openDatabase, type DatabaseOpener, type OpenedDatabase } from './database/open-database.js';
+export type { DatabaseTarget } from './database/database-target.js';
+export {
+  ImportFileError,
+  readImportFile,
+  type ImportFileContents,
+  type ImportFormat,
+  type ImportProblem,
+  type ReadImportFileInput,
+} from './import/read-import-file.js';
+export { mulberry32 } from './demo/demo-fleet.js';

@@ -1,71 +1,19 @@
-import {
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type Kysely,
-  type QueryCompiler,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely';
-
-/** The part of a postgres.js `Sql` instance (`postgres(...)`) the driver uses. */
-export interface PostgresJsSql {
-  unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
-  begin(options: string, transaction: (sql: PostgresJsTransactionSql) => Promise<unknown>): Promise<unknown>;
-  end(options?: { timeout?: number }): Promise<void>;
-}
-
-/** The transaction-scoped `sql` postgres.js hands to a `begin()` callback. */
-export interface PostgresJsTransactionSql {
-  unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
-}
+import type { CompiledQuery, DatabaseConnection, QueryResult, TransactionSettings } from 'kysely';
+import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
+import type { PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
 
 /**
- * A Kysely dialect over postgres.js that leaves the pool to postgres.js: a query outside a
- * transaction goes to the pool (`sql.unsafe`), a transaction is `sql.begin(…)`. It never calls
- * `sql.reserve()`: in postgres.js 3.4 a `reserve()` that fails while the server is down stays
- * queued and later captures a healthy connection for good, so after an outage the pool runs dry
- * and every query hangs (this is what `kysely-postgres-js` 3 does for every query). Statements are
- * prepared per connection (`prepare: true`), one round trip per query once warm.
+ * The driver of `_PostgresJsDialect`: a query outside a transaction goes to postgres.js's
+ * pool (`sql.unsafe`), a transaction is `sql.begin(…)` held open until Kysely commits or rolls
+ * back. Savepoints come from the shared base.
  */
-export class _PostgresJsDialect implements Dialect {
-  readonly #connect: () => Promise<PostgresJsSql>;
-  readonly #endTimeout: number;
-
-  constructor(connect: () => Promise<PostgresJsSql>, endTimeout: number) {
-    this.#connect = connect;
-    this.#endTimeout = endTimeout;
-  }
-
-  createAdapter(): DialectAdapter {
-    return new PostgresAdapter();
-  }
-
-  createDriver(): Driver {
-    return new _PostgresJsDriver(this.#connect, this.#endTimeout);
-  }
-
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
-    return new PostgresIntrospector(db);
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new PostgresQueryCompiler();
-  }
-}
-
-class _PostgresJsDriver implements Driver {
+export class _PostgresJsDriver extends _PostgresDriverBase {
   readonly #connect: () => Promise<PostgresJsSql>;
   readonly #endTimeout: number;
   #sql: PostgresJsSql | undefined;
 
   constructor(connect: () => Promise<PostgresJsSql>, endTimeout: number) {
+    super();
     this.#connect = connect;
     this.#endTimeout = endTimeout;
   }
@@ -80,10 +28,7 @@ class _PostgresJsDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    let options = '';
-    if (settings.isolationLevel) options += `isolation level ${settings.isolationLevel}`;
-    if (settings.accessMode) options += ` ${settings.accessMode}`;
-    await (connection as _PostgresJsConnection).begin(options.trim());
+    await (connection as _PostgresJsConnection).begin(_transactionModes(settings));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -92,18 +37,6 @@ class _PostgresJsDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await (connection as _PostgresJsConnection).finish('rollback');
-  }
-
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await (connection as _PostgresJsConnection).run(`savepoint ${_identifier(name)}`);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await (connection as _PostgresJsConnection).run(`rollback to savepoint ${_identifier(name)}`);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await (connection as _PostgresJsConnection).run(`release savepoint ${_identifier(name)}`);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -208,8 +141,4 @@ class _PostgresJsConnection implements DatabaseConnection {
       if (error !== ROLLBACK) throw error;
     }
   }
-}
-
-function _identifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

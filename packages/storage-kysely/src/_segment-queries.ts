@@ -129,3 +129,44 @@ export interface SummaryRow {
   readonly moving_seconds: number;
   readonly idle_seconds: number;
 }
+
+/**
+ * Locks the device row for the rest of the transaction and reads its `last_reported_at`: concurrent
+ * imports of one device take turns, so the stored segments an import reads cannot change before it
+ * commits (D1). No row: no such device.
+ */
+export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_reported_at: number | null }> {
+  return sql<{ last_reported_at: number | null }>`
+    select date_part('epoch', last_reported_at) as last_reported_at from devices where id = ${deviceId} for update`;
+}
+
+/** Inserts segments of one device in one statement: three array parameters, whatever the count. */
+export function _insertSegments(deviceId: number, segments: readonly SegmentInput[]): RawBuilder<unknown> {
+  return sql`
+    insert into engine_segments (device_id, started_at, ended_at, state)
+    select ${deviceId}, to_timestamp(batch.started_at), to_timestamp(batch.ended_at), batch.state
+      from unnest(${segments.map((segment) => segment.startedAt)}::float8[],
+                  ${segments.map((segment) => segment.endedAt)}::float8[],
+                  ${segments.map((segment) => segment.state)}::text[]) as batch(started_at, ended_at, state)`;
+}
+
+/** Closes open segments of one device (the one starting at `startedAt` gets `endedAt`) in one statement. */
+export function _closeSegments(deviceId: number, closes: readonly { readonly startedAt: number; readonly endedAt: number }[]): RawBuilder<unknown> {
+  return sql`
+    update engine_segments as segment
+       set ended_at = to_timestamp(closing.ended_at)
+      from unnest(${closes.map((close) => close.startedAt)}::float8[], ${closes.map((close) => close.endedAt)}::float8[]) as closing(started_at, ended_at)
+     where segment.device_id = ${deviceId} and segment.started_at = to_timestamp(closing.started_at) and segment.ended_at is null`;
+}
+
+/**
+ * Records an import on the device: `last_reported_at` as the import plan decided it (P6), and the
+ * longest closed segment raised to `longest` seconds (it bounds {@link _overlappingSegments}' scan).
+ */
+export function _recordImport(deviceId: number, lastReportedAt: number | null, longest: number): RawBuilder<unknown> {
+  return sql`
+    update devices
+       set last_reported_at = to_timestamp(${lastReportedAt}::float8),
+           longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)
+     where id = ${deviceId}`;
+}

@@ -1,4 +1,4 @@
-import { createFleetHours, SegmentOverlapError, type SegmentInput } from '@fleet-hours/core';
+import { createFleetHours, parseWindowQuery, SegmentOverlapError, type SegmentInput } from '@fleet-hours/core';
 import { describeRateLimitContract, describeStorageContract } from '@fleet-hours/core/testing';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,9 @@ import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-s
 import { createPGliteDatabase } from './create-pglite-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
+
+/** The Kysely store answers both aggregation capabilities in the database. */
+const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments'] as const;
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DAY = 86_400;
@@ -26,7 +29,7 @@ const freshPGliteStore = async () => {
   return createKyselyStore(pglite);
 };
 
-describeStorageContract('kysely on PGlite', { makeStore: freshPGliteStore });
+describeStorageContract('kysely on PGlite', { makeStore: freshPGliteStore, capabilities: CAPABILITIES });
 describeRateLimitContract('kysely on PGlite', { makeStore: freshPGliteStore });
 
 describeWithPostgres('kysely on PostgreSQL', () => {
@@ -45,7 +48,7 @@ describeWithPostgres('kysely on PostgreSQL', () => {
     return createKyselyStore(db);
   };
 
-  describeStorageContract('kysely on PostgreSQL', { makeStore: freshStore });
+  describeStorageContract('kysely on PostgreSQL', { makeStore: freshStore, capabilities: CAPABILITIES });
   describeRateLimitContract('kysely on PostgreSQL', { makeStore: freshStore });
 
   it('two store instances on one database see the same keys: a revocation holds on every instance at once (D10)', async () => {
@@ -89,14 +92,19 @@ describe('kysely store on PGlite', () => {
     expect(await store.listApiKeys({ accountId: account.id })).toEqual([]);
   });
 
-  it('an instant timestamptz cannot hold refuses the batch with a RangeError naming the row', async () => {
+  it('an instant timestamptz cannot hold is refused before the database is asked, with a RangeError naming the row', async () => {
     const device = await seedDevice();
     const batch: SegmentInput[] = [
       { startedAt: T0, endedAt: T0 + 60, state: 'idle' },
-      { startedAt: T0 + 120, endedAt: 9_000_000_000_000, state: 'idle' },
+      { startedAt: T0 + 120, endedAt: 9_000_000_000_000_000, state: 'idle' },
     ];
-    await expect(store.importSegments({ deviceId: device.id, segments: batch })).rejects.toThrow(/^Row 2: instants must lie between/);
-    await expect(store.importSegments({ deviceId: device.id, segments: [], reportedAt: 1.5 })).rejects.toThrow(RangeError);
+    const queries: string[] = [];
+    const recorded = createKyselyStore(pglite.withPlugin({ transformQuery: ({ node }) => (queries.push(node.kind), node), transformResult: async ({ result }) => result }));
+    await expect(recorded.importSegments({ deviceId: device.id, segments: batch })).rejects.toThrow(
+      new RangeError('Row 2: ended_at must be epoch seconds between the years 0001 and 9999, got "9000000000000000"'),
+    );
+    await expect(recorded.importSegments({ deviceId: device.id, segments: [], reportedAt: 1.5 })).rejects.toThrow(new RangeError('reportedAt must be whole epoch seconds, got "1.5"'));
+    expect(queries).toEqual([]);
     expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
   });
 
@@ -153,7 +161,7 @@ describe('kysely store on PGlite', () => {
     expect(year.length).toBeGreaterThan(8000);
 
     const fleetHours = createFleetHours({ store, now: () => (T0 + 400 * DAY) * 1000 });
-    const daily = await fleetHours.daily({ accountId: device.accountId, deviceId: device.id, from: '2026-07-20', to: '2026-07-26' });
+    const daily = await fleetHours.daily({ accountId: device.accountId, deviceId: device.id, ...parseWindowQuery({ from: '2026-07-20', to: '2026-07-26' }) });
     expect(daily?.days.map((day) => day.engineSeconds)).toEqual(Array.from({ length: 7 }, () => 12 * 3600));
   });
 

@@ -1,9 +1,9 @@
 import { Kysely } from 'kysely';
 import { _importPeer } from './_import-peer.js';
-import { _PostgresJsDialect, type PostgresJsSql } from './_postgres-js-driver.js';
+import { _PostgresJsDialect, type PostgresJsSql } from './_postgres-js-dialect.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
-export type { PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-driver.js';
+export type { PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
 
 /** Options of {@link createPostgresDatabase}. */
 export interface PostgresDatabaseOptions {
@@ -40,6 +40,7 @@ export interface PostgresDatabaseOptions {
  * @throws {TypeError} Without `connectionString` or `sql`, or with `schema` and `sql` together.
  * @example
  * ```ts
+ * // not executed: needs a PostgreSQL server
  * import { createKyselyStore, createPostgresDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
  * const db = createPostgresDatabase({ connectionString: 'postgres://fleet@127.0.0.1:5432/fleet', schema: 'fleet_hours' });
  * await migrateToLatest(db);

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestSchema, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { _parseSearchPath } from './_search-path.js';
@@ -6,7 +6,7 @@ import { createKyselyStore } from './create-kysely-store.js';
 import { createPGliteDatabase } from './create-pglite-database.js';
 import { createPostgresDatabase } from './create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
-import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest } from './migrate-to-latest.js';
+import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
 
 const TABLES = ['accounts', 'api_keys', 'devices', 'engine_segments', 'fleet_hours_migration', 'fleet_hours_migration_lock', 'rate_limit_counters'];
 const T0 = 1_767_225_600;
@@ -16,6 +16,14 @@ const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
     select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`.execute(db);
   return rows.map((row) => row.name);
 };
+/** A plugin that records every query run through it. */
+const recording = (queries: string[]): KyselyPlugin => ({
+  transformQuery: ({ node }) => {
+    queries.push(node.kind);
+    return node;
+  },
+  transformResult: async ({ result }) => result,
+});
 const executedMigrations = async (db: Kysely<FleetHoursDatabase>) =>
   (await (await createFleetHoursMigrator(db)).getMigrations()).filter((migration) => migration.executedAt !== undefined).map((migration) => migration.name);
 
@@ -39,6 +47,27 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       await migrateToLatest(db);
       expect(await executedMigrations(db)).toEqual(Object.keys(FLEET_HOURS_MIGRATIONS));
       expect((await store.listAccounts()).map((account) => account.name)).toEqual(['Acme']);
+    });
+
+    it('on a current schema, answers in one query (P19), so every process may call it on every start', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const queries: string[] = [];
+      await migrateToLatest(db.withPlugin(recording(queries)));
+      expect(queries).toHaveLength(1);
+    });
+
+    it('schemaIsCurrent() is true only when exactly the known migrations have run, in one query', async () => {
+      const db = await fresh();
+      expect(await schemaIsCurrent(db)).toBe(false);
+      await (await createFleetHoursMigrator(db)).migrateTo('0001_initial');
+      expect(await schemaIsCurrent(db)).toBe(false);
+      await migrateToLatest(db);
+      const queries: string[] = [];
+      expect(await schemaIsCurrent(db.withPlugin(recording(queries)))).toBe(true);
+      expect(queries).toHaveLength(1);
+      await sql`insert into fleet_hours_migration (name, timestamp) values ('9999_from_the_future', '2030-01-01T00:00:00Z')`.execute(db);
+      expect(await schemaIsCurrent(db)).toBe(false);
     });
 
     it('runs only the missing migrations on an older database, keeping its data', async () => {
@@ -89,6 +118,20 @@ describeMigrations('PGlite', async () => {
   await sql`create schema ${sql.id(schema)}`.execute(pglite);
   await sql`set search_path to ${sql.id(schema)}`.execute(pglite);
   return pglite;
+});
+
+describe('schemaIsCurrent() looks only at the schema the migrator uses', () => {
+  it('is false while current_schema() is empty, even when a schema later on the search_path is migrated', async () => {
+    await sql`create schema migrated_elsewhere`.execute(pglite);
+    await sql`create schema empty_here`.execute(pglite);
+    await sql`set search_path to migrated_elsewhere`.execute(pglite);
+    await migrateToLatest(pglite);
+    await sql`set search_path to empty_here, migrated_elsewhere`.execute(pglite);
+    expect(await schemaIsCurrent(pglite)).toBe(false);
+    await migrateToLatest(pglite);
+    expect(await tablesOf(pglite)).toEqual(TABLES);
+    expect(await schemaIsCurrent(pglite)).toBe(true);
+  });
 });
 
 describeWithPostgres('migrations on the PostgreSQL server', () => {

@@ -1,7 +1,7 @@
 import { StorageUnavailableError } from '@fleet-hours/core';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { _parseSearchPath } from './_search-path.js';
-import { _errorCode, _isUnavailable } from './_storage-error.js';
+import { _errorCode, _guard, _isUnavailable } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { initialMigration } from './migrations/0001-initial.js';
 import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
@@ -25,6 +25,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
  * @throws {Error} When the connection has no usable schema (`search_path` names none).
  * @example
  * ```ts
+ * // not executed: needs a PostgreSQL server
  * import { createFleetHoursMigrator, createPostgresDatabase } from '@fleet-hours/storage-kysely';
  * const db = createPostgresDatabase({ connectionString: process.env.DATABASE_URL });
  * const migrator = await createFleetHoursMigrator(db);
@@ -45,9 +46,33 @@ export async function createFleetHoursMigrator(db: Kysely<FleetHoursDatabase>): 
 }
 
 /**
+ * Whether the schema is current: every migration this version knows has run in the schema the
+ * tables live in (the connection's `current_schema()`), and no other. One query, so a process can
+ * ask on every start; {@link migrateToLatest} asks it first. A missing bookkeeping table (an empty
+ * database, a `search_path` naming no existing schema) is simply `false`.
+ *
+ * @param db The database.
+ * @returns `true` when there is nothing to migrate.
+ * @throws {StorageUnavailableError} When the database cannot be reached.
+ * @example
+ * ```ts
+ * import { createPGliteDatabase, migrateToLatest, schemaIsCurrent } from '@fleet-hours/storage-kysely';
+ * const db = await createPGliteDatabase();
+ * await schemaIsCurrent(db); // false: an empty database
+ * await migrateToLatest(db);
+ * await schemaIsCurrent(db); // true
+ * await db.destroy();
+ * ```
+ */
+export function schemaIsCurrent(db: Kysely<FleetHoursDatabase>): Promise<boolean> {
+  return _guard(() => _isCurrent(db));
+}
+
+/**
  * Brings the schema up to date: creates it on an empty database, runs only the missing migrations
- * on an older one, and does nothing when it is current (idempotent). Migrations run in one
- * transaction under Kysely's migration lock, so several server instances may start at once.
+ * on an older one, and does nothing when it is current (idempotent; one query, see
+ * {@link schemaIsCurrent}). Migrations run in one transaction under Kysely's migration lock, so
+ * several server instances may start at once.
  *
  * @param db The database, e.g. from `createPostgresDatabase` or `createPGliteDatabase`.
  * @returns Once the schema is current.
@@ -62,6 +87,7 @@ export async function createFleetHoursMigrator(db: Kysely<FleetHoursDatabase>): 
  */
 export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<void> {
   try {
+    if (await _isCurrent(db)) return;
     const migrator = await createFleetHoursMigrator(db);
     const { error, results } = await migrator.migrateToLatest();
     if (error !== undefined) {
@@ -91,4 +117,22 @@ async function _targetSchema(db: Kysely<FleetHoursDatabase>): Promise<string> {
   }
   await sql`create schema if not exists ${sql.id(first)}`.execute(db);
   return first;
+}
+
+/** {@link schemaIsCurrent}, with a connection failure left as it is for the caller to map. */
+async function _isCurrent(db: Kysely<FleetHoursDatabase>): Promise<boolean> {
+  const known = Object.keys(FLEET_HOURS_MIGRATIONS);
+  let applied: Set<string>;
+  try {
+    // The bookkeeping table the name resolves to must be the one in current_schema(): the schema
+    // the migrator uses, never another schema's further along the search_path.
+    const { rows } = await sql<{ name: string }>`
+      select name from fleet_hours_migration
+       where 'fleet_hours_migration'::regclass = to_regclass(format('%I.fleet_hours_migration', current_schema()))`.execute(db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if (_isUnavailable(error)) throw error;
+    return false; // No bookkeeping table here (yet): the migrator decides.
+  }
+  return applied.size === known.length && known.every((name) => applied.has(name));
 }

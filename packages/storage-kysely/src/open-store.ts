@@ -38,6 +38,7 @@ export interface OpenedStore {
  * ```ts
  * import { openStore } from '@fleet-hours/storage-kysely';
  * const { store, backend, close } = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: './.fleet-hours/data' });
+ * await close();
  * ```
  */
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {

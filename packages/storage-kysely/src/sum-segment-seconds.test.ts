@@ -13,6 +13,7 @@ import {
   createMemoryStore,
   dayBuckets,
   localDateAt,
+  parseWindowQuery,
   resolveWindow,
   sumSegmentsByBucket,
   type FleetHoursStore,
@@ -72,9 +73,11 @@ const scenario = (unit: number) =>
       });
       const now = anchor + nowAfter * unit;
       const from = localDateAt(anchor, timeZone).add({ days: fromDays });
-      const query = toGiven
-        ? { from: from.toString(), to: from.add({ days: spanDays }).toString() }
-        : { from: localDateAt(now, timeZone).subtract({ days: spanDays }).toString() };
+      const query = parseWindowQuery(
+        toGiven
+          ? { from: from.toString(), to: from.add({ days: spanDays }).toString() }
+          : { from: localDateAt(now, timeZone).subtract({ days: spanDays }).toString() },
+      );
       return { timeZone, segments, now, query };
     });
 
@@ -196,9 +199,10 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
       { timeZone: 'Pacific/Apia', date: '2011-12-30', seconds: 0, from: '2011-12-31T00:00:00+14:00', why: 'a day that does not exist' },
     ])('a device running all day gets the real length of $why ($timeZone $date)', async ({ timeZone, date, seconds, from }) => {
       const device = (await store.createDevice({ accountId, name: 'Truck', imei: '1', model: 'm', timeZone }))!;
-      const window = resolveWindow({ from: date, to: date, now: TO_2027, timeZone });
+      const dates = parseWindowQuery({ from: date, to: date });
+      const window = resolveWindow({ ...dates, now: TO_2027, timeZone });
       await store.importSegments({ deviceId: device.id, segments: [{ startedAt: window.start - 2 * DAY, endedAt: window.end + 2 * DAY, state: 'moving' }] });
-      const daily = await createFleetHours({ store, now: () => TO_2027 * 1000 }).daily({ accountId, deviceId: device.id, from: date, to: date });
+      const daily = await createFleetHours({ store, now: () => TO_2027 * 1000 }).daily({ accountId, deviceId: device.id, ...dates });
       expect(daily!.from).toBe(from);
       expect(daily!.days).toEqual([{ date, engineSeconds: seconds, movingSeconds: seconds, idleSeconds: 0 }]);
     });

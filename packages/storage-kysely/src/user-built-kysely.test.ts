@@ -17,6 +17,9 @@ import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
+/** The Kysely store answers both aggregation capabilities in the database. */
+const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments'] as const;
+
 describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
   let server: TestPostgres;
   let db: Kysely<FleetHoursDatabase>;
@@ -35,6 +38,6 @@ describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely
     return createKyselyStore(db);
   };
 
-  describeStorageContract('kysely-postgres-js', { makeStore: freshStore });
+  describeStorageContract('kysely-postgres-js', { makeStore: freshStore, capabilities: CAPABILITIES });
   describeRateLimitContract('kysely-postgres-js', { makeStore: freshStore });
 });

@@ -6,6 +6,9 @@ import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
 import type { SegmentInput } from '../types.js';
 
+/** The optional capabilities of the storage port a store may offer. */
+export type StorageCapability = 'sumSegmentSeconds' | 'summarizeDeviceSegments';
+
 /** What a contract run needs from an adapter. */
 export interface StorageContractSubject {
   /**
@@ -15,24 +18,53 @@ export interface StorageContractSubject {
   readonly makeStore: () => Promise<FleetHoursStore> | FleetHoursStore;
   /** Called once after the suite, to release shared resources. */
   readonly teardown?: () => Promise<void> | void;
+  /**
+   * The optional capabilities the store offers (default none). The tests of a capability not
+   * listed are skipped, saying so in their name; one test checks that the store offers exactly
+   * the listed ones, so a capability cannot go untested by omission.
+   */
+  readonly capabilities?: readonly StorageCapability[];
 }
 
 const HOUR = 3600;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+/** T0 in milliseconds: the unit mistake every store must refuse (`Date.now()` where seconds belong). */
+const T0_MS = T0 * 1000;
+const ALL_CAPABILITIES: readonly StorageCapability[] = ['sumSegmentSeconds', 'summarizeDeviceSegments'];
+
+/** The rejection of a call that must be refused: fails the test if it resolves. */
+async function refusalOf(call: Promise<unknown>): Promise<Error> {
+  const outcome = await call.then(
+    (value) => ({ resolved: value }),
+    (error: unknown) => ({ error }),
+  );
+  if ('resolved' in outcome) throw new Error(`Expected a refusal, got ${JSON.stringify(outcome.resolved)}`);
+  expect(outcome.error).toBeInstanceOf(Error);
+  return outcome.error as Error;
+}
 
 /**
  * The storage contract: every {@link FleetHoursStore} MUST pass it. Run it from a vitest file:
  *
  * @param name Shown in the test names, e.g. `kysely on PGlite`.
- * @param subject How to get a fresh store, and how to clean up.
+ * @param subject How to get a fresh store, which optional capabilities it offers, and how to clean up.
  * @example
  * ```ts
  * import { createMemoryStore } from '@fleet-hours/core';
  * import { describeStorageContract } from '@fleet-hours/core/testing';
  * describeStorageContract('memory', { makeStore: createMemoryStore });
+ * // A store with both aggregation capabilities:
+ * // describeStorageContract('kysely', { makeStore, capabilities: ['sumSegmentSeconds', 'summarizeDeviceSegments'] });
  * ```
  */
 export function describeStorageContract(name: string, subject: StorageContractSubject): void {
+  const capabilities = subject.capabilities ?? [];
+  /** A test of an optional capability: skipped, with the reason in its name, for a store without it. */
+  const itWith = (capability: StorageCapability, title: string, test: () => Promise<void>) => {
+    const offered = capabilities.includes(capability);
+    it.skipIf(!offered)(offered ? title : `${title} (skipped: ${name} does not offer ${capability}; the core's fallback serves it)`, test);
+  };
+
   describe(`storage contract: ${name}`, () => {
     let store: FleetHoursStore;
     beforeEach(async () => {
@@ -242,8 +274,13 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         .array(fc.integer({ min: -500, max: 20_000 }), { minLength: 1, maxLength: 8 })
         .map((offsets) => offsets.map((offset) => T0 + offset).sort((a, b) => a - b));
 
-      it('sumSegmentSeconds(), when present, equals sumSegmentsByBucket() over listSegments()', async () => {
-        if (!store.sumSegmentSeconds) return; // Capability not offered: the core's fallback is what runs.
+      it(`offers exactly the declared optional capabilities: ${capabilities.length === 0 ? 'none' : capabilities.join(', ')}`, () => {
+        for (const capability of ALL_CAPABILITIES) {
+          expect({ capability, offered: typeof store[capability] === 'function' }).toEqual({ capability, offered: capabilities.includes(capability) });
+        }
+      });
+
+      itWith('sumSegmentSeconds', 'sumSegmentSeconds() equals sumSegmentsByBucket() over listSegments()', async () => {
         const { device } = await seedDevice();
         let round = 0;
         await fc.assert(
@@ -259,10 +296,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         );
       });
 
-      it('summarizeDeviceSegments(), when present, equals summarizeSegments() over listSegments()', async () => {
-        if (!store.summarizeDeviceSegments) return; // Capability not offered: the core's fallback is what runs.
+      itWith('summarizeDeviceSegments', 'summarizeDeviceSegments() equals summarizeSegments() over listSegments()', async () => {
         const { device } = await seedDevice();
-        expect(await store.summarizeDeviceSegments({ deviceId: device.id, now: T0 })).toEqual({ firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 });
+        expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now: T0 })).toEqual({ firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 });
         await store.importSegments({
           deviceId: device.id,
           segments: [
@@ -273,7 +309,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         });
         for (const now of [T0 + 4 * HOUR, T0 + 7 * HOUR]) {
           const expected = summarizeSegments(await store.listSegments({ deviceId: device.id }), now);
-          expect(await store.summarizeDeviceSegments({ deviceId: device.id, now })).toEqual(expected);
+          expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now })).toEqual(expected);
         }
       });
     });
@@ -316,34 +352,143 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         expect(await store.listSegments({ deviceId: device.id })).toEqual(winner.map((segment) => ({ deviceId: device.id, ...segment })));
       });
 
-      it('a segment that began long before a window is found and clipped (listSegments, sumSegmentSeconds)', async () => {
+      const DAY = 24 * HOUR;
+      const longSegments: SegmentInput[] = [
+        { startedAt: T0, endedAt: T0 + 10 * DAY, state: 'moving' },
+        { startedAt: T0 + 10 * DAY, endedAt: T0 + 10 * DAY + HOUR, state: 'idle' },
+        { startedAt: T0 + 40 * DAY, endedAt: null, state: 'idle' },
+      ];
+
+      it('listSegments() finds a segment that began long before the range', async () => {
         const { device } = await seedDevice();
-        const DAY = 24 * HOUR;
-        await store.importSegments({
-          deviceId: device.id,
-          segments: [
-            { startedAt: T0, endedAt: T0 + 10 * DAY, state: 'moving' },
-            { startedAt: T0 + 10 * DAY, endedAt: T0 + 10 * DAY + HOUR, state: 'idle' },
-            { startedAt: T0 + 40 * DAY, endedAt: null, state: 'idle' },
-          ],
-        });
+        await store.importSegments({ deviceId: device.id, segments: longSegments });
         const windowStart = T0 + 5 * DAY;
         const starts = (await store.listSegments({ deviceId: device.id, start: windowStart, end: windowStart + DAY })).map((segment) => segment.startedAt);
         expect(starts).toEqual([T0]);
         // Reaching a single second into the window is enough to be found.
         const lastSecond = (await store.listSegments({ deviceId: device.id, start: T0 + 10 * DAY - 1, end: T0 + 10 * DAY })).map((segment) => segment.startedAt);
         expect(lastSecond).toEqual([T0]);
-        if (!store.sumSegmentSeconds) return; // Capability not offered: the core's fallback is what runs.
+      });
+
+      itWith('sumSegmentSeconds', 'sumSegmentSeconds() clips a segment that began long before the window', async () => {
+        const { device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: longSegments });
+        const windowStart = T0 + 5 * DAY;
         const boundaries = [windowStart, windowStart + DAY, windowStart + 5 * DAY + 1800, T0 + 45 * DAY];
         const now = T0 + 42 * DAY;
-        expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual([
+        expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries, now })).toEqual([
           { movingSeconds: DAY, idleSeconds: 0 },
           { movingSeconds: 4 * DAY, idleSeconds: 1800 },
           { movingSeconds: 0, idleSeconds: 1800 + 2 * DAY },
         ]);
-        expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries: [T0 + 10 * DAY - 1, T0 + 10 * DAY + 60], now })).toEqual([
+        expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries: [T0 + 10 * DAY - 1, T0 + 10 * DAY + 60], now })).toEqual([
           { movingSeconds: 1, idleSeconds: 60 },
         ]);
+      });
+    });
+
+    // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
+    // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and
+    // writes nothing, instead of storing an instant some 56,000 years away.
+    describe('units: instants are epoch seconds, milliseconds are refused', () => {
+      const looksLikeMs = (field: string) =>
+        new RegExp(`^${field.replace(/[[\]]/g, '\\$&')} must be epoch seconds between the years 0001 and 9999, got "\\d+": it looks like milliseconds \\("\\d+" in seconds\\)$`);
+
+      it('a refusal is a rejected promise with a RangeError, never a synchronous throw', async () => {
+        let call: Promise<unknown> | undefined;
+        expect(() => {
+          call = store.createAccount({ name: 'Acme', plan: 'business', now: T0_MS });
+        }).not.toThrow();
+        const error = await refusalOf(call!);
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toBe(`now must be epoch seconds between the years 0001 and 9999, got "${T0_MS}": it looks like milliseconds ("${T0}" in seconds)`);
+      });
+
+      it('createAccount() refuses now in milliseconds and creates nothing', async () => {
+        expect((await refusalOf(store.createAccount({ name: 'Acme', plan: 'business', now: T0_MS }))).message).toMatch(looksLikeMs('now'));
+        expect(await store.listAccounts()).toEqual([]);
+      });
+
+      it('createApiKey() refuses expiresAt or now in milliseconds (a key that would never expire) and stores no key', async () => {
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+        const key = { accountId: account.id, fingerprint: 'a'.repeat(64), label: null };
+        const inADay = T0_MS + 86_400_000; // Date.now() + 86_400_000
+        expect((await refusalOf(store.createApiKey({ ...key, expiresAt: inADay, now: T0 }))).message).toMatch(looksLikeMs('expiresAt'));
+        expect((await refusalOf(store.createApiKey({ ...key, expiresAt: null, now: T0_MS }))).message).toMatch(looksLikeMs('now'));
+        expect(await store.listApiKeys({ accountId: account.id })).toEqual([]);
+        expect(await store.findApiKey({ fingerprint: 'a'.repeat(64) })).toBeNull();
+      });
+
+      it('revokeApiKey() refuses now in milliseconds and leaves the key unrevoked', async () => {
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+        const key = await store.createApiKey({ accountId: account.id, fingerprint: 'b'.repeat(64), label: null, expiresAt: null, now: T0 });
+        expect((await refusalOf(store.revokeApiKey({ keyId: key!.id, now: T0_MS }))).message).toMatch(looksLikeMs('now'));
+        expect((await store.findApiKey({ fingerprint: 'b'.repeat(64) }))?.apiKey.revokedAt).toBeNull();
+      });
+
+      it('importSegments() refuses a row in milliseconds, naming it, and writes nothing (not even lastReportedAt)', async () => {
+        const { account, device } = await seedDevice();
+        const batch: SegmentInput[] = [
+          { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' },
+          { startedAt: T0_MS + 2 * HOUR * 1000, endedAt: T0_MS + 3 * HOUR * 1000, state: 'moving' },
+        ];
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: batch }))).message).toMatch(looksLikeMs('Row 2: started_at'));
+        const ended = [{ startedAt: T0, endedAt: T0_MS + HOUR * 1000, state: 'idle' as const }];
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: ended }))).message).toMatch(looksLikeMs('Row 1: ended_at'));
+        expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBeNull();
+      });
+
+      it('importSegments() refuses reportedAt in milliseconds and writes nothing', async () => {
+        const { account, device } = await seedDevice();
+        await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + HOUR, state: 'idle' }] });
+        const next = [{ startedAt: T0 + 2 * HOUR, endedAt: T0 + 3 * HOUR, state: 'moving' as const }];
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: next, reportedAt: T0_MS }))).message).toMatch(looksLikeMs('reportedAt'));
+        expect(await store.listSegments({ deviceId: device.id })).toHaveLength(1);
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + HOUR);
+      });
+
+      it('listSegments() refuses start or end in milliseconds', async () => {
+        const { device } = await seedDevice();
+        expect((await refusalOf(store.listSegments({ deviceId: device.id, start: T0_MS }))).message).toMatch(looksLikeMs('start'));
+        expect((await refusalOf(store.listSegments({ deviceId: device.id, start: T0, end: T0_MS }))).message).toMatch(looksLikeMs('end'));
+      });
+
+      itWith('sumSegmentSeconds', 'sumSegmentSeconds() refuses a boundary or now in milliseconds, naming it', async () => {
+        const { device } = await seedDevice();
+        const call = (boundaries: number[], now: number) => refusalOf(store.sumSegmentSeconds!({ deviceId: device.id, boundaries, now }));
+        expect((await call([T0, T0_MS], T0)).message).toMatch(looksLikeMs('boundaries[1]'));
+        expect((await call([T0, T0 + HOUR], T0_MS)).message).toMatch(looksLikeMs('now'));
+      });
+
+      itWith('summarizeDeviceSegments', 'summarizeDeviceSegments() refuses now in milliseconds', async () => {
+        const { device } = await seedDevice();
+        expect((await refusalOf(store.summarizeDeviceSegments!({ deviceId: device.id, now: T0_MS }))).message).toMatch(looksLikeMs('now'));
+      });
+
+      it('a fraction of a second is refused too: instants are whole seconds', async () => {
+        const error = await refusalOf(store.createAccount({ name: 'Acme', plan: 'business', now: T0 + 0.5 }));
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toBe(`now must be whole epoch seconds, got "${T0 + 0.5}"`);
+        expect(await store.listAccounts()).toEqual([]);
+      });
+
+      it('the first second of the year 0001 and the last of 9999 are stored and read back exactly', async () => {
+        const earliest = -62_135_596_800; // 0001-01-01T00:00:00Z
+        const latest = 253_402_300_799; // 9999-12-31T23:59:59Z
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: earliest });
+        expect((await store.findAccount({ accountId: account.id }))?.createdAt).toBe(earliest);
+        const key = await store.createApiKey({ accountId: account.id, fingerprint: 'c'.repeat(64), label: null, expiresAt: latest, now: earliest });
+        expect((await store.findApiKey({ fingerprint: 'c'.repeat(64) }))?.apiKey).toEqual(key);
+        expect(key?.expiresAt).toBe(latest);
+        const device = (await store.createDevice({ accountId: account.id, name: 'Old', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+        const segments: SegmentInput[] = [
+          { startedAt: earliest, endedAt: earliest + 60, state: 'idle' },
+          { startedAt: latest - 60, endedAt: latest, state: 'moving' },
+        ];
+        await store.importSegments({ deviceId: device.id, segments });
+        expect(await store.listSegments({ deviceId: device.id, start: earliest, end: latest })).toEqual(segments.map((segment) => ({ deviceId: device.id, ...segment })));
+        expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(latest);
       });
     });
   });

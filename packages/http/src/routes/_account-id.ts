@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 
-/** The account of a request that `requireAccess` let through. */
+/** The account of a request that the access middleware admitted with a credential. */
 export function _accountId(c: Context<FleetHoursEnv>): number {
-  const access = c.get('access');
-  if (!access?.ok) throw new Error('Data routes run after requireAccess()');
-  return access.account.id;
+  const admission = c.get('admission');
+  if (!admission?.admitted || !admission.account) throw new Error('Data routes run after the access middleware admitted a credential');
+  return admission.account.id;
 }

@@ -1,19 +1,17 @@
-import type { FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, parseWindowQuery, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
-import { deviceNotFound } from '../api-error.js';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../json-response.js';
 import { parseDeviceId } from '../parse-device-id.js';
-import { readWindowQuery } from '../read-window-query.js';
 import { _accountId } from './_account-id.js';
 
 /** `GET /api/v1/devices/{id}/hours`: totals over a window (D4–D7). */
 export function hoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function hours(c) {
-    const window = readWindowQuery(c);
+    const dates = parseWindowQuery(c.req.queries());
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
-    const total = deviceId === null ? null : await options.fleetHours.hours({ accountId: _accountId(c), deviceId, ...window });
-    if (!total) throw deviceNotFound();
+    const total = deviceId === null ? null : await options.fleetHours.hours({ accountId: _accountId(c), deviceId, ...dates });
+    if (!total) throw new FleetHoursError('device_not_found');
     return jsonResponse(c, {
       device_id: total.deviceId,
       from: total.from,

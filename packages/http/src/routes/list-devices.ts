@@ -26,7 +26,9 @@ export interface DeviceBody {
  * @returns Its JSON body.
  * @example
  * ```ts
+ * import type { Device } from '@fleet-hours/core';
  * import { deviceBody } from '@fleet-hours/http';
+ * const device: Device = { id: 7, accountId: 1, name: 'Van 7', imei: '356938035643809', registration: null, model: 'Transit', status: 'active', timeZone: 'America/New_York', lastReportedAt: null };
  * deviceBody(device).timezone; // 'America/New_York'
  * ```
  */

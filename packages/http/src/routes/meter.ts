@@ -1,6 +1,5 @@
-import type { FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
-import { deviceNotFound } from '../api-error.js';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../json-response.js';
 import { parseDeviceId } from '../parse-device-id.js';
@@ -11,7 +10,7 @@ export function meterRoute(options: { readonly fleetHours: FleetHours }): Handle
   return async function meter(c) {
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
     const record = deviceId === null ? null : await options.fleetHours.meter({ accountId: _accountId(c), deviceId });
-    if (!record) throw deviceNotFound();
+    if (!record) throw new FleetHoursError('device_not_found');
     return jsonResponse(c, {
       device_id: record.deviceId,
       timezone: record.timeZone,

@@ -10,12 +10,12 @@ export interface AccessLogEntry {
   readonly time: string;
   readonly request_id: string;
   readonly method: string;
-  /** The route template (`/api/v1/devices/{id}/hours`), never the raw path; `/api/v1/*` for a path or method that is not served. */
+  /** The route template (`/api/v1/devices/{id}/hours`), never the raw path; `/api/v1/*` for a path or method under /api/v1 that is not served, `*` for any other path. */
   readonly route: string | null;
   readonly status: number;
   /** Milliseconds from the request reaching the app to the response being ready. */
   readonly duration_ms: number;
-  /** The id of the key presented, when the store knows it; `null` otherwise. */
+  /** The id of the key presented, when the store knows it (also a revoked or expired one); `null` otherwise. */
   readonly key_id: number | null;
   readonly client_address: string;
   /** The error code of an error response (D16). */
@@ -56,7 +56,7 @@ export function accessLog(options: AccessLogOptions): MiddlewareHandler<FleetHou
         route: c.get('route')?.template ?? null,
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        key_id: c.get('keyId') ?? null,
+        key_id: c.get('admission')?.credential?.id ?? null,
         client_address: options.clientAddress(c),
         ...(errorCode === undefined ? {} : { error_code: errorCode }),
         ...(failure ? { error: { name: failure.name, message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) } } : {}),

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, ERROR_TABLE, isErrorCode } from './error-codes.js';
+
+/** The codes of D16, in its order: the table starts with them. */
+const D16 = [
+  'missing_api_key',
+  'unknown_api_key',
+  'revoked_api_key',
+  'expired_api_key',
+  'plan_without_api_access',
+  'rate_limited',
+  'invalid_parameter',
+  'device_not_found',
+  'not_found',
+  'method_not_allowed',
+  'service_unavailable',
+  'internal_error',
+];
+
+describe('ERROR_TABLE (D16)', () => {
+  it('starts with the codes of D16 in their order, then P22, then those of the ingestion API', () => {
+    expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
+    expect(ERROR_CODES.slice(D16.length)).toEqual([
+      'multiple_credentials',
+      'missing_ingest_token',
+      'unknown_ingest_token',
+      'revoked_ingest_token',
+      'expired_ingest_token',
+      'invalid_body',
+      'payload_too_large',
+      'unknown_device',
+      'conflict',
+    ]);
+  });
+
+  it.each([
+    [401, ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials', 'missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token']],
+    [400, ['invalid_parameter', 'invalid_body']],
+    [403, ['plan_without_api_access']],
+    [404, ['device_not_found', 'not_found']],
+    [405, ['method_not_allowed']],
+    [409, ['conflict']],
+    [413, ['payload_too_large']],
+    [422, ['unknown_device']],
+    [429, ['rate_limited']],
+    [500, ['internal_error']],
+    [503, ['service_unavailable']],
+  ])('maps status %i to exactly its codes', (status, codes) => {
+    expect(ERROR_CODES.filter((code) => ERROR_TABLE[code].status === status)).toEqual(codes);
+  });
+
+  it('has a default message for every code in sentence case, without a trailing period', () => {
+    for (const code of ERROR_CODES) {
+      const { message } = ERROR_TABLE[code];
+      expect([code, /^[A-Z]/.test(message), message.endsWith('.')]).toEqual([code, true, false]);
+    }
+  });
+
+  it('is frozen as a list', () => {
+    expect(Object.isFrozen(ERROR_CODES)).toBe(true);
+  });
+});
+
+describe('isErrorCode()', () => {
+  it('is true for the codes of the table only', () => {
+    expect(ERROR_CODES.every(isErrorCode)).toBe(true);
+    for (const value of ['ECONNREFUSED', '42P01', 'toString', '__proto__', 404, null, undefined]) expect(isErrorCode(value)).toBe(false);
+  });
+});

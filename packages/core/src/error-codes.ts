@@ -1,0 +1,65 @@
+/** One row of {@link ERROR_TABLE}: the HTTP status of an error code and the message sent when no more specific one is given. */
+export interface ErrorSpec {
+  readonly status: number;
+  /** Sentence case, no trailing period. For a 5xx it is the only message a client ever sees (D16). */
+  readonly message: string;
+}
+
+/**
+ * Every error code of Fleet Hours with its HTTP status and default message: the one table (D16,
+ * and the ingestion API's codes). Every layer refuses by code — `new FleetHoursError('device_not_found')`
+ * — and the front ends (the HTTP API, the CLI) read status and message from here. The order is
+ * stable: the read API's codes of D16 first, then the project's own, then ingestion's.
+ */
+export const ERROR_TABLE = {
+  missing_api_key: { status: 401, message: 'API key missing: send the header "Authorization: Bearer <API_KEY>"' },
+  unknown_api_key: { status: 401, message: 'API key unknown' },
+  revoked_api_key: { status: 401, message: 'API key revoked' },
+  expired_api_key: { status: 401, message: 'API key expired' },
+  plan_without_api_access: { status: 403, message: "The account's plan does not include API access; API access is part of the Business plan" },
+  rate_limited: { status: 429, message: 'Rate limit reached: retry later' },
+  invalid_parameter: { status: 400, message: 'A query parameter is invalid' },
+  device_not_found: { status: 404, message: 'No such device on this account' },
+  not_found: { status: 404, message: 'No such endpoint' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  service_unavailable: { status: 503, message: 'The service is temporarily unavailable: retry shortly' },
+  internal_error: { status: 500, message: 'Internal error: it has been logged' },
+  // P22 (docs/decisions.md): two Authorization headers, or two credentials in one.
+  multiple_credentials: { status: 401, message: 'Authorization is given more than once: send one header "Authorization: Bearer …"' },
+  // The ingestion API (ingestion-api.md, D24).
+  missing_ingest_token: { status: 401, message: 'Ingest token missing: send the header "Authorization: Bearer <INGEST_TOKEN>"' },
+  unknown_ingest_token: { status: 401, message: 'Ingest token unknown' },
+  revoked_ingest_token: { status: 401, message: 'Ingest token revoked' },
+  expired_ingest_token: { status: 401, message: 'Ingest token expired' },
+  invalid_body: { status: 400, message: 'The request body is invalid' },
+  payload_too_large: { status: 413, message: 'The request body is too large' },
+  unknown_device: { status: 422, message: 'No such active device on this account' },
+  conflict: { status: 409, message: 'The data overlaps data already stored: nothing was written' },
+} as const satisfies Readonly<Record<string, ErrorSpec>>;
+
+/** An error code (D16): a key of {@link ERROR_TABLE}. */
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** Every error code, in the order of {@link ERROR_TABLE}. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR_TABLE) as ErrorCode[]);
+
+/** The JSON body of every error response (D16). */
+export interface ErrorBody {
+  readonly error: { readonly status: number; readonly code: ErrorCode; readonly message: string };
+}
+
+/**
+ * Whether a value is an error code of {@link ERROR_TABLE}.
+ *
+ * @param value Anything, e.g. the `code` property of a caught error.
+ * @returns `true` for a code of the table.
+ * @example
+ * ```ts
+ * import { isErrorCode } from '@fleet-hours/core';
+ * isErrorCode('device_not_found'); // true
+ * isErrorCode('ECONNREFUSED'); // false
+ * ```
+ */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+}

@@ -1,0 +1,51 @@
+import { Temporal } from 'temporal-polyfill';
+import { InvalidParameterError } from './errors.js';
+import { parseLocalDate } from './local-date.js';
+
+/** The dates of a window as given, parsed: local dates in the device zone, `undefined` for the default (D4, D5). */
+export interface WindowDates {
+  readonly from?: Temporal.PlainDate | undefined;
+  readonly to?: Temporal.PlainDate | undefined;
+}
+
+/**
+ * Query parameters as a router hands them over: each name with its value, or all its values when
+ * it may repeat (Hono's `c.req.queries()`). Only `from` and `to` are read.
+ */
+export interface WindowQueryParameters {
+  readonly from?: string | readonly string[] | undefined;
+  readonly to?: string | readonly string[] | undefined;
+}
+
+const _NAMES = ['from', 'to'] as const;
+
+/**
+ * Parses the `from` and `to` query parameters of `/hours` and `/hours/daily`, once (D7): a
+ * repeated parameter, a malformed or impossible date, or `from` after `to` is refused naming the
+ * parameter. Only the check that needs the device's zone — `from` after today when `to` is absent
+ * — is left to `resolveWindow`, so a bad query answers the same 400 whatever the device (P11).
+ * Other parameters are ignored.
+ *
+ * @param parameters The query parameters.
+ * @returns The dates given.
+ * @throws {InvalidParameterError} Naming the parameter at fault; `from` is checked before `to`.
+ * @example
+ * ```ts
+ * import { parseWindowQuery } from '@fleet-hours/core';
+ * parseWindowQuery({ from: '2026-03-01', to: ['2026-03-08'] }).to?.toString(); // '2026-03-08'
+ * parseWindowQuery({ from: ['2026-03-01', '2026-03-02'] }); // throws InvalidParameterError: Parameter from is given 2 times: give it once
+ * ```
+ */
+export function parseWindowQuery(parameters: WindowQueryParameters): WindowDates {
+  const dates: { from?: Temporal.PlainDate; to?: Temporal.PlainDate } = {};
+  for (const name of _NAMES) {
+    const value = parameters[name];
+    const given: readonly string[] = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+    if (given.length > 1) throw new InvalidParameterError(name, `Parameter ${name} is given ${given.length} times: give it once`);
+    if (given.length === 1) dates[name] = parseLocalDate(name, given[0]!);
+  }
+  if (dates.from && dates.to && Temporal.PlainDate.compare(dates.from, dates.to) > 0) {
+    throw new InvalidParameterError('from', `Parameter from "${dates.from.toString()}" is after to "${dates.to.toString()}"`);
+  }
+  return dates;
+}

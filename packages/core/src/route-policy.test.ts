@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limit.js';
+import { ROUTE_POLICIES, routeLimit } from './route-policy.js';
+
+describe('ROUTE_POLICIES', () => {
+  it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, P12)', () => {
+    expect(Object.fromEntries(Object.entries(ROUTE_POLICIES).map(([name, policy]) => [name, [policy.template, policy.credential, policy.limit]]))).toEqual({
+      devices: ['/api/v1/devices', 'api_key', 'devices'],
+      hours: ['/api/v1/devices/{id}/hours', 'api_key', 'hours'],
+      daily: ['/api/v1/devices/{id}/hours/daily', 'api_key', 'daily'],
+      meter: ['/api/v1/devices/{id}/meter', 'api_key', 'meter'],
+      unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
+      openApi: ['/api/v1/openapi.json', null, null],
+      docs: ['/docs', null, null],
+      notFound: ['*', null, 'unauthenticated'],
+    });
+  });
+});
+
+describe('routeLimit()', () => {
+  it('reads a named limit', () => {
+    expect(routeLimit('devices', DEFAULT_RATE_LIMITS)).toBe(120);
+    expect(routeLimit('unauthenticated', resolveRateLimits({ unauthenticated: 5 }))).toBe(5);
+  });
+
+  it('gives unmatched paths the lowest of the /hours, /hours/daily and /meter limits (P12)', () => {
+    expect(routeLimit('unmatched', DEFAULT_RATE_LIMITS)).toBe(30);
+    expect(routeLimit('unmatched', resolveRateLimits({ hours: 50, daily: 40, meter: 45 }))).toBe(40);
+    expect(routeLimit('unmatched', resolveRateLimits({ devices: 1, fleetHours: 1 }))).toBe(30);
+  });
+});

@@ -1,0 +1,73 @@
+import type { CredentialKind } from './access-policy.js';
+import type { RateLimits } from './rate-limit.js';
+
+/**
+ * The budget a route counts against: a limit of {@link RateLimits}, or `unmatched` — the one
+ * budget of paths and methods under /api/v1 that are not served, at the lowest read-endpoint limit
+ * (P12).
+ */
+export type RouteLimit = keyof RateLimits | 'unmatched';
+
+/**
+ * The access rules of one route, as data: which credential it needs and which budget it counts
+ * against. The HTTP layer's one access middleware reads it; a new route or a second credential
+ * kind is a row, not new code. For example, the fleet endpoints (D32, D33) will be
+ * `{ template: '/api/v1/hours', credential: 'api_key', limit: 'fleetHours' }` and ingestion
+ * `{ template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' }`.
+ */
+export interface RoutePolicy {
+  /** The route template as logs and counters name it (D13 counts per template, not per device id). */
+  readonly template: string;
+  /**
+   * The credential the route needs; `null` for routes open to anyone. A route that needs one checks
+   * it first (D11); a route that needs none is counted per client address, if counted at all.
+   */
+  readonly credential: CredentialKind | null;
+  /** The budget it counts against; `null` for routes that are not counted (P14, D30). */
+  readonly limit: RouteLimit | null;
+  /**
+   * The counter a valid credential uses on this route; default the template (D13: per endpoint).
+   * Routes that share one budget per credential (ingestion: per token) name the same counter.
+   */
+  readonly counter?: string;
+}
+
+/** The base path of version 1 of the read API. */
+const API_V1 = '/api/v1';
+
+/**
+ * Every route of the server and its access rules (D11–D14, P12, P14, P23). Templates use the
+ * OpenAPI syntax (`{id}`).
+ */
+export const ROUTE_POLICIES = {
+  devices: { template: `${API_V1}/devices`, credential: 'api_key', limit: 'devices' },
+  hours: { template: `${API_V1}/devices/{id}/hours`, credential: 'api_key', limit: 'hours' },
+  daily: { template: `${API_V1}/devices/{id}/hours/daily`, credential: 'api_key', limit: 'daily' },
+  meter: { template: `${API_V1}/devices/{id}/meter`, credential: 'api_key', limit: 'meter' },
+  /** Any other path or method under /api/v1: checked and counted like a data route, then 404 or 405 (P12). */
+  unmatched: { template: `${API_V1}/*`, credential: 'api_key', limit: 'unmatched' },
+  /** The OpenAPI document: open, not counted (P14). */
+  openApi: { template: `${API_V1}/openapi.json`, credential: null, limit: null },
+  /** The reference page: open, not counted (P14). */
+  docs: { template: '/docs', credential: null, limit: null },
+  /** Any path outside the API when the app is served alone: counted per client address, then 404 (D31, P23). */
+  notFound: { template: '*', credential: null, limit: 'unauthenticated' },
+} as const satisfies Readonly<Record<string, RoutePolicy>>;
+
+/**
+ * The requests per minute of a route's budget.
+ *
+ * @param limit The route's budget name.
+ * @param limits The limits in force.
+ * @returns Requests per minute; for `unmatched`, the lowest of the `/hours`, `/hours/daily` and
+ *   `/meter` limits (P12).
+ * @example
+ * ```ts
+ * import { DEFAULT_RATE_LIMITS, routeLimit } from '@fleet-hours/core';
+ * routeLimit('devices', DEFAULT_RATE_LIMITS); // 120
+ * routeLimit('unmatched', DEFAULT_RATE_LIMITS); // 30
+ * ```
+ */
+export function routeLimit(limit: RouteLimit, limits: RateLimits): number {
+  return limit === 'unmatched' ? Math.min(limits.hours, limits.daily, limits.meter) : limits[limit];
+}

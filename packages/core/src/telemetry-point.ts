@@ -1,0 +1,152 @@
+import { parseInstant } from './parse-instant.js';
+
+/**
+ * One telemetry report of a device (D2, D20): what the engine did from `time` on.
+ * Stores keep at most one per device and second (D21).
+ */
+export interface TelemetryPoint {
+  /** Epoch seconds, a whole number (a fraction is floored on the way in, P3). */
+  readonly time: number;
+  /** Engine on. */
+  readonly ignition: boolean;
+  /** Speed in km/h, ≥ 0. */
+  readonly speedKmh: number;
+}
+
+/** A point as it arrives on the wire, with the native field names of `POST /ingest/v1/telemetry`. */
+export interface RawTelemetryPoint {
+  /** An ISO 8601 instant with `Z` or an offset, or epoch seconds (a fraction is floored). */
+  readonly time?: unknown;
+  /** `true` or `false`. */
+  readonly ignition?: unknown;
+  /** A number ≥ 0. */
+  readonly speed_kmh?: unknown;
+}
+
+/** The field of a raw point that is at fault, as named on the wire. */
+export type TelemetryPointField = 'time' | 'ignition' | 'speed_kmh';
+
+/** What {@link parseTelemetryPoint} needs to know besides the point. */
+export interface ParseTelemetryPointOptions {
+  /** The server's clock, epoch seconds (floored). A point later than this by more than `maxAheadSeconds` is refused (D26). */
+  readonly now: number;
+  /** How far ahead of `now` a point may be. Default 300 s (D26). */
+  readonly maxAheadSeconds?: number;
+}
+
+/**
+ * A telemetry point that cannot be stored (D26, `ingestion-api.md`). `field` names the field at
+ * fault and the message starts with it, so the HTTP layer can answer 400 `invalid_body` with
+ * `line 17: ${error.message}`.
+ */
+export class InvalidTelemetryPointError extends Error {
+  override readonly name = 'InvalidTelemetryPointError';
+  /** The wire name of the field at fault. */
+  readonly field: TelemetryPointField;
+
+  constructor(field: TelemetryPointField, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** 0001-01-01T00:00:00Z, the first instant a point may carry. */
+const _EARLIEST = -62_135_596_800;
+/** 9999-12-31T23:59:59Z, the last instant a point may carry. */
+const _LATEST = 253_402_300_799;
+
+/**
+ * Reads and checks one point of a native telemetry batch: `{ time, ignition, speed_kmh }`. Other
+ * fields (`device_id`, `imei`) are the caller's. Protocol adapters (Traccar, OsmAnd) convert their
+ * fields to these (knots to km/h, milliseconds to seconds) and call this too, so every point is
+ * checked by the same rules.
+ *
+ * @param raw The decoded JSON object.
+ * @param options `now` (the server clock, D26) and the tolerance ahead of it.
+ * @returns The point, its time in whole seconds (floored, P3).
+ * @throws {InvalidTelemetryPointError} Naming the field: a missing field, a time that is not an ISO
+ *   8601 instant with an offset or finite epoch seconds, a time outside the years 0001–9999 or more
+ *   than `maxAheadSeconds` ahead of `now` (D26), an ignition that is not a boolean, a speed that is
+ *   not a finite number ≥ 0.
+ * @throws {RangeError} When `now` is not a finite number or `maxAheadSeconds` not a whole number ≥ 0.
+ * @example
+ * ```ts
+ * import { parseTelemetryPoint } from '@fleet-hours/core';
+ * parseTelemetryPoint({ time: '2026-11-23T15:15:42.900Z', ignition: true, speed_kmh: 12.5 }, { now: 1_795_447_000 });
+ * // { time: 1795446942, ignition: true, speedKmh: 12.5 }
+ * parseTelemetryPoint({ time: 60, ignition: true, speed_kmh: -3 }, { now: 100 });
+ * // throws InvalidTelemetryPointError: speed_kmh must be a number ≥ 0, got -3
+ * ```
+ */
+export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTelemetryPointOptions): TelemetryPoint {
+  const maxAheadSeconds = options.maxAheadSeconds ?? 300;
+  if (typeof options.now !== 'number' || !Number.isFinite(options.now)) {
+    throw new RangeError(`Option now must be epoch seconds, got ${_show(options.now)}`);
+  }
+  if (!Number.isSafeInteger(maxAheadSeconds) || maxAheadSeconds < 0) {
+    throw new RangeError(`Option maxAheadSeconds must be a whole number of seconds ≥ 0, got ${_show(maxAheadSeconds)}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    // The body's shape is the HTTP layer's to report; here a non-object has no fields at all.
+    throw new InvalidTelemetryPointError('time', 'time is missing');
+  }
+
+  const time = _time(raw.time);
+  if (time < _EARLIEST || time > _LATEST) {
+    throw new InvalidTelemetryPointError('time', `time must be within the years 0001 to 9999, got ${_show(raw.time)}`);
+  }
+  const ahead = time - Math.floor(options.now);
+  if (ahead > maxAheadSeconds) {
+    throw new InvalidTelemetryPointError(
+      'time',
+      `time must be at most ${maxAheadSeconds} s ahead of the server clock, got ${_show(raw.time)} (${ahead} s ahead)`,
+    );
+  }
+
+  if (raw.ignition === undefined || raw.ignition === null) throw new InvalidTelemetryPointError('ignition', 'ignition is missing');
+  if (typeof raw.ignition !== 'boolean') {
+    throw new InvalidTelemetryPointError('ignition', `ignition must be true or false, got ${_show(raw.ignition)}`);
+  }
+
+  const speed = raw.speed_kmh;
+  if (speed === undefined || speed === null) throw new InvalidTelemetryPointError('speed_kmh', 'speed_kmh is missing');
+  if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0) {
+    throw new InvalidTelemetryPointError('speed_kmh', `speed_kmh must be a number ≥ 0, got ${_show(speed)}`);
+  }
+  // `+ 0` turns -0 into 0, so equal speeds compare and store alike (D21 duplicates).
+  return { time, ignition: raw.ignition, speedKmh: speed + 0 };
+}
+
+function _time(value: unknown): number {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    throw new InvalidTelemetryPointError('time', 'time is missing');
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${_show(value)}`);
+    }
+    return Math.floor(value) + 0;
+  }
+  if (typeof value === 'string') {
+    try {
+      return parseInstant(value);
+    } catch {
+      // Temporal also reads years beyond 9999 (`+010000-…`): those parse, and the range check names them.
+    }
+  }
+  throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${_show(value)}`);
+}
+
+function _show(value: unknown): string {
+  let text: string;
+  if (typeof value === 'number') text = String(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  // An error message quotes the value, not a whole nested object.
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,148 @@
+import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from '../commands/accounts.js';
+import type { CommandContext, CommandResult } from '../commands/command-context.js';
+import { demoCommand } from '../commands/demo.js';
+import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
+import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
+import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
+import { serveCommand } from '../commands/serve.js';
+import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
+import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from '../database/open-database.js';
+import { ImportFileError } from '../import/read-import-file.js';
+import { packageVersion } from '../package-version.js';
+import { CommandError, EXIT_CODES, UsageError } from './cli-errors.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { formatHelp } from './format-help.js';
+import { parseCliArgs, type ParsedCli } from './parse-cli-args.js';
+
+/** What {@link runCli} can be given instead of the real thing (tests pass a memory store). */
+export interface RunCliDependencies {
+  readonly openDatabase?: DatabaseOpener;
+}
+
+const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promise<CommandResult>>> = {
+  'accounts create': createAccountCommand,
+  'accounts set-plan': setAccountPlanCommand,
+  'accounts list': listAccountsCommand,
+  'keys create': createKeyCommand,
+  'keys list': listKeysCommand,
+  'keys revoke': revokeKeyCommand,
+  'devices create': createDeviceCommand,
+  'devices list': listDevicesCommand,
+  'devices update': updateDeviceCommand,
+  'import segments': importSegmentsCommand,
+  'import telemetry': importTelemetryCommand,
+};
+
+/**
+ * Runs `fleet-hours` with the given arguments: the whole CLI, callable in-process.
+ *
+ * Without `--json` a command prints readable text and tables on stdout; with it, exactly one JSON
+ * document and nothing else. Errors go to stderr. `serve` and `demo` return once stopped by
+ * SIGTERM/SIGINT (`io.waitForStop`).
+ *
+ * @param argv Arguments after the program name, e.g. `['accounts', 'list', '--json']`.
+ * @param io Streams, environment, clock and stop signal; default the running process's.
+ * @param dependencies Replacements, e.g. a database opener over a memory store.
+ * @returns The exit code: 0 done, 1 failed, 2 wrong command line.
+ * @example
+ * ```ts
+ * import { runCli } from '@fleet-hours/server';
+ * process.exitCode = await runCli(['accounts', 'create', '--name', 'Acme', '--json']);
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo(), dependencies: RunCliDependencies = {}): Promise<number> {
+  const openDatabase = dependencies.openDatabase ?? defaultOpenDatabase;
+  let parsed: ParsedCli;
+  try {
+    parsed = parseCliArgs(argv);
+  } catch (error) {
+    return reportError(error, io);
+  }
+
+  if (parsed.kind === 'help') {
+    io.stdout.write(formatHelp(parsed));
+    return EXIT_CODES.ok;
+  }
+  if (parsed.kind === 'version') {
+    io.stdout.write(`${packageVersion()}\n`);
+    return EXIT_CODES.ok;
+  }
+
+  const { command, global, options, positionals } = parsed;
+  let target: DatabaseTarget | null = null;
+  let database: OpenedDatabase | null = null;
+  try {
+    if (command.name === 'demo') return await demoCommand({ io, global, options, openDatabase });
+    target = resolveDatabaseTarget(global, io.env, io.cwd);
+    if (command.name === 'serve') return await serveCommand({ io, target, options, openDatabase });
+
+    const resolvedTarget = target;
+    let opening: Promise<OpenedDatabase> | null = null;
+    const store = async (): Promise<FleetHoursStore> => {
+      opening ??= openDatabase(resolvedTarget, { migrate: true }).then((opened) => (database = opened));
+      return (await opening).store;
+    };
+
+    let result: CommandResult;
+    if (command.name === 'migrate') {
+      await store();
+      result = {
+        json: { database: describeDatabaseTarget(resolvedTarget), migrated: true },
+        text: `The schema of ${describeDatabaseTarget(resolvedTarget)} is up to date.\n`,
+      };
+    } else {
+      const handler = STORE_COMMANDS[command.name];
+      if (!handler) throw new UsageError(`Unknown command "${command.name}"`);
+      const now = Math.floor(io.now() / 1000);
+      result = await handler({ store, options, positionals, now, io, json: global.json });
+    }
+    await closeQuietly(database);
+    database = null;
+    io.stdout.write(global.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    await closeQuietly(database);
+    return reportError(error, io, command.name, target);
+  }
+}
+
+async function closeQuietly(database: OpenedDatabase | null): Promise<void> {
+  try {
+    await database?.close();
+  } catch {
+    // The command's own outcome matters more than a failure to close.
+  }
+}
+
+/**
+ * The one place the CLI turns an error into stderr text and an exit code, by the error's class:
+ * a wrong command line, a bad import file (its `FILE:LINE` lines stand alone), a command that
+ * failed, a database that went away during the command (the store says so with
+ * `StorageUnavailableError`, D18; one that cannot be reached at all fails in `openDatabase`), or
+ * anything else (with its stack when `FLEET_HOURS_DEBUG` is set).
+ */
+function reportError(error: unknown, io: CliIo, commandName = '', target: DatabaseTarget | null = null): number {
+  if (error instanceof UsageError) {
+    const helpFor = error.command || commandName;
+    io.stderr.write(`fleet-hours: ${error.message}\nRun "fleet-hours ${helpFor ? `${helpFor} ` : ''}--help" for usage.\n`);
+    return EXIT_CODES.usage;
+  }
+  if (error instanceof ImportFileError) {
+    io.stderr.write(`${error.message}\n`);
+    return EXIT_CODES.failure;
+  }
+  if (error instanceof CommandError) {
+    io.stderr.write(`fleet-hours: ${error.message}\n`);
+    return EXIT_CODES.failure;
+  }
+  const message = redactUrl(error instanceof Error ? error.message : String(error));
+  if (error instanceof StorageUnavailableError) {
+    const where = target ? ` (${describeDatabaseTarget(target)})` : '';
+    io.stderr.write(`fleet-hours: Cannot reach the database${where}: ${message}\n`);
+  } else {
+    io.stderr.write(`fleet-hours: ${message}\n`);
+  }
+  if (io.env.FLEET_HOURS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  return EXIT_CODES.failure;
+}

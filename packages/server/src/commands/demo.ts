@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AccessLogEntry, RunningServer } from '@fleet-hours/http';
+import { CommandError, UsageError } from '../cli/cli-errors.js';
+import type { CliIo } from '../cli/cli-io.js';
+import { readHost, readPort } from '../cli/option-values.js';
+import type { GlobalFlags } from '../cli/parse-cli-args.js';
+import type { DatabaseTarget } from '../database/database-target.js';
+import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
+import { demoExamples, formatDemoBanner } from '../demo/demo-banner.js';
+import { seedDemo } from '../demo/seed-demo.js';
+import { startServer } from '../server/start-server.js';
+
+/** The port the demo tries first; when it is taken and no --port was given, any free port. */
+export const DEMO_PORT = 8080;
+
+/**
+ * `demo [--port] [--host] [--data-dir]`: a fresh embedded database (in memory, or a new directory),
+ * seeded with the demo fleet, served; prints the URL, a working key and curl lines. Request logs go
+ * to stderr, so stdout holds only the banner (or, with `--json`, one JSON document).
+ */
+export async function demoCommand(input: {
+  readonly io: CliIo;
+  readonly global: GlobalFlags;
+  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly openDatabase: DatabaseOpener;
+}): Promise<number> {
+  const { io, global } = input;
+  if (global.databaseUrl !== undefined) {
+    throw new UsageError('demo always uses a fresh embedded database: --database-url is not accepted (DATABASE_URL is ignored)', 'demo');
+  }
+  const explicitPort = typeof input.options.port === 'string' ? readPort(input.options.port) : undefined;
+  const host = readHost(input.options.host);
+  const dataDir = global.dataDir === undefined ? null : resolve(io.cwd, global.dataDir);
+  if (dataDir !== null && existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new CommandError(`${dataDir} already holds a database; the demo needs a fresh one: name a new directory, or leave out --data-dir to keep it in memory`);
+  }
+  const target: DatabaseTarget = dataDir === null ? { kind: 'pglite-memory' } : { kind: 'pglite', dataDir };
+  const stop = io.waitForStop();
+  const say = (text: string) => io.stderr.write(text);
+
+  const started = performance.now();
+  say(`Creating a fresh embedded database${dataDir === null ? ' in memory' : ` in ${dataDir}`}…\n`);
+  const database = await input.openDatabase(target, { migrate: true });
+  let server: RunningServer | null = null;
+  try {
+    say('Seeding the demo fleet: 6 vehicles, a year of shifts…\n');
+    const now = Math.floor(io.now() / 1000);
+    const seed = await seedDemo(database.store, { now });
+    server = await listen(database, host, explicitPort, io);
+    say(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+
+    const examples = demoExamples({ url: server.url, seed, now });
+    if (global.json) {
+      io.stdout.write(
+        `${JSON.stringify({
+          url: server.url,
+          key: seed.key,
+          account: { id: seed.account.id, name: seed.account.name, plan: seed.account.plan },
+          starter_key: seed.starterKey,
+          starter_account: { id: seed.starterAccount.id, name: seed.starterAccount.name, plan: seed.starterAccount.plan },
+          devices: seed.devices.map((device) => ({ id: device.id, name: device.name, timezone: device.timeZone })),
+          segments: seed.segmentCount,
+          data_dir: dataDir,
+          examples: examples.map((example) => ({ title: example.title, command: example.command })),
+        })}\n`,
+      );
+    } else {
+      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir }));
+    }
+
+    const signal = await stop;
+    say(`Received ${signal}: stopping the demo.\n`);
+    return 0;
+  } finally {
+    try {
+      await server?.close();
+    } finally {
+      await database.close();
+    }
+  }
+}
+
+async function listen(database: OpenedDatabase, host: string, explicitPort: number | undefined, io: CliIo): Promise<RunningServer> {
+  const log = compactLogger(io);
+  try {
+    return await startServer({ database, host, port: explicitPort ?? DEMO_PORT, log, now: io.now });
+  } catch (error) {
+    const inUse = error instanceof CommandError && (error.cause as { code?: unknown } | undefined)?.code === 'EADDRINUSE';
+    if (explicitPort !== undefined || !inUse) throw error;
+    io.stderr.write(`Port ${DEMO_PORT} is in use; using a free port instead.\n`);
+    return startServer({ database, host, port: 0, log, now: io.now });
+  }
+}
+
+/** Request logs for a person at a terminal: `GET /api/v1/devices → 200 (3 ms)`. */
+function compactLogger(io: CliIo): (entry: AccessLogEntry) => void {
+  return (entry) => {
+    const code = entry.error_code === undefined ? '' : ` ${entry.error_code}`;
+    io.stderr.write(`${entry.method} ${entry.route ?? '(no route)'} → ${entry.status}${code} (${Math.round(entry.duration_ms)} ms)\n`);
+  };
+}

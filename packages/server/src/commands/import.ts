@@ -1,0 +1,260 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  formatInstant,
+  parseSegmentRecord,
+  parseTelemetryRecord,
+  SegmentOverlapError,
+  telemetryToSegments,
+  type FleetHoursStore,
+  type ImportSummary,
+  type SegmentInput,
+  type TelemetryPoint,
+} from '@fleet-hours/core';
+import { CommandError, UsageError } from '../cli/cli-errors.js';
+import type { CliIo } from '../cli/cli-io.js';
+import { formatCount } from '../cli/format-table.js';
+import { readId, readNumber } from '../cli/option-values.js';
+import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
+import { _describeFileError } from '../import/_describe-file-error.js';
+import { formatFromFileName, ImportFileError, readImportFile, type ImportFormat, type ImportProblem } from '../import/read-import-file.js';
+import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
+
+/** Files at least this large get a progress bar (on a terminal only). */
+const PROGRESS_BAR_MIN_BYTES = 2_000_000;
+
+/** The columns of each kind of import file. */
+export const SEGMENT_COLUMNS = ['started_at', 'ended_at', 'state'] as const;
+export const TELEMETRY_COLUMNS = ['time', 'ignition', 'speed_kmh'] as const;
+
+/** What `import segments` and `import telemetry` report, in `--json` and as text. */
+export interface ImportReport extends ImportSummary {
+  readonly device_id: number;
+  readonly file: string;
+  readonly format: ImportFormat;
+  /** Records read from the file: segments, or telemetry points. */
+  readonly records: number;
+  /** Segments in the batch written (equal to `records` for a segment import). */
+  readonly segments: number;
+  readonly read_seconds: number;
+  readonly write_seconds: number;
+  /** Segments of the batch per second, reading and writing together. */
+  readonly segments_per_second: number;
+}
+
+/** `import segments --device ID FILE`: one batch, one transaction (D1). */
+export async function importSegmentsCommand(context: CommandContext): Promise<CommandResult> {
+  const { deviceId, file, format } = readImportArguments(context);
+  const source = await openSource(file, context.io);
+  await requireDevice(await context.store(), deviceId);
+  const started = performance.now();
+  const progress = progressFor(context, source);
+  const contents = await readImportFile({
+    source: source.stream(),
+    name: source.name,
+    format,
+    columns: SEGMENT_COLUMNS,
+    parse: parseSegmentRecord,
+    onProgress: progress.update,
+  }).finally(progress.finish);
+  const readSeconds = (performance.now() - started) / 1000;
+  const rowLines = contents.lines;
+  const report = await writeBatch(context, {
+    deviceId,
+    name: source.name,
+    format: contents.format,
+    records: contents.items.length,
+    segments: contents.items,
+    lineOfRow: (row) => rowLines[row - 1],
+    readSeconds,
+    started,
+  });
+  return { json: report, text: importText(report, 'segments') };
+}
+
+/** `import telemetry --device ID FILE`: points become segments in the core (D2), then one batch. */
+export async function importTelemetryCommand(context: CommandContext): Promise<CommandResult> {
+  const { deviceId, file, format } = readImportArguments(context);
+  const movingText = optionalOption(context, 'moving-speed-kmh');
+  const gapText = optionalOption(context, 'max-gap-seconds');
+  const options = {
+    ...(movingText === undefined ? {} : { movingSpeedKmh: readNumber(movingText, '--moving-speed-kmh') }),
+    ...(gapText === undefined ? {} : { maxGapSeconds: readNumber(gapText, '--max-gap-seconds', { positive: true, integer: true }) }),
+  };
+  const source = await openSource(file, context.io);
+  await requireDevice(await context.store(), deviceId);
+  const started = performance.now();
+  const progress = progressFor(context, source);
+  const contents = await readImportFile<TelemetryPoint>({
+    source: source.stream(),
+    name: source.name,
+    format,
+    columns: TELEMETRY_COLUMNS,
+    parse: parseTelemetryRecord,
+    onProgress: progress.update,
+  }).finally(progress.finish);
+  // Until this import stores points (D23), a file's last point covers nothing (former P7), so consecutive files never overlap.
+  const segments = telemetryToSegments(contents.items, { ...options, tail: 'none' });
+  const readSeconds = (performance.now() - started) / 1000;
+
+  // A segment starts at a point with the ignition on: overlaps are reported at that point's line.
+  const lineOfStart = new Map<number, number>();
+  contents.items.forEach((point, index) => {
+    if (point.ignition && !lineOfStart.has(Math.floor(point.time))) lineOfStart.set(Math.floor(point.time), contents.lines[index]!);
+  });
+  const report = await writeBatch(context, {
+    deviceId,
+    name: source.name,
+    format: contents.format,
+    records: contents.items.length,
+    segments,
+    lineOfRow: (row) => lineOfStart.get(segments[row - 1]?.startedAt ?? NaN),
+    readSeconds,
+    started,
+  });
+  return { json: report, text: importText(report, 'telemetry points') };
+}
+
+function readImportArguments(context: CommandContext) {
+  const deviceId = readId(requiredOption(context, 'device'), '--device');
+  const file = context.positionals[0]!;
+  const formatText = optionalOption(context, 'format');
+  let format: ImportFormat | undefined;
+  if (formatText !== undefined) {
+    const lower = formatText.trim().toLowerCase();
+    if (lower === 'ndjson' || lower === 'jsonl') format = 'ndjson';
+    else if (lower === 'csv') format = 'csv';
+    else throw new UsageError(`--format must be ndjson or csv, got "${formatText}"`);
+  } else if (file !== '-') {
+    format = formatFromFileName(file);
+  }
+  return { deviceId, file, format };
+}
+
+/**
+ * Fails early, before a long file is read, when the device does not exist. The port has no
+ * lookup by device id alone; an empty batch is the contract's way to ask: it writes nothing and
+ * answers `null` for a missing device.
+ */
+async function requireDevice(store: FleetHoursStore, deviceId: number): Promise<void> {
+  const answer = await store.importSegments({ deviceId, segments: [] });
+  if (answer === null) throw new CommandError(`No device with id ${deviceId}`);
+}
+
+interface Source {
+  /** Opens the bytes: called once the database is ready, so nothing is left open on an early failure. */
+  readonly stream: () => Readable;
+  readonly name: string;
+  /** Bytes, when known (not for stdin). */
+  readonly size: number | undefined;
+}
+
+async function openSource(file: string, io: CliIo): Promise<Source> {
+  if (file === '-') return { stream: () => io.stdin, name: 'stdin', size: undefined };
+  const path = resolve(io.cwd, file);
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    size = info.size;
+  } catch (error) {
+    throw new CommandError(`Cannot read ${file}: ${_describeFileError(error)}`, { cause: error });
+  }
+  return { stream: () => createReadStream(path, { highWaterMark: 1 << 20 }), name: file, size };
+}
+
+function progressFor(context: CommandContext, source: Source) {
+  return createProgressBar({
+    stream: context.io.stderr,
+    enabled: context.io.stderrIsTTY && source.size !== undefined && source.size >= PROGRESS_BAR_MIN_BYTES,
+    total: source.size ?? 0,
+    label: `Reading ${source.name}`,
+    formatAmount: formatMegabytes,
+  });
+}
+
+async function writeBatch(
+  context: CommandContext,
+  batch: {
+    readonly deviceId: number;
+    readonly name: string;
+    readonly format: ImportFormat;
+    readonly records: number;
+    readonly segments: readonly SegmentInput[];
+    readonly lineOfRow: (row: number) => number | undefined;
+    readonly readSeconds: number;
+    readonly started: number;
+  },
+): Promise<ImportReport> {
+  const writeStarted = performance.now();
+  const showStatus = context.io.stderrIsTTY && batch.segments.length >= 50_000;
+  if (showStatus) context.io.stderr.write(`Writing ${formatCount(batch.segments.length)} segments in one transaction…`);
+  let summary: ImportSummary | null;
+  try {
+    summary = batch.segments.length === 0 ? { inserted: 0, closed: 0, skipped: 0 } : await (await context.store()).importSegments({ deviceId: batch.deviceId, segments: batch.segments });
+  } catch (error) {
+    throw translateBatchError(error, batch.name, batch.lineOfRow);
+  } finally {
+    if (showStatus) context.io.stderr.write('\r\u001b[2K');
+  }
+  if (summary === null) throw new CommandError(`No device with id ${batch.deviceId}`);
+  const finished = performance.now();
+  const totalSeconds = (finished - batch.started) / 1000;
+  return {
+    device_id: batch.deviceId,
+    file: batch.name,
+    format: batch.format,
+    records: batch.records,
+    segments: batch.segments.length,
+    ...summary,
+    read_seconds: round(batch.readSeconds, 3),
+    write_seconds: round((finished - writeStarted) / 1000, 3),
+    segments_per_second: totalSeconds > 0 ? Math.round(batch.segments.length / totalSeconds) : 0,
+  };
+}
+
+/** Turns a refused batch into `FILE:LINE: …` problems (D1: nothing was written). */
+function translateBatchError(error: unknown, name: string, lineOfRow: (row: number) => number | undefined): unknown {
+  const refused = 'the import was refused and nothing was written';
+  if (error instanceof SegmentOverlapError || (error as Error | undefined)?.name === 'SegmentOverlapError') {
+    const { conflicts } = error as SegmentOverlapError;
+    const problems: ImportProblem[] = conflicts.map((conflict) => {
+      const line = lineOfRow(conflict.row) ?? 0;
+      if (conflict.otherRow !== null) {
+        const otherLine = lineOfRow(conflict.otherRow);
+        return { line, message: `Overlaps the segment of line ${otherLine ?? `row ${conflict.otherRow}`} (segments of one device must not overlap)` };
+      }
+      const stored = conflict.stored;
+      const span = stored ? ` ${formatSpan(stored.startedAt, stored.endedAt)} (${stored.state})` : '';
+      return { line, message: `Overlaps the stored segment${span}; only an identical segment, or the same one closed, can be imported again` };
+    });
+    problems.sort((a, b) => a.line - b.line);
+    return new ImportFileError(name, problems.slice(0, 20), problems.length, refused);
+  }
+  if (error instanceof RangeError) {
+    // A rule the file's lines passed one by one but the batch broke (e.g. an instant before the
+    // year 0001, which the database cannot hold): the message names the row of the batch.
+    return new CommandError(`${name}: ${error.message}; ${refused}`, { cause: error });
+  }
+  return error;
+}
+
+function formatSpan(startedAt: number, endedAt: number | null): string {
+  return `${formatInstant(startedAt, 'UTC')} – ${endedAt === null ? 'still running' : formatInstant(endedAt, 'UTC')}`;
+}
+
+function importText(report: ImportReport, unit: string): string {
+  const what = unit === 'segments' ? `${formatCount(report.records)} segments` : `${formatCount(report.records)} ${unit} (${formatCount(report.segments)} segments)`;
+  return [
+    `Imported ${what} from ${report.file} into device ${report.device_id}: ${formatCount(report.inserted)} inserted, ${formatCount(report.closed)} closed, ${formatCount(report.skipped)} skipped (already stored).`,
+    `Read in ${report.read_seconds.toFixed(1)} s, written in one transaction in ${report.write_seconds.toFixed(1)} s: ${formatCount(report.segments_per_second)} segments/s.`,
+    '',
+  ].join('\n');
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

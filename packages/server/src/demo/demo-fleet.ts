@@ -1,0 +1,168 @@
+import { localDateAt, type SegmentInput, type SegmentState } from '@fleet-hours/core';
+
+type PlainDate = ReturnType<typeof localDateAt>;
+
+/** How a demo vehicle works: when its shifts are and what they look like. */
+export type WorkPattern = 'day' | 'night' | 'split' | 'seasonal' | 'route';
+
+/** A vehicle of the demo fleet. */
+export interface DemoVehicle {
+  readonly name: string;
+  readonly imei: string;
+  readonly registration: string | null;
+  readonly model: string;
+  readonly timeZone: string;
+  readonly pattern: WorkPattern;
+}
+
+/**
+ * The demo fleet: one vehicle in each of six zones whose local days are not all 24 hours long or
+ * whose offsets are not whole hours — New York and Berlin (1-hour DST), Lord Howe Island (a
+ * 30-minute DST shift), Kathmandu (+05:45), São Paulo (DST until 2019: its old days are 23 and 25
+ * hours long) and the Chatham Islands (+12:45 / +13:45).
+ */
+export const DEMO_VEHICLES: readonly DemoVehicle[] = [
+  { name: 'Truck 14', imei: '356307042441013', registration: 'NY 4821-KT', model: 'Teltonika FMB920', timeZone: 'America/New_York', pattern: 'day' },
+  { name: 'Bakery van B-7', imei: '356307042441021', registration: 'B-FH 2207', model: 'Teltonika FMC130', timeZone: 'Europe/Berlin', pattern: 'night' },
+  { name: 'Island tug Kentia', imei: '861585040812376', registration: null, model: 'Queclink GV350', timeZone: 'Australia/Lord_Howe', pattern: 'split' },
+  { name: 'Valley tractor 3', imei: '356307042441039', registration: 'BA 1 KHA 5521', model: 'Teltonika FMB140', timeZone: 'Asia/Kathmandu', pattern: 'seasonal' },
+  { name: 'City bus 22', imei: '867060031245589', registration: 'SPX-2B22', model: 'Ruptela FM-Eco4', timeZone: 'America/Sao_Paulo', pattern: 'route' },
+  { name: 'Harbour crane truck', imei: '861585040812384', registration: 'CHT 51', model: 'Queclink GV300', timeZone: 'Pacific/Chatham', pattern: 'split' },
+];
+
+/** Options of {@link generateDemoSegments}. */
+export interface DemoSegmentOptions {
+  readonly vehicle: DemoVehicle;
+  /** Varies the random stream between vehicles of the same pattern. */
+  readonly seed: number;
+  /** Epoch seconds: nothing is generated after it; a segment running at `now` is left open. */
+  readonly now: number;
+  /** How many local days back from today. Default 365. */
+  readonly days?: number;
+}
+
+/**
+ * A realistic, deterministic year of engine segments for a demo vehicle: shifts at local wall-clock
+ * times of its zone (so they move with DST like real ones), each a run of idle and moving
+ * stretches with engine-off stops. Each day's shifts come from a PRNG seeded with the vehicle seed
+ * and the local date, so a given day looks the same on every run.
+ *
+ * @param options The vehicle, seed, *now* and number of days.
+ * @returns Non-overlapping segments in time order; the one running at `now`, if any, is open.
+ */
+export function generateDemoSegments(options: DemoSegmentOptions): SegmentInput[] {
+  const { vehicle, now } = options;
+  const days = options.days ?? 365;
+  const today = localDateAt(now, vehicle.timeZone);
+  const segments: SegmentInput[] = [];
+  for (let offset = days; offset >= 0; offset -= 1) {
+    const date = today.subtract({ days: offset });
+    const random = mulberry32(hashText(`${options.seed}|${date.toString()}`));
+    for (const shift of shiftsOf(vehicle.pattern, date, random)) {
+      const start = wallClock(date, shift.startMinutes, vehicle.timeZone) + Math.floor(random() * 60);
+      fillShift(segments, start, start + shift.minutes * 60, vehicle.pattern, random);
+    }
+  }
+  const result: SegmentInput[] = [];
+  for (const segment of segments) {
+    if (segment.startedAt >= now) break;
+    result.push(segment.endedAt !== null && segment.endedAt > now ? { ...segment, endedAt: null } : segment);
+  }
+  return result;
+}
+
+interface Shift {
+  /** Local wall-clock start, minutes after midnight. */
+  readonly startMinutes: number;
+  readonly minutes: number;
+}
+
+function shiftsOf(pattern: WorkPattern, date: PlainDate, random: () => number): Shift[] {
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const weekday = date.dayOfWeek; // 1 = Monday … 7 = Sunday
+  switch (pattern) {
+    case 'day':
+      if (weekday <= 5) return [{ startMinutes: between(390, 480), minutes: between(480, 570) }];
+      if (weekday === 6 && random() < 0.4) return [{ startMinutes: between(420, 540), minutes: between(210, 300) }];
+      return [];
+    case 'night':
+      // Bakery rounds: start late in the evening and run past midnight into the next local day.
+      return weekday === 6 ? [] : [{ startMinutes: between(1260, 1350), minutes: between(390, 480) }];
+    case 'split':
+      if (random() < 0.1) return [];
+      return [
+        { startMinutes: between(360, 405), minutes: between(180, 240) },
+        { startMinutes: between(780, 840), minutes: between(150, 240) },
+      ];
+    case 'seasonal': {
+      if (weekday === 7) return [];
+      const busySeason = [6, 7, 10, 11].includes(date.month);
+      if (busySeason) return [{ startMinutes: between(330, 420), minutes: between(540, 660) }];
+      return random() < 0.3 ? [{ startMinutes: between(420, 540), minutes: between(150, 300) }] : [];
+    }
+    case 'route':
+      return random() < 1 / 7 ? [] : [{ startMinutes: between(300, 330), minutes: between(660, 780) }];
+  }
+}
+
+/** Moving and idle stretches from `start` to `end`, with engine-off stops; the engine warms up idling. */
+function fillShift(segments: SegmentInput[], start: number, end: number, pattern: WorkPattern, random: () => number): void {
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const moving: [number, number] = pattern === 'route' ? [300, 1200] : pattern === 'seasonal' ? [900, 3600] : [240, 2400];
+  const idle: [number, number] = pattern === 'route' ? [45, 240] : pattern === 'seasonal' ? [120, 900] : [60, 720];
+  let at = start;
+  let state: SegmentState = 'idle';
+  let length = between(120, 360);
+  while (at < end) {
+    const until = Math.min(end, at + length);
+    segments.push({ startedAt: at, endedAt: until, state });
+    at = until;
+    if (state === 'moving' && random() < 0.18) {
+      at += between(300, 2400); // engine off at a stop
+      state = 'idle';
+      length = between(60, 240);
+      continue;
+    }
+    state = state === 'moving' ? 'idle' : 'moving';
+    length = state === 'moving' ? between(...moving) : between(...idle);
+  }
+}
+
+function wallClock(date: PlainDate, minutes: number, timeZone: string): number {
+  const plainTime = { hour: Math.floor(minutes / 60) % 24, minute: minutes % 60 };
+  const day = minutes >= 1440 ? date.add({ days: 1 }) : date;
+  return day.toZonedDateTime({ timeZone, plainTime }).epochMilliseconds / 1000;
+}
+
+/**
+ * A small, fast PRNG (mulberry32): the same seed gives the same stream everywhere. It makes the
+ * demo fleet's year of shifts; the benchmarks draw their data from it too.
+ *
+ * @param seed Any 32-bit integer.
+ * @returns A function giving the next number in [0, 1).
+ * @example
+ * ```ts
+ * import { mulberry32 } from '@fleet-hours/server';
+ * const random = mulberry32(42);
+ * random(); // the same number on every run
+ * ```
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

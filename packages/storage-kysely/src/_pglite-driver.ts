@@ -1,0 +1,88 @@
+import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely';
+import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
+import type { PGliteClient, PGliteDialectConfig } from './pglite-dialect.js';
+
+/**
+ * The driver of `PGliteDialect`: one connection, handed to one query or transaction at a time (a
+ * queue). Savepoints come from the shared base.
+ */
+export class _PGliteDriver extends _PostgresDriverBase {
+  readonly #config: PGliteDialectConfig;
+  #connection: _PGliteConnection | undefined;
+  // The tail of the queue: resolves when the connection is free for the next holder.
+  #queue: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  constructor(config: PGliteDialectConfig) {
+    super();
+    this.#config = config;
+  }
+
+  async init(): Promise<void> {
+    const { pglite } = this.#config;
+    const client = typeof pglite === 'function' ? await pglite() : pglite;
+    await client.waitReady;
+    this.#connection = new _PGliteConnection(client);
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#queue;
+    let release!: () => void;
+    this.#queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#release = release;
+    return this.#connection!;
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`begin ${_transactionModes(settings)}`.trimEnd()));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async destroy(): Promise<void> {
+    const client = this.#connection?.client;
+    this.#connection = undefined;
+    if (client && this.#config.closeOnDestroy !== false && !client.closed) await client.close();
+  }
+}
+
+class _PGliteConnection implements DatabaseConnection {
+  readonly client: PGliteClient;
+
+  constructor(client: PGliteClient) {
+    this.client = client;
+  }
+
+  async executeQuery<Row>(compiledQuery: CompiledQuery): Promise<QueryResult<Row>> {
+    if (this.client.closed) throw _closedError();
+    const result = await this.client.query<Row>(compiledQuery.sql, [...compiledQuery.parameters]);
+    return { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) };
+  }
+
+  async *streamQuery<Row>(compiledQuery: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<Row>> {
+    if (!Number.isInteger(chunkSize) || chunkSize <= 0) throw new RangeError('chunkSize must be a positive integer');
+    // PGlite has no cursors over its query API: the result is read whole, then handed out in chunks.
+    const { rows } = await this.executeQuery<Row>(compiledQuery);
+    for (let offset = 0; offset < rows.length; offset += chunkSize) yield { rows: rows.slice(offset, offset + chunkSize) };
+  }
+}
+
+/** A closed PGlite instance: the storage is gone for good, mapped to StorageUnavailableError by the store (D18). */
+function _closedError(): Error {
+  return Object.assign(new Error('PGlite is closed'), { code: 'PGLITE_CLOSED' });
+}

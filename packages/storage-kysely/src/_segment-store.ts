@@ -1,0 +1,87 @@
+import { assertEpochSeconds, planSegmentImport, segmentSpan, type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
+import type { Kysely } from 'kysely';
+import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordImport, _summarize, _sumByBucket } from './_segment-queries.js';
+import { _isId, _seconds } from './_sql-values.js';
+import { _guard } from './_storage-error.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+
+/** The methods of the storage port on engine segments, both aggregation capabilities included. */
+export interface _SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'importSegments'> {
+  sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
+  summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
+}
+
+/** Rows written per statement by an import: three array parameters each, far from any limit. */
+const IMPORT_CHUNK = 50_000;
+
+/**
+ * Engine segments on Kysely: reads and aggregation in the database (see `_segment-queries.ts`),
+ * imports one transaction per batch, applied through the core's `planSegmentImport` (D1, P6).
+ */
+export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
+  return {
+    listSegments: ({ deviceId, start, end }) =>
+      _guard(async () => {
+        if (start !== undefined) assertEpochSeconds('start', start);
+        if (end !== undefined) assertEpochSeconds('end', end);
+        if (!_isId(deviceId)) return [];
+        const segments = await _listOverlapping(db, deviceId, start, end);
+        return segments.map((segment) => ({ deviceId, ...segment }));
+      }),
+
+    sumSegmentSeconds: ({ deviceId, boundaries, now }) =>
+      _guard(async () => {
+        boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
+        assertEpochSeconds('now', now);
+        const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
+        if (buckets.length === 0 || !_isId(deviceId)) return buckets;
+        const { rows } = await _sumByBucket(deviceId, boundaries, now).execute(db);
+        for (const row of rows) {
+          buckets[Number(row.bucket) - 1] = { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+        }
+        return buckets;
+      }),
+
+    summarizeDeviceSegments: ({ deviceId, now }) =>
+      _guard(async () => {
+        assertEpochSeconds('now', now);
+        if (!_isId(deviceId)) return { firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 };
+        const { rows } = await _summarize(deviceId, now).execute(db);
+        const row = rows[0];
+        return {
+          firstStartedAt: _seconds(row?.first_started_at ?? null),
+          movingSeconds: Number(row?.moving_seconds ?? 0),
+          idleSeconds: Number(row?.idle_seconds ?? 0),
+        };
+      }),
+
+    importSegments: ({ deviceId, segments, reportedAt }) =>
+      _guard(async () => {
+        // Every instant is checked before the database is touched: the rows by segmentSpan().
+        const span = segmentSpan(segments);
+        if (reportedAt !== undefined) assertEpochSeconds('reportedAt', reportedAt);
+        if (!_isId(deviceId)) return null;
+        // One transaction per batch (D1): a refusal or any failure rolls everything back.
+        return db.transaction().execute(async (trx) => {
+          const device = (await _lockDevice(deviceId).execute(trx)).rows[0];
+          if (!device) return null;
+          const stored = span ? await _listOverlapping(trx, deviceId, span.start, span.end ?? undefined) : [];
+          const plan = planSegmentImport({ incoming: segments, stored, reportedAt, lastReportedAt: _seconds(device.last_reported_at) });
+
+          let longest = 0;
+          for (let offset = 0; offset < plan.insert.length; offset += IMPORT_CHUNK) {
+            const chunk = plan.insert.slice(offset, offset + IMPORT_CHUNK);
+            for (const segment of chunk) if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
+            await _insertSegments(deviceId, chunk).execute(trx);
+          }
+          for (let offset = 0; offset < plan.close.length; offset += IMPORT_CHUNK) {
+            const chunk = plan.close.slice(offset, offset + IMPORT_CHUNK);
+            for (const close of chunk) longest = Math.max(longest, close.endedAt - close.startedAt);
+            await _closeSegments(deviceId, chunk).execute(trx);
+          }
+          await _recordImport(deviceId, plan.lastReportedAt, longest).execute(trx);
+          return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
+        });
+      }),
+  };
+}
