@@ -9,6 +9,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@fleet-hours\/core\/testing$/, replacement: src('./packages/core/src/testing/index.ts') },
+      { find: /^@fleet-hours\/core\/adapter$/, replacement: src('./packages/core/src/adapter.ts') },
       { find: /^@fleet-hours\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@fleet-hours\/http$/, replacement: src('./packages/http/src/index.ts') },
       { find: /^@fleet-hours\/storage-kysely$/, replacement: src('./packages/storage-kysely/src/index.ts') },

@@ -15,7 +15,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Temporal } from 'temporal-polyfill';
-import { dayBuckets, parseWindowQuery, resolveWindow, sumSegmentsByBucket, type EngineSegment } from '@fleet-hours/core';
+import { dayBuckets, parseWindowQuery, resolveWindow, type EngineSegment } from '@fleet-hours/core';
+import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import { mulberry32 as random } from '@fleet-hours/server';
 
 const TIME_ZONE = 'America/New_York';

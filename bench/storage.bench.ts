@@ -17,7 +17,8 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
-import { createFleetHours, dayBuckets, parseWindowQuery, resolveWindow, sumSegmentsByBucket, type SegmentInput } from '@fleet-hours/core';
+import { createFleetHours, dayBuckets, parseWindowQuery, resolveWindow, type SegmentInput } from '@fleet-hours/core';
+import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import {
   createKyselyStore,
   createPGliteDatabase,

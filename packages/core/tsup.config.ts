@@ -2,8 +2,8 @@ import { defineConfig } from 'tsup';
 
 // One entry per public entry point; tsup emits, for entry `name`, `dist/name.js` + `dist/name.d.ts`
 // (ESM) and `dist/name.cjs` + `dist/name.d.cts` (CommonJS). To add a subpath such as
-// `@fleet-hours/core/adapter` from `src/adapter/index.ts`:
-//   1. here: `'adapter/index': 'src/adapter/index.ts'`;
+// `@fleet-hours/core/adapter` from `src/adapter.ts`:
+//   1. here: `'adapter/index': 'src/adapter.ts'`;
 //   2. package.json `exports`: `"./adapter": { "import": { "types": "./dist/adapter/index.d.ts",
 //      "default": "./dist/adapter/index.js" }, "require": { "types": "./dist/adapter/index.d.cts",
 //      "default": "./dist/adapter/index.cjs" } }` (types per condition, so CommonJS consumers get
@@ -14,7 +14,7 @@ import { defineConfig } from 'tsup';
 // `npm run lint:packages` (publint + attw, part of `npm test`) then checks that every subpath in
 // `exports` resolves to the right files and types in every resolution mode, node10 included.
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+  entry: { index: 'src/index.ts', 'adapter/index': 'src/adapter.ts', 'testing/index': 'src/testing/index.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -34,6 +34,12 @@ describe('assertEpochSeconds()', () => {
     expect(() => assertEpochSeconds('end', 1e21)).toThrow(new RangeError('end must be epoch seconds between the years 0001 and 9999, got "1e+21"'));
   });
 
+  it('a value just before the year 0001 is too early, not milliseconds', () => {
+    expect(() => assertEpochSeconds('started_at', -62_135_604_000)).toThrow(
+      new RangeError('started_at must be epoch seconds between the years 0001 and 9999, got "-62135604000"'),
+    );
+  });
+
   it('refuses fractions, NaN, infinities and non-numbers', () => {
     expect(() => assertEpochSeconds('now', 1.5)).toThrow(new RangeError('now must be whole epoch seconds, got "1.5"'));
     expect(() => assertEpochSeconds('now', Number.NaN)).toThrow(new RangeError('now must be whole epoch seconds, got "NaN"'));

@@ -18,7 +18,7 @@ const inRange = (value: number) => value >= EARLIEST && value <= LATEST;
  * @throws {RangeError} When `value` is not a finite whole number within the years 0001 to 9999.
  * @example
  * ```ts
- * import { assertEpochSeconds } from '@fleet-hours/core';
+ * import { assertEpochSeconds } from '@fleet-hours/core/adapter';
  * assertEpochSeconds('now', 1_767_225_600); // fine
  * assertEpochSeconds('expiresAt', 1_767_225_600_000);
  * // throws RangeError: expiresAt must be epoch seconds between the years 0001 and 9999, got "1767225600000": it looks like milliseconds ("1767225600" in seconds)
@@ -30,8 +30,9 @@ export function assertEpochSeconds(name: string, value: number): void {
     throw new RangeError(`${name} must be whole epoch seconds, got ${shown}`);
   }
   if (!inRange(value)) {
+    // Only a count beyond the year 9999 reads as milliseconds; one before the year 0001 is simply too early.
     const seconds = Math.floor(value / 1000);
-    const hint = inRange(seconds) ? `: it looks like milliseconds ("${seconds}" in seconds)` : '';
+    const hint = value > LATEST && inRange(seconds) ? `: it looks like milliseconds ("${seconds}" in seconds)` : '';
     throw new RangeError(`${name} must be epoch seconds between the years 0001 and 9999, got "${String(value)}"${hint}`);
   }
   if (!Number.isInteger(value)) throw new RangeError(`${name} must be whole epoch seconds, got "${String(value)}"`);

@@ -112,3 +112,78 @@ export class StorageUnavailableError extends FleetHoursError {
     super('service_unavailable', { message, ...(options && 'cause' in options ? { cause: options.cause } : {}) });
   }
 }
+
+/**
+ * A segment of an import batch that no store can hold (D1): an instant outside the years
+ * 0001–9999 or not whole seconds, an end not after its start, or an unknown state. A `RangeError`
+ * by meaning; `row` (1-based position in the batch) lets a caller point at the line of its file.
+ */
+export class InvalidSegmentError extends RangeError {
+  override readonly name = 'InvalidSegmentError';
+  /** 1-based position of the segment in its batch. */
+  readonly row: number;
+  /** What is wrong, without the row, e.g. `ended_at must be after started_at`. */
+  readonly reason: string;
+
+  constructor(row: number, reason: string) {
+    super(`Row ${row}: ${reason}`);
+    this.row = row;
+    this.reason = reason;
+  }
+}
+
+/**
+ * A telemetry point whose device is not an active device of the writing account (D25): 422
+ * `unknown_device`, the same answer whether the device is missing, inactive or another account's.
+ * The whole batch is refused and nothing of it is written. `index` is the point's 0-based position
+ * in the batch, so a front end can name its line (NDJSON) or index (JSON array).
+ */
+export class UnknownDeviceError extends FleetHoursError {
+  override readonly name: string = 'UnknownDeviceError';
+  /** 0-based position of the first such point in the batch. */
+  readonly index: number;
+
+  /**
+   * @param index 0-based position of the point in its batch.
+   * @param device How the point named its device.
+   */
+  constructor(index: number, device: { readonly deviceId?: number | undefined; readonly imei?: string | undefined }) {
+    const named = device.imei !== undefined ? `imei "${device.imei}"` : `device_id "${String(device.deviceId)}"`;
+    super('unknown_device', { message: `${named} is not an active device of this account` });
+    this.index = index;
+  }
+}
+
+/**
+ * Telemetry and imported segments of a device would overlap (D23): `conflict`. A telemetry write
+ * and an import are each refused whole, naming the device and the first conflicting instant, and
+ * nothing of them is written.
+ */
+export class TelemetryOverlapError extends FleetHoursError {
+  override readonly name: string = 'TelemetryOverlapError';
+  readonly deviceId: number;
+  /** Epoch seconds: the first instant both would cover. */
+  readonly instant: number;
+  /** The write that was refused: telemetry (over imported segments) or an import (over telemetry). */
+  readonly written: 'telemetry' | 'import';
+
+  constructor(input: { readonly deviceId: number; readonly instant: number; readonly written: 'telemetry' | 'import' }) {
+    const at = new Date(input.instant * 1000).toISOString().replace('.000Z', 'Z');
+    const what = input.written === 'telemetry' ? 'the telemetry would overlap imported segments' : 'the import would overlap segments derived from telemetry';
+    super('conflict', { message: `Device ${input.deviceId}: ${what} at "${at}": nothing was written` });
+    this.deviceId = input.deviceId;
+    this.instant = input.instant;
+    this.written = input.written;
+  }
+}
+
+/** Creating or updating a device would give two active devices of one account the same IMEI (D25): `conflict`. */
+export class ImeiInUseError extends FleetHoursError {
+  override readonly name: string = 'ImeiInUseError';
+  readonly imei: string;
+
+  constructor(imei: string) {
+    super('conflict', { message: `IMEI "${imei}" already names an active device of this account` });
+    this.imei = imei;
+  }
+}

@@ -56,4 +56,15 @@ describe('parseWindowQuery() (D7, P11)', () => {
     expect(error).toMatchObject({ parameter: 'from', code: 'invalid_parameter', status: 400, message: 'Parameter from "2026-03-09" is after to "2026-03-08"' });
     expect(() => parseWindowQuery({ from: '2026-03-08', to: '2026-03-08' })).not.toThrow();
   });
+
+  it('refuses dates outside 0001-01-02 … 9999-12-30, naming the parameter, and takes both ends (P26)', () => {
+    expect(refusal({ from: '0001-01-01' })).toMatchObject({
+      parameter: 'from',
+      message: 'Parameter from "0001-01-01" is outside the supported dates 0001-01-02 to 9999-12-30',
+    });
+    expect(refusal({ to: '9999-12-31' })).toMatchObject({ parameter: 'to' });
+    expect(refusal({ from: '0000-06-01', to: '2026-01-01' })).toMatchObject({ parameter: 'from' });
+    const dates = parseWindowQuery({ from: '0001-01-02', to: '9999-12-30' });
+    expect([dates.from?.toString(), dates.to?.toString()]).toEqual(['0001-01-02', '9999-12-30']);
+  });
 });

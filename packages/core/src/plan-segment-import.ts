@@ -1,5 +1,5 @@
 import { assertEpochSeconds } from './assert-epoch-seconds.js';
-import { SegmentOverlapError, type SegmentConflict } from './errors.js';
+import { InvalidSegmentError, SegmentOverlapError, type SegmentConflict } from './errors.js';
 import type { EpochSeconds, SegmentInput } from './types.js';
 
 /** What a store must write to apply an import batch (D1, P6). */
@@ -31,17 +31,21 @@ export interface SegmentSpan {
  *
  * @param segment The segment.
  * @param row 1-based position in the batch, for the message.
- * @throws {RangeError} When an instant is not whole epoch seconds of the years 0001–9999 (see
+ * @throws {InvalidSegmentError} (a `RangeError`) When an instant is not whole epoch seconds of the years 0001–9999 (see
  *   `assertEpochSeconds`), `endedAt` is not after `startedAt`, or the state is unknown.
  */
 function _assertSegment(segment: SegmentInput, row: number): void {
-  assertEpochSeconds(`Row ${row}: started_at`, segment.startedAt);
-  if (segment.endedAt !== null) assertEpochSeconds(`Row ${row}: ended_at`, segment.endedAt);
+  try {
+    assertEpochSeconds('started_at', segment.startedAt);
+    if (segment.endedAt !== null) assertEpochSeconds('ended_at', segment.endedAt);
+  } catch (error) {
+    throw new InvalidSegmentError(row, (error as Error).message);
+  }
   if (segment.endedAt !== null && segment.endedAt <= segment.startedAt) {
-    throw new RangeError(`Row ${row}: ended_at must be after started_at`);
+    throw new InvalidSegmentError(row, 'ended_at must be after started_at');
   }
   if (segment.state !== 'moving' && segment.state !== 'idle') {
-    throw new RangeError(`Row ${row}: state must be "moving" or "idle", got ${JSON.stringify(segment.state)}`);
+    throw new InvalidSegmentError(row, `state must be "moving" or "idle", got ${JSON.stringify(segment.state)}`);
   }
 }
 
@@ -56,7 +60,7 @@ function _assertSegment(segment: SegmentInput, row: number): void {
  * @throws {RangeError} For a malformed segment, naming its row (as {@link planSegmentImport}).
  * @example
  * ```ts
- * import { segmentSpan } from '@fleet-hours/core';
+ * import { segmentSpan } from '@fleet-hours/core/adapter';
  * segmentSpan([{ startedAt: 10, endedAt: 20, state: 'idle' }, { startedAt: 30, endedAt: null, state: 'moving' }]); // { start: 10, end: null }
  * ```
  */
@@ -90,7 +94,7 @@ export function segmentSpan(incoming: readonly SegmentInput[]): SegmentSpan | nu
  * @throws {SegmentOverlapError} For any overlap, naming the rows.
  * @example
  * ```ts
- * import { planSegmentImport } from '@fleet-hours/core';
+ * import { planSegmentImport } from '@fleet-hours/core/adapter';
  * const plan = planSegmentImport({
  *   incoming: [{ startedAt: 0, endedAt: 60, state: 'idle' }],
  *   stored: [{ startedAt: 0, endedAt: null, state: 'idle' }],

@@ -130,6 +130,14 @@ describe('resolveWindow()', () => {
       const window = resolve({ from: '2026-01-01', to: '2026-01-31', now: NOW, timeZone: 'UTC', maxDays: 10 });
       expect([window.clamped, window.fromDate.toString()]).toEqual([true, '2026-01-21']);
     });
+
+    it('never starts before 0001-01-02, the first supported date, even by default or by the clamp (P26)', () => {
+      const byDefault = resolve({ to: '0001-01-04', now: NOW, timeZone: 'Pacific/Kiritimati' });
+      expect([byDefault.clamped, byDefault.fromDate.toString()]).toEqual([true, '0001-01-02']);
+      expect(byDefault.start).toBeGreaterThanOrEqual(-62_135_596_800);
+      const byLength = resolve({ from: '0001-01-02', to: '0001-12-31', now: NOW, timeZone: 'UTC', maxDays: 30 });
+      expect(byLength.fromDate.toString()).toBe('0001-12-01');
+    });
   });
 
   describe('bad input (D7; malformed, impossible and repeated dates are parseWindowQuery()\'s)', () => {

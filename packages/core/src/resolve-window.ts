@@ -2,7 +2,7 @@ import { Temporal } from 'temporal-polyfill';
 import { InvalidParameterError } from './errors.js';
 import { formatInstant } from './format-instant.js';
 import { localDateAt, startOfLocalDay } from './local-date.js';
-import type { WindowDates } from './parse-window-query.js';
+import { FIRST_SUPPORTED_DATE, type WindowDates } from './parse-window-query.js';
 
 /** Limits of a window, with the product's defaults (D5, D6). */
 export interface WindowLimits {
@@ -71,7 +71,9 @@ export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
   const givenFrom = input.from;
 
   const toDate = givenTo ?? localDateAt(now, timeZone);
-  const earliest = toDate.subtract({ days: maxDays });
+  // D6, and P26: never before the first supported date.
+  const clampedToLength = toDate.subtract({ days: maxDays });
+  const earliest = Temporal.PlainDate.compare(clampedToLength, FIRST_SUPPORTED_DATE) < 0 ? FIRST_SUPPORTED_DATE : clampedToLength;
   let fromDate = givenFrom ?? toDate.subtract({ days: defaultDays });
   const clamped = Temporal.PlainDate.compare(fromDate, earliest) < 0;
   if (clamped) fromDate = earliest;

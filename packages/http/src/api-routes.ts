@@ -1,4 +1,4 @@
-import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core';
+import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 
 /** The base path of version 1 of the API. */
 export const API_BASE = '/api/v1';

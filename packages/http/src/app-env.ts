@@ -1,4 +1,4 @@
-import type { Admission, RoutePolicy } from '@fleet-hours/core';
+import type { Admission, RoutePolicy } from '@fleet-hours/core/adapter';
 
 /** The Hono environment of the Fleet Hours app: the per-request variables its middleware share. */
 export interface FleetHoursEnv {

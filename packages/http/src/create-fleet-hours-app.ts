@@ -1,10 +1,12 @@
-import { createMemoryRateLimitStore, FleetHoursError, resolveRateLimits, ROUTE_POLICIES, type FleetHours, type RateLimits, type RateLimitStore, type RoutePolicy } from '@fleet-hours/core';
+import { createMemoryRateLimitStore, FleetHoursError, resolveRateLimits, type FleetHours, type RateLimits, type RateLimitStore } from '@fleet-hours/core';
+import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
 import { createDocsPage, type DocsPage } from './docs-page.js';
+import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './fleet-view-page.js';
 import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
 import { requestId } from './middleware/request-id/index.js';
@@ -36,6 +38,13 @@ export interface FleetHoursAppOptions {
    * proxy you trust, read its header here (e.g. the first `X-Forwarded-For` entry).
    */
   readonly clientAddress?: (c: Context) => string;
+  /**
+   * Serve the fleet view at `/`: a page where a fleet manager enters an API key and sees every
+   * vehicle's meters and the fleet's engine time per local day, read through this API. Open and not
+   * counted, like `/docs` (P14). Default `false`, so that mounted in a host app the app claims no
+   * path outside `/api/v1/*` and `/docs`; the reference server turns it on.
+   */
+  readonly fleetView?: boolean;
 }
 
 /**
@@ -106,6 +115,24 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     });
   });
   app.all(DOCS_PATH, docs, _methodNotAllowed);
+
+  if (options.fleetView === true) {
+    let fleetViewPage: Promise<FleetViewPage> | undefined;
+    const view = guard(FLEET_VIEW_POLICY);
+    app.use(FLEET_VIEW_PATH, withRequestId, withAccessLog);
+    app.get(FLEET_VIEW_PATH, view, async (c) => {
+      fleetViewPage ??= createFleetViewPage();
+      const page = await fleetViewPage;
+      return c.body(page.html, 200, {
+        'Content-Type': 'text/html; charset=UTF-8',
+        'Content-Security-Policy': page.contentSecurityPolicy,
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+        'Cache-Control': 'no-cache',
+      });
+    });
+    app.all(FLEET_VIEW_PATH, view, _methodNotAllowed);
+  }
 
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).

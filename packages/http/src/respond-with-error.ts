@@ -1,4 +1,5 @@
-import { errorAnswer, type ErrorBody } from '@fleet-hours/core';
+import { type ErrorBody } from '@fleet-hours/core';
+import { errorAnswer } from '@fleet-hours/core/adapter';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { FleetHoursEnv } from './app-env.js';

@@ -1,13 +1,14 @@
-import type { ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve as serveOnNode } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { getRequestListener } from '@hono/node-server';
+import { _answerAdapterError, _answerClientError, _answerExpectation, _answerMissingHost, _lacksHost, type _BelowRouterRefusal } from './_answer-below-router.js';
+import type { AccessLogEntry } from './middleware/access-log/index.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
   /** The app to serve: `createFleetHoursApp(…)`, or a host app it is mounted in. */
-  // Any Hono app, whatever its env and schema: only its fetch is used.
-  readonly app: Hono<any, any, any>;
+  // Any Hono app, whatever its env and schema, or anything with its fetch: only fetch is used.
+  readonly app: { readonly fetch: (request: Request, env: any) => Response | Promise<Response> };
   /** TCP port; `0` picks a free one (read it from the result). Default 3000. */
   readonly port?: number;
   /** Address to listen on. Default `127.0.0.1`: pass `0.0.0.0` (or `::`) to accept other machines. */
@@ -18,6 +19,16 @@ export interface ServeOptions {
   readonly onClose?: () => Promise<void> | void;
   /** How long in-flight requests may take to finish on close before their connections are cut, in ms. Default 10 000. */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * The largest request line and headers accepted, in bytes; larger ones are answered 431
+   * `headers_too_large` (D29). Default Node's, 16 384.
+   */
+  readonly maxHeaderBytes?: number;
+  /**
+   * Receives an access-log entry for each request refused below the app — by Node's HTTP parser or
+   * the adapter — which the app's own access log never sees (D29). Default: none.
+   */
+  readonly logger?: (entry: AccessLogEntry) => void;
 }
 
 /** A server started by {@link serve}. */
@@ -35,6 +46,13 @@ export interface RunningServer {
 
 /**
  * Serves an app on Node with `@hono/node-server` and graceful shutdown.
+ *
+ * Requests refused before they reach the app — a malformed request line or header, headers too
+ * large, a missing or invalid `Host`, a backslash in the path, `OPTIONS *`, an `Expect` other than
+ * `100-continue` — are answered with the JSON error body (D16) and a fitting 4xx: 400
+ * `bad_request`, 408 `request_timeout`, 413 `payload_too_large`, 417 `expectation_failed`, 431
+ * `headers_too_large`, then the connection is closed (D29). They reach no route and no budget, so
+ * they carry no rate-limit headers.
  *
  * With `handleSignals` (the default), the first SIGTERM or SIGINT closes the server as `close()`
  * does and then exits with code 0 (1 when closing failed); a second signal exits at once with 1.
@@ -55,6 +73,9 @@ export interface RunningServer {
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  const maxHeaderBytes = options.maxHeaderBytes ?? 16_384;
+  const onRefused = options.logger ? _refusalLogger(options.logger) : undefined;
+  const fetch = options.app.fetch;
 
   return new Promise((resolve, reject) => {
     let closing: Promise<void> | undefined;
@@ -62,7 +83,17 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
     // connection ends with its last response instead of idling until the shutdown timeout.
     const unfinished = new Set<ServerResponse>();
 
-    const server = serveOnNode({ fetch: options.app.fetch, port: options.port ?? 3000, hostname }, (info: AddressInfo) => {
+    // Node's own Host check answers with an empty body: the missing Host is answered here instead (D29).
+    const server = createServer({ requireHostHeader: false, maxHeaderSize: maxHeaderBytes }, (request, response) => {
+      if (_lacksHost(request)) return _answerMissingHost(request, response, onRefused);
+      // The adapter's error handler answers requests it cannot turn into a URL (D29); it is told which request.
+      const listener = getRequestListener(fetch, { hostname, errorHandler: (error) => _answerAdapterError(error, request, onRefused) });
+      return listener(request, response);
+    });
+    server.on('clientError', (error: Error, socket) => _answerClientError(error, socket, maxHeaderBytes, onRefused));
+    server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => _answerExpectation(request, response, onRefused));
+    server.listen(options.port ?? 3000, hostname, () => {
+      const info = server.address() as AddressInfo;
       server.off('error', reject);
 
       const close = (): Promise<void> => {
@@ -119,6 +150,26 @@ function _closeIdleConnections(server: unknown): void {
 
 function _closeAllConnections(server: unknown): void {
   (server as _ClosableServer).closeAllConnections?.();
+}
+
+function _refusalLogger(logger: (entry: AccessLogEntry) => void): (refusal: _BelowRouterRefusal) => void {
+  return (refusal) => {
+    try {
+      logger({
+        time: new Date().toISOString(),
+        request_id: refusal.requestId,
+        method: refusal.method ?? '-',
+        route: null,
+        status: refusal.status,
+        duration_ms: 0,
+        key_id: null,
+        client_address: refusal.clientAddress,
+        error_code: refusal.code,
+      });
+    } catch {
+      // Logging never fails an answer.
+    }
+  };
 }
 
 function _urlHost(address: string): string {

@@ -1,4 +1,5 @@
-import { assertEpochSeconds, type Account, type ApiKeyRecord, type FleetHoursStore } from '@fleet-hours/core';
+import { type Account, type ApiKeyRecord, type FleetHoursStore } from '@fleet-hours/core';
+import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _epoch, _instant, _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';

@@ -170,3 +170,33 @@ export function _recordImport(deviceId: number, lastReportedAt: number | null, l
            longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)
      where id = ${deviceId}`;
 }
+
+/** Deletes segments of one device, each named by its start (the primary key is `(device_id, started_at)`), in one statement. */
+export function _deleteSegments(deviceId: number, startedAts: readonly number[]): RawBuilder<unknown> {
+  return sql`
+    delete from engine_segments
+     where device_id = ${deviceId} and started_at = any(select to_timestamp(start) from unnest(${startedAts}::float8[]) as start)`;
+}
+
+/** What one write changes in a device's segments: segments to remove (by start) and segments to add. */
+export interface _SegmentChanges {
+  readonly removed: readonly SegmentInput[];
+  readonly added: readonly SegmentInput[];
+}
+
+/**
+ * The one way segments of a device change inside a write transaction (imports and telemetry
+ * re-derivation alike), so that everything derived from segments is kept up to date in the same
+ * transaction. The caller holds the device's row lock ({@link _lockDevice}).
+ */
+export async function _applySegmentChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _SegmentChanges): Promise<void> {
+  for (let offset = 0; offset < changes.removed.length; offset += SEGMENT_CHUNK) {
+    await _deleteSegments(deviceId, changes.removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
+  }
+  for (let offset = 0; offset < changes.added.length; offset += SEGMENT_CHUNK) {
+    await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK)).execute(trx);
+  }
+}
+
+/** Rows written per statement: a few array parameters each, far from any limit. */
+const SEGMENT_CHUNK = 50_000;

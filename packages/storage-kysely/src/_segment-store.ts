@@ -1,4 +1,5 @@
-import { assertEpochSeconds, planSegmentImport, segmentSpan, type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
+import { type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
+import { assertEpochSeconds, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
 import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordImport, _summarize, _sumByBucket } from './_segment-queries.js';
 import { _isId, _seconds } from './_sql-values.js';

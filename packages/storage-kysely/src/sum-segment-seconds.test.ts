@@ -8,17 +8,8 @@
  * 2. PostgreSQL's own time-zone rules: minutes of engine time grouped by
  *    `(minute AT TIME ZONE zone)::date` in SQL, which shares no code with the core's bucketing.
  */
-import {
-  createFleetHours,
-  createMemoryStore,
-  dayBuckets,
-  localDateAt,
-  parseWindowQuery,
-  resolveWindow,
-  sumSegmentsByBucket,
-  type FleetHoursStore,
-  type SegmentInput,
-} from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore, dayBuckets, localDateAt, parseWindowQuery, resolveWindow, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
+import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

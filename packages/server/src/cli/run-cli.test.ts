@@ -189,6 +189,15 @@ describe('runCli() imports', () => {
     expect(await segmentsOf()).toEqual(before);
   });
 
+  it('a segment the lines pass but no store can hold (before the year 0001) names its FILE:LINE, and writes nothing (D1)', async () => {
+    const before = await segmentsOf();
+    const name = file('too-old.ndjson', [segmentLine('2026-03-05T08:00:00Z', '2026-03-05T09:00:00Z'), '', segmentLine('0000-12-31T22:00:00Z', '0000-12-31T23:00:00Z')].join('\n'));
+    const result = await cli.run(['import', 'segments', '--device', String(deviceId), name]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^too-old\.ndjson:3: started_at must be epoch seconds between the years 0001 and 9999, got "-62135604000"\n1 problem in too-old\.ndjson: the import was refused and nothing was written\n$/);
+    expect(await segmentsOf()).toEqual(before);
+  });
+
   it('an overlap with stored segments or within the file names the file lines, and writes nothing (D1)', async () => {
     const before = await segmentsOf();
     const name = file(

@@ -6,6 +6,7 @@ import {
   formatInstant,
   parseSegmentRecord,
   parseTelemetryRecord,
+  InvalidSegmentError,
   SegmentOverlapError,
   telemetryToSegments,
   type FleetHoursStore,
@@ -233,10 +234,10 @@ function translateBatchError(error: unknown, name: string, lineOfRow: (row: numb
     problems.sort((a, b) => a.line - b.line);
     return new ImportFileError(name, problems.slice(0, 20), problems.length, refused);
   }
-  if (error instanceof RangeError) {
+  if (error instanceof InvalidSegmentError) {
     // A rule the file's lines passed one by one but the batch broke (e.g. an instant before the
-    // year 0001, which the database cannot hold): the message names the row of the batch.
-    return new CommandError(`${name}: ${error.message}; ${refused}`, { cause: error });
+    // year 0001, which no store can hold): the error names the row, and the row its line.
+    return new ImportFileError(name, [{ line: lineOfRow(error.row) ?? 0, message: error.reason }], 1, refused);
   }
   return error;
 }

@@ -1,4 +1,4 @@
-import { formatInstant, type Account, type ApiKeyRecord } from '@fleet-hours/core';
+import { credentialState, formatInstant, type Account, type ApiKeyRecord, type CredentialState } from '@fleet-hours/core';
 
 /** An instant without a zone of its own (keys, accounts), shown in UTC with `+00:00` (D9). */
 export function formatUtc(epochSeconds: number | null): string | null {
@@ -17,16 +17,13 @@ export function presentAccount(account: Account): AccountJson {
   return { id: account.id, name: account.name, plan: account.plan };
 }
 
-/** Whether a key works now. */
-export type KeyState = 'active' | 'revoked' | 'expired';
-
 /** A stored key as `keys list` shows it: never the secret, which is not stored at all (D10). */
 export interface ApiKeyJson {
   readonly id: number;
   readonly account_id: number;
   readonly label: string | null;
   readonly fingerprint: string;
-  readonly state: KeyState;
+  readonly state: CredentialState;
   readonly created_at: string | null;
   readonly expires_at: string | null;
   readonly revoked_at: string | null;
@@ -44,16 +41,9 @@ export function presentApiKey(apiKey: ApiKeyRecord, now: number): ApiKeyJson {
     account_id: apiKey.accountId,
     label: apiKey.label,
     fingerprint: apiKey.fingerprint,
-    state: keyState(apiKey, now),
+    state: credentialState(apiKey, now),
     created_at: formatUtc(apiKey.createdAt),
     expires_at: formatUtc(apiKey.expiresAt),
     revoked_at: formatUtc(apiKey.revokedAt),
   };
-}
-
-/** The state of a key at `now` (epoch seconds), in the order the API checks them (D11). */
-export function keyState(apiKey: ApiKeyRecord, now: number): KeyState {
-  if (apiKey.revokedAt !== null) return 'revoked';
-  if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) return 'expired';
-  return 'active';
 }

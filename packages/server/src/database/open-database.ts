@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageUnavailableError, type FleetHoursStore, type RateLimitStore } from '@fleet-hours/core';
-import { sql, type QueryExecutorProvider } from 'kysely';
 import { CommandError } from '../cli/cli-errors.js';
 import { lockDataDir, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock.js';
 import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from './database-target.js';
@@ -52,7 +51,8 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
           : { inMemory: true, migrate: false },
     );
     try {
-      if (migrate && !(await schemaIsCurrent(opened.db, Object.keys(storage.FLEET_HOURS_MIGRATIONS)))) await storage.migrateToLatest(opened.db);
+      // One query when the schema is already current (P19).
+      if (migrate) await storage.migrateToLatest(opened.db);
     } catch (error) {
       await closeWithin(opened.close(), CLOSE_TIMEOUT_MS);
       throw error;
@@ -91,21 +91,6 @@ async function closeWithin(closing: Promise<void>, timeoutMs: number): Promise<v
     await Promise.race([closing.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * Whether every migration this version knows has run, and no other: one query, where running the
- * migrator to find out takes several (and most commands run on a current schema). When the
- * bookkeeping table is missing or differs, the migrator runs and has the last word.
- */
-async function schemaIsCurrent(db: QueryExecutorProvider, known: readonly string[]): Promise<boolean> {
-  try {
-    const { rows } = await sql<{ name: string }>`select name from fleet_hours_migration`.execute(db);
-    const applied = new Set(rows.map((row) => row.name));
-    return applied.size === known.length && known.every((name) => applied.has(name));
-  } catch {
-    return false;
   }
 }
 

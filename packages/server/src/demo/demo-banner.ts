@@ -101,6 +101,8 @@ export function formatDemoBanner(input: {
     `  Zones     ${zones}`,
     `  API key   ${seed.key}`,
     '',
+    `Open ${url}/ in a browser for the fleet view (enter the key above), or ${url}/docs for the API reference.`,
+    '',
     'Try:',
     ...input.examples.flatMap((example) => [`  # ${example.title}`, `  ${example.command}`, '']),
     input.dataDir === null

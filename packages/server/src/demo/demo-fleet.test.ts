@@ -1,4 +1,5 @@
-import { localDateAt, summarizeSegments } from '@fleet-hours/core';
+import { localDateAt } from '@fleet-hours/core';
+import { summarizeSegments } from '@fleet-hours/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { latestTransitionDay } from './demo-banner.js';
 import { DEMO_VEHICLES, generateDemoSegments, mulberry32 } from './demo-fleet.js';

@@ -19,7 +19,8 @@ export interface StartServerOptions {
 }
 
 /**
- * Serves the Fleet Hours API over a database: the composition root of the reference server.
+ * Serves the Fleet Hours API over a database: the composition root of the reference server, with
+ * the fleet view at `/` and the reference at `/docs`.
  * Rate-limit counters live in the database, so several instances share them (D15).
  *
  * It installs no signal handlers: the caller decides when to stop (the CLI waits for SIGTERM or
@@ -50,6 +51,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const app = createFleetHoursApp({
       fleetHours: createFleetHours({ store: database.store, now }),
       now,
+      // The reference server shows the fleet view at / (issue 12); the library leaves it off by default.
+      fleetView: true,
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(options.log ? { logger: options.log } : {}),
     });

@@ -1,0 +1,21 @@
+/**
+ * The building blocks for adapter authors: a store that fills the storage port
+ * (`@fleet-hours/core`'s `FleetHoursStore`) and an HTTP layer that admits requests. Stores apply
+ * imports and telemetry through the same planning functions, so every store follows one rule for
+ * each of D1, D20–D23 and P6; HTTP layers admit requests through `admitRequest` and the route table
+ * (D10–D14), and answer errors through `errorAnswer` (D16). Embedders need none of this: the
+ * package's main entry point is enough to serve and read engine hours.
+ *
+ * @module
+ */
+export * from './assert-epoch-seconds.js';
+export * from './sum-by-bucket.js';
+export * from './summarize-segments.js';
+export * from './plan-segment-import.js';
+export * from './merge-points.js';
+export * from './rederive-span.js';
+export * from './access-policy.js';
+export * from './route-policy.js';
+export * from './admit-request.js';
+export * from './error-answer.js';
+export { consumeRateLimit, rateLimitHeaders } from './rate-limit.js';

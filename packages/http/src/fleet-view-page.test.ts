@@ -1,0 +1,381 @@
+import { createHash } from 'node:crypto';
+import { Script } from 'node:vm';
+import { parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
+import { Window } from 'happy-dom';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFixture } from './_fixture.js';
+import { createFleetHoursApp } from './create-fleet-hours-app.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
+const inline = (html: string, tag: 'script' | 'style') =>
+  [...html.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => ({ open: match[0].slice(0, match[0].indexOf('>') + 1), body: match[1]! }));
+
+/** The fixture's app with the fleet view turned on (its other options as the fixture sets them). */
+async function fleetViewApp(rateLimits?: { unauthenticated: number }) {
+  const fixture = await createFixture(rateLimits ? { rateLimits } : {});
+  const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, fleetView: true, logger: (entry) => fixture.logs.push(entry), ...(rateLimits ? { rateLimits } : {}) });
+  return { ...fixture, app };
+}
+
+describe('GET / with fleetView: true', () => {
+  it('serves the fleet view without a key, not rate limited, with a request id (P14)', async () => {
+    const { app, logs } = await fleetViewApp({ unauthenticated: 1 });
+    for (let count = 0; count < 3; count += 1) {
+      const response = await app.request('/');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('Content-Type')).toBe('text/html; charset=UTF-8');
+      expect(response.headers.get('X-RateLimit-Limit')).toBeNull();
+      expect(response.headers.get('X-Request-Id')).not.toBeNull();
+      expect(response.headers.get('Referrer-Policy')).toBe('no-referrer');
+      expect(await response.text()).toMatch(/^<!doctype html>/);
+    }
+    expect(logs.map((entry) => [entry.route, entry.status])).toEqual([['/', 200], ['/', 200], ['/', 200]]);
+  });
+
+  it('admits exactly its inline script and style by hash, connects only to its own origin and submits no form', async () => {
+    const { app } = await fleetViewApp();
+    const response = await app.request('/');
+    const html = await response.text();
+    const policy = response.headers.get('Content-Security-Policy')!;
+    const scripts = inline(html, 'script');
+    const styles = inline(html, 'style');
+    expect(scripts.map((script) => script.open)).toEqual(['<script>']);
+    expect(styles.map((style) => style.open)).toEqual(['<style>']);
+    expect(policy.split('; ')).toEqual([
+      "default-src 'none'",
+      `script-src 'sha256-${sha256(scripts[0]!.body)}'`,
+      `style-src 'sha256-${sha256(styles[0]!.body)}'`,
+      "connect-src 'self'",
+      'img-src data:',
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ]);
+    expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    // No inline event handlers or style attributes, which the policy would block.
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    expect(html).not.toMatch(/\sstyle=/i);
+  });
+
+  it('loads nothing from elsewhere: no URL of another origin, no external script, style, font or image', async () => {
+    const html = await (await (await fleetViewApp()).app.request('/')).text();
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
+    expect(html).not.toMatch(/<script[^>]*\ssrc=/i);
+    expect(html).not.toMatch(/@import|url\(/i);
+    expect(html).not.toMatch(/<img\b|<iframe\b/i);
+    expect([...html.matchAll(/<link\b[^>]*>/gi)].map((match) => match[0])).toEqual(['<link rel="icon" href="data:,">']);
+  });
+
+  it('holds a script that parses, and labels every input', async () => {
+    const html = await (await (await fleetViewApp()).app.request('/')).text();
+    const [script] = inline(html, 'script');
+    expect(() => new Script(script!.body)).not.toThrow();
+    for (const [, id] of html.matchAll(/<(?:input|select)\b[^>]*\sid="([^"]+)"/g)) expect(html, id).toContain(`<label for="${id}">`);
+    expect(html).toContain('<th scope="col">Vehicle</th>');
+  });
+
+  it('answers HEAD with the headers only, and other methods 405 with Allow (D17)', async () => {
+    const { app } = await fleetViewApp();
+    const head = await app.request('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const post = await app.request('/', { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('Allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('GET / without fleetView', () => {
+  it('is the JSON 404 of any path outside the API, counted per address (P23): the option is off by default', async () => {
+    const { request } = await createFixture();
+    const response = await request('/');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('X-RateLimit-Limit')).not.toBeNull();
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('leaves a host app its own / when mounted', async () => {
+    const { app } = await createFixture();
+    const host = new Hono().get('/', (c) => c.text('host home')).route('/', app);
+    expect(await (await host.request('/')).text()).toBe('host home');
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// The page's script in happy-dom, against a scripted API: what it asks for, what it shows.
+
+interface Exchange {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+type Answer = { status?: number; body: unknown; headers?: Record<string, string> } | 'network down';
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+const device = (id: number, name: string, timezone: string) => ({
+  id,
+  name,
+  imei: `35000000000${id}`.slice(0, 15),
+  registration: `REG-${id}`,
+  model: 'FMB920',
+  status: 'active',
+  timezone,
+  last_reported_at: '2026-11-20T10:00:00-05:00',
+});
+
+const meter = (id: number, timezone: string, moving: number, idle: number) => ({
+  device_id: id,
+  timezone,
+  since: '2025-01-01T00:00:00Z',
+  as_of: '2026-11-23T12:00:00Z',
+  engine_seconds: moving + idle,
+  moving_seconds: moving,
+  idle_seconds: idle,
+});
+
+const dailyOf = (id: number, timezone: string, from: string, to: string, perDay: (date: string) => [number, number]) => {
+  const data = [];
+  for (let date = parseLocalDate('from', from); date.toString() <= to; date = date.add({ days: 1 })) {
+    const [moving, idle] = perDay(date.toString());
+    data.push({ date: date.toString(), engine_seconds: moving + idle, moving_seconds: moving, idle_seconds: idle });
+  }
+  return { device_id: id, timezone, from: `${from}T00:00:00`, to: `${to}T23:59:59`, data };
+};
+
+describe('the fleet view in a browser (happy-dom, scripted API)', () => {
+  const windows: Window[] = [];
+  afterEach(async () => {
+    await Promise.all(windows.splice(0).map((window) => window.happyDOM.close()));
+  });
+
+  /** Opens the page with fetch answered by `answer` (the page's own origin); the first request of a URL may be scripted to fail. */
+  const open = async (answer: (url: URL) => Answer, pagePath = '/') => {
+    const { app } = await fleetViewApp();
+    const host = pagePath === '/' ? app : new Hono().route(pagePath, app);
+    const html = await (await host.request(pagePath)).text();
+    const window = new Window({ url: `http://127.0.0.1:3000${pagePath}`, width: 1024, height: 768, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+    windows.push(window);
+    const sent: Exchange[] = [];
+    Object.assign(window, {
+      fetch: async (url: string, init: RequestInit & { headers: Record<string, string> }) => {
+        sent.push({ url, headers: init.headers });
+        const answered = answer(new URL(url, 'http://127.0.0.1:3000'));
+        if (answered === 'network down') throw new TypeError('Failed to fetch');
+        return json(answered.body, answered.status ?? 200, answered.headers ?? {});
+      },
+    });
+    window.document.write(html);
+    await window.happyDOM.waitUntilComplete();
+    const document = window.document;
+    const text = (selector: string) => document.querySelector(selector)?.textContent ?? '';
+    const until = async (what: string, condition: () => boolean, ms = 8000) => {
+      for (let waited = 0; !condition(); waited += 10) {
+        if (waited > ms) throw new Error(`Waited in vain for ${what}; status "${text('#status')}", problem "${text('#problem')}"`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const enterKey = (key: string) => {
+      (document.getElementById('api-key') as unknown as { value: string }).value = key;
+      (document.getElementById('key-form') as unknown as { requestSubmit(): void }).requestSubmit();
+    };
+    const setWindow = (from: string, to: string) => {
+      (document.getElementById('from') as unknown as { value: string }).value = from;
+      (document.getElementById('to') as unknown as { value: string }).value = to;
+      (document.getElementById('window-form') as unknown as { requestSubmit(): void }).requestSubmit();
+    };
+    const chooseVehicle = (id: number) => {
+      const select = document.getElementById('vehicle') as unknown as { value: string; dispatchEvent(event: unknown): void };
+      select.value = String(id);
+      select.dispatchEvent(new window.Event('change'));
+    };
+    const bars = (figure: string) =>
+      [...document.querySelectorAll(`#${figure} g.bar`)].map((bar) => ({
+        date: bar.getAttribute('data-date')!,
+        moving: Number(bar.getAttribute('data-moving-seconds')),
+        idle: Number(bar.getAttribute('data-idle-seconds')),
+        daySeconds: bar.getAttribute('data-day-seconds') === null ? null : Number(bar.getAttribute('data-day-seconds')),
+        marker: bar.querySelector('.day-marker')?.textContent ?? null,
+      }));
+    return { window, document, sent, text, until, enterKey, setWindow, chooseVehicle, bars };
+  };
+
+  const KEY = 'fh_secretsecretsecretsecretsecretsecretsecret';
+  const fleet = [device(3, 'Truck NY', 'America/New_York'), device(7, 'Van Berlin', 'Europe/Berlin'), device(9, 'Tug Lord Howe', 'Australia/Lord_Howe')];
+
+  /** A well-behaved API over `fleet`: meters in pages of one (to follow next_cursor), daily in pages of two. */
+  const scripted = (url: URL): Answer => {
+    const from = url.searchParams.get('from') ?? '2026-11-17';
+    const to = url.searchParams.get('to') ?? '2026-11-23';
+    const cursor = Number(url.searchParams.get('cursor') ?? '0');
+    const page = <T>(items: T[], size: number) => ({ data: items.slice(cursor, cursor + size), next_cursor: cursor + size < items.length ? String(cursor + size) : null });
+    const perDay = (id: number) => (date: string): [number, number] => [id * 1000 + Number(date.slice(8)) * 10, id * 100 + 7];
+    if (url.pathname === '/api/v1/devices') return { body: { data: fleet } };
+    if (url.pathname === '/api/v1/meter') return { body: page(fleet.map((one) => meter(one.id, one.timezone, one.id * 3600 * 100 + 59, one.id * 1800 + 61)), 1) };
+    if (url.pathname === '/api/v1/hours/daily') return { body: page(fleet.map((one) => dailyOf(one.id, one.timezone, from, to, perDay(one.id))), 2) };
+    const single = /^\/api\/v1\/devices\/(\d+)\/hours\/daily$/.exec(url.pathname);
+    const one = fleet.find((candidate) => candidate.id === Number(single?.[1]));
+    if (one) return { body: dailyOf(one.id, one.timezone, from, to, perDay(one.id)) };
+    return { status: 404, body: { error: { status: 404, code: 'not_found', message: `No such endpoint: ${url.pathname}` } } };
+  };
+
+  it('shows every vehicle with its meters as hours:minutes, following next_cursor, and keeps the key out of every URL', async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the meters', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
+    const rows = [...page.document.querySelectorAll('#vehicles-body tr')].map((row) => ({
+      name: row.querySelector('th button')?.textContent,
+      engine: row.querySelector('.meter-engine')?.textContent,
+      moving: row.querySelector('.meter-moving')?.textContent,
+      idle: row.querySelector('.meter-idle')?.textContent,
+      last: row.querySelector('.last-report time')?.getAttribute('datetime'),
+    }));
+    // Truck NY: moving 300 h 0 min 59 s → "300:00"; idle 1 h 31 min 1 s → "1:31"; engine is the sum of the
+    // seconds, 301 h 32 min 0 s → "301:32", not the sum of the rounded figures.
+    expect(rows).toEqual([
+      { name: 'Truck NY', engine: '301:32', moving: '300:00', idle: '1:31', last: '2026-11-20T10:00:00-05:00' },
+      { name: 'Van Berlin', engine: '703:32', moving: '700:00', idle: '3:31', last: '2026-11-20T10:00:00-05:00' },
+      { name: 'Tug Lord Howe', engine: '904:32', moving: '900:00', idle: '4:31', last: '2026-11-20T10:00:00-05:00' },
+    ]);
+    const meterUrls = page.sent.map((exchange) => exchange.url).filter((url) => url.startsWith('/api/v1/meter'));
+    expect(meterUrls).toEqual(['/api/v1/meter?limit=500', '/api/v1/meter?limit=500&cursor=1', '/api/v1/meter?limit=500&cursor=2']);
+    for (const exchange of page.sent) {
+      expect(exchange.url).not.toContain(KEY);
+      expect(exchange.headers.Authorization).toBe(`Bearer ${KEY}`);
+    }
+    expect(page.window.sessionStorage.getItem('fleet-hours-api-key')).toBe(KEY);
+    expect(page.window.localStorage.length).toBe(0);
+    expect(page.window.location.href).toBe('http://127.0.0.1:3000/');
+
+    (page.document.getElementById('forget-key') as unknown as { click(): void }).click();
+    expect(page.window.sessionStorage.getItem('fleet-hours-api-key')).toBeNull();
+    expect(page.document.getElementById('fleet')!.hasAttribute('hidden')).toBe(true);
+  });
+
+  it('sums every vehicle\'s daily series by local date into the fleet bars, over all pages, with a text alternative', async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    page.setWindow('2026-10-30', '2026-11-02');
+    await page.until('the fleet bars', () => page.bars('fleet-chart').length === 4 && page.sent.some((exchange) => exchange.url.includes('from=2026-10-30')));
+    await page.until('the second page', () => page.bars('fleet-chart')[0]!.idle === 307 + 707 + 907);
+    const expected = ['2026-10-30', '2026-10-31', '2026-11-01', '2026-11-02'].map((date) => {
+      const day = Number(date.slice(8));
+      return { date, moving: [3, 7, 9].reduce((sum, id) => sum + id * 1000 + day * 10, 0), idle: 307 + 707 + 907, daySeconds: null, marker: null };
+    });
+    expect(page.bars('fleet-chart')).toEqual(expected);
+    expect(page.sent.map((exchange) => exchange.url)).toEqual(
+      expect.arrayContaining(['/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100', '/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100&cursor=2']),
+    );
+    expect(page.document.querySelector('#fleet-chart svg')!.getAttribute('aria-label')).toContain('Engine time of all 3 vehicles per local day, 2026-10-30 to 2026-11-02');
+    expect([...page.document.querySelectorAll('#fleet-chart details tbody th')].map((cell) => cell.textContent)).toEqual(expected.map((day) => day.date));
+  });
+
+  it('marks the 23-, 23.5-, 25- and 24.5-hour days of one vehicle, each local day measured in its own zone (D8)', async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the vehicle list', () => page.document.querySelectorAll('#vehicle option').length === 3);
+    const cases = [
+      { id: 3, zone: 'America/New_York', from: '2026-03-07', to: '2026-03-09' },
+      { id: 3, zone: 'America/New_York', from: '2026-10-31', to: '2026-11-02' },
+      { id: 7, zone: 'Europe/Berlin', from: '2026-10-24', to: '2026-10-26' },
+      { id: 9, zone: 'Australia/Lord_Howe', from: '2026-04-04', to: '2026-04-06' },
+      { id: 9, zone: 'Australia/Lord_Howe', from: '2026-10-03', to: '2026-10-05' },
+    ];
+    for (const { id, zone, from, to } of cases) {
+      page.chooseVehicle(id);
+      page.setWindow(from, to);
+      await page.until(`${zone} ${from}`, () => page.bars('vehicle-chart')[0]?.date === from && page.document.querySelector('#vehicle-chart figcaption')!.textContent!.includes(zone));
+      const shown = page.bars('vehicle-chart');
+      // The oracle: core's startOfLocalDay (Temporal), one day to the next.
+      const lengths = shown.map((bar) => startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) - startOfLocalDay(parseLocalDate('from', bar.date), zone));
+      expect(shown.map((bar) => bar.daySeconds), `${zone} ${from}`).toEqual(lengths);
+      expect(lengths.filter((seconds) => seconds !== 86_400)).toHaveLength(1);
+      for (const [index, bar] of shown.entries()) {
+        const seconds = lengths[index]!;
+        const words = `${Math.floor(seconds / 3600)} h${seconds % 3600 ? ` ${(seconds % 3600) / 60} min` : ''}`;
+        expect(bar.marker, `${zone} ${bar.date}`).toBe(seconds === 86_400 ? null : words);
+      }
+      expect(page.document.querySelector('#vehicle-chart figcaption')!.textContent).toMatch(/lasted \d+ h( 30 min)? \(clock change\)/);
+    }
+  });
+
+  it('measures days where midnight is skipped or repeated, and a day that does not exist (P2), like core does', async () => {
+    const odd = [device(1, 'São Paulo bus', 'America/Sao_Paulo'), device(2, 'Apia boat', 'Pacific/Apia'), device(4, 'Chatham crane', 'Pacific/Chatham')];
+    const page = await open((url) => {
+      if (url.pathname === '/api/v1/devices') return { body: { data: odd } };
+      if (url.pathname === '/api/v1/meter') return { body: { data: [], next_cursor: null } };
+      if (url.pathname === '/api/v1/hours/daily') return { body: { data: [], next_cursor: null } };
+      const one = odd.find((candidate) => url.pathname === `/api/v1/devices/${candidate.id}/hours/daily`)!;
+      return { body: dailyOf(one.id, one.timezone, url.searchParams.get('from')!, url.searchParams.get('to')!, () => [0, 0]) };
+    });
+    page.enterKey(KEY);
+    await page.until('the vehicle list', () => page.document.querySelectorAll('#vehicle option').length === 3);
+    const cases = [
+      { id: 1, zone: 'America/Sao_Paulo', from: '2018-11-03', to: '2018-11-05' }, // 00:00 → 01:00: a 23-hour day starting at 01:00
+      { id: 1, zone: 'America/Sao_Paulo', from: '2019-02-15', to: '2019-02-17' }, // 00:00 → 23:00 the day before: a 25-hour day
+      { id: 2, zone: 'Pacific/Apia', from: '2011-12-29', to: '2011-12-31' }, // 30 December 2011 never happened in Samoa
+      { id: 4, zone: 'Pacific/Chatham', from: '2026-09-26', to: '2026-09-28' }, // +12:45 → +13:45
+    ];
+    for (const { id, zone, from, to } of cases) {
+      page.chooseVehicle(id);
+      page.setWindow(from, to);
+      await page.until(`${zone} ${from}`, () => page.bars('vehicle-chart')[0]?.date === from);
+      const shown = page.bars('vehicle-chart');
+      const lengths = shown.map((bar) => startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) - startOfLocalDay(parseLocalDate('from', bar.date), zone));
+      expect(shown.map((bar) => bar.daySeconds), `${zone} ${from}`).toEqual(lengths);
+      expect(lengths.some((seconds) => seconds !== 86_400), `${zone} ${from} has an odd day`).toBe(true);
+    }
+  });
+
+  it('waits as Retry-After says on 429 and says so on screen, then shows the data', async () => {
+    let refused = 0;
+    const page = await open((url) => {
+      if (url.pathname === '/api/v1/meter' && refused === 0) {
+        refused += 1;
+        return { status: 429, headers: { 'Retry-After': '1' }, body: { error: { status: 429, code: 'rate_limited', message: 'Rate limit of 60 requests per minute exceeded' } } };
+      }
+      return scripted(url);
+    });
+    page.enterKey(KEY);
+    await page.until('the 429 notice', () => page.text('#status').includes('Meters: rate limited, retrying in 1 s'));
+    await page.until('the meters after the retry', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
+    expect(page.text('#status')).not.toContain('rate limited');
+    expect(page.sent.filter((exchange) => exchange.url === '/api/v1/meter?limit=500')).toHaveLength(2);
+  });
+
+  it('retries while the network is down or the service answers 503, telling which', async () => {
+    let failures = 0;
+    const page = await open((url) => {
+      if (url.pathname === '/api/v1/devices' && failures < 2) {
+        failures += 1;
+        return failures === 1 ? 'network down' : { status: 503, headers: { 'Retry-After': '1' }, body: { error: { status: 503, code: 'service_unavailable', message: 'The database cannot be reached' } } };
+      }
+      return scripted(url);
+    });
+    page.enterKey(KEY);
+    await page.until('the network notice', () => page.text('#status').includes('Vehicles: cannot reach the server (is the network down?), retrying in'));
+    await page.until('the 503 notice', () => page.text('#status').includes('Vehicles: the service is unavailable (503), retrying in 1 s'));
+    await page.until('the vehicles after the retries', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3);
+  });
+
+  it.each([
+    ['revoked_api_key', 401, 'The API key is revoked', 'Vehicles: The key is revoked: ask the account holder for a new one (401: The API key is revoked)'],
+    ['expired_api_key', 401, 'The API key has expired', 'Vehicles: The key has expired: ask the account holder for a new one (401: The API key has expired)'],
+    ['unknown_api_key', 401, 'Unknown API key', 'Vehicles: The server does not know this key: check that it was copied whole (401: Unknown API key)'],
+    ['plan_without_api_access', 403, 'No API access on plan "starter"', 'Vehicles: This account\'s plan does not include API access (403: No API access on plan "starter")'],
+  ])('says in words what a %s answer means, and stops asking', async (code, status, message, words) => {
+    const page = await open(() => ({ status, body: { error: { status, code, message } } }));
+    page.enterKey(KEY);
+    await page.until('the problem', () => page.text('#problem').includes('Vehicles:'));
+    expect(page.text('#problem')).toContain(words);
+  });
+
+  it('calls the API under the prefix it is mounted at', async () => {
+    const page = await open((url) => scripted(new URL(url.pathname.replace(/^\/fleet/, '') + url.search, url)), '/fleet');
+    page.enterKey(KEY);
+    await page.until('the vehicles', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3);
+    expect(page.sent.every((exchange) => exchange.url.startsWith('/fleet/api/v1/'))).toBe(true);
+    expect(page.document.getElementById('docs-link')!.getAttribute('href')).toBe('/fleet/docs');
+  });
+});
