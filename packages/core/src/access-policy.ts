@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX } from './api-key.js';
+import { API_KEY_PREFIX, INGEST_TOKEN_PREFIX } from './api-key.js';
 import { credentialState, type CredentialLifetime } from './credential-state.js';
 import { ERROR_TABLE, type ErrorCode } from './error-codes.js';
 import type { Account } from './types.js';
@@ -33,7 +33,7 @@ export const CREDENTIALS: Readonly<Record<CredentialKind, CredentialSpec>> = {
     planGated: true,
   },
   ingest_token: {
-    prefix: 'fhi_',
+    prefix: INGEST_TOKEN_PREFIX,
     name: 'ingest token',
     article: 'an',
     placeholder: '<INGEST_TOKEN>',
@@ -94,7 +94,7 @@ export const DEFAULT_API_PLANS: readonly string[] = ['business'];
  * @returns The key, or `null` when there is none.
  * @example
  * ```ts
- * import { readBearerToken } from '@fleet-hours/core';
+ * import { readBearerToken } from '@fleet-hours/core/adapter';
  * readBearerToken('Bearer fh_abc'); // 'fh_abc'
  * readBearerToken('Basic dXNlcg=='); // null
  * ```
@@ -114,7 +114,7 @@ export function readBearerToken(header: string | null | undefined): string | nul
  * @returns `{ kind: 'bearer', token }`, `{ kind: 'several', count }` or `{ kind: 'none' }`.
  * @example
  * ```ts
- * import { readAuthorization } from '@fleet-hours/core';
+ * import { readAuthorization } from '@fleet-hours/core/adapter';
  * readAuthorization('Bearer fh_abc'); // { kind: 'bearer', token: 'fh_abc' }
  * readAuthorization('Bearer fh_a, Bearer fh_b'); // { kind: 'several', count: 2 }
  * readAuthorization(undefined); // { kind: 'none' }
@@ -138,7 +138,7 @@ const _CREDENTIAL = /^\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+\s+\S/;
  * @returns Its kind, or `null` when it has no known prefix.
  * @example
  * ```ts
- * import { credentialKindOf } from '@fleet-hours/core';
+ * import { credentialKindOf } from '@fleet-hours/core/adapter';
  * credentialKindOf('fhi_abc'); // 'ingest_token'
  * credentialKindOf('abc'); // null
  * ```
@@ -160,7 +160,7 @@ export function credentialKindOf(token: string): CredentialKind | null {
  * @returns `{ ok: true, credential, account }` or `{ ok: false, denial, credential }`.
  * @example
  * ```ts
- * import { evaluateAccess } from '@fleet-hours/core';
+ * import { evaluateAccess } from '@fleet-hours/core/adapter';
  * evaluateAccess({ required: 'api_key', presented: { kind: 'none' }, lookup: null, now: 0 });
  * // { ok: false, denial: { status: 401, code: 'missing_api_key', … }, credential: null }
  * ```

@@ -48,7 +48,8 @@ const COUNTER_PREFIX: Readonly<Record<CredentialKind, string>> = { api_key: 'key
  * @returns The counter, or `null` when the route is not counted.
  * @example
  * ```ts
- * import { DEFAULT_RATE_LIMITS, ROUTE_POLICIES, rateLimitSubject } from '@fleet-hours/core';
+ * import { DEFAULT_RATE_LIMITS } from '@fleet-hours/core';
+ * import { ROUTE_POLICIES, rateLimitSubject } from '@fleet-hours/core/adapter';
  * rateLimitSubject({ policy: ROUTE_POLICIES.notFound, access: null, clientAddress: '10.0.0.1', limits: DEFAULT_RATE_LIMITS });
  * // { key: 'address:10.0.0.1:unauthenticated', limit: 30 }
  * ```
@@ -86,7 +87,7 @@ export function rateLimitSubject(input: {
  * @returns The admission.
  * @example
  * ```ts
- * import { decideAdmission, ROUTE_POLICIES } from '@fleet-hours/core';
+ * import { decideAdmission, ROUTE_POLICIES } from '@fleet-hours/core/adapter';
  * const admission = decideAdmission({ policy: ROUTE_POLICIES.docs, access: null, rateLimit: null });
  * admission.admitted; // true
  * ```
@@ -128,7 +129,8 @@ export function decideAdmission(input: {
  * @throws {StorageUnavailableError} When the store or the counters cannot be reached (D18).
  * @example
  * ```ts
- * import { admitRequest, createFleetHours, createMemoryRateLimitStore, createMemoryStore, DEFAULT_RATE_LIMITS, ROUTE_POLICIES } from '@fleet-hours/core';
+ * import { createFleetHours, createMemoryRateLimitStore, createMemoryStore, DEFAULT_RATE_LIMITS } from '@fleet-hours/core';
+ * import { admitRequest, ROUTE_POLICIES } from '@fleet-hours/core/adapter';
  * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
  * const admission = await admitRequest({
  *   policy: ROUTE_POLICIES.devices,

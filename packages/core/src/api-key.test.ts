@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { API_KEY_PREFIX, fingerprintApiKey, generateApiKey } from './api-key.js';
+import { API_KEY_PREFIX, fingerprintApiKey, generateApiKey, generateIngestToken, INGEST_TOKEN_PREFIX } from './api-key.js';
 
 describe('generateApiKey() (D10)', () => {
   it('starts with the readable prefix fh_', () => {
@@ -54,5 +54,17 @@ describe('fingerprintApiKey() (D10)', () => {
     expect(fingerprint).not.toContain(key.slice(3));
     expect(await fingerprintApiKey(key)).toBe(fingerprint);
     expect(await fingerprintApiKey(`${key}x`)).not.toBe(fingerprint);
+  });
+});
+
+describe('generateIngestToken() (D24)', () => {
+  it('is made like an API key, with the prefix fhi_, and is read as an ingest token by its prefix', async () => {
+    const { credentialKindOf } = await import('./access-policy.js');
+    const token = generateIngestToken();
+    expect(INGEST_TOKEN_PREFIX).toBe('fhi_');
+    expect(token).toMatch(/^fhi_[0-9A-Za-z]{43}$/);
+    expect(credentialKindOf(token)).toBe('ingest_token');
+    const randomBytes = (length: number) => new Uint8Array(length).map((_, index) => index);
+    expect(generateIngestToken(randomBytes).slice('fhi_'.length)).toBe(generateApiKey(randomBytes).slice('fh_'.length));
   });
 });

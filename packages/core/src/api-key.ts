@@ -1,6 +1,9 @@
 /** The prefix that makes a Fleet Hours key recognisable in logs and secret scanners (D10). */
 export const API_KEY_PREFIX = 'fh_';
 
+/** The prefix of an ingest token (D24): made like an API key, told apart by this prefix alone. */
+export const INGEST_TOKEN_PREFIX = 'fhi_';
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
@@ -16,6 +19,28 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
  * ```
  */
 export function generateApiKey(randomBytes: (length: number) => Uint8Array = _webCryptoBytes): string {
+  return _generateSecret(API_KEY_PREFIX, randomBytes);
+}
+
+/**
+ * Creates a new ingest token (D24): made exactly like an API key (D10), with the prefix `fhi_`
+ * followed by 43 base-62 characters from 32 random bytes. Show it once; store only
+ * {@link fingerprintApiKey} of it.
+ *
+ * @param randomBytes Source of randomness; defaults to Web Crypto.
+ * @returns The token text.
+ * @example
+ * ```ts
+ * import { generateIngestToken } from '@fleet-hours/core';
+ * generateIngestToken().startsWith('fhi_'); // true
+ * ```
+ */
+export function generateIngestToken(randomBytes: (length: number) => Uint8Array = _webCryptoBytes): string {
+  return _generateSecret(INGEST_TOKEN_PREFIX, randomBytes);
+}
+
+/** The one way a secret is made (D10, D24): the prefix, then 43 uniform base-62 characters. */
+function _generateSecret(prefix: string, randomBytes: (length: number) => Uint8Array): string {
   // Rejection sampling keeps every character uniform: bytes ≥ 248 (= 4 × 62) are drawn again.
   let body = '';
   while (body.length < 43) {
@@ -23,7 +48,7 @@ export function generateApiKey(randomBytes: (length: number) => Uint8Array = _we
       if (byte < 248 && body.length < 43) body += ALPHABET[byte % 62];
     }
   }
-  return `${API_KEY_PREFIX}${body}`;
+  return `${prefix}${body}`;
 }
 
 /**

@@ -1,14 +1,19 @@
+import { Temporal } from 'temporal-polyfill';
+import { _decodeFleetCursor, _encodeFleetCursor } from './_fleet-cursor.js';
 import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from './access-policy.js';
 import { fingerprintApiKey } from './api-key.js';
 import { dayBuckets } from './day-buckets.js';
 import { addBuckets, toEngineSeconds } from './engine-seconds.js';
+import { InvalidParameterError } from './errors.js';
 import { formatInstant } from './format-instant.js';
+import { localDateAt, startOfLocalDay } from './local-date.js';
+import { _pageSize, type FleetEndpoint, type PageQuery } from './parse-page-query.js';
 import type { WindowDates } from './parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
 import { summarizeSegments } from './summarize-segments.js';
-import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord } from './types.js';
+import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord, SegmentSummary } from './types.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -28,6 +33,35 @@ export interface WindowQuery extends WindowDates {
   readonly deviceId: number;
 }
 
+/** A page of the fleet endpoints, as they receive it: the account, and `limit` / `cursor` from `parsePageQuery` (D32). */
+export interface FleetPageQuery extends PageQuery {
+  readonly accountId: number;
+}
+
+/** A page of `/hours` or `/hours/daily` for the whole fleet: the page and the dates from `parseWindowQuery`, applied in each device's zone (D32). */
+export interface FleetWindowQuery extends FleetPageQuery, WindowDates {}
+
+/** One page of a fleet endpoint (D32): one item per device, by ascending id, and the cursor of the next page (`null` on the last). */
+export interface FleetPage<Item> {
+  readonly items: readonly Item[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * The fleet reads (D32): every device of the account, a page at a time, each item exactly what the
+ * single-device read returns for that device. A page costs a bounded number of store calls
+ * whatever its size: one for the devices and one for the figures (with a store that offers the
+ * batch capabilities).
+ */
+export interface FleetReads {
+  /** `hours()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P26, P27) */
+  hours(query: FleetWindowQuery): Promise<FleetPage<HoursTotal>>;
+  /** `daily()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P26, P27) */
+  daily(query: FleetWindowQuery): Promise<FleetPage<DailyHours>>;
+  /** `meter()` for every device of a page. @throws {InvalidParameterError} (D32, P27) */
+  meter(query: FleetPageQuery): Promise<FleetPage<MeterRecord>>;
+}
+
 /** The Fleet Hours service for one store: what the HTTP API serves, callable from any backend. */
 export interface FleetHours {
   readonly store: FleetHoursStore;
@@ -44,6 +78,8 @@ export interface FleetHours {
   daily(input: WindowQuery): Promise<DailyHours | null>;
   /** The meter (D3); `null` when the account has no such device. */
   meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null>;
+  /** The same reads for every device of the account, a page at a time (D32). */
+  readonly fleet: FleetReads;
 }
 
 /**
@@ -56,19 +92,22 @@ export interface FleetHours {
  * import { createFleetHours, createMemoryStore, parseWindowQuery } from '@fleet-hours/core';
  * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
  * const total = await fleetHours.hours({ accountId: 1, deviceId: 7, ...parseWindowQuery({ from: '2026-03-01', to: '2026-03-07' }) });
+ * const page = await fleetHours.fleet.hours({ accountId: 1, ...parseWindowQuery({ from: '2026-03-01' }), limit: 50 });
+ * page.nextCursor; // null: the account has no more devices
  * ```
  */
 export function createFleetHours(options: FleetHoursOptions): FleetHours {
   const { store } = options;
   const nowSeconds = () => Math.floor(options.now() / 1000);
-  // One lookup per credential kind; ingest tokens join when the store can find them (D24).
+  // One lookup per credential kind (D10, D24).
   const findCredential: Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> = {
     api_key: async (fingerprint) => {
       const found = await store.findApiKey({ fingerprint });
       return found && { credential: found.apiKey, account: found.account };
     },
-    ingest_token: async () => {
-      throw new Error('Ingest tokens cannot be checked yet: the store has no lookup for them');
+    ingest_token: async (fingerprint) => {
+      const found = await store.findIngestToken({ fingerprint });
+      return found && { credential: found.ingestToken, account: found.account };
     },
   };
 
@@ -76,11 +115,100 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   // segment stamped in the future counts only up to now, exactly as in the meter (D3), and buckets
   // after now are empty. Capping the boundaries (not the segments) keeps every store's aggregation
   // contract unchanged.
-  const sumBuckets = async (deviceId: number, windowBoundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
-    const boundaries = windowBoundaries.map((boundary) => Math.min(boundary, now));
+  const capAtNow = (boundaries: readonly number[], now: number) => boundaries.map((boundary) => Math.min(boundary, now));
+  const sumCapped = async (deviceId: number, boundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
     if (store.sumSegmentSeconds) return store.sumSegmentSeconds({ deviceId, boundaries, now });
     const segments = await store.listSegments({ deviceId, start: boundaries[0]!, end: boundaries[boundaries.length - 1]! });
     return sumSegmentsByBucket(segments, boundaries, now);
+  };
+  const sumBuckets = (deviceId: number, windowBoundaries: readonly number[], now: number) => sumCapped(deviceId, capAtNow(windowBoundaries, now), now);
+  // A page of the fleet (D32): one store call for every device when the store can (no query per
+  // device), otherwise the single-device path for each.
+  const sumBucketsMany = async (requests: readonly { deviceId: number; boundaries: readonly number[] }[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
+    const capped = requests.map((request) => ({ deviceId: request.deviceId, boundaries: capAtNow(request.boundaries, now) }));
+    if (capped.length === 0) return [];
+    if (store.sumSegmentSecondsMany) return store.sumSegmentSecondsMany({ requests: capped, now });
+    return Promise.all(capped.map((request) => sumCapped(request.deviceId, request.boundaries, now)));
+  };
+  /** The buckets of each device of a page; a device without boundaries (an empty window, P26) asks the store nothing and gets none. */
+  const sumPage = async (devices: readonly Device[], boundaries: readonly (readonly number[] | null)[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
+    const asked = devices.flatMap((device, index) => (boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : []));
+    const sums = await sumBucketsMany(asked, now);
+    const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
+    return devices.map((_device, index) => found.get(index) ?? []);
+  };
+  const summarize = async (deviceId: number, now: number): Promise<SegmentSummary> =>
+    store.summarizeDeviceSegments ? store.summarizeDeviceSegments({ deviceId, now }) : summarizeSegments(await store.listSegments({ deviceId }), now);
+  const summarizeMany = async (deviceIds: readonly number[], now: number): Promise<readonly SegmentSummary[]> => {
+    if (deviceIds.length === 0) return [];
+    if (store.summarizeDeviceSegmentsMany) return store.summarizeDeviceSegmentsMany({ deviceIds, now });
+    return Promise.all(deviceIds.map((deviceId) => summarize(deviceId, now)));
+  };
+
+  // One place for each record, whichever read (one device or a page of the fleet) builds it.
+  const hoursTotal = (device: Device, window: ResolvedWindow | _EmptyWindow, buckets: readonly BucketSeconds[]): HoursTotal => ({
+    deviceId: device.id,
+    timeZone: device.timeZone,
+    from: window.from,
+    to: window.to,
+    ...toEngineSeconds(addBuckets(buckets)),
+  });
+  const dailyHours = (device: Device, window: ResolvedWindow | _EmptyWindow, dates: readonly string[], buckets: readonly BucketSeconds[]): DailyHours => ({
+    deviceId: device.id,
+    timeZone: device.timeZone,
+    from: window.from,
+    to: window.to,
+    days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
+  });
+  const meterRecord = (device: Device, summary: SegmentSummary, now: number): MeterRecord => ({
+    deviceId: device.id,
+    timeZone: device.timeZone,
+    since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
+    asOf: formatInstant(now, device.timeZone),
+    ...toEngineSeconds(summary),
+  });
+
+  /** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */
+  const devicePage = async (endpoint: FleetEndpoint, query: FleetPageQuery): Promise<{ devices: readonly Device[]; nextCursor: string | null }> => {
+    const size = _pageSize(endpoint, query.limit);
+    const afterId = query.cursor === undefined ? undefined : _decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
+    const fetched = await store.listDevices({ accountId: query.accountId, ...(afterId === undefined ? {} : { afterId }), limit: size + 1 });
+    const devices = fetched.slice(0, size);
+    const nextCursor = fetched.length > size ? _encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id }) : null;
+    return { devices, nextCursor };
+  };
+
+  /**
+   * The window of each device of a page (D4–D7 per device). P26: a `from` after the local today of
+   * a device, without `to`, cannot be a window of that device; the request is refused (D7) only
+   * when that holds for every device of the account, and otherwise such a device's window is empty
+   * (`from` the start of that date, `to` now, no days, zero seconds). Whether every device fails is
+   * asked of the store only when a device of this page does, so that the answer does not depend
+   * on the page.
+   */
+  const fleetWindows = async (devices: readonly Device[], query: FleetWindowQuery, now: number): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> => {
+    const { from, to } = query;
+    if (from !== undefined && to !== undefined && Temporal.PlainDate.compare(from, to) > 0) {
+      throw new InvalidParameterError('from', `Parameter from "${from.toString()}" is after to "${to.toString()}"`);
+    }
+    const afterToday = (device: Device) => from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
+    if (devices.some(afterToday)) {
+      const every = await store.listDevices({ accountId: query.accountId });
+      if (every.every(afterToday)) {
+        const latest = every
+          .map((device) => ({ zone: device.timeZone, today: localDateAt(now, device.timeZone) }))
+          .reduce((best, each) => (Temporal.PlainDate.compare(each.today, best.today) > 0 ? each : best));
+        throw new InvalidParameterError(
+          'from',
+          `Parameter from "${from!.toString()}" is after today in the zone of every device of the account (the latest is ${latest.today.toString()} in ${latest.zone})`,
+        );
+      }
+    }
+    return devices.map((device) =>
+      afterToday(device)
+        ? _emptyWindow(from!, now, device.timeZone)
+        : resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone }),
+    );
   };
 
   const deviceWindow = async (query: WindowQuery, now: number): Promise<{ device: Device; window: ResolvedWindow } | null> => {
@@ -110,8 +238,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       const resolved = await deviceWindow(query, now);
       if (!resolved) return null;
       const { device, window } = resolved;
-      const buckets = await sumBuckets(device.id, [window.start, window.end], now);
-      return { deviceId: device.id, timeZone: device.timeZone, from: window.from, to: window.to, ...toEngineSeconds(addBuckets(buckets)) };
+      return hoursTotal(device, window, await sumBuckets(device.id, [window.start, window.end], now));
     },
 
     async daily(query) {
@@ -120,30 +247,58 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       if (!resolved) return null;
       const { device, window } = resolved;
       const { dates, boundaries } = dayBuckets(window);
-      const buckets = await sumBuckets(device.id, boundaries, now);
-      return {
-        deviceId: device.id,
-        timeZone: device.timeZone,
-        from: window.from,
-        to: window.to,
-        days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
-      };
+      return dailyHours(device, window, dates, await sumBuckets(device.id, boundaries, now));
     },
 
     async meter({ accountId, deviceId }) {
       const now = nowSeconds();
       const device = await store.findDevice({ accountId, deviceId });
       if (!device) return null;
-      const summary = store.summarizeDeviceSegments
-        ? await store.summarizeDeviceSegments({ deviceId, now })
-        : summarizeSegments(await store.listSegments({ deviceId }), now);
-      return {
-        deviceId,
-        timeZone: device.timeZone,
-        since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
-        asOf: formatInstant(now, device.timeZone),
-        ...toEngineSeconds(summary),
-      };
+      return meterRecord(device, await summarize(deviceId, now), now);
+    },
+
+    fleet: {
+      async hours(query) {
+        const now = nowSeconds();
+        const { devices, nextCursor } = await devicePage('hours', query);
+        const windows = await fleetWindows(devices, query, now);
+        const sums = await sumPage(devices, windows.map((window) => (_isEmpty(window) ? null : [window.start, window.end])), now);
+        return { items: devices.map((device, index) => hoursTotal(device, windows[index]!, sums[index]!)), nextCursor };
+      },
+
+      async daily(query) {
+        const now = nowSeconds();
+        const { devices, nextCursor } = await devicePage('daily', query);
+        const windows = await fleetWindows(devices, query, now);
+        const series = windows.map((window) => (_isEmpty(window) ? null : dayBuckets(window)));
+        const sums = await sumPage(devices, series.map((days) => days?.boundaries ?? null), now);
+        return { items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], sums[index]!)), nextCursor };
+      },
+
+      async meter(query) {
+        const now = nowSeconds();
+        const { devices, nextCursor } = await devicePage('meter', query);
+        const summaries = await summarizeMany(
+          devices.map((device) => device.id),
+          now,
+        );
+        return { items: devices.map((device, index) => meterRecord(device, summaries[index]!, now)), nextCursor };
+      },
     },
   };
+}
+
+/** The window of a device whose local today is before `from` when `to` is not given (P26): it holds no second. */
+interface _EmptyWindow {
+  readonly empty: true;
+  readonly from: string;
+  readonly to: string;
+}
+
+function _emptyWindow(from: Temporal.PlainDate, now: number, timeZone: string): _EmptyWindow {
+  return { empty: true, from: formatInstant(startOfLocalDay(from, timeZone), timeZone), to: formatInstant(now, timeZone) };
+}
+
+function _isEmpty(window: ResolvedWindow | _EmptyWindow): window is _EmptyWindow {
+  return 'empty' in window;
 }

@@ -24,7 +24,8 @@ export interface ErrorAnswer {
  * @returns The answer.
  * @example
  * ```ts
- * import { errorAnswer, InvalidParameterError } from '@fleet-hours/core';
+ * import { InvalidParameterError } from '@fleet-hours/core';
+ * import { errorAnswer } from '@fleet-hours/core/adapter';
  * errorAnswer(new InvalidParameterError('from', 'Cannot parse from "x": expected a date as YYYY-MM-DD')).status; // 400
  * errorAnswer(new Error('select * from api_keys failed')).message; // 'Internal error: it has been logged'
  * ```

@@ -18,7 +18,7 @@ const D16 = [
 ];
 
 describe('ERROR_TABLE (D16)', () => {
-  it('starts with the codes of D16 in their order, then P22, then those of the ingestion API', () => {
+  it('starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29\'s', () => {
     expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
     expect(ERROR_CODES.slice(D16.length)).toEqual([
       'multiple_credentials',
@@ -30,19 +30,26 @@ describe('ERROR_TABLE (D16)', () => {
       'payload_too_large',
       'unknown_device',
       'conflict',
+      'bad_request',
+      'request_timeout',
+      'expectation_failed',
+      'headers_too_large',
     ]);
   });
 
   it.each([
     [401, ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials', 'missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token']],
-    [400, ['invalid_parameter', 'invalid_body']],
+    [400, ['invalid_parameter', 'invalid_body', 'bad_request']],
     [403, ['plan_without_api_access']],
     [404, ['device_not_found', 'not_found']],
     [405, ['method_not_allowed']],
+    [408, ['request_timeout']],
     [409, ['conflict']],
     [413, ['payload_too_large']],
+    [417, ['expectation_failed']],
     [422, ['unknown_device']],
     [429, ['rate_limited']],
+    [431, ['headers_too_large']],
     [500, ['internal_error']],
     [503, ['service_unavailable']],
   ])('maps status %i to exactly its codes', (status, codes) => {

@@ -9,7 +9,8 @@ export interface ErrorSpec {
  * Every error code of Fleet Hours with its HTTP status and default message: the one table (D16,
  * and the ingestion API's codes). Every layer refuses by code — `new FleetHoursError('device_not_found')`
  * — and the front ends (the HTTP API, the CLI) read status and message from here. The order is
- * stable: the read API's codes of D16 first, then the project's own, then ingestion's.
+ * stable: the read API's codes of D16 first, then the project's own, then ingestion's, then those
+ * of requests refused below the router (D29).
  */
 export const ERROR_TABLE = {
   missing_api_key: { status: 401, message: 'API key missing: send the header "Authorization: Bearer <API_KEY>"' },
@@ -35,6 +36,11 @@ export const ERROR_TABLE = {
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unknown_device: { status: 422, message: 'No such active device on this account' },
   conflict: { status: 409, message: 'The data overlaps data already stored: nothing was written' },
+  // D29: requests refused below the router, by Node's HTTP parser or the server adapter.
+  bad_request: { status: 400, message: 'The request is malformed' },
+  request_timeout: { status: 408, message: 'The request took too long to arrive' },
+  expectation_failed: { status: 417, message: 'The Expect header is not supported: only "100-continue" is' },
+  headers_too_large: { status: 431, message: 'The request headers are too large' },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;
 
 /** An error code (D16): a key of {@link ERROR_TABLE}. */

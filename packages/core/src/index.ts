@@ -14,6 +14,7 @@ export * from './local-date.js';
 export * from './format-instant.js';
 export * from './parse-instant.js';
 export * from './parse-window-query.js';
+export { FLEET_PAGE_SIZES, parsePageQuery, type FleetEndpoint, type PageQuery, type PageQueryParameters } from './parse-page-query.js';
 export * from './resolve-window.js';
 export * from './day-buckets.js';
 export * from './engine-seconds.js';

@@ -1,12 +1,23 @@
 import { assertEpochSeconds } from './assert-epoch-seconds.js';
+import { ImeiInUseError, UnknownDeviceError } from './errors.js';
 import { planSegmentImport, segmentSpan } from './plan-segment-import.js';
+import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from './plan-telemetry-write.js';
+import type { SpanRederivation } from './rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
-import type { Account, ApiKeyRecord, Device, EngineSegment } from './types.js';
+import { sumSegmentsByBucket } from './sum-by-bucket.js';
+import { summarizeSegments } from './summarize-segments.js';
+import type { TelemetryPoint } from './telemetry-point.js';
+import type { Account, ApiKeyRecord, Device, EngineSegment, IngestTokenRecord, SegmentSource } from './types.js';
+
+/** A stored segment and where it came from (D23). */
+type StoredSegment = EngineSegment & { readonly source: SegmentSource };
 
 /**
  * A complete {@link FleetHoursStore} in this process's memory: the reference implementation the
  * contract suite is written against, and a store for tests, examples and prototypes. It has no
- * aggregation capability, so the core's in-memory fallback answers `/hours` from `listSegments`.
+ * single-device aggregation capability, so the core's in-memory fallback answers `/hours` from
+ * `listSegments`; it offers the batch ones of the fleet pages (D32), computed with the same core
+ * functions, so that a page is one call like on a database.
  * Instants are epoch seconds; milliseconds are refused (a rejected promise, see the port).
  *
  * @returns A new, empty store.
@@ -22,12 +33,26 @@ export function createMemoryStore(): FleetHoursStore {
   const accounts = new Map<number, Account>();
   const keys = new Map<number, ApiKeyRecord>();
   const devices = new Map<number, Device>();
-  const segmentsByDevice = new Map<number, EngineSegment[]>();
-  const ids = { account: 0, key: 0, device: 0 };
+  const segmentsByDevice = new Map<number, StoredSegment[]>();
+  const tokens = new Map<number, IngestTokenRecord>();
+  /** Per device, its telemetry points in time order, one per second (D21). */
+  const pointsByDevice = new Map<number, TelemetryPoint[]>();
+  const ids = { account: 0, key: 0, device: 0, token: 0 };
+  /** D25: an IMEI names at most one active device of an account. */
+  const assertImeiFree = (device: Device) => {
+    if (device.status !== 'active') return;
+    for (const other of devices.values()) {
+      if (other.id !== device.id && other.accountId === device.accountId && other.status === 'active' && other.imei === device.imei) {
+        throw new ImeiInUseError(device.imei);
+      }
+    }
+  };
 
   const byId = <T extends { id: number }>(items: Iterable<T>) => [...items].sort((a, b) => a.id - b.id);
 
   return {
+    // Memory always answers (D30 readiness).
+    async ping() {},
     async findApiKey({ fingerprint }) {
       for (const apiKey of keys.values()) {
         if (apiKey.fingerprint === fingerprint) {
@@ -38,8 +63,11 @@ export function createMemoryStore(): FleetHoursStore {
       return null;
     },
 
-    async listDevices({ accountId }) {
-      return byId([...devices.values()].filter((device) => device.accountId === accountId)).map((device) => ({ ...device }));
+    async listDevices({ accountId, afterId, limit }) {
+      if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+      const listed = byId([...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)));
+      return listed.slice(0, limit ?? listed.length).map((device) => ({ ...device }));
     },
 
     async findDevice({ accountId, deviceId }) {
@@ -50,7 +78,28 @@ export function createMemoryStore(): FleetHoursStore {
     async listSegments({ deviceId, start, end }) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map((segment) => ({ ...segment }));
+      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(({ startedAt, endedAt, state }) => ({
+        deviceId,
+        startedAt,
+        endedAt,
+        state,
+      }));
+    },
+
+    // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
+    async sumSegmentSecondsMany({ requests, now }) {
+      requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
+      assertEpochSeconds('now', now);
+      return requests.map(({ deviceId, boundaries }) =>
+        boundaries.length < 2
+          ? []
+          : sumSegmentsByBucket(_overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!), boundaries, now),
+      );
+    },
+
+    async summarizeDeviceSegmentsMany({ deviceIds, now }) {
+      assertEpochSeconds('now', now);
+      return deviceIds.map((deviceId) => summarizeSegments(segmentsByDevice.get(deviceId) ?? [], now));
     },
 
     async createAccount({ name, plan, now }) {
@@ -112,6 +161,7 @@ export function createMemoryStore(): FleetHoursStore {
         timeZone: input.timeZone,
         lastReportedAt: null,
       };
+      assertImeiFree(device);
       devices.set(device.id, device);
       return { ...device };
     },
@@ -121,6 +171,7 @@ export function createMemoryStore(): FleetHoursStore {
       if (!device) return null;
       const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
       const updated: Device = { ...device, ...defined };
+      assertImeiFree(updated);
       devices.set(deviceId, updated);
       return { ...updated };
     },
@@ -133,19 +184,124 @@ export function createMemoryStore(): FleetHoursStore {
       if (!device) return null;
       const stored = segmentsByDevice.get(deviceId) ?? [];
       const touched = span ? _overlapping(stored, span.start, span.end ?? Infinity) : [];
-      // Plans (and may throw) before anything changes: a refused batch writes nothing.
-      const plan = planSegmentImport({ incoming: segments, stored: touched, reportedAt, lastReportedAt: device.lastReportedAt });
+      // Plans (and may throw) before anything changes: a refused batch writes nothing. D1's rules
+      // see imported segments only; telemetry segments must not be overlapped at all (D23).
+      const imported = touched.filter((segment) => segment.source === 'import');
+      const plan = planSegmentImport({ incoming: segments, stored: imported, reportedAt, lastReportedAt: device.lastReportedAt });
+      const telemetry = touched.filter((segment) => segment.source === 'telemetry');
+      assertSourcesApart({ deviceId, written: 'import', incoming: plan.insert, other: telemetry });
 
       const closes = new Map(plan.close.map((close) => [close.startedAt, close.endedAt]));
       const next = stored.map((segment) =>
         closes.has(segment.startedAt) ? { ...segment, endedAt: closes.get(segment.startedAt)! } : segment,
       );
-      for (const segment of plan.insert) next.push({ deviceId, ...segment });
+      for (const segment of plan.insert) next.push({ deviceId, ...segment, source: 'import' });
       next.sort((a, b) => a.startedAt - b.startedAt);
       segmentsByDevice.set(deviceId, next);
 
       devices.set(deviceId, { ...device, lastReportedAt: plan.lastReportedAt });
       return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
+    },
+
+    async findIngestToken({ fingerprint }) {
+      for (const ingestToken of tokens.values()) {
+        if (ingestToken.fingerprint === fingerprint) {
+          const account = accounts.get(ingestToken.accountId);
+          return account ? { ingestToken: { ...ingestToken }, account: { ...account } } : null;
+        }
+      }
+      return null;
+    },
+
+    async createIngestToken({ accountId, fingerprint, label, expiresAt, now }) {
+      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
+      assertEpochSeconds('now', now);
+      if (!accounts.has(accountId)) return null;
+      const ingestToken: IngestTokenRecord = { id: ++ids.token, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
+      tokens.set(ingestToken.id, ingestToken);
+      return { ...ingestToken };
+    },
+
+    async listIngestTokens({ accountId }) {
+      return byId([...tokens.values()].filter((ingestToken) => ingestToken.accountId === accountId)).map((ingestToken) => ({ ...ingestToken }));
+    },
+
+    async revokeIngestToken({ tokenId, now }) {
+      assertEpochSeconds('now', now);
+      const ingestToken = tokens.get(tokenId);
+      if (!ingestToken) return null;
+      const revoked = { ...ingestToken, revokedAt: ingestToken.revokedAt ?? now };
+      tokens.set(tokenId, revoked);
+      return { ...revoked };
+    },
+
+    async findDeviceByImei({ accountId, imei }) {
+      for (const device of devices.values()) {
+        if (device.accountId === accountId && device.status === 'active' && device.imei === imei) return { ...device };
+      }
+      return null;
+    },
+
+    async listTelemetryPoints({ deviceId, start, end }) {
+      if (start !== undefined) assertEpochSeconds('start', start);
+      if (end !== undefined) assertEpochSeconds('end', end);
+      const points = pointsByDevice.get(deviceId) ?? [];
+      const first = _firstIndex(points, (point) => point.time >= (start ?? -Infinity));
+      const afterLast = _firstIndex(points, (point) => point.time >= (end ?? Infinity));
+      return points.slice(first, Math.max(first, afterLast)).map((point) => ({ ...point }));
+    },
+
+    async writeTelemetry({ accountId, points, now }) {
+      assertTelemetryPoints(points, { now });
+      // D25: every point's device is an active device of the account, the same refusal otherwise.
+      const batches = new Map<number, TelemetryPoint[]>();
+      points.forEach((point, index) => {
+        const device =
+          point.deviceId !== undefined ? devices.get(point.deviceId) : [...devices.values()].find((candidate) => candidate.accountId === accountId && candidate.status === 'active' && candidate.imei === point.imei);
+        if (!device || device.accountId !== accountId || device.status !== 'active') throw new UnknownDeviceError(index, point);
+        const batch = batches.get(device.id) ?? [];
+        batch.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
+        batches.set(device.id, batch);
+      });
+
+      // Everything is planned (and may be refused) before anything changes: all points or none.
+      // Nothing is awaited in between, so concurrent writes take turns.
+      const plans = [...batches].sort(([a], [b]) => a - b).map(([deviceId, batch]) => {
+        const stored = pointsByDevice.get(deviceId) ?? [];
+        let earliest = Infinity;
+        let latest = -Infinity;
+        for (const point of batch) {
+          earliest = Math.min(earliest, point.time);
+          latest = Math.max(latest, point.time);
+        }
+        // From the last stored point before the batch through the first after it.
+        const from = Math.max(0, _firstIndex(stored, (point) => point.time >= earliest) - 1);
+        const through = _firstIndex(stored, (point) => point.time > latest);
+        const plan = planTelemetryWrite({ batch, stored: stored.slice(from, through + 1), lastReportedAt: devices.get(deviceId)!.lastReportedAt });
+        let change: SpanRederivation | null = null;
+        if (plan.segmentRange) {
+          // Every segment with startedAt ≤ end and endedAt ≥ start: integer instants, so widen by one.
+          const segments = _overlapping(segmentsByDevice.get(deviceId) ?? [], plan.segmentRange.start - 1, plan.segmentRange.end + 1);
+          change = planTelemetrySegments({ deviceId, plan, segments });
+        }
+        return { deviceId, plan, change };
+      });
+
+      for (const { deviceId, plan, change } of plans) {
+        if (!change) continue;
+        pointsByDevice.set(deviceId, _mergeSorted(pointsByDevice.get(deviceId) ?? [], plan.writes));
+        const removed = new Set(change.removed.map((segment) => segment.startedAt));
+        const next: StoredSegment[] = (segmentsByDevice.get(deviceId) ?? []).filter((segment) => segment.source !== 'telemetry' || !removed.has(segment.startedAt));
+        for (const segment of change.added) next.push({ deviceId, ...segment, source: 'telemetry' });
+        next.sort((a, b) => a.startedAt - b.startedAt);
+        segmentsByDevice.set(deviceId, next);
+        devices.set(deviceId, { ...devices.get(deviceId)!, lastReportedAt: plan.lastReportedAt });
+      }
+      return {
+        accepted: plans.reduce((sum, { plan }) => sum + plan.accepted, 0),
+        duplicates: plans.reduce((sum, { plan }) => sum + plan.duplicates, 0),
+        devices: plans.map(({ deviceId }) => ({ deviceId, lastReportedAt: devices.get(deviceId)!.lastReportedAt })),
+      };
     },
   };
 }
@@ -155,7 +311,7 @@ export function createMemoryStore(): FleetHoursStore {
  * in start order, so their ends are in order too: both edges are found by binary search,
  * O(log n + answer), not a scan of the device's history.
  */
-function _overlapping(stored: readonly EngineSegment[], start: number, end: number): readonly EngineSegment[] {
+function _overlapping<T extends EngineSegment>(stored: readonly T[], start: number, end: number): readonly T[] {
   const first = _firstIndex(stored, (segment) => (segment.endedAt ?? Infinity) > start);
   const afterLast = _firstIndex(stored, (segment) => segment.startedAt >= end);
   return stored.slice(first, Math.max(first, afterLast));
@@ -171,4 +327,17 @@ function _firstIndex<T>(items: readonly T[], isPast: (item: T) => boolean): numb
     else low = middle + 1;
   }
   return low;
+}
+
+/** Points in time order with `writes` (time order) put in: a write replaces the point of its second. */
+function _mergeSorted(points: readonly TelemetryPoint[], writes: readonly TelemetryPoint[]): TelemetryPoint[] {
+  const merged: TelemetryPoint[] = [];
+  let index = 0;
+  for (const write of writes) {
+    while (index < points.length && points[index]!.time < write.time) merged.push(points[index++]!);
+    if (index < points.length && points[index]!.time === write.time) index += 1;
+    merged.push(write);
+  }
+  while (index < points.length) merged.push(points[index++]!);
+  return merged;
 }

@@ -10,7 +10,7 @@ import type { TelemetryPoint } from './telemetry-point.js';
  * @throws {RangeError} When the two points are not of the same second.
  * @example
  * ```ts
- * import { mergeSameSecond } from '@fleet-hours/core';
+ * import { mergeSameSecond } from '@fleet-hours/core/adapter';
  * mergeSameSecond({ time: 60, ignition: false, speedKmh: 30 }, { time: 60, ignition: true, speedKmh: 4 });
  * // { time: 60, ignition: true, speedKmh: 30 }
  * ```
@@ -60,7 +60,7 @@ export interface PointMerge {
  * @throws {RangeError} When a point's time is not a whole number of seconds.
  * @example
  * ```ts
- * import { mergePoints } from '@fleet-hours/core';
+ * import { mergePoints } from '@fleet-hours/core/adapter';
  * const stored = [{ time: 60, ignition: true, speedKmh: 10 }];
  * mergePoints(stored, [
  *   { time: 60, ignition: true, speedKmh: 10 }, // duplicate

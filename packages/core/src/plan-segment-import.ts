@@ -1,5 +1,6 @@
 import { assertEpochSeconds } from './assert-epoch-seconds.js';
 import { InvalidSegmentError, SegmentOverlapError, type SegmentConflict } from './errors.js';
+import { raiseLastReportedAt } from './plan-telemetry-write.js';
 import type { EpochSeconds, SegmentInput } from './types.js';
 
 /** What a store must write to apply an import batch (D1, P6). */
@@ -178,14 +179,8 @@ export function planSegmentImport(input: {
     insert: insert.map(({ segment }) => segment).sort((a, b) => a.startedAt - b.startedAt),
     close: [...closeByStart].map(([startedAt, endedAt]) => ({ startedAt, endedAt })),
     skipped,
-    lastReportedAt: _raisedReport(input.lastReportedAt ?? null, input.reportedAt ?? _latestInstant(input.incoming)),
+    lastReportedAt: raiseLastReportedAt(input.lastReportedAt ?? null, input.reportedAt ?? _latestInstant(input.incoming)),
   };
-}
-
-/** P6: a report raises `lastReportedAt`, never lowers it; no report (an empty batch) leaves it. */
-function _raisedReport(current: EpochSeconds | null, report: EpochSeconds | null): EpochSeconds | null {
-  if (report === null) return current;
-  return current === null || report > current ? report : current;
 }
 
 /** The latest instant a batch holds: the latest end, or start for an open segment; `null` when empty. */

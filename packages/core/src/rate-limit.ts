@@ -11,11 +11,11 @@ export interface RateLimits {
   readonly daily: number;
   /** `GET /api/v1/devices/{id}/meter`, per API key (D13). */
   readonly meter: number;
-  /** The fleet endpoint `GET /api/v1/hours`, per API key (D32, D33); for its route once it is served. */
+  /** The fleet endpoint `GET /api/v1/hours`, per API key (D32, D33). */
   readonly fleetHours: number;
-  /** The fleet endpoint `GET /api/v1/hours/daily`, per API key (D33); for its route once it is served. */
+  /** The fleet endpoint `GET /api/v1/hours/daily`, per API key (D33). */
   readonly fleetDaily: number;
-  /** The fleet endpoint `GET /api/v1/meter`, per API key (D33); for its route once it is served. */
+  /** The fleet endpoint `GET /api/v1/meter`, per API key (D33). */
   readonly fleetMeter: number;
   /** Telemetry ingestion, per ingest token over all ingestion endpoints (ingestion-api.md); for its routes once they are served. */
   readonly ingest: number;
@@ -101,7 +101,7 @@ export interface RateLimitDecision {
  * @returns The two headers.
  * @example
  * ```ts
- * import { rateLimitHeaders } from '@fleet-hours/core';
+ * import { rateLimitHeaders } from '@fleet-hours/core/adapter';
  * rateLimitHeaders(30, null); // { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0' }
  * ```
  */
@@ -117,7 +117,8 @@ export function rateLimitHeaders(limit: number, decision: RateLimitDecision | nu
  * @returns The decision and header figures.
  * @example
  * ```ts
- * import { consumeRateLimit, createMemoryRateLimitStore } from '@fleet-hours/core';
+ * import { createMemoryRateLimitStore } from '@fleet-hours/core';
+ * import { consumeRateLimit } from '@fleet-hours/core/adapter';
  * const store = createMemoryRateLimitStore();
  * const decision = await consumeRateLimit({ store, key: 'key:1:/devices', limit: 120, now: 1_000_000 });
  * decision.remaining; // 119

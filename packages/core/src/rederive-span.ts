@@ -34,7 +34,7 @@ export interface RederivationSpanInput {
  * @returns The span, or `null` when nothing was written (a batch of duplicates changes nothing).
  * @example
  * ```ts
- * import { rederivationSpan } from '@fleet-hours/core';
+ * import { rederivationSpan } from '@fleet-hours/core/adapter';
  * rederivationSpan({ written: [150, 130], storedTimes: [0, 100, 200, 300] }); // { firstPoint: 100, lastPoint: 200 }
  * rederivationSpan({ written: [400], storedTimes: [0, 100, 200, 300] }); // { firstPoint: 300, lastPoint: null }
  * rederivationSpan({ written: [], storedTimes: [0, 100] }); // null
@@ -104,7 +104,7 @@ export interface SpanRederivation {
  *   `firstPoint` or `lastPoint` missing, a segment open or away from the span, segments that overlap.
  * @example
  * ```ts
- * import { rederiveSpan } from '@fleet-hours/core';
+ * import { rederiveSpan } from '@fleet-hours/core/adapter';
  * // Stored: idle at 0 and at 600 (two 300 s stretches); a late point at 300 joins them.
  * rederiveSpan({
  *   span: { firstPoint: 0, lastPoint: 600 },

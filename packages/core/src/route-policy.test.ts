@@ -3,12 +3,15 @@ import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limit.js';
 import { ROUTE_POLICIES, routeLimit } from './route-policy.js';
 
 describe('ROUTE_POLICIES', () => {
-  it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, P12)', () => {
+  it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, D33, P12)', () => {
     expect(Object.fromEntries(Object.entries(ROUTE_POLICIES).map(([name, policy]) => [name, [policy.template, policy.credential, policy.limit]]))).toEqual({
       devices: ['/api/v1/devices', 'api_key', 'devices'],
       hours: ['/api/v1/devices/{id}/hours', 'api_key', 'hours'],
       daily: ['/api/v1/devices/{id}/hours/daily', 'api_key', 'daily'],
       meter: ['/api/v1/devices/{id}/meter', 'api_key', 'meter'],
+      fleetHours: ['/api/v1/hours', 'api_key', 'fleetHours'],
+      fleetDaily: ['/api/v1/hours/daily', 'api_key', 'fleetDaily'],
+      fleetMeter: ['/api/v1/meter', 'api_key', 'fleetMeter'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],

@@ -11,8 +11,8 @@ export type RouteLimit = keyof RateLimits | 'unmatched';
 /**
  * The access rules of one route, as data: which credential it needs and which budget it counts
  * against. The HTTP layer's one access middleware reads it; a new route or a second credential
- * kind is a row, not new code. For example, the fleet endpoints (D32, D33) will be
- * `{ template: '/api/v1/hours', credential: 'api_key', limit: 'fleetHours' }` and ingestion
+ * kind is a row, not new code: the fleet endpoints (D32, D33) are
+ * `{ template: '/api/v1/hours', credential: 'api_key', limit: 'fleetHours' }`, and ingestion will be
  * `{ template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' }`.
  */
 export interface RoutePolicy {
@@ -44,6 +44,10 @@ export const ROUTE_POLICIES = {
   hours: { template: `${API_V1}/devices/{id}/hours`, credential: 'api_key', limit: 'hours' },
   daily: { template: `${API_V1}/devices/{id}/hours/daily`, credential: 'api_key', limit: 'daily' },
   meter: { template: `${API_V1}/devices/{id}/meter`, credential: 'api_key', limit: 'meter' },
+  /** The fleet endpoints: every device of the account, a page at a time (D32), each counted on its own (D33). */
+  fleetHours: { template: `${API_V1}/hours`, credential: 'api_key', limit: 'fleetHours' },
+  fleetDaily: { template: `${API_V1}/hours/daily`, credential: 'api_key', limit: 'fleetDaily' },
+  fleetMeter: { template: `${API_V1}/meter`, credential: 'api_key', limit: 'fleetMeter' },
   /** Any other path or method under /api/v1: checked and counted like a data route, then 404 or 405 (P12). */
   unmatched: { template: `${API_V1}/*`, credential: 'api_key', limit: 'unmatched' },
   /** The OpenAPI document: open, not counted (P14). */
@@ -63,7 +67,8 @@ export const ROUTE_POLICIES = {
  *   `/meter` limits (P12).
  * @example
  * ```ts
- * import { DEFAULT_RATE_LIMITS, routeLimit } from '@fleet-hours/core';
+ * import { DEFAULT_RATE_LIMITS } from '@fleet-hours/core';
+ * import { routeLimit } from '@fleet-hours/core/adapter';
  * routeLimit('devices', DEFAULT_RATE_LIMITS); // 120
  * routeLimit('unmatched', DEFAULT_RATE_LIMITS); // 30
  * ```

@@ -6,12 +6,17 @@ import type {
   Device,
   DeviceChanges,
   EngineSegment,
+  DeviceTelemetryPoint,
   EpochSeconds,
   ImportSummary,
+  IngestTokenLookup,
+  IngestTokenRecord,
   NewDevice,
   SegmentInput,
   SegmentSummary,
+  TelemetryWriteResult,
 } from './types.js';
+import type { TelemetryPoint } from './telemetry-point.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -38,8 +43,13 @@ export interface FleetHoursStore {
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */
   findApiKey(input: { readonly fingerprint: string }): Promise<ApiKeyLookup | null>;
 
-  /** MUST return every device of the account, ordered by id ascending (D19). */
-  listDevices(input: { readonly accountId: number }): Promise<readonly Device[]>;
+  /**
+   * MUST return the devices of the account ordered by id ascending (D19): every one, or one keyset
+   * page of them (D32) — only ids greater than `afterId` when it is given, and at most `limit`
+   * devices when it is given. `afterId` MUST be a safe integer and `limit` a positive safe integer,
+   * otherwise the call rejects with a RangeError naming it; an `afterId` beyond every id is a miss.
+   */
+  listDevices(input: { readonly accountId: number; readonly afterId?: number; readonly limit?: number }): Promise<readonly Device[]>;
 
   /** MUST return the device only when it belongs to `accountId` (a device of another account is a miss). */
   findDevice(input: { readonly accountId: number; readonly deviceId: number }): Promise<Device | null>;
@@ -68,6 +78,37 @@ export interface FleetHoursStore {
    * `summarizeSegments(allSegmentsOfTheDevice, now)`.
    */
   summarizeDeviceSegments?(input: { readonly deviceId: number; readonly now: EpochSeconds }): Promise<SegmentSummary>;
+
+  /**
+   * Optional capability: `sumSegmentSeconds` for many devices at once, for a page of the fleet
+   * endpoints (D32). When present it MUST return one result per request, in request order, each
+   * exactly what `sumSegmentSeconds` (equivalently `sumSegmentsByBucket` over `listSegments`)
+   * returns for that device, boundaries and `now` (a device without segments, or that does not
+   * exist, gets zeros); it MUST check every instant first, naming it (`requests[2].boundaries[0]`),
+   * and SHOULD answer in one round trip to its database whatever the number of requests. Stores
+   * without it are served by the core one device at a time.
+   */
+  sumSegmentSecondsMany?(input: {
+    readonly requests: readonly { readonly deviceId: number; readonly boundaries: readonly EpochSeconds[] }[];
+    readonly now: EpochSeconds;
+  }): Promise<readonly (readonly BucketSeconds[])[]>;
+
+  /**
+   * Optional capability: `summarizeDeviceSegments` for many devices at once, for a page of the
+   * fleet meter (D32). When present it MUST return one summary per device id, in order, each equal
+   * to `summarizeSegments(allSegmentsOfTheDevice, now)`, and SHOULD answer in one round trip to its
+   * database whatever the number of devices. Stores without it are served by the core one device
+   * at a time.
+   */
+  summarizeDeviceSegmentsMany?(input: { readonly deviceIds: readonly number[]; readonly now: EpochSeconds }): Promise<readonly SegmentSummary[]>;
+
+  /**
+   * Optional capability: the cheapest round trip to the backing database, for the readiness probe
+   * (`GET /readyz`, D30). When present it MUST resolve once the database answers and reject with
+   * `StorageUnavailableError` when it cannot be reached (D18); it reads and writes no data. Stores
+   * without it are probed with a `findApiKey` that finds nothing.
+   */
+  ping?(): Promise<void>;
 
   // ── Administration (operator CLI, tests, embedding code) ────────────────────────────────────
 
@@ -105,10 +146,18 @@ export interface FleetHoursStore {
    */
   revokeApiKey(input: { readonly keyId: number; readonly now: EpochSeconds }): Promise<ApiKeyRecord | null>;
 
-  /** MUST create a device with a new id and `status` defaulting to `active`; `null` when the account does not exist. */
+  /**
+   * MUST create a device with a new id and `status` defaulting to `active`; `null` when the account
+   * does not exist. MUST refuse with `ImeiInUseError` (`conflict`), creating nothing, an active
+   * device whose IMEI already names another active device of the account (D25).
+   */
   createDevice(input: NewDevice): Promise<Device | null>;
 
-  /** MUST apply the given changes and return the device, or `null` when there is no such device. */
+  /**
+   * MUST apply the given changes and return the device, or `null` when there is no such device.
+   * MUST refuse with `ImeiInUseError`, changing nothing, a change that would leave two active
+   * devices of one account with the same IMEI (D25).
+   */
   updateDevice(input: { readonly deviceId: number; readonly changes: DeviceChanges }): Promise<Device | null>;
 
   /**
@@ -117,7 +166,10 @@ export interface FleetHoursStore {
    * row or any other failure). Also MUST set the device's `lastReportedAt` to the plan's
    * `lastReportedAt` (P6: raised to `reportedAt`, default the latest instant in the batch, never
    * lowered), which the store passes the device's current value. Returns `null` (writing nothing)
-   * when the device does not exist.
+   * when the device does not exist. Only imported segments take part in D1's rules (the store
+   * passes only those as `stored`); a batch whose new segments would overlap segments derived from
+   * telemetry MUST be refused whole with `TelemetryOverlapError` (D23, `assertSourcesApart`).
+   * Imported segments are stored with the source `import`.
    */
   importSegments(input: {
     readonly deviceId: number;
@@ -125,4 +177,62 @@ export interface FleetHoursStore {
     /** Epoch seconds of the report (P6); default the latest instant in `segments`. */
     readonly reportedAt?: EpochSeconds;
   }): Promise<ImportSummary | null>;
+
+  // ── Live telemetry (D20–D26) ────────────────────────────────────────────────────────────────
+
+  /** MUST return the ingest token with this SHA-256 fingerprint and its account, revoked or expired ones included (D24). */
+  findIngestToken(input: { readonly fingerprint: string }): Promise<IngestTokenLookup | null>;
+
+  /**
+   * MUST store an ingest token by fingerprint (never the token itself), created at `now`, expiring
+   * at `expiresAt` (`null`: never); `null` when the account does not exist (D24).
+   */
+  createIngestToken(input: {
+    readonly accountId: number;
+    readonly fingerprint: string;
+    readonly label: string | null;
+    readonly expiresAt: EpochSeconds | null;
+    readonly now: EpochSeconds;
+  }): Promise<IngestTokenRecord | null>;
+
+  /** MUST return the account's ingest tokens ordered by id. */
+  listIngestTokens(input: { readonly accountId: number }): Promise<readonly IngestTokenRecord[]>;
+
+  /**
+   * MUST mark the token revoked at `now` (keeping the first revocation instant) and return it;
+   * `null` when there is no such token. Takes effect on the next `findIngestToken` (D24).
+   */
+  revokeIngestToken(input: { readonly tokenId: number; readonly now: EpochSeconds }): Promise<IngestTokenRecord | null>;
+
+  /** MUST return the account's *active* device with this IMEI (D25: at most one), else `null`. */
+  findDeviceByImei(input: { readonly accountId: number; readonly imei: string }): Promise<Device | null>;
+
+  /**
+   * MUST store a telemetry batch of the account's devices (D20–D26) atomically: every point or none.
+   * First `assertTelemetryPoints` (D26: nothing more than 300 s ahead of `now`) before anything is
+   * read; then every point's device MUST be an active device of `accountId`, named by id or by
+   * IMEI, else the batch is refused with `UnknownDeviceError` naming the first such point (the same
+   * for a missing, inactive or foreign device, D25). Per device, under a lock that makes concurrent
+   * writes of one device take turns: `planTelemetryWrite` over the stored points around the batch,
+   * the stored segments of its `segmentRange`, `planTelemetrySegments` (which refuses a write that
+   * would overlap imported segments with `TelemetryOverlapError`, D23), then write the merged
+   * points (one per device and second, D21), remove and add the segments (source `telemetry`) and
+   * set `lastReportedAt` as planned. Afterwards the device's telemetry segments MUST equal
+   * `telemetryToSegments` of all its stored points, whatever the order, batching or resends (D20).
+   *
+   * @returns The counts of `mergePoints` summed over the batch, and each named device's
+   *   `lastReportedAt` by id.
+   */
+  writeTelemetry(input: {
+    readonly accountId: number;
+    readonly points: readonly DeviceTelemetryPoint[];
+    /** The server's clock, epoch seconds (D26). */
+    readonly now: EpochSeconds;
+  }): Promise<TelemetryWriteResult>;
+
+  /**
+   * MUST return the device's stored telemetry points with `start ≤ time < end` (either side may be
+   * open), one per second (D21), in time order.
+   */
+  listTelemetryPoints(input: { readonly deviceId: number; readonly start?: EpochSeconds; readonly end?: EpochSeconds }): Promise<readonly TelemetryPoint[]>;
 }

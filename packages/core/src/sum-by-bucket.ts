@@ -18,7 +18,7 @@ export type CountableSegment = Pick<EngineSegment, 'startedAt' | 'endedAt' | 'st
  * @returns One entry per bucket (`boundaries.length - 1`).
  * @example
  * ```ts
- * import { sumSegmentsByBucket } from '@fleet-hours/core';
+ * import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
  * sumSegmentsByBucket([{ startedAt: 50, endedAt: 150, state: 'idle' }], [0, 100, 200], 1000);
  * // [{ movingSeconds: 0, idleSeconds: 50 }, { movingSeconds: 0, idleSeconds: 50 }]
  * ```

@@ -11,7 +11,7 @@ import type { SegmentSummary } from './types.js';
  * @returns `{ firstStartedAt, movingSeconds, idleSeconds }`; `firstStartedAt` is `null` without segments.
  * @example
  * ```ts
- * import { summarizeSegments } from '@fleet-hours/core';
+ * import { summarizeSegments } from '@fleet-hours/core/adapter';
  * summarizeSegments([{ startedAt: 10, endedAt: null, state: 'moving' }], 70); // { firstStartedAt: 10, movingSeconds: 60, idleSeconds: 0 }
  * ```
  */

@@ -1,3 +1,4 @@
+import { _aheadMessage, _MAX_AHEAD_SECONDS, _secondsAhead, _show } from './_telemetry-clock.js';
 import { parseInstant } from './parse-instant.js';
 
 /**
@@ -43,10 +44,13 @@ export class InvalidTelemetryPointError extends Error {
   override readonly name = 'InvalidTelemetryPointError';
   /** The wire name of the field at fault. */
   readonly field: TelemetryPointField;
+  /** The point's 0-based position in its batch, when a store refused it (`assertTelemetryPoints`). */
+  readonly index: number | undefined;
 
-  constructor(field: TelemetryPointField, message: string) {
+  constructor(field: TelemetryPointField, message: string, index?: number) {
     super(message);
     this.field = field;
+    this.index = index;
   }
 }
 
@@ -79,7 +83,7 @@ const _LATEST = 253_402_300_799;
  * ```
  */
 export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTelemetryPointOptions): TelemetryPoint {
-  const maxAheadSeconds = options.maxAheadSeconds ?? 300;
+  const maxAheadSeconds = options.maxAheadSeconds ?? _MAX_AHEAD_SECONDS;
   if (typeof options.now !== 'number' || !Number.isFinite(options.now)) {
     throw new RangeError(`Option now must be epoch seconds, got ${_show(options.now)}`);
   }
@@ -95,13 +99,8 @@ export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTeleme
   if (time < _EARLIEST || time > _LATEST) {
     throw new InvalidTelemetryPointError('time', `time must be within the years 0001 to 9999, got ${_show(raw.time)}`);
   }
-  const ahead = time - Math.floor(options.now);
-  if (ahead > maxAheadSeconds) {
-    throw new InvalidTelemetryPointError(
-      'time',
-      `time must be at most ${maxAheadSeconds} s ahead of the server clock, got ${_show(raw.time)} (${ahead} s ahead)`,
-    );
-  }
+  const ahead = _secondsAhead(time, options.now, maxAheadSeconds);
+  if (ahead !== null) throw new InvalidTelemetryPointError('time', _aheadMessage(raw.time, ahead, maxAheadSeconds));
 
   if (raw.ignition === undefined || raw.ignition === null) throw new InvalidTelemetryPointError('ignition', 'ignition is missing');
   if (typeof raw.ignition !== 'boolean') {
@@ -135,18 +134,4 @@ function _time(value: unknown): number {
     }
   }
   throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${_show(value)}`);
-}
-
-function _show(value: unknown): string {
-  let text: string;
-  if (typeof value === 'number') text = String(value);
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value);
-    } catch {
-      text = String(value);
-    }
-  }
-  // An error message quotes the value, not a whole nested object.
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

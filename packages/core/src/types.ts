@@ -170,3 +170,54 @@ export interface ImportSummary {
   /** Segments identical to stored ones (or repeated in the batch), skipped. */
   readonly skipped: number;
 }
+
+/** Where a stored segment came from (D23): an import of segments (D1), or derived from telemetry points (D20). */
+export type SegmentSource = 'import' | 'telemetry';
+
+/**
+ * A stored ingest token (D24): a secret made like an API key (prefix `fhi_`) that writes the
+ * telemetry of one account's devices and reads nothing. Only its SHA-256 fingerprint is stored.
+ */
+export interface IngestTokenRecord {
+  readonly id: number;
+  readonly accountId: number;
+  /** Lower-case hex SHA-256 of the full token. */
+  readonly fingerprint: string;
+  readonly label: string | null;
+  /** Epoch seconds. */
+  readonly createdAt: EpochSeconds;
+  /** Epoch seconds; the token answers 401 `expired_ingest_token` from this instant on. */
+  readonly expiresAt: EpochSeconds | null;
+  /** Epoch seconds; set once the token is revoked. */
+  readonly revokedAt: EpochSeconds | null;
+}
+
+/** An ingest token found by fingerprint, with the account it belongs to. */
+export interface IngestTokenLookup {
+  readonly ingestToken: IngestTokenRecord;
+  readonly account: Account;
+}
+
+/**
+ * One telemetry point of a write (D20, D25), naming its device by id or by IMEI (exactly one of
+ * the two). `time` is whole epoch seconds (parse wire points with `parseTelemetryPoint`, which
+ * floors a fraction).
+ */
+export type DeviceTelemetryPoint = {
+  /** Epoch seconds, whole. */
+  readonly time: EpochSeconds;
+  /** Engine on. */
+  readonly ignition: boolean;
+  /** Speed in km/h, ≥ 0. */
+  readonly speedKmh: number;
+} & ({ readonly deviceId: number; readonly imei?: undefined } | { readonly imei: string; readonly deviceId?: undefined });
+
+/** What a telemetry write did (`ingestion-api.md`). */
+export interface TelemetryWriteResult {
+  /** Points that were new or changed a stored point (D21). */
+  readonly accepted: number;
+  /** Points equal to a stored point (or below it in both fields): nothing changed. */
+  readonly duplicates: number;
+  /** Every device the batch named, by id ascending, with its `lastReportedAt` after the write (D26). */
+  readonly devices: readonly { readonly deviceId: number; readonly lastReportedAt: EpochSeconds | null }[];
+}

@@ -150,7 +150,9 @@ export function _answerAdapterError(error: unknown, request: IncomingMessage | u
 }
 
 function _requestErrorMessage(error: RequestError, request: IncomingMessage | undefined): string {
-  const target = _quoted(request?.url ?? '');
+  const url = request?.url ?? '';
+  const target = _quoted(url);
+  if (!url.startsWith('/') && !/^https?:\/\//i.test(url)) return `The request target ${target} is invalid: send a path that starts with "/"`;
   if (error.message === 'Invalid host header') return `The Host header ${_quoted(request?.headers.host ?? '')} is invalid`;
   if (error.message === 'Missing host header') return 'The Host header is missing';
   if (error.message === 'Backslash in request path') return `The request path ${target} holds a backslash: use "/"`;

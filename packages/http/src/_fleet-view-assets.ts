@@ -68,10 +68,11 @@ export const FLEET_VIEW_SCRIPT = String.raw`
 (() => {
   'use strict';
   const KEY_STORAGE = 'fleet-hours-api-key';
-  const REFRESH_MS = 30000;
   // The API lives beside the page, wherever the app is mounted ("/" alone, "/fleet" in a host app).
   const base = location.pathname.replace(/\/+$/, '');
   const $ = (id) => document.getElementById(id);
+  // How often the vehicles and meters are read again, so open segments are seen counting up.
+  const REFRESH_MS = 1000 * (Number($('fleet').getAttribute('data-refresh-seconds')) || 30);
   const SVG_NS = document.querySelector('svg.chart').namespaceURI;
 
   // --- Small DOM helpers -------------------------------------------------------------------------
@@ -265,16 +266,22 @@ export const FLEET_VIEW_SCRIPT = String.raw`
     not_found: 'This server does not offer this part of the API',
     internal_error: 'The server failed to answer',
   };
-  function describeProblem(topic, error) {
-    if (!(error instanceof ApiProblem)) return topic + ': something went wrong in this page: ' + error.message;
+  function describeProblem(error) {
+    if (!(error instanceof ApiProblem)) return 'Something went wrong in this page: ' + error.message;
     const words = WORDS[error.code] || 'The request failed';
-    return topic + ': ' + words + ' (' + error.status + (error.message ? ': ' + error.message : '') + ')';
+    return words + ' (' + error.status + (error.message ? ': ' + error.message : '') + ')';
   }
   function handleError(topic, error) {
     if (error instanceof Stale) return;
-    setProblem(topic, describeProblem(topic, error));
-    // A key that is refused stays refused: stop asking until a key is entered again.
-    if (error instanceof ApiProblem && (error.status === 401 || error.status === 403)) stopRefresh();
+    const refused = error instanceof ApiProblem && (error.status === 401 || error.status === 403);
+    // A refused key is one problem, however many requests it failed; the rest name their topic.
+    if (refused) setProblem('Key', describeProblem(error));
+    else setProblem(topic, topic + ': ' + describeProblem(error));
+    // A key that is refused stays refused: stop asking, and do not offer it again after a reload.
+    if (refused) {
+      stopRefresh();
+      remember('');
+    }
   }
 
   // --- Vehicles and meters -----------------------------------------------------------------------
@@ -550,17 +557,33 @@ export const FLEET_VIEW_SCRIPT = String.raw`
     }
   }
 
-  function start(key) {
-    apiKey = key;
-    generation += 1;
-    remember(key);
+  /** Empties every view, so that nothing of an earlier key stays on screen. */
+  function clearViews() {
     notices.clear();
     problems.clear();
     setNotice('', '');
     setProblem('', '');
-    $('fleet').hidden = false;
+    devices = [];
+    meters = new Map();
     choiceSignature = '';
     $('vehicle').textContent = '';
+    $('vehicles-body').textContent = '';
+    $('meters-note').textContent = '';
+    drawn.clear();
+    ['fleet-chart', 'vehicle-chart'].forEach((id) => {
+      const figure = $(id);
+      figure.querySelector('svg.chart').textContent = '';
+      figure.querySelector('figcaption').textContent = '';
+      figure.querySelector('table').textContent = '';
+    });
+  }
+
+  function start(key) {
+    apiKey = key;
+    generation += 1;
+    remember(key);
+    clearViews();
+    $('fleet').hidden = false;
     stopRefresh();
     refreshTimer = setInterval(() => {
       if (!document.hidden) refreshVehicles();
@@ -575,15 +598,8 @@ export const FLEET_VIEW_SCRIPT = String.raw`
     remember('');
     stopRefresh();
     $('api-key').value = '';
-    notices.clear();
-    problems.clear();
-    setNotice('', '');
-    setProblem('', '');
+    clearViews();
     $('fleet').hidden = true;
-    choiceSignature = '';
-    $('vehicle').textContent = '';
-    devices = [];
-    meters = new Map();
   }
 
   $('docs-link').setAttribute('href', base + '/docs');

@@ -17,12 +17,15 @@ export interface ApiRoute {
  */
 const DEVICE_ID = ':id{[^/]*}';
 
-/** The four data routes, all GET (and HEAD) only (D17). */
+/** The data routes, all GET (and HEAD) only (D17): the list, the three per device, and the three for the whole fleet (D32). */
 export const API_ROUTES = {
   devices: { honoPath: `${API_BASE}/devices`, policy: ROUTE_POLICIES.devices },
   hours: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours`, policy: ROUTE_POLICIES.hours },
   daily: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours/daily`, policy: ROUTE_POLICIES.daily },
   meter: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/meter`, policy: ROUTE_POLICIES.meter },
+  fleetHours: { honoPath: `${API_BASE}/hours`, policy: ROUTE_POLICIES.fleetHours },
+  fleetDaily: { honoPath: `${API_BASE}/hours/daily`, policy: ROUTE_POLICIES.fleetDaily },
+  fleetMeter: { honoPath: `${API_BASE}/meter`, policy: ROUTE_POLICIES.fleetMeter },
 } as const satisfies Record<string, ApiRoute>;
 
 /** The path of the OpenAPI document. */

@@ -9,13 +9,18 @@ import { createDocsPage, type DocsPage } from './docs-page.js';
 import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './fleet-view-page.js';
 import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
+import { inFlightLimit } from './middleware/in-flight-limit/index.js';
 import { requestId } from './middleware/request-id/index.js';
 import { createOpenApiDocument } from './openapi-document.js';
 import { respondWithError } from './respond-with-error.js';
 import { dailyRoute } from './routes/daily.js';
+import { fleetDailyRoute } from './routes/fleet-daily.js';
+import { fleetHoursRoute } from './routes/fleet-hours.js';
+import { fleetMeterRoute } from './routes/fleet-meter.js';
 import { hoursRoute } from './routes/hours.js';
 import { listDevicesRoute } from './routes/list-devices.js';
 import { meterRoute } from './routes/meter.js';
+import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {
@@ -45,11 +50,33 @@ export interface FleetHoursAppOptions {
    * path outside `/api/v1/*` and `/docs`; the reference server turns it on.
    */
   readonly fleetView?: boolean;
+  /**
+   * Serve the probes `GET /healthz` (the process is up) and `GET /readyz` (the database answers:
+   * 503 `service_unavailable` when not), open and not counted (D30, P27). Default `false`, so that
+   * mounted in a host app the app claims no more paths; the reference server turns them on.
+   */
+  readonly probes?: boolean;
+  /**
+   * Requests served at the same time, at most (D28): beyond it a request is refused at once with
+   * 503 `service_unavailable` and `Retry-After: 1`, instead of queueing without limit; it carries
+   * the route's rate-limit headers with Remaining 0 (P15) and is not counted. Routes that never
+   * reach the database — the reference, the docs page, the fleet view, the probes — are not
+   * bounded. Default {@link DEFAULT_MAX_IN_FLIGHT}; a positive integer.
+   */
+  readonly maxInFlight?: number;
 }
 
 /**
+ * Requests in flight at most by default (D28): enough to keep a pool of 10 database connections
+ * busy with several requests queued behind each, few enough that a request that waits does so for
+ * a bounded number of others — and each of those has a deadline.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
+/**
  * Creates the Fleet Hours API as a Hono app: `GET /api/v1/devices`, `/devices/{id}/hours`,
- * `/devices/{id}/hours/daily` and `/devices/{id}/meter` (HEAD too), the OpenAPI document at
+ * `/devices/{id}/hours/daily` and `/devices/{id}/meter`, the same for the whole fleet a page at a
+ * time at `/hours`, `/hours/daily` and `/meter` (D32) (HEAD too), the OpenAPI document at
  * `/api/v1/openapi.json` and a reference page at `/docs`. Serve it alone ({@link serve}) or mount it
  * in an existing Hono app with `app.route('/', fleetHoursApp)`: it claims only `/api/v1/*` and
  * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers every
@@ -60,7 +87,7 @@ export interface FleetHoursAppOptions {
  *
  * @param options The service, rate-limit counters and limits, clock, logger and client address.
  * @returns The Hono app.
- * @throws {RangeError} When a rate limit is not a positive integer.
+ * @throws {RangeError} When a rate limit or `maxInFlight` is not a positive integer.
  * @example
  * ```ts
  * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
@@ -88,8 +115,12 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const withRequestId = requestId();
   const withAccessLog = accessLog({ logger, now, clientAddress });
   const rateLimitStore = options.rateLimitStore ?? createMemoryRateLimitStore();
+  // One bound for every route that reaches the database (D28); open, uncounted routes never do.
+  const bound = inFlightLimit({ maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT });
+  const reachesStore = (policy: RoutePolicy) => policy.credential !== null || policy.limit !== null;
   // Every route's access rules are its policy (core's ROUTE_POLICIES): one middleware applies them.
-  const guard = (policy: RoutePolicy) => access({ policy, authenticate: fleetHours.authenticate, rateLimitStore, rateLimits: limits, now, clientAddress });
+  const guard = (policy: RoutePolicy) =>
+    access({ policy, authenticate: fleetHours.authenticate, rateLimitStore, rateLimits: limits, now, clientAddress, inFlightLimit: reachesStore(policy) ? bound : undefined });
 
   const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
@@ -97,15 +128,16 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   app.use(DOCS_PATH, withRequestId, withAccessLog);
 
   // The reference needs no key and is not rate limited: it describes the API and serves no data (P14).
-  const documentText = JSON.stringify(createOpenApiDocument({ rateLimits: limits }));
-  let docsPage: Promise<DocsPage> | undefined;
+  // Its server URL is the path the app is mounted at, read from the request: one document per prefix.
+  const referenceFor = _referenceByPrefix(limits);
   const reference = guard(ROUTE_POLICIES.openApi);
-  app.get(OPENAPI_PATH, reference, (c) => c.body(documentText, 200, { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-cache' }));
+  app.get(OPENAPI_PATH, reference, (c) =>
+    c.body(referenceFor(_mountPrefix(c.req.path, OPENAPI_PATH)).documentText, 200, { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-cache' }),
+  );
   app.all(OPENAPI_PATH, reference, _methodNotAllowed);
   const docs = guard(ROUTE_POLICIES.docs);
   app.get(DOCS_PATH, docs, async (c) => {
-    docsPage ??= createDocsPage(documentText);
-    const page = await docsPage;
+    const page = await referenceFor(_mountPrefix(c.req.path, DOCS_PATH)).docsPage();
     return c.body(page.html, 200, {
       'Content-Type': 'text/html; charset=UTF-8',
       'Content-Security-Policy': page.contentSecurityPolicy,
@@ -134,6 +166,18 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     app.all(FLEET_VIEW_PATH, view, _methodNotAllowed);
   }
 
+  if (options.probes === true) {
+    for (const [path, policy, handler] of [
+      [HEALTH_PATH, PROBE_POLICIES.health, healthRoute()],
+      [READY_PATH, PROBE_POLICIES.ready, readyRoute({ fleetHours })],
+    ] as const) {
+      const probe = guard(policy);
+      app.use(path, withRequestId, withAccessLog);
+      app.get(path, probe, handler);
+      app.all(path, probe, _methodNotAllowed);
+    }
+  }
+
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).
   const { devices, hours, daily, meter } = API_ROUTES;
@@ -141,6 +185,11 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   app.get(hours.honoPath, guard(hours.policy), hoursRoute({ fleetHours }));
   app.get(daily.honoPath, guard(daily.policy), dailyRoute({ fleetHours }));
   app.get(meter.honoPath, guard(meter.policy), meterRoute({ fleetHours }));
+  // The whole fleet, a page at a time (D32), each endpoint on its own budget (D33).
+  const { fleetHours: fleetHoursPage, fleetDaily, fleetMeter } = API_ROUTES;
+  app.get(fleetHoursPage.honoPath, guard(fleetHoursPage.policy), fleetHoursRoute({ fleetHours }));
+  app.get(fleetDaily.honoPath, guard(fleetDaily.policy), fleetDailyRoute({ fleetHours }));
+  app.get(fleetMeter.honoPath, guard(fleetMeter.policy), fleetMeterRoute({ fleetHours }));
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
@@ -161,6 +210,37 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   app.notFound((c) => outside.fetch(c.req.raw, c.env));
   // The per-request variables are this app's own business: hosts see a plain Hono app.
   return app as unknown as Hono;
+}
+
+/** The OpenAPI document of one mount prefix, as served, and the reference page built on it. */
+interface _Reference {
+  readonly documentText: string;
+  docsPage(): Promise<DocsPage>;
+}
+
+/**
+ * At most this many mount prefixes keep their reference cached; past that (a host route with a
+ * parameter in its prefix) each request builds its own, so that requests cannot grow the cache.
+ */
+const _MAX_CACHED_PREFIXES = 16;
+
+function _referenceByPrefix(limits: RateLimits): (prefix: string) => _Reference {
+  const cache = new Map<string, _Reference>();
+  return (prefix) => {
+    let reference = cache.get(prefix);
+    if (!reference) {
+      const documentText = JSON.stringify(createOpenApiDocument({ rateLimits: limits, serverUrl: prefix === '' ? '/' : prefix }));
+      let page: Promise<DocsPage> | undefined;
+      reference = { documentText, docsPage: () => (page ??= createDocsPage(documentText)) };
+      if (cache.size < _MAX_CACHED_PREFIXES) cache.set(prefix, reference);
+    }
+    return reference;
+  };
+}
+
+/** The path the app is mounted at, from the request path of one of its routes: `''` when served alone, `/fleet` under `host.route('/fleet', app)`. */
+function _mountPrefix(path: string, route: string): string {
+  return path.endsWith(route) ? path.slice(0, path.length - route.length) : '';
 }
 
 function _notFound(c: Context<FleetHoursEnv>): never {

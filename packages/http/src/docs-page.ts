@@ -181,13 +181,9 @@ const SCRIPT = `
       el('summary', {}, [el('span', { class: 'method' }, ['GET']), el('span', { class: 'path' }, [path]), el('h3', {}, [operation.summary])]),
     ]);
     card.appendChild(rich(operation.description));
-    var others = ['head', 'post', 'put', 'patch', 'delete'].filter(function (method) { return item[method]; });
-    if (others.length) {
-      card.appendChild(el('p', { class: 'muted' }, [
-        (item.head ? 'HEAD answers the same headers without a body. ' : '') +
-        (others.length > 1 ? others.filter(function (method) { return method !== 'head'; }).map(function (method) { return method.toUpperCase(); }).join(', ') + ' answer 405 with an Allow header.' : ''),
-      ]));
-    }
+    // Methods that are not served are no operations: the path item's description says how they are answered (D17).
+    var notes = (item.head ? 'HEAD answers the same headers without a body. ' : '') + (item.description || '');
+    if (notes) card.appendChild(el('p', { class: 'muted' }, [notes]));
     if (parameters.length) {
       card.appendChild(el('table', {}, [
         el('thead', {}, [el('tr', {}, [el('th', {}, ['Parameter']), el('th', {}, ['In']), el('th', {}, ['Description'])])]),

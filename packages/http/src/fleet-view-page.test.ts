@@ -151,17 +151,20 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
   });
 
   /** Opens the page with fetch answered by `answer` (the page's own origin); the first request of a URL may be scripted to fail. */
-  const open = async (answer: (url: URL) => Answer, pagePath = '/') => {
+  const open = async (answer: (url: URL, authorization: string) => Answer | Promise<Response>, pagePath = '/', refreshSeconds = 30) => {
     const { app } = await fleetViewApp();
     const host = pagePath === '/' ? app : new Hono().route(pagePath, app);
-    const html = await (await host.request(pagePath)).text();
+    const served = await (await host.request(pagePath)).text();
+    expect(served).toContain('data-refresh-seconds="30"');
+    const html = served.replace('data-refresh-seconds="30"', `data-refresh-seconds="${refreshSeconds}"`);
     const window = new Window({ url: `http://127.0.0.1:3000${pagePath}`, width: 1024, height: 768, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
     windows.push(window);
     const sent: Exchange[] = [];
     Object.assign(window, {
       fetch: async (url: string, init: RequestInit & { headers: Record<string, string> }) => {
         sent.push({ url, headers: init.headers });
-        const answered = answer(new URL(url, 'http://127.0.0.1:3000'));
+        const answered = answer(new URL(url, 'http://127.0.0.1:3000'), init.headers.Authorization ?? '');
+        if (answered instanceof Promise) return answered;
         if (answered === 'network down') throw new TypeError('Failed to fetch');
         return json(answered.body, answered.status ?? 200, answered.headers ?? {});
       },
@@ -360,15 +363,79 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
   });
 
   it.each([
-    ['revoked_api_key', 401, 'The API key is revoked', 'Vehicles: The key is revoked: ask the account holder for a new one (401: The API key is revoked)'],
-    ['expired_api_key', 401, 'The API key has expired', 'Vehicles: The key has expired: ask the account holder for a new one (401: The API key has expired)'],
-    ['unknown_api_key', 401, 'Unknown API key', 'Vehicles: The server does not know this key: check that it was copied whole (401: Unknown API key)'],
-    ['plan_without_api_access', 403, 'No API access on plan "starter"', 'Vehicles: This account\'s plan does not include API access (403: No API access on plan "starter")'],
+    ['revoked_api_key', 401, 'The API key is revoked', 'The key is revoked: ask the account holder for a new one (401: The API key is revoked)'],
+    ['expired_api_key', 401, 'The API key has expired', 'The key has expired: ask the account holder for a new one (401: The API key has expired)'],
+    ['unknown_api_key', 401, 'Unknown API key', 'The server does not know this key: check that it was copied whole (401: Unknown API key)'],
+    ['plan_without_api_access', 403, 'No API access on plan "starter"', 'This account\'s plan does not include API access (403: No API access on plan "starter")'],
   ])('says in words what a %s answer means, and stops asking', async (code, status, message, words) => {
     const page = await open(() => ({ status, body: { error: { status, code, message } } }));
     page.enterKey(KEY);
-    await page.until('the problem', () => page.text('#problem').includes('Vehicles:'));
-    expect(page.text('#problem')).toContain(words);
+    await page.until('the problem', () => page.text('#problem') !== '');
+    // One problem, said once, although every request of the page was refused.
+    expect(page.text('#problem')).toBe(words);
+  });
+
+  it('shows what the app\'s own endpoints answer: vehicles, meters, fleet days and a 25-hour day (D32, D8)', async () => {
+    const { app, keys, devices } = await fleetViewApp();
+    const ask = async <T>(path: string) => (await (await app.request(path, { headers: { Authorization: `Bearer ${keys.acme.key}` } })).json()) as T;
+    const page = await open((url) => Promise.resolve(app.request(url.pathname + url.search, { headers: { Authorization: `Bearer ${keys.acme.key}` } })));
+    page.enterKey(keys.acme.key);
+    page.setWindow('2026-10-31', '2026-11-02');
+    await page.until('the meters', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
+    // The fixture's clock stands still, so the page and the API agree to the second.
+    const meters = (await ask<{ data: { device_id: number; engine_seconds: number; moving_seconds: number; idle_seconds: number }[] }>('/api/v1/meter')).data;
+    const shown = [...page.document.querySelectorAll('#vehicles-body tr')].map((row) => [
+      Number(row.getAttribute('data-device-id')),
+      ...['engine', 'moving', 'idle'].map((kind) => Number(row.querySelector(`.meter-${kind}`)!.getAttribute('data-seconds'))),
+    ]);
+    expect(shown).toEqual(meters.map((meter) => [meter.device_id, meter.engine_seconds, meter.moving_seconds, meter.idle_seconds]));
+    expect(shown.map(([id]) => id)).toEqual([devices.newYork.id, devices.kathmandu.id, devices.idle.id]);
+
+    await page.until('the fleet bars', () => page.bars('fleet-chart').length === 3);
+    const dailies = (await ask<{ data: { data: { date: string; moving_seconds: number; idle_seconds: number }[] }[] }>('/api/v1/hours/daily?from=2026-10-31&to=2026-11-02')).data;
+    expect(page.bars('fleet-chart')).toEqual(['2026-10-31', '2026-11-01', '2026-11-02'].map((date) => ({
+      date,
+      moving: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.moving_seconds, 0),
+      idle: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.idle_seconds, 0),
+      daySeconds: null,
+      marker: null,
+    })));
+    // Truck NY worked the whole of Sunday 1 November 2026, 25 hours (EDT → EST): the bar reaches the marked day length.
+    await page.until('the vehicle bars', () => page.bars('vehicle-chart').length === 3);
+    expect(page.bars('vehicle-chart')).toEqual([
+      { date: '2026-10-31', moving: 86_400 - 3600, idle: 3600, daySeconds: 86_400, marker: null },
+      { date: '2026-11-01', moving: 90_000 - 3600, idle: 3600, daySeconds: 90_000, marker: '25 h' },
+      { date: '2026-11-02', moving: 86_400 - 3600, idle: 3600, daySeconds: 86_400, marker: null },
+    ]);
+  });
+
+  it('reads the meters again periodically, so a running engine is seen counting up', async () => {
+    let reads = 0;
+    const page = await open((url) => {
+      if (url.pathname !== '/api/v1/meter') return scripted(url);
+      reads += 1;
+      return { body: { data: [meter(3, 'America/New_York', 3600 + reads * 60, 0)], next_cursor: null } };
+    }, '/', 1);
+    page.enterKey(KEY);
+    await page.until('the first meter', () => page.text('#vehicles-body tr[data-device-id="3"] .meter-engine') === '1:01');
+    await page.until('a later meter', () => page.text('#vehicles-body tr[data-device-id="3"] .meter-engine') === '1:02');
+    expect(page.text('#meters-note')).toContain('refreshed every 1 s');
+  });
+
+  it('shows nothing of an earlier key once another is entered, and forgets a refused key', async () => {
+    const page = await open((url, authorization) =>
+      authorization === `Bearer ${KEY}` ? scripted(url) : { status: 401, body: { error: { status: 401, code: 'revoked_api_key', message: 'The API key is revoked' } } },
+    );
+    page.enterKey(KEY);
+    await page.until('the vehicles', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3 && page.bars('vehicle-chart').length > 0);
+    page.enterKey('fh_revokedrevokedrevokedrevokedrevokedrevoked');
+    await page.until('the problem', () => page.text('#problem') !== '');
+    expect(page.text('#problem')).toContain('The key is revoked');
+    expect(page.document.querySelectorAll('#vehicles-body tr')).toHaveLength(0);
+    expect(page.bars('fleet-chart')).toEqual([]);
+    expect(page.bars('vehicle-chart')).toEqual([]);
+    // A refused key is not kept for the next visit.
+    expect(page.window.sessionStorage.getItem('fleet-hours-api-key')).toBeNull();
   });
 
   it('calls the API under the prefix it is mounted at', async () => {

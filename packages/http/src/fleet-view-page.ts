@@ -49,7 +49,7 @@ const _HTML = `<!doctype html>
 <div id="status" role="status" aria-live="polite"></div>
 <div id="problem" role="alert"></div>
 </header>
-<main id="fleet" hidden>
+<main id="fleet" hidden data-refresh-seconds="30">
 <section aria-labelledby="vehicles-title">
 <h2 id="vehicles-title">Vehicles</h2>
 <p class="muted" id="meters-note"></p>
@@ -104,7 +104,8 @@ const _HTML = `<!doctype html>
  * ```ts
  * import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
  * import { createFleetHoursApp } from '@fleet-hours/http';
- * const app = createFleetHoursApp({ fleetHours: createFleetHours({ store: createMemoryStore(), now: Date.now }), fleetView: true });
+ * const fleetHours = createFleetHours({ store: createMemoryStore(), now: Date.now });
+ * const app = createFleetHoursApp({ fleetHours, fleetView: true, logger: () => {} });
  * const page = await app.request('/'); // the fleet view, with its Content-Security-Policy header
  * ```
  */

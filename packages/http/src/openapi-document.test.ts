@@ -1,7 +1,9 @@
 import { ERROR_TABLE, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
+import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFixture, type Fixture } from './_fixture.js';
 import { createOpenApiDocument, openApiDocument } from './openapi-document.js';
@@ -10,7 +12,8 @@ type Schema = Record<string, unknown>;
 type HeaderSpec = { required?: boolean; schema: Schema };
 type ResponseSpec = { description: string; headers?: Record<string, HeaderSpec>; content?: Record<string, { schema: Schema }> };
 type OperationSpec = { responses: Record<string, ResponseSpec>; security?: unknown[] };
-type ResolvedDocument = { paths: Record<string, Record<string, OperationSpec>>; components: { schemas: Record<string, Schema> } };
+type PathItemSpec = { get?: OperationSpec; head?: OperationSpec; 'x-method-not-allowed': ResponseSpec } & Record<string, unknown>;
+type ResolvedDocument = { paths: Record<string, PathItemSpec>; components: { schemas: Record<string, Schema> }; 'x-not-found': ResponseSpec };
 
 const addFormats = ((ajvFormats as unknown as { default?: unknown }).default ?? ajvFormats) as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
@@ -24,8 +27,18 @@ const validatorFor = (schema: Schema): ValidateFunction => {
   return validate;
 };
 
-const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
-const DATA_PATHS = ['/api/v1/devices', '/api/v1/devices/{id}/hours', '/api/v1/devices/{id}/hours/daily', '/api/v1/devices/{id}/meter'];
+const SERVED_METHODS = ['get', 'head'] as const;
+const METHODS = [...SERVED_METHODS, 'post', 'put', 'patch', 'delete'] as const;
+const DATA_PATHS = [
+  '/api/v1/devices',
+  '/api/v1/devices/{id}/hours',
+  '/api/v1/devices/{id}/hours/daily',
+  '/api/v1/devices/{id}/meter',
+  // The fleet endpoints (D32).
+  '/api/v1/hours',
+  '/api/v1/hours/daily',
+  '/api/v1/meter',
+];
 /** Every code the read API answers: D16's, in its order, and P22's. */
 const READ_API_CODES = [
   'missing_api_key',
@@ -54,15 +67,31 @@ beforeAll(async () => {
 });
 
 /**
+ * The documented responses of a method on a path, by status: the operation's for GET and HEAD;
+ * for any other method, which is no operation, the 405 the path item points at (D17).
+ */
+function documentedResponses(path: string, method: string): Record<string, ResponseSpec> {
+  const item = resolved.paths[path];
+  expect(item, `${path} documented`).toBeDefined();
+  if (method === 'get' || method === 'head') {
+    expect(item![method], `${method.toUpperCase()} ${path} documented`).toBeDefined();
+    return item![method]!.responses;
+  }
+  expect(item![method], `${method.toUpperCase()} ${path} is no operation`).toBeUndefined();
+  return { '405': item!['x-method-not-allowed'] };
+}
+
+/**
  * Checks a live response against the document: the status is documented for the operation, every
  * required header is present and matches its schema, and the body matches the response schema.
  * Returns the error code of the body, if any.
  */
 async function expectDocumented(response: Response, path: string, method: string): Promise<string | undefined> {
   const where = `${method.toUpperCase()} ${path} → ${response.status}`;
-  const operation = resolved.paths[path]?.[method];
-  expect(operation, `${where}: operation documented`).toBeDefined();
-  const spec = operation!.responses[String(response.status)];
+  return expectMatches(response, documentedResponses(path, method)[String(response.status)], where, method);
+}
+
+async function expectMatches(response: Response, spec: ResponseSpec | undefined, where: string, method: string): Promise<string | undefined> {
   expect(spec, `${where}: status documented`).toBeDefined();
 
   for (const [name, header] of Object.entries(spec!.headers ?? {})) {
@@ -125,7 +154,61 @@ describe('openApiDocument', () => {
 
   it('documents every route the app serves, and only those', () => {
     expect(Object.keys(openApiDocument.paths).sort()).toEqual([...DATA_PATHS, '/api/v1/openapi.json', '/docs'].sort());
-    for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => field !== 'parameters').sort()).toEqual([...METHODS].sort());
+    for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...SERVED_METHODS]);
+  });
+
+  it('describes the 405 of other methods once, never as operations (D17)', () => {
+    const operations = Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((field) => METHODS.some((method) => method === field))
+        .map((method) => `${method} ${path}`),
+    );
+    expect(operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head '))).toEqual([]);
+    for (const item of Object.values(openApiDocument.paths)) expect(item['x-method-not-allowed']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
+    expect(openApiDocument['x-not-found']).toEqual({ $ref: '#/components/responses/NotFound' });
+    const operationResponses = Object.values(openApiDocument.paths).flatMap((item) => Object.values(item).flatMap((field) => Object.keys((field as { responses?: object }).responses ?? {})));
+    expect(operationResponses).not.toContain('405');
+  });
+
+  it('gives every operation a unique operationId', () => {
+    const ids = Object.values(openApiDocument.paths).flatMap((item) =>
+      METHODS.flatMap((method) => (item[method] ? [(item[method] as { operationId?: string }).operationId] : [])),
+    );
+    expect(ids).not.toContain(undefined);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(
+      expect.arrayContaining(['listDevices', 'getDeviceHours', 'getDeviceDailyHours', 'getDeviceMeter', 'getFleetHours', 'getFleetDailyHours', 'getFleetMeter', 'getOpenApiDocument', 'getDocsPage']),
+    );
+  });
+
+  it('states the license of the project, MIT like the LICENSE file', async () => {
+    const license = await readFile(new URL('../../../LICENSE', import.meta.url), 'utf8');
+    expect(license.split('\n')[0]).toBe('MIT License');
+    expect(openApiDocument.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+  });
+
+  describe('names the path the app is mounted at as its server', () => {
+    it('`/` when the app is served alone', async () => {
+      const { request } = await createFixture();
+      expect(((await (await request('/api/v1/openapi.json')).json()) as typeof openApiDocument).servers).toEqual([{ url: '/', description: expect.any(String) }]);
+      expect(openApiDocument.servers[0].url).toBe('/');
+    });
+
+    it('the prefix, under each prefix it is mounted at, in the document and the reference page', async () => {
+      const { app, keys } = await createFixture();
+      const host = new Hono().route('/fleet', app).route('/depots/north', app);
+      for (const prefix of ['/fleet', '/depots/north']) {
+        const served = (await (await host.request(`${prefix}/api/v1/openapi.json`)).json()) as typeof openApiDocument;
+        expect(served).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ serverUrl: prefix }))));
+        expect(served.servers[0].url).toBe(prefix);
+        // The server URL and a path of the document make the URL the app answers at.
+        const devices = await host.request(`${served.servers[0].url}${DATA_PATHS[0]}`, { headers: { Authorization: `Bearer ${keys.acme.key}` } });
+        expect(devices.status).toBe(200);
+        const page = await (await host.request(`${prefix}/docs`)).text();
+        expect(page).toContain(`"servers":[{"url":${JSON.stringify(prefix)}`);
+      }
+      expect(((await (await host.request('/fleet/api/v1/openapi.json')).json()) as typeof openApiDocument).servers[0].url).toBe('/fleet');
+    });
   });
 
   it('lists exactly the error codes the read API answers (D16, P22), with their statuses from the error table', () => {
@@ -148,8 +231,10 @@ describe('openApiDocument', () => {
     const codes = new Set<string>();
 
     beforeAll(async () => {
-      base = await createFixture({ rateLimits: { devices: 10_000, hours: 10_000, daily: 10_000, meter: 10_000, unauthenticated: 10_000 } });
-      limited = await createFixture({ rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1 } });
+      base = await createFixture({
+        rateLimits: { devices: 10_000, hours: 10_000, daily: 10_000, meter: 10_000, fleetHours: 10_000, fleetDaily: 10_000, fleetMeter: 10_000, unauthenticated: 10_000 },
+      });
+      limited = await createFixture({ rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1 } });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
       unavailable = await brokenFixture(() => new StorageUnavailableError());
     });
@@ -159,7 +244,7 @@ describe('openApiDocument', () => {
     for (const path of DATA_PATHS) {
       for (const method of METHODS) {
         it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
-          const statuses = Object.keys(resolved.paths[path]![method]!.responses);
+          const statuses = Object.keys(documentedResponses(path, method));
           for (const status of statuses) {
             const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
               fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, { method: method.toUpperCase() });
@@ -170,7 +255,8 @@ describe('openApiDocument', () => {
                 response = await send(base, base.keys.acme.key);
                 break;
               case '400':
-                response = await send(base, base.keys.acme.key, '?from=2026-02-30');
+                // An impossible date (D7), or on the fleet endpoints a page size out of range (D32).
+                response = await send(base, base.keys.acme.key, path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0');
                 break;
               case '401':
                 response = await send(base, null);
@@ -208,15 +294,25 @@ describe('openApiDocument', () => {
         const code = await expectDocumented(await base.request('/api/v1/devices', key), '/api/v1/devices', 'get');
         codes.add(code!);
       }
-      const unknownRoute = await base.request('/api/v1/nothing-here', base.keys.acme.key);
-      expect(unknownRoute.status).toBe(404);
-      const body = (await unknownRoute.json()) as { error: { code: string } };
-      expect(validatorFor(resolved.components.schemas.Error!)(body)).toBe(true);
-      codes.add(body.error.code);
+      for (const path of ['/api/v1/nothing-here', '/api/v2/devices']) {
+        const unknownRoute = await base.request(path, base.keys.acme.key);
+        expect(unknownRoute.status).toBe(404);
+        codes.add((await expectMatches(unknownRoute, resolved['x-not-found'], `GET ${path} → 404`, 'get'))!);
+      }
 
       await expectDocumented(await base.request('/docs'), '/docs', 'get');
-      await expectDocumented(await base.request('/docs', null, { method: 'DELETE' }), '/docs', 'get');
-      await expectDocumented(await base.request('/api/v1/openapi.json', null, { method: 'PUT' }), '/api/v1/openapi.json', 'get');
+      // The reference paths are not counted (P14): their 405 has no rate-limit headers, unlike a data path's.
+      for (const [path, method] of [
+        ['/docs', 'delete'],
+        ['/api/v1/openapi.json', 'put'],
+      ] as const) {
+        const response = await base.request(path, null, { method: method.toUpperCase() });
+        expect(response.headers.get('X-RateLimit-Limit')).toBeNull();
+        await expectDocumented(response, path, method);
+      }
+      const counted = await base.request('/api/v1/devices', base.keys.acme.key, { method: 'POST' });
+      expect(counted.headers.get('X-RateLimit-Limit')).not.toBeNull();
+      await expectDocumented(counted, '/api/v1/devices', 'post');
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {

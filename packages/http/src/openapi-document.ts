@@ -1,11 +1,17 @@
-import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, type ErrorCode, type RateLimits } from '@fleet-hours/core';
+import { ERROR_CODES, ERROR_TABLE, FLEET_PAGE_SIZES, resolveRateLimits, type ErrorCode, type FleetEndpoint, type RateLimits } from '@fleet-hours/core';
 import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import { MAX_DEVICE_ID } from './parse-device-id.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
   readonly openapi: '3.1.0';
-  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly info: {
+    readonly title: string;
+    readonly version: string;
+    readonly description: string;
+    readonly license: { readonly name: string; readonly identifier: string };
+  };
+  readonly servers: readonly [{ readonly url: string; readonly description: string }];
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly [field: string]: unknown;
@@ -50,17 +56,38 @@ function errorSchema(codes: readonly ErrorCode[]): Json {
   };
 }
 
+/**
+ * The rate-limit headers of a response that is counted on some paths and not on others: the 405
+ * of a data path is counted (D11, P12), the 405 of the reference paths is not (P14).
+ */
+const SOMETIMES_RATE_LIMITED_HEADERS: Json = {
+  'X-RateLimit-Limit': {
+    description: 'As on every counted response (D14); absent on the reference paths, which are not counted (P14).',
+    required: false,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'As on every counted response (D14); absent on the reference paths, which are not counted (P14).',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-Request-Id': ref('headers', 'X-Request-Id'),
+};
+
 /** An error response of the document: its description, its codes (of one status) and its headers besides the rate-limit ones. */
 interface ErrorResponse {
   readonly description: string;
   readonly codes: readonly ErrorCode[];
   readonly headers?: Json;
+  /** Whether the rate-limit headers are on every such response (the default) or only on counted paths. */
+  readonly rateLimitHeaders?: 'always' | 'on counted paths';
 }
 
 function errorResponse(response: ErrorResponse): Json {
+  const rateLimitHeaders = response.rateLimitHeaders === 'on counted paths' ? SOMETIMES_RATE_LIMITED_HEADERS : RATE_LIMIT_HEADERS;
   return {
     description: response.description,
-    headers: { ...RATE_LIMIT_HEADERS, ...response.headers },
+    headers: { ...rateLimitHeaders, ...response.headers },
     content: { 'application/json': { schema: errorSchema(response.codes) } },
   };
 }
@@ -71,7 +98,8 @@ function errorResponse(response: ErrorResponse): Json {
  */
 const ERROR_RESPONSES = {
   BadRequest: {
-    description: 'A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7). The message names the parameter.',
+    description:
+      'A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7); on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor` (D32). The message names the parameter.',
     codes: ['invalid_parameter'],
   },
   Unauthorized: {
@@ -86,11 +114,19 @@ const ERROR_RESPONSES = {
       'No such device on this account — also a device of another account, and an id that is not a positive integer or is empty: the same body, byte for byte (D11, P9, P24).',
     codes: ['device_not_found'],
   },
+  // Not the answer of an operation: the document points at it from `x-not-found` (see OTHER_METHODS).
   NotFound: {
     description: 'No such endpoint: any other path, under /api/v1 once the key is accepted (P12), and outside it when the app is served alone (D31, P23).',
     codes: ['not_found'],
   },
-  MethodNotAllowed: { description: 'Only GET and HEAD are served under /api/v1 (D17).', codes: ['method_not_allowed'], headers: { Allow: ref('headers', 'Allow') } },
+  // Not the answer of an operation: each path points at it from `x-method-not-allowed` (see OTHER_METHODS).
+  MethodNotAllowed: {
+    description:
+      'Any method but GET and HEAD, on every path of this document (D17). On the data paths the key is checked and the request counted first, so it can also be refused with 401, 403 or 429 (D11, P12); the reference paths need no key and are not counted (P14).',
+    codes: ['method_not_allowed'],
+    headers: { Allow: ref('headers', 'Allow') },
+    rateLimitHeaders: 'on counted paths',
+  },
   TooManyRequests: {
     description:
       'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget (D13, D14).',
@@ -115,6 +151,18 @@ const COMMON_REFUSALS: Json = {
   '503': ref('responses', 'ServiceUnavailable'),
 };
 
+/**
+ * The fields every path item carries for the methods it does not serve: a 405 is no operation of
+ * the path (a generated client must not offer `POST /api/v1/devices`), so it is described once, as
+ * the reusable response `MethodNotAllowed`, which the extension `x-method-not-allowed` points at
+ * (D17). Likewise `x-not-found` at the top of the document points at `NotFound`, the answer of a
+ * path that is not served (P12, D31).
+ */
+const OTHER_METHODS: Json = {
+  description: 'Only GET and HEAD are served: other methods answer 405 with an Allow header (D17).',
+  'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
+};
+
 interface DataOperation {
   readonly operationId: string;
   readonly summary: string;
@@ -124,28 +172,57 @@ interface DataOperation {
   readonly schema: string;
   readonly withWindow: boolean;
   readonly withDevice: boolean;
+  /** A fleet endpoint (D32): paged by `limit` and `cursor`, counted on its own fleet budget (D33). */
+  readonly fleet?: FleetEndpoint;
+}
+
+/** The schema of a page of a fleet endpoint (D32): `data`, elements of the single-device schema, and `next_cursor`; with an example. */
+function fleetPage(element: string, description: string, example: Json): Json {
+  return {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: ref('schemas', element), description },
+      next_cursor: {
+        type: ['string', 'null'],
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'Pass it as `cursor` to get the next page; null on the last page (D32).',
+      },
+    },
+    examples: [example],
+  };
+}
+
+/** The `limit` parameter of a fleet endpoint: its default and maximum differ by endpoint (D32). */
+function limitParameter(endpoint: FleetEndpoint): Json {
+  const { default: byDefault, max } = FLEET_PAGE_SIZES[endpoint];
+  return {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Devices per page: a whole number from 1 to ${max}, default ${byDefault} (D32). Anything else, or a repeated limit: 400.`,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: byDefault },
+  };
 }
 
 function dataPath(operation: DataOperation): Json {
-  const limitNote = `Rate limit: ${operation.limit} requests per minute per key (D13).`;
+  const limitNote = `Rate limit: ${operation.limit} requests per minute per key (${operation.fleet ? 'D33' : 'D13'}).`;
   const responses = (withBody: boolean): Json => ({
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
       ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
     },
-    ...(operation.withWindow ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(operation.withWindow || operation.fleet ? { '400': ref('responses', 'BadRequest') } : {}),
     ...(operation.withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
     ...COMMON_REFUSALS,
   });
-  const parameters = operation.withWindow ? [ref('parameters', 'From'), ref('parameters', 'To')] : [];
-  const notAllowed = (method: string): Json => ({
-    summary: `${method.toUpperCase()} is not served (405)`,
-    description: `Only GET and HEAD are served under /api/v1 (D17). The key is checked and the request counted first (D11).`,
-    tags: [operation.tag],
-    responses: { '405': ref('responses', 'MethodNotAllowed'), ...COMMON_REFUSALS },
-  });
+  const parameters = [
+    ...(operation.withWindow ? [ref('parameters', 'From'), ref('parameters', 'To')] : []),
+    ...(operation.fleet ? [limitParameter(operation.fleet), ref('parameters', 'Cursor')] : []),
+  ];
   return {
+    ...OTHER_METHODS,
     ...(operation.withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
     get: {
       operationId: operation.operationId,
@@ -163,30 +240,39 @@ function dataPath(operation: DataOperation): Json {
       ...(parameters.length > 0 ? { parameters } : {}),
       responses: responses(false),
     },
-    post: notAllowed('post'),
-    put: notAllowed('put'),
-    patch: notAllowed('patch'),
-    delete: notAllowed('delete'),
   };
 }
 
+/** Options of {@link createOpenApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /** The limits the server applies; unset fields keep the defaults. */
+  readonly rateLimits?: Partial<RateLimits>;
+  /**
+   * The URL of the server in `servers`: the path the app is mounted at, e.g. `/fleet` when the
+   * document is served at `/fleet/api/v1/openapi.json`. Relative to where the document is served.
+   * Default `/`.
+   */
+  readonly serverUrl?: string;
+}
+
 /**
- * Builds the OpenAPI 3.1 document of the API for a set of rate limits: the app serves the one
- * for its own limits, so the document never disagrees with the server.
+ * Builds the OpenAPI 3.1 document of the API for a set of rate limits and a mount path: the app
+ * serves the one for its own limits and prefix, so the document never disagrees with the server.
  *
- * @param options `rateLimits`: the limits the server applies; unset fields keep the defaults.
+ * @param options The rate limits and the server URL.
  * @returns The document, deeply frozen.
  * @example
  * ```ts
  * import { createOpenApiDocument } from '@fleet-hours/http';
- * const document = createOpenApiDocument({ rateLimits: { hours: 60 } });
+ * const document = createOpenApiDocument({ rateLimits: { hours: 60 }, serverUrl: '/fleet' });
+ * document.servers[0].url; // '/fleet'
  * ```
  */
-export function createOpenApiDocument(options: { readonly rateLimits?: Partial<RateLimits> } = {}): OpenApiDocument {
-  return _deepFreeze(_build(resolveRateLimits(options.rateLimits)));
+export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  return _deepFreeze(_build(resolveRateLimits(options.rateLimits), options.serverUrl ?? '/'));
 }
 
-function _build(limits: RateLimits): OpenApiDocument {
+function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
   return {
     openapi: '3.1.0',
     info: {
@@ -201,13 +287,19 @@ function _build(limits: RateLimits): OpenApiDocument {
         `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\` (D13, D14).`,
         '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }` (D16).',
         '- This document and the reference page at /docs need no key and are not rate limited.',
+        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily and /api/v1/meter answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null (D32). Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter} (D33).`,
+        '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header (D17), any other path 404 `not_found` (P12); they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
       ].join('\n'),
+      // The project's license (the LICENSE file at the repository root).
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/', description: 'The server that serves this document' }],
+    servers: [{ url: serverUrl, description: 'The server that serves this document' }],
     security: [{ bearerAuth: [] }],
+    'x-not-found': ref('responses', 'NotFound'),
     tags: [
       { name: 'Devices', description: 'The vehicles of the account.' },
       { name: 'Hours', description: 'Engine, moving and idle time.' },
+      { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time (D32).' },
       { name: 'Reference', description: 'This document and the reference page.' },
     ],
     paths: {
@@ -222,7 +314,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withDevice: false,
       }),
       [API_ROUTES.hours.policy.template]: dataPath({
-        operationId: 'getHours',
+        operationId: 'getDeviceHours',
         summary: 'Engine, moving and idle seconds over a window',
         description: 'Totals over the window `[from, to]` in local days of the vehicle (D4–D7). The window actually applied is returned in `from` and `to`.',
         tag: 'Hours',
@@ -232,7 +324,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withDevice: true,
       }),
       [API_ROUTES.daily.policy.template]: dataPath({
-        operationId: 'getDailyHours',
+        operationId: 'getDeviceDailyHours',
         summary: 'Engine, moving and idle seconds per local day',
         description:
           "One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it (D8). Accepts the same `from` and `to` as /hours, with the same defaults.",
@@ -243,7 +335,7 @@ function _build(limits: RateLimits): OpenApiDocument {
         withDevice: true,
       }),
       [API_ROUTES.meter.policy.template]: dataPath({
-        operationId: 'getMeter',
+        operationId: 'getDeviceMeter',
         summary: 'The running total since the tracker started reporting',
         description: 'The sum of every segment of the device from its first report up to now (D3). A replaced tracker is a new device with its own meter from 0.',
         tag: 'Hours',
@@ -252,7 +344,46 @@ function _build(limits: RateLimits): OpenApiDocument {
         withWindow: false,
         withDevice: true,
       }),
+      // The fleet paths (D32, D34): like every path item they carry OTHER_METHODS (a 405 is described
+      // once, never as an operation; test/openapi-client.test.ts calls them all).
+      [API_ROUTES.fleetHours.policy.template]: dataPath({
+        operationId: 'getFleetHours',
+        summary: 'Engine, moving and idle seconds over a window, for every vehicle',
+        description:
+          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32). `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks (D4–D7). A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account (P26). Pass `next_cursor` back as `cursor` for the next page; it is null on the last (P27).",
+        tag: 'Fleet',
+        limit: limits.fleetHours,
+        schema: 'FleetHoursPage',
+        withWindow: true,
+        withDevice: false,
+        fleet: 'hours',
+      }),
+      [API_ROUTES.fleetDaily.policy.template]: dataPath({
+        operationId: 'getFleetDailyHours',
+        summary: 'Engine, moving and idle seconds per local day, for every vehicle',
+        description:
+          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32), one entry per local date of the vehicle's own zone (D8). A vehicle whose today is before `from` (no `to`) has an empty window with no entries (P26). Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
+        tag: 'Fleet',
+        limit: limits.fleetDaily,
+        schema: 'FleetDailyHoursPage',
+        withWindow: true,
+        withDevice: false,
+        fleet: 'daily',
+      }),
+      [API_ROUTES.fleetMeter.policy.template]: dataPath({
+        operationId: 'getFleetMeter',
+        summary: 'The running totals of every vehicle',
+        description:
+          '`/devices/{id}/meter` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D3, D32).',
+        tag: 'Fleet',
+        limit: limits.fleetMeter,
+        schema: 'FleetMeterPage',
+        withWindow: false,
+        withDevice: false,
+        fleet: 'meter',
+      }),
       [OPENAPI_PATH]: {
+        ...OTHER_METHODS,
         get: {
           operationId: 'getOpenApiDocument',
           summary: 'This OpenAPI document',
@@ -273,11 +404,11 @@ function _build(limits: RateLimits): OpenApiDocument {
                 },
               },
             },
-            '405': ref('responses', 'MethodNotAllowedReference'),
           },
         },
       },
       [DOCS_PATH]: {
+        ...OTHER_METHODS,
         get: {
           operationId: 'getDocsPage',
           summary: 'Interactive reference page',
@@ -290,7 +421,6 @@ function _build(limits: RateLimits): OpenApiDocument {
               headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
               content: { 'text/html': { schema: { type: 'string' } } },
             },
-            '405': ref('responses', 'MethodNotAllowedReference'),
           },
         },
       },
@@ -305,6 +435,14 @@ function _build(limits: RateLimits): OpenApiDocument {
         },
       },
       parameters: {
+        Cursor: {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description:
+            'Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400 (D32, P27). Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+        },
         DeviceId: {
           name: 'id',
           in: 'path',
@@ -429,6 +567,45 @@ function _build(limits: RateLimits): OpenApiDocument {
             ...durations,
           },
         },
+        FleetHoursPage: fleetPage('HoursTotal', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours` (D32).', {
+          data: [
+            { device_id: 11, from: '2026-03-01T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00', timezone: 'America/New_York', engine_seconds: 93_600, moving_seconds: 79_200, idle_seconds: 14_400 },
+            { device_id: 12, from: '2026-03-01T00:00:00+01:00', to: '2026-03-08T23:59:59+01:00', timezone: 'Europe/Berlin', engine_seconds: 51_300, moving_seconds: 40_500, idle_seconds: 10_800 },
+          ],
+          next_cursor: 'WzEsImhvdXJzIiwxLDEyLCIxa3B6Ymd2Il0',
+        }),
+        FleetDailyHoursPage: fleetPage('DailyHours', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours/daily` (D32).', {
+          data: [
+            {
+              device_id: 11,
+              timezone: 'America/New_York',
+              from: '2026-03-07T00:00:00-05:00',
+              to: '2026-03-08T23:59:59-04:00',
+              data: [
+                { date: '2026-03-07', engine_seconds: 28_800, moving_seconds: 25_200, idle_seconds: 3_600 },
+                { date: '2026-03-08', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+              ],
+            },
+            {
+              device_id: 12,
+              timezone: 'Europe/Berlin',
+              from: '2026-03-07T00:00:00+01:00',
+              to: '2026-03-08T23:59:59+01:00',
+              data: [
+                { date: '2026-03-07', engine_seconds: 9_000, moving_seconds: 7_200, idle_seconds: 1_800 },
+                { date: '2026-03-08', engine_seconds: 3_600, moving_seconds: 3_600, idle_seconds: 0 },
+              ],
+            },
+          ],
+          next_cursor: 'WzEsImRhaWx5IiwxLDEyLCJiZHA1ZzkiXQ',
+        }),
+        FleetMeterPage: fleetPage('Meter', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/meter` (D32).', {
+          data: [
+            { device_id: 11, timezone: 'America/New_York', since: '2025-06-02T07:12:40-04:00', as_of: '2026-03-08T17:45:12-04:00', engine_seconds: 2_764_800, moving_seconds: 2_246_400, idle_seconds: 518_400 },
+            { device_id: 12, timezone: 'Europe/Berlin', since: null, as_of: '2026-03-08T22:45:12+01:00', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+          ],
+          next_cursor: null,
+        }),
         Error: {
           type: 'object',
           required: ['error'],
@@ -445,14 +622,7 @@ function _build(limits: RateLimits): OpenApiDocument {
           },
         },
       },
-      responses: {
-        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),
-        MethodNotAllowedReference: {
-          description: 'Only GET and HEAD are served (D17).',
-          headers: { Allow: ref('headers', 'Allow'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
-          content: { 'application/json': { schema: errorSchema(['method_not_allowed']) } },
-        },
-      },
+      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),
     },
   };
 }

@@ -111,6 +111,8 @@ describe('respondWithError(): one error body for everything (D16)', () => {
       expect(await down.json()).toEqual({ error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' } });
       // Not counted (the key could not be checked), so nothing is promised (D14).
       expect([down.headers.get('X-RateLimit-Limit'), down.headers.get('X-RateLimit-Remaining')]).toEqual(['30', '0']);
+      // D28: every 503 says when to retry.
+      expect(down.headers.get('Retry-After')).toBe('5');
       expect(logs.at(-1)).toMatchObject({ status: 503, error_code: 'service_unavailable', error: { name: 'StorageUnavailableError', message: 'connect ECONNREFUSED 127.0.0.1:5432' } });
 
       control.fail(null);

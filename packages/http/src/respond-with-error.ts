@@ -15,7 +15,8 @@ import { jsonResponse } from './json-response.js';
  * message quotes the request id so that operators can find the log line (P16).
  *
  * The rate-limit headers (D14, P15) were set on the context by the access middleware; the response
- * carries them like every other header set so far.
+ * carries them like every other header set so far. Every 503 carries `Retry-After` (D28): the
+ * error's own (the in-flight bound asks for 1 s), else {@link UNAVAILABLE_RETRY_AFTER_SECONDS}.
  */
 export function respondWithError(c: Context<FleetHoursEnv>, error: unknown): Response {
   const answer = errorAnswer(error);
@@ -24,5 +25,12 @@ export function respondWithError(c: Context<FleetHoursEnv>, error: unknown): Res
   const requestId = c.get('requestId');
   const message = answer.code === 'internal_error' ? `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged` : answer.message;
   const body: ErrorBody = { error: { status: answer.status, code: answer.code, message } };
-  return jsonResponse(c, body, answer.status as ContentfulStatusCode, answer.headers);
+  const headers = answer.status === 503 && !Object.hasOwn(answer.headers, 'Retry-After') ? { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : answer.headers;
+  return jsonResponse(c, body, answer.status as ContentfulStatusCode, headers);
 }
+
+/**
+ * `Retry-After` of a 503 that names none (D28): the database cannot be reached or did not answer
+ * in time (D18). A few seconds: the store reconnects, or replaces a stuck pool, within about that.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

@@ -1,11 +1,16 @@
 import type { Device, FleetHoursStore } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
+import { _refusingImeiConflict } from './_imei-conflict.js';
+import { _rebuildDeviceFigures } from './_daily-figures.js';
 import { _epoch, _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** The methods of the storage port on devices. */
-export type _DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'createDevice' | 'updateDevice'>;
+export type _DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'>;
+
+/** The largest `integer` id. */
+const MAX_ID = 2_147_483_647;
 
 /** A `devices` row as {@link _toDevice} reads it. */
 const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone', _epoch('last_reported_at').as('last_reported_at')] as const;
@@ -14,10 +19,17 @@ const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'mod
 export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
   const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
   return {
-    listDevices: ({ accountId }) =>
+    listDevices: ({ accountId, afterId, limit }) =>
       _guard(async () => {
-        if (!_isId(accountId)) return [];
-        const rows = await devices().where('account_id', '=', accountId).orderBy('id').execute();
+        if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
+        if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+        // An id column is `integer`: past its range there is nothing (and no value to compare with).
+        if (!_isId(accountId) || (afterId !== undefined && afterId >= MAX_ID)) return [];
+        let query = devices().where('account_id', '=', accountId);
+        // A keyset page of the fleet endpoints (D32): by the primary key, after the last id seen.
+        if (afterId !== undefined && afterId >= 1) query = query.where('id', '>', afterId);
+        if (limit !== undefined) query = query.limit(limit);
+        const rows = await query.orderBy('id').execute();
         return rows.map(_toDevice);
       }),
 
@@ -28,8 +40,17 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
         return row ? _toDevice(row) : null;
       }),
 
-    createDevice: (input) =>
+    findDeviceByImei: ({ accountId, imei }) =>
       _guard(async () => {
+        if (!_isId(accountId)) return null;
+        // D25: at most one active device of the account has this IMEI (a partial unique index).
+        const row = await devices().where('account_id', '=', accountId).where('imei', '=', imei).where('status', '=', 'active').executeTakeFirst();
+        return row ? _toDevice(row) : null;
+      }),
+
+    createDevice: (input) =>
+      // D25: one active device per account and IMEI, enforced by a partial unique index.
+      _guard(_refusingImeiConflict(async () => {
         if (!_isId(input.accountId)) return null;
         // One statement: the device is written only if the account exists.
         const row = await db
@@ -52,10 +73,10 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
           .returning(DEVICE_COLUMNS)
           .executeTakeFirst();
         return row ? _toDevice(row) : null;
-      }),
+      })),
 
     updateDevice: ({ deviceId, changes }) =>
-      _guard(async () => {
+      _guard(_refusingImeiConflict(async () => {
         if (!_isId(deviceId)) return null;
         const set = {
           ...(changes.name !== undefined && { name: changes.name }),
@@ -64,12 +85,19 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
           ...(changes.status !== undefined && { status: changes.status }),
           ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
         };
-        const row =
-          Object.keys(set).length === 0
-            ? await devices().where('id', '=', deviceId).executeTakeFirst()
-            : await db.updateTable('devices').set(set).where('id', '=', deviceId).returning(DEVICE_COLUMNS).executeTakeFirst();
-        return row ? _toDevice(row) : null;
-      }),
+        if (Object.keys(set).length === 0) {
+          const row = await devices().where('id', '=', deviceId).executeTakeFirst();
+          return row ? _toDevice(row) : null;
+        }
+        // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
+        // the same transaction (the update holds the row lock every segment write waits for).
+        return db.transaction().execute(async (trx) => {
+          const row = await trx.updateTable('devices').set(set).where('id', '=', deviceId).returning([...DEVICE_COLUMNS, 'figures_time_zone']).executeTakeFirst();
+          if (!row) return null;
+          if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await _rebuildDeviceFigures(trx, deviceId);
+          return _toDevice(row);
+        });
+      })),
   };
 }
 

@@ -1,28 +1,32 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely';
+import { _withDeadline, type _DeadlineControl } from './_deadline.js';
 import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
 import type { PGliteClient, PGliteDialectConfig } from './pglite-dialect.js';
 
 /**
  * The driver of `PGliteDialect`: one connection, handed to one query or transaction at a time (a
- * queue). Savepoints come from the shared base.
+ * queue). Savepoints come from the shared base. Waiting in the queue and every query have the
+ * deadline (D28): a caller behind a long transaction gives up instead of waiting without limit.
  */
 export class _PGliteDriver extends _PostgresDriverBase {
   readonly #config: PGliteDialectConfig;
+  readonly #deadline: _DeadlineControl;
   #connection: _PGliteConnection | undefined;
   // The tail of the queue: resolves when the connection is free for the next holder.
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(config: PGliteDialectConfig) {
+  constructor(config: PGliteDialectConfig, deadline: _DeadlineControl) {
     super();
     this.#config = config;
+    this.#deadline = deadline;
   }
 
   async init(): Promise<void> {
     const { pglite } = this.#config;
     const client = typeof pglite === 'function' ? await pglite() : pglite;
     await client.waitReady;
-    this.#connection = new _PGliteConnection(client);
+    this.#connection = new _PGliteConnection(client, this.#deadline);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -31,7 +35,8 @@ export class _PGliteDriver extends _PostgresDriverBase {
     this.#queue = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await previous;
+    // A caller whose turn comes after its deadline passes it on at once.
+    await _withDeadline(previous, this.#deadline.timeoutMs, { onLate: release });
     this.#release = release;
     return this.#connection!;
   }
@@ -63,14 +68,16 @@ export class _PGliteDriver extends _PostgresDriverBase {
 
 class _PGliteConnection implements DatabaseConnection {
   readonly client: PGliteClient;
+  readonly #deadline: _DeadlineControl;
 
-  constructor(client: PGliteClient) {
+  constructor(client: PGliteClient, deadline: _DeadlineControl) {
     this.client = client;
+    this.#deadline = deadline;
   }
 
   async executeQuery<Row>(compiledQuery: CompiledQuery): Promise<QueryResult<Row>> {
     if (this.client.closed) throw _closedError();
-    const result = await this.client.query<Row>(compiledQuery.sql, [...compiledQuery.parameters]);
+    const result = await _withDeadline(this.client.query<Row>(compiledQuery.sql, [...compiledQuery.parameters]), this.#deadline.timeoutMs);
     return { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) };
   }
 

@@ -1,30 +1,38 @@
 import type { CompiledQuery, DatabaseConnection, QueryResult, TransactionSettings } from 'kysely';
 import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
-import type { PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
+import { _DEADLINE_EXCEEDED, _withDeadline, type _DeadlineControl } from './_deadline.js';
+import type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
 
 /**
  * The driver of `_PostgresJsDialect`: a query outside a transaction goes to postgres.js's
  * pool (`sql.unsafe`), a transaction is `sql.begin(…)` held open until Kysely commits or rolls
  * back. Savepoints come from the shared base.
+ *
+ * Every query, `BEGIN`, `COMMIT` and `ROLLBACK` has the client-side deadline (D28). A call still
+ * unsettled {@link _STUCK_GRACE_MS} after it missed the deadline — the server would have cancelled
+ * it by then (`statement_timeout`) — means a stuck link: the pool is replaced (when it is ours),
+ * the old one ended, its stuck connections destroyed after `endTimeout`.
  */
 export class _PostgresJsDriver extends _PostgresDriverBase {
-  readonly #connect: () => Promise<PostgresJsSql>;
-  readonly #endTimeout: number;
-  #sql: PostgresJsSql | undefined;
+  readonly #options: _PostgresJsPoolOptions;
+  #pool: Promise<PostgresJsSql> | undefined;
+  #destroyed = false;
+  // Pools replaced because a call on them got stuck, still ending.
+  readonly #retiring = new Set<Promise<void>>();
 
-  constructor(connect: () => Promise<PostgresJsSql>, endTimeout: number) {
+  constructor(options: _PostgresJsPoolOptions) {
     super();
-    this.#connect = connect;
-    this.#endTimeout = endTimeout;
+    this.#options = options;
   }
 
   async init(): Promise<void> {
-    this.#sql = await this.#connect();
+    this.#pool = this.#options.connect();
+    await this.#pool;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.#sql) throw new Error('driver has already been destroyed');
-    return new _PostgresJsConnection(this.#sql);
+    if (this.#destroyed || !this.#pool) throw new Error('driver has already been destroyed');
+    return new _PostgresJsConnection(await this.#pool, this.#options.deadline, (sql, call) => this.#watchStuck(sql, call));
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -45,12 +53,42 @@ export class _PostgresJsDriver extends _PostgresDriverBase {
   }
 
   async destroy(): Promise<void> {
-    const sql = this.#sql;
-    this.#sql = undefined;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#destroyed = true;
+    const sql = await pool?.catch(() => undefined);
     // With a timeout: postgres.js 3.4 can wait forever for connections that failed to connect.
-    await sql?.end({ timeout: this.#endTimeout });
+    await Promise.all([sql?.end({ timeout: this.#options.endTimeout }), ...this.#retiring]);
+  }
+
+  /** A call on `sql` missed its deadline: when it is still running after the grace period, replace the pool. */
+  #watchStuck(sql: PostgresJsSql, call: Promise<unknown>): void {
+    if (!this.#options.renewable) return;
+    let settled = false;
+    const mark = () => {
+      settled = true;
+    };
+    call.then(mark, mark);
+    setTimeout(() => {
+      if (!settled) void this.#replace(sql);
+    }, _STUCK_GRACE_MS).unref();
+  }
+
+  async #replace(stuck: PostgresJsSql): Promise<void> {
+    const current = this.#pool;
+    if (this.#destroyed || current === undefined || (await current.catch(() => undefined)) !== stuck || this.#pool !== current) return;
+    this.#pool = this.#options.connect();
+    const ending = stuck.end({ timeout: this.#options.endTimeout }).catch(() => {});
+    this.#retiring.add(ending);
+    void ending.then(() => this.#retiring.delete(ending));
   }
 }
+
+/**
+ * How long after a missed deadline a call may still settle before its pool counts as stuck: a
+ * server that is merely slow has answered by then, its `statement_timeout` firing at the deadline.
+ */
+export const _STUCK_GRACE_MS = 1_000;
 
 const ROLLBACK = Symbol('rollback');
 
@@ -65,10 +103,22 @@ interface _OpenTransaction {
 /** A Kysely "connection": the pool, or, inside a transaction, the connection postgres.js pinned for it. */
 class _PostgresJsConnection implements DatabaseConnection {
   readonly #sql: PostgresJsSql;
+  readonly #deadline: _DeadlineControl;
+  readonly #onMissed: (sql: PostgresJsSql, call: Promise<unknown>) => void;
   #transaction: _OpenTransaction | undefined;
 
-  constructor(sql: PostgresJsSql) {
+  constructor(sql: PostgresJsSql, deadline: _DeadlineControl, onMissed: (sql: PostgresJsSql, call: Promise<unknown>) => void) {
     this.#sql = sql;
+    this.#deadline = deadline;
+    this.#onMissed = onMissed;
+  }
+
+  /** `call` bounded by the deadline (D28); a miss is reported to the driver, which may replace a stuck pool. */
+  #bounded<T>(call: PromiseLike<T>, onLate?: (value: T) => void): Promise<T> {
+    return _withDeadline(call, this.#deadline.timeoutMs, {
+      onMissed: (running) => this.#onMissed(this.#sql, running),
+      ...(onLate ? { onLate } : {}),
+    });
   }
 
   async executeQuery<Row>(compiledQuery: CompiledQuery): Promise<QueryResult<Row>> {
@@ -89,11 +139,11 @@ class _PostgresJsConnection implements DatabaseConnection {
 
   async run(query: string, parameters: unknown[] = []): Promise<any> {
     const transaction = this.#transaction;
-    if (transaction === undefined) return this.#sql.unsafe(query, parameters, { prepare: true });
+    if (transaction === undefined) return this.#bounded(this.#sql.unsafe(query, parameters, { prepare: true }));
     // postgres.js 3.4 writes to a transaction's connection even after it closed, and that throws
     // from a timer (an uncaught exception): never hand it a query for a lost connection.
     if (transaction.lost !== undefined) throw transaction.lost;
-    return transaction.sql.unsafe(query, parameters, { prepare: true });
+    return this.#bounded(transaction.sql.unsafe(query, parameters, { prepare: true }));
   }
 
   /** Opens `sql.begin(…)` and keeps its callback pending until {@link finish}: postgres.js then commits or rolls back. */
@@ -116,9 +166,13 @@ class _PostgresJsConnection implements DatabaseConnection {
       started.reject(error);
       if (transaction && error !== ROLLBACK) transaction.lost = error;
     });
-    const sql = await ready;
+    // A transaction that starts after its deadline has passed is rolled back at once, so that its
+    // connection goes back to the pool.
+    const sql = await this.#bounded(ready, () => end('rollback'));
     transaction = { sql, end, outcome, lost: undefined };
     this.#transaction = transaction;
+    // The migrations run with the deadline lifted (_withoutDeadline): so does the server's.
+    if (this.#deadline.lifted) await this.run('set local statement_timeout = 0');
   }
 
   async finish(action: 'commit' | 'rollback'): Promise<void> {
@@ -136,9 +190,13 @@ class _PostgresJsConnection implements DatabaseConnection {
     }
     transaction.end(action);
     try {
-      await transaction.outcome;
+      await this.#bounded(transaction.outcome);
     } catch (error) {
-      if (error !== ROLLBACK) throw error;
+      if (error === ROLLBACK) return;
+      // A ROLLBACK that does not come back in time is left to run: its connection is stuck, and
+      // the driver replaces a stuck pool. A COMMIT's outcome is unknown: the caller must hear of it.
+      if (action === 'rollback' && (error as { code?: unknown } | null)?.code === _DEADLINE_EXCEEDED) return;
+      throw error;
     }
   }
 }

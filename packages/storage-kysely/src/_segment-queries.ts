@@ -1,5 +1,6 @@
-import type { SegmentInput, SegmentState } from '@fleet-hours/core';
+import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { _applyFigureChanges } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
@@ -55,51 +56,98 @@ export async function _listOverlapping(
 }
 
 /**
- * One query for every bucket `[b[i], b[i+1])` of a window: the overlapping segments (bounded
- * index scans), each clipped to the window with open ones ending at `now`, then split over the
- * buckets it touches. `width_bucket(x, b)` binary-searches the boundaries array for the bucket of
- * an instant, so a segment costs O(log buckets) plus one row per bucket it spans (a set-returning
- * function in the select list, which PostgreSQL evaluates far more cheaply than a lateral
- * function scan); the seconds are summed per bucket and state. `offset 0` keeps each derived
- * column computed once per row instead of inlined into every expression that uses it. A window
- * of one bucket (`/hours`) needs none of that: a plain sum. Buckets without engine time return no row.
+ * One query for every bucket `[b[i], b[i+1])` of a window, from the device's per-day figures
+ * (D27: the cost grows with the days of the window, never with the device's history):
+ *
+ * - the day rows (`engine_day_figures`, closed segments only) that overlap the window, one index
+ *   range scan. A row that lies inside one bucket counts whole for it: `width_bucket(x, b)`
+ *   binary-searches the boundaries for the bucket of its start, and the row fits when it ends by
+ *   the next boundary. For `/hours/daily` every past day is such a row.
+ * - every other overlapping row (it straddles a boundary, as today does when the window is cut at
+ *   now, or reaches outside the window) is counted from the segments instead: the closed
+ *   segments in that part of the window, clipped to it. Adjacent such parts are joined first
+ *   (gaps and islands), so that each run of them costs one bounded index scan (see
+ *   {@link _overlappingSegments}) however many days it holds.
+ * - the open segment (never in the figures), clipped to the window and ending at `now`.
+ *
+ * The pieces of the last two are split over the buckets they touch as before (a set-returning
+ * `generate_series` over `width_bucket`; `offset 0` keeps derived columns computed once).
+ * This is exact for any boundaries, whatever zone the figures were cut in: day rows never
+ * overlap and hold every second of every closed segment, so each second is counted once, from
+ * a row or from its segment. Buckets without engine time return no row.
  *
  * Returns rows `{ bucket (1-based), moving_seconds, idle_seconds }`.
  */
 export function _sumByBucket(deviceId: number, boundaries: readonly number[], now: number): RawBuilder<BucketRow> {
   const windowStart = boundaries[0]!;
   const windowEnd = boundaries[boundaries.length - 1]!;
-  const clipped = sql`
-    select greatest(started_at, ${windowStart}::float8) as lo,
-           least(coalesce(ended_at, ${now}::float8), ${windowEnd}::float8) as hi,
-           state
-      from (${_overlappingSegments(deviceId, windowStart, windowEnd)}) as segment
-    offset 0`;
-  if (boundaries.length === 2) {
-    return sql<BucketRow>`
-      select 1 as bucket,
-             coalesce(sum(c.hi - c.lo) filter (where c.state = 'moving'), 0) as moving_seconds,
-             coalesce(sum(c.hi - c.lo) filter (where c.state = 'idle'), 0) as idle_seconds
-        from (${clipped}) as c
-       where c.hi > c.lo`;
-  }
-  const bounds = sql`${boundaries}::float8[]`;
   return sql<BucketRow>`
-    with bounds as (select ${bounds} as b)
-    select piece.bucket,
-           coalesce(sum(least(piece.hi, bounds.b[piece.bucket + 1]) - greatest(piece.lo, bounds.b[piece.bucket])) filter (where piece.state = 'moving'), 0) as moving_seconds,
-           coalesce(sum(least(piece.hi, bounds.b[piece.bucket + 1]) - greatest(piece.lo, bounds.b[piece.bucket])) filter (where piece.state = 'idle'), 0) as idle_seconds
+    with bounds as (select ${boundaries}::float8[] as b),
+    day as (
+      select figure.day_start::float8 as day_start, figure.day_end::float8 as day_end,
+             figure.moving_seconds::float8 as moving_seconds, figure.idle_seconds::float8 as idle_seconds,
+             width_bucket(figure.day_start::float8, bounds.b) as bucket
+        from engine_day_figures as figure cross join bounds
+       where figure.device_id = ${deviceId}
+         and figure.day_start >= ${windowStart - LONGEST_DAY_SECONDS}::bigint
+         and figure.day_start < ${windowEnd}::bigint
+         and figure.day_end > ${windowStart}::bigint
+    ),
+    sorted as (
+      select day.*, day.bucket between 1 and cardinality(bounds.b) - 1 and day.day_end <= bounds.b[day.bucket + 1] as whole
+        from day cross join bounds
+    ),
+    cut as (
+      select greatest(day_start, ${windowStart}::float8) as lo, least(day_end, ${windowEnd}::float8) as hi,
+             lag(least(day_end, ${windowEnd}::float8)) over (order by day_start) as previous_hi
+        from sorted where not whole
+    ),
+    island as (
+      select min(lo) as lo, max(hi) as hi
+        from (select lo, hi, count(*) filter (where previous_hi is distinct from lo) over (order by lo) as island from cut) as numbered
+       group by island
+    ),
+    piece as (
+      select greatest(segment.lo, cut.lo) as lo, least(segment.hi, cut.hi) as hi, segment.state
+        from island as cut
+       cross join lateral (
+             select date_part('epoch', started_at) as lo, date_part('epoch', ended_at) as hi, state
+               from engine_segments
+              where device_id = ${deviceId} and ended_at is not null
+                and started_at < to_timestamp(cut.hi) and ended_at > to_timestamp(cut.lo)
+                and started_at >= to_timestamp(cut.lo - (select longest_segment_seconds from devices where id = ${deviceId}))
+           ) as segment
+      union all
+      select greatest(date_part('epoch', started_at), ${windowStart}::float8), least(${now}::float8, ${windowEnd}::float8), state
+        from engine_segments
+       where device_id = ${deviceId} and ended_at is null
+    )
+    select counted.bucket, sum(counted.moving_seconds) as moving_seconds, sum(counted.idle_seconds) as idle_seconds
       from (
-             select generate_series(width_bucket(c.lo, bounds.b), least(width_bucket(c.hi, bounds.b), cardinality(bounds.b) - 1)) as bucket,
-                    c.lo, c.hi, c.state
-               from (${clipped}) as c cross join bounds
-              where c.hi > c.lo
-             offset 0
-           ) as piece
-     cross join bounds
-     where least(piece.hi, bounds.b[piece.bucket + 1]) > greatest(piece.lo, bounds.b[piece.bucket])
-     group by piece.bucket`;
+             select bucket, moving_seconds, idle_seconds from sorted where whole
+             union all
+             select part.bucket,
+                    case when part.state = 'moving' then least(part.hi, bounds.b[part.bucket + 1]) - greatest(part.lo, bounds.b[part.bucket]) else 0 end,
+                    case when part.state = 'idle' then least(part.hi, bounds.b[part.bucket + 1]) - greatest(part.lo, bounds.b[part.bucket]) else 0 end
+               from (
+                      select generate_series(width_bucket(piece.lo, bounds.b), least(width_bucket(piece.hi, bounds.b), cardinality(bounds.b) - 1)) as bucket,
+                             piece.lo, piece.hi, piece.state
+                        from piece cross join bounds
+                       where piece.hi > piece.lo
+                      offset 0
+                    ) as part
+              cross join bounds
+              where least(part.hi, bounds.b[part.bucket + 1]) > greatest(part.lo, bounds.b[part.bucket])
+           ) as counted
+     group by counted.bucket`;
 }
+
+/**
+ * The longest a local day can be, with margin: day rows that reach into a window start at most
+ * this long before it. (Days are 23 to 25 hours today; historic zone changes made a few up to
+ * about 48.)
+ */
+const LONGEST_DAY_SECONDS = 3 * 86_400;
 
 /** A row of {@link _sumByBucket}. */
 export interface BucketRow {
@@ -109,18 +157,27 @@ export interface BucketRow {
 }
 
 /**
- * The meter's figures (D3) in one aggregate over the device's segments (an index-only scan of the
- * primary key): the first start, and the moving and idle seconds up to `now`.
+ * The meter's figures (D3) at a cost that does not grow with history (D27): the first start (the
+ * minimum of the primary key, one index probe), the device's lifetime totals of closed segments
+ * (kept by every write, see `_daily-figures.ts`), corrected at read time by what cannot be final:
+ * the open segment counts up to `now`, and a closed segment ending after `now` (a live tail, a
+ * clock ahead) loses its seconds after `now` (P1). Those are found by a bounded index scan
+ * ({@link _overlappingSegments} from `now`). Always one row.
  */
 export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
   return sql<SummaryRow>`
-    select date_part('epoch', min(started_at)) as first_started_at,
-           coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at)))
-                    filter (where state = 'moving'), 0) as moving_seconds,
-           coalesce(sum(greatest(0, least(coalesce(date_part('epoch', ended_at), ${now}::float8), ${now}::float8) - date_part('epoch', started_at)))
-                    filter (where state = 'idle'), 0) as idle_seconds
-      from engine_segments
-     where device_id = ${deviceId}`;
+    select first.first_started_at,
+           totals.moving_seconds + live.moving_seconds as moving_seconds,
+           totals.idle_seconds + live.idle_seconds as idle_seconds
+      from (select date_part('epoch', min(started_at)) as first_started_at from engine_segments where device_id = ${deviceId}) as first,
+           (select coalesce(sum(closed_moving_seconds), 0)::float8 as moving_seconds, coalesce(sum(closed_idle_seconds), 0)::float8 as idle_seconds
+              from devices where id = ${deviceId}) as totals,
+           (select coalesce(sum(late.seconds) filter (where late.state = 'moving'), 0) as moving_seconds,
+                   coalesce(sum(late.seconds) filter (where late.state = 'idle'), 0) as idle_seconds
+              from (select state,
+                           case when ended_at is null then greatest(0, ${now}::float8 - started_at)
+                                else greatest(started_at, ${now}::float8) - ended_at end as seconds
+                      from (${_overlappingSegments(deviceId, now, undefined)}) as segment) as late) as live`;
 }
 
 /** The row of {@link _summarize}. */
@@ -140,11 +197,11 @@ export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_report
     select date_part('epoch', last_reported_at) as last_reported_at from devices where id = ${deviceId} for update`;
 }
 
-/** Inserts segments of one device in one statement: three array parameters, whatever the count. */
-export function _insertSegments(deviceId: number, segments: readonly SegmentInput[]): RawBuilder<unknown> {
+/** Inserts segments of one device in one statement: three array parameters, whatever the count. `source` tells imports from telemetry (D23). */
+export function _insertSegments(deviceId: number, segments: readonly SegmentInput[], source: SegmentSource = 'import'): RawBuilder<unknown> {
   return sql`
-    insert into engine_segments (device_id, started_at, ended_at, state)
-    select ${deviceId}, to_timestamp(batch.started_at), to_timestamp(batch.ended_at), batch.state
+    insert into engine_segments (device_id, started_at, ended_at, state, source)
+    select ${deviceId}, to_timestamp(batch.started_at), to_timestamp(batch.ended_at), batch.state, ${source}::text
       from unnest(${segments.map((segment) => segment.startedAt)}::float8[],
                   ${segments.map((segment) => segment.endedAt)}::float8[],
                   ${segments.map((segment) => segment.state)}::text[]) as batch(started_at, ended_at, state)`;
@@ -182,20 +239,24 @@ export function _deleteSegments(deviceId: number, startedAts: readonly number[])
 export interface _SegmentChanges {
   readonly removed: readonly SegmentInput[];
   readonly added: readonly SegmentInput[];
+  /** Where the added segments come from (D23); default `import`. */
+  readonly source?: SegmentSource;
 }
 
 /**
  * The one way segments of a device change inside a write transaction (imports and telemetry
- * re-derivation alike), so that everything derived from segments is kept up to date in the same
- * transaction. The caller holds the device's row lock ({@link _lockDevice}).
+ * re-derivation alike), so that everything derived from segments (the per-day figures of D27) is
+ * kept up to date in the same transaction. The caller holds the device's row lock ({@link _lockDevice}).
  */
 export async function _applySegmentChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _SegmentChanges): Promise<void> {
   for (let offset = 0; offset < changes.removed.length; offset += SEGMENT_CHUNK) {
     await _deleteSegments(deviceId, changes.removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
   }
   for (let offset = 0; offset < changes.added.length; offset += SEGMENT_CHUNK) {
-    await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK)).execute(trx);
+    await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK), changes.source).execute(trx);
   }
+  // D27: the per-day figures and lifetime totals follow in the same transaction.
+  await _applyFigureChanges(trx, deviceId, changes);
 }
 
 /** Rows written per statement: a few array parameters each, far from any limit. */

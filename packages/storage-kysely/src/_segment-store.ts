@@ -1,15 +1,20 @@
 import { type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
-import { assertEpochSeconds, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
+import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
 import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordImport, _summarize, _sumByBucket } from './_segment-queries.js';
+import { _applyFigureChanges } from './_daily-figures.js';
+import { _listSourcedSegments } from './_sourced-segments.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
+import { _summarizeMany, _sumByBucketMany } from './_fleet-queries.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** The methods of the storage port on engine segments, both aggregation capabilities included. */
 export interface _SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'importSegments'> {
   sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
   summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
+  sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
+  summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
 }
 
 /** Rows written per statement by an import: three array parameters each, far from any limit. */
@@ -43,6 +48,36 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
         return buckets;
       }),
 
+    // A page of the fleet (D32): every device's buckets in one statement (see `_fleet-queries.ts`).
+    sumSegmentSecondsMany: ({ requests, now }) =>
+      _guard(async () => {
+        requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
+        assertEpochSeconds('now', now);
+        const results: BucketSeconds[][] = requests.map(({ boundaries }) =>
+          Array.from({ length: Math.max(0, boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 })),
+        );
+        const asked = requests.flatMap(({ deviceId, boundaries }, index) => (boundaries.length > 1 && _isId(deviceId) ? [{ index, deviceId, boundaries }] : []));
+        if (asked.length === 0) return results;
+        const { rows } = await _sumByBucketMany(asked, now).execute(db);
+        for (const row of rows) {
+          results[Number(row.request)]![Number(row.bucket) - 1] = { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+        }
+        return results;
+      }),
+
+    summarizeDeviceSegmentsMany: ({ deviceIds, now }) =>
+      _guard(async () => {
+        assertEpochSeconds('now', now);
+        const results = deviceIds.map(() => ({ firstStartedAt: null as number | null, movingSeconds: 0, idleSeconds: 0 }));
+        const asked = deviceIds.flatMap((deviceId, index) => (_isId(deviceId) ? [{ index, deviceId }] : []));
+        if (asked.length === 0) return results;
+        const { rows } = await _summarizeMany(asked, now).execute(db);
+        for (const row of rows) {
+          results[Number(row.request)] = { firstStartedAt: _seconds(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+        }
+        return results;
+      }),
+
     summarizeDeviceSegments: ({ deviceId, now }) =>
       _guard(async () => {
         assertEpochSeconds('now', now);
@@ -66,8 +101,12 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
         return db.transaction().execute(async (trx) => {
           const device = (await _lockDevice(deviceId).execute(trx)).rows[0];
           if (!device) return null;
-          const stored = span ? await _listOverlapping(trx, deviceId, span.start, span.end ?? undefined) : [];
-          const plan = planSegmentImport({ incoming: segments, stored, reportedAt, lastReportedAt: _seconds(device.last_reported_at) });
+          const stored = span ? await _listSourcedSegments(trx, deviceId, span.start, span.end) : [];
+          // D1's rules see imported segments only; segments derived from telemetry must not be overlapped at all (D23).
+          const imported = stored.filter((segment) => segment.source === 'import');
+          const plan = planSegmentImport({ incoming: segments, stored: imported, reportedAt, lastReportedAt: _seconds(device.last_reported_at) });
+          const telemetry = stored.filter((segment) => segment.source === 'telemetry');
+          assertSourcesApart({ deviceId, written: 'import', incoming: plan.insert, other: telemetry });
 
           let longest = 0;
           for (let offset = 0; offset < plan.insert.length; offset += IMPORT_CHUNK) {
@@ -80,6 +119,12 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
             for (const close of chunk) longest = Math.max(longest, close.endedAt - close.startedAt);
             await _closeSegments(deviceId, chunk).execute(trx);
           }
+          // D27: the per-day figures follow in this transaction; a close adds the closed segment.
+          const storedState = new Map(stored.map((segment) => [segment.startedAt, segment.state]));
+          await _applyFigureChanges(trx, deviceId, {
+            removed: [],
+            added: [...plan.insert, ...plan.close.map((close) => ({ ...close, state: storedState.get(close.startedAt)! }))],
+          });
           await _recordImport(deviceId, plan.lastReportedAt, longest).execute(trx);
           return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
         });

@@ -19,12 +19,15 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
   'CONNECT_TIMEOUT',
   'PGLITE_CLOSED',
+  // D28: a call that missed its client-side deadline (_deadline.ts).
+  'DEADLINE_EXCEEDED',
 ]);
 
 // SQLSTATEs of a server that is going away or refusing sessions: class 08 (connection exception),
 // 57P01 admin_shutdown (also pg_terminate_backend), 57P02 crash_shutdown, 57P03 cannot_connect_now,
-// 53300 too_many_connections.
-const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+// 53300 too_many_connections; and 57014 query_canceled, which `statement_timeout` raises when a
+// statement passes the deadline (D28): a call that cannot be answered in time.
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|57014)$/;
 
 // Drivers that report an outage only in words: Kysely after destroy(), PGlite, node-postgres.
 const UNAVAILABLE_MESSAGE = /driver has already been destroyed|PGlite is closed|connection terminated|not queryable|timeout exceeded when trying to connect/i;

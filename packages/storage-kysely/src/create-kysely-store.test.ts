@@ -9,8 +9,8 @@ import { createPGliteDatabase } from './create-pglite-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
-/** The Kysely store answers both aggregation capabilities in the database. */
-const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments'] as const;
+/** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
+const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] as const;
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DAY = 86_400;

@@ -1,20 +1,26 @@
 import type { FleetHoursStore, RateLimitStore } from '@fleet-hours/core';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { _accountStore } from './_account-store.js';
 import { _deviceStore } from './_device-store.js';
+import { _ingestTokenStore } from './_ingest-token-store.js';
 import { _rateLimitStore } from './_rate-limit-store.js';
 import { _segmentStore } from './_segment-store.js';
+import { _telemetryStore } from './_telemetry-store.js';
+import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /**
- * A Fleet Hours store and rate-limit store on Kysely, with the database it runs on. Both
- * aggregation capabilities of the port are present.
+ * A Fleet Hours store and rate-limit store on Kysely, with the database it runs on. Every
+ * aggregation capability of the port is present, the batch ones of the fleet pages (D32) included.
  */
 export type KyselyFleetHoursStore = FleetHoursStore &
   RateLimitStore & {
     readonly db: Kysely<FleetHoursDatabase>;
     sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
     summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
+    sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
+    summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
+    ping: NonNullable<FleetHoursStore['ping']>;
   };
 
 /**
@@ -45,6 +51,13 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ..._accountStore(db),
     ..._deviceStore(db),
     ..._segmentStore(db),
+    ..._telemetryStore(db),
+    ..._ingestTokenStore(db),
     ..._rateLimitStore(db),
+    // The readiness probe (D30): one round trip, no data.
+    ping: () =>
+      _guard(async () => {
+        await sql`select 1`.execute(db);
+      }),
   };
 }

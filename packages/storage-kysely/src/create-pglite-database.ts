@@ -1,4 +1,5 @@
 import { Kysely } from 'kysely';
+import { _DeadlineControl, _deadlineOf, _registerDeadline } from './_deadline.js';
 import { _importPeer } from './_import-peer.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { PGliteDialect, type PGliteClient } from './pglite-dialect.js';
@@ -9,6 +10,8 @@ export interface PGliteDatabaseOptions {
   readonly dataDir?: string;
   /** An instance you created (with extensions or options of your own); closed by `db.destroy()`. */
   readonly pglite?: PGliteClient;
+  /** Seconds a call may wait for its turn and run before it fails as unavailable (D28). Default 5; `0` turns it off. */
+  readonly queryTimeout?: number;
 }
 
 /**
@@ -19,6 +22,7 @@ export interface PGliteDatabaseOptions {
  *
  * @param options `dataDir`, or `pglite`, or nothing for memory.
  * @returns The database, ready; `db.destroy()` closes PGlite.
+ * @throws {RangeError} When `queryTimeout` is negative or not a number.
  * @example
  * ```ts
  * import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
@@ -28,9 +32,12 @@ export interface PGliteDatabaseOptions {
  * ```
  */
 export async function createPGliteDatabase(options: PGliteDatabaseOptions = {}): Promise<Kysely<FleetHoursDatabase>> {
+  // Checked before PGlite opens, so that a bad value leaves nothing open.
+  if (options.queryTimeout !== undefined) new _DeadlineControl(options.queryTimeout);
   const pglite = options.pglite ?? (await _openPGlite(options.dataDir));
   await pglite.waitReady;
-  return new Kysely<FleetHoursDatabase>({ dialect: new PGliteDialect({ pglite }) });
+  const dialect = new PGliteDialect({ pglite, ...(options.queryTimeout === undefined ? {} : { queryTimeout: options.queryTimeout }) });
+  return _registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), _deadlineOf(dialect)!);
 }
 
 async function _openPGlite(dataDir: string | undefined): Promise<PGliteClient> {

@@ -1,4 +1,5 @@
 import { Kysely } from 'kysely';
+import { _DEFAULT_QUERY_TIMEOUT_SECONDS, _DeadlineControl, _registerDeadline } from './_deadline.js';
 import { _importPeer } from './_import-peer.js';
 import { _PostgresJsDialect, type PostgresJsSql } from './_postgres-js-dialect.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -16,8 +17,17 @@ export interface PostgresDatabaseOptions {
    * `connectionString`: for your own `sql`, set `connection: { search_path }` on it.
    */
   readonly schema?: string;
-  /** Pool size. Default 10. */
+  /** Pool size: at most this many connections to the server. Default 10. */
   readonly max?: number;
+  /**
+   * Seconds every database call may take (D28): the server's `statement_timeout` on every
+   * connection, and the same deadline on the client, because a stalled link (connection open, no
+   * answer) never lets the server's fire. A call past it rejects with `StorageUnavailableError`
+   * (→ 503), and a pool left with a stuck connection is replaced, so the store recovers by itself.
+   * Default 5; `0` turns the deadline off. With your own `sql`, only the client-side deadline
+   * applies and the pool is never replaced: set `connection: { statement_timeout }` on it yourself.
+   */
+  readonly queryTimeout?: number;
   /** Seconds to wait for a connection before the query fails as unavailable (D18). Default 10. */
   readonly connectTimeout?: number;
   /** `application_name` of the connections, shown in `pg_stat_activity`. Default `fleet-hours`. */
@@ -29,7 +39,8 @@ export interface PostgresDatabaseOptions {
 /**
  * Connects to a PostgreSQL server through postgres.js, pooled. Nothing connects until the first
  * query, and a connection lost to a restart or a network failure is replaced on the next query,
- * so the store recovers by itself (D18). Needs the `postgres` peer dependency.
+ * so the store recovers by itself (D18). Every call has a deadline, 5 s by default (D28,
+ * `queryTimeout`). Needs the `postgres` peer dependency.
  *
  * The Kysely dialect is this package's own, over postgres.js's pool: a query outside a
  * transaction may run on any pooled connection, so `db.connection()` does not pin a session (use
@@ -38,6 +49,7 @@ export interface PostgresDatabaseOptions {
  * @param options A connection string (or your own postgres.js instance), and optionally a schema and pool size.
  * @returns The database; `db.destroy()` ends the pool.
  * @throws {TypeError} Without `connectionString` or `sql`, or with `schema` and `sql` together.
+ * @throws {RangeError} When `queryTimeout` is negative or not a number.
  * @example
  * ```ts
  * // not executed: needs a PostgreSQL server
@@ -59,6 +71,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
     throw new TypeError('createPostgresDatabase(): schema must be a non-empty string');
   }
 
+  const deadline = new _DeadlineControl(options.queryTimeout ?? _DEFAULT_QUERY_TIMEOUT_SECONDS);
   const connect = async (): Promise<PostgresJsSql> => {
     if (sql !== undefined) return sql;
     const { default: postgres } = await _importPeer('postgres', 'createPostgresDatabase()', () => import('postgres'));
@@ -74,9 +87,12 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
       onnotice: () => {},
       connection: {
         application_name: options.applicationName ?? 'fleet-hours',
+        // D28: the server cancels a statement past the deadline (57014, mapped to unavailable).
+        ...(deadline.configuredMs > 0 ? { statement_timeout: deadline.configuredMs } : {}),
         ...(schema === undefined ? {} : { search_path: `"${schema.replace(/"/g, '""')}"` }),
       },
     });
   };
-  return new Kysely<FleetHoursDatabase>({ dialect: new _PostgresJsDialect(connect, options.closeTimeout ?? 5) });
+  const dialect = new _PostgresJsDialect({ connect, renewable: sql === undefined, endTimeout: options.closeTimeout ?? 5, deadline });
+  return _registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadline);
 }

@@ -48,6 +48,12 @@ export interface DevicesTable {
    * Maintained by `importSegments` under the device's row lock.
    */
   longest_segment_seconds: Generated<BigintColumn>;
+  /** Seconds of the device's closed moving segments, its whole history (D27): the meter reads it instead of summing segments. */
+  closed_moving_seconds: Generated<BigintColumn>;
+  /** Seconds of the device's closed idle segments, its whole history (D27). */
+  closed_idle_seconds: Generated<BigintColumn>;
+  /** The zone `engine_day_figures` of the device were cut in; `null` before any were built (D27). */
+  figures_time_zone: Generated<string | null>;
 }
 
 /** `engine_segments`: the source of truth for engine time (D1). */
@@ -57,6 +63,42 @@ export interface EngineSegmentsTable {
   /** `null` while the engine still runs; at most one such row per device. */
   ended_at: NullableTimestampColumn;
   state: 'moving' | 'idle';
+  /** Where the segment came from (D23): `import` (D1) or derived from `telemetry_points` (D20). */
+  source: Generated<'import' | 'telemetry'>;
+}
+
+/** `telemetry_points`: every accepted telemetry point, one per device and second (D20, D21). */
+export interface TelemetryPointsTable {
+  device_id: number;
+  time: TimestampColumn;
+  ignition: boolean;
+  /** km/h, ≥ 0. */
+  speed_kmh: number;
+}
+
+/** `ingest_tokens`: tokens that write telemetry (D24), by SHA-256 fingerprint like `api_keys`. */
+export interface IngestTokensTable {
+  id: Generated<number>;
+  account_id: number;
+  fingerprint: string;
+  label: string | null;
+  created_at: TimestampColumn;
+  expires_at: NullableTimestampColumn;
+  revoked_at: NullableTimestampColumn;
+}
+
+/**
+ * `engine_day_figures`: per device and local day of its zone, the moving and idle seconds of its
+ * closed segments (D27), kept by every write in its transaction. `[day_start, day_end)` are epoch
+ * seconds; days without engine time have no row. Rebuild with `rebuildDailyFigures` after writing
+ * `engine_segments` outside Fleet Hours.
+ */
+export interface EngineDayFiguresTable {
+  device_id: number;
+  day_start: BigintColumn;
+  day_end: BigintColumn;
+  moving_seconds: BigintColumn;
+  idle_seconds: BigintColumn;
 }
 
 /** `rate_limit_counters`: fixed-window counters shared by every server instance (D13, D15). Unlogged. */
@@ -84,5 +126,8 @@ export interface FleetHoursDatabase {
   api_keys: ApiKeysTable;
   devices: DevicesTable;
   engine_segments: EngineSegmentsTable;
+  engine_day_figures: EngineDayFiguresTable;
+  telemetry_points: TelemetryPointsTable;
+  ingest_tokens: IngestTokensTable;
   rate_limit_counters: RateLimitCountersTable;
 }

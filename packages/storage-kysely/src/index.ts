@@ -12,3 +12,5 @@ export type * from './database-schema.js';
 export * from './migrate-to-latest.js';
 export * from './open-store.js';
 export * from './pglite-dialect.js';
+export * from './rebuild-daily-figures.js';
+export * from './verify-daily-figures.js';

@@ -1,15 +1,20 @@
 import { StorageUnavailableError } from '@fleet-hours/core';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { _withoutDeadline } from './_deadline.js';
 import { _parseSearchPath } from './_search-path.js';
 import { _errorCode, _guard, _isUnavailable } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { initialMigration } from './migrations/0001-initial.js';
 import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
+import { dailyFiguresMigration } from './migrations/0003-daily-figures.js';
+import { telemetryMigration } from './migrations/0004-telemetry.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_initial': initialMigration,
   '0002_rate_limit_counters': rateLimitCountersMigration,
+  '0003_daily_figures': dailyFiguresMigration,
+  '0004_telemetry': telemetryMigration,
 });
 
 /**
@@ -89,7 +94,8 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
   try {
     if (await _isCurrent(db)) return;
     const migrator = await createFleetHoursMigrator(db);
-    const { error, results } = await migrator.migrateToLatest();
+    // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
+    const { error, results } = await _withoutDeadline(db, () => migrator.migrateToLatest());
     if (error !== undefined) {
       const failed = results?.find((result) => result.status === 'Error');
       const reason = error instanceof Error ? error.message : String(error);

@@ -15,6 +15,14 @@ export interface OpenStoreOptions {
   readonly inMemory?: boolean | undefined;
   /** Run {@link migrateToLatest} before returning. Default `true`. */
   readonly migrate?: boolean | undefined;
+  /**
+   * Seconds every database call may take before it fails with `StorageUnavailableError` (→ 503,
+   * D28); a stalled link to a PostgreSQL server counts as unreachable. Default 5; `0` turns the
+   * deadline off. Migrations run without it.
+   */
+  readonly queryTimeout?: number | undefined;
+  /** Connections to the PostgreSQL server at most (its pool size). Default 10. PGlite has one. */
+  readonly poolSize?: number | undefined;
 }
 
 /** What {@link openStore} returns. */
@@ -30,7 +38,7 @@ export interface OpenedStore {
  * Opens a ready store the way the reference server does: PostgreSQL when a database URL is given,
  * otherwise embedded PGlite in `dataDir` (or in memory), migrated to the latest schema.
  *
- * @param options Where the data lives.
+ * @param options Where the data lives, the deadline of a call and the pool size.
  * @returns The store, its database, which backend it is, and `close()`.
  * @throws {TypeError} When none of `databaseUrl`, `dataDir` and `inMemory` is given.
  * @throws {StorageUnavailableError} When the PostgreSQL server cannot be reached for the migration.
@@ -44,14 +52,15 @@ export interface OpenedStore {
 export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   let db: Kysely<FleetHoursDatabase>;
   let backend: OpenedStore['backend'];
+  const timeout = options.queryTimeout === undefined ? {} : { queryTimeout: options.queryTimeout };
   if (options.databaseUrl) {
-    db = createPostgresDatabase({ connectionString: options.databaseUrl });
+    db = createPostgresDatabase({ connectionString: options.databaseUrl, ...timeout, ...(options.poolSize === undefined ? {} : { max: options.poolSize }) });
     backend = 'postgres';
   } else if (options.dataDir !== undefined && options.dataDir !== '') {
-    db = await createPGliteDatabase({ dataDir: options.dataDir });
+    db = await createPGliteDatabase({ dataDir: options.dataDir, ...timeout });
     backend = 'pglite';
   } else if (options.inMemory) {
-    db = await createPGliteDatabase();
+    db = await createPGliteDatabase({ ...timeout });
     backend = 'pglite';
   } else {
     throw new TypeError('openStore() needs a databaseUrl, a dataDir, or inMemory: true');

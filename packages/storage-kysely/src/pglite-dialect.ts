@@ -1,4 +1,5 @@
 import type { Driver } from 'kysely';
+import { _DEFAULT_QUERY_TIMEOUT_SECONDS, _DeadlineControl, _registerDeadline } from './_deadline.js';
 import { _PostgresDialectBase } from './_postgres-dialect-base.js';
 import { _PGliteDriver } from './_pglite-driver.js';
 
@@ -19,6 +20,13 @@ export interface PGliteDialectConfig {
   readonly pglite: PGliteClient | (() => PGliteClient | Promise<PGliteClient>);
   /** Whether `db.destroy()` closes the instance. Default `true`, like Kysely's pool-based dialects. */
   readonly closeOnDestroy?: boolean;
+  /**
+   * Seconds a call may wait for its turn and run (D28): past it the call rejects, and the store
+   * answers `StorageUnavailableError` (→ 503) instead of queueing without limit behind a long
+   * transaction. Default 5; `0` turns the deadline off. (A query already running inside PGlite
+   * cannot be interrupted: the deadline bounds the wait, the answer arrives when PGlite is done.)
+   */
+  readonly queryTimeout?: number;
 }
 
 /**
@@ -37,13 +45,16 @@ export interface PGliteDialectConfig {
  */
 export class PGliteDialect extends _PostgresDialectBase {
   readonly #config: PGliteDialectConfig;
+  readonly #deadline: _DeadlineControl;
 
   constructor(config: PGliteDialectConfig) {
     super();
     this.#config = config;
+    this.#deadline = new _DeadlineControl(config.queryTimeout ?? _DEFAULT_QUERY_TIMEOUT_SECONDS);
+    _registerDeadline(this, this.#deadline);
   }
 
   createDriver(): Driver {
-    return new _PGliteDriver(this.#config);
+    return new _PGliteDriver(this.#config, this.#deadline);
   }
 }

@@ -26,6 +26,7 @@ const everyCall = (store: KyselyFleetHoursStore) => [
   store.summarizeDeviceSegments({ deviceId: 1, now: T0 }),
   store.importSegments({ deviceId: 1, segments: SEGMENTS }),
   store.consume({ key: 'key:1:/hours', windowStart: T0, windowSeconds: 60, limit: 30 }),
+  store.ping(),
 ];
 
 describe('an unreachable PostgreSQL server', () => {
@@ -151,7 +152,8 @@ describeWithPostgres('recovery on the PostgreSQL server', () => {
 describe('_isUnavailable()', () => {
   it('recognises connection failures by code, SQLSTATE, cause and inner errors', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'PGLITE_CLOSED', '57P01', '08006', '53300']) {
+    // 57014 and DEADLINE_EXCEEDED: a call past its deadline (D28), cancelled by the server or given up by the client.
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'PGLITE_CLOSED', '57P01', '08006', '53300', '57014', 'DEADLINE_EXCEEDED']) {
       expect(_isUnavailable(coded(code))).toBe(true);
     }
     expect(_isUnavailable(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toBe(true);
@@ -161,7 +163,7 @@ describe('_isUnavailable()', () => {
 
   it('leaves every other error alone: constraint violations, SQL errors, domain errors', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
-    for (const code of ['23505', '42P01', '22008', '57014']) expect(_isUnavailable(coded(code))).toBe(false);
+    for (const code of ['23505', '42P01', '22008', '40001']) expect(_isUnavailable(coded(code))).toBe(false);
     const range = new RangeError('Row 2: ended_at must be after started_at');
     expect(_toStorageError(range)).toBe(range);
     expect(_isUnavailable(null)).toBe(false);

@@ -17,8 +17,8 @@ import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
-/** The Kysely store answers both aggregation capabilities in the database. */
-const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments'] as const;
+/** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
+const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] as const;
 
 describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
   let server: TestPostgres;

@@ -1,13 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SegmentOverlapError } from '../errors.js';
+import { describeDailyFiguresContract } from './_describe-daily-figures-contract.js';
+import { describeFleetPagesContract } from './_describe-fleet-pages-contract.js';
 import type { FleetHoursStore } from '../storage-port.js';
 import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
 import type { SegmentInput } from '../types.js';
+import { _describeTelemetryContract } from './_telemetry-contract.js';
 
 /** The optional capabilities of the storage port a store may offer. */
-export type StorageCapability = 'sumSegmentSeconds' | 'summarizeDeviceSegments';
+export type StorageCapability = 'sumSegmentSeconds' | 'summarizeDeviceSegments' | 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany';
 
 /** What a contract run needs from an adapter. */
 export interface StorageContractSubject {
@@ -30,7 +33,7 @@ const HOUR = 3600;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 /** T0 in milliseconds: the unit mistake every store must refuse (`Date.now()` where seconds belong). */
 const T0_MS = T0 * 1000;
-const ALL_CAPABILITIES: readonly StorageCapability[] = ['sumSegmentSeconds', 'summarizeDeviceSegments'];
+const ALL_CAPABILITIES: readonly StorageCapability[] = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'];
 
 /** The rejection of a call that must be refused: fails the test if it resolves. */
 async function refusalOf(call: Promise<unknown>): Promise<Error> {
@@ -79,6 +82,16 @@ export function describeStorageContract(name: string, subject: StorageContractSu
       const device = await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone });
       return { account, device: device! };
     };
+
+    describe('readiness (D30)', () => {
+      it('ping(), where offered, resolves while the store answers and changes nothing', async () => {
+        if (!store.ping) return expect(store.ping).toBeUndefined();
+        await expect(store.ping()).resolves.toBeUndefined();
+        expect(await store.listAccounts()).toEqual([]);
+      });
+    });
+
+    _describeTelemetryContract(() => store);
 
     describe('accounts', () => {
       it('createAccount() assigns ids and findAccount() / listAccounts() return them by id', async () => {
@@ -286,7 +299,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         await fc.assert(
           fc.asyncProperty(segmentsArbitrary, boundariesArbitrary, fc.integer({ min: 0, max: 30_000 }), async (segments, boundaries, nowOffset) => {
             // Each round uses its own device, so earlier rounds never overlap this one's segments.
-            const deviceId = round++ === 0 ? device.id : (await store.createDevice({ accountId: device.accountId, name: `r${round}`, imei: 'r', model: 'm', timeZone: 'UTC' }))!.id;
+            const deviceId = round++ === 0 ? device.id : (await store.createDevice({ accountId: device.accountId, name: `r${round}`, imei: `r${round}`, model: 'm', timeZone: 'UTC' }))!.id;
             await store.importSegments({ deviceId, segments });
             const now = T0 + nowOffset;
             const expected = sumSegmentsByBucket(await store.listSegments({ deviceId }), boundaries, now);
@@ -312,6 +325,14 @@ export function describeStorageContract(name: string, subject: StorageContractSu
           expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now })).toEqual(expected);
         }
       });
+    });
+
+    describe('pages of the fleet endpoints (D32)', () => {
+      describeFleetPagesContract({ store: () => store, itWith });
+    });
+
+    describe('cost that does not grow with history (D27): answers equal the raw path', () => {
+      describeDailyFiguresContract({ store: () => store, offers: (capability) => capabilities.includes(capability) });
     });
 
     describe('edges every store must get right', () => {

@@ -1,9 +1,22 @@
-import { FleetHoursError, parseWindowQuery, type FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, parseWindowQuery, type FleetHours, type HoursTotal } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../json-response.js';
 import { parseDeviceId } from '../parse-device-id.js';
 import { _accountId } from './_account-id.js';
+
+/** The JSON body of `/hours` (spec "Hours total"), the one place of its fields and their order: also each element of the fleet page (D32). */
+export function hoursBody(total: HoursTotal) {
+  return {
+    device_id: total.deviceId,
+    from: total.from,
+    to: total.to,
+    timezone: total.timeZone,
+    engine_seconds: total.engineSeconds,
+    moving_seconds: total.movingSeconds,
+    idle_seconds: total.idleSeconds,
+  };
+}
 
 /** `GET /api/v1/devices/{id}/hours`: totals over a window (D4–D7). */
 export function hoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
@@ -12,14 +25,6 @@ export function hoursRoute(options: { readonly fleetHours: FleetHours }): Handle
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
     const total = deviceId === null ? null : await options.fleetHours.hours({ accountId: _accountId(c), deviceId, ...dates });
     if (!total) throw new FleetHoursError('device_not_found');
-    return jsonResponse(c, {
-      device_id: total.deviceId,
-      from: total.from,
-      to: total.to,
-      timezone: total.timeZone,
-      engine_seconds: total.engineSeconds,
-      moving_seconds: total.movingSeconds,
-      idle_seconds: total.idleSeconds,
-    });
+    return jsonResponse(c, hoursBody(total));
   };
 }

@@ -1,3 +1,5 @@
+import { SERVER_SETTINGS, settingEnvName, type ServerSetting } from './server-settings.js';
+
 /** One option of a command, as `node:util` `parseArgs` takes it, plus what `--help` shows. */
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -45,6 +47,13 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 
 const port: OptionSpec = { type: 'string', placeholder: 'PORT', description: 'TCP port to listen on; 0 picks a free one (default 8080).' };
 const host: OptionSpec = { type: 'string', placeholder: 'HOST', description: 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).' };
+/** The options of `serve`: one per setting of {@link SERVER_SETTINGS}, with its default and variable (D30, P29). */
+const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
+  Object.values(SERVER_SETTINGS).map((setting: ServerSetting<unknown>) => [
+    setting.flag,
+    { type: 'string', placeholder: setting.placeholder, description: `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.` },
+  ]),
+);
 const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
 const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
 const format: OptionSpec = {
@@ -72,10 +81,16 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'serve',
     summary: 'Serve the HTTP API',
     details:
-      'Migrates, then serves the API. Logs one JSON object per line on stdout. SIGTERM or SIGINT stop it gracefully: ' +
-      'no new connections, open requests finish, the database is closed, exit code 0.',
-    options: { port, host },
-    examples: ['fleet-hours serve --port 8080', 'DATABASE_URL=postgres://fleet@db.internal/fleet_hours fleet-hours serve --host 0.0.0.0'],
+      'Migrates, then serves the API, the probes GET /healthz (the process is up) and GET /readyz (the database answers), ' +
+      'and Prometheus metrics when --metrics-port is given. Logs one JSON object per line on stdout, a failed start included. ' +
+      'SIGTERM or SIGINT stop it gracefully: no new connections, open requests finish, the database is closed, exit code 0. ' +
+      'Every setting is a flag or an environment variable; a flag wins over its variable.',
+    options: serveOptions,
+    examples: [
+      'fleet-hours serve --port 8080',
+      'DATABASE_URL=postgres://fleet@db.internal/fleet_hours fleet-hours serve --host 0.0.0.0 --trusted-proxy-hops 1 --metrics-port 9464',
+      'FLEET_HOURS_RATE_LIMIT_HOURS=60 FLEET_HOURS_LOG_LEVEL=warn fleet-hours serve',
+    ],
   }),
   spec({
     name: 'demo',

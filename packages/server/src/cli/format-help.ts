@@ -1,6 +1,8 @@
 import { COMMAND_GROUPS, COMMANDS, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './command-specs.js';
 
 const PROGRAM = 'fleet-hours';
+/** The width help text wraps at. */
+const HELP_WIDTH = 110;
 
 /**
  * The `--help` text of the whole program, of a command group (`keys`) or of one command.
@@ -28,6 +30,7 @@ function overview(): string {
     'Environment:',
     '  DATABASE_URL          PostgreSQL server, when --database-url is not given',
     '  FLEET_HOURS_DATA_DIR  embedded database directory, when --data-dir is not given',
+    '  FLEET_HOURS_…         every setting of serve, e.g. FLEET_HOURS_PORT (see "fleet-hours serve --help")',
     '',
     'Exit codes: 0 done, 1 failed (bad file, missing record, database error), 2 wrong command line.',
     `Run "${PROGRAM} <command> --help" for a command's options and examples.`,
@@ -79,7 +82,14 @@ function optionBlock(title: string, options: Readonly<Record<string, OptionSpec>
     return [option.placeholder ? `${flag} ${option.placeholder}` : flag, option.description] as const;
   });
   const width = Math.max(...labels.map(([label]) => label.length));
-  return [title, ...labels.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`), ''].join('\n');
+  // Long descriptions (serve's settings: text, default and variable) wrap under themselves.
+  const textWidth = Math.max(40, HELP_WIDTH - width - 4);
+  const indent = ' '.repeat(width + 4);
+  return [
+    title,
+    ...labels.flatMap(([label, description]) => wrap(description, textWidth).map((line, index) => (index === 0 ? `  ${label.padEnd(width)}  ${line}` : `${indent}${line}`))),
+    '',
+  ].join('\n');
 }
 
 function wrap(text: string, width: number): string[] {

@@ -1,13 +1,17 @@
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { EXIT_CODES } from '../cli/cli-errors.js';
 import type { CliIo, TextSink } from '../cli/cli-io.js';
-import { readHost, readPort } from '../cli/option-values.js';
-import { describeDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
-import type { DatabaseOpener } from '../database/open-database.js';
-import { startServer } from '../server/start-server.js';
+import { LOG_LEVELS, readServerSettings, SERVER_SETTINGS, type LogLevel, type ServerSettingName, type ServerSettings } from '../cli/server-settings.js';
+import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from '../database/database-target.js';
+import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
+import { startServer, type StartedServer } from '../server/start-server.js';
 
 /**
- * `serve [--port 8080] [--host 127.0.0.1]`: migrates, serves, logs JSON lines on stdout, and on
- * SIGTERM/SIGINT stops accepting connections, finishes open requests, closes the database and
- * returns 0.
+ * `serve [settings…]`: reads every setting from its flag or `FLEET_HOURS_…` variable (D30, P29),
+ * migrates, serves, logs JSON lines on stdout — a failed start too (P31) — and on SIGTERM/SIGINT
+ * stops accepting connections, finishes open requests, closes the database and returns 0.
+ *
+ * @returns The exit code: 0 after a graceful stop, 1 when the start failed, 2 for a bad setting.
  */
 export async function serveCommand(input: {
   readonly io: CliIo;
@@ -16,21 +20,53 @@ export async function serveCommand(input: {
   readonly openDatabase: DatabaseOpener;
 }): Promise<number> {
   const { io, target } = input;
-  const port = typeof input.options.port === 'string' ? readPort(input.options.port) : 8080;
-  const host = readHost(input.options.host);
-  const log = _jsonLineLogger(io.stdout, io.now);
-  const stop = io.waitForStop();
-
-  log({ msg: 'starting', database: describeDatabaseTarget(target) });
-  const database = await input.openDatabase(target, { migrate: true });
-  let server;
+  let log = _jsonLineLogger(io.stdout, io.now, 'info');
+  let settings: ServerSettings;
   try {
-    server = await startServer({ database, port, host, log, now: io.now });
+    settings = readServerSettings(input.options, io.env);
   } catch (error) {
-    await database.close();
-    throw error;
+    log({ level: 'error', msg: 'startup failed', error: (error as Error).message });
+    return EXIT_CODES.usage;
   }
-  log({ msg: 'listening', url: server.url, port: server.port, host, database: describeDatabaseTarget(target) });
+  log = _jsonLineLogger(io.stdout, io.now, settings.logLevel);
+  const stop = io.waitForStop();
+  const { rateLimits, settingsShown } = _splitSettings(settings);
+
+  log({ msg: 'starting', database: describeDatabaseTarget(target), settings: settingsShown });
+  let database: OpenedDatabase | undefined;
+  let server: StartedServer;
+  try {
+    database = await input.openDatabase(target, {
+      migrate: true,
+      ...(settings.queryTimeout === null ? {} : { queryTimeout: settings.queryTimeout }),
+      ...(settings.poolSize === null ? {} : { poolSize: settings.poolSize }),
+    });
+    server = await startServer({
+      database,
+      port: settings.port,
+      host: settings.host,
+      log,
+      now: io.now,
+      rateLimits,
+      trustedProxyHops: settings.trustedProxyHops,
+      maxInFlight: settings.maxInFlight,
+      maxHeaderBytes: settings.maxHeaderBytes,
+      shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
+      ...(settings.metricsPort === null ? {} : { metricsPort: settings.metricsPort, metricsHost: settings.metricsHost }),
+    });
+  } catch (error) {
+    await database?.close().catch(() => {});
+    log({ level: 'error', msg: 'startup failed', error: redactUrl(error instanceof Error ? error.message : String(error)) });
+    return EXIT_CODES.failure;
+  }
+  log({
+    msg: 'listening',
+    url: server.url,
+    port: server.port,
+    host: settings.host,
+    database: describeDatabaseTarget(target),
+    ...(server.metricsUrl === null ? {} : { metrics_url: server.metricsUrl }),
+  });
 
   const signal = await stop;
   log({ msg: 'stopping', signal });
@@ -40,14 +76,31 @@ export async function serveCommand(input: {
     await database.close();
   }
   log({ msg: 'stopped' });
-  return 0;
+  return EXIT_CODES.ok;
 }
 
-/** Writes one JSON object per line: the server's own messages, and the access log (`msg: 'request'`). */
-function _jsonLineLogger(sink: TextSink, now: () => number): (entry: object) => void {
+/** The rate limits as `startServer` takes them, and every setting as the `starting` line shows it. */
+function _splitSettings(settings: ServerSettings): { rateLimits: RateLimits; settingsShown: Record<string, unknown> } {
+  const rateLimits = Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((name) => [name, settings[name as keyof RateLimits]])) as unknown as RateLimits;
+  const settingsShown = Object.fromEntries(Object.entries(SERVER_SETTINGS).map(([name, setting]) => [setting.flag, settings[name as ServerSettingName]]));
+  return { rateLimits, settingsShown };
+}
+
+/** The level of a line: its own, else `error` for a 5xx, `debug` for a probe that succeeded, `info` otherwise (P27, P31). */
+function _levelOf(entry: object): LogLevel {
+  const { level, status, route } = entry as { level?: unknown; status?: unknown; route?: unknown };
+  if (typeof level === 'string' && (LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
+  if (typeof status === 'number' && status >= 500) return 'error';
+  if ((route === '/healthz' || route === '/readyz') && typeof status === 'number' && status < 400) return 'debug';
+  return 'info';
+}
+
+/** Writes one JSON object per line at `minimum` and above: the server's own messages, and the access log (`msg: 'request'`). */
+function _jsonLineLogger(sink: TextSink, now: () => number, minimum: LogLevel): (entry: object) => void {
+  const threshold = LOG_LEVELS.indexOf(minimum);
   return (entry) => {
-    const status = (entry as { status?: unknown }).status;
-    const level = typeof status === 'number' && status >= 500 ? 'error' : 'info';
+    const level = _levelOf(entry);
+    if (LOG_LEVELS.indexOf(level) < threshold) return;
     sink.write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, ...('method' in entry ? { msg: 'request' } : {}), ...entry })}\n`);
   };
 }

@@ -14,8 +14,18 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+/** How {@link DatabaseOpener} opens a target. */
+export interface OpenDatabaseOptions {
+  /** Bring the schema up to date first. */
+  readonly migrate: boolean;
+  /** Seconds every database call may take before it fails as unavailable (D28). Default 5 (the storage's); `0`: none. */
+  readonly queryTimeout?: number;
+  /** Connections to a PostgreSQL server at most. Default 10 (the storage's). */
+  readonly poolSize?: number;
+}
+
 /** Opens a target; `migrate` brings the schema up to date first. Tests pass one over a memory store. */
-export type DatabaseOpener = (target: DatabaseTarget, options: { readonly migrate: boolean }) => Promise<OpenedDatabase>;
+export type DatabaseOpener = (target: DatabaseTarget, options: OpenDatabaseOptions) => Promise<OpenedDatabase>;
 
 /**
  * Opens a PostgreSQL server or the embedded PGlite database through `@fleet-hours/storage-kysely`
@@ -23,7 +33,7 @@ export type DatabaseOpener = (target: DatabaseTarget, options: { readonly migrat
  * (PGlite is single-process), and a directory holding something other than a database is refused.
  *
  * @param target Where.
- * @param options `migrate`: run the migrations before returning.
+ * @param options `migrate`: run the migrations before returning; the deadline of a call and the pool size (D28).
  * @returns The open database.
  * @throws {CommandError} When it cannot be opened, with the reason and no password; the storage's
  *   error (e.g. `StorageUnavailableError` for a server that cannot be reached, D18) is its `cause`.
@@ -35,7 +45,7 @@ export type DatabaseOpener = (target: DatabaseTarget, options: { readonly migrat
  * await database.close();
  * ```
  */
-export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
+export const openDatabase: DatabaseOpener = async (target, { migrate, queryTimeout, poolSize }) => {
   let lock: DataDirLock | null = null;
   if (target.kind === 'pglite') {
     refuseForeignDirectory(target.dataDir);
@@ -43,12 +53,13 @@ export const openDatabase: DatabaseOpener = async (target, { migrate }) => {
   }
   try {
     const storage = await import('@fleet-hours/storage-kysely');
+    const limits = { ...(queryTimeout === undefined ? {} : { queryTimeout }), ...(poolSize === undefined ? {} : { poolSize }) };
     const opened = await storage.openStore(
       target.kind === 'postgres'
-        ? { databaseUrl: target.url, migrate: false }
+        ? { databaseUrl: target.url, migrate: false, ...limits }
         : target.kind === 'pglite'
-          ? { dataDir: target.dataDir, migrate: false }
-          : { inMemory: true, migrate: false },
+          ? { dataDir: target.dataDir, migrate: false, ...limits }
+          : { inMemory: true, migrate: false, ...limits },
     );
     try {
       // One query when the schema is already current (P19).

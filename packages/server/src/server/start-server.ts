@@ -1,8 +1,9 @@
-import { createFleetHours } from '@fleet-hours/core';
+import { createFleetHours, type RateLimits } from '@fleet-hours/core';
 import type { AccessLogEntry, RunningServer } from '@fleet-hours/http';
 import { CommandError } from '../cli/cli-errors.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { openDatabase, type OpenedDatabase } from '../database/open-database.js';
+import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMetrics } from './server-metrics.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -16,11 +17,46 @@ export interface StartServerOptions {
   readonly log?: (entry: AccessLogEntry) => void;
   /** The clock, epoch milliseconds. Default `Date.now`. */
   readonly now?: () => number;
+  /** Requests per minute; unset ones keep core's `DEFAULT_RATE_LIMITS` (D13, D14, D33). */
+  readonly rateLimits?: Partial<RateLimits>;
+  /**
+   * Reverse proxies in front of the server that append to `X-Forwarded-For`: the per-address
+   * budget counts the N-th entry from the right (P30). Default 0: the socket's address (P13).
+   */
+  readonly trustedProxyHops?: number;
+  /** Largest request line and headers, in bytes; larger ones are 431 `headers_too_large` (D29). Default 16 384. */
+  readonly maxHeaderBytes?: number;
+  /** How long open requests may take on close before their connections are cut, in ms. Default 10 000. */
+  readonly shutdownTimeoutMs?: number;
+  /**
+   * Serve Prometheus metrics at `GET /metrics` on this port (0: a free one), on `metricsHost`
+   * (default `127.0.0.1`). Default: no metrics.
+   */
+  readonly metricsPort?: number;
+  readonly metricsHost?: string;
+  /**
+   * Seconds every database call may take before the request answers 503 (D28), for a database
+   * this function opens. Default 5 (the storage's); `0` turns the deadline off.
+   */
+  readonly queryTimeout?: number;
+  /** Connections to the PostgreSQL server at most, for a database this function opens. Default 10 (the storage's). */
+  readonly poolSize?: number;
+  /** Requests served at the same time; beyond it 503 at once (D28). Default 64 (`DEFAULT_MAX_IN_FLIGHT` of `@fleet-hours/http`). */
+  readonly maxInFlight?: number;
+}
+
+/** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
+export interface StartedServer extends RunningServer {
+  /** e.g. `http://127.0.0.1:9464/metrics`; `null` without `metricsPort`. */
+  readonly metricsUrl: string | null;
+  /** The metrics being collected, for code that records its own (ingestion); `null` without `metricsPort`. */
+  readonly metrics: ServerMetrics | null;
 }
 
 /**
  * Serves the Fleet Hours API over a database: the composition root of the reference server, with
- * the fleet view at `/` and the reference at `/docs`.
+ * the fleet view at `/`, the reference at `/docs`, the probes `/healthz` and `/readyz` (D30) and,
+ * with `metricsPort`, Prometheus metrics on a port of their own.
  * Rate-limit counters live in the database, so several instances share them (D15).
  *
  * It installs no signal handlers: the caller decides when to stop (the CLI waits for SIGTERM or
@@ -40,38 +76,93 @@ export interface StartServerOptions {
  * await server.close(); // finishes open requests, then closes the database it opened
  * ```
  */
-export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+export async function startServer(options: StartServerOptions): Promise<StartedServer> {
   const ownsDatabase = !('store' in options.database);
-  const database = 'store' in options.database ? options.database : await openDatabase(options.database, { migrate: true });
+  const database =
+    'store' in options.database
+      ? options.database
+      : await openDatabase(options.database, {
+          migrate: true,
+          ...(options.queryTimeout === undefined ? {} : { queryTimeout: options.queryTimeout }),
+          ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+        });
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8080;
+  const metrics = options.metricsPort === undefined ? null : createServerMetrics();
+  let metricsEndpoint: MetricsEndpoint | null = null;
   try {
-    const { createFleetHoursApp, serve } = await import('@fleet-hours/http');
+    const { createFleetHoursApp, forwardedClientAddress, serve } = await import('@fleet-hours/http');
     const now = options.now ?? Date.now;
+    const writeLog = options.log;
+    const log = metrics === null ? writeLog : (entry: AccessLogEntry) => {
+      metrics.observeRequest(entry);
+      (writeLog ?? _writeJsonLine)(entry);
+    };
     const app = createFleetHoursApp({
       fleetHours: createFleetHours({ store: database.store, now }),
       now,
       // The reference server shows the fleet view at / (issue 12); the library leaves it off by default.
       fleetView: true,
+      // D30: the probes of a load balancer or an orchestrator.
+      probes: true,
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
-      ...(options.log ? { logger: options.log } : {}),
+      ...(log ? { logger: log } : {}),
     });
-    return await serve({
-      app,
+    // The metrics count the requests in flight around the app; everything else comes from the access log.
+    const served =
+      metrics === null
+        ? app
+        : {
+            fetch: async (request: Request, env: unknown) => {
+              const done = metrics.requestStarted();
+              try {
+                return await app.fetch(request, env);
+              } finally {
+                done();
+              }
+            },
+          };
+    if (metrics !== null) {
+      const metricsHost = options.metricsHost ?? '127.0.0.1';
+      try {
+        metricsEndpoint = await serveMetrics({ metrics, port: options.metricsPort!, host: metricsHost });
+      } catch (error) {
+        throw _listenError(error, metricsHost, options.metricsPort!, '--metrics-port');
+      }
+    }
+    const endpoint = metricsEndpoint;
+    const server = await serve({
+      app: served,
       port,
       hostname: host,
       handleSignals: false,
-      ...(ownsDatabase ? { onClose: () => database.close() } : {}),
+      ...(log ? { logger: log } : {}),
+      ...(options.maxHeaderBytes === undefined ? {} : { maxHeaderBytes: options.maxHeaderBytes }),
+      ...(options.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
+      onClose: async () => {
+        await endpoint?.close();
+        if (ownsDatabase) await database.close();
+      },
     });
+    return { ...server, close: () => server.close(), metricsUrl: endpoint?.url ?? null, metrics };
   } catch (error) {
+    await metricsEndpoint?.close();
     if (ownsDatabase) await database.close();
     throw _listenError(error, host, port);
   }
 }
 
-function _listenError(error: unknown, host: string, port: number): unknown {
+function _writeJsonLine(entry: AccessLogEntry): void {
+  console.log(JSON.stringify(entry));
+}
+
+function _listenError(error: unknown, host: string, port: number, flag = '--port'): unknown {
+  if (error instanceof CommandError) return error;
   const reason = _LISTEN_FAILURES.get((error as { code?: unknown } | null)?.code);
-  return reason ? new CommandError(`Cannot listen on ${host}:${port}: ${reason}`, { cause: error }) : error;
+  return reason ? new CommandError(`Cannot listen on ${host}:${port}: ${reason.replace('--port', flag)}`, { cause: error }) : error;
 }
 
 // By the socket error's code: why an address cannot be listened on.

@@ -17,6 +17,13 @@ export interface AccessOptions {
   readonly now: () => number;
   /** How to find the client address. */
   readonly clientAddress: (c: Context<FleetHoursEnv>) => string;
+  /**
+   * The bound on requests in flight (D28, the `inFlightLimit` middleware), run once the route's
+   * headers are set and before the credential check: a request it refuses carries the route's
+   * limit and Remaining 0 like any failure before counting (P15), and costs no database call.
+   * Omitted for routes that never reach the database.
+   */
+  readonly inFlightLimit?: MiddlewareHandler<FleetHoursEnv> | undefined;
 }
 
 /**
@@ -32,9 +39,8 @@ export interface AccessOptions {
 export function access(options: AccessOptions): MiddlewareHandler<FleetHoursEnv> {
   const { policy } = options;
   const uncounted = policy.limit === null ? {} : rateLimitHeaders(routeLimit(policy.limit, options.rateLimits), null);
-  return async function access(c, next) {
-    c.set('route', policy);
-    _setHeaders(c, uncounted);
+  const bound = options.inFlightLimit;
+  const admit: MiddlewareHandler<FleetHoursEnv> = async (c, next) => {
     const admission = await admitRequest({
       policy,
       authorization: c.req.header('Authorization'),
@@ -48,6 +54,15 @@ export function access(options: AccessOptions): MiddlewareHandler<FleetHoursEnv>
     _setHeaders(c, admission.headers);
     if (!admission.admitted) throw admission.refusal;
     await next();
+  };
+  return async function access(c, next) {
+    c.set('route', policy);
+    _setHeaders(c, uncounted);
+    if (bound) {
+      await bound(c, async () => {
+        await admit(c, next);
+      });
+    } else await admit(c, next);
   };
 }
 

@@ -1,0 +1,157 @@
+/**
+ * Telemetry ingestion through the Kysely store (`writeTelemetry`, D20–D22) on PostgreSQL
+ * (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test when it answers) and on PGlite in
+ * memory, in native batches of 10,000 points (the ingestion API's largest batch):
+ *
+ *   - points/s at concurrency 1 (one device, batches in order) and 4 (four devices at once);
+ *   - the same points as a bare multi-row INSERT into `telemetry_points` through the same driver
+ *     and Kysely (what storing them costs without merging, re-deriving or segments), and the ratio;
+ *   - a batch that arrives late, its points between points already stored, against a batch in
+ *     order after them: the cost ratio (only the segments around a write change, D20).
+ *
+ * Imports the packages' built dist by name (`npm run bench -- ingest` builds first). Prints
+ * figures; asserts nothing. INGEST_BENCH_BATCHES=4 for a quicker run.
+ */
+import { performance } from 'node:perf_hooks';
+import { sql, type Kysely } from 'kysely';
+import postgres from 'postgres';
+import type { DeviceTelemetryPoint, TelemetryPoint } from '@fleet-hours/core';
+import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, type FleetHoursDatabase, type KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
+import { mulberry32 as random } from '@fleet-hours/server';
+
+const BATCH = 10_000;
+const BATCHES = Number(process.env.INGEST_BENCH_BATCHES ?? 10);
+const STEP = 10; // seconds between reports: a tracker reporting every 10 s
+const START = Date.UTC(2026, 0, 1) / 1000;
+const NOW = START + 365 * 86_400;
+
+/** `count` reports from `start`, every STEP s: trips (moving), idling, engine off, and now and then a gap of data loss. */
+function reports(start: number, count: number, seed: number): TelemetryPoint[] {
+  const next = random(seed);
+  const points: TelemetryPoint[] = new Array(count);
+  let at = start;
+  let mode = 0;
+  for (let index = 0; index < count; index += 1) {
+    if (next() < 0.02) mode = Math.floor(next() * 3); // 0 moving, 1 idle, 2 off
+    points[index] = { time: at, ignition: mode !== 2, speedKmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0 };
+    at += next() < 0.002 ? 900 : STEP;
+  }
+  return points;
+}
+
+const rate = (points: number, ms: number) => `${Math.round((points / ms) * 1000).toLocaleString('en').padStart(9)} points/s`;
+
+async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promise<void> {
+  await migrateToLatest(db);
+  const store: KyselyFleetHoursStore = createKyselyStore(db);
+  const account = await store.createAccount({ name: 'Bench', plan: 'business', now: START });
+  let imei = 0;
+  const device = async () => (await store.createDevice({ accountId: account.id, name: 'Truck', imei: String(++imei), model: 'm', timeZone: 'UTC' }))!.id;
+  const write = (deviceId: number, points: readonly TelemetryPoint[]) =>
+    store.writeTelemetry({ accountId: account.id, points: points.map((point): DeviceTelemetryPoint => ({ deviceId, ...point })), now: NOW });
+  const batches = (points: readonly TelemetryPoint[]) => Array.from({ length: Math.ceil(points.length / BATCH) }, (_, index) => points.slice(index * BATCH, (index + 1) * BATCH));
+  console.log(`\n${name}: ${BATCHES} batches of ${BATCH.toLocaleString('en')} points per device, one report every ${STEP} s`);
+
+  // Warm-up: the first statements pay for planning and cold caches.
+  await write(await device(), reports(START, BATCH, 99));
+
+  // Concurrency 1: one device, batches in order.
+  const single = batches(reports(START, BATCH * BATCHES, 1));
+  const singleDevice = await device();
+  const perBatch: number[] = [];
+  let started = performance.now();
+  for (const batch of single) {
+    const batchStarted = performance.now();
+    await write(singleDevice, batch);
+    perBatch.push(performance.now() - batchStarted);
+  }
+  const singleMs = performance.now() - started;
+
+  // The same points as a bare multi-row INSERT (4 parameters a row, 40,000 a statement), same driver.
+  const bareDevice = await device();
+  const bareBatch: number[] = [];
+  started = performance.now();
+  for (const batch of single) {
+    const batchStarted = performance.now();
+    await db
+      .insertInto('telemetry_points')
+      .values(batch.map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speedKmh })))
+      .execute();
+    bareBatch.push(performance.now() - batchStarted);
+  }
+  const bareMs = performance.now() - started;
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  console.log(`  concurrency 1 (one device)          ${rate(single.length * BATCH, singleMs)}  (median batch ${median(perBatch).toFixed(1)} ms)`);
+  console.log(`  bare multi-row INSERT, same points  ${rate(single.length * BATCH, bareMs)}  (median batch ${median(bareBatch).toFixed(1)} ms)`);
+  console.log(`  ratio store / bare (total time)     ${(singleMs / bareMs).toFixed(2)}`);
+
+  // Concurrency 4: four devices, each its batches in order, all at once.
+  const writers = await Promise.all(Array.from({ length: 4 }, async (_, index) => ({ deviceId: await device(), batches: batches(reports(START, BATCH * BATCHES, 10 + index)) })));
+  started = performance.now();
+  await Promise.all(writers.map(async ({ deviceId, batches: own }) => {
+    for (const batch of own) await write(deviceId, batch);
+  }));
+  const fourMs = performance.now() - started;
+  console.log(`  concurrency 4 (four devices)        ${rate(4 * BATCHES * BATCH, fourMs)}`);
+
+  // A late batch (its points between stored ones) against one in order after them, on one device
+  // holding BATCHES × 10,000 points: alternate, several of each, compare medians.
+  const lateDevice = await device();
+  const history = reports(START, BATCH * BATCHES, 3);
+  for (const batch of batches(history)) await write(lateDevice, batch);
+  const late: number[] = [];
+  const inOrder: number[] = [];
+  let tail = history.at(-1)!.time + STEP;
+  const rounds = Math.min(5, BATCHES);
+  for (let round = 0; round < rounds; round += 1) {
+    // Late: 10,000 points at +5 s of stored ones, in a stretch inside the history.
+    const from = Math.floor(((round + 0.5) * history.length) / (rounds + 1));
+    const stretch = history.slice(from, from + BATCH).map((point, index) => ({ ...point, time: point.time + 5, speedKmh: (index * 7) % 50 }));
+    let at = performance.now();
+    await write(lateDevice, stretch);
+    late.push(performance.now() - at);
+    const appended = reports(tail, BATCH, 50 + round);
+    tail = appended.at(-1)!.time + STEP;
+    at = performance.now();
+    await write(lateDevice, appended);
+    inOrder.push(performance.now() - at);
+  }
+  console.log(
+    `  late batch inside stored data       median ${median(late).toFixed(1)} ms vs in order ${median(inOrder).toFixed(1)} ms: ratio ${(median(late) / median(inOrder)).toFixed(2)}`,
+  );
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await probe`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.end({ timeout: 1 });
+  }
+}
+
+const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+if (await reachable(serverUrl)) {
+  const schema = `fh_bench_ingest_${process.pid}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create schema ${schema}`);
+  const db = createPostgresDatabase({ connectionString: serverUrl, schema, max: 8 });
+  try {
+    await benchBackend(`PostgreSQL server (${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v}, postgres.js)`, db);
+  } finally {
+    await db.destroy();
+    await admin.unsafe(`drop schema ${schema} cascade`);
+    await admin.end();
+  }
+} else {
+  console.log(`\nPostgreSQL server: not reachable at ${serverUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
+}
+const pglite = await createPGliteDatabase();
+try {
+  await benchBackend('PGlite in memory', pglite);
+} finally {
+  await pglite.destroy();
+}

@@ -1,0 +1,194 @@
+/**
+ * D32 in the storage contract: what a page of the fleet endpoints asks of a store.
+ *
+ * - `listDevices()` with `afterId` / `limit`: a keyset page of the account's devices by id.
+ * - The batch capabilities `sumSegmentSecondsMany` / `summarizeDeviceSegmentsMany`, where offered:
+ *   for random devices in zones with every kind of DST rule and random windows (their local-day
+ *   boundaries from the core's `dayBuckets(resolveWindow(…))`, and arbitrary ones), each result
+ *   equals the single-device answer — the store's own `sumSegmentSeconds` /
+ *   `summarizeDeviceSegments` when it has them, and always the raw path (`listSegments` with the
+ *   core's `sumSegmentsByBucket` / `summarizeSegments`).
+ */
+import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
+import { expect, it } from 'vitest';
+import { dayBuckets } from '../day-buckets.js';
+import { localDateAt } from '../local-date.js';
+import { resolveWindow } from '../resolve-window.js';
+import type { FleetHoursStore } from '../storage-port.js';
+import { sumSegmentsByBucket } from '../sum-by-bucket.js';
+import { summarizeSegments } from '../summarize-segments.js';
+import type { SegmentInput } from '../types.js';
+
+const HOUR = 3600;
+const DAY = 86_400;
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const T0_MS = T0 * 1000;
+const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns', 'America/Sao_Paulo'] as const;
+
+/** What the D32 block needs from the contract suite around it. */
+export interface FleetPagesContractContext {
+  /** The store of the running test (made fresh before each). */
+  readonly store: () => FleetHoursStore;
+  /** A test of an optional capability, skipped with its reason for a store without it. */
+  readonly itWith: (capability: 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany', title: string, test: () => Promise<void>) => void;
+}
+
+/** One device of a random fleet: its zone and segments. */
+const deviceArbitrary = fc
+  .record({
+    timeZone: fc.constantFrom(...ZONES),
+    lead: fc.integer({ min: 0, max: 60 * DAY }),
+    pieces: fc.array(
+      fc.record({
+        gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 * HOUR })),
+        length: fc.oneof(fc.integer({ min: 1, max: 3 * HOUR }), fc.integer({ min: 1, max: 4 * DAY })),
+        moving: fc.boolean(),
+      }),
+      { maxLength: 10 },
+    ),
+    openLast: fc.boolean(),
+  })
+  .map(({ timeZone, lead, pieces, openLast }) => {
+    let cursor = T0 + lead;
+    const segments = pieces.map(({ gap, length, moving }, index): SegmentInput => {
+      const startedAt = cursor + gap;
+      cursor = startedAt + length;
+      return { startedAt, endedAt: openLast && index === pieces.length - 1 ? null : cursor, state: moving ? 'moving' : 'idle' };
+    });
+    return { timeZone, segments };
+  });
+
+/** A window asked of one device: local dates in its zone (the fleet pages' boundaries) or arbitrary instants. */
+const windowArbitrary = fc.oneof(
+  fc.record({ kind: fc.constant('dates' as const), fromDay: fc.integer({ min: -3, max: 70 }), days: fc.integer({ min: 0, max: 40 }), toGiven: fc.boolean() }),
+  fc.record({ kind: fc.constant('instants' as const), offsets: fc.array(fc.integer({ min: -DAY, max: 80 * DAY }), { minLength: 0, maxLength: 6 }) }),
+);
+
+type WindowSpec = typeof windowArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+function boundariesOf(spec: WindowSpec, timeZone: string, now: number): number[] {
+  if (spec.kind === 'instants') return spec.offsets.map((offset) => T0 + offset).sort((a, b) => a - b);
+  const from = localDateAt(T0, timeZone).add({ days: spec.fromDay });
+  const to = from.add({ days: spec.days });
+  const today = localDateAt(now, timeZone);
+  // Without a `to`, the window ends now and `from` must not be after today (D5, D7).
+  const window = resolveWindow(
+    spec.toGiven || Temporal.PlainDate.compare(from, today) > 0 ? { from, to, now, timeZone } : { from, now, timeZone },
+  );
+  // P1: the core caps boundaries at now before asking a store.
+  return dayBuckets(window).boundaries.map((boundary) => Math.min(boundary, now));
+}
+
+/** The D32 tests, inside `describeStorageContract`. */
+export function describeFleetPagesContract({ store, itWith }: FleetPagesContractContext): void {
+  /** An account with devices by the given names, and devices of another account in between. */
+  const seedFleet = async (count: number) => {
+    const mine = await store().createAccount({ name: 'Mine', plan: 'business', now: T0 });
+    const theirs = await store().createAccount({ name: 'Theirs', plan: 'business', now: T0 });
+    const ids: number[] = [];
+    for (let index = 0; index < count; index += 1) {
+      await store().createDevice({ accountId: theirs.id, name: `theirs-${index}`, imei: `t${index}`, model: 'm', timeZone: 'UTC' });
+      ids.push((await store().createDevice({ accountId: mine.id, name: `mine-${index}`, imei: `m${index}`, model: 'm', timeZone: 'UTC' }))!.id);
+    }
+    return { accountId: mine.id, ids };
+  };
+
+  it('listDevices() with afterId and limit returns a keyset page of the account\'s devices by id (D32)', async () => {
+    const { accountId, ids } = await seedFleet(5);
+    const page = async (input: { afterId?: number; limit?: number }) => (await store().listDevices({ accountId, ...input })).map((device) => device.id);
+    expect(await page({})).toEqual(ids);
+    expect(await page({ limit: 2 })).toEqual(ids.slice(0, 2));
+    expect(await page({ afterId: ids[1]!, limit: 2 })).toEqual(ids.slice(2, 4));
+    expect(await page({ afterId: ids[3]!, limit: 2 })).toEqual(ids.slice(4));
+    expect(await page({ afterId: ids[4]! })).toEqual([]);
+    // afterId need not be an id of the account: the page starts after it all the same.
+    expect(await page({ afterId: ids[0]! + 1 })).toEqual(ids.filter((id) => id > ids[0]! + 1));
+    expect(await page({ afterId: 0, limit: 1 })).toEqual(ids.slice(0, 1));
+    expect(await page({ afterId: -5 })).toEqual(ids);
+    expect(await page({ afterId: 2 ** 40 })).toEqual([]);
+    expect(await page({ limit: 1_000_000 })).toEqual(ids);
+  });
+
+  it('listDevices() refuses a limit that is not a positive integer and an afterId that is not an integer, with a RangeError naming it', async () => {
+    const { accountId } = await seedFleet(1);
+    for (const limit of [0, -1, 1.5, Number.NaN]) await expect(store().listDevices({ accountId, limit })).rejects.toThrow(/^limit must be a positive safe integer/);
+    await expect(store().listDevices({ accountId, afterId: 1.5 })).rejects.toThrow(/^afterId must be a safe integer/);
+  });
+
+  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() equals the single-device answer for every request: random devices, zones and windows', async () => {
+    const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    let made = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ device: deviceArbitrary, window: windowArbitrary }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 90 * DAY }),
+        async (requests, nowOffset) => {
+          const now = T0 + nowOffset;
+          const asked = [];
+          for (const [index, { device, window }] of requests.entries()) {
+            const created = (await store().createDevice({ accountId: account.id, name: `d${index}`, imei: `i${(made += 1)}`, model: 'm', timeZone: device.timeZone }))!;
+            await store().importSegments({ deviceId: created.id, segments: device.segments });
+            asked.push({ deviceId: created.id, boundaries: boundariesOf(window, device.timeZone, now) });
+          }
+          // The same device twice, a device that does not exist, and an id no store can hold get their own answers.
+          asked.push(asked[0]!, { deviceId: 2_000_000_000, boundaries: [T0, T0 + DAY] }, { deviceId: -1, boundaries: [T0, T0 + DAY, T0 + 2 * DAY] });
+          const many = await store().sumSegmentSecondsMany!({ requests: asked, now });
+          expect(many).toHaveLength(asked.length);
+          for (const [index, request] of asked.entries()) {
+            const raw = sumSegmentsByBucket(await store().listSegments({ deviceId: request.deviceId }), request.boundaries, now);
+            expect({ index, buckets: many[index] }).toEqual({ index, buckets: raw });
+            if (store().sumSegmentSeconds) expect({ index, buckets: many[index] }).toEqual({ index, buckets: await store().sumSegmentSeconds!({ ...request, now }) });
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() of no request is empty, and a request of fewer than two boundaries has no bucket', async () => {
+    expect(await store().sumSegmentSecondsMany!({ requests: [], now: T0 })).toEqual([]);
+    const { ids } = await seedFleet(1);
+    expect(await store().sumSegmentSecondsMany!({ requests: [{ deviceId: ids[0]!, boundaries: [T0] }, { deviceId: ids[0]!, boundaries: [] }], now: T0 })).toEqual([[], []]);
+  });
+
+  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() refuses a boundary or now in milliseconds, naming it, before reading anything', async () => {
+    const { ids } = await seedFleet(2);
+    const requests = [
+      { deviceId: ids[0]!, boundaries: [T0, T0 + HOUR] },
+      { deviceId: ids[1]!, boundaries: [T0_MS, T0_MS + 3_600_000] },
+    ];
+    await expect(store().sumSegmentSecondsMany!({ requests, now: T0 })).rejects.toThrow(/^requests\[1\]\.boundaries\[0\] must be epoch seconds .* it looks like milliseconds/);
+    await expect(store().sumSegmentSecondsMany!({ requests: requests.slice(0, 1), now: T0_MS })).rejects.toThrow(/^now must be epoch seconds .* it looks like milliseconds/);
+  });
+
+  itWith('summarizeDeviceSegmentsMany', 'summarizeDeviceSegmentsMany() equals the single-device meter for every device, in order', async () => {
+    const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    let made = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(deviceArbitrary, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 90 * DAY }), async (devices, nowOffset) => {
+        const now = T0 + nowOffset;
+        const ids: number[] = [];
+        for (const [index, device] of devices.entries()) {
+          const created = (await store().createDevice({ accountId: account.id, name: `d${index}`, imei: `i${(made += 1)}`, model: 'm', timeZone: device.timeZone }))!;
+          await store().importSegments({ deviceId: created.id, segments: device.segments });
+          ids.push(created.id);
+        }
+        const asked = [...ids].reverse().concat([ids[0]!, 2_000_000_000, -1]);
+        const many = await store().summarizeDeviceSegmentsMany!({ deviceIds: asked, now });
+        expect(many).toHaveLength(asked.length);
+        for (const [index, deviceId] of asked.entries()) {
+          expect({ deviceId, summary: many[index] }).toEqual({ deviceId, summary: summarizeSegments(await store().listSegments({ deviceId }), now) });
+          if (store().summarizeDeviceSegments) expect({ deviceId, summary: many[index] }).toEqual({ deviceId, summary: await store().summarizeDeviceSegments!({ deviceId, now }) });
+        }
+      }),
+      { numRuns: 15 },
+    );
+    expect(await store().summarizeDeviceSegmentsMany!({ deviceIds: [], now: T0 })).toEqual([]);
+  });
+
+  itWith('summarizeDeviceSegmentsMany', 'summarizeDeviceSegmentsMany() refuses now in milliseconds', async () => {
+    const { ids } = await seedFleet(1);
+    await expect(store().summarizeDeviceSegmentsMany!({ deviceIds: ids, now: T0_MS })).rejects.toThrow(/^now must be epoch seconds .* it looks like milliseconds/);
+  });
+}

@@ -1,0 +1,18 @@
+import { parsePageQuery, type FleetHours } from '@fleet-hours/core';
+import type { Handler } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import { jsonResponse } from '../json-response.js';
+import { _accountId } from './_account-id.js';
+import { meterBody } from './meter.js';
+
+/**
+ * `GET /api/v1/meter`: `/meter` for every device of the account, a page at a time (D32):
+ * `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/meter`.
+ */
+export function fleetMeterRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+  return async function fleetMeterPage(c) {
+    const page = parsePageQuery(c.req.queries(), 'meter');
+    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: _accountId(c), ...page });
+    return jsonResponse(c, { data: items.map(meterBody), next_cursor: nextCursor });
+  };
+}

@@ -1,0 +1,216 @@
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
+import { UsageError } from './cli-errors.js';
+
+/** How much `serve` logs: each level shows itself and the levels after it (P31). */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One operational setting of `serve` (D30): its flag, its variable, its default and how to read it. */
+export interface ServerSetting<Value> {
+  /** The flag without `--`, e.g. `rate-limit-hours`; the variable is {@link settingEnvName} of it. */
+  readonly flag: string;
+  /** Shown after the flag in help, e.g. `N`. */
+  readonly placeholder: string;
+  /** What it does, one sentence without a trailing period. */
+  readonly description: string;
+  /** The value when neither the flag nor the variable is given. */
+  readonly defaultValue: Value;
+  /** The default as help and docs show it. */
+  readonly shownDefault: string;
+  /**
+   * Reads a value as typed; throws an `Error` whose message says what is expected, e.g.
+   * `must be a whole number from 0 to 65535`.
+   */
+  readonly read: (text: string) => Value;
+}
+
+const _setting = <Value>(setting: ServerSetting<Value>): ServerSetting<Value> => setting;
+
+function _wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(max === Number.MAX_SAFE_INTEGER ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+function _seconds(text: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) throw new Error('must be a number of seconds ≥ 0');
+  return value;
+}
+
+const _port = _wholeNumber(0, 65_535);
+const _positive = _wholeNumber(1);
+
+/** The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's `RateLimits`. */
+const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [flag: string, description: string] } = {
+  devices: ['rate-limit-devices', 'Requests per minute per API key to GET /api/v1/devices (D13)'],
+  hours: ['rate-limit-hours', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours (D13)'],
+  daily: ['rate-limit-daily', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours/daily (D13)'],
+  meter: ['rate-limit-meter', 'Requests per minute per API key to GET /api/v1/devices/{id}/meter (D13)'],
+  fleetHours: ['rate-limit-fleet-hours', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours (D33)'],
+  fleetDaily: ['rate-limit-fleet-daily', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours/daily (D33)'],
+  fleetMeter: ['rate-limit-fleet-meter', 'Requests per minute per API key to the fleet endpoint GET /api/v1/meter (D33)'],
+  ingest: ['rate-limit-ingest', 'Requests per minute per ingest token to the ingestion endpoints, all together'],
+  unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401 (D14)'],
+};
+
+const _rateLimitSettings = Object.fromEntries(
+  (Object.keys(_RATE_LIMIT_SETTINGS) as (keyof RateLimits)[]).map((name) => {
+    const [flag, description] = _RATE_LIMIT_SETTINGS[name];
+    const defaultValue = DEFAULT_RATE_LIMITS[name];
+    return [name, _setting({ flag, placeholder: 'N', description, defaultValue, shownDefault: String(defaultValue), read: _positive })];
+  }),
+) as { readonly [Name in keyof RateLimits]: ServerSetting<number> };
+
+/**
+ * Every operational setting of the reference server (D30), in the order `serve --help` and
+ * `docs/operations.md` list them: the one place that gives each its flag, its `FLEET_HOURS_…`
+ * variable, its default and its help (P29). The database itself is chosen by the options every
+ * command takes (`--database-url` / `DATABASE_URL`, `--data-dir` / `FLEET_HOURS_DATA_DIR`).
+ */
+export const SERVER_SETTINGS = {
+  port: _setting({ flag: 'port', placeholder: 'PORT', description: 'TCP port of the API; 0 picks a free one', defaultValue: 8080, shownDefault: '8080', read: _port }),
+  host: _setting({
+    flag: 'host',
+    placeholder: 'HOST',
+    description: 'Address to listen on; 0.0.0.0 (or ::) accepts other machines',
+    defaultValue: '127.0.0.1',
+    shownDefault: '127.0.0.1',
+    read: (text) => text,
+  }),
+  ..._rateLimitSettings,
+  trustedProxyHops: _setting({
+    flag: 'trusted-proxy-hops',
+    placeholder: 'N',
+    description:
+      'Reverse proxies in front of the server that append to X-Forwarded-For: the client address of the per-address budget is the N-th entry from the right (P30); 0 uses the socket address',
+    defaultValue: 0,
+    shownDefault: '0',
+    read: _wholeNumber(0, 32),
+  }),
+  queryTimeout: _setting<number | null>({
+    flag: 'query-timeout',
+    placeholder: 'SECONDS',
+    description: 'How long every database call may take before the request answers 503 service_unavailable with Retry-After (D28); 0 turns the deadline off',
+    // The storage's own default (createPostgresDatabase / openStore `queryTimeout`) applies when unset.
+    defaultValue: null,
+    shownDefault: '5',
+    read: _seconds,
+  }),
+  poolSize: _setting<number | null>({
+    flag: 'pool-size',
+    placeholder: 'N',
+    description: 'Connections of this process to the PostgreSQL server at most',
+    // The storage's own default (`poolSize` of openStore) applies when unset.
+    defaultValue: null,
+    shownDefault: '10',
+    read: _positive,
+  }),
+  maxInFlight: _setting({
+    flag: 'max-in-flight',
+    placeholder: 'N',
+    description: 'Requests served at the same time; beyond it the server answers 503 service_unavailable with Retry-After at once (D28)',
+    defaultValue: DEFAULT_MAX_IN_FLIGHT,
+    shownDefault: String(DEFAULT_MAX_IN_FLIGHT),
+    read: _positive,
+  }),
+  maxHeaderBytes: _setting({
+    flag: 'max-header-bytes',
+    placeholder: 'BYTES',
+    description: 'Largest request line and headers accepted; larger ones are answered 431 headers_too_large (D29)',
+    defaultValue: 16_384,
+    shownDefault: '16384',
+    read: _wholeNumber(1_024, 1_048_576),
+  }),
+  shutdownTimeout: _setting({
+    flag: 'shutdown-timeout',
+    placeholder: 'SECONDS',
+    description: 'On SIGTERM or SIGINT, how long open requests may take before their connections are cut',
+    defaultValue: 10,
+    shownDefault: '10',
+    read: _seconds,
+  }),
+  logLevel: _setting<LogLevel>({
+    flag: 'log-level',
+    placeholder: 'LEVEL',
+    description: `Lowest level of the JSON log lines on stdout: ${LOG_LEVELS.join(', ')} (P31)`,
+    defaultValue: 'info',
+    shownDefault: 'info',
+    read: (text) => {
+      const level = text.toLowerCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return level as LogLevel;
+    },
+  }),
+  metricsPort: _setting<number | null>({
+    flag: 'metrics-port',
+    placeholder: 'PORT',
+    description: 'Serve Prometheus metrics at GET /metrics on this port (0 picks a free one); off when not given',
+    defaultValue: null,
+    shownDefault: 'off',
+    read: _port,
+  }),
+  metricsHost: _setting({
+    flag: 'metrics-host',
+    placeholder: 'HOST',
+    description: 'Address the metrics port listens on',
+    defaultValue: '127.0.0.1',
+    shownDefault: '127.0.0.1',
+    read: (text) => text,
+  }),
+} as const;
+
+/** The name of a setting: a key of {@link SERVER_SETTINGS}. */
+export type ServerSettingName = keyof typeof SERVER_SETTINGS;
+
+/** Every setting's value, read by {@link readServerSettings}. */
+export type ServerSettings = { readonly [Name in ServerSettingName]: (typeof SERVER_SETTINGS)[Name] extends ServerSetting<infer Value> ? Value : never };
+
+/**
+ * The environment variable of a setting: `FLEET_HOURS_` and its flag in upper case, `-` as `_`
+ * (`rate-limit-hours` → `FLEET_HOURS_RATE_LIMIT_HOURS`).
+ */
+export function settingEnvName(setting: { readonly flag: string }): string {
+  return `FLEET_HOURS_${setting.flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/**
+ * Reads every setting: the flag when given, else its environment variable when set and not empty,
+ * else the default (P29).
+ *
+ * @param options The parsed command-line options, by flag.
+ * @param env The environment.
+ * @returns Every setting's value.
+ * @throws {UsageError} For a bad value, naming the flag or the variable it came from.
+ */
+export function readServerSettings(options: Readonly<Record<string, string | boolean | undefined>>, env: Readonly<Record<string, string | undefined>>): ServerSettings {
+  const values: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SERVER_SETTINGS) as [string, ServerSetting<unknown>][]) {
+    const flagValue = options[setting.flag];
+    const envName = settingEnvName(setting);
+    const envValue = env[envName];
+    let source: string;
+    let text: string;
+    if (typeof flagValue === 'string') [source, text] = [`--${setting.flag}`, flagValue];
+    else if (envValue !== undefined && envValue.trim() !== '') [source, text] = [envName, envValue];
+    else {
+      values[name] = setting.defaultValue;
+      continue;
+    }
+    const trimmed = text.trim();
+    try {
+      if (trimmed === '') throw new Error('must not be empty');
+      values[name] = setting.read(trimmed);
+    } catch (error) {
+      throw new UsageError(`${source} ${(error as Error).message}, got "${text}"`, 'serve');
+    }
+  }
+  return values as ServerSettings;
+}

@@ -1,0 +1,39 @@
+import { sql, type Kysely } from 'kysely';
+import { _deviceIds, _rebuildDeviceFigures } from './_daily-figures.js';
+import { _guard } from './_storage-error.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+
+/**
+ * Rebuilds the per-day figures and lifetime totals (D27) of one device, or of every device, from
+ * their segments, each device in its own transaction under its row lock (writes to it wait).
+ * Fleet Hours keeps the figures itself on every write; this is for segments written outside it
+ * (SQL, another tool), after which reads would otherwise not match the segments. It also raises
+ * `devices.longest_segment_seconds` to the longest closed segment, which the window scans rely on.
+ *
+ * @param db A migrated database.
+ * @param options `deviceId`: only that device (default every device).
+ * @returns The ids of the devices rebuilt (empty when `deviceId` names no device).
+ * @throws {StorageUnavailableError} When the database cannot be reached.
+ * @example
+ * ```ts
+ * import { createPGliteDatabase, migrateToLatest, rebuildDailyFigures } from '@fleet-hours/storage-kysely';
+ * const db = await createPGliteDatabase();
+ * await migrateToLatest(db);
+ * await rebuildDailyFigures(db); // { deviceIds: [] }: no devices yet
+ * await db.destroy();
+ * ```
+ */
+export function rebuildDailyFigures(db: Kysely<FleetHoursDatabase>, options: { readonly deviceId?: number } = {}): Promise<{ readonly deviceIds: readonly number[] }> {
+  return _guard(async () => {
+    const deviceIds = await _deviceIds(db, options.deviceId);
+    const rebuilt: number[] = [];
+    for (const deviceId of deviceIds) {
+      const done = await db.transaction().execute(async (trx) => {
+        const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
+        return locked.rows.length > 0 && (await _rebuildDeviceFigures(trx, deviceId));
+      });
+      if (done) rebuilt.push(deviceId);
+    }
+    return { deviceIds: rebuilt };
+  });
+}

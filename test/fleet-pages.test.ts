@@ -1,0 +1,111 @@
+/**
+ * A page of the fleet endpoints costs a bounded number of queries on the Kysely store, whatever
+ * its size (D32): every query is counted through a Kysely plugin, for pages of 1 and 100 devices,
+ * through the core's service and through the app.
+ */
+import { createFleetHours, fingerprintApiKey, generateApiKey, parseWindowQuery, type SegmentInput } from '@fleet-hours/core';
+import { createFleetHoursApp } from '@fleet-hours/http';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKyselyStore, createPGliteDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from './support/postgres.js';
+
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const DAY = 86_400;
+const NOW = T0 + 40 * DAY;
+const ZONES = ['America/New_York', 'Asia/Kathmandu', 'Europe/Berlin', 'Australia/Lord_Howe', 'UTC'];
+
+function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
+  /** Seeds an account of `size` devices with a few segments each; returns the account, a key, and a store whose every query is counted. */
+  const seed = async (size: number) => {
+    const db = database();
+    await resetTables(db);
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const key = generateApiKey();
+    await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
+    for (let index = 0; index < size; index += 1) {
+      const device = (await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: `35${index}`, model: 'm', timeZone: ZONES[index % ZONES.length]! }))!;
+      const segments: SegmentInput[] = Array.from({ length: 30 }, (_, day) => ({ startedAt: T0 + day * DAY + index * 60, endedAt: T0 + day * DAY + index * 60 + 3600, state: day % 2 === 0 ? 'moving' : 'idle' }));
+      await store.importSegments({ deviceId: device.id, segments: [...segments, { startedAt: NOW - 600, endedAt: null, state: 'idle' }] });
+    }
+    const queries: string[] = [];
+    const counted = createKyselyStore(
+      db.withPlugin({
+        transformQuery: ({ node }) => {
+          queries.push(node.kind);
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      }),
+    );
+    return { account, key, counted, queries };
+  };
+
+  for (const size of [1, 100]) {
+    it(`a page of ${size} device(s) is two queries — the devices, then the figures of all of them — for /hours, /hours/daily and /meter`, async () => {
+      const { account, counted, queries } = await seed(size);
+      const fleetHours = createFleetHours({ store: counted, now: () => NOW * 1000 });
+      const dates = parseWindowQuery({ from: '2026-01-01', to: '2026-01-31' });
+      const reads = {
+        hours: () => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }),
+        daily: () => fleetHours.fleet.daily({ accountId: account.id, limit: size, ...dates }),
+        meter: () => fleetHours.fleet.meter({ accountId: account.id, limit: size }),
+      };
+      for (const [name, read] of Object.entries(reads)) {
+        queries.length = 0;
+        const page = await read();
+        expect({ name, devices: page.items.length, queries: queries.length }).toEqual({ name, devices: size, queries: 2 });
+      }
+      // And the figures are the single-device reads, device for device (not counted).
+      const hours = await reads.hours();
+      for (const item of hours.items) expect(item).toEqual(await fleetHours.hours({ accountId: account.id, deviceId: item.deviceId, ...dates }));
+      expect(hours.items.some((item) => item.movingSeconds > 0 && item.idleSeconds > 0)).toBe(true);
+      const meter = await reads.meter();
+      expect(meter.items.every((item) => item.movingSeconds === 15 * 3600 && item.idleSeconds === 15 * 3600 + 600)).toBe(true);
+    });
+  }
+
+  it('through the app, a page of 100 devices costs the same queries as a page of 1: key, counter, devices, figures', async () => {
+    const counts: number[] = [];
+    for (const size of [1, 100]) {
+      const { key, counted, queries } = await seed(size);
+      const app = createFleetHoursApp({ fleetHours: createFleetHours({ store: counted, now: () => NOW * 1000 }), rateLimitStore: counted, now: () => NOW * 1000, logger: () => {} });
+      const authorization = { Authorization: `Bearer ${key}` };
+      // A first request of the minute also clears the counters of ended windows: not part of a page.
+      expect((await app.request('/api/v1/meter?limit=1', { headers: authorization })).status).toBe(200);
+      queries.length = 0;
+      const response = await app.request(`/api/v1/hours/daily?from=2026-01-01&to=2026-01-31&limit=${size}`, { headers: authorization });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(size);
+      counts.push(queries.length);
+    }
+    expect(counts).toEqual([4, 4]);
+  });
+}
+
+describe('fleet pages on Kysely over PGlite (D32)', () => {
+  let pglite: Kysely<FleetHoursDatabase>;
+  beforeAll(async () => {
+    pglite = await createPGliteDatabase();
+    await migrateToLatest(pglite);
+  });
+  afterAll(async () => {
+    await pglite?.destroy();
+  });
+  describeQueryCounts(() => pglite);
+});
+
+describeWithPostgres('fleet pages on Kysely over PostgreSQL (D32)', () => {
+  let server: TestPostgres;
+  let db: Kysely<FleetHoursDatabase>;
+  beforeAll(async () => {
+    server = await createTestSchema();
+    db = server.connect({ max: 4 });
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await server?.drop();
+  });
+  describeQueryCounts(() => db);
+});
