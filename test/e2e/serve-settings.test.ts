@@ -40,7 +40,10 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
       ['--max-header-bytes BYTES', '16384', 'FLEET_HOURS_MAX_HEADER_BYTES'],
       ['--log-level LEVEL', 'info', 'FLEET_HOURS_LOG_LEVEL'],
       ['--metrics-port PORT', 'off', 'FLEET_HOURS_METRICS_PORT'],
-    ]) {
+      ['--query-timeout SECONDS', '5', 'FLEET_HOURS_QUERY_TIMEOUT'],
+      ['--pool-size N', '10', 'FLEET_HOURS_POOL_SIZE'],
+      ['--max-in-flight N', '64', 'FLEET_HOURS_MAX_IN_FLIGHT'],
+    ] as const) {
       expect(text, flag).toMatch(new RegExp(`\\n  ${flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*Default ${shown}; env ${env}\\.\\n`));
     }
   });

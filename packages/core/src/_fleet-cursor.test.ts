@@ -16,7 +16,7 @@ const refusal = (text: string, endpoint: FleetEndpoint, accountId: number): Inva
   throw new Error('expected an InvalidParameterError');
 };
 
-describe('the fleet cursor (D32, P27)', () => {
+describe('the fleet cursor (D32, P33)', () => {
   it('reads back the position it was made for, as URL-safe text without padding', () => {
     fc.assert(
       fc.property(fc.constantFrom(...ENDPOINTS), fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), (endpoint, accountId, afterDeviceId) => {

@@ -1,5 +1,5 @@
 /**
- * The opaque `cursor` of the fleet endpoints (D32, P27): where the next page starts, for one
+ * The opaque `cursor` of the fleet endpoints (D32, P33): where the next page starts, for one
  * endpoint and one account.
  *
  * A cursor is base64url (no padding) of the JSON array `[1, endpoint, accountId, afterDeviceId,

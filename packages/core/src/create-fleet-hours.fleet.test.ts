@@ -1,5 +1,5 @@
 /**
- * The fleet reads of createFleetHours() (D32, P26, P27): pages of every device of the account, each
+ * The fleet reads of createFleetHours() (D32, P32, P33): pages of every device of the account, each
  * item exactly the single-device read, a bounded number of store calls per page whatever its size.
  */
 import fc from 'fast-check';
@@ -109,7 +109,7 @@ describe('createFleetHours().fleet (D32)', () => {
       expect(await fleetHours.fleet.daily({ accountId: account.id })).toEqual({ items: [], nextCursor: null });
     });
 
-    it('a cursor survives devices added while the fleet is walked: the walk goes on after the last device seen (P27)', async () => {
+    it('a cursor survives devices added while the fleet is walked: the walk goes on after the last device seen (P33)', async () => {
       const store = createMemoryStore();
       const { account, devices } = await seedFleet(store, ['UTC', 'UTC', 'UTC']);
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
@@ -138,7 +138,7 @@ describe('createFleetHours().fleet (D32)', () => {
       expect(calls.size).toBe(0);
     });
 
-    it('a cursor of another endpoint or another account is refused (P27)', async () => {
+    it('a cursor of another endpoint or another account is refused (P33)', async () => {
       const store = createMemoryStore();
       const { account, other } = await seedFleet(store, ['UTC', 'UTC']);
       await store.createDevice({ accountId: other.id, name: 'x', imei: 'x', model: 'm', timeZone: 'UTC' });
@@ -187,7 +187,7 @@ describe('createFleetHours().fleet (D32)', () => {
       ),
       fromDays: fc.option(fc.integer({ min: -420, max: 2 }), { nil: undefined, freq: 6 }),
       spanDays: fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined, freq: 2 }),
-      // Often a from around today without to: 1 and 2 December are after today in some zones and not in others (P26).
+      // Often a from around today without to: 1 and 2 December are after today in some zones and not in others (P32).
       sinceNearToday: fc.option(fc.constantFrom(0, 1, 2), { nil: undefined, freq: 2 }),
       limit: fc.integer({ min: 1, max: 10 }),
       batch: fc.boolean(),
@@ -231,12 +231,12 @@ describe('createFleetHours().fleet (D32)', () => {
 
           const refusedByAll = seeded.length > 0 && hoursOne.every((item) => item instanceof InvalidParameterError);
           if (refusedByAll) {
-            // P26: refused only when the window fails for every device of the account.
+            // P32: refused only when the window fails for every device of the account.
             expect((await refusal(fleetHours.fleet.hours({ accountId: account.id, limit, ...dates }))).parameter).toBe('from');
             expect((await refusal(fleetHours.fleet.daily({ accountId: account.id, limit, ...dates }))).parameter).toBe('from');
             return;
           }
-          // P26: a device whose today is before `from` (no `to`) has an empty window: from its start to now, no second.
+          // P32: a device whose today is before `from` (no `to`) has an empty window: from its start to now, no second.
           const empty = (index: number) => {
             const { timeZone } = seeded[index]!;
             return { deviceId: seeded[index]!.id, timeZone, from: formatInstant(startOfLocalDay(dates.from!, timeZone), timeZone), to: formatInstant(NOW, timeZone) };
@@ -252,7 +252,7 @@ describe('createFleetHours().fleet (D32)', () => {
     });
   });
 
-  describe('P26: a from after the local today of some devices, without to', () => {
+  describe('P32: a from after the local today of some devices, without to', () => {
     // NOW is 2026-12-01T10:30Z: 2 December in Kiritimati (+14), 1 December in New York and Honolulu.
     const setup = async (zones: readonly string[]) => {
       const store = createMemoryStore();

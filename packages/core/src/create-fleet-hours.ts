@@ -54,11 +54,11 @@ export interface FleetPage<Item> {
  * batch capabilities).
  */
 export interface FleetReads {
-  /** `hours()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P26, P27) */
+  /** `hours()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
   hours(query: FleetWindowQuery): Promise<FleetPage<HoursTotal>>;
-  /** `daily()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P26, P27) */
+  /** `daily()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
   daily(query: FleetWindowQuery): Promise<FleetPage<DailyHours>>;
-  /** `meter()` for every device of a page. @throws {InvalidParameterError} (D32, P27) */
+  /** `meter()` for every device of a page. @throws {InvalidParameterError} (D32, P33) */
   meter(query: FleetPageQuery): Promise<FleetPage<MeterRecord>>;
 }
 
@@ -130,7 +130,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     if (store.sumSegmentSecondsMany) return store.sumSegmentSecondsMany({ requests: capped, now });
     return Promise.all(capped.map((request) => sumCapped(request.deviceId, request.boundaries, now)));
   };
-  /** The buckets of each device of a page; a device without boundaries (an empty window, P26) asks the store nothing and gets none. */
+  /** The buckets of each device of a page; a device without boundaries (an empty window, P32) asks the store nothing and gets none. */
   const sumPage = async (devices: readonly Device[], boundaries: readonly (readonly number[] | null)[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
     const asked = devices.flatMap((device, index) => (boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : []));
     const sums = await sumBucketsMany(asked, now);
@@ -179,7 +179,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   };
 
   /**
-   * The window of each device of a page (D4–D7 per device). P26: a `from` after the local today of
+   * The window of each device of a page (D4–D7 per device). P32: a `from` after the local today of
    * a device, without `to`, cannot be a window of that device; the request is refused (D7) only
    * when that holds for every device of the account, and otherwise such a device's window is empty
    * (`from` the start of that date, `to` now, no days, zero seconds). Whether every device fails is
@@ -288,7 +288,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   };
 }
 
-/** The window of a device whose local today is before `from` when `to` is not given (P26): it holds no second. */
+/** The window of a device whose local today is before `from` when `to` is not given (P32): it holds no second. */
 interface _EmptyWindow {
   readonly empty: true;
   readonly from: string;

@@ -32,7 +32,7 @@ function parse(raw: string): RawResponse {
   return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine!)?.[1]), headers, body: text === '' ? null : JSON.parse(text) };
 }
 
-describe('serve() below the router (D29)', () => {
+describe('serve() below the router (D29, P28)', () => {
   let server: RunningServer;
   const refused: AccessLogEntry[] = [];
   beforeAll(async () => {

@@ -80,7 +80,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  * `/api/v1/openapi.json` and a reference page at `/docs`. Serve it alone ({@link serve}) or mount it
  * in an existing Hono app with `app.route('/', fleetHoursApp)`: it claims only `/api/v1/*` and
  * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers every
- * other path with the JSON 404, counted per client address like any response (D31, P23).
+ * other path with the JSON 404, counted per client address like any response (D31, P23). Mounted
+ * under a prefix (`host.route('/fleet', fleetHoursApp)`), the OpenAPI document it serves names that
+ * prefix as its server, so that clients generated from it call the right URLs.
  *
  * Who may call which route, and against which budget, is each route's policy in core's
  * `ROUTE_POLICIES`, applied by one access middleware through `admitRequest`.

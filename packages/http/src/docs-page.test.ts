@@ -112,6 +112,9 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/devices/{id}/hours',
       '/api/v1/devices/{id}/hours/daily',
       '/api/v1/devices/{id}/meter',
+      '/api/v1/hours',
+      '/api/v1/hours/daily',
+      '/api/v1/meter',
       '/api/v1/openapi.json',
       '/docs',
     ]);
@@ -119,6 +122,23 @@ describe('the /docs page in a browser (happy-dom)', () => {
     expect([...hours.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['id', 'from', 'to']);
     expect([...hours.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['id', 'from', 'to', '200', '400', '401', '403', '404', '429', '500', '503']);
     expect(hours.textContent).toContain('answer 405 with an Allow header');
+  });
+
+  it('lists the fleet endpoints like every other, with limit and cursor, an example page, and a working "Try it" (D34)', async () => {
+    const { app, keys, devices } = await createFixture();
+    const page = await open(app);
+    const fleet = page.operation('/api/v1/hours');
+    expect([...fleet.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['from', 'to', 'limit', 'cursor']);
+    expect([...fleet.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['from', 'to', 'limit', 'cursor', '200', '400', '401', '403', '429', '500', '503']);
+    expect(fleet.textContent).toContain('next_cursor');
+    // The example page of the body schema.
+    expect(fleet.textContent).toContain('"examples"');
+    expect([...page.operation('/api/v1/meter').querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['limit', 'cursor']);
+    const shown = await page.tryIt('/api/v1/hours', { from: '2026-03-08', to: '2026-03-08', limit: '1' }, keys.acme.key);
+    expect(shown).toMatch(/^200 GET \/api\/v1\/hours\?from=2026-03-08&to=2026-03-08&limit=1/);
+    expect(shown).toContain('x-ratelimit-limit: 60');
+    expect(shown).toContain(`"device_id": ${devices.newYork.id}`);
+    expect(shown).toContain('"next_cursor": "');
   });
 
   it('sends a request with the key typed in and shows status, rate-limit headers and body', async () => {

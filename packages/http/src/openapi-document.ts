@@ -350,7 +350,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getFleetHours',
         summary: 'Engine, moving and idle seconds over a window, for every vehicle',
         description:
-          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32). `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks (D4–D7). A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account (P26). Pass `next_cursor` back as `cursor` for the next page; it is null on the last (P27).",
+          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32). `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks (D4–D7). A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account (P32). Pass `next_cursor` back as `cursor` for the next page; it is null on the last (P33).",
         tag: 'Fleet',
         limit: limits.fleetHours,
         schema: 'FleetHoursPage',
@@ -362,7 +362,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getFleetDailyHours',
         summary: 'Engine, moving and idle seconds per local day, for every vehicle',
         description:
-          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32), one entry per local date of the vehicle's own zone (D8). A vehicle whose today is before `from` (no `to`) has an empty window with no entries (P26). Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
+          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32), one entry per local date of the vehicle's own zone (D8). A vehicle whose today is before `from` (no `to`) has an empty window with no entries (P32). Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
         tag: 'Fleet',
         limit: limits.fleetDaily,
         schema: 'FleetDailyHoursPage',
@@ -440,7 +440,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           in: 'query',
           required: false,
           description:
-            'Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400 (D32, P27). Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen.',
+            'Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400 (D32, P33). Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen.',
           schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
         },
         DeviceId: {

@@ -67,11 +67,16 @@ export async function _listOverlapping(
  *   now, or reaches outside the window) is counted from the segments instead: the closed
  *   segments in that part of the window, clipped to it. Adjacent such parts are joined first
  *   (gaps and islands), so that each run of them costs one bounded index scan (see
- *   {@link _overlappingSegments}) however many days it holds.
+ *   {@link _overlappingSegments}) however many days it holds. The runs pass through an array
+ *   and `unnest`, which the planner expects to be few (they are: usually one, today).
  * - the open segment (never in the figures), clipped to the window and ending at `now`.
  *
- * The pieces of the last two are split over the buckets they touch as before (a set-returning
- * `generate_series` over `width_bucket`; `offset 0` keeps derived columns computed once).
+ * The pieces of the last two are split over the buckets they touch: `width_bucket` finds the
+ * first and last, and `unnest` over that slice of the boundaries gives one row per bucket (the
+ * planner expects a few rows from it, where `generate_series` would make it expect a thousand per
+ * piece and cost the statement as if it were huge; `offset 0` keeps derived columns computed once).
+ * The scans carry the window's own bounds as constants too, for the same reason: estimates that
+ * follow the window, not the history, keep the plan cheap (no JIT compilation, no parallel workers).
  * This is exact for any boundaries, whatever zone the figures were cut in: day rows never
  * overlap and hold every second of every closed segment, so each second is counted once, from
  * a row or from its segment. Buckets without engine time return no row.
@@ -103,9 +108,15 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
         from sorted where not whole
     ),
     island as (
-      select min(lo) as lo, max(hi) as hi
-        from (select lo, hi, count(*) filter (where previous_hi is distinct from lo) over (order by lo) as island from cut) as numbered
-       group by island
+      select unnest(packed.lo) as lo, unnest(packed.hi) as hi
+        from (
+               select array_agg(grouped.lo) as lo, array_agg(grouped.hi) as hi
+                 from (
+                        select min(lo) as lo, max(hi) as hi
+                          from (select lo, hi, count(*) filter (where previous_hi is distinct from lo) over (order by lo) as island from cut) as numbered
+                         group by island
+                      ) as grouped
+             ) as packed
     ),
     piece as (
       select greatest(segment.lo, cut.lo) as lo, least(segment.hi, cut.hi) as hi, segment.state
@@ -116,6 +127,7 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
               where device_id = ${deviceId} and ended_at is not null
                 and started_at < to_timestamp(cut.hi) and ended_at > to_timestamp(cut.lo)
                 and started_at >= to_timestamp(cut.lo - (select longest_segment_seconds from devices where id = ${deviceId}))
+                and started_at < to_timestamp(${windowEnd}::float8) and ended_at > to_timestamp(${windowStart}::float8)
            ) as segment
       union all
       select greatest(date_part('epoch', started_at), ${windowStart}::float8), least(${now}::float8, ${windowEnd}::float8), state
@@ -130,11 +142,17 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
                     case when part.state = 'moving' then least(part.hi, bounds.b[part.bucket + 1]) - greatest(part.lo, bounds.b[part.bucket]) else 0 end,
                     case when part.state = 'idle' then least(part.hi, bounds.b[part.bucket + 1]) - greatest(part.lo, bounds.b[part.bucket]) else 0 end
                from (
-                      select generate_series(width_bucket(piece.lo, bounds.b), least(width_bucket(piece.hi, bounds.b), cardinality(bounds.b) - 1)) as bucket,
-                             piece.lo, piece.hi, piece.state
-                        from piece cross join bounds
-                       where piece.hi > piece.lo
-                      offset 0
+                      select span.first + split.position::int - 1 as bucket, span.lo, span.hi, span.state
+                        from (
+                               select width_bucket(piece.lo, bounds.b) as first,
+                                      least(width_bucket(piece.hi, bounds.b), cardinality(bounds.b) - 1) as last,
+                                      piece.lo, piece.hi, piece.state
+                                 from piece cross join bounds
+                                where piece.hi > piece.lo
+                               offset 0
+                             ) as span
+                       cross join bounds
+                       cross join lateral unnest(bounds.b[span.first:span.last]) with ordinality as split(bucket_start, position)
                     ) as part
               cross join bounds
               where least(part.hi, bounds.b[part.bucket + 1]) > greatest(part.lo, bounds.b[part.bucket])
@@ -161,8 +179,10 @@ export interface BucketRow {
  * minimum of the primary key, one index probe), the device's lifetime totals of closed segments
  * (kept by every write, see `_daily-figures.ts`), corrected at read time by what cannot be final:
  * the open segment counts up to `now`, and a closed segment ending after `now` (a live tail, a
- * clock ahead) loses its seconds after `now` (P1). Those are found by a bounded index scan
- * ({@link _overlappingSegments} from `now`). Always one row.
+ * clock ahead) loses its seconds after `now` (P1). Those are found by bounded index scans: the
+ * ones that started by `now` start at most the longest segment before it (as in
+ * {@link _overlappingSegments}), the others start after it; the two ranges are scanned apart so
+ * that the planner sees two small ranges, not one open-ended one. Always one row.
  */
 export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
   return sql<SummaryRow>`
@@ -174,10 +194,21 @@ export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow
               from devices where id = ${deviceId}) as totals,
            (select coalesce(sum(late.seconds) filter (where late.state = 'moving'), 0) as moving_seconds,
                    coalesce(sum(late.seconds) filter (where late.state = 'idle'), 0) as idle_seconds
-              from (select state,
-                           case when ended_at is null then greatest(0, ${now}::float8 - started_at)
-                                else greatest(started_at, ${now}::float8) - ended_at end as seconds
-                      from (${_overlappingSegments(deviceId, now, undefined)}) as segment) as late) as live`;
+              from (
+                     select state, greatest(date_part('epoch', started_at), ${now}::float8) - date_part('epoch', ended_at) as seconds
+                       from engine_segments
+                      where device_id = ${deviceId} and ended_at is not null and ended_at > to_timestamp(${now}::float8)
+                        and started_at >= to_timestamp(${now}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))
+                        and started_at <= to_timestamp(${now}::float8)
+                     union all
+                     select state, date_part('epoch', started_at) - date_part('epoch', ended_at)
+                       from engine_segments
+                      where device_id = ${deviceId} and ended_at is not null and started_at > to_timestamp(${now}::float8)
+                     union all
+                     select state, greatest(0, ${now}::float8 - date_part('epoch', started_at))
+                       from engine_segments
+                      where device_id = ${deviceId} and ended_at is null
+                   ) as late) as live`;
 }
 
 /** The row of {@link _summarize}. */

@@ -8,7 +8,7 @@ import { createPostgresDatabase } from './create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
 
-const TABLES = ['accounts', 'api_keys', 'devices', 'engine_day_figures', 'engine_segments', 'fleet_hours_migration', 'fleet_hours_migration_lock', 'rate_limit_counters'];
+const TABLES = ['accounts', 'api_keys', 'devices', 'engine_day_figures', 'engine_segments', 'fleet_hours_migration', 'fleet_hours_migration_lock', 'ingest_tokens', 'rate_limit_counters', 'telemetry_points'];
 const T0 = 1_767_225_600;
 
 const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {

@@ -93,7 +93,7 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
 
     /** A new device holding the scenario's segments (each run gets its own device: no truncation between runs). */
     const seed = async (target: FleetHoursStore, account: number, { timeZone, segments }: Scenario) => {
-      const device = (await target.createDevice({ accountId: account, name: 'Truck', imei: '1', model: 'm', timeZone }))!;
+      const device = (await target.createDevice({ accountId: account, name: 'Truck', imei: globalThis.crypto.randomUUID(), model: 'm', timeZone }))!;
       await target.importSegments({ deviceId: device.id, segments });
       return device.id;
     };
@@ -189,7 +189,7 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
       { timeZone: 'Asia/Kathmandu', date: '2026-06-15', seconds: 24 * 3600, from: '2026-06-15T00:00:00+05:45', why: 'a +05:45 zone' },
       { timeZone: 'Pacific/Apia', date: '2011-12-30', seconds: 0, from: '2011-12-31T00:00:00+14:00', why: 'a day that does not exist' },
     ])('a device running all day gets the real length of $why ($timeZone $date)', async ({ timeZone, date, seconds, from }) => {
-      const device = (await store.createDevice({ accountId, name: 'Truck', imei: '1', model: 'm', timeZone }))!;
+      const device = (await store.createDevice({ accountId, name: 'Truck', imei: globalThis.crypto.randomUUID(), model: 'm', timeZone }))!;
       const dates = parseWindowQuery({ from: date, to: date });
       const window = resolveWindow({ ...dates, now: TO_2027, timeZone });
       await store.importSegments({ deviceId: device.id, segments: [{ startedAt: window.start - 2 * DAY, endedAt: window.end + 2 * DAY, state: 'moving' }] });

@@ -21,7 +21,7 @@ export const fleetArbitrary = fc.array(
   { maxLength: 7, size: 'small' },
 );
 
-/** A random query of `/hours` or `/hours/daily`: no dates, a `from`, or both, often around today (P26). */
+/** A random query of `/hours` or `/hours/daily`: no dates, a `from`, or both, often around today (P32). */
 export const windowQueryArbitrary = fc.oneof(
   fc.constant(''),
   fc.integer({ min: -420, max: 2 }).map((days) => `from=${_date(days)}`),

@@ -25,7 +25,7 @@ describe('GET /api/v1/hours/daily (D32)', () => {
           if (statuses[index] === 200) {
             expect(element).toBe(texts[index]);
           } else {
-            // P26: an empty window has no local date.
+            // P32: an empty window has no local date.
             expect(statuses[index]).toBe(400);
             expect(JSON.parse(element)).toMatchObject({ device_id: deviceIds[index], data: [] });
           }
@@ -60,7 +60,7 @@ describe('GET /api/v1/hours/daily (D32)', () => {
     expect(((await tooMany.json()) as ErrorBody).error.message).toBe('Parameter limit "101" is out of range: give a whole number from 1 to 100');
   });
 
-  it('answers 400 for a bad window like the single-device endpoint (D7), and for a cursor of /api/v1/hours (P27)', async () => {
+  it('answers 400 for a bad window like the single-device endpoint (D7), and for a cursor of /api/v1/hours (P33)', async () => {
     const { request, keys } = await createFixture();
     for (const query of ['from=2026-02-30', 'to=2026-03-01&to=2026-03-02', 'from=2026-03-02&to=2026-03-01']) {
       const fleet = await request(`/api/v1/hours/daily?${query}`, keys.acme.key);
@@ -72,7 +72,7 @@ describe('GET /api/v1/hours/daily (D32)', () => {
     expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter cursor is a cursor of \/api\/v1\/hours, not of \/api\/v1\/hours\/daily/);
   });
 
-  it('P26: a from after today in some zones gives those devices an empty window, and is 400 only when it is after today in every device\'s zone', async () => {
+  it('P32: a from after today in some zones gives those devices an empty window, and is 400 only when it is after today in every device\'s zone', async () => {
     // The fixture's now is 2026-12-01T12:00:15Z: 2 December has begun nowhere among its devices
     // (New York, Kathmandu +05:45, Berlin), so from=2026-12-02 is refused; adding a device in
     // Kiritimati (+14, already 2 December) makes it a fleet with one window and three empty ones.

@@ -15,7 +15,7 @@ describe('GET /api/v1/hours (D32)', () => {
         const texts = await Promise.all(singles.map((response) => response.text()));
         const pageQuery = [query, `limit=${limit}`].filter(Boolean).join('&');
         if (deviceIds.length > 0 && statuses.every((status) => status === 400)) {
-          // P26: refused only when the window fails for every device of the account.
+          // P32: refused only when the window fails for every device of the account.
           const response = await get(`/api/v1/hours?${pageQuery}`);
           expect(response.status).toBe(400);
           expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter from ".*" is after today in the zone of every device of the account/);
@@ -28,7 +28,7 @@ describe('GET /api/v1/hours (D32)', () => {
           if (statuses[index] === 200) {
             expect(element).toBe(texts[index]);
           } else {
-            // P26: this device's today is before `from`: an empty window, from the start of that date to now.
+            // P32: this device's today is before `from`: an empty window, from the start of that date to now.
             expect(statuses[index]).toBe(400);
             expect(JSON.parse(element)).toMatchObject({ device_id: deviceIds[index], engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 });
             expect(Object.keys(JSON.parse(element))).toEqual(['device_id', 'from', 'to', 'timezone', 'engine_seconds', 'moving_seconds', 'idle_seconds']);
@@ -88,7 +88,7 @@ describe('GET /api/v1/hours (D32)', () => {
     expect(error.message).toMatch(message.startsWith('Cannot parse from') ? /Cannot parse from "2026-02-30"/ : new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
   });
 
-  it('answers 400 naming cursor for a cursor of another endpoint or of another account (P27)', async () => {
+  it('answers 400 naming cursor for a cursor of another endpoint or of another account (P33)', async () => {
     const { request, keys } = await createFixture();
     const dailyCursor = ((await (await request('/api/v1/hours/daily?limit=1', keys.acme.key)).json()) as { next_cursor: string }).next_cursor;
     const hoursCursor = ((await (await request('/api/v1/hours?limit=1', keys.acme.key)).json()) as { next_cursor: string }).next_cursor;
@@ -105,7 +105,7 @@ describe('GET /api/v1/hours (D32)', () => {
     expect((await request(`/api/v1/hours?cursor=${hoursCursor}`, keys.acmeSecond.key)).status).toBe(200);
   });
 
-  it('a cursor survives devices added meanwhile: the walk goes on after the last device seen (P27)', async () => {
+  it('a cursor survives devices added meanwhile: the walk goes on after the last device seen (P33)', async () => {
     const { get, store, account, deviceIds } = await createFleetApp(Array.from({ length: 3 }, () => ({ timeZone: 'UTC', pieces: [], openLast: false })));
     const first = (await (await get('/api/v1/hours?limit=2')).json()) as { data: { device_id: number }[]; next_cursor: string };
     const added = (await store.createDevice({ accountId: account.id, name: 'New', imei: '999', model: 'm', timeZone: 'UTC' }))!;

@@ -224,6 +224,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     required: ['device'],
     examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'fleet-hours import telemetry --device 4 --moving-speed-kmh 3 ./tractor.ndjson'],
   }),
+  spec({
+    name: 'figures rebuild',
+    summary: 'Rebuild the daily figures of a device or all from their segments (D27)',
+    details:
+      'Fleet Hours keeps per-day figures and lifetime totals of every device in the transaction of each write, so that reads cost ' +
+      'the days of a window and the meter a constant. After writing engine_segments outside Fleet Hours (SQL, another tool), ' +
+      'rebuild them; each device is rebuilt in its own transaction, and writes to it wait meanwhile.',
+    options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
+    examples: ['fleet-hours figures rebuild', 'fleet-hours figures rebuild --device 4'],
+  }),
+  spec({
+    name: 'figures verify',
+    summary: 'Check the daily figures of a device or all against their segments (D27)',
+    details: 'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
+    options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
+    examples: ['fleet-hours figures verify', 'fleet-hours figures verify --device 4 --json'],
+  }),
 ];
 
 /** Command groups: the first word of a two-word command. */
@@ -232,4 +249,5 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   keys: 'API keys',
   devices: 'Devices (vehicles)',
   import: 'Importing engine segments and telemetry',
+  figures: 'Daily figures behind fast reads (D27)',
 };

@@ -2,6 +2,7 @@ import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core
 import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from '../commands/accounts.js';
 import type { CommandContext, CommandResult } from '../commands/command-context.js';
 import { demoCommand } from '../commands/demo.js';
+import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures.js';
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
@@ -32,6 +33,8 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'devices update': updateDeviceCommand,
   'import segments': importSegmentsCommand,
   'import telemetry': importTelemetryCommand,
+  'figures rebuild': rebuildFiguresCommand,
+  'figures verify': verifyFiguresCommand,
 };
 
 /**
@@ -100,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
     await closeQuietly(database);
     database = null;
     io.stdout.write(global.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
-    return EXIT_CODES.ok;
+    return result.exitCode ?? EXIT_CODES.ok;
   } catch (error) {
     await closeQuietly(database);
     return reportError(error, io, command.name, target);

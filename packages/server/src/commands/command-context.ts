@@ -22,6 +22,8 @@ export interface CommandContext {
 export interface CommandResult {
   readonly json: unknown;
   readonly text: string;
+  /** The exit code after printing (default 0), e.g. 1 for a check that found problems (`figures verify`). */
+  readonly exitCode?: number;
 }
 
 /** Reads an option the parser already checked to be present. */
