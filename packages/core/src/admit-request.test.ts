@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AccessResult, StoredCredential } from './access-policy.js';
 import { admitRequest, decideAdmission, rateLimitSubject } from './admit-request.js';
-import { fingerprintApiKey, generateApiKey } from './api-key.js';
+import { fingerprintApiKey, generateApiKey, generateIngestToken } from './api-key.js';
 import { createFleetHours } from './create-fleet-hours.js';
 import { createMemoryStore } from './memory-store.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitDecision } from './rate-limit.js';
@@ -183,6 +183,58 @@ describe('admitRequest()', () => {
     const consume = vi.spyOn(counters, 'consume');
     expect(await admit(ROUTE_POLICIES.openApi, 'Bearer fh_whatever')).toEqual({ admitted: true, account: null, credential: null, headers: {} });
     expect([findApiKey.mock.calls.length, consume.mock.calls.length]).toEqual([0, 0]);
+  });
+
+  it('admits an ingest token on ingestion routes, one budget per token over all of them, whatever the plan (D24)', async () => {
+    const { store, admit } = await setup();
+    const starter = await store.createAccount({ name: 'Small Co', plan: 'starter', now: 0 });
+    const token = generateIngestToken();
+    const record = (await store.createIngestToken({ accountId: starter.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: 0 }))!;
+    const first = await admit(ROUTE_POLICIES.ingestTelemetry, `Bearer ${token}`);
+    expect(first).toEqual({ admitted: true, account: starter, credential: record, headers: { 'X-RateLimit-Limit': '6000', 'X-RateLimit-Remaining': '5999' } });
+    const second = await admit(ROUTE_POLICIES.ingestTraccar, `Bearer ${token}`);
+    expect(second.headers['X-RateLimit-Remaining']).toBe('5998');
+  });
+
+  it('reads the token from the path for a policy with credentialFrom "path", never from the header (D24, OsmAnd)', async () => {
+    const { store, acme, admit } = await setup();
+    const token = generateIngestToken();
+    await store.createIngestToken({ accountId: acme.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: 0 });
+    const limits = resolveRateLimits({ unauthenticated: 100 });
+    const viaPath = (pathCredential: string | undefined, authorization?: string) =>
+      admitRequest({
+        policy: ROUTE_POLICIES.ingestOsmand,
+        authorization,
+        pathCredential,
+        clientAddress: '10.0.0.1',
+        authenticate: createFleetHours({ store, now: () => 0 }).authenticate,
+        rateLimitStore: createMemoryRateLimitStore(),
+        rateLimits: limits,
+        now: 0,
+      });
+    const code = async (admission: Promise<Awaited<ReturnType<typeof viaPath>>>) => {
+      const answer = await admission;
+      return answer.admitted ? 'admitted' : answer.refusal.code;
+    };
+    expect(await code(viaPath(token))).toBe('admitted');
+    expect(await code(viaPath(undefined, `Bearer ${token}`))).toBe('missing_ingest_token');
+    expect(await code(viaPath(''))).toBe('missing_ingest_token');
+    expect(await code(viaPath(`${token}, Bearer x`))).toBe('unknown_ingest_token');
+    expect(await code(viaPath('fh_readkey'))).toBe('unknown_ingest_token');
+    // The header is not read on this route, and the path is not read on the others.
+    expect(await code(admit(ROUTE_POLICIES.ingestTelemetry, undefined))).toBe('missing_ingest_token');
+  });
+
+  it('answers an API key on an ingestion route 401 unknown_ingest_token asking for an ingest token, and an ingest token on the read API unknown_api_key (P25)', async () => {
+    const { issue, admit } = await setup();
+    const { secret } = await issue();
+    const onIngest = await admit(ROUTE_POLICIES.ingestTelemetry, `Bearer ${secret}`);
+    expect(onIngest.admitted === false && [onIngest.refusal.code, onIngest.refusal.message]).toEqual([
+      'unknown_ingest_token',
+      'An API key cannot be used here: send an ingest token as "Authorization: Bearer <INGEST_TOKEN>"',
+    ]);
+    const onRead = await admit(ROUTE_POLICIES.devices, `Bearer ${generateIngestToken()}`);
+    expect(onRead.admitted === false && onRead.refusal.code).toBe('unknown_api_key');
   });
 
   it('lets a store failure through, for the caller to answer 503 (D18)', async () => {

@@ -119,7 +119,8 @@ export function decideAdmission(input: {
 
 /**
  * Admits or refuses a request to a route by its policy (D10–D15, D24, P12–P15, P21–P23): checks the
- * credential the route needs through `authenticate` (the store is asked by fingerprint), counts
+ * credential the route needs — from the `Authorization` header, or from the path when the policy
+ * says `credentialFrom: 'path'` — through `authenticate` (the store is asked by fingerprint), counts
  * the request in `rateLimitStore`, and decides with {@link decideAdmission}.
  *
  * @param input The route's policy; the request's `Authorization` header and client address;
@@ -147,6 +148,11 @@ export function decideAdmission(input: {
 export async function admitRequest(input: {
   readonly policy: RoutePolicy;
   readonly authorization: string | null | undefined;
+  /**
+   * The path parameter `{token}` of the request, read instead of `authorization` when the policy
+   * says `credentialFrom: 'path'` (OsmAnd, D24); ignored otherwise.
+   */
+  readonly pathCredential?: string | null | undefined;
   readonly clientAddress: string;
   readonly authenticate: (authorization: string | null | undefined, credential: CredentialKind) => Promise<AccessResult>;
   readonly rateLimitStore: RateLimitStore;
@@ -156,7 +162,8 @@ export async function admitRequest(input: {
   readonly realm?: string;
 }): Promise<Admission> {
   const { policy } = input;
-  const access = policy.credential === null ? null : await input.authenticate(input.authorization, policy.credential);
+  const authorization = policy.credentialFrom === 'path' ? _pathAuthorization(input.pathCredential) : input.authorization;
+  const access = policy.credential === null ? null : await input.authenticate(authorization, policy.credential);
   const subject = rateLimitSubject({ policy, access, clientAddress: input.clientAddress, limits: input.rateLimits });
   const rateLimit =
     subject === null
@@ -169,6 +176,17 @@ export async function admitRequest(input: {
           ...(input.windowSeconds === undefined ? {} : { windowSeconds: input.windowSeconds }),
         });
   return decideAdmission({ policy, access, rateLimit, ...(input.realm === undefined ? {} : { realm: input.realm }) });
+}
+
+/**
+ * A credential carried in the path, as the `Authorization` header it stands for. A secret is
+ * base-62 after its prefix, so percent-encoding leaves a real one as it is and turns anything a
+ * header would split (spaces, commas) into text that no stored credential matches: unknown, never
+ * "several" or "missing". An empty segment is a missing credential.
+ */
+function _pathAuthorization(token: string | null | undefined): string | null {
+  if (token === null || token === undefined || token === '') return null;
+  return `Bearer ${encodeURIComponent(token)}`;
 }
 
 function _rateLimited(decision: RateLimitDecision, policy: RoutePolicy, withoutCredential: boolean): FleetHoursError {

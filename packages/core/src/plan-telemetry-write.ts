@@ -25,7 +25,7 @@ import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } 
  * import { assertTelemetryPoints } from '@fleet-hours/core/adapter';
  * assertTelemetryPoints([{ deviceId: 1, time: 100, ignition: true, speedKmh: 0 }], { now: 100 }); // fine
  * assertTelemetryPoints([{ deviceId: 1, time: 500, ignition: true, speedKmh: 0 }], { now: 100 });
- * // throws InvalidTelemetryPointError (index 0): time must be at most 300 s ahead of the server clock, got 500 (400 s ahead)
+ * // throws InvalidTelemetryPointError: time must be at most 300 s ahead of the server clock, got 500 (400 s ahead)
  * ```
  */
 export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], options: ParseTelemetryPointOptions): void {

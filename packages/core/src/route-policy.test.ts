@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limit.js';
-import { ROUTE_POLICIES, routeLimit } from './route-policy.js';
+import { ROUTE_POLICIES, routeLimit, type RoutePolicy } from './route-policy.js';
 
 describe('ROUTE_POLICIES', () => {
   it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, D33, P12)', () => {
@@ -15,8 +15,20 @@ describe('ROUTE_POLICIES', () => {
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
+      ingestTelemetry: ['/ingest/v1/telemetry', 'ingest_token', 'ingest'],
+      ingestTraccar: ['/ingest/traccar', 'ingest_token', 'ingest'],
+      ingestOsmand: ['/ingest/osmand/{token}', 'ingest_token', 'ingest'],
+      ingestUnmatched: ['/ingest/*', 'ingest_token', 'ingest'],
       notFound: ['*', null, 'unauthenticated'],
     });
+  });
+});
+
+describe('ROUTE_POLICIES of ingestion (D24)', () => {
+  it('share one counter per ingest token over every ingestion route, and only OsmAnd reads the token from the path', () => {
+    const ingest = [ROUTE_POLICIES.ingestTelemetry, ROUTE_POLICIES.ingestTraccar, ROUTE_POLICIES.ingestOsmand, ROUTE_POLICIES.ingestUnmatched];
+    expect(ingest.map((policy: RoutePolicy) => policy.counter)).toEqual(['/ingest', '/ingest', '/ingest', '/ingest']);
+    expect(ingest.map((policy: RoutePolicy) => policy.credentialFrom ?? 'header')).toEqual(['header', 'header', 'path', 'header']);
   });
 });
 

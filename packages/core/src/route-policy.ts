@@ -12,7 +12,7 @@ export type RouteLimit = keyof RateLimits | 'unmatched';
  * The access rules of one route, as data: which credential it needs and which budget it counts
  * against. The HTTP layer's one access middleware reads it; a new route or a second credential
  * kind is a row, not new code: the fleet endpoints (D32, D33) are
- * `{ template: '/api/v1/hours', credential: 'api_key', limit: 'fleetHours' }`, and ingestion will be
+ * `{ template: '/api/v1/hours', credential: 'api_key', limit: 'fleetHours' }`, and ingestion is
  * `{ template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' }`.
  */
 export interface RoutePolicy {
@@ -30,6 +30,11 @@ export interface RoutePolicy {
    * Routes that share one budget per credential (ingestion: per token) name the same counter.
    */
   readonly counter?: string;
+  /**
+   * Where the credential is read: the `Authorization` header (default), or the path parameter
+   * `{token}` of the template, for clients that cannot set headers (OsmAnd trackers, D24).
+   */
+  readonly credentialFrom?: 'header' | 'path';
 }
 
 /** The base path of version 1 of the read API. */
@@ -54,6 +59,16 @@ export const ROUTE_POLICIES = {
   openApi: { template: `${API_V1}/openapi.json`, credential: null, limit: null },
   /** The reference page: open, not counted (P14). */
   docs: { template: '/docs', credential: null, limit: null },
+  /**
+   * Telemetry ingestion (`ingestion-api.md`, D24): an ingest token, one budget per token over the
+   * three protocols (6,000 per minute by default). Not gated by plan.
+   */
+  ingestTelemetry: { template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
+  ingestTraccar: { template: '/ingest/traccar', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
+  /** OsmAnd trackers cannot set headers: the token is the last path segment, never logged (the log names this template). */
+  ingestOsmand: { template: '/ingest/osmand/{token}', credential: 'ingest_token', limit: 'ingest', counter: '/ingest', credentialFrom: 'path' },
+  /** Any other path or method under /ingest: checked and counted like an ingestion route, then 404 or 405. */
+  ingestUnmatched: { template: '/ingest/*', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
   /** Any path outside the API when the app is served alone: counted per client address, then 404 (D31, P23). */
   notFound: { template: '*', credential: null, limit: 'unauthenticated' },
 } as const satisfies Readonly<Record<string, RoutePolicy>>;

@@ -104,6 +104,50 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours demo', 'fleet-hours demo --port 3000 --data-dir ./demo-data'],
   }),
   spec({
+    name: 'simulate',
+    summary: 'Drive simulated vehicles against a running server through an ingestion endpoint',
+    details:
+      'Each vehicle works realistic days from a seeded model: shifts on the local wall clock (engine off at night and on Sundays), ' +
+      'driving at varying speed, idling at stops, engine-off stops, and minutes without a report (data gaps). Its reports go to the ' +
+      'server at --url with the ingest token (D24) as native NDJSON batches (POST /ingest/v1/telemetry), Traccar forwarded positions ' +
+      '(POST /ingest/traccar) or OsmAnd requests (GET or POST /ingest/osmand/TOKEN), a --shuffle fraction late and a --resend fraction ' +
+      'twice. --realtime (the default) stamps reports with the clock and sends each as it happens, starting a shift at once; --backfill ' +
+      'sends historic days as fast as --rate and --concurrency allow. 429 and 503 answers are retried after Retry-After. Prints sent, ' +
+      'accepted, duplicates, errors, positions/s, p50/p99 latency and, per vehicle, the engine time the server should now hold. ' +
+      'Runs until --duration, --count or the backfill span is done, or Ctrl+C; exit code 1 when a request failed. ' +
+      'The devices must exist: create them with devices create --imei (the default IMEIs are the prefix 35630704250 and 0001, 0002, …).',
+    options: {
+      url: { type: 'string', placeholder: 'URL', description: 'Base URL of the server (default http://127.0.0.1:8080).' },
+      token: { type: 'string', placeholder: 'TOKEN', description: 'Ingest token, fhi_… (default: env FLEET_HOURS_INGEST_TOKEN).' },
+      protocol: { type: 'string', placeholder: 'native|traccar|osmand', description: 'Ingestion endpoint to use (default native).' },
+      vehicles: { type: 'string', placeholder: 'N', description: 'Number of vehicles (default 3, or as many as --imeis/--device-ids name).' },
+      'imei-prefix': { type: 'string', placeholder: 'DIGITS', description: 'IMEIs are this prefix and the vehicle number, 15 digits (default 35630704250).' },
+      imeis: { type: 'string', placeholder: 'LIST', description: 'Comma-separated IMEIs of the vehicles, instead of --imei-prefix.' },
+      'device-ids': { type: 'string', placeholder: 'LIST', description: 'Comma-separated device ids, sent as device_id (native only).' },
+      interval: { type: 'string', placeholder: 'SECONDS', description: "Seconds between a vehicle's reports while its engine runs (default 10; live with --rate: vehicles / rate)." },
+      'parked-interval': { type: 'string', placeholder: 'SECONDS', description: 'Seconds between heartbeats while parked (default 10 × --interval, at most 1800).' },
+      rate: { type: 'string', placeholder: 'N', description: 'At most N positions per second, all vehicles together (default: no limit).' },
+      duration: { type: 'string', placeholder: 'SECONDS', description: 'Stop after this many seconds.' },
+      count: { type: 'string', placeholder: 'N', description: 'Stop after N reports (repeats not counted).' },
+      realtime: { type: 'boolean', description: 'Timestamps are now; each report is sent as it happens (the default).' },
+      backfill: { type: 'string', placeholder: 'FROM..TO', description: 'Historic reports, sent as fast as allowed: dates (local days of --timezone, both included) or ISO instants; TO is capped at now.' },
+      timezone: { type: 'string', placeholder: 'IANA', description: 'Zone whose wall clock the shifts follow (default UTC).' },
+      'shift-start': { type: 'string', placeholder: 'now|schedule', description: 'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).' },
+      seed: { type: 'string', placeholder: 'N', description: 'Seed of every random choice: the same seed sends the same reports (default 1).' },
+      shuffle: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent late, out of order (default 0).' },
+      resend: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent twice (default 0).' },
+      concurrency: { type: 'string', placeholder: 'N', description: 'Requests in flight at once (default 4).' },
+      'batch-size': { type: 'string', placeholder: 'N', description: 'Points per native batch, at most 10000 (default 500).' },
+      method: { type: 'string', placeholder: 'GET|POST', description: 'How OsmAnd positions are sent: query string or form body (default GET).' },
+    },
+    examples: [
+      'fleet-hours simulate --token fhi_… --vehicles 5 --duration 60',
+      'fleet-hours simulate --token fhi_… --protocol traccar --backfill 2026-11-16..2026-11-20 --timezone Europe/Berlin --shuffle 0.05 --resend 0.02',
+      'fleet-hours simulate --token fhi_… --protocol osmand --method POST --imeis 356307042441013,356307042441021 --count 200 --json',
+      'fleet-hours simulate --url https://fleet-hours.example.com --token fhi_… --vehicles 1000 --interval 5 --concurrency 16',
+    ],
+  }),
+  spec({
     name: 'accounts create',
     summary: 'Create an account',
     options: {

@@ -7,6 +7,7 @@ import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '..
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
 import { serveCommand } from '../commands/serve.js';
+import { simulateCommand } from '../commands/simulate.js';
 import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
 import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from '../database/open-database.js';
 import { ImportFileError } from '../import/read-import-file.js';
@@ -77,6 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
   let database: OpenedDatabase | null = null;
   try {
     if (command.name === 'demo') return await demoCommand({ io, global, options, openDatabase });
+    if (command.name === 'simulate') return await simulateCommand({ io, global, options });
     target = resolveDatabaseTarget(global, io.env, io.cwd);
     if (command.name === 'serve') return await serveCommand({ io, target, options, openDatabase });
 

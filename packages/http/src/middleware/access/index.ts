@@ -44,6 +44,8 @@ export function access(options: AccessOptions): MiddlewareHandler<FleetHoursEnv>
     const admission = await admitRequest({
       policy,
       authorization: c.req.header('Authorization'),
+      // OsmAnd trackers carry their ingest token as the path's `{token}` (D24); the policy says so.
+      pathCredential: policy.credentialFrom === 'path' ? c.req.param('token') : undefined,
       clientAddress: options.clientAddress(c),
       authenticate: options.authenticate,
       rateLimitStore: options.rateLimitStore,

@@ -1,0 +1,72 @@
+import {
+  FleetHoursError,
+  formatInstant,
+  InvalidTelemetryPointError,
+  isFleetHoursError,
+  UnknownDeviceError,
+  type DeviceTelemetryPoint,
+  type FleetHours,
+} from '@fleet-hours/core';
+
+/** The 200 body of every ingestion route that stored (or found already stored) its points. */
+export interface IngestAnswer {
+  readonly accepted: number;
+  readonly duplicates: number;
+  readonly devices: readonly { readonly device_id: number; readonly last_reported_at: string | null }[];
+}
+
+/** The 200 body of a position that carries no ignition (Traccar, OsmAnd): answered, not stored, so that it is not sent again. */
+export interface IgnoredAnswer {
+  readonly accepted: 0;
+  readonly ignored: 1;
+  readonly reason: string;
+}
+
+/**
+ * Writes points of the token's account through the store's `writeTelemetry` — one transaction,
+ * committed before this resolves, so a 2xx is only sent for durable points — and builds the 200
+ * body: the counts and each named device's `last_reported_at` as a D9 timestamp in its zone.
+ * The store's refusals are named by the client's own positions: an unknown device is 422
+ * `unknown_device` (D25, the same for a missing and a foreign device), a point too far ahead
+ * 400 `invalid_body` (D26); an overlap with imported segments is the store's 409 `conflict`
+ * naming the device and instant (D23).
+ */
+export async function _writePoints(input: {
+  readonly fleetHours: FleetHours;
+  readonly accountId: number;
+  readonly points: readonly DeviceTelemetryPoint[];
+  /** Epoch seconds. */
+  readonly now: number;
+  /** Names the point at a batch position (`line 3`, `index 2`), or `null` for a request of one position. */
+  readonly positionOf: ((index: number) => string) | null;
+  /** How the client named the device, for a request of one position: `device.uniqueId`. */
+  readonly deviceField?: string;
+}): Promise<IngestAnswer> {
+  const { fleetHours, accountId, points, now, positionOf } = input;
+  const where = (index: number) => (positionOf === null ? '' : `${positionOf(index)}: `);
+  let result;
+  try {
+    result = await fleetHours.store.writeTelemetry({ accountId, points, now });
+  } catch (error) {
+    if (error instanceof UnknownDeviceError || (isFleetHoursError(error) && error.code === 'unknown_device' && typeof (error as { index?: unknown }).index === 'number')) {
+      const index = (error as UnknownDeviceError).index;
+      const point = points[index];
+      const named =
+        input.deviceField !== undefined && point?.imei !== undefined
+          ? `${input.deviceField} "${point.imei}" is not an active device of this account`
+          : error.message;
+      throw new FleetHoursError('unknown_device', { message: `${where(index)}${named}` });
+    }
+    if (error instanceof InvalidTelemetryPointError) {
+      throw new FleetHoursError('invalid_body', { message: `${where(error.index ?? 0)}${error.message}` });
+    }
+    throw error;
+  }
+  const devices = await Promise.all(
+    result.devices.map(async ({ deviceId, lastReportedAt }) => {
+      const device = lastReportedAt === null ? null : await fleetHours.store.findDevice({ accountId, deviceId });
+      return { device_id: deviceId, last_reported_at: lastReportedAt === null ? null : formatInstant(lastReportedAt, device?.timeZone ?? 'UTC') };
+    }),
+  );
+  return { accepted: result.accepted, duplicates: result.duplicates, devices };
+}

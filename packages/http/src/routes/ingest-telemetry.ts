@@ -1,0 +1,27 @@
+import type { FleetHours } from '@fleet-hours/core';
+import type { Handler } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import type { IngestLimits } from '../ingest-limits.js';
+import { jsonResponse } from '../json-response.js';
+import { parseTelemetryBatch, telemetryBatchFormat } from '../parse-telemetry-batch.js';
+import { readLimitedBody } from '../read-limited-body.js';
+import { _accountId } from './_account-id.js';
+import { _writePoints } from './_ingest-write.js';
+
+/**
+ * `POST /ingest/v1/telemetry`: a native batch (`ingestion-api.md` §1), NDJSON or a JSON array,
+ * stored atomically (D20–D26): every point or none. The body is read within the byte limit and
+ * deadline, every point is checked before the store is asked anything, and a 2xx is sent only
+ * once the store has committed.
+ */
+export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number }): Handler<FleetHoursEnv> {
+  const { fleetHours, limits } = options;
+  return async function ingestTelemetry(c) {
+    const format = telemetryBatchFormat(c.req.header('Content-Type'));
+    const text = await readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+    const now = Math.floor(options.now() / 1000);
+    const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
+    const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: batch.points, now, positionOf: batch.positionOf });
+    return jsonResponse(c, answer);
+  };
+}
