@@ -134,6 +134,7 @@ try {
   const cases = [
     { label: '/api/v1/hours        100 devices,   7 days', path: '/api/v1/hours', suffix: '/hours', query: WEEK, count: 100, runs: 30 },
     { label: '/api/v1/hours        100 devices, 365 days', path: '/api/v1/hours', suffix: '/hours', query: YEAR, count: 100, runs: 10 },
+    { label: '/api/v1/hours        500 devices,   7 days', path: '/api/v1/hours', suffix: '/hours', query: WEEK, count: 500, runs: 6 },
     { label: '/api/v1/hours/daily   20 devices, 365 days', path: '/api/v1/hours/daily', suffix: '/hours/daily', query: YEAR, count: 20, runs: 10 },
     { label: '/api/v1/meter        100 devices, a year  ', path: '/api/v1/meter', suffix: '/meter', query: '', count: 100, runs: 10 },
   ];

@@ -66,7 +66,7 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
     });
   }
 
-  it('through the app, a page of 100 devices costs the same queries as a page of 1: key, counter, devices, figures', async () => {
+  it('through the app, a page of 100 devices costs the same queries as a page of 1: key and counter, devices, figures', async () => {
     const counts: number[] = [];
     for (const size of [1, 100]) {
       const { key, counted, queries } = await seed(size);
@@ -80,7 +80,9 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
       expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(size);
       counts.push(queries.length);
     }
-    expect(counts).toEqual([4, 4]);
+    // The same for both sizes: the key and its counter (one or two queries, as the store can), the devices, the figures.
+    expect(counts[1]).toBe(counts[0]);
+    expect(counts[1]).toBeLessThanOrEqual(4);
   });
 }
 

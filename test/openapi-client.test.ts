@@ -8,7 +8,7 @@
  *
  * After a change of the document: `npx vitest run test/openapi-client.test.ts -u` regenerates it.
  */
-import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, type RateLimits } from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, generateIngestToken, type RateLimits } from '@fleet-hours/core';
 import { createFleetHoursApp, openApiDocument } from '@fleet-hours/http';
 import { Hono } from 'hono';
 import createClient from 'openapi-fetch';
@@ -91,7 +91,9 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
   const document = (await (await fetch(new Request(documentUrl))).json()) as typeof openApiDocument;
   const baseUrl = new URL(document.servers[0].url, documentUrl).href.replace(/\/$/, '');
   const client = (key?: string) => createClient<paths>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
-  return { client, baseUrl, answered, device, spare, keys: { business: await issueKey(business.id), starter: await issueKey(starter.id) } };
+  const ingestToken = generateIngestToken();
+  await store.createIngestToken({ accountId: business.id, fingerprint: await fingerprintApiKey(ingestToken), label: null, expiresAt: null, now: 0 });
+  return { client, baseUrl, answered, device, spare, ingestToken, keys: { business: await issueKey(business.id), starter: await issueKey(starter.id) } };
 }
 
 /** The operations of the document, as `METHOD /path/template`. */
@@ -124,12 +126,17 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/meter'
     | '/api/v1/openapi.json'
     | '/docs'
+    | '/ingest/v1/telemetry'
+    | '/ingest/traccar'
+    | '/ingest/osmand/{token}'
   >();
   expectTypeOf<paths['/api/v1/devices']['post']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/api/v1/devices/{id}/meter']['delete']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/docs']['put']>().toEqualTypeOf<undefined>();
   expect(OPERATIONS.map((operation) => operation.split(' ')[0])).toEqual(expect.arrayContaining(['GET', 'HEAD']));
-  expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual([]);
+  // Only ingestion writes (ingestion-api.md): its POST operations are the only ones besides GET and HEAD.
+  expectTypeOf<paths['/ingest/v1/telemetry']['get']>().toEqualTypeOf<undefined>();
+  expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual(['POST /ingest/v1/telemetry', 'POST /ingest/traccar', 'POST /ingest/osmand/{token}']);
 });
 
 for (const prefix of ['', '/fleet']) {
@@ -140,7 +147,7 @@ for (const prefix of ['', '/fleet']) {
     });
 
     it('calls every operation of the document with the typed client and gets the typed bodies', async () => {
-      const { client, answered, device, spare, keys } = await startApp({ prefix });
+      const { client, answered, device, spare, keys, ingestToken } = await startApp({ prefix });
       const api = client(keys.business);
       const id = device.id;
 
@@ -249,6 +256,40 @@ for (const prefix of ['', '/fleet']) {
       const docs = await open.GET('/docs', { parseAs: 'text' });
       expect(docs.response.headers.get('Content-Type')).toBe('text/html; charset=UTF-8');
       expect(docs.data).toContain('<!doctype html>');
+
+      // Telemetry ingestion (ingestion-api.md), with the ingest token: points of the spare device on 12 March.
+      const writer = client(ingestToken);
+      const at = (hour: number, minute: number) => utc(2026, 3, 12, hour, minute);
+      const native = await writer.POST('/ingest/v1/telemetry', {
+        body: [
+          { device_id: spare.id, time: at(11, 0), ignition: true, speed_kmh: 0 },
+          { imei: '356307042441021', time: '2026-03-12T11:04:00Z', ignition: true, speed_kmh: 30 },
+        ],
+      });
+      expectTypeOf(native.data).toEqualTypeOf<Schemas['IngestResult'] | undefined>();
+      expect(native.data).toEqual({ accepted: 2, duplicates: 0, devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:04:00-04:00' }] });
+      const ndjson = await writer.POST('/ingest/v1/telemetry', {
+        body: `${JSON.stringify({ device_id: spare.id, time: at(11, 8), ignition: true, speed_kmh: 40 })}\n`,
+        headers: { 'Content-Type': 'application/x-ndjson' },
+        bodySerializer: (body: unknown) => body as string,
+      });
+      expect(ndjson.data).toMatchObject({ accepted: 1 });
+      const traccar = await writer.POST('/ingest/traccar', {
+        body: {
+          position: { deviceTime: '2026-03-12T11:12:00.000+00:00', fixTime: '2026-03-12T11:11:58.000+00:00', speed: 10, attributes: { ignition: true } },
+          device: { uniqueId: '356307042441021' },
+        },
+      });
+      expect(traccar.data).toEqual({ accepted: 1, duplicates: 0, devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:12:00-04:00' }] });
+      const tracker = client();
+      const osmandQuery = { id: '356307042441021', timestamp: String(at(11, 16)), speed: 0, ignition: false };
+      const osmandGet = await tracker.GET('/ingest/osmand/{token}', { params: { path: { token: ingestToken }, query: osmandQuery } });
+      expect(osmandGet.data).toMatchObject({ accepted: 1 });
+      const osmandPost = await tracker.POST('/ingest/osmand/{token}', { params: { path: { token: ingestToken }, query: { ...osmandQuery, timestamp: String(at(11, 17) * 1000) } } });
+      expect(osmandPost.data).toMatchObject({ accepted: 1 });
+      // The meter reads what the points make (D2): 4 min idle, 12 min moving, then the engine off.
+      const live = await api.GET('/api/v1/devices/{id}/meter', { params: { path: { id: spare.id } } });
+      expect(live.data).toMatchObject({ since: '2026-03-12T07:00:00-04:00', idle_seconds: 240, moving_seconds: 720, engine_seconds: 960 });
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);

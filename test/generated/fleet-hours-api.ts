@@ -139,6 +139,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ingest/v1/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ingestTelemetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/traccar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ingestTraccarPosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/osmand/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        get: operations["ingestOsmand"];
+        put?: never;
+        post: operations["ingestOsmandPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -223,6 +273,56 @@ export interface components {
                 code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials";
                 message: string;
             };
+        };
+        IngestError: {
+            error: {
+                status: number;
+                /** @enum {string} */
+                code: "rate_limited" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "missing_ingest_token" | "unknown_ingest_token" | "revoked_ingest_token" | "expired_ingest_token" | "invalid_body" | "payload_too_large" | "unknown_device" | "conflict" | "request_timeout";
+                message: string;
+            };
+        };
+        TelemetryPoint: {
+            device_id?: number;
+            imei?: string;
+            time: string | number;
+            ignition: boolean;
+            speed_kmh: number;
+        } & (unknown | unknown);
+        IngestResult: {
+            accepted: number;
+            duplicates: number;
+            devices: {
+                device_id: number;
+                last_reported_at: string | null;
+            }[];
+        };
+        IgnoredPosition: {
+            /** @constant */
+            accepted: 0;
+            /** @constant */
+            ignored: 1;
+            reason: string;
+        };
+        TraccarForward: {
+            position: {
+                deviceTime?: string | null;
+                fixTime?: string;
+                speed?: number;
+                attributes?: {
+                    ignition?: boolean;
+                };
+            };
+            device: {
+                uniqueId: string;
+            };
+        };
+        OsmandForm: {
+            id?: string;
+            deviceid?: string;
+            timestamp?: string;
+            speed?: number;
+            ignition?: boolean;
         };
     };
     responses: {
@@ -374,6 +474,115 @@ export interface components {
                 };
             };
         };
+        IngestUnauthorized: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_ingest_token" | "unknown_ingest_token" | "revoked_ingest_token" | "expired_ingest_token" | "multiple_credentials";
+                    };
+                };
+            };
+        };
+        InvalidBody: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_body";
+                    };
+                };
+            };
+        };
+        RequestTimeout: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 408;
+                        /** @enum {unknown} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+        };
+        Conflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                    };
+                };
+            };
+        };
+        PayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+        };
+        UnknownDevice: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IngestError"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "unknown_device";
+                    };
+                };
+            };
+        };
         ServiceUnavailable: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -406,7 +615,7 @@ export interface components {
         "Retry-After": number;
         "X-RateLimit-Reset": number;
         "X-Request-Id": string;
-        Allow: "GET, HEAD";
+        Allow: "GET, HEAD" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
     };
     pathItems: never;
@@ -865,6 +1074,157 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    ingestTelemetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+                "application/json": components["schemas"]["TelemetryPoint"][];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["IngestUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnknownDevice"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ingestTraccarPosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraccarForward"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"] | components["schemas"]["IgnoredPosition"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["IngestUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnknownDevice"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ingestOsmand: {
+        parameters: {
+            query?: {
+                id?: string;
+                deviceid?: string;
+                timestamp?: string;
+                speed?: number;
+                ignition?: boolean;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"] | components["schemas"]["IgnoredPosition"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["IngestUnauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnknownDevice"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ingestOsmandPost: {
+        parameters: {
+            query?: {
+                id?: string;
+                deviceid?: string;
+                timestamp?: string;
+                speed?: number;
+                ignition?: boolean;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OsmandForm"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"] | components["schemas"]["IgnoredPosition"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["IngestUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnknownDevice"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDocsPage: {

@@ -1,6 +1,16 @@
 import { CREDENTIALS, type AccessResult, type CredentialKind, type StoredCredential } from './access-policy.js';
 import { FleetHoursError } from './errors.js';
-import { consumeRateLimit, rateLimitHeaders, type RateLimitDecision, type RateLimits, type RateLimitStore } from './rate-limit.js';
+import {
+  _rateLimitDecision,
+  _rateWindow,
+  consumeRateLimit,
+  rateLimitHeaders,
+  type CredentialCounter,
+  type RateLimitCount,
+  type RateLimitDecision,
+  type RateLimits,
+  type RateLimitStore,
+} from './rate-limit.js';
 import { routeLimit, type RoutePolicy } from './route-policy.js';
 import type { Account } from './types.js';
 
@@ -65,7 +75,18 @@ export function rateLimitSubject(input: {
   if (policy.credential === null || access === null) return { key: `address:${clientAddress}:${policy.limit}`, limit: routeLimit(policy.limit, limits) };
   const counted = access.ok ? access.credential : access.denial.status === 403 ? access.credential : null;
   if (counted === null) return { key: `address:${clientAddress}:unauthenticated`, limit: limits.unauthenticated };
-  return { key: `${COUNTER_PREFIX[policy.credential]}:${counted.id}:${policy.counter ?? policy.template}`, limit: routeLimit(policy.limit, limits) };
+  const counter = _credentialCounter(policy, limits)!;
+  return { key: `${counter.keyPrefix}${counted.id}${counter.keySuffix}`, limit: counter.limit };
+}
+
+/**
+ * The counter of a route's credential before it is looked up (the one place its name is made):
+ * `key:{id}:{route}` for an API key, `token:{id}:{route}` for an ingest token; `null` on a route
+ * that needs none or is not counted.
+ */
+function _credentialCounter(policy: RoutePolicy, limits: RateLimits): { keyPrefix: string; keySuffix: string; limit: number } | null {
+  if (policy.limit === null || policy.credential === null) return null;
+  return { keyPrefix: `${COUNTER_PREFIX[policy.credential]}:`, keySuffix: `:${policy.counter ?? policy.template}`, limit: routeLimit(policy.limit, limits) };
 }
 
 /**
@@ -155,27 +176,55 @@ export async function admitRequest(input: {
   readonly pathCredential?: string | null | undefined;
   readonly clientAddress: string;
   readonly authenticate: (authorization: string | null | undefined, credential: CredentialKind) => Promise<AccessResult>;
+  /**
+   * Optional (a `FleetHours` service's): `authenticate` that also counts the request on the
+   * credential's counter in the same round trip when `rateLimitStore` can
+   * (`findApiKeyAndConsume`), for two database round trips per API request instead of four. Its
+   * count is used only when the request is counted on that counter (a valid key, or a 403); every
+   * 401 is then counted on the address's budget as without it (D14, P21).
+   */
+  readonly authenticateAndCount?: (input: AuthenticateAndCountInput) => Promise<{ readonly access: AccessResult; readonly count: RateLimitCount | null }>;
   readonly rateLimitStore: RateLimitStore;
   readonly rateLimits: RateLimits;
   readonly now: number;
   readonly windowSeconds?: number;
   readonly realm?: string;
 }): Promise<Admission> {
-  const { policy } = input;
+  const { policy, rateLimitStore, now } = input;
   const authorization = policy.credentialFrom === 'path' ? _pathAuthorization(input.pathCredential) : input.authorization;
-  const access = policy.credential === null ? null : await input.authenticate(authorization, policy.credential);
+  const window = _rateWindow(now, input.windowSeconds);
+  const speculative = input.authenticateAndCount ? _credentialCounter(policy, input.rateLimits) : null;
+  let access: AccessResult | null = null;
+  let speculativeCount: RateLimitCount | null = null;
+  if (speculative !== null && policy.credential !== null) {
+    const counter: CredentialCounter = { ...speculative, ...window };
+    ({ access, count: speculativeCount } = await input.authenticateAndCount!({ authorization, credential: policy.credential, counters: rateLimitStore, counter }));
+  } else if (policy.credential !== null) access = await input.authenticate(authorization, policy.credential);
   const subject = rateLimitSubject({ policy, access, clientAddress: input.clientAddress, limits: input.rateLimits });
-  const rateLimit =
-    subject === null
-      ? null
-      : await consumeRateLimit({
-          store: input.rateLimitStore,
-          key: subject.key,
-          limit: subject.limit,
-          now: input.now,
-          ...(input.windowSeconds === undefined ? {} : { windowSeconds: input.windowSeconds }),
-        });
+  // The count made along with the lookup stands only when it is the very counter the request is
+  // counted on (D13: one count per request; a 401 is counted on the address instead, D14, P21).
+  const countedAlready =
+    speculative !== null && speculativeCount !== null && subject !== null && access?.credential != null
+      ? subject.key === `${speculative.keyPrefix}${access.credential.id}${speculative.keySuffix}` && subject.limit === speculative.limit
+      : false;
+  let rateLimit: RateLimitDecision | null = null;
+  if (subject !== null) {
+    rateLimit = countedAlready
+      ? _rateLimitDecision(speculativeCount!, subject.limit, window, now)
+      : await consumeRateLimit({ store: rateLimitStore, key: subject.key, limit: subject.limit, now, windowSeconds: window.windowSeconds });
+  }
   return decideAdmission({ policy, access, rateLimit, ...(input.realm === undefined ? {} : { realm: input.realm }) });
+}
+
+/** What {@link admitRequest} gives `authenticateAndCount`. */
+export interface AuthenticateAndCountInput {
+  /** The `Authorization` header value (or the path's credential as one). */
+  readonly authorization: string | null | undefined;
+  readonly credential: CredentialKind;
+  /** The counters the request is counted in. */
+  readonly counters: RateLimitStore;
+  /** The credential's counter in this window, to count on when the credential is found. */
+  readonly counter: CredentialCounter;
 }
 
 /**

@@ -4,12 +4,14 @@ import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult,
 import { fingerprintApiKey } from './api-key.js';
 import { dayBuckets } from './day-buckets.js';
 import { addBuckets, toEngineSeconds } from './engine-seconds.js';
+import type { AuthenticateAndCountInput } from './admit-request.js';
 import { InvalidParameterError } from './errors.js';
 import { formatInstant } from './format-instant.js';
 import { localDateAt, startOfLocalDay } from './local-date.js';
 import { _pageSize, type FleetEndpoint, type PageQuery } from './parse-page-query.js';
 import type { WindowDates } from './parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
+import type { RateLimitCount } from './rate-limit.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
 import { summarizeSegments } from './summarize-segments.js';
@@ -25,6 +27,15 @@ export interface FleetHoursOptions {
   readonly apiPlans?: readonly string[];
   /** Window limits (D5, D6). Defaults: 7 days back, 365 days at most. */
   readonly window?: WindowLimits;
+  /**
+   * How many devices' zones to remember (default 10,000), so that `/hours` and `/hours/daily` ask
+   * a store with `findDeviceWithSums` for the device and its figures in one call (zones are
+   * learnt from every device read or listed: the first read of a device not listed before costs
+   * one call more). A remembered
+   * zone is only a guess: the store checks it, and a device whose zone changed is answered in its
+   * new zone. `0` remembers none.
+   */
+  readonly zoneCacheSize?: number;
 }
 
 /** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
@@ -70,6 +81,13 @@ export interface FleetHours {
    * `api_key`): looks the token up by fingerprint and decides with `evaluateAccess` (D10–D12, D24).
    */
   authenticate(authorization: string | null | undefined, credential?: CredentialKind): Promise<AccessResult>;
+  /**
+   * `authenticate`, and the count of the request on the credential's counter in the same round
+   * trip when the counters can (`findApiKeyAndConsume`: API keys in a store that also keeps the
+   * counters); `count` is `null` when nothing was counted. For `admitRequest`, which decides
+   * whether the count stands (D13, D14, P21).
+   */
+  authenticateAndCount(input: AuthenticateAndCountInput): Promise<{ readonly access: AccessResult; readonly count: RateLimitCount | null }>;
   /** Every device of the account, by id (D19). */
   listDevices(input: { readonly accountId: number }): Promise<readonly Device[]>;
   /** Totals over a window; `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
@@ -174,6 +192,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     const afterId = query.cursor === undefined ? undefined : _decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
     const fetched = await store.listDevices({ accountId: query.accountId, ...(afterId === undefined ? {} : { afterId }), limit: size + 1 });
     const devices = fetched.slice(0, size);
+    devices.forEach(rememberZone);
     const nextCursor = fetched.length > size ? _encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id }) : null;
     return { devices, nextCursor };
   };
@@ -187,10 +206,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
    * on the page.
    */
   const fleetWindows = async (devices: readonly Device[], query: FleetWindowQuery, now: number): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> => {
+    // A `from` after `to` is refused by parseWindowQuery, and by resolveWindow below for each device (D7).
     const { from, to } = query;
-    if (from !== undefined && to !== undefined && Temporal.PlainDate.compare(from, to) > 0) {
-      throw new InvalidParameterError('from', `Parameter from "${from.toString()}" is after to "${to.toString()}"`);
-    }
     const afterToday = (device: Device) => from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
     if (devices.some(afterToday)) {
       const every = await store.listDevices({ accountId: query.accountId });
@@ -211,47 +228,125 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     );
   };
 
-  const deviceWindow = async (query: WindowQuery, now: number): Promise<{ device: Device; window: ResolvedWindow } | null> => {
+  /** Checks the presented credential (D10–D12, D24); `find` looks its fingerprint up. A token of the other kind is refused by its prefix, without asking the store. */
+  const authenticateWith = async (
+    authorization: string | null | undefined,
+    credential: CredentialKind,
+    find: (fingerprint: string) => Promise<CredentialLookup | null>,
+  ): Promise<AccessResult> => {
+    const presented = readAuthorization(authorization);
+    const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
+    const lookup = asked ? await find(await fingerprintApiKey(presented.token)) : null;
+    return evaluateAccess({ required: credential, presented, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
+  };
+
+  // The zones of devices read lately (deviceId → zone), oldest first: a guess that lets the device
+  // and its figures come in one store call. The store checks the guess (and the account) every time.
+  const zoneCacheSize = options.zoneCacheSize ?? 10_000;
+  const zones = new Map<number, string>();
+  const rememberZone = (device: Device) => {
+    if (zoneCacheSize <= 0) return;
+    zones.delete(device.id);
+    zones.set(device.id, device.timeZone);
+    if (zones.size > zoneCacheSize) zones.delete(zones.keys().next().value!);
+  };
+  const windowIn = (query: WindowQuery, now: number, timeZone: string) => resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone });
+
+  /**
+   * The device, its window, the window's days and the sums of their buckets; `null` when the
+   * account has no such device. With a store that has `findDeviceWithSums` and a remembered zone,
+   * one store call: the boundaries are cut in the remembered zone and the store answers the sums
+   * only when that is still the device's zone. Otherwise (or when the zone changed, or when the
+   * window is refused in the remembered zone: a missing device must still be 404, D11) the device
+   * first, then its sums: the same answer either way.
+   */
+  const deviceBuckets = async <Days>(
+    query: WindowQuery,
+    now: number,
+    split: (window: ResolvedWindow) => { readonly boundaries: readonly number[]; readonly days: Days },
+  ): Promise<{ device: Device; window: ResolvedWindow; days: Days; buckets: readonly BucketSeconds[] } | null> => {
+    const inZone = async (device: Device) => {
+      const window = windowIn(query, now, device.timeZone);
+      const { boundaries, days } = split(window);
+      return { device, window, days, buckets: await sumBuckets(device.id, boundaries, now) };
+    };
+    const guessed = zones.get(query.deviceId);
+    if (guessed !== undefined && store.findDeviceWithSums) {
+      const guess = _tryWindow(() => {
+        const window = windowIn(query, now, guessed);
+        return { window, ...split(window) };
+      });
+      if (guess !== null) {
+        const found = await store.findDeviceWithSums({
+          accountId: query.accountId,
+          deviceId: query.deviceId,
+          timeZone: guessed,
+          boundaries: capAtNow(guess.boundaries, now),
+          now,
+        });
+        if (found === null) {
+          zones.delete(query.deviceId);
+          return null;
+        }
+        rememberZone(found.device);
+        if (found.buckets !== null && found.device.timeZone === guessed) return { device: found.device, window: guess.window, days: guess.days, buckets: found.buckets };
+        return inZone(found.device);
+      }
+    }
     const device = await store.findDevice({ accountId: query.accountId, deviceId: query.deviceId });
     if (!device) return null;
-    const window = resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone });
-    return { device, window };
+    rememberZone(device);
+    return inZone(device);
   };
 
   return {
     store,
 
-    async authenticate(authorization, credential = 'api_key') {
-      const presented = readAuthorization(authorization);
-      // A token of the other kind is refused by its prefix, without asking the store (D24).
-      const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
-      const lookup = asked ? await findCredential[credential](await fingerprintApiKey(presented.token)) : null;
-      return evaluateAccess({ required: credential, presented, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
+    authenticate(authorization, credential = 'api_key') {
+      return authenticateWith(authorization, credential, findCredential[credential]);
     },
 
-    listDevices({ accountId }) {
-      return store.listDevices({ accountId });
+    async authenticateAndCount({ authorization, credential, counters, counter }) {
+      if (credential !== 'api_key' || !counters.findApiKeyAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
+      // The key and its count in one round trip; admitRequest decides whether the count stands.
+      let count: RateLimitCount | null = null;
+      const access = await authenticateWith(authorization, credential, async (fingerprint) => {
+        const found = await counters.findApiKeyAndConsume!({ fingerprint, counter });
+        count = found.count;
+        return found.lookup && { credential: found.lookup.apiKey, account: found.lookup.account };
+      });
+      return { access, count };
+    },
+
+    async listDevices({ accountId }) {
+      const devices = await store.listDevices({ accountId });
+      // Clients list the devices before they read them: the reads that follow are one store call.
+      devices.forEach(rememberZone);
+      return devices;
     },
 
     async hours(query) {
       const now = nowSeconds();
-      const resolved = await deviceWindow(query, now);
-      if (!resolved) return null;
-      const { device, window } = resolved;
-      return hoursTotal(device, window, await sumBuckets(device.id, [window.start, window.end], now));
+      const read = await deviceBuckets(query, now, (window) => ({ boundaries: [window.start, window.end], days: null }));
+      return read && hoursTotal(read.device, read.window, read.buckets);
     },
 
     async daily(query) {
       const now = nowSeconds();
-      const resolved = await deviceWindow(query, now);
-      if (!resolved) return null;
-      const { device, window } = resolved;
-      const { dates, boundaries } = dayBuckets(window);
-      return dailyHours(device, window, dates, await sumBuckets(device.id, boundaries, now));
+      const read = await deviceBuckets(query, now, (window) => {
+        const { dates, boundaries } = dayBuckets(window);
+        return { boundaries, days: dates };
+      });
+      return read && dailyHours(read.device, read.window, read.days, read.buckets);
     },
 
     async meter({ accountId, deviceId }) {
       const now = nowSeconds();
+      // One store call where the store can: the meter does not depend on the zone.
+      if (store.findDeviceWithSummary) {
+        const found = await store.findDeviceWithSummary({ accountId, deviceId, now });
+        return found && meterRecord(found.device, found.summary, now);
+      }
       const device = await store.findDevice({ accountId, deviceId });
       if (!device) return null;
       return meterRecord(device, await summarize(deviceId, now), now);
@@ -286,6 +381,16 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       },
     },
   };
+}
+
+/** `read()`, or `null` when it refuses the window (D7): then the device is read first, so that a missing device is still 404 (D11). */
+function _tryWindow<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof InvalidParameterError) return null;
+    throw error;
+  }
 }
 
 /** The window of a device whose local today is before `from` when `to` is not given (P32): it holds no second. */

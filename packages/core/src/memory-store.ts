@@ -16,8 +16,9 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  * A complete {@link FleetHoursStore} in this process's memory: the reference implementation the
  * contract suite is written against, and a store for tests, examples and prototypes. It has no
  * single-device aggregation capability, so the core's in-memory fallback answers `/hours` from
- * `listSegments`; it offers the batch ones of the fleet pages (D32), computed with the same core
- * functions, so that a page is one call like on a database.
+ * `listSegments`; it offers the batch ones of the fleet pages (D32) and the device with its figures
+ * (`findDeviceWithSums`, `findDeviceWithSummary`), computed with the same core functions, so that
+ * a page or a read is one call like on a database.
  * Instants are epoch seconds; milliseconds are refused (a rejected promise, see the port).
  *
  * @returns A new, empty store.
@@ -84,6 +85,24 @@ export function createMemoryStore(): FleetHoursStore {
         endedAt,
         state,
       }));
+    },
+
+    // A device and its figures in one call, like a database in one round trip.
+    async findDeviceWithSums({ accountId, deviceId, timeZone, boundaries, now }) {
+      boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
+      assertEpochSeconds('now', now);
+      const device = devices.get(deviceId);
+      if (!device || device.accountId !== accountId) return null;
+      if (device.timeZone !== timeZone) return { device: { ...device }, buckets: null };
+      const segments = boundaries.length < 2 ? [] : _overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!);
+      return { device: { ...device }, buckets: sumSegmentsByBucket(segments, boundaries, now) };
+    },
+
+    async findDeviceWithSummary({ accountId, deviceId, now }) {
+      assertEpochSeconds('now', now);
+      const device = devices.get(deviceId);
+      if (!device || device.accountId !== accountId) return null;
+      return { device: { ...device }, summary: summarizeSegments(segmentsByDevice.get(deviceId) ?? [], now) };
     },
 
     // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
@@ -255,9 +274,10 @@ export function createMemoryStore(): FleetHoursStore {
       assertTelemetryPoints(points, { now });
       // D25: every point's device is an active device of the account, the same refusal otherwise.
       const batches = new Map<number, TelemetryPoint[]>();
+      const byImei = new Map<string, Device>();
+      for (const device of devices.values()) if (device.accountId === accountId && device.status === 'active') byImei.set(device.imei, device);
       points.forEach((point, index) => {
-        const device =
-          point.deviceId !== undefined ? devices.get(point.deviceId) : [...devices.values()].find((candidate) => candidate.accountId === accountId && candidate.status === 'active' && candidate.imei === point.imei);
+        const device = point.deviceId !== undefined ? devices.get(point.deviceId) : byImei.get(point.imei);
         if (!device || device.accountId !== accountId || device.status !== 'active') throw new UnknownDeviceError(index, point);
         const batch = batches.get(device.id) ?? [];
         batch.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });

@@ -1,3 +1,5 @@
+import type { ApiKeyLookup } from './types.js';
+
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
  * client address for requests without a valid credential (D14). Each is a positive integer.
@@ -77,7 +79,41 @@ export interface RateLimitStore {
     readonly windowStart: number;
     readonly windowSeconds: number;
     readonly limit: number;
-  }): Promise<{ readonly count: number; readonly allowed: boolean }>;
+  }): Promise<RateLimitCount>;
+
+  /**
+   * Optional capability, for counters that live in the database of the API keys: the key lookup
+   * and the count of the request in one round trip. MUST return what `findApiKey` of that database
+   * returns for `fingerprint` and, when a key is found, count the request on the counter named
+   * `counter.keyPrefix + key.id + counter.keySuffix` exactly as {@link RateLimitStore.consume}
+   * would (atomic, a refused call changes nothing: D13, D15), returning that count. When no key is
+   * found, `count` MUST be `null` and no counter changes. The count is made whatever the key's
+   * state: whether it applies is decided by the core (`admitRequest`), which counts on another
+   * counter when the key is refused with 401 (D14, P21). SHOULD answer in one round trip.
+   */
+  findApiKeyAndConsume?(input: { readonly fingerprint: string; readonly counter: CredentialCounter }): Promise<{
+    readonly lookup: ApiKeyLookup | null;
+    readonly count: RateLimitCount | null;
+  }>;
+}
+
+/** A counter after one call of {@link RateLimitStore.consume}. */
+export interface RateLimitCount {
+  readonly count: number;
+  readonly allowed: boolean;
+}
+
+/**
+ * The counter of a credential not yet looked up: its key is `keyPrefix`, the credential's id and
+ * `keySuffix` (what `rateLimitSubject` names it once the credential is known), in a fixed window.
+ */
+export interface CredentialCounter {
+  readonly keyPrefix: string;
+  readonly keySuffix: string;
+  /** Epoch seconds, a multiple of `windowSeconds`. */
+  readonly windowStart: number;
+  readonly windowSeconds: number;
+  readonly limit: number;
 }
 
 /** What a rate-limit check decided, with the figures for the headers (D14). */
@@ -131,14 +167,28 @@ export async function consumeRateLimit(input: {
   readonly now: number;
   readonly windowSeconds?: number;
 }): Promise<RateLimitDecision> {
-  const windowSeconds = input.windowSeconds ?? 60;
-  const windowStart = Math.floor(input.now / windowSeconds) * windowSeconds;
-  const { count, allowed } = await input.store.consume({ key: input.key, windowStart, windowSeconds, limit: input.limit });
+  const window = _rateWindow(input.now, input.windowSeconds);
+  const counted = await input.store.consume({ key: input.key, windowStart: window.windowStart, windowSeconds: window.windowSeconds, limit: input.limit });
+  return _rateLimitDecision(counted, input.limit, window, input.now);
+}
+
+/** The fixed window of `now` (epoch seconds, fractions allowed), `windowSeconds` long (default 60). */
+export function _rateWindow(now: number, windowSeconds = 60): { readonly windowStart: number; readonly windowSeconds: number } {
+  return { windowStart: Math.floor(now / windowSeconds) * windowSeconds, windowSeconds };
+}
+
+/** The decision and header figures of a count (D13, D14). */
+export function _rateLimitDecision(
+  { count, allowed }: RateLimitCount,
+  limit: number,
+  window: { readonly windowStart: number; readonly windowSeconds: number },
+  now: number,
+): RateLimitDecision {
   return {
     allowed,
-    limit: input.limit,
-    remaining: Math.max(0, input.limit - count),
-    resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - input.now)),
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil(window.windowStart + window.windowSeconds - now)),
   };
 }
 

@@ -80,6 +80,36 @@ export interface FleetHoursStore {
   summarizeDeviceSegments?(input: { readonly deviceId: number; readonly now: EpochSeconds }): Promise<SegmentSummary>;
 
   /**
+   * Optional capability: a device and its figures in one round trip, for `/hours` and
+   * `/hours/daily` when the core remembers the device's zone. MUST return `null` when `findDevice`
+   * would (no such device on this account); otherwise the device as `findDevice` returns it and,
+   * only when its zone is `timeZone`, `buckets` exactly as `sumSegmentSeconds` (equivalently
+   * `sumSegmentsByBucket` over `listSegments`) returns them for `boundaries` and `now`; when its
+   * zone is another, `buckets` MUST be `null` (the boundaries were cut in the wrong zone, and the
+   * core asks again). MUST check every instant first, naming it (`boundaries[2]`, `now`), and
+   * SHOULD answer in one round trip.
+   */
+  findDeviceWithSums?(input: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly timeZone: string;
+    readonly boundaries: readonly EpochSeconds[];
+    readonly now: EpochSeconds;
+  }): Promise<{ readonly device: Device; readonly buckets: readonly BucketSeconds[] | null } | null>;
+
+  /**
+   * Optional capability: a device and its meter figures in one round trip, for `/meter`. MUST
+   * return `null` when `findDevice` would; otherwise the device as `findDevice` returns it and
+   * `summary` equal to `summarizeSegments(allSegmentsOfTheDevice, now)`. MUST check `now` first,
+   * and SHOULD answer in one round trip.
+   */
+  findDeviceWithSummary?(input: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly now: EpochSeconds;
+  }): Promise<{ readonly device: Device; readonly summary: SegmentSummary } | null>;
+
+  /**
    * Optional capability: `sumSegmentSeconds` for many devices at once, for a page of the fleet
    * endpoints (D32). When present it MUST return one result per request, in request order, each
    * exactly what `sumSegmentSeconds` (equivalently `sumSegmentsByBucket` over `listSegments`)

@@ -145,7 +145,7 @@ export function _answerAdapterError(error: unknown, request: IncomingMessage | u
   const requestId = randomUUID();
   const body = _bodyText(answer);
   onRefused?.({ requestId, method: request?.method ?? null, status, code: answer.code, clientAddress: request?.socket.remoteAddress ?? 'unknown' });
-  const { 'Content-Length': _length, ...headers } = _headers(requestId, body, answer.code === 'internal_error');
+  const { 'Content-Length': _length, ...headers } = _headers(requestId, body, true);
   return new Response(request?.method === 'HEAD' ? null : body, { status, headers });
 }
 

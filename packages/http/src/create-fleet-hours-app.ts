@@ -21,6 +21,11 @@ import { hoursRoute } from './routes/hours.js';
 import { listDevicesRoute } from './routes/list-devices.js';
 import { meterRoute } from './routes/meter.js';
 import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
+import { resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
+import { INGEST_BASE, INGEST_ROUTES } from './ingest-routes.js';
+import { ingestOsmandRoute } from './routes/ingest-osmand.js';
+import { ingestTelemetryRoute } from './routes/ingest-telemetry.js';
+import { ingestTraccarRoute } from './routes/ingest-traccar.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {
@@ -64,6 +69,14 @@ export interface FleetHoursAppOptions {
    * bounded. Default {@link DEFAULT_MAX_IN_FLIGHT}; a positive integer.
    */
   readonly maxInFlight?: number;
+  /**
+   * Telemetry ingestion under `/ingest` (`ingestion-api.md`): `POST /ingest/v1/telemetry`,
+   * `POST /ingest/traccar` and `GET`/`POST /ingest/osmand/{token}`, with an ingest token (D24),
+   * counted per token against `rateLimits.ingest`. The limits of one request: unset fields keep
+   * {@link DEFAULT_INGEST_LIMITS} (10,000 points, 5 MiB, 30 s for the body to arrive). `false`
+   * serves no ingestion routes (a host app that takes telemetry elsewhere). Default: served.
+   */
+  readonly ingest?: Partial<IngestLimits> | false;
 }
 
 /**
@@ -122,12 +135,15 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const reachesStore = (policy: RoutePolicy) => policy.credential !== null || policy.limit !== null;
   // Every route's access rules are its policy (core's ROUTE_POLICIES): one middleware applies them.
   const guard = (policy: RoutePolicy) =>
-    access({ policy, authenticate: fleetHours.authenticate, rateLimitStore, rateLimits: limits, now, clientAddress, inFlightLimit: reachesStore(policy) ? bound : undefined });
+    access({ policy, authenticate: fleetHours.authenticate, authenticateAndCount: fleetHours.authenticateAndCount, rateLimitStore, rateLimits: limits, now, clientAddress, inFlightLimit: reachesStore(policy) ? bound : undefined });
+
+  const ingestLimits = options.ingest === false ? null : resolveIngestLimits(options.ingest);
 
   const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
   app.use(`${API_BASE}/*`, withRequestId, withAccessLog);
   app.use(DOCS_PATH, withRequestId, withAccessLog);
+  if (ingestLimits) app.use(`${INGEST_BASE}/*`, withRequestId, withAccessLog);
 
   // The reference needs no key and is not rate limited: it describes the API and serves no data (P14).
   // Its server URL is the path the app is mounted at, read from the request: one document per prefix.
@@ -200,6 +216,26 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     return _methodNotAllowed(c);
   });
 
+  // Telemetry ingestion (ingestion-api.md): an ingest token on each route (D24), one budget per
+  // token; OsmAnd's token is its path's last segment, read by the access middleware as its policy
+  // says and never logged (the log names the route template).
+  if (ingestLimits) {
+    const ingestOptions = { fleetHours, limits: ingestLimits, now };
+    const { telemetry, traccar, osmand } = INGEST_ROUTES;
+    app.post(telemetry.honoPath, guard(telemetry.policy), ingestTelemetryRoute(ingestOptions));
+    app.all(telemetry.honoPath, guard(telemetry.policy), _methodNotAllowedBut('POST'));
+    app.post(traccar.honoPath, guard(traccar.policy), ingestTraccarRoute(ingestOptions));
+    app.all(traccar.honoPath, guard(traccar.policy), _methodNotAllowedBut('POST'));
+    const osmandRoute = ingestOsmandRoute(ingestOptions);
+    app.on(['GET', 'POST'], osmand.honoPath, guard(osmand.policy), osmandRoute);
+    app.all(osmand.honoPath, guard(osmand.policy), _methodNotAllowedBut('GET, POST'));
+    // Any other path under /ingest: admitted like an ingestion route, then 404 (without quoting the
+    // path, which may hold a token).
+    app.all(`${INGEST_BASE}/*`, guard(INGEST_ROUTES.unmatched.policy), () => {
+      throw new FleetHoursError('not_found', { message: 'No such ingestion endpoint: see /api/v1/openapi.json' });
+    });
+  }
+
   // Paths outside the API, when the app is served alone: counted per client address, so that they
   // too carry the rate-limit headers (D31, P23). A separate app answers them from the not-found
   // handler, never from a catch-all route: mounted in a host app, the host's paths stay the host's.
@@ -251,6 +287,13 @@ function _notFound(c: Context<FleetHoursEnv>): never {
 
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {
   throw new FleetHoursError('method_not_allowed', { message: `Method ${c.req.method} is not allowed: use GET or HEAD`, headers: { Allow: ALLOWED_METHODS } });
+}
+
+/** 405 for a method an ingestion route does not serve, naming the ones it does. */
+function _methodNotAllowedBut(allow: string) {
+  return (c: Context<FleetHoursEnv>): never => {
+    throw new FleetHoursError('method_not_allowed', { message: `Method ${c.req.method} is not allowed: use ${allow.replace(', ', ' or ')}`, headers: { Allow: allow } });
+  };
 }
 
 function _writeJsonLine(entry: AccessLogEntry): void {

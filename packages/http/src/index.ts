@@ -8,6 +8,7 @@
  */
 export * from './create-fleet-hours-app.js';
 export * from './serve.js';
+export { DEFAULT_INGEST_LIMITS, resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
 export { forwardedClientAddress } from './forwarded-client-address.js';
 export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
 // The error table is core's (one place for every layer, D16); re-exported as part of this package's API.

@@ -15,6 +15,8 @@ type OperationSpec = { responses: Record<string, ResponseSpec>; security?: unkno
 type PathItemSpec = { get?: OperationSpec; head?: OperationSpec; 'x-method-not-allowed': ResponseSpec } & Record<string, unknown>;
 type ResolvedDocument = { paths: Record<string, PathItemSpec>; components: { schemas: Record<string, Schema> }; 'x-not-found': ResponseSpec };
 
+const utcSeconds = (year: number, month: number, day: number, hour = 0) => Date.UTC(year, month - 1, day, hour) / 1000;
+
 const addFormats = ((ajvFormats as unknown as { default?: unknown }).default ?? ajvFormats) as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
 const compiled = new Map<Schema, ValidateFunction>();
@@ -39,6 +41,12 @@ const DATA_PATHS = [
   '/api/v1/hours/daily',
   '/api/v1/meter',
 ];
+/** The ingestion paths (ingestion-api.md) and the operations each serves. */
+const INGEST_PATHS: Record<string, readonly string[]> = {
+  '/ingest/v1/telemetry': ['post'],
+  '/ingest/traccar': ['post'],
+  '/ingest/osmand/{token}': ['get', 'post'],
+};
 /** Every code the read API answers: D16's, in its order, and P22's. */
 const READ_API_CODES = [
   'missing_api_key',
@@ -73,9 +81,10 @@ beforeAll(async () => {
 function documentedResponses(path: string, method: string): Record<string, ResponseSpec> {
   const item = resolved.paths[path];
   expect(item, `${path} documented`).toBeDefined();
-  if (method === 'get' || method === 'head') {
-    expect(item![method], `${method.toUpperCase()} ${path} documented`).toBeDefined();
-    return item![method]!.responses;
+  if (method === 'get' || method === 'head' || INGEST_PATHS[path]?.includes(method)) {
+    const operation = item![method] as OperationSpec | undefined;
+    expect(operation, `${method.toUpperCase()} ${path} documented`).toBeDefined();
+    return operation!.responses;
   }
   expect(item![method], `${method.toUpperCase()} ${path} is no operation`).toBeUndefined();
   return { '405': item!['x-method-not-allowed'] };
@@ -153,8 +162,11 @@ describe('openApiDocument', () => {
   });
 
   it('documents every route the app serves, and only those', () => {
-    expect(Object.keys(openApiDocument.paths).sort()).toEqual([...DATA_PATHS, '/api/v1/openapi.json', '/docs'].sort());
+    expect(Object.keys(openApiDocument.paths).sort()).toEqual([...DATA_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort());
     for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...SERVED_METHODS]);
+    for (const [path, methods] of Object.entries(INGEST_PATHS)) {
+      expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...methods]);
+    }
   });
 
   it('describes the 405 of other methods once, never as operations (D17)', () => {
@@ -163,7 +175,9 @@ describe('openApiDocument', () => {
         .filter((field) => METHODS.some((method) => method === field))
         .map((method) => `${method} ${path}`),
     );
-    expect(operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head '))).toEqual([]);
+    // Ingestion is the one place that takes POST (ingestion-api.md).
+    const ingestion = Object.entries(INGEST_PATHS).flatMap(([path, methods]) => methods.map((method) => `${method} ${path}`));
+    expect(operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head ') && !ingestion.includes(operation))).toEqual([]);
     for (const item of Object.values(openApiDocument.paths)) expect(item['x-method-not-allowed']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
     expect(openApiDocument['x-not-found']).toEqual({ $ref: '#/components/responses/NotFound' });
     const operationResponses = Object.values(openApiDocument.paths).flatMap((item) => Object.values(item).flatMap((field) => Object.keys((field as { responses?: object }).responses ?? {})));
@@ -313,6 +327,96 @@ describe('openApiDocument', () => {
       const counted = await base.request('/api/v1/devices', base.keys.acme.key, { method: 'POST' });
       expect(counted.headers.get('X-RateLimit-Limit')).not.toBeNull();
       await expectDocumented(counted, '/api/v1/devices', 'post');
+    });
+
+    it('the ingestion operations: every documented status is produced and matches its schema (ingestion-api.md)', async () => {
+      const { createIngestFixture } = await import('./routes/_ingest-fixture.js');
+      const { createFleetHoursApp } = await import('./create-fleet-hours-app.js');
+      const ingest = await createIngestFixture({ rateLimits: { ingest: 10_000, unauthenticated: 10_000 } });
+      const limitedIngest = await createIngestFixture({ rateLimits: { ingest: 1 } });
+      const failingWrite = (make: () => Error) => createIngestFixture({ wrapStore: (store): FleetHoursStore => ({ ...store, writeTelemetry: async () => Promise.reject(make()) }) });
+      const broken = await failingWrite(() => new Error('relation "telemetry_points" does not exist'));
+      const down = await failingWrite(() => new StorageUnavailableError());
+      type IngestFixtureType = typeof ingest;
+      const { idle, foreign } = ingest.devices;
+      const stalledApp = createFleetHoursApp({ fleetHours: ingest.fleetHours, now: ingest.now, logger: () => {}, ingest: { bodyTimeoutMs: 20 } });
+      const ingestCodes = new Set<string>();
+      const send = (fixture: IngestFixtureType, path: string, method: string, options: { token?: string | null; imei?: string; speed?: number; time?: number; tooLarge?: boolean; stall?: boolean } = {}) => {
+        const token = options.token === undefined ? fixture.tokens.acme.token : options.token;
+        const time = options.time ?? fixture.nowSeconds;
+        const speed = options.speed ?? 3;
+        const imei = options.imei ?? idle.imei!;
+        const auth: Record<string, string> = token && !path.startsWith('/ingest/osmand') ? { Authorization: `Bearer ${token}` } : {};
+        const app = options.stall ? stalledApp : fixture.app;
+        const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{')) });
+        const init = (contentType: string, body: string): RequestInit =>
+          options.stall
+            ? ({ method: method.toUpperCase(), headers: { ...auth, 'Content-Type': contentType }, body: stalled, duplex: 'half' } as RequestInit)
+            : { method: method.toUpperCase(), headers: { ...auth, 'Content-Type': contentType, ...(options.tooLarge ? { 'Content-Length': String(6 * 1024 * 1024) } : {}) }, body };
+        if (path === '/ingest/v1/telemetry') return app.request(path, init('application/x-ndjson', JSON.stringify({ imei, time, ignition: true, speed_kmh: speed })));
+        if (path === '/ingest/traccar') {
+          const at = new Date(time * 1000).toISOString().replace('Z', '+00:00');
+          return app.request(path, init('application/json', JSON.stringify({ position: { deviceTime: at, fixTime: at, speed, attributes: { ignition: true } }, device: { uniqueId: imei } })));
+        }
+        const query = new URLSearchParams({ id: imei, timestamp: String(time), speed: String(speed), ignition: 'true' });
+        const url = `/ingest/osmand/${token ?? ''}?${String(query)}`;
+        if (method === 'get') return app.request(url);
+        return app.request(url, options.stall || options.tooLarge ? init('application/x-www-form-urlencoded', '') : { method: 'POST' });
+      };
+      const conflictAt = utcSeconds(2026, 11, 30, 8);
+      await ingest.store.importSegments({ deviceId: idle.id, segments: [{ startedAt: conflictAt, endedAt: conflictAt + 3600, state: 'moving' }] });
+      for (const [path, methods] of Object.entries(INGEST_PATHS)) {
+        for (const method of methods) {
+          const statuses = Object.keys(documentedResponses(path, method));
+          const withBody = method === 'post';
+          expect(statuses.sort()).toEqual(['200', '400', '401', ...(withBody ? ['408'] : []), '409', ...(withBody ? ['413'] : []), '422', '429', '500', '503']);
+          for (const status of statuses) {
+            let response: Response;
+            switch (status) {
+              case '200':
+                response = await send(ingest, path, method, { time: ingest.nowSeconds - 60 });
+                break;
+              case '400':
+                response = await send(ingest, path, method, { speed: -1 });
+                break;
+              case '401':
+                response = await send(ingest, path, method, { token: ingest.keys.acme.key });
+                break;
+              case '408':
+                response = await send(ingest, path, method, { stall: true });
+                break;
+              case '409':
+                response = await send(ingest, path, method, { time: conflictAt + 600 });
+                break;
+              case '413':
+                response = await send(ingest, path, method, { tooLarge: true });
+                break;
+              case '422':
+                response = await send(ingest, path, method, { imei: foreign.imei! });
+                break;
+              case '429':
+                await send(limitedIngest, path, method);
+                response = await send(limitedIngest, path, method);
+                break;
+              case '500':
+                response = await send(broken, path, method);
+                break;
+              default:
+                response = await send(down, path, method);
+            }
+            expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} ${status}`);
+            const code = await expectDocumented(response, path, method);
+            if (code) ingestCodes.add(code);
+          }
+          const other = await ingest.app.request(path.replace('{token}', ingest.tokens.acme.token), { method: 'PUT', headers: { Authorization: `Bearer ${ingest.tokens.acme.token}` } });
+          ingestCodes.add((await expectDocumented(other, path, 'put'))!);
+        }
+      }
+      for (const token of [null, ingest.tokens.revoked.token, ingest.tokens.expired.token]) {
+        ingestCodes.add((await expectDocumented(await send(ingest, '/ingest/v1/telemetry', 'post', { token }), '/ingest/v1/telemetry', 'post'))!);
+      }
+      const ingestSchema = (openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>).IngestError!;
+      expect([...ingestCodes].sort()).toEqual(ingestSchema.properties.error.properties.code.enum.filter((code) => !['not_found', 'multiple_credentials'].includes(code)).sort());
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {

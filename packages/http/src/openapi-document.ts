@@ -1,6 +1,7 @@
 import { ERROR_CODES, ERROR_TABLE, FLEET_PAGE_SIZES, resolveRateLimits, type ErrorCode, type FleetEndpoint, type RateLimits } from '@fleet-hours/core';
 import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import { MAX_DEVICE_ID } from './parse-device-id.js';
+import { _ingestPaths, _ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './_openapi-ingest.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -42,12 +43,12 @@ const RATE_LIMIT_HEADERS: Json = {
 };
 
 /** An error body whose `status` and `code` are narrowed to what one response can carry: codes of one status in the error table. */
-function errorSchema(codes: readonly ErrorCode[]): Json {
+function errorSchema(codes: readonly ErrorCode[], base: 'Error' | 'IngestError' = 'Error'): Json {
   const status = ERROR_TABLE[codes[0]!].status;
   if (codes.some((code) => ERROR_TABLE[code].status !== status)) throw new Error(`Error codes of different statuses in one response: ${codes.join(', ')}`);
   return {
     allOf: [
-      ref('schemas', 'Error'),
+      ref('schemas', base),
       {
         type: 'object',
         properties: { error: { type: 'object', properties: { status: { const: status }, code: { enum: [...codes] } } } },
@@ -81,6 +82,8 @@ interface ErrorResponse {
   readonly headers?: Json;
   /** Whether the rate-limit headers are on every such response (the default) or only on counted paths. */
   readonly rateLimitHeaders?: 'always' | 'on counted paths';
+  /** The error schema it narrows: the read API's `Error` (default), or `IngestError` for refusals only ingestion answers. */
+  readonly schema?: 'Error' | 'IngestError';
 }
 
 function errorResponse(response: ErrorResponse): Json {
@@ -88,7 +91,7 @@ function errorResponse(response: ErrorResponse): Json {
   return {
     description: response.description,
     headers: { ...rateLimitHeaders, ...response.headers },
-    content: { 'application/json': { schema: errorSchema(response.codes) } },
+    content: { 'application/json': { schema: errorSchema(response.codes, response.schema) } },
   };
 }
 
@@ -122,7 +125,7 @@ const ERROR_RESPONSES = {
   // Not the answer of an operation: each path points at it from `x-method-not-allowed` (see OTHER_METHODS).
   MethodNotAllowed: {
     description:
-      'Any method but GET and HEAD, on every path of this document (D17). On the data paths the key is checked and the request counted first, so it can also be refused with 401, 403 or 429 (D11, P12); the reference paths need no key and are not counted (P14).',
+      'Any method but GET and HEAD, on every path of the read API and the reference (D17); on the ingestion paths any method but the ones `Allow` names. On the data and ingestion paths the credential is checked and the request counted first, so it can also be refused with 401, 403 or 429 (D11, P12); the reference paths need no key and are not counted (P14).',
     codes: ['method_not_allowed'],
     headers: { Allow: ref('headers', 'Allow') },
     rateLimitHeaders: 'on counted paths',
@@ -134,12 +137,57 @@ const ERROR_RESPONSES = {
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
   },
   InternalError: { description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.', codes: ['internal_error'] },
+  // Refusals of telemetry ingestion only (ingestion-api.md): their codes are `IngestError`'s, not the read API's.
+  IngestUnauthorized: {
+    description:
+      'The ingest token is missing, unknown, revoked or expired; the code says which (D24). An API key is `unknown_ingest_token`, with a message asking for an ingest token; more than one credential is `multiple_credentials` (P22). Counted against the budget of the client address (D14).',
+    codes: ['missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token', 'multiple_credentials'],
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+    schema: 'IngestError',
+  },
+  InvalidBody: {
+    description:
+      'The body is malformed, or a point has a missing or invalid field or lies more than 300 s in the future (D26). The message names the line (NDJSON, from 1) or index (JSON array, from 0) and the field, e.g. `line 17: speed_kmh must be a number ≥ 0, got -3`. Nothing was stored.',
+    codes: ['invalid_body'],
+    schema: 'IngestError',
+  },
+  RequestTimeout: {
+    description: 'The body did not arrive in time (the client stopped sending); the connection is closed. Nothing was stored.',
+    codes: ['request_timeout'],
+    schema: 'IngestError',
+  },
+  Conflict: {
+    description: 'A point would overlap segments imported for the device (D23); the message names the device and the first conflicting instant. Nothing was stored.',
+    codes: ['conflict'],
+    schema: 'IngestError',
+  },
+  PayloadTooLarge: {
+    description: 'More points or bytes than a request may carry (10,000 points and 5 MiB by default); the body is not read further. Nothing was stored.',
+    codes: ['payload_too_large'],
+    schema: 'IngestError',
+  },
+  UnknownDevice: {
+    description:
+      "A point names a device that is not an active device of the token's account — the same answer for a missing device and another account's (D25); the message names the line or index. Nothing was stored.",
+    codes: ['unknown_device'],
+    schema: 'IngestError',
+  },
   ServiceUnavailable: { description: 'The database cannot be reached; retry shortly. The service recovers by itself (D18).', codes: ['service_unavailable'] },
 } as const satisfies Readonly<Record<string, ErrorResponse>>;
 
-/** The codes of {@link ERROR_RESPONSES}, in the order of the error table. */
+/** The codes of the read API's responses of {@link ERROR_RESPONSES}, in the order of the error table. */
 const DOCUMENTED_CODES: readonly ErrorCode[] = ERROR_CODES.filter((code) =>
-  Object.values(ERROR_RESPONSES).some((response: ErrorResponse) => response.codes.includes(code)),
+  Object.values(ERROR_RESPONSES).some((response: ErrorResponse) => (response.schema ?? 'Error') === 'Error' && response.codes.includes(code)),
+);
+
+/**
+ * The codes ingestion answers (`ingestion-api.md`): its own responses' and the shared refusals of
+ * every counted route (429, 500, 503), and those of a method or path it does not serve.
+ */
+const INGEST_CODES: readonly ErrorCode[] = ERROR_CODES.filter(
+  (code) =>
+    ['rate_limited', 'not_found', 'method_not_allowed', 'internal_error', 'service_unavailable'].includes(code) ||
+    Object.values(ERROR_RESPONSES).some((response: ErrorResponse) => response.schema === 'IngestError' && response.codes.includes(code)),
 );
 
 /** Responses every data operation can give besides its own (D11, D14, D16, D18). */
@@ -289,6 +337,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         '- This document and the reference page at /docs need no key and are not rate limited.',
         `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily and /api/v1/meter answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null (D32). Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter} (D33).`,
         '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header (D17), any other path 404 `not_found` (P12); they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
+        `- **Telemetry ingestion** under /ingest (tag Ingestion): native batches (NDJSON or a JSON array), Traccar's JSON position forwarding and the OsmAnd protocol. They take an ingest token (\`Authorization: Bearer fhi_…\`; OsmAnd carries it in the path) and no API key, are counted per token (${limits.ingest} per minute over the three), not gated by plan, and answer errors with the same JSON body (\`IngestError\` codes). A 2xx means the points are durable (D20–D26).`,
       ].join('\n'),
       // The project's license (the LICENSE file at the repository root).
       license: { name: 'MIT', identifier: 'MIT' },
@@ -301,6 +350,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       { name: 'Hours', description: 'Engine, moving and idle time.' },
       { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time (D32).' },
       { name: 'Reference', description: 'This document and the reference page.' },
+      { name: 'Ingestion', description: 'Telemetry in, live: points become engine time as they arrive (D20–D26). Needs an ingest token, not an API key.' },
     ],
     paths: {
       [API_ROUTES.devices.policy.template]: dataPath({
@@ -407,6 +457,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           },
         },
       },
+      // Telemetry ingestion (ingestion-api.md): POST operations with an ingest token, outside /api/v1.
+      ..._ingestPaths(limits),
       [DOCS_PATH]: {
         ...OTHER_METHODS,
         get: {
@@ -433,6 +485,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           bearerFormat: 'fh_ API key',
           description: 'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored (D10).',
         },
+        ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
         Cursor: {
@@ -495,9 +548,9 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
         },
         Allow: {
-          description: 'The methods served (D17).',
+          description: 'The methods served: GET and HEAD under /api/v1 and for the reference (D17); POST, or GET and POST (OsmAnd), for ingestion.',
           required: true,
-          schema: { type: 'string', const: ALLOWED_METHODS },
+          schema: { type: 'string', enum: [ALLOWED_METHODS, ...INGEST_ALLOW_VALUES] },
         },
         'WWW-Authenticate': {
           description: 'The Bearer challenge (RFC 6750).',
@@ -621,6 +674,25 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             },
           },
         },
+        IngestError: {
+          type: 'object',
+          required: ['error'],
+          description: 'The error body of the ingestion endpoints (D16), with their codes.',
+          properties: {
+            error: {
+              type: 'object',
+              required: ['status', 'code', 'message'],
+              properties: {
+                status: { type: 'integer', description: 'The HTTP status, repeated.' },
+                code: { type: 'string', enum: [...INGEST_CODES], description: 'What went wrong, for programs.' },
+                message: { type: 'string', description: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.' },
+              },
+            },
+          },
+        },
+        ..._ingestSchemas({
+          oneOf: [timestamp('The newest stored point or segment instant of the device (D26).', '2026-11-23T10:15:42-05:00'), { type: 'null', description: 'The device has never reported.' }],
+        }),
       },
       responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),
     },

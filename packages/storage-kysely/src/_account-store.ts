@@ -130,11 +130,11 @@ export function _accountStore(db: Kysely<FleetHoursDatabase>): _AccountStore {
   };
 }
 
-function _toAccount(row: { id: number; name: string; plan: string; created_at: number }): Account {
+export function _toAccount(row: { id: number; name: string; plan: string; created_at: number }): Account {
   return { id: row.id, name: row.name, plan: row.plan, createdAt: Number(row.created_at) };
 }
 
-function _toApiKey(row: {
+export function _toApiKey(row: {
   id: number;
   account_id: number;
   fingerprint: string;

@@ -1,19 +1,30 @@
-import type { Device, FleetHoursStore } from '@fleet-hours/core';
+import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
+import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _refusingImeiConflict } from './_imei-conflict.js';
 import { _rebuildDeviceFigures } from './_daily-figures.js';
+import { _summarize, _sumByBucket } from './_segment-queries.js';
 import { _epoch, _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** The methods of the storage port on devices. */
-export type _DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'>;
+export type _DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
+  findDeviceWithSums: NonNullable<FleetHoursStore['findDeviceWithSums']>;
+  findDeviceWithSummary: NonNullable<FleetHoursStore['findDeviceWithSummary']>;
+};
+
+/** A `devices` row read by raw SQL, with what was read along with it. */
+type _DeviceRow = Parameters<typeof _toDevice>[0];
 
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
 /** A `devices` row as {@link _toDevice} reads it. */
 const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone', _epoch('last_reported_at').as('last_reported_at')] as const;
+
+/** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
+const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone, date_part('epoch', d.last_reported_at) as last_reported_at`;
 
 /** Devices on Kysely. `lastReportedAt` is written by imports only (see `_segmentStore`). */
 export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
@@ -38,6 +49,45 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
         if (!_isId(accountId) || !_isId(deviceId)) return null;
         const row = await devices().where('id', '=', deviceId).where('account_id', '=', accountId).executeTakeFirst();
         return row ? _toDevice(row) : null;
+      }),
+
+    // The device and its figures in one statement: the figures are the very query of
+    // sumSegmentSeconds (see `_segment-queries.ts`), run as a subquery only for the device of this
+    // account and only when its zone is the one the boundaries were cut in.
+    findDeviceWithSums: ({ accountId, deviceId, timeZone, boundaries, now }) =>
+      _guard(async () => {
+        boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
+        assertEpochSeconds('now', now);
+        if (!_isId(accountId) || !_isId(deviceId)) return null;
+        const bucketCount = Math.max(0, boundaries.length - 1);
+        const figures = bucketCount === 0 ? sql`'[]'::json` : sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${_sumByBucket(deviceId, boundaries, now)}) as s)`;
+        const { rows } = await sql<_DeviceRow & { buckets: [number, number | string, number | string][] | null }>`
+          select ${DEVICE_SQL}, case when d.time_zone = ${timeZone}::text then ${figures} end as buckets
+            from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
+        const row = rows[0];
+        if (!row) return null;
+        const device = _toDevice(row);
+        if (row.buckets === null || device.timeZone !== timeZone) return { device, buckets: null };
+        const buckets: BucketSeconds[] = Array.from({ length: bucketCount }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
+        for (const [bucket, moving, idle] of row.buckets) buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
+        return { device, buckets };
+      }),
+
+    // The device and its meter figures (`_summarize`, as summarizeDeviceSegments) in one statement.
+    findDeviceWithSummary: ({ accountId, deviceId, now }) =>
+      _guard(async () => {
+        assertEpochSeconds('now', now);
+        if (!_isId(accountId) || !_isId(deviceId)) return null;
+        const { rows } = await sql<_DeviceRow & { first_started_at: number | null; moving_seconds: number | string; idle_seconds: number | string }>`
+          select ${DEVICE_SQL}, summary.first_started_at, summary.moving_seconds, summary.idle_seconds
+            from devices as d cross join lateral (${_summarize(deviceId, now)}) as summary
+           where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
+        const row = rows[0];
+        if (!row) return null;
+        return {
+          device: _toDevice(row),
+          summary: { firstStartedAt: _seconds(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) },
+        };
       }),
 
     findDeviceByImei: ({ accountId, imei }) =>
@@ -101,7 +151,7 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
   };
 }
 
-function _toDevice(row: {
+export function _toDevice(row: {
   id: number;
   account_id: number;
   name: string;

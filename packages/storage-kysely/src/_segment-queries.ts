@@ -68,15 +68,16 @@ export async function _listOverlapping(
  *   segments in that part of the window, clipped to it. Adjacent such parts are joined first
  *   (gaps and islands), so that each run of them costs one bounded index scan (see
  *   {@link _overlappingSegments}) however many days it holds. The runs pass through an array
- *   and `unnest`, which the planner expects to be few (they are: usually one, today).
+ *   and `unnest`, which the planner expects to be few (they are: usually one, today), and the
+ *   scan is a lateral subquery it cannot flatten (`offset 0`), so it stays a range scan per run
+ *   whatever the table statistics say.
  * - the open segment (never in the figures), clipped to the window and ending at `now`.
  *
  * The pieces of the last two are split over the buckets they touch: `width_bucket` finds the
  * first and last, and `unnest` over that slice of the boundaries gives one row per bucket (the
  * planner expects a few rows from it, where `generate_series` would make it expect a thousand per
  * piece and cost the statement as if it were huge; `offset 0` keeps derived columns computed once).
- * The scans carry the window's own bounds as constants too, for the same reason: estimates that
- * follow the window, not the history, keep the plan cheap (no JIT compilation, no parallel workers).
+ * Estimates that stay small keep the plan cheap to run: no JIT compilation, no parallel workers.
  * This is exact for any boundaries, whatever zone the figures were cut in: day rows never
  * overlap and hold every second of every closed segment, so each second is counted once, from
  * a row or from its segment. Buckets without engine time return no row.
@@ -84,8 +85,35 @@ export async function _listOverlapping(
  * Returns rows `{ bucket (1-based), moving_seconds, idle_seconds }`.
  */
 export function _sumByBucket(deviceId: number, boundaries: readonly number[], now: number): RawBuilder<BucketRow> {
-  const windowStart = boundaries[0]!;
-  const windowEnd = boundaries[boundaries.length - 1]!;
+  return _sumByBucketOf(
+    {
+      deviceId: sql<number>`${deviceId}::int`,
+      boundaries: sql<number[]>`${boundaries}::float8[]`,
+      windowStart: sql<number>`${boundaries[0]!}::float8`,
+      windowEnd: sql<number>`${boundaries[boundaries.length - 1]!}::float8`,
+    },
+    now,
+  );
+}
+
+/**
+ * The device and window {@link _sumByBucketOf} reads, as SQL expressions: parameters for one
+ * device ({@link _sumByBucket}), or the columns of a request row when a page of the fleet runs the
+ * same query for each of its devices in one statement (D32, `_fleet-queries.ts`).
+ */
+export interface _WindowSql {
+  /** `integer`. */
+  readonly deviceId: RawBuilder<number>;
+  /** `float8[]`: the boundaries, epoch seconds. */
+  readonly boundaries: RawBuilder<number[]>;
+  /** `float8`: the first boundary. */
+  readonly windowStart: RawBuilder<number>;
+  /** `float8`: the last boundary. */
+  readonly windowEnd: RawBuilder<number>;
+}
+
+/** {@link _sumByBucket} over SQL expressions of the device and window: the one place of this query. */
+export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: _WindowSql, now: number): RawBuilder<BucketRow> {
   return sql<BucketRow>`
     with bounds as (select ${boundaries}::float8[] as b),
     day as (
@@ -94,7 +122,7 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
              width_bucket(figure.day_start::float8, bounds.b) as bucket
         from engine_day_figures as figure cross join bounds
        where figure.device_id = ${deviceId}
-         and figure.day_start >= ${windowStart - LONGEST_DAY_SECONDS}::bigint
+         and figure.day_start >= (${windowStart} - ${LONGEST_DAY_SECONDS}::float8)::bigint
          and figure.day_start < ${windowEnd}::bigint
          and figure.day_end > ${windowStart}::bigint
     ),
@@ -127,7 +155,7 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
               where device_id = ${deviceId} and ended_at is not null
                 and started_at < to_timestamp(cut.hi) and ended_at > to_timestamp(cut.lo)
                 and started_at >= to_timestamp(cut.lo - (select longest_segment_seconds from devices where id = ${deviceId}))
-                and started_at < to_timestamp(${windowEnd}::float8) and ended_at > to_timestamp(${windowStart}::float8)
+             offset 0
            ) as segment
       union all
       select greatest(date_part('epoch', started_at), ${windowStart}::float8), least(${now}::float8, ${windowEnd}::float8), state
@@ -185,6 +213,14 @@ export interface BucketRow {
  * that the planner sees two small ranges, not one open-ended one. Always one row.
  */
 export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
+  return _summarizeOf(sql<number>`${deviceId}::int`, now);
+}
+
+/**
+ * {@link _summarize} over an SQL expression of the device id (`integer`): a parameter for one
+ * device, or a column of a request row for a page of the fleet (D32): the one place of this query.
+ */
+export function _summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuilder<SummaryRow> {
   return sql<SummaryRow>`
     select first.first_started_at,
            totals.moving_seconds + live.moving_seconds as moving_seconds,

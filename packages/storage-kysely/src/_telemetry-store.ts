@@ -18,8 +18,9 @@ const POINT_CHUNK = 50_000;
  * under its row lock (`_lockDevice`), so concurrent writes of one device take turns and writes of
  * several devices never deadlock. Each device's share follows the core's plan: `planTelemetryWrite`
  * over the stored points around the batch (one index range read), `planTelemetrySegments` over the
- * segments of its range (D23 checked there), then the points are upserted and the segment changes
- * written through `_applySegmentChanges`. Every refusal comes before the device's first write.
+ * segments of its range (D23 checked there), then new points are inserted, changed ones updated,
+ * and the segment changes written through `_applySegmentChanges`. Every refusal comes before the
+ * device's first write; a refusal at a later device rolls back the earlier ones with the transaction.
  */
 export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
   return {

@@ -10,7 +10,15 @@ import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
 /** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
-const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] as const;
+const CAPABILITIES = [
+  'sumSegmentSeconds',
+  'summarizeDeviceSegments',
+  'sumSegmentSecondsMany',
+  'summarizeDeviceSegmentsMany',
+  'findDeviceWithSums',
+  'findDeviceWithSummary',
+  'findApiKeyAndConsume',
+] as const;
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DAY = 86_400;

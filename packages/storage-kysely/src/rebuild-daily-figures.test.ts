@@ -47,6 +47,28 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       expect(rows[0]!.figures_time_zone).toBe('Asia/Beirut');
     });
 
+    it('telemetry written out of order in several batches (re-derivation through _applySegmentChanges) keeps the figures equal to the segments', async () => {
+      const { db, store, account, device } = await seed('America/New_York');
+      const midnight = 1_772_946_000; // 2026-03-08T00:00:00-05:00, a 23-hour day
+      const points = Array.from({ length: 120 }, (_, index) => ({
+        deviceId: device.id,
+        time: midnight - 2 * HOUR + index * 97,
+        ignition: index % 17 !== 0,
+        speedKmh: (index * 7) % 40,
+      }));
+      const now = midnight + 10 * HOUR;
+      // Late points fall between earlier ones: segments around them are removed and added again.
+      for (const batch of [points.filter((_, index) => index % 3 === 0), points.filter((_, index) => index % 3 === 2), points.filter((_, index) => index % 3 === 1)]) {
+        await store.writeTelemetry({ accountId: account.id, points: batch, now });
+      }
+      expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
+      const segments = await store.listSegments({ deviceId: device.id });
+      expect(segments.length).toBeGreaterThan(3);
+      const boundaries = [midnight - DAY, midnight, midnight + 23 * HOUR];
+      expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual(sumSegmentsByBucket(segments, boundaries, now));
+      expect(await store.summarizeDeviceSegments({ deviceId: device.id, now })).toEqual(summarizeSegments(segments, now));
+    });
+
     it('segments written by SQL outside Fleet Hours are reported, and rebuildDailyFigures() makes reads match them again', async () => {
       const { db, store, account, device } = await seed();
       await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + HOUR, state: 'idle' }] });

@@ -18,7 +18,15 @@ import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
 /** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
-const CAPABILITIES = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] as const;
+const CAPABILITIES = [
+  'sumSegmentSeconds',
+  'summarizeDeviceSegments',
+  'sumSegmentSecondsMany',
+  'summarizeDeviceSegmentsMany',
+  'findDeviceWithSums',
+  'findDeviceWithSummary',
+  'findApiKeyAndConsume',
+] as const;
 
 describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
   let server: TestPostgres;

@@ -3,6 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SegmentOverlapError } from '../errors.js';
 import { describeDailyFiguresContract } from './_describe-daily-figures-contract.js';
 import { describeFleetPagesContract } from './_describe-fleet-pages-contract.js';
+import { describeOneRoundTripContract } from './_describe-one-round-trip-contract.js';
 import type { FleetHoursStore } from '../storage-port.js';
 import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
@@ -10,7 +11,15 @@ import type { SegmentInput } from '../types.js';
 import { _describeTelemetryContract } from './_telemetry-contract.js';
 
 /** The optional capabilities of the storage port a store may offer. */
-export type StorageCapability = 'sumSegmentSeconds' | 'summarizeDeviceSegments' | 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany';
+export type StorageCapability =
+  | 'sumSegmentSeconds'
+  | 'summarizeDeviceSegments'
+  | 'sumSegmentSecondsMany'
+  | 'summarizeDeviceSegmentsMany'
+  | 'findDeviceWithSums'
+  | 'findDeviceWithSummary'
+  /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
+  | 'findApiKeyAndConsume';
 
 /** What a contract run needs from an adapter. */
 export interface StorageContractSubject {
@@ -33,7 +42,15 @@ const HOUR = 3600;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 /** T0 in milliseconds: the unit mistake every store must refuse (`Date.now()` where seconds belong). */
 const T0_MS = T0 * 1000;
-const ALL_CAPABILITIES: readonly StorageCapability[] = ['sumSegmentSeconds', 'summarizeDeviceSegments', 'sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'];
+const ALL_CAPABILITIES: readonly StorageCapability[] = [
+  'sumSegmentSeconds',
+  'summarizeDeviceSegments',
+  'sumSegmentSecondsMany',
+  'summarizeDeviceSegmentsMany',
+  'findDeviceWithSums',
+  'findDeviceWithSummary',
+  'findApiKeyAndConsume',
+];
 
 /** The rejection of a call that must be refused: fails the test if it resolves. */
 async function refusalOf(call: Promise<unknown>): Promise<Error> {
@@ -289,7 +306,8 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
       it(`offers exactly the declared optional capabilities: ${capabilities.length === 0 ? 'none' : capabilities.join(', ')}`, () => {
         for (const capability of ALL_CAPABILITIES) {
-          expect({ capability, offered: typeof store[capability] === 'function' }).toEqual({ capability, offered: capabilities.includes(capability) });
+          const offered = typeof (store as unknown as Record<StorageCapability, unknown>)[capability] === 'function';
+          expect({ capability, offered }).toEqual({ capability, offered: capabilities.includes(capability) });
         }
       });
 
@@ -325,6 +343,10 @@ export function describeStorageContract(name: string, subject: StorageContractSu
           expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now })).toEqual(expected);
         }
       });
+    });
+
+    describe('two round trips per API request: the device with its figures, the key with its count', () => {
+      describeOneRoundTripContract({ store: () => store, itWith });
     });
 
     describe('pages of the fleet endpoints (D32)', () => {

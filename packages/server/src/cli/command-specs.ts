@@ -98,7 +98,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     details:
       'Creates a fresh embedded database (in memory unless --data-dir names a new, empty directory), seeds a demo fleet ' +
       '(vehicles in New York, Berlin, Lord Howe Island, Kathmandu, São Paulo and the Chatham Islands, a year of shifts), ' +
-      'then serves it and prints the URL, a working API key and ready curl lines. DATABASE_URL is ignored: the demo never touches a server database. ' +
+      'then serves it and prints the URL, a working API key and ready curl lines. Two more vehicles are live: simulated trackers ' +
+      'report through POST /ingest/v1/telemetry while the demo runs, so their meters count up; the banner prints their ingest token, ' +
+      'a curl line that sends a point and an OsmAnd URL. DATABASE_URL is ignored: the demo never touches a server database. ' +
       'Without --port it listens on 8080, or on a free port when 8080 is taken.',
     options: { port, host },
     examples: ['fleet-hours demo', 'fleet-hours demo --port 3000 --data-dir ./demo-data'],
@@ -201,6 +203,37 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours keys revoke 3'],
   }),
   spec({
+    name: 'ingest-tokens create',
+    summary: 'Create an ingest token for live telemetry (shown once)',
+    details:
+      'An ingest token (fhi_…) writes the telemetry of the account\'s devices over HTTP (POST /ingest/v1/telemetry, /ingest/traccar, ' +
+      '/ingest/osmand/TOKEN) and reads nothing (D24). It is printed this once and never again: only its SHA-256 fingerprint is stored.',
+    options: {
+      account,
+      label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell tokens apart, e.g. "traccar forwarder".' },
+      'expires-at': {
+        type: 'string',
+        placeholder: 'ISO-INSTANT',
+        description: 'When the token stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).',
+      },
+    },
+    required: ['account'],
+    examples: ['fleet-hours ingest-tokens create --account 1 --label "traccar forwarder"', 'fleet-hours ingest-tokens create --account 1 --expires-at 2027-01-01T00:00:00Z --json'],
+  }),
+  spec({
+    name: 'ingest-tokens list',
+    summary: "List an account's ingest tokens (fingerprints only, never the tokens)",
+    options: { account },
+    required: ['account'],
+    examples: ['fleet-hours ingest-tokens list --account 1'],
+  }),
+  spec({
+    name: 'ingest-tokens revoke',
+    summary: 'Revoke an ingest token; it stops working on the next request',
+    positionals: [{ name: 'TOKEN-ID', description: 'Token id, as `ingest-tokens list` shows it.' }],
+    examples: ['fleet-hours ingest-tokens revoke 2'],
+  }),
+  spec({
     name: 'devices create',
     summary: 'Create a device (vehicle)',
     options: {
@@ -291,6 +324,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   accounts: 'Accounts and their plans',
   keys: 'API keys',
+  'ingest-tokens': 'Ingest tokens for live telemetry (D24)',
   devices: 'Devices (vehicles)',
   import: 'Importing engine segments and telemetry',
   figures: 'Daily figures behind fast reads (D27)',

@@ -6,6 +6,7 @@ import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
+import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from '../commands/ingest-tokens.js';
 import { serveCommand } from '../commands/serve.js';
 import { simulateCommand } from '../commands/simulate.js';
 import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
@@ -29,6 +30,9 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'keys create': createKeyCommand,
   'keys list': listKeysCommand,
   'keys revoke': revokeKeyCommand,
+  'ingest-tokens create': createIngestTokenCommand,
+  'ingest-tokens list': listIngestTokensCommand,
+  'ingest-tokens revoke': revokeIngestTokenCommand,
   'devices create': createDeviceCommand,
   'devices list': listDevicesCommand,
   'devices update': updateDeviceCommand,

@@ -1,5 +1,5 @@
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
-import { DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
+import { DEFAULT_INGEST_LIMITS, DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
 import { UsageError } from './cli-errors.js';
 
 /** How much `serve` logs: each level shows itself and the levels after it (P31). */
@@ -120,6 +120,35 @@ export const SERVER_SETTINGS = {
     defaultValue: DEFAULT_MAX_IN_FLIGHT,
     shownDefault: String(DEFAULT_MAX_IN_FLIGHT),
     read: _positive,
+  }),
+  // Telemetry ingestion (ingestion-api.md): the limits of one request, `createFleetHoursApp({ ingest })`.
+  ingestMaxPoints: _setting({
+    flag: 'ingest-max-points',
+    placeholder: 'N',
+    description: 'Points per request to POST /ingest/v1/telemetry at most; more are answered 413 payload_too_large',
+    defaultValue: DEFAULT_INGEST_LIMITS.maxPoints,
+    shownDefault: String(DEFAULT_INGEST_LIMITS.maxPoints),
+    read: _positive,
+  }),
+  ingestMaxBodyBytes: _setting({
+    flag: 'ingest-max-body-bytes',
+    placeholder: 'BYTES',
+    description: 'Bytes per ingestion request body at most; a larger body is answered 413 payload_too_large as soon as it grows past it, never buffered',
+    defaultValue: DEFAULT_INGEST_LIMITS.maxBodyBytes,
+    shownDefault: String(DEFAULT_INGEST_LIMITS.maxBodyBytes),
+    read: _positive,
+  }),
+  ingestBodyTimeout: _setting({
+    flag: 'ingest-body-timeout',
+    placeholder: 'SECONDS',
+    description: 'How long an ingestion request body may take to arrive; a client that stops sending is answered 408 request_timeout',
+    defaultValue: DEFAULT_INGEST_LIMITS.bodyTimeoutMs / 1000,
+    shownDefault: String(DEFAULT_INGEST_LIMITS.bodyTimeoutMs / 1000),
+    read: (text) => {
+      const value = _seconds(text);
+      if (value < 0.001) throw new Error('must be a number of seconds > 0');
+      return value;
+    },
   }),
   maxHeaderBytes: _setting({
     flag: 'max-header-bytes',

@@ -7,7 +7,8 @@ import { readHost, readPort } from '../cli/option-values.js';
 import type { GlobalFlags } from '../cli/parse-cli-args.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
-import { demoExamples, formatDemoBanner } from '../demo/demo-banner.js';
+import { demoExamples, formatDemoBanner, liveExamples } from '../demo/demo-banner.js';
+import { seedLiveVehicles, startLiveFeed, type LiveFeed } from '../demo/live-vehicles.js';
 import { seedDemo } from '../demo/seed-demo.js';
 import { startServer } from '../server/start-server.js';
 
@@ -16,7 +17,9 @@ export const DEMO_PORT = 8080;
 
 /**
  * `demo [--port] [--host] [--data-dir]`: a fresh embedded database (in memory, or a new directory),
- * seeded with the demo fleet, served; prints the URL, a working key and curl lines. Request logs go
+ * seeded with the demo fleet, served; prints the URL, a working key and curl lines. Two live
+ * vehicles report through the real ingestion endpoint while it runs (the simulator, in-process,
+ * over HTTP to the demo's own URL), so their meters count up. Request logs go
  * to stderr, so stdout holds only the banner (or, with `--json`, one JSON document).
  */
 export async function demoCommand(input: {
@@ -43,14 +46,19 @@ export async function demoCommand(input: {
   say(`Creating a fresh embedded database${dataDir === null ? ' in memory' : ` in ${dataDir}`}…\n`);
   const database = await input.openDatabase(target, { migrate: true });
   let server: RunningServer | null = null;
+  let feed: LiveFeed | null = null;
   try {
-    say('Seeding the demo fleet: 6 vehicles, a year of shifts…\n');
+    say('Seeding the demo fleet: 6 vehicles, a year of shifts, and 2 live vehicles…\n');
     const now = Math.floor(io.now() / 1000);
     const seed = await seedDemo(database.store, { now });
+    const live = await seedLiveVehicles(database.store, { account: seed.account, now });
     server = await listen(database, host, explicitPort, io);
+    // The live vehicles report over HTTP to the demo's own URL, through the real ingestion endpoint.
+    feed = startLiveFeed({ url: server.url, ingestToken: live.ingestToken, devices: live.devices, now: io.now });
     say(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
 
     const examples = demoExamples({ url: server.url, seed, now });
+    const liveLines = liveExamples({ url: server.url, key: seed.key, live, now });
     if (global.json) {
       io.stdout.write(
         `${JSON.stringify({
@@ -63,17 +71,24 @@ export async function demoCommand(input: {
           segments: seed.segmentCount,
           data_dir: dataDir,
           examples: examples.map((example) => ({ title: example.title, command: example.command })),
+          ingest_token: live.ingestToken,
+          live_devices: live.devices.map((device) => ({ id: device.id, name: device.name, imei: device.imei, timezone: device.timeZone })),
+          live_examples: liveLines.map((example) => ({ title: example.title, command: example.command })),
         })}\n`,
       );
     } else {
-      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir }));
+      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir, live: { seed: live, examples: liveLines } }));
     }
 
     const signal = await stop;
     say(`Received ${signal}: stopping the demo.\n`);
+    const fed = await feed.stop();
+    feed = null;
+    say(`The live vehicles sent ${fed.sent} points in ${fed.requests} requests (${fed.errors.length === 0 ? 'no errors' : `errors: ${fed.errors.map((error) => `${error.count} × ${error.status ?? 'no answer'} ${error.code}`).join(', ')}`}).\n`);
     return 0;
   } finally {
     try {
+      await feed?.stop();
       await server?.close();
     } finally {
       await database.close();

@@ -50,13 +50,15 @@ export async function serveCommand(input: {
       rateLimits,
       trustedProxyHops: settings.trustedProxyHops,
       maxInFlight: settings.maxInFlight,
+      ingest: { maxPoints: settings.ingestMaxPoints, maxBodyBytes: settings.ingestMaxBodyBytes, bodyTimeoutMs: Math.round(settings.ingestBodyTimeout * 1000) },
       maxHeaderBytes: settings.maxHeaderBytes,
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
       ...(settings.metricsPort === null ? {} : { metricsPort: settings.metricsPort, metricsHost: settings.metricsHost }),
     });
   } catch (error) {
     await database?.close().catch(() => {});
-    log({ level: 'error', msg: 'startup failed', error: redactUrl(error instanceof Error ? error.message : String(error)) });
+    const stack = io.env.FLEET_HOURS_DEBUG && error instanceof Error && error.stack ? { stack: redactUrl(error.stack) } : {};
+    log({ level: 'error', msg: 'startup failed', error: redactUrl(error instanceof Error ? error.message : String(error)), ...stack });
     return EXIT_CODES.failure;
   }
   log({

@@ -1,5 +1,6 @@
 import { localDateAt, startOfLocalDay, type Device } from '@fleet-hours/core';
 import { formatCount } from '../cli/format-table.js';
+import { LIVE_INTERVAL_SECONDS, type LiveSeed } from './live-vehicles.js';
 import type { DemoSeed } from './seed-demo.js';
 
 /** A local day that is not 24 hours long. */
@@ -80,6 +81,36 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
 }
 
 /**
+ * The lines the demo prints about its live vehicles: a meter to read twice, a ready `curl` that
+ * sends a point to the native endpoint, and an OsmAnd URL (`ingestion-api.md`).
+ *
+ * @param input The server URL, the API key, the live seed and *now* (the time of the sample point).
+ * @returns The examples in the order printed.
+ */
+export function liveExamples(input: { readonly url: string; readonly key: string; readonly live: LiveSeed; readonly now: number }): DemoExample[] {
+  const { url, key, live, now } = input;
+  const [first, second] = live.devices as [Device, Device | undefined];
+  const point = JSON.stringify({ imei: first.imei, time: new Date(now * 1000).toISOString().replace('.000Z', 'Z'), ignition: true, speed_kmh: 42 });
+  const examples: DemoExample[] = [
+    {
+      title: `${first.name} (live): the meter counts up; run it twice a few seconds apart`,
+      command: `curl -s -H "Authorization: Bearer ${key}" "${url}/api/v1/devices/${first.id}/meter"`,
+    },
+    {
+      title: `Send ${first.name} a point yourself (native NDJSON batch)`,
+      command: `curl -s -X POST -H "Authorization: Bearer ${live.ingestToken}" -H "Content-Type: application/x-ndjson" --data-binary '${point}' "${url}/ingest/v1/telemetry"`,
+    },
+  ];
+  if (second) {
+    examples.push({
+      title: `${second.name} over OsmAnd (open it in a browser, or point Traccar Client at ${url}/ingest/osmand/TOKEN)`,
+      command: `curl -s "${url}/ingest/osmand/${live.ingestToken}?id=${second.imei}&lat=52.52&lon=13.405&speed=0&ignition=true"`,
+    });
+  }
+  return examples;
+}
+
+/**
  * The text the demo prints once it is serving.
  *
  * @param input The URL, seed, examples, where the data lives and the time seeding took.
@@ -90,9 +121,18 @@ export function formatDemoBanner(input: {
   readonly seed: DemoSeed;
   readonly examples: readonly DemoExample[];
   readonly dataDir: string | null;
+  /** The live vehicles and their examples, when the demo feeds some. */
+  readonly live?: { readonly seed: LiveSeed; readonly examples: readonly DemoExample[] };
 }): string {
-  const { url, seed } = input;
+  const { url, seed, live } = input;
   const zones = seed.devices.map((device) => device.timeZone).join(', ');
+  const liveLines = live
+    ? [
+        `  Live      ${live.seed.devices.map((device) => `${device.name} (device ${device.id}, IMEI ${device.imei})`).join(' and ')}:`,
+        `            simulated trackers reporting every ${LIVE_INTERVAL_SECONDS} s through POST /ingest/v1/telemetry`,
+        `  Ingest    ${live.seed.ingestToken}   (an ingest token: it writes telemetry, it cannot read)`,
+      ]
+    : [];
   return [
     '',
     `Fleet Hours demo is serving at ${url}`,
@@ -100,11 +140,13 @@ export function formatDemoBanner(input: {
     `  Account   ${seed.account.id} "${seed.account.name}" (business plan): ${seed.devices.length} vehicles, ${formatCount(seed.segmentCount)} engine segments over the past year`,
     `  Zones     ${zones}`,
     `  API key   ${seed.key}`,
+    ...liveLines,
     '',
     `Open ${url}/ in a browser for the fleet view (enter the key above), or ${url}/docs for the API reference.`,
     '',
     'Try:',
     ...input.examples.flatMap((example) => [`  # ${example.title}`, `  ${example.command}`, '']),
+    ...(live ? ['Live telemetry:', ...live.examples.flatMap((example) => [`  # ${example.title}`, `  ${example.command}`, ''])] : []),
     input.dataDir === null
       ? 'The data lives in memory and is gone when the demo stops; every run starts fresh.'
       : `The data lives in ${input.dataDir}; use it later with: fleet-hours serve --data-dir ${input.dataDir}`,

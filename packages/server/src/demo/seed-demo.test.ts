@@ -1,7 +1,8 @@
 import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
-import { demoExamples, formatDemoBanner } from './demo-banner.js';
+import { demoExamples, formatDemoBanner, liveExamples } from './demo-banner.js';
 import { DEMO_VEHICLES } from './demo-fleet.js';
+import { seedLiveVehicles } from './live-vehicles.js';
 import { seedDemo } from './seed-demo.js';
 
 const NOW = Date.UTC(2026, 10, 21, 15, 30) / 1000;
@@ -45,5 +46,21 @@ describe('seedDemo()', () => {
     expect(examples.find((example) => example.title.includes('New York'))?.command).toContain('from=2026-10-29&to=2026-11-04');
     expect(examples.find((example) => example.title.includes('403'))?.command).toContain(seed.starterKey);
     expect(banner).toContain('every run starts fresh');
+  });
+
+  it('prints the live vehicles, the ingest token, a curl that sends a point and an OsmAnd URL', async () => {
+    const store = createMemoryStore();
+    const seed = await seedDemo(store, { now: NOW, days: 3 });
+    const live = await seedLiveVehicles(store, { account: seed.account, now: NOW, days: 1 });
+    const url = 'http://127.0.0.1:8080';
+    const examples = liveExamples({ url, key: seed.key, live, now: NOW });
+    const banner = formatDemoBanner({ url, seed, examples: demoExamples({ url, seed, now: NOW }), dataDir: null, live: { seed: live, examples } });
+    expect(banner).toContain(`Ingest    ${live.ingestToken}`);
+    expect(banner).toMatch(/Live\s+Courier van L-1 \(device \d+, IMEI 356307042441062\) and Tow truck L-2/);
+    expect(banner).toContain(
+      `curl -s -X POST -H "Authorization: Bearer ${live.ingestToken}" -H "Content-Type: application/x-ndjson" --data-binary '{"imei":"356307042441062","time":"2026-11-21T15:30:00Z","ignition":true,"speed_kmh":42}' "${url}/ingest/v1/telemetry"`,
+    );
+    expect(banner).toContain(`curl -s -H "Authorization: Bearer ${seed.key}" "${url}/api/v1/devices/${live.devices[0]!.id}/meter"`);
+    expect(banner).toContain(`"${url}/ingest/osmand/${live.ingestToken}?id=861585040812392&lat=52.52&lon=13.405&speed=0&ignition=true"`);
   });
 });

@@ -1,5 +1,5 @@
 import { createFleetHours, type RateLimits } from '@fleet-hours/core';
-import type { AccessLogEntry, RunningServer } from '@fleet-hours/http';
+import type { AccessLogEntry, IngestLimits, RunningServer } from '@fleet-hours/http';
 import { CommandError } from '../cli/cli-errors.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { openDatabase, type OpenedDatabase } from '../database/open-database.js';
@@ -43,6 +43,8 @@ export interface StartServerOptions {
   readonly poolSize?: number;
   /** Requests served at the same time; beyond it 503 at once (D28). Default 64 (`DEFAULT_MAX_IN_FLIGHT` of `@fleet-hours/http`). */
   readonly maxInFlight?: number;
+  /** The limits of one ingestion request (points, body bytes, body deadline): `createFleetHoursApp`'s `ingest`. */
+  readonly ingest?: Partial<IngestLimits>;
 }
 
 /** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
@@ -107,6 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       probes: true,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.ingest ? { ingest: options.ingest } : {}),
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),

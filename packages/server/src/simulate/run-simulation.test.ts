@@ -1,5 +1,15 @@
-import { parseTelemetryPoint, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  fingerprintApiKey,
+  generateApiKey,
+  generateIngestToken,
+  parseTelemetryPoint,
+  telemetryToSegments,
+  type TelemetryPoint,
+} from '@fleet-hours/core';
 import { summarizeSegments } from '@fleet-hours/core/adapter';
+import { createFleetHoursApp } from '@fleet-hours/http';
 import { Hono, type Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { runSimulation, type SimulationOptions } from './run-simulation.js';
@@ -302,5 +312,68 @@ describe('runSimulation() against a stub of the ingestion contract', () => {
     await expect(runSimulation(base(stub, { protocol: 'osmand', devices: [{ name: 'No IMEI', imei: null, deviceId: 3 }] }))).rejects.toThrow(
       'Device "No IMEI" has no IMEI: the osmand protocol names devices by their tracker id',
     );
+  });
+});
+
+describe('runSimulation() against the real ingestion endpoints (the HTTP app in-process, memory store)', () => {
+  const setUp = async () => {
+    const store = createMemoryStore();
+    const fleetHours = createFleetHours({ store, now: () => Date.now() });
+    const app = createFleetHoursApp({ fleetHours, logger: () => {} });
+    const account = await store.createAccount({ name: 'Sim', plan: 'business', now: FROM - 86_400 });
+    const devices: { id: number; imei: string }[] = [];
+    for (const [index, protocol] of ['native', 'traccar', 'osmand-get', 'osmand-post'].entries()) {
+      const imei = `35630704260000${index}`;
+      const device = (await store.createDevice({ accountId: account.id, name: `Sim ${protocol}`, imei, registration: null, model: 'Sim', timeZone: 'UTC' }))!;
+      devices.push({ id: device.id, imei });
+    }
+    const key = generateApiKey();
+    await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: FROM - 86_400 });
+    const token = generateIngestToken();
+    await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: FROM - 86_400 });
+    const meter = async (deviceId: number) => {
+      const response = await app.request(`/api/v1/devices/${deviceId}/meter`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { engine_seconds: number; moving_seconds: number; idle_seconds: number };
+    };
+    return { app, devices, token, meter, fetch: async (url: string, init: RequestInit) => app.request(url, init) };
+  };
+
+  it.each([
+    ['native', {}],
+    ['traccar', {}],
+    ['osmand', { osmandMethod: 'GET' }],
+    ['osmand', { osmandMethod: 'POST' }],
+  ] as const)('%s %j: /meter gains exactly the engine time of what the simulator sent, shuffled and resent (D20–D22)', async (protocol, extra) => {
+    const setup = await setUp();
+    const slot = protocol === 'native' ? 0 : protocol === 'traccar' ? 1 : 'osmandMethod' in extra && extra.osmandMethod === 'POST' ? 3 : 2;
+    const device = setup.devices[slot]!;
+    const summary = await runSimulation({
+      url: 'http://fleet.test',
+      token: setup.token,
+      protocol,
+      devices: [{ name: 'Sim', imei: device.imei, deviceId: null }],
+      seed: 3,
+      timing: { kind: 'backfill', from: FROM, to: FROM + 3600 },
+      intervalSeconds: 30,
+      shiftStart: 'now',
+      shuffle: 0.1,
+      resend: 0.1,
+      batchSize: 20,
+      fetch: setup.fetch,
+      ...extra,
+    });
+    expect(summary.errors).toEqual([]);
+    // A repeat in the same native batch as its first sending is counted new, like it (merge-points.ts).
+    expect(summary.accepted + summary.duplicates).toBe(summary.sent);
+    expect(summary.accepted).toBeGreaterThanOrEqual(summary.generated);
+    expect(summary.duplicates).toBeGreaterThan(0);
+    const expected = summary.devices![0]!;
+    expect(expected.engineSeconds).toBeGreaterThan(1800);
+    expect(await setup.meter(device.id)).toMatchObject({
+      engine_seconds: expected.engineSeconds,
+      moving_seconds: expected.movingSeconds,
+      idle_seconds: expected.idleSeconds,
+    });
   });
 });

@@ -9,6 +9,12 @@ export interface AccessOptions {
   readonly policy: RoutePolicy;
   /** Checks a credential against the store (a `FleetHours` service's `authenticate`). */
   readonly authenticate: FleetHours['authenticate'];
+  /**
+   * The credential check that also counts the request when the counters can, in one round trip (a
+   * `FleetHours` service's `authenticateAndCount`); core's `admitRequest` decides whether its count
+   * stands. Optional: without it the check and the count are two calls.
+   */
+  readonly authenticateAndCount?: FleetHours['authenticateAndCount'] | undefined;
   /** Where the counters live (in memory, or shared in the database: D15). */
   readonly rateLimitStore: RateLimitStore;
   /** The limits in force. */
@@ -48,6 +54,7 @@ export function access(options: AccessOptions): MiddlewareHandler<FleetHoursEnv>
       pathCredential: policy.credentialFrom === 'path' ? c.req.param('token') : undefined,
       clientAddress: options.clientAddress(c),
       authenticate: options.authenticate,
+      ...(options.authenticateAndCount ? { authenticateAndCount: options.authenticateAndCount } : {}),
       rateLimitStore: options.rateLimitStore,
       rateLimits: options.rateLimits,
       now: options.now() / 1000,

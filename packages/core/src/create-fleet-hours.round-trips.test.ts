@@ -1,0 +1,144 @@
+import { Temporal } from 'temporal-polyfill';
+import { describe, expect, it, vi } from 'vitest';
+import { fingerprintApiKey, generateApiKey } from './api-key.js';
+import { createFleetHours } from './create-fleet-hours.js';
+import { InvalidParameterError } from './errors.js';
+import { createMemoryStore } from './memory-store.js';
+import { createMemoryRateLimitStore, type CredentialCounter, type RateLimitStore } from './rate-limit.js';
+import type { FleetHoursStore } from './storage-port.js';
+import type { SegmentInput } from './types.js';
+
+const HOUR = 3600;
+/** 2026-03-12T19:04:05Z. */
+const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
+const day = (text: string) => Temporal.PlainDate.from(text);
+
+/** A memory store whose calls are counted, with the store the core would see without the joined capabilities. */
+async function setup(timeZone = 'America/New_York', segments: readonly SegmentInput[] = []) {
+  const memory = createMemoryStore();
+  const calls: string[] = [];
+  const store = Object.fromEntries(
+    Object.entries(memory).map(([name, method]) => [
+      name,
+      (...args: unknown[]) => {
+        calls.push(name);
+        return (method as (...a: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ) as unknown as FleetHoursStore;
+  const { findDeviceWithSums: _sums, findDeviceWithSummary: _summary, ...separate } = memory;
+  const account = await memory.createAccount({ name: 'Acme', plan: 'business', now: 0 });
+  const other = await memory.createAccount({ name: 'Other', plan: 'business', now: 0 });
+  const device = (await memory.createDevice({ accountId: account.id, name: 'Truck 1', imei: '1', model: 'FMB920', timeZone }))!;
+  await memory.importSegments({ deviceId: device.id, segments });
+  const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+  const reference = createFleetHours({ store: separate, now: () => NOW * 1000 });
+  return { memory, store, calls, account, other, device, fleetHours, reference };
+}
+
+const SEGMENTS: readonly SegmentInput[] = [
+  { startedAt: NOW - 50 * HOUR, endedAt: NOW - 47 * HOUR, state: 'moving' },
+  { startedAt: NOW - 30 * HOUR, endedAt: NOW - 29 * HOUR, state: 'idle' },
+  { startedAt: NOW - 2 * HOUR, endedAt: null, state: 'moving' },
+];
+
+describe('createFleetHours(): one store call for the device and its figures (issue 11)', () => {
+  it('asks findDevice() and the figures the first time, then the device with its figures in one call, with the same answers', async () => {
+    const { calls, account, device, fleetHours, reference } = await setup('America/New_York', SEGMENTS);
+    const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-12') };
+    const expected = await reference.daily(query);
+    expect(await fleetHours.daily(query)).toEqual(expected);
+    expect(calls).toEqual(['findDevice', 'listSegments']);
+    calls.length = 0;
+    expect(await fleetHours.daily(query)).toEqual(expected);
+    expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
+    expect(calls).toEqual(['findDeviceWithSums', 'findDeviceWithSums']);
+  });
+
+  it('answers in the new zone when the device\u2019s zone changed between two requests', async () => {
+    const { memory, calls, account, device, fleetHours, reference } = await setup('America/New_York', SEGMENTS);
+    const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-07'), to: day('2026-03-12') };
+    await fleetHours.daily(query);
+    await memory.updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Kathmandu' } });
+    calls.length = 0;
+    const daily = await fleetHours.daily(query);
+    expect(daily).toEqual(await reference.daily(query));
+    expect(daily?.timeZone).toBe('Asia/Kathmandu');
+    expect(daily?.from).toBe('2026-03-07T00:00:00+05:45');
+    // The guess was refused (the device alone), then the figures in the right zone.
+    expect(calls).toEqual(['findDeviceWithSums', 'listSegments']);
+    calls.length = 0;
+    expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
+    expect(calls).toEqual(['findDeviceWithSums']);
+  });
+
+  it('a device gone or of another account is still null (404), and a window refused in the remembered zone is decided after the device is read (D11, D7)', async () => {
+    const { memory, account, other, device, fleetHours } = await setup('Pacific/Kiritimati', SEGMENTS);
+    await fleetHours.hours({ accountId: account.id, deviceId: device.id });
+    expect(await fleetHours.hours({ accountId: other.id, deviceId: device.id })).toBeNull();
+    // Tomorrow in Kiritimati (UTC+14) is 2026-03-14: 2026-03-13 is today there, and after today in UTC.
+    const from = day('2026-03-13');
+    expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id, from }))?.timeZone).toBe('Pacific/Kiritimati');
+    await memory.updateDevice({ deviceId: device.id, changes: { timeZone: 'UTC' } });
+    await expect(fleetHours.hours({ accountId: account.id, deviceId: device.id, from })).rejects.toBeInstanceOf(InvalidParameterError);
+    await expect(fleetHours.hours({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
+  });
+
+  it('meter() reads the device and its figures in one call', async () => {
+    const { calls, account, device, fleetHours, reference } = await setup('Europe/Berlin', SEGMENTS);
+    expect(await fleetHours.meter({ accountId: account.id, deviceId: device.id })).toEqual(await reference.meter({ accountId: account.id, deviceId: device.id }));
+    expect(calls).toEqual(['findDeviceWithSummary']);
+    expect(await fleetHours.meter({ accountId: account.id + 1, deviceId: device.id })).toBeNull();
+  });
+
+  it('learns the zones from a devices list, so that the first read is one call', async () => {
+    const { calls, account, device, fleetHours, reference } = await setup('Australia/Lord_Howe', SEGMENTS);
+    await fleetHours.listDevices({ accountId: account.id });
+    calls.length = 0;
+    const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-01') };
+    expect(await fleetHours.daily(query)).toEqual(await reference.daily(query));
+    expect(calls).toEqual(['findDeviceWithSums']);
+  });
+
+  it('remembers at most zoneCacheSize zones: 0 remembers none', async () => {
+    const { store, calls, account, device } = await setup('UTC', SEGMENTS);
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000, zoneCacheSize: 0 });
+    await fleetHours.hours({ accountId: account.id, deviceId: device.id });
+    await fleetHours.hours({ accountId: account.id, deviceId: device.id });
+    expect(calls).toEqual(['findDevice', 'listSegments', 'findDevice', 'listSegments']);
+  });
+});
+
+describe('createFleetHours().authenticateAndCount()', () => {
+  const counter: CredentialCounter = { keyPrefix: 'key:', keySuffix: ':/x', windowStart: 0, windowSeconds: 60, limit: 5 };
+
+  it('asks the counters for the key and its count when they can, and evaluates the key as authenticate() does', async () => {
+    const { memory, account } = await setup();
+    const secret = generateApiKey();
+    const apiKey = (await memory.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 }))!;
+    const findApiKeyAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({ lookup: await memory.findApiKey({ fingerprint }), count: { count: 1, allowed: true } }));
+    const counters: RateLimitStore = { ...createMemoryRateLimitStore(), findApiKeyAndConsume };
+    const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
+    const counted = await fleetHours.authenticateAndCount({ authorization: `Bearer ${secret}`, credential: 'api_key', counters, counter });
+    expect(counted).toEqual({ access: await fleetHours.authenticate(`Bearer ${secret}`), count: { count: 1, allowed: true } });
+    expect(counted.access.credential?.id).toBe(apiKey.id);
+    expect(findApiKeyAndConsume).toHaveBeenCalledWith({ fingerprint: await fingerprintApiKey(secret), counter });
+    // Nothing presented: nothing asked, nothing counted.
+    expect(await fleetHours.authenticateAndCount({ authorization: undefined, credential: 'api_key', counters, counter })).toEqual({
+      access: await fleetHours.authenticate(undefined),
+      count: null,
+    });
+    expect(findApiKeyAndConsume).toHaveBeenCalledTimes(1);
+  });
+
+  it('counts nothing with counters that cannot, or for an ingest token', async () => {
+    const { memory } = await setup();
+    const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
+    const plain = createMemoryRateLimitStore();
+    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: plain, counter })).count).toBeNull();
+    const findApiKeyAndConsume = vi.fn();
+    const counters: RateLimitStore = { ...plain, findApiKeyAndConsume };
+    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters, counter })).count).toBeNull();
+    expect(findApiKeyAndConsume).not.toHaveBeenCalled();
+  });
+});

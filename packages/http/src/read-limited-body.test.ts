@@ -1,0 +1,92 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readLimitedBody } from './read-limited-body.js';
+import { serve, type RunningServer } from './serve.js';
+import { createIngestFixture } from './routes/_ingest-fixture.js';
+import { createFleetHoursApp } from './create-fleet-hours-app.js';
+
+const refusalOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+    return null;
+  } catch (error) {
+    const refusal = error as { code: string; status: number; headers: Record<string, string> };
+    return { code: refusal.code, status: refusal.status, connection: refusal.headers['Connection'] };
+  }
+};
+
+describe('readLimitedBody()', () => {
+  it('reads a body within the limit as UTF-8 text', async () => {
+    const request = new Request('http://x/', { method: 'POST', body: 'Zürich ✓' });
+    expect(await readLimitedBody(request, { maxBytes: 100, timeoutMs: 1000 })).toBe('Zürich ✓');
+    expect(await readLimitedBody(new Request('http://x/'), { maxBytes: 1, timeoutMs: 1000 })).toBe('');
+  });
+
+  it('refuses a body one byte over the limit with 413 and Connection: close', async () => {
+    const exactly = new Request('http://x/', { method: 'POST', body: 'x'.repeat(10) });
+    expect(await readLimitedBody(exactly, { maxBytes: 10, timeoutMs: 1000 })).toHaveLength(10);
+    const over = new Request('http://x/', { method: 'POST', body: 'x'.repeat(11) });
+    expect(await refusalOf(readLimitedBody(over, { maxBytes: 10, timeoutMs: 1000 }))).toEqual({ code: 'payload_too_large', status: 413, connection: 'close' });
+  });
+
+  it('stops reading a body that never ends once it passes the limit', async () => {
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls += 1;
+        controller.enqueue(new Uint8Array(1000));
+      },
+    });
+    const request = new Request('http://x/', { method: 'POST', body, duplex: 'half' } as RequestInit);
+    expect((await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 5000 })))?.code).toBe('payload_too_large');
+    expect(pulls).toBeLessThan(20);
+  });
+
+  it('answers 408 when the body stops arriving before the deadline', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"device_id": 1,'));
+      },
+    });
+    const request = new Request('http://x/', { method: 'POST', body, duplex: 'half' } as RequestInit);
+    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 50 }))).toEqual({ code: 'request_timeout', status: 408, connection: 'close' });
+  });
+});
+
+describe('a client that stops sending mid-body, over a real socket', () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('is answered 408 request_timeout once the body deadline passes, and the connection is closed', async () => {
+    const fixture = await createIngestFixture();
+    const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, logger: () => {}, ingest: { bodyTimeoutMs: 300 } });
+    server = await serve({ app, port: 0, handleSignals: false });
+    const socket = connect(server.port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const partial = `{"device_id": ${fixture.devices.idle.id}, "time": `;
+    socket.write(
+      [
+        'POST /ingest/v1/telemetry HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${fixture.tokens.acme.token}`,
+        'Content-Type: application/x-ndjson',
+        'Content-Length: 1000',
+        '',
+        partial,
+      ].join('\r\n'),
+    );
+    // The client sends nothing more and keeps the socket open: the server must answer and close.
+    await closed;
+    const answer = Buffer.concat(received).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"code":"request_timeout"');
+    expect(await fixture.pointsOf(fixture.devices.idle.id)).toEqual([]);
+  });
+});
