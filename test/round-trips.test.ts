@@ -29,7 +29,7 @@ function statementCounter(): KyselyPlugin & { count: number } {
 
 function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDatabase>): void {
   describe(`round trips per API request over the Kysely store on ${backend}`, () => {
-    const seed = async () => {
+    const seed = async (rateLimits: { hours?: number; unauthenticated?: number } = {}) => {
       const db = database();
       await resetTables(db);
       const counter = statementCounter();
@@ -45,37 +45,63 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       });
       const key = generateApiKey();
       await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
-      const now = () => NOW_MS;
-      const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now }), rateLimitStore: store, now, logger: () => {} });
-      /** The status and the statements of one request. */
+      const starter = await store.createAccount({ name: 'Small', plan: 'starter', now: T0 });
+      const starterKey = generateApiKey();
+      await store.createApiKey({ accountId: starter.id, fingerprint: await fingerprintApiKey(starterKey), label: null, expiresAt: null, now: T0 });
+      const revokedKey = generateApiKey();
+      const revoked = await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(revokedKey), label: null, expiresAt: null, now: T0 });
+      await store.revokeApiKey({ keyId: revoked!.id, now: T0 });
+      const clock = { ms: NOW_MS };
+      const now = () => clock.ms;
+      const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now }), rateLimitStore: store, rateLimits, now, logger: () => {} });
+      /** The status, code, remaining budget and statements of one request. */
       const get = async (path: string, authorization = `Bearer ${key}`) => {
         counter.count = 0;
         const response = await app.request(path, { headers: { Authorization: authorization } });
-        await response.arrayBuffer();
-        return { status: response.status, statements: counter.count };
+        const body = (await response.json()) as { error?: { code: string } };
+        return { status: response.status, statements: counter.count, code: body.error?.code, remaining: response.headers.get('X-RateLimit-Remaining') };
       };
-      return { get, device };
+      return { get, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
     };
 
     it('/hours, /hours/daily and /meter with a valid key: at most 2 once the device is known (listed or read before)', async () => {
       const { get, device } = await seed();
       const paths = [`/api/v1/devices/${device.id}/hours`, `/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`, `/api/v1/devices/${device.id}/meter`];
       // A device never read nor listed by this service: its zone is read first, one statement more.
-      expect(await get(paths[0]!)).toEqual({ status: 200, statements: 3 });
-      for (const path of paths) for (let round = 0; round < 3; round += 1) expect({ path, ...(await get(path)) }).toEqual({ path, status: 200, statements: 2 });
+      expect(await get(paths[0]!)).toMatchObject({ status: 200, statements: 3 });
+      for (const path of paths) for (let round = 0; round < 3; round += 1) expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements: 2 });
     });
 
     it('a device list teaches the zones: the first read of a listed device is 2, the list itself 2', async () => {
       const { get, device } = await seed();
-      expect(await get('/api/v1/devices')).toEqual({ status: 200, statements: 2 });
-      expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toEqual({ status: 200, statements: 2 });
-      expect(await get(`/api/v1/devices/${device.id}/meter`)).toEqual({ status: 200, statements: 2 });
+      expect(await get('/api/v1/devices')).toMatchObject({ status: 200, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toMatchObject({ status: 200, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id}/meter`)).toMatchObject({ status: 200, statements: 2 });
     });
 
     it('a missing device is 404 in 2; an unknown key is 401 in 2 (the lookup, then the address\u2019s budget: D14)', async () => {
       const { get, device } = await seed();
-      expect(await get(`/api/v1/devices/${device.id + 1000}/meter`)).toEqual({ status: 404, statements: 2 });
-      expect(await get(`/api/v1/devices/${device.id}/meter`, 'Bearer fh_unknown')).toEqual({ status: 401, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id + 1000}/meter`)).toMatchObject({ status: 404, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id}/meter`, 'Bearer fh_unknown')).toMatchObject({ status: 401, statements: 2 });
+    });
+
+    it('the rules hold with the count made along with the lookup: a 429 uses no budget (D13), 403 is never 429 (D11), a revoked key keeps its 401 when the address’s budget is spent (P21)', async () => {
+      const { get, device, clock, keys } = await seed({ hours: 2, unauthenticated: 2 });
+      const hours = `/api/v1/devices/${device.id}/hours`;
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '1' });
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '0' });
+      for (let round = 0; round < 3; round += 1) expect(await get(hours)).toMatchObject({ status: 429, code: 'rate_limited', remaining: '0' });
+      // A plan without API access: 403 on its own key's counter, even past its limit.
+      expect(await get(hours, keys.starter)).toMatchObject({ status: 403, code: 'plan_without_api_access', remaining: '1' });
+      for (let round = 0; round < 3; round += 1) expect(await get(hours, keys.starter)).toMatchObject({ status: 403, remaining: '0' });
+      // Every 401 counts on the address: two, then unknown keys are held back but the revoked key is told.
+      expect(await get(hours, keys.revoked)).toMatchObject({ status: 401, code: 'revoked_api_key', remaining: '1' });
+      expect(await get(hours, 'Bearer fh_unknown')).toMatchObject({ status: 401, code: 'unknown_api_key', remaining: '0' });
+      expect(await get(hours, 'Bearer fh_unknown')).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(await get(hours, keys.revoked)).toMatchObject({ status: 401, code: 'revoked_api_key', remaining: '0' });
+      // The refusals used nothing: the next window starts with the whole budget.
+      clock.ms += 60_000;
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '1', statements: 2 });
     });
   });
 }

@@ -57,8 +57,9 @@ const BERLIN_SEGMENTS_CSV = [
 ].join('\r\n');
 
 /**
- * Kathmandu tractor (+05:45), telemetry turned into segments by D2: 600 s moving, 540 s idle.
- * A point covers the time until the next one, but 300 s at most: no hours across data loss.
+ * Kathmandu tractor (+05:45), telemetry stored as points and turned into segments by D2: 600 s
+ * moving, 840 s idle. A point covers the time until the next one, but 300 s at most: no hours
+ * across data loss; the newest point runs live, up to 300 s (D22).
  */
 const KATHMANDU_TELEMETRY_CSV = [
   'time,ignition,speed_kmh',
@@ -67,7 +68,7 @@ const KATHMANDU_TELEMETRY_CSV = [
   '2025-03-10T06:20:00+05:45,true,4.9', // idle below 5 km/h: 300 s counted
   '2025-03-10T06:40:00+05:45,true,60', // moving: 300 s counted
   '2025-03-10T06:50:00+05:45,false,0',
-  '2025-03-10T07:30:00+05:45,true,0', // the last point covers nothing
+  '2025-03-10T07:30:00+05:45,true,0', // the newest point: idle, 300 s (D22)
 ].join('\n');
 
 export function describeCliEndToEnd(name: string, makeBackend: () => Promise<ScenarioBackend>): void {
@@ -190,9 +191,9 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       expect(JSON.parse(fromStdin.stdout)).toMatchObject({ file: 'stdin', format: 'csv', records: 2, inserted: 2 });
     });
 
-    it('import telemetry turns points into segments (D2)', async () => {
+    it('import telemetry stores the points, and D2 makes segments of them (D20, D23)', async () => {
       const report = await cliJson<Record<string, unknown>>(['import', 'telemetry', '--device', String(devices.kathmandu.id), file('tractor.csv', KATHMANDU_TELEMETRY_CSV)]);
-      expect(report).toMatchObject({ format: 'csv', records: 6, segments: 4, inserted: 4 });
+      expect(report).toMatchObject({ format: 'csv', records: 6, accepted: 6, duplicates: 0, batches: 1 });
     });
 
     it('bad import files fail with FILE:LINE, exit 1, and write nothing', async () => {
@@ -267,7 +268,7 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       const berlin = await api(`/api/v1/devices/${devices.berlin.id}/hours?from=2025-03-30&to=2025-03-30`);
       expect(response(berlin)).toMatchObject({ from: '2025-03-30T00:00:00+01:00', to: '2025-03-30T23:59:59+02:00', engine_seconds: 6000, moving_seconds: 5400, idle_seconds: 600 });
       const tractor = await api(`/api/v1/devices/${devices.kathmandu.id}/hours?from=2025-03-10&to=2025-03-10`);
-      expect(response(tractor)).toMatchObject({ from: '2025-03-10T00:00:00+05:45', timezone: 'Asia/Kathmandu', engine_seconds: 1140, moving_seconds: 600, idle_seconds: 540 });
+      expect(response(tractor)).toMatchObject({ from: '2025-03-10T00:00:00+05:45', timezone: 'Asia/Kathmandu', engine_seconds: 1440, moving_seconds: 600, idle_seconds: 840 });
     });
 
     it('GET /hours/daily splits at local midnight, one entry per day', async () => {

@@ -31,7 +31,7 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
 
       // Every printed curl line answers as its comment says.
       const curls = [...banner.matchAll(/# (.+)\n\s+curl -s -H "Authorization: Bearer (fh_\w+)" "([^"]+)"/g)];
-      expect(curls.length).toBeGreaterThanOrEqual(6);
+      expect(curls.length).toBeGreaterThanOrEqual(7);
       for (const [, title, curlKey, curlUrl] of curls) {
         const response = await fetch(curlUrl!, { headers: { Authorization: `Bearer ${curlKey}` } });
         const body = (await response.json()) as Record<string, unknown>;
@@ -40,6 +40,7 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
           continue;
         }
         expect(response.status, title).toBe(200);
+        if (title!.includes('(live)')) continue; // below
         if (curlUrl!.includes('/meter')) expect(body.engine_seconds as number, title).toBeGreaterThan(100 * 3600);
         if (curlUrl!.includes('/hours?')) expect(body.engine_seconds as number, title).toBeGreaterThanOrEqual(0);
         if (curlUrl!.endsWith('/hours')) expect(body.engine_seconds as number, title).toBeGreaterThan(0);
@@ -49,6 +50,52 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
     } finally {
       const result = await demo.stop('SIGTERM');
       expect(result.code).toBe(0);
+    }
+  });
+
+  it('feeds two live vehicles through the ingestion endpoint: their meters grow, and the printed ingest lines work (D20, D22, D24)', async () => {
+    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), { cwd: work });
+    try {
+      const banner = demo.stdout();
+      const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+      expect(banner).toMatch(/Live\s+Courier van L-1 \(device \d+, IMEI \d{15}\) and Tow truck L-2 \(device \d+, IMEI \d{15}\)/);
+      const ingestToken = /Ingest\s+(fhi_\w{43})/.exec(banner)?.[1];
+      expect(ingestToken).toBeDefined();
+
+      // The live meter's curl line, read twice a few seconds apart: the engine runs, so it grows (D22).
+      const [, meterKey, meterUrl] = /# .+\(live\).+\n\s+curl -s -H "Authorization: Bearer (fh_\w+)" "([^"]+\/meter)"/.exec(banner)!;
+      const readMeter = async () => {
+        const response = await fetch(meterUrl!, { headers: { Authorization: `Bearer ${meterKey}` } });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { engine_seconds: number }).engine_seconds;
+      };
+      const first = await readMeter();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(await readMeter()).toBeGreaterThan(first);
+
+      // The printed native curl line, sent as written: 200 and one point accepted or a duplicate.
+      const native = /curl -s -X POST -H "Authorization: Bearer (fhi_\w+)" -H "Content-Type: (application\/x-ndjson)" --data-binary '([^']+)' "([^"]+)"/.exec(banner);
+      expect(native).not.toBeNull();
+      const [, nativeToken, contentType, body, nativeUrl] = native!;
+      expect(nativeToken).toBe(ingestToken);
+      const sent = await fetch(nativeUrl!, { method: 'POST', headers: { Authorization: `Bearer ${nativeToken}`, 'Content-Type': contentType! }, body });
+      expect(sent.status).toBe(200);
+      const answer = (await sent.json()) as { accepted: number; duplicates: number };
+      expect(answer.accepted + answer.duplicates).toBe(1);
+
+      // The printed OsmAnd URL: no header, the token in the path, the server's clock as the time.
+      const osmand = new RegExp(`curl -s "(${url}/ingest/osmand/fhi_\\w+\\?[^"]+)"`).exec(banner);
+      expect(osmand).not.toBeNull();
+      const position = await fetch(osmand![1]!);
+      expect(position.status).toBe(200);
+      expect(((await position.json()) as { accepted: number }).accepted).toBe(1);
+
+      // The live feed's own requests are logged like any other.
+      expect(demo.stderr()).toMatch(/POST \/ingest\/v1\/telemetry → 200/);
+    } finally {
+      const result = await demo.stop('SIGTERM');
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/The live vehicles sent \d+ points? in \d+ requests? \(no errors\)/);
     }
   });
 

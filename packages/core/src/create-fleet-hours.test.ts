@@ -228,8 +228,7 @@ describe('createFleetHours()', () => {
     });
 
     it('uses the store\'s summarizeDeviceSegments() when it has one', async () => {
-      // Without the device-with-figures capability, which would answer in its stead.
-      const { findDeviceWithSummary: _joined, ...memory } = createMemoryStore();
+      const memory = createMemoryStore();
       const summarizeDeviceSegments = vi.fn(async ({ deviceId, now }: { deviceId: number; now: number }) =>
         summarizeSegments(await memory.listSegments({ deviceId }), now),
       );
@@ -242,8 +241,7 @@ describe('createFleetHours()', () => {
 
   describe('stores that aggregate', () => {
     it('asks sumSegmentSeconds() for the day boundaries instead of listing segments, when the store offers it', async () => {
-      // Without the device-with-figures capability, which would answer in its stead.
-      const { findDeviceWithSums: _joined, ...memory } = createMemoryStore();
+      const memory = createMemoryStore();
       const sumSegmentSeconds = vi.fn(async ({ deviceId, boundaries, now }: { deviceId: number; boundaries: readonly number[]; now: number }) =>
         sumSegmentsByBucket(await memory.listSegments({ deviceId }), boundaries, now),
       );

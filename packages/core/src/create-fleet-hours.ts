@@ -221,11 +221,18 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
         );
       }
     }
-    return devices.map((device) =>
-      afterToday(device)
-        ? _emptyWindow(from!, now, device.timeZone)
-        : resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone }),
-    );
+    // A window depends only on the zone: resolved once per zone of the page (Temporal is not cheap).
+    const byZone = new Map<string, ResolvedWindow | _EmptyWindow>();
+    return devices.map((device) => {
+      let window = byZone.get(device.timeZone);
+      if (window === undefined) {
+        window = afterToday(device)
+          ? _emptyWindow(from!, now, device.timeZone)
+          : resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone });
+        byZone.set(device.timeZone, window);
+      }
+      return window;
+    });
   };
 
   /** Checks the presented credential (D10–D12, D24); `find` looks its fingerprint up. A token of the other kind is refused by its prefix, without asking the store. */
@@ -365,7 +372,14 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
         const now = nowSeconds();
         const { devices, nextCursor } = await devicePage('daily', query);
         const windows = await fleetWindows(devices, query, now);
-        const series = windows.map((window) => (_isEmpty(window) ? null : dayBuckets(window)));
+        // Devices of one zone share their window object, and so its days (cut once).
+        const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
+        const series = windows.map((window) => {
+          if (_isEmpty(window)) return null;
+          let cut = days.get(window);
+          if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
+          return cut;
+        });
         const sums = await sumPage(devices, series.map((days) => days?.boundaries ?? null), now);
         return { items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], sums[index]!)), nextCursor };
       },

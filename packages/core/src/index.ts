@@ -28,6 +28,8 @@ export {
   createMemoryRateLimitStore,
   DEFAULT_RATE_LIMITS,
   resolveRateLimits,
+  type CredentialCounter,
+  type RateLimitCount,
   type RateLimitDecision,
   type RateLimits,
   type RateLimitStore,

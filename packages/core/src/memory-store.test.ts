@@ -1,9 +1,5 @@
 import { describeStorageContract } from './testing/index.js';
 import { createMemoryStore } from './memory-store.js';
 
-// The memory store offers the batch capabilities of the fleet pages (D32) and the device with its
-// figures, not the single-device aggregation ones.
-describeStorageContract('memory', {
-  makeStore: createMemoryStore,
-  capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'findDeviceWithSums', 'findDeviceWithSummary'],
-});
+// The memory store offers the batch capabilities of the fleet pages (D32), not the single-device ones.
+describeStorageContract('memory', { makeStore: createMemoryStore, capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] });

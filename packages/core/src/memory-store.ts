@@ -16,9 +16,8 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  * A complete {@link FleetHoursStore} in this process's memory: the reference implementation the
  * contract suite is written against, and a store for tests, examples and prototypes. It has no
  * single-device aggregation capability, so the core's in-memory fallback answers `/hours` from
- * `listSegments`; it offers the batch ones of the fleet pages (D32) and the device with its figures
- * (`findDeviceWithSums`, `findDeviceWithSummary`), computed with the same core functions, so that
- * a page or a read is one call like on a database.
+ * `listSegments`; it offers the batch ones of the fleet pages (D32), computed with the same core
+ * functions, so that a page is one call like on a database.
  * Instants are epoch seconds; milliseconds are refused (a rejected promise, see the port).
  *
  * @returns A new, empty store.
@@ -85,24 +84,6 @@ export function createMemoryStore(): FleetHoursStore {
         endedAt,
         state,
       }));
-    },
-
-    // A device and its figures in one call, like a database in one round trip.
-    async findDeviceWithSums({ accountId, deviceId, timeZone, boundaries, now }) {
-      boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
-      assertEpochSeconds('now', now);
-      const device = devices.get(deviceId);
-      if (!device || device.accountId !== accountId) return null;
-      if (device.timeZone !== timeZone) return { device: { ...device }, buckets: null };
-      const segments = boundaries.length < 2 ? [] : _overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!);
-      return { device: { ...device }, buckets: sumSegmentsByBucket(segments, boundaries, now) };
-    },
-
-    async findDeviceWithSummary({ accountId, deviceId, now }) {
-      assertEpochSeconds('now', now);
-      const device = devices.get(deviceId);
-      if (!device || device.accountId !== accountId) return null;
-      return { device: { ...device }, summary: summarizeSegments(segmentsByDevice.get(deviceId) ?? [], now) };
     },
 
     // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.

@@ -54,6 +54,8 @@ const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
     { type: 'string', placeholder: setting.placeholder, description: `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.` },
   ]),
 );
+/** Points per transaction of `import telemetry` (its `TELEMETRY_BATCH_POINTS`). */
+const TELEMETRY_BATCH_POINTS_TEXT = '10,000';
 const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
 const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
 const format: OptionSpec = {
@@ -286,20 +288,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'import telemetry',
-    summary: 'Import raw telemetry, turned into segments (D2)',
+    summary: 'Import telemetry points, stored as live ingestion stores them (D20–D23)',
     details:
       'NDJSON: one {"time": ISO, "ignition": bool, "speed_kmh": number} per line. CSV: a header time,ignition,speed_kmh. ' +
-      'Engine on = ignition true; moving at or above --moving-speed-kmh, idle below; a point covers the time until the ' +
-      'next one but never more than --max-gap-seconds. The last point covers no time. One transaction, as for segments.',
+      'The points are stored through the same code as HTTP ingestion (D23): the device\'s engine segments are what D2 makes of all ' +
+      'its points, whatever order and files they came in; a point equal to a stored one is a duplicate, so importing a file again ' +
+      'changes nothing. The whole file is checked first: a bad line writes nothing. The points are then written in time order in ' +
+      `batches of ${TELEMETRY_BATCH_POINTS_TEXT} points, each its own transaction: the file is not one transaction, and a batch refused ` +
+      'for an overlap with imported segments (D23) leaves the batches before it stored (the message says how many points).',
     positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
-    options: {
-      device,
-      format,
-      'moving-speed-kmh': { type: 'string', placeholder: 'KMH', description: 'Moving at or above this speed (default 5).' },
-      'max-gap-seconds': { type: 'string', placeholder: 'SECONDS', description: 'The longest time one point covers (default 300).' },
-    },
+    options: { device, format },
     required: ['device'],
-    examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'fleet-hours import telemetry --device 4 --moving-speed-kmh 3 ./tractor.ndjson'],
+    examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'gunzip -c tractor.ndjson.gz | fleet-hours import telemetry --device 4 --format ndjson -'],
   }),
   spec({
     name: 'figures rebuild',

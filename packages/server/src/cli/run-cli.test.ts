@@ -223,29 +223,41 @@ describe('runCli() imports', () => {
     expect(await segmentsOf()).toEqual(before);
   });
 
-  it('imports telemetry through the core (D2), with its thresholds as options', async () => {
+  it('imports telemetry as points through writeTelemetry, the code of HTTP ingestion (D20, D23); again, every point is a duplicate', async () => {
     const name = file(
       'telemetry.csv',
-      ['time,ignition,speed_kmh', '2026-03-04T08:00:00Z,true,0', '2026-03-04T08:05:00Z,true,3', '2026-03-04T08:10:00Z,true,30', '2026-03-04T08:20:00Z,false,0'].join('\n'),
+      ['time,ignition,speed_kmh', '2026-03-04T08:08:00Z,true,30', '2026-03-04T08:00:00Z,true,0', '2026-03-04T08:04:00Z,true,3', '2026-03-04T08:12:00Z,false,0'].join('\n'),
     );
-    const report = await cli.json(['import', 'telemetry', '--device', String(deviceId), '--moving-speed-kmh', '2', '--max-gap-seconds', '600', name]);
-    expect(report).toMatchObject({ format: 'csv', records: 4, segments: 2, inserted: 2 });
+    const report = await cli.json(['import', 'telemetry', '--device', String(deviceId), name]);
+    expect(report).toMatchObject({ device_id: deviceId, format: 'csv', records: 4, accepted: 4, duplicates: 0, batches: 1 });
     const march4 = Date.UTC(2026, 2, 4, 8) / 1000;
+    expect(await cli.store.listTelemetryPoints({ deviceId, start: march4 })).toHaveLength(4);
     expect((await cli.store.listSegments({ deviceId, start: march4 })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual([
-      { startedAt: march4, endedAt: march4 + 300, state: 'idle' },
-      { startedAt: march4 + 300, endedAt: march4 + 1200, state: 'moving' },
+      { startedAt: march4, endedAt: march4 + 480, state: 'idle' },
+      { startedAt: march4 + 480, endedAt: march4 + 720, state: 'moving' },
     ]);
+    expect(await cli.json(['import', 'telemetry', '--device', String(deviceId), name])).toMatchObject({ records: 4, accepted: 0, duplicates: 4 });
+    const text = await cli.run(['import', 'telemetry', '--device', String(deviceId), name]);
+    expect(text.stdout).toMatch(/^Imported 4 telemetry points from telemetry\.csv into device \d+: 0 accepted, 4 duplicates \(already stored\)\.\nRead in /);
   });
 
-  it('maps a telemetry overlap back to the line of the point that starts the segment', async () => {
-    const name = file('telemetry-overlap.ndjson', [
-      '{"time":"2026-03-04T07:00:00Z","ignition":false,"speed_kmh":0}',
-      '{"time":"2026-03-04T08:02:00Z","ignition":true,"speed_kmh":50}',
-      '{"time":"2026-03-04T08:03:00Z","ignition":false,"speed_kmh":0}',
+  it('maps a refusal to FILE:LINE: an overlap with imported segments at the point that covers it (D23), a point from the future (D26)', async () => {
+    const before = await segmentsOf();
+    const overlap = file('telemetry-overlap.ndjson', [
+      '{"time":"2026-03-01T07:00:00Z","ignition":false,"speed_kmh":0}',
+      '{"time":"2026-03-01T08:02:00Z","ignition":true,"speed_kmh":50}',
+      '{"time":"2026-03-01T08:03:00Z","ignition":false,"speed_kmh":0}',
     ].join('\n'));
-    const result = await cli.run(['import', 'telemetry', '--device', String(deviceId), name]);
+    const result = await cli.run(['import', 'telemetry', '--device', String(deviceId), overlap]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^telemetry-overlap\.ndjson:2: Overlaps the stored segment 2026-03-04T08:00:00\+00:00/);
+    expect(result.stderr).toBe(
+      `telemetry-overlap.ndjson:2: Device ${deviceId}: the telemetry would overlap imported segments at "2026-03-01T08:02:00Z"\n1 problem in telemetry-overlap.ndjson: the import was refused and nothing was written\n`,
+    );
+    const future = file('telemetry-future.csv', ['time,ignition,speed_kmh', '2026-03-05T08:00:00Z,true,1', '2999-01-01T00:00:00Z,true,1'].join('\n'));
+    const refused = await cli.run(['import', 'telemetry', '--device', String(deviceId), future]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^telemetry-future\.csv:3: Field time must be at most 300 s ahead of the server clock/);
+    expect(await segmentsOf()).toEqual(before);
   });
 
   it('refuses bad telemetry options, a missing file, a missing device and a bad --format', async () => {

@@ -84,7 +84,7 @@ export async function demoCommand(input: {
     say(`Received ${signal}: stopping the demo.\n`);
     const fed = await feed.stop();
     feed = null;
-    say(`The live vehicles sent ${fed.sent} points in ${fed.requests} requests (${fed.errors.length === 0 ? 'no errors' : `errors: ${fed.errors.map((error) => `${error.count} × ${error.status ?? 'no answer'} ${error.code}`).join(', ')}`}).\n`);
+    say(`The live vehicles sent ${fed.sent} point${fed.sent === 1 ? '' : 's'} in ${fed.requests} request${fed.requests === 1 ? '' : 's'} (${fed.errors.length === 0 ? 'no errors' : `errors: ${fed.errors.map((error) => `${error.count} × ${error.status ?? 'no answer'} ${error.code}`).join(', ')}`}).\n`);
     return 0;
   } finally {
     try {

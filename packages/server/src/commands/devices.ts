@@ -1,8 +1,9 @@
-import type { DeviceChanges } from '@fleet-hours/core';
+import { ImeiInUseError, type DeviceChanges, type FleetHoursStore } from '@fleet-hours/core';
 import { deviceBody, type DeviceBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readId, readStatus, readText, readTimeZone } from '../cli/option-values.js';
+import { _deviceAccount } from './_device-account.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
@@ -23,7 +24,7 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   const store = await context.store();
   await requireAccount(store, accountId);
 
-  const created = await store.createDevice({ accountId, name, imei, registration, model, status, timeZone });
+  const created = await store.createDevice({ accountId, name, imei, registration, model, status, timeZone }).catch((error: unknown) => _imeiRefusal(error, store, accountId));
   if (!created) throw new CommandError(`No account with id ${accountId}`);
   const device = deviceBody(created);
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
@@ -57,10 +58,28 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
     throw new UsageError('Nothing to change: give at least one of --name, --timezone, --status, --registration, --model', 'devices update');
   }
 
-  const updated = await (await context.store()).updateDevice({ deviceId, changes });
+  const store = await context.store();
+  const updated = await store.updateDevice({ deviceId, changes }).catch(async (error: unknown) => {
+    const accountId = error instanceof ImeiInUseError ? await _deviceAccount(store, deviceId) : null;
+    return _imeiRefusal(error, store, accountId);
+  });
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
   const device = deviceBody(updated);
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
+}
+
+/**
+ * D25: an IMEI names at most one active device of an account. A refused create or update is told
+ * with the IMEI and the device that already has it, and how to free it (exit 1).
+ */
+async function _imeiRefusal(error: unknown, store: FleetHoursStore, accountId: number | null): Promise<never> {
+  if (!(error instanceof ImeiInUseError)) throw error;
+  const holder = accountId === null ? null : await store.findDeviceByImei({ accountId, imei: error.imei });
+  const which = holder ? `active device ${holder.id} "${holder.name}"` : 'an active device';
+  const free = holder ? `; make that device inactive first (fleet-hours devices update ${holder.id} --status inactive) or use another IMEI` : '';
+  throw new CommandError(`IMEI "${error.imei}" already names ${which} of account ${accountId ?? '?'}: an IMEI names at most one active device of an account (D25)${free}`, {
+    cause: error,
+  });
 }
 
 function deviceTable(devices: readonly DeviceBody[]): string {

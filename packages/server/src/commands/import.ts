@@ -8,7 +8,8 @@ import {
   parseTelemetryRecord,
   InvalidSegmentError,
   SegmentOverlapError,
-  telemetryToSegments,
+  InvalidTelemetryPointError,
+  TelemetryOverlapError,
   type FleetHoursStore,
   type ImportSummary,
   type SegmentInput,
@@ -17,9 +18,10 @@ import {
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount } from '../cli/format-table.js';
-import { readId, readNumber } from '../cli/option-values.js';
+import { readId } from '../cli/option-values.js';
 import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
 import { _describeFileError } from '../import/_describe-file-error.js';
+import { _deviceAccount } from './_device-account.js';
 import { formatFromFileName, ImportFileError, readImportFile, type ImportFormat, type ImportProblem } from '../import/read-import-file.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
@@ -75,17 +77,43 @@ export async function importSegmentsCommand(context: CommandContext): Promise<Co
   return { json: report, text: importText(report, 'segments') };
 }
 
-/** `import telemetry --device ID FILE`: points become segments in the core (D2), then one batch. */
+/** What `import telemetry` reports, in `--json` and as text. */
+export interface TelemetryImportReport {
+  readonly device_id: number;
+  readonly file: string;
+  readonly format: ImportFormat;
+  /** Points read from the file. */
+  readonly records: number;
+  /** Points that were new or changed a stored point (D21). */
+  readonly accepted: number;
+  /** Points equal to stored ones: nothing changed (a file imported again). */
+  readonly duplicates: number;
+  /** Transactions the points were written in, {@link TELEMETRY_BATCH_POINTS} points each at most. */
+  readonly batches: number;
+  readonly read_seconds: number;
+  readonly write_seconds: number;
+  /** Points per second, reading and writing together. */
+  readonly points_per_second: number;
+}
+
+/** Points per `writeTelemetry` call (and transaction) of `import telemetry`: a native batch's most (ingestion-api.md). */
+export const TELEMETRY_BATCH_POINTS = 10_000;
+
+/**
+ * `import telemetry --device ID FILE`: stores the file's points through the store's
+ * `writeTelemetry`, the same code path as HTTP ingestion (D23), so the device's segments are what
+ * D20 makes of all its points, however they arrived. The whole file is read and checked first:
+ * a bad line is reported as FILE:LINE before anything is written. Then the points are written in
+ * time order, in batches of {@link TELEMETRY_BATCH_POINTS}, each its own transaction: a refusal of
+ * a later batch (an overlap with imported segments, D23) leaves the earlier ones stored, and says
+ * so. Importing the same file again changes nothing (every point a duplicate, D21).
+ */
 export async function importTelemetryCommand(context: CommandContext): Promise<CommandResult> {
   const { deviceId, file, format } = readImportArguments(context);
-  const movingText = optionalOption(context, 'moving-speed-kmh');
-  const gapText = optionalOption(context, 'max-gap-seconds');
-  const options = {
-    ...(movingText === undefined ? {} : { movingSpeedKmh: readNumber(movingText, '--moving-speed-kmh') }),
-    ...(gapText === undefined ? {} : { maxGapSeconds: readNumber(gapText, '--max-gap-seconds', { positive: true, integer: true }) }),
-  };
   const source = await openSource(file, context.io);
-  await requireDevice(await context.store(), deviceId);
+  const store = await context.store();
+  const accountId = await _deviceAccount(store, deviceId);
+  if (accountId === null) throw new CommandError(`No device with id ${deviceId}`);
   const started = performance.now();
   const progress = progressFor(context, source);
   const contents = await readImportFile<TelemetryPoint>({
@@ -96,26 +124,94 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
     parse: parseTelemetryRecord,
     onProgress: progress.update,
   }).finally(progress.finish);
-  // Until this import stores points (D23), a file's last point covers nothing (former P7), so consecutive files never overlap.
-  const segments = telemetryToSegments(contents.items, { ...options, tail: 'none' });
   const readSeconds = (performance.now() - started) / 1000;
 
-  // A segment starts at a point with the ignition on: overlaps are reported at that point's line.
-  const lineOfStart = new Map<number, number>();
-  contents.items.forEach((point, index) => {
-    if (point.ignition && !lineOfStart.has(Math.floor(point.time))) lineOfStart.set(Math.floor(point.time), contents.lines[index]!);
+  // In time order, so that each batch is one stretch of time; the line of each point is kept for errors.
+  const order = contents.items.map((_point, index) => index).sort((a, b) => contents.items[a]!.time - contents.items[b]!.time || a - b);
+  const writeStarted = performance.now();
+  const writing = createProgressBar({
+    stream: context.io.stderr,
+    enabled: context.io.stderrIsTTY && order.length > TELEMETRY_BATCH_POINTS,
+    total: order.length,
+    label: `Writing ${source.name}`,
+    formatAmount: (amount) => `${formatCount(amount)} points`,
   });
-  const report = await writeBatch(context, {
-    deviceId,
-    name: source.name,
+  let accepted = 0;
+  let duplicates = 0;
+  let batches = 0;
+  try {
+    for (let offset = 0; offset < order.length; offset += TELEMETRY_BATCH_POINTS) {
+      const indexes = order.slice(offset, offset + TELEMETRY_BATCH_POINTS);
+      const points = indexes.map((index) => ({ deviceId, ...contents.items[index]! }));
+      let result;
+      try {
+        result = await store.writeTelemetry({ accountId, points, now: context.now });
+      } catch (error) {
+        writing.finish();
+        throw _telemetryRefusal(error, {
+          name: source.name,
+          lineOf: (batchIndex) => contents.lines[indexes[batchIndex]!],
+          lineAt: (instant) => {
+            // The point that covers the instant: the last one at or before it.
+            let found: number | undefined;
+            for (const index of order) {
+              if (contents.items[index]!.time > instant) break;
+              found = index;
+            }
+            return found === undefined ? undefined : contents.lines[found];
+          },
+          stored: offset,
+        });
+      }
+      accepted += result.accepted;
+      duplicates += result.duplicates;
+      batches += 1;
+      writing.update(offset + indexes.length);
+    }
+  } finally {
+    writing.finish();
+  }
+  const finished = performance.now();
+  const totalSeconds = (finished - started) / 1000;
+  const report: TelemetryImportReport = {
+    device_id: deviceId,
+    file: source.name,
     format: contents.format,
     records: contents.items.length,
-    segments,
-    lineOfRow: (row) => lineOfStart.get(segments[row - 1]?.startedAt ?? NaN),
-    readSeconds,
-    started,
-  });
-  return { json: report, text: importText(report, 'telemetry points') };
+    accepted,
+    duplicates,
+    batches,
+    read_seconds: round(readSeconds, 3),
+    write_seconds: round((finished - writeStarted) / 1000, 3),
+    points_per_second: totalSeconds > 0 ? Math.round(contents.items.length / totalSeconds) : 0,
+  };
+  const text = [
+    `Imported ${formatCount(report.records)} telemetry points from ${report.file} into device ${deviceId}: ${formatCount(accepted)} accepted, ${formatCount(duplicates)} duplicates (already stored).`,
+    `Read in ${report.read_seconds.toFixed(1)} s, written in ${formatCount(batches)} batch${batches === 1 ? '' : 'es'} in ${report.write_seconds.toFixed(1)} s: ${formatCount(report.points_per_second)} points/s.`,
+    '',
+  ].join('\n');
+  return { json: report, text };
+}
+
+/**
+ * A refused telemetry batch as `FILE:LINE: …` (D23, D26). Batches before it were committed: the
+ * message says how many points were stored, so the operator knows where the file stands.
+ */
+function _telemetryRefusal(
+  error: unknown,
+  where: { readonly name: string; readonly lineOf: (batchIndex: number) => number | undefined; readonly lineAt: (instant: number) => number | undefined; readonly stored: number },
+): unknown {
+  const outcome =
+    where.stored === 0
+      ? 'the import was refused and nothing was written'
+      : `this batch and the ones after it were not written; the ${formatCount(where.stored)} points before it were stored (batches of ${formatCount(TELEMETRY_BATCH_POINTS)} points are separate transactions)`;
+  if (error instanceof TelemetryOverlapError) {
+    return new ImportFileError(where.name, [{ line: where.lineAt(error.instant) ?? 0, message: error.message.replace(/: nothing was written$/, '') }], 1, outcome);
+  }
+  if (error instanceof InvalidTelemetryPointError) {
+    return new ImportFileError(where.name, [{ line: where.lineOf(error.index ?? 0) ?? 0, message: `Field ${error.message}` }], 1, outcome);
+  }
+  return error;
 }
 
 function readImportArguments(context: CommandContext) {

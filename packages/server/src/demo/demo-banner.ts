@@ -137,7 +137,7 @@ export function formatDemoBanner(input: {
     '',
     `Fleet Hours demo is serving at ${url}`,
     '',
-    `  Account   ${seed.account.id} "${seed.account.name}" (business plan): ${seed.devices.length} vehicles, ${formatCount(seed.segmentCount)} engine segments over the past year`,
+    `  Account   ${seed.account.id} "${seed.account.name}" (business plan): ${seed.devices.length + (live?.seed.devices.length ?? 0)} vehicles, ${formatCount(seed.segmentCount)} engine segments over the past year`,
     `  Zones     ${zones}`,
     `  API key   ${seed.key}`,
     ...liveLines,

@@ -1,0 +1,294 @@
+/**
+ * Telemetry ingestion over HTTP and through the CLI, on a PostgreSQL server (DATABASE_URL, else
+ * postgres://postgres@127.0.0.1:5432/test; skipped when it does not answer), in a fresh database:
+ *
+ *   1. Native batches of 10,000 points (`POST /ingest/v1/telemetry`, NDJSON) to the reference
+ *      server's app (`createFleetHoursApp` + `serve`, as `fleet-hours serve` runs them) over a real
+ *      socket, from a separate process: points/s at concurrency 1 (one device, batches in order)
+ *      and 4 (four devices at once), and the ratio to a bare multi-row INSERT of the same points
+ *      through the same driver (goal ≥ 100,000 points/s and ≤ 3×).
+ *   2. Single Traccar forwards (`POST /ingest/traccar`) of 200 devices at concurrency 16:
+ *      positions/s and p99 latency (goal ≥ 1,000/s, p99 ≤ 100 ms).
+ *   3. `fleet-hours import telemetry` of 1,000,000 points (the built CLI as a real process):
+ *      points/s (goal ≥ 100,000/s).
+ *
+ * Run: `npm run bench -- ingest-http` (builds first; imports the packages' dist). Prints figures;
+ * asserts nothing. INGEST_HTTP_BENCH_BATCHES (default 10) and INGEST_HTTP_BENCH_IMPORT_POINTS
+ * (default 1,000,000) for a quicker run.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const BATCH = 10_000;
+const BATCHES = Number(process.env.INGEST_HTTP_BENCH_BATCHES ?? 10);
+const IMPORT_POINTS = Number(process.env.INGEST_HTTP_BENCH_IMPORT_POINTS ?? 1_000_000);
+const TRACCAR_DEVICES = 200;
+const TRACCAR_CONCURRENCY = 16;
+const TRACCAR_WARMUP_MS = 1_000;
+const TRACCAR_MEASURE_MS = 10_000;
+const STEP = 10;
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Deterministic reports every STEP s from `start`: trips, idling, engine off (the shape of ingest.bench.ts). */
+function reports(start: number, count: number, seed: number): { time: number; ignition: boolean; speed_kmh: number }[] {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const points = new Array<{ time: number; ignition: boolean; speed_kmh: number }>(count);
+  let mode = 0;
+  for (let index = 0; index < count; index += 1) {
+    if (next() < 0.02) mode = Math.floor(next() * 3);
+    points[index] = { time: start + index * STEP, ignition: mode !== 2, speed_kmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0 };
+  }
+  return points;
+}
+
+const perSecond = (count: number, ms: number) => Math.round((count / ms) * 1000);
+const shown = (value: number) => value.toLocaleString('en-US');
+
+if (process.env.FLEET_HOURS_BENCH_ROLE === 'load') await runLoad();
+else await runServer();
+
+async function runServer(): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const admin = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await admin`select 1`;
+  } catch {
+    console.log(`ingest-http: PostgreSQL server not reachable at ${adminUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
+    await admin.end({ timeout: 1 });
+    return;
+  }
+  const { createFleetHours, fingerprintApiKey, generateIngestToken } = await import('@fleet-hours/core');
+  const { createFleetHoursApp, serve } = await import('@fleet-hours/http');
+  const { createKyselyStore, createPostgresDatabase, migrateToLatest } = await import('@fleet-hours/storage-kysely');
+
+  const databaseName = `fh_bench_ingest_http_${process.pid}`;
+  await admin.unsafe(`create database ${databaseName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  const databaseUrl = url.href;
+  const db = createPostgresDatabase({ connectionString: databaseUrl, max: 10 });
+  const work = mkdtempSync(join(tmpdir(), 'fleet-hours-bench-ingest-'));
+  let started = 0;
+  try {
+    await migrateToLatest(db);
+    const store = createKyselyStore(db);
+    const now = Math.floor(Date.now() / 1000);
+    const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
+    const token = generateIngestToken();
+    await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: 'bench', expiresAt: null, now });
+    const newDevice = async (imei: string) => (await store.createDevice({ accountId: account.id, name: `Truck ${imei}`, imei, model: 'FMB920', timeZone: 'Europe/Berlin' }))!.id;
+    const nativeDevices = [await newDevice('100000000000000'), await newDevice('100000000000001'), await newDevice('100000000000002'), await newDevice('100000000000003'), await newDevice('100000000000004')];
+    const traccarImeis = Array.from({ length: TRACCAR_DEVICES }, (_, index) => String(200_000_000_000_000 + index));
+    for (const imei of traccarImeis) await newDevice(imei);
+    const importDevice = await newDevice('300000000000000');
+
+    const unlimited = 1_000_000_000;
+    const app = createFleetHoursApp({
+      fleetHours: createFleetHours({ store, now: Date.now }),
+      rateLimits: { ingest: unlimited, unauthenticated: unlimited },
+      logger: () => {},
+    });
+    const server = await serve({ app, port: 0, hostname: '127.0.0.1', handleSignals: false });
+    const start = now - 40 * 86_400;
+    console.log(`ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`);
+    try {
+      // 1. Native batches.
+      const native = (devices: readonly number[]) => load({ kind: 'native', url: `${server.url}/ingest/v1/telemetry`, token, devices, start });
+      const one = await native([nativeDevices[0]!]);
+      const four = await native(nativeDevices.slice(1, 5));
+      // The same points as the first run, through the same driver, as a bare multi-row INSERT (5,000 rows a statement).
+      const bareDevice = await newDevice('100000000000009');
+      const points = reports(start, BATCH * BATCHES, 1);
+      started = performance.now();
+      for (let offset = 0; offset < points.length; offset += 5_000) {
+        await db
+          .insertInto('telemetry_points')
+          .values(points.slice(offset, offset + 5_000).map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speed_kmh })))
+          .execute();
+      }
+      const bareMs = performance.now() - started;
+      const onePerSecond = perSecond(one.points, one.ms);
+      console.log(`  native batches of ${shown(BATCH)} points, ${BATCHES} per device (POST /ingest/v1/telemetry, NDJSON):`);
+      console.log(`    concurrency 1 (one device)         ${shown(onePerSecond).padStart(9)} points/s  (median request ${one.median.toFixed(1)} ms)`);
+      console.log(`    concurrency 4 (four devices)       ${shown(perSecond(four.points, four.ms)).padStart(9)} points/s  (median request ${four.median.toFixed(1)} ms)`);
+      console.log(`    bare multi-row INSERT, same points ${shown(perSecond(points.length, bareMs)).padStart(9)} points/s`);
+      console.log(`    ratio HTTP concurrency 1 / bare    ${(one.ms / bareMs).toFixed(2)}×`);
+
+      // 2. Traccar forwards.
+      const traccar = await load({ kind: 'traccar', url: `${server.url}/ingest/traccar`, token, imeis: traccarImeis, start: now - 86_400 });
+      console.log(`  Traccar forwards, ${TRACCAR_DEVICES} devices, concurrency ${TRACCAR_CONCURRENCY}, ${TRACCAR_MEASURE_MS / 1000} s measured (POST /ingest/traccar):`);
+      console.log(`    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)`);
+      if (one.failures + four.failures + traccar.failures > 0) process.exitCode = 1;
+    } finally {
+      await server.close();
+    }
+
+    // 3. fleet-hours import telemetry of IMPORT_POINTS points (one per second, ending a day ago).
+    const file = join(work, 'telemetry.ndjson');
+    const importStart = now - 86_400 - IMPORT_POINTS;
+    const lines: string[] = [];
+    let state = 7;
+    for (let index = 0; index < IMPORT_POINTS; index += 1) {
+      if (index % 600 === 0) state = (state * 48_271) % 2_147_483_647;
+      const mode = state % 3;
+      lines.push(`{"time":"${new Date((importStart + index) * 1000).toISOString()}","ignition":${mode !== 2},"speed_kmh":${mode === 0 ? 42 : 1}}`);
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    lines.length = 0;
+    const cli = join(here, '../packages/server/dist/cli.js');
+    started = performance.now();
+    const result = spawnSync(process.execPath, [cli, 'import', 'telemetry', '--device', String(importDevice), file, '--database-url', databaseUrl, '--json'], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const importMs = performance.now() - started;
+    if (result.status !== 0) {
+      console.log(`  import telemetry failed (${String(result.status)}): ${result.stderr}`);
+      process.exitCode = 1;
+    } else {
+      const report = JSON.parse(result.stdout) as { records: number; accepted: number; batches: number; read_seconds: number; write_seconds: number; points_per_second: number };
+      console.log(`  fleet-hours import telemetry of ${shown(report.records)} points (${report.batches} batches of ${shown(BATCH)}):`);
+      console.log(
+        `    ${shown(report.points_per_second).padStart(9)} points/s as the command reports it (read ${report.read_seconds.toFixed(1)} s, write ${report.write_seconds.toFixed(1)} s); ` +
+          `${shown(perSecond(report.records, importMs))} points/s for the whole process (${(importMs / 1000).toFixed(1)} s, start and migration check included)`,
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await db.destroy();
+    await admin.unsafe(`drop database ${databaseName} with (force)`);
+    await admin.end();
+  }
+}
+
+interface LoadSpec {
+  readonly kind: 'native' | 'traccar';
+  readonly url: string;
+  readonly token: string;
+  readonly devices?: readonly number[];
+  readonly imeis?: readonly string[];
+  readonly start: number;
+}
+
+interface LoadResult {
+  readonly points: number;
+  readonly ms: number;
+  readonly median: number;
+  readonly p99: number;
+  readonly failures: number;
+}
+
+function load(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, FLEET_HOURS_BENCH_ROLE: 'load', BENCH_SPEC: JSON.stringify(spec) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`Load process exited with ${String(code)}`))));
+  });
+}
+
+async function runLoad(): Promise<void> {
+  const spec = JSON.parse(process.env.BENCH_SPEC!) as LoadSpec;
+  const headers = { Authorization: `Bearer ${spec.token}` };
+  const latencies: number[] = [];
+  let failures = 0;
+  let points = 0;
+  let ms = 0;
+  if (spec.kind === 'native') {
+    // Bodies made before the clock starts: the load process measures the server, not JSON.stringify.
+    const bodies = spec.devices!.map((deviceId, writer) => {
+      const all = reports(spec.start, BATCH * BATCHES, writer === 0 && spec.devices!.length === 1 ? 1 : 10 + writer);
+      return Array.from({ length: BATCHES }, (_, batch) =>
+        all
+          .slice(batch * BATCH, (batch + 1) * BATCH)
+          .map((point) => `{"device_id":${deviceId},"time":${point.time},"ignition":${point.ignition},"speed_kmh":${point.speed_kmh}}`)
+          .join('\n'),
+      );
+    });
+    const started = performance.now();
+    await Promise.all(
+      bodies.map(async (own) => {
+        for (const body of own) {
+          const at = performance.now();
+          const response = await fetch(spec.url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/x-ndjson' }, body });
+          const text = await response.text();
+          latencies.push(performance.now() - at);
+          if (response.status !== 200) {
+            failures += 1;
+            process.stderr.write(`native batch answered ${response.status}: ${text.slice(0, 300)}\n`);
+          } else points += BATCH;
+        }
+      }),
+    );
+    ms = performance.now() - started;
+  } else {
+    const imeis = spec.imeis!;
+    const clock = imeis.map(() => spec.start);
+    let measuring = false;
+    let stop = false;
+    let cursor = 0;
+    const traccarTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
+    const loop = async () => {
+      while (!stop) {
+        const device = cursor++ % imeis.length;
+        clock[device]! += STEP;
+        const time = clock[device]!;
+        const body = JSON.stringify({
+          position: {
+            id: cursor,
+            attributes: { ignition: time % 600 < 480, motion: time % 600 < 300, odometer: time, hours: time * 1000, batteryLevel: 90 },
+            deviceId: device + 1,
+            protocol: 'teltonika',
+            serverTime: traccarTime(time + 1),
+            deviceTime: traccarTime(time),
+            fixTime: traccarTime(time),
+            outdated: false,
+            valid: true,
+            latitude: 52.52,
+            longitude: 13.405,
+            altitude: 34,
+            speed: time % 600 < 300 ? 25 : 0,
+            course: 90,
+            address: null,
+            accuracy: 0,
+            network: null,
+          },
+          device: { id: device + 1, name: `Truck ${device}`, uniqueId: imeis[device], status: 'online', lastUpdate: traccarTime(time), positionId: cursor, groupId: 0, phone: null, model: 'FMB920', contact: null, category: 'truck', disabled: false, attributes: {} },
+        });
+        const at = performance.now();
+        const response = await fetch(spec.url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body });
+        await response.text();
+        if (!measuring) continue;
+        latencies.push(performance.now() - at);
+        if (response.status === 200) points += 1;
+        else failures += 1;
+      }
+    };
+    const loops = Array.from({ length: TRACCAR_CONCURRENCY }, loop);
+    await new Promise((resolve) => setTimeout(resolve, TRACCAR_WARMUP_MS));
+    measuring = true;
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, TRACCAR_MEASURE_MS));
+    measuring = false;
+    ms = performance.now() - started;
+    stop = true;
+    await Promise.all(loops);
+  }
+  latencies.sort((a, b) => a - b);
+  const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const result: LoadResult = { points, ms, median: quantile(0.5), p99: quantile(0.99), failures };
+  process.stdout.write(JSON.stringify(result));
+}
