@@ -72,13 +72,17 @@ interface Fleet {
   readonly segments: number;
 }
 
+// Seeding runs statements of minutes: no deadline (D28's default is 5 s per call).
+const seedDb = createPostgresDatabase({ connectionString: DATABASE_URL, schema: SCHEMA, queryTimeout: 0 });
 const db = createPostgresDatabase({ connectionString: DATABASE_URL, schema: SCHEMA });
 let fleet: Fleet;
 try {
-  fleet = await prepare(db);
+  fleet = await prepare(seedDb);
 } catch (error) {
   await db.destroy();
   throw error;
+} finally {
+  await seedDb.destroy();
 }
 try {
   console.log(
@@ -97,7 +101,7 @@ try {
 
 /** The fleet in SCHEMA: reused when SCALE_KEEP=1 and it is there, else generated. */
 async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
-  const admin = createPostgresDatabase({ connectionString: DATABASE_URL });
+  const admin = createPostgresDatabase({ connectionString: DATABASE_URL, queryTimeout: 0 });
   try {
     if (!KEEP) await sql`drop schema if exists ${sql.id(SCHEMA)} cascade`.execute(admin);
     await sql`create schema if not exists ${sql.id(SCHEMA)}`.execute(admin);
@@ -124,7 +128,8 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
   // A reused schema that does not hold this fleet starts empty.
   await sql`truncate accounts, devices, api_keys, engine_segments, engine_day_figures, rate_limit_counters restart identity cascade`.execute(database);
 
-  const account = await store.createAccount({ name: marker, plan: 'business', now });
+  // Named after the fleet only once it is complete, so that an interrupted seeding is never reused.
+  const account = await store.createAccount({ name: `${marker} (seeding)`, plan: 'business', now });
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now });
   const today = Math.floor(now / DAY) * DAY;
   const ids: number[] = [];
@@ -158,6 +163,7 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
   const rebuilt = performance.now();
   await rebuildDailyFigures(database);
   await sql`analyze`.execute(database);
+  await sql`update accounts set name = ${marker} where id = ${account.id}::int`.execute(database);
   const segments = Number((await sql<{ count: string }>`select count(*) as count from engine_segments`.execute(database)).rows[0]!.count);
   console.log(
     `scale: ${segments.toLocaleString('en-US')} segments generated in ${((rebuilt - started) / 1000).toFixed(0)} s, ` +
@@ -167,7 +173,7 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
 }
 
 async function dropSchema(): Promise<void> {
-  const admin = createPostgresDatabase({ connectionString: DATABASE_URL });
+  const admin = createPostgresDatabase({ connectionString: DATABASE_URL, queryTimeout: 0 });
   try {
     await sql`drop schema if exists ${sql.id(SCHEMA)} cascade`.execute(admin);
   } finally {
