@@ -103,7 +103,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
     return { document, operation, tryIt, sent };
   };
 
-  it('renders every GET operation with its parameters and responses', async () => {
+  it('renders every GET operation, and the POST operations of ingestion, with their parameters and responses', async () => {
     const { app } = await createFixture();
     const { document, operation } = await open(app);
     expect(document.getElementById('title')!.textContent).toBe('Fleet Hours API');
@@ -116,8 +116,19 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/hours/daily',
       '/api/v1/meter',
       '/api/v1/openapi.json',
+      '/ingest/v1/telemetry',
+      '/ingest/traccar',
+      '/ingest/osmand/{token}',
+      '/ingest/osmand/{token}',
       '/docs',
     ]);
+    expect([...document.querySelectorAll('.operation .method')].map((method) => method.textContent).filter((method) => method !== 'GET')).toEqual(['POST', 'POST', 'POST']);
+    // Ingestion: the request body with its example, the refusals, and no "Try it" (a write is not sent from the reference).
+    const ingest = operation('/ingest/v1/telemetry');
+    expect(ingest.textContent).toContain('application/x-ndjson');
+    expect(ingest.textContent).toContain('"speed_kmh": 12.5');
+    expect([...ingest.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['200', '400', '401', '408', '409', '413', '422', '429', '500', '503']);
+    expect(ingest.querySelector('form')).toBeNull();
     const hours = operation('/api/v1/devices/{id}/hours');
     expect([...hours.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['id', 'from', 'to']);
     expect([...hours.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['id', 'from', 'to', '200', '400', '401', '403', '404', '429', '500', '503']);

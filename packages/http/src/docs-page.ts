@@ -172,17 +172,19 @@ const SCRIPT = `
   main.appendChild(toc);
   Object.keys(spec.paths).forEach(function (path, index) {
     var item = spec.paths[path];
-    var operation = item.get;
+    // GET operations (HEAD is told as a note), and the POST operations of ingestion.
+    ['get', 'post'].forEach(function (method) {
+    var operation = item[method];
     if (!operation) return;
-    var anchor = 'operation-' + index;
+    var anchor = 'operation-' + index + (method === 'get' ? '' : '-' + method);
     toc.appendChild(el('a', { href: '#' + anchor }, [operation.summary]));
     var parameters = (item.parameters || []).concat(operation.parameters || []).map(resolve);
     var card = el('details', { class: 'operation', id: anchor }, [
-      el('summary', {}, [el('span', { class: 'method' }, ['GET']), el('span', { class: 'path' }, [path]), el('h3', {}, [operation.summary])]),
+      el('summary', {}, [el('span', { class: 'method' }, [method.toUpperCase()]), el('span', { class: 'path' }, [path]), el('h3', {}, [operation.summary])]),
     ]);
     card.appendChild(rich(operation.description));
     // Methods that are not served are no operations: the path item's description says how they are answered (D17).
-    var notes = (item.head ? 'HEAD answers the same headers without a body. ' : '') + (item.description || '');
+    var notes = (method === 'get' && item.head ? 'HEAD answers the same headers without a body. ' : '') + (item.description || '');
     if (notes) card.appendChild(el('p', { class: 'muted' }, [notes]));
     if (parameters.length) {
       card.appendChild(el('table', {}, [
@@ -192,9 +194,21 @@ const SCRIPT = `
         })),
       ]));
     }
+    if (operation.requestBody) {
+      var body = resolve(operation.requestBody);
+      card.appendChild(el('h4', {}, ['Request body' + (body.required ? '' : ' (optional)')]));
+      if (body.description) card.appendChild(rich(body.description));
+      Object.keys(body.content || {}).forEach(function (type) {
+        var media = body.content[type];
+        card.appendChild(el('p', {}, [el('code', {}, [type])]));
+        if (media.example !== undefined) card.appendChild(el('pre', {}, [typeof media.example === 'string' ? media.example : JSON.stringify(media.example, null, 2)]));
+      });
+    }
     card.appendChild(responsesTable(operation.responses));
-    card.appendChild(tryIt(path, operation, parameters));
+    // A write is not sent from this page: it would store data with a credential typed into a reference.
+    if (method === 'get') card.appendChild(tryIt(path, operation, parameters));
     main.appendChild(card);
+    });
   });
 
   main.appendChild(el('h2', {}, ['Schemas']));
