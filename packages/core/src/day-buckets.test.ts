@@ -271,10 +271,21 @@ describe('dayBuckets() computes from cached zone offsets exactly what Temporal g
   });
 
   it('writes dates as Temporal does at the ends of the four-digit years', () => {
-    const early = resolve({ to: '0000-01-03', now: AFTER_2100, timeZone: 'Europe/Dublin', defaultDays: 5 });
+    // Windows at the ends of the years never come from a query (P26), but dayBuckets itself is exact there too.
+    const windowOf = (timeZone: string, from: string, to: string): ResolvedWindow => {
+      const fromDate = Temporal.PlainDate.from(from);
+      const toDate = Temporal.PlainDate.from(to);
+      const start = temporalStartOfDay(fromDate, timeZone);
+      const end = temporalStartOfDay(toDate.add({ days: 1 }), timeZone);
+      const text = (instant: number) => formatInstant(instant, timeZone);
+      return { timeZone, fromDate, toDate, start, end, reportedTo: end - 1, clamped: false, from: text(start), to: text(end - 1) };
+    };
+    const early = windowOf('Europe/Dublin', '-000001-12-29', '0000-01-03');
     expect(dayBuckets(early)).toEqual(temporalDayBuckets(early));
     expect(dayBuckets(early).dates).toEqual(['-000001-12-29', '-000001-12-30', '-000001-12-31', '0000-01-01', '0000-01-02', '0000-01-03']);
-    expect(compare('America/New_York', '9999-12-28', '9999-12-31').dates).toEqual(['9999-12-28', '9999-12-29', '9999-12-30', '9999-12-31']);
+    const late = windowOf('America/New_York', '9999-12-28', '9999-12-31');
+    expect(dayBuckets(late)).toEqual(temporalDayBuckets(late));
+    expect(dayBuckets(late).dates).toEqual(['9999-12-28', '9999-12-29', '9999-12-30', '9999-12-31']);
     expect(compare('Asia/Kathmandu', '1900-02-27', '1900-03-01').dates).toEqual(['1900-02-27', '1900-02-28', '1900-03-01']);
     expect(compare('Asia/Kathmandu', '2000-02-28', '2000-03-01').dates).toEqual(['2000-02-28', '2000-02-29', '2000-03-01']);
   });

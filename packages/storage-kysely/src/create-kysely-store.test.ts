@@ -108,9 +108,13 @@ describe('kysely store on PGlite', () => {
     ];
     const queries: string[] = [];
     const recorded = createKyselyStore(pglite.withPlugin({ transformQuery: ({ node }) => (queries.push(node.kind), node), transformResult: async ({ result }) => result }));
-    await expect(recorded.importSegments({ deviceId: device.id, segments: batch })).rejects.toThrow(
-      new RangeError('Row 2: ended_at must be epoch seconds between the years 0001 and 9999, got "9000000000000000"'),
-    );
+    const refusal = recorded.importSegments({ deviceId: device.id, segments: batch });
+    await expect(refusal).rejects.toBeInstanceOf(RangeError);
+    await expect(refusal).rejects.toMatchObject({
+      name: 'InvalidSegmentError',
+      row: 2,
+      message: 'Row 2: ended_at must be epoch seconds between the years 0001 and 9999, got "9000000000000000"',
+    });
     await expect(recorded.importSegments({ deviceId: device.id, segments: [], reportedAt: 1.5 })).rejects.toThrow(new RangeError('reportedAt must be whole epoch seconds, got "1.5"'));
     expect(queries).toEqual([]);
     expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
