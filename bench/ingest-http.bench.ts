@@ -3,8 +3,8 @@
  * postgres://postgres@127.0.0.1:5432/test; skipped when it does not answer), in a fresh database:
  *
  *   1. Native batches of 10,000 points (`POST /ingest/v1/telemetry`, NDJSON) to the reference
- *      server's app (`createFleetHoursApp` + `serve`, as `fleet-hours serve` runs them) over a real
- *      socket, from a separate process: points/s at concurrency 1 (one device, batches in order)
+ *      server (`startServer`, as `fleet-hours serve` runs it: pool of 10, rate-limit counters in the
+ *      database) over a real socket, from a separate process: points/s at concurrency 1 (one device, batches in order)
  *      and 4 (four devices at once), and the ratio to a bare multi-row INSERT of the same points
  *      through the same driver (goal ≥ 100,000 points/s and ≤ 3×).
  *   2. Single Traccar forwards (`POST /ingest/traccar`) of 200 devices at concurrency 16:
@@ -69,8 +69,8 @@ async function runServer(): Promise<void> {
     await admin.end({ timeout: 1 });
     return;
   }
-  const { createFleetHours, fingerprintApiKey, generateIngestToken } = await import('@fleet-hours/core');
-  const { createFleetHoursApp, serve } = await import('@fleet-hours/http');
+  const { fingerprintApiKey, generateIngestToken } = await import('@fleet-hours/core');
+  const { startServer } = await import('@fleet-hours/server');
   const { createKyselyStore, createPostgresDatabase, migrateToLatest } = await import('@fleet-hours/storage-kysely');
 
   const databaseName = `fh_bench_ingest_http_${process.pid}`;
@@ -94,13 +94,9 @@ async function runServer(): Promise<void> {
     for (const imei of traccarImeis) await newDevice(imei);
     const importDevice = await newDevice('300000000000000');
 
+    // The reference server as `fleet-hours serve` runs it: its own pool of 10, counters in the database (D15).
     const unlimited = 1_000_000_000;
-    const app = createFleetHoursApp({
-      fleetHours: createFleetHours({ store, now: Date.now }),
-      rateLimits: { ingest: unlimited, unauthenticated: unlimited },
-      logger: () => {},
-    });
-    const server = await serve({ app, port: 0, hostname: '127.0.0.1', handleSignals: false });
+    const server = await startServer({ database: { kind: 'postgres', url: databaseUrl }, port: 0, rateLimits: { ingest: unlimited, unauthenticated: unlimited }, log: () => {} });
     const start = now - 40 * 86_400;
     console.log(`ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`);
     try {

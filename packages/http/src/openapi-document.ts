@@ -157,7 +157,8 @@ const ERROR_RESPONSES = {
     schema: 'IngestError',
   },
   Conflict: {
-    description: 'A point would overlap segments imported for the device (D23); the message names the device and the first conflicting instant. Nothing was stored.',
+    description:
+      'A point would overlap segments imported for the device (D23); the message names the device and the first conflicting instant, e.g. `Device 3: the telemetry would overlap imported segments at "2026-11-23T15:15:42Z": nothing was written`. Nothing was stored.',
     codes: ['conflict'],
     schema: 'IngestError',
   },

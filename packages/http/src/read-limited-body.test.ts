@@ -42,6 +42,16 @@ describe('readLimitedBody()', () => {
     expect(pulls).toBeLessThan(20);
   });
 
+  it('answers a body that breaks off (the client went away) 400, not a server failure', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error('aborted'));
+      },
+    });
+    const request = new Request('http://x/', { method: 'POST', body, duplex: 'half' } as RequestInit);
+    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 5000 }))).toEqual({ code: 'invalid_body', status: 400, connection: 'close' });
+  });
+
   it('answers 408 when the body stops arriving before the deadline', async () => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -20,7 +20,7 @@ export interface BodyLimits {
  * @param limits The byte limit and the deadline.
  * @returns The body decoded as UTF-8 (`''` when there is none).
  * @throws {FleetHoursError} 413 `payload_too_large`, 408 `request_timeout`, or 400 `invalid_body`
- *   for bytes that are not UTF-8.
+ *   for bytes that are not UTF-8 or a body that breaks off (the client closed the connection).
  */
 export async function readLimitedBody(request: Request, limits: BodyLimits): Promise<string> {
   const declared = request.headers.get('Content-Length');
@@ -42,7 +42,8 @@ export async function readLimitedBody(request: Request, limits: BodyLimits): Pro
         step = await reader.read();
       } catch (error) {
         if (timedOut) throw _timedOut(limits.timeoutMs);
-        throw error;
+        // The client closed the connection mid-body: a refusal of its request, not a server failure.
+        throw new FleetHoursError('invalid_body', { message: 'The request body could not be read to its end', headers: { Connection: 'close' }, cause: error });
       }
       if (timedOut) throw _timedOut(limits.timeoutMs);
       if (step.done) break;

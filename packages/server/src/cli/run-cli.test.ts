@@ -325,3 +325,35 @@ describe('runCli() errors', () => {
     });
   });
 });
+
+describe('runCli() ingest tokens and the IMEI rule (D24, D25)', () => {
+  const cli = createCliHarness({ cwd: dir });
+
+  it('ingest-tokens create shows the fhi_ token once and stores only its fingerprint; list and revoke as for keys', async () => {
+    await cli.json(['accounts', 'create', '--name', 'Acme Haulage']);
+    const created = await cli.json<{ id: number; token: string; fingerprint: string; label: string | null; expires_at: string | null }>(['ingest-tokens', 'create', '--account', '1', '--label', 'forwarder']);
+    expect(created.token).toMatch(/^fhi_[0-9A-Za-z]{43}$/);
+    expect(created.fingerprint).toBe(await fingerprintApiKey(created.token));
+    expect(JSON.stringify(await cli.store.listIngestTokens({ accountId: 1 }))).not.toContain(created.token);
+    const listed = await cli.json<{ data: { id: number; state: string; label: string }[] }>(['ingest-tokens', 'list', '--account', '1']);
+    expect(listed.data).toEqual([expect.objectContaining({ id: created.id, state: 'active', label: 'forwarder' })]);
+    const revoked = await cli.run(['ingest-tokens', 'revoke', String(created.id)]);
+    expect(revoked).toEqual({ code: 0, stdout: `Revoked ingest token ${created.id}; requests with it now answer 401 revoked_ingest_token.\n`, stderr: '' });
+    expect(await cli.run(['ingest-tokens', 'revoke', '99'])).toEqual({ code: 1, stdout: '', stderr: 'fleet-hours: No ingest token with id 99\n' });
+    expect(await cli.run(['ingest-tokens', 'list', '--account', '9'])).toMatchObject({ code: 1 });
+  });
+
+  it('devices create and update refuse an IMEI that already names an active device, naming the IMEI and the device (exit 1)', async () => {
+    const first = await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Truck', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
+    const copy = await cli.run(['devices', 'create', '--account', '1', '--name', 'Copy', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
+    expect(copy.code).toBe(1);
+    expect(copy.stderr).toBe(
+      `fleet-hours: IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1: an IMEI names at most one active device of an account (D25); ` +
+        `make that device inactive first (fleet-hours devices update ${first.id} --status inactive) or use another IMEI\n`,
+    );
+    const spare = await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Spare', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC', '--status', 'inactive']);
+    const activated = await cli.run(['devices', 'update', String(spare.id), '--status', 'active']);
+    expect(activated.code).toBe(1);
+    expect(activated.stderr).toContain(`IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1`);
+  });
+});

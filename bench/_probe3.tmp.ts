@@ -1,0 +1,14 @@
+import { formatInstant, localDateAt, parseWindowQuery, resolveWindow, dayBuckets } from '@fleet-hours/core';
+const now = Math.floor(Date.now()/1000);
+const today = localDateAt(now, 'Europe/Berlin');
+const q = parseWindowQuery({ from: today.subtract({days:364}).toString(), to: today.toString() });
+const time = (name: string, f: () => unknown, n = 2000) => { for (let i=0;i<200;i++) f(); const s=performance.now(); for (let i=0;i<n;i++) f(); console.log(name, ((performance.now()-s)/n*1000).toFixed(1), 'µs'); };
+time('formatInstant', () => formatInstant(now, 'Europe/Berlin'));
+time('localDateAt', () => localDateAt(now, 'Europe/Berlin'));
+time('parseWindowQuery', () => parseWindowQuery({ from: '2025-11-24', to: '2026-11-23' }));
+time('resolveWindow', () => resolveWindow({ ...q, now, timeZone: 'Europe/Berlin' }));
+time('resolveWindow default 7d', () => resolveWindow({ now, timeZone: 'Europe/Berlin' }));
+const w = resolveWindow({ ...q, now, timeZone: 'Europe/Berlin' });
+time('dayBuckets', () => dayBuckets(w));
+const body = { data: dayBuckets(w).dates.map((date) => ({ date, engine_seconds: 12345, moving_seconds: 1234, idle_seconds: 111 })) };
+time('JSON.stringify 365', () => JSON.stringify(body));
