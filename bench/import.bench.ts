@@ -11,7 +11,7 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseSegmentRecord } from '@fleet-hours/core';
+import { parseSegmentRecord } from '@fleet-hours/core/adapter';
 import { readImportFile } from '@fleet-hours/server';
 import postgres from 'postgres';
 

@@ -3,7 +3,8 @@
  * (`@fleet-hours/core`'s `FleetHoursStore`) and an HTTP layer that admits requests. Stores apply
  * imports and telemetry through the same planning functions, so every store follows one rule for
  * each of D1, D20–D23 and P6; HTTP layers admit requests through `admitRequest` and the route table
- * (D10–D14), and answer errors through `errorAnswer` (D16). Embedders need none of this: the
+ * (D10–D14), parse query parameters and wire formats (`parsePageQuery`, `parseTelemetryPoint`,
+ * `parseSegmentRecord`), and answer errors through `errorAnswer` (D16). Embedders need none of this: the
  * package's main entry point is enough to serve and read engine hours.
  *
  * @module
@@ -20,4 +21,8 @@ export * from './access-policy.js';
 export * from './route-policy.js';
 export * from './admit-request.js';
 export * from './error-answer.js';
-export { consumeRateLimit, rateLimitHeaders } from './rate-limit.js';
+export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './rate-limit.js';
+export * from './engine-seconds.js';
+export { FLEET_PAGE_SIZES, parsePageQuery, type PageQuery, type PageQueryParameters } from './parse-page-query.js';
+export { parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry-point.js';
+export * from './parse-import-record.js';

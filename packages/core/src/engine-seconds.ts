@@ -8,7 +8,7 @@ import type { BucketSeconds, EngineSeconds } from './types.js';
  * @returns `{ engineSeconds, movingSeconds, idleSeconds }`.
  * @example
  * ```ts
- * import { toEngineSeconds } from '@fleet-hours/core';
+ * import { toEngineSeconds } from '@fleet-hours/core/adapter';
  * toEngineSeconds({ movingSeconds: 60, idleSeconds: 30 }).engineSeconds; // 90
  * ```
  */
@@ -27,7 +27,7 @@ export function toEngineSeconds(bucket: BucketSeconds): EngineSeconds {
  * @returns Their sum.
  * @example
  * ```ts
- * import { addBuckets } from '@fleet-hours/core';
+ * import { addBuckets } from '@fleet-hours/core/adapter';
  * addBuckets([{ movingSeconds: 1, idleSeconds: 2 }, { movingSeconds: 3, idleSeconds: 4 }]); // { movingSeconds: 4, idleSeconds: 6 }
  * ```
  */

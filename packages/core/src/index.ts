@@ -14,13 +14,11 @@ export * from './local-date.js';
 export * from './format-instant.js';
 export * from './parse-instant.js';
 export * from './parse-window-query.js';
-export { FLEET_PAGE_SIZES, parsePageQuery, type FleetEndpoint, type PageQuery, type PageQueryParameters } from './parse-page-query.js';
+export type { FleetEndpoint } from './parse-page-query.js';
 export * from './resolve-window.js';
 export * from './day-buckets.js';
-export * from './engine-seconds.js';
-export * from './telemetry-point.js';
+export { InvalidTelemetryPointError, type TelemetryPoint, type TelemetryPointField } from './telemetry-point.js';
 export * from './telemetry-to-segments.js';
-export * from './parse-import-record.js';
 export * from './api-key.js';
 export * from './credential-state.js';
 export { DEFAULT_API_PLANS, type AccessDenial, type AccessResult, type CredentialKind } from './access-policy.js';
@@ -28,7 +26,6 @@ export {
   createMemoryRateLimitStore,
   DEFAULT_RATE_LIMITS,
   resolveRateLimits,
-  type CredentialCounter,
   type RateLimitCount,
   type RateLimitDecision,
   type RateLimits,

@@ -34,7 +34,7 @@ const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  * @throws {TypeError | RangeError} With a message naming the field at fault.
  * @example
  * ```ts
- * import { parseSegmentRecord } from '@fleet-hours/core';
+ * import { parseSegmentRecord } from '@fleet-hours/core/adapter';
  * parseSegmentRecord({ started_at: '1970-01-01T00:00:00Z', ended_at: '', state: 'idle' }); // { startedAt: 0, endedAt: null, state: 'idle' }
  * ```
  */
@@ -59,7 +59,7 @@ export function parseSegmentRecord(record: ImportRecord): SegmentInput {
  * @throws {TypeError | RangeError} With a message naming the field at fault.
  * @example
  * ```ts
- * import { parseTelemetryRecord } from '@fleet-hours/core';
+ * import { parseTelemetryRecord } from '@fleet-hours/core/adapter';
  * parseTelemetryRecord({ time: '1970-01-01T00:01:00Z', ignition: 'true', speed_kmh: '12.5' }); // { time: 60, ignition: true, speedKmh: 12.5 }
  * ```
  */

@@ -37,7 +37,7 @@ export interface PageQuery {
  * @throws {InvalidParameterError} Naming the parameter at fault; `limit` is checked before `cursor`.
  * @example
  * ```ts
- * import { parsePageQuery } from '@fleet-hours/core';
+ * import { parsePageQuery } from '@fleet-hours/core/adapter';
  * parsePageQuery({ limit: '50' }, 'hours').limit; // 50
  * parsePageQuery({ limit: '101' }, 'daily'); // throws InvalidParameterError: Parameter limit "101" is out of range: give a whole number from 1 to 100
  * ```

@@ -75,7 +75,7 @@ const _LATEST = 253_402_300_799;
  * @throws {RangeError} When `now` is not a finite number or `maxAheadSeconds` not a whole number ≥ 0.
  * @example
  * ```ts
- * import { parseTelemetryPoint } from '@fleet-hours/core';
+ * import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
  * parseTelemetryPoint({ time: '2026-11-23T15:15:42.900Z', ignition: true, speed_kmh: 12.5 }, { now: 1_795_447_000 });
  * // { time: 1795446942, ignition: true, speedKmh: 12.5 }
  * parseTelemetryPoint({ time: 60, ignition: true, speed_kmh: -3 }, { now: 100 });

@@ -1,4 +1,5 @@
-import { ERROR_CODES, ERROR_TABLE, FLEET_PAGE_SIZES, resolveRateLimits, type ErrorCode, type FleetEndpoint, type RateLimits } from '@fleet-hours/core';
+import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, type ErrorCode, type FleetEndpoint, type RateLimits } from '@fleet-hours/core';
+import { FLEET_PAGE_SIZES } from '@fleet-hours/core/adapter';
 import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import { MAX_DEVICE_ID } from './parse-device-id.js';
 import { _ingestPaths, _ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './_openapi-ingest.js';

@@ -1,4 +1,5 @@
-import { FleetHoursError, InvalidTelemetryPointError, parseTelemetryPoint, type DeviceTelemetryPoint } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint } from '@fleet-hours/core';
+import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 
 /** The two bodies of `POST /ingest/v1/telemetry`. */
 export type TelemetryBatchFormat = 'ndjson' | 'json';

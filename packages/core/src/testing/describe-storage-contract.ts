@@ -72,9 +72,8 @@ async function refusalOf(call: Promise<unknown>): Promise<Error> {
  * ```ts
  * import { createMemoryStore } from '@fleet-hours/core';
  * import { describeStorageContract } from '@fleet-hours/core/testing';
- * describeStorageContract('memory', { makeStore: createMemoryStore });
- * // A store with both aggregation capabilities:
- * // describeStorageContract('kysely', { makeStore, capabilities: ['sumSegmentSeconds', 'summarizeDeviceSegments'] });
+ * // The memory store offers the batch capabilities of the fleet pages (D32):
+ * describeStorageContract('memory', { makeStore: createMemoryStore, capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] });
  * ```
  */
 export function describeStorageContract(name: string, subject: StorageContractSubject): void {

@@ -1,4 +1,5 @@
-import { parsePageQuery, parseWindowQuery, type FleetHours } from '@fleet-hours/core';
+import { parseWindowQuery, type FleetHours } from '@fleet-hours/core';
+import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../json-response.js';

@@ -1,4 +1,5 @@
-import { FleetHoursError, InvalidTelemetryPointError, parseTelemetryPoint, type FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type FleetHours } from '@fleet-hours/core';
+import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';

@@ -2,19 +2,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  formatInstant,
-  parseSegmentRecord,
-  parseTelemetryRecord,
-  InvalidSegmentError,
-  SegmentOverlapError,
-  InvalidTelemetryPointError,
-  TelemetryOverlapError,
-  type FleetHoursStore,
-  type ImportSummary,
-  type SegmentInput,
-  type TelemetryPoint,
-} from '@fleet-hours/core';
+import { formatInstant, InvalidSegmentError, SegmentOverlapError, InvalidTelemetryPointError, TelemetryOverlapError, type FleetHoursStore, type ImportSummary, type SegmentInput, type TelemetryPoint } from '@fleet-hours/core';
+import { parseSegmentRecord, parseTelemetryRecord } from '@fleet-hours/core/adapter';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount } from '../cli/format-table.js';

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { parseSegmentRecord, parseTelemetryRecord, type SegmentInput } from '@fleet-hours/core';
+import { type SegmentInput } from '@fleet-hours/core';
+import { parseSegmentRecord, parseTelemetryRecord } from '@fleet-hours/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { formatFromFileName, ImportFileError, MAX_LISTED_PROBLEMS, readImportFile, type ImportFormat } from './read-import-file.js';
 

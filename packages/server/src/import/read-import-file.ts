@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import type { ImportRecord } from '@fleet-hours/core';
+import type { ImportRecord } from '@fleet-hours/core/adapter';
 import { CommandError } from '../cli/cli-errors.js';
 import { _describeFileError } from './_describe-file-error.js';
 import { parseCsvLine } from './parse-csv-line.js';
@@ -91,7 +91,7 @@ export function formatFromFileName(name: string): ImportFormat | undefined {
  * @example
  * ```ts
  * import { Readable } from 'node:stream';
- * import { parseSegmentRecord } from '@fleet-hours/core';
+ * import { parseSegmentRecord } from '@fleet-hours/core/adapter';
  * import { readImportFile } from '@fleet-hours/server';
  * const { items, lines } = await readImportFile({
  *   source: Readable.from(['started_at,ended_at,state\n', '\n', '2026-03-08T07:00:00Z,2026-03-08T07:45:00Z,moving\n']), // or fs.createReadStream(path)

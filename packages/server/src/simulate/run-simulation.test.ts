@@ -1,13 +1,5 @@
-import {
-  createFleetHours,
-  createMemoryStore,
-  fingerprintApiKey,
-  generateApiKey,
-  generateIngestToken,
-  parseTelemetryPoint,
-  telemetryToSegments,
-  type TelemetryPoint,
-} from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, generateIngestToken, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import { summarizeSegments } from '@fleet-hours/core/adapter';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { Hono, type Context } from 'hono';
