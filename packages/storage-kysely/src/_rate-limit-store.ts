@@ -1,6 +1,6 @@
 import type { RateLimitStore } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
-import { _toAccount, _toApiKey } from './_account-store.js';
+import { _toAccount, _toCredential, type _CredentialRow } from './_credential-store.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
@@ -26,20 +26,8 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
         const swept = sweep
           ? sql`swept as (delete from rate_limit_counters where window_end <= to_timestamp(${windowStart - windowSeconds}::float8)),`
           : sql``;
-        const { rows } = await sql<{
-          id: number;
-          account_id: number;
-          fingerprint: string;
-          label: string | null;
-          created_at: number;
-          expires_at: number | null;
-          revoked_at: number | null;
-          account_name: string;
-          account_plan: string;
-          account_created_at: number;
-          counted: number | null;
-          stored: number | null;
-        }>`
+        type Row = _CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
+        const { rows } = await sql<Row>`
           with ${swept}
           found as (
             select k.id, k.account_id, k.fingerprint, k.label,
@@ -67,7 +55,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
         const row = rows[0];
         if (!row) return { lookup: null, count: null };
         const lookup = {
-          apiKey: _toApiKey(row),
+          apiKey: _toCredential(row),
           account: _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
         };
         // As in consume(): counted is the raised counter; refused, the snapshot's counter (which can

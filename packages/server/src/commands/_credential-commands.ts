@@ -1,0 +1,95 @@
+import type { Account, ApiKeyRecord, FleetHoursStore } from '@fleet-hours/core';
+import { fingerprintApiKey } from '@fleet-hours/core';
+import { CommandError } from '../cli/cli-errors.js';
+import { formatTable } from '../cli/format-table.js';
+import { readId, readInstant } from '../cli/option-values.js';
+import { requireAccount } from './accounts.js';
+import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
+import { formatUtc, presentApiKey } from './present-records.js';
+
+/** A kind of credential the CLI manages: API keys (D10) or ingest tokens (D24), which share one lifecycle. */
+export interface _CredentialKind {
+  /** The CLI command: `keys`, `ingest-tokens`. */
+  readonly command: string;
+  /** The name of the credential in sentences: `API key`, `ingest token`. */
+  readonly noun: string;
+  /** The short name in sentences: `key`, `token`; also the JSON field of the secret. */
+  readonly short: 'key' | 'token';
+  /** The plural in `Account 1 has no …`: `keys`, `ingest tokens`. */
+  readonly plural: string;
+  /** The error code a revoked credential answers with. */
+  readonly revokedCode: string;
+  /** A new secret. */
+  generate(): string;
+  /** Lines printed under a new credential on how to use it. */
+  readonly usage: readonly string[];
+  /** Notes printed under a new credential about its account. */
+  accountNotes(account: Account): string[];
+  create(store: FleetHoursStore, input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<ApiKeyRecord | null>;
+  list(store: FleetHoursStore, accountId: number): Promise<readonly ApiKeyRecord[]>;
+  revoke(store: FleetHoursStore, id: number, now: number): Promise<ApiKeyRecord | null>;
+}
+
+/** `<command> create --account ID [--label TEXT] [--expires-at ISO-INSTANT]`: the secret is printed this once. */
+export async function _createCredentialCommand(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
+  const accountId = readId(requiredOption(context, 'account'), '--account');
+  const labelText = optionalOption(context, 'label');
+  const label = labelText === undefined || labelText.trim() === '' ? null : labelText.trim();
+  const expiresText = optionalOption(context, 'expires-at');
+  const expiresAt = expiresText === undefined ? null : readInstant(expiresText, '--expires-at');
+  const store = await context.store();
+  const account = await requireAccount(store, accountId);
+
+  const secret = kind.generate();
+  const record = await kind.create(store, { accountId, fingerprint: await fingerprintApiKey(secret), label, expiresAt, now: context.now });
+  if (!record) throw new CommandError(`No account with id ${accountId}`);
+
+  const json = { id: record.id, [kind.short]: secret, fingerprint: record.fingerprint, label: record.label, expires_at: formatUtc(record.expiresAt) };
+  const notes: string[] = [];
+  if (expiresAt !== null && expiresAt <= context.now) notes.push(`Note: --expires-at is in the past, so the ${kind.short} is already expired.`);
+  notes.push(...kind.accountNotes(account));
+  const text = [
+    `Created ${kind.noun} ${record.id} for account ${account.id} "${account.name}"${label ? ` (${label})` : ''}.`,
+    '',
+    `  ${secret}`,
+    '',
+    `This is the only time the ${kind.short} is shown: store it now. Only its fingerprint is kept, so a lost ${kind.short}`,
+    'cannot be recovered (create a new one and revoke the old).',
+    ...kind.usage,
+    `Fingerprint: ${record.fingerprint}`,
+    `Expires:     ${json.expires_at ?? 'never'}`,
+    ...notes,
+    '',
+  ].join('\n');
+  return { json, text };
+}
+
+/** `<command> list --account ID`: fingerprints and states, never a secret. */
+export async function _listCredentialsCommand(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
+  const accountId = readId(requiredOption(context, 'account'), '--account');
+  const store = await context.store();
+  await requireAccount(store, accountId);
+  const records = (await kind.list(store, accountId)).map((record) => presentApiKey(record, context.now));
+  const text =
+    records.length === 0
+      ? `Account ${accountId} has no ${kind.plural}. Create one with: fleet-hours ${kind.command} create --account ${accountId}\n`
+      : formatTable(
+          [{ header: 'ID', align: 'right' }, { header: 'STATE' }, { header: 'LABEL' }, { header: 'FINGERPRINT' }, { header: 'CREATED' }, { header: 'EXPIRES' }, { header: 'REVOKED' }],
+          records.map((record) => [record.id, record.state, record.label, `${record.fingerprint.slice(0, 16)}…`, record.created_at, record.expires_at, record.revoked_at]),
+        );
+  return { json: { data: records }, text };
+}
+
+/** `<command> revoke ID`: the credential answers 401 with `kind.revokedCode` from the next request on. */
+export async function _revokeCredentialCommand(kind: _CredentialKind, context: CommandContext, idName: string): Promise<CommandResult> {
+  const id = readId(context.positionals[0]!, idName);
+  const revoked = await kind.revoke(await context.store(), id, context.now);
+  if (!revoked) throw new CommandError(`No ${kind.noun} with id ${id}`);
+  const json = presentApiKey(revoked, context.now);
+  const earlier = revoked.revokedAt !== null && revoked.revokedAt < context.now;
+  const Noun = kind.noun.charAt(0).toUpperCase() + kind.noun.slice(1);
+  const text = earlier
+    ? `${Noun} ${id} was already revoked at ${json.revoked_at}.\n`
+    : `Revoked ${kind.noun} ${id}; requests with it now answer 401 ${kind.revokedCode}.\n`;
+  return { json, text };
+}

@@ -1,0 +1,142 @@
+import type { Account, ApiKeyRecord, IngestTokenRecord } from '@fleet-hours/core';
+import { assertEpochSeconds } from '@fleet-hours/core/adapter';
+import { sql, type Kysely } from 'kysely';
+import { _epoch, _instant, _isId, _seconds } from './_sql-values.js';
+import { _guard } from './_storage-error.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+
+/** The tables of credentials: API keys (D10) and ingest tokens (D24), kept the same way. */
+export type _CredentialTable = 'api_keys' | 'ingest_tokens';
+
+/** A stored credential: API keys and ingest tokens have the same record. */
+export type _Credential = ApiKeyRecord & IngestTokenRecord;
+
+/** A credential row as {@link _toCredential} reads it. */
+export interface _CredentialRow {
+  id: number;
+  account_id: number;
+  fingerprint: string;
+  label: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+/** A credential row, read as {@link _toCredential} reads it. */
+const CREDENTIAL_COLUMNS = [
+  'id',
+  'account_id',
+  'fingerprint',
+  'label',
+  _epoch('created_at').as('created_at'),
+  _epoch('expires_at').as('expires_at'),
+  _epoch('revoked_at').as('revoked_at'),
+] as const;
+
+/** The lifecycle shared by API keys and ingest tokens, over one of their tables. */
+export interface _CredentialQueries {
+  /** The credential with this fingerprint and its account, or `null`. */
+  find(fingerprint: string): Promise<{ credential: _Credential; account: Account } | null>;
+  /** A new credential of the account, or `null` when the account does not exist. */
+  create(input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<_Credential | null>;
+  /** The credentials of the account, oldest first. */
+  list(accountId: number): Promise<_Credential[]>;
+  /** Revokes the credential, keeping the first revocation instant; `null` when it does not exist. */
+  revoke(id: number, now: number): Promise<_Credential | null>;
+}
+
+/**
+ * API keys (D10) and ingest tokens (D24) on Kysely: by SHA-256 fingerprint only, nothing cached,
+ * so a revoked or expired credential fails on its next lookup on every server instance.
+ */
+export function _credentialQueries(db: Kysely<FleetHoursDatabase>, table: _CredentialTable): _CredentialQueries {
+  return {
+    find: (fingerprint) =>
+      _guard(async () => {
+        const row = await db
+          // Both tables have the same columns (database-schema.ts), so the alias is typed as `api_keys`.
+          .selectFrom(`${table} as credential` as 'api_keys as credential')
+          .innerJoin('accounts', 'accounts.id', 'credential.account_id')
+          .select([
+            'credential.id',
+            'credential.account_id',
+            'credential.fingerprint',
+            'credential.label',
+            _epoch('credential.created_at').as('created_at'),
+            _epoch('credential.expires_at').as('expires_at'),
+            _epoch('credential.revoked_at').as('revoked_at'),
+            'accounts.name as account_name',
+            'accounts.plan as account_plan',
+            _epoch('accounts.created_at').as('account_created_at'),
+          ])
+          .where('credential.fingerprint', '=', fingerprint)
+          .executeTakeFirst();
+        if (!row) return null;
+        const account = _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at });
+        return { credential: _toCredential(row), account };
+      }),
+
+    create: ({ accountId, fingerprint, label, expiresAt, now }) =>
+      _guard(async () => {
+        if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
+        assertEpochSeconds('now', now);
+        if (!_isId(accountId)) return null;
+        // One statement: the credential is written only if the account exists.
+        const row = await db
+          .insertInto(table)
+          .columns(['account_id', 'fingerprint', 'label', 'created_at', 'expires_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('accounts')
+              .select([
+                'accounts.id',
+                sql<string>`${fingerprint}::text`.as('fingerprint'),
+                sql<string | null>`${label}::text`.as('label'),
+                _instant(now).as('created_at'),
+                _instant(expiresAt).as('expires_at'),
+              ])
+              .where('accounts.id', '=', accountId),
+          )
+          .returning(CREDENTIAL_COLUMNS)
+          .executeTakeFirst();
+        return row ? _toCredential(row) : null;
+      }),
+
+    list: (accountId) =>
+      _guard(async () => {
+        if (!_isId(accountId)) return [];
+        const rows = await db.selectFrom(table).select(CREDENTIAL_COLUMNS).where('account_id', '=', accountId).orderBy('id').execute();
+        return rows.map(_toCredential);
+      }),
+
+    revoke: (id, now) =>
+      _guard(async () => {
+        assertEpochSeconds('now', now);
+        if (!_isId(id)) return null;
+        // Keeps the first revocation instant; the next find() sees it (D10, D24): nothing is cached.
+        const row = await db
+          .updateTable(table)
+          .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${_instant(now)})` })
+          .where('id', '=', id)
+          .returning(CREDENTIAL_COLUMNS)
+          .executeTakeFirst();
+        return row ? _toCredential(row) : null;
+      }),
+  };
+}
+
+export function _toAccount(row: { id: number; name: string; plan: string; created_at: number }): Account {
+  return { id: row.id, name: row.name, plan: row.plan, createdAt: Number(row.created_at) };
+}
+
+export function _toCredential(row: _CredentialRow): _Credential {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    fingerprint: row.fingerprint,
+    label: row.label,
+    createdAt: Number(row.created_at),
+    expiresAt: _seconds(row.expires_at),
+    revokedAt: _seconds(row.revoked_at),
+  };
+}
