@@ -25,6 +25,16 @@ describeWithPostgres('createPostgresDatabase() on the PostgreSQL server', () => 
     await server?.drop();
   });
 
+  it('turns JIT compilation off on its connections: bounded queries must not pay for compiling plans (D27)', async () => {
+    const db = createPostgresDatabase({ connectionString: DATABASE_URL!, schema: server.name });
+    try {
+      const { rows } = await sql<{ jit: string }>`select current_setting('jit') as jit`.execute(db);
+      expect(rows).toEqual([{ jit: 'off' }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('takes a postgres.js instance you built, and db.destroy() ends it', async () => {
     const own = postgres(DATABASE_URL!, { max: 2, onnotice: () => {}, connection: { search_path: server.name } });
     const db = createPostgresDatabase({ sql: own });

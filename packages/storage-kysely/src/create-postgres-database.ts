@@ -87,6 +87,10 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
       onnotice: () => {},
       connection: {
         application_name: options.applicationName ?? 'fleet-hours',
+        // D27: every query reads a bounded number of rows, but over years of history the planner's
+        // estimates can pass jit_above_cost, and compiling a plan then costs 10–20 ms for a query
+        // that runs in 1 ms (measured: a 5-year /hours/daily 21 ms with JIT, 1.5 ms without).
+        jit: 'off',
         // D28: the server cancels a statement past the deadline (57014, mapped to unavailable).
         ...(deadline.configuredMs > 0 ? { statement_timeout: deadline.configuredMs } : {}),
         ...(schema === undefined ? {} : { search_path: `"${schema.replace(/"/g, '""')}"` }),
