@@ -3,18 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { _decodeFleetCursor, _encodeFleetCursor } from './_fleet-cursor.js';
 import { InvalidParameterError } from './errors.js';
 import type { FleetEndpoint } from './parse-page-query.js';
+import { thrownBy } from './testing/_refusal.js';
 
 const ENDPOINTS: readonly FleetEndpoint[] = ['hours', 'daily', 'meter'];
 
-const refusal = (text: string, endpoint: FleetEndpoint, accountId: number): InvalidParameterError => {
-  try {
-    _decodeFleetCursor(text, { endpoint, accountId });
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidParameterError');
-};
+const refusal = (text: string, endpoint: FleetEndpoint, accountId: number): InvalidParameterError => thrownBy(InvalidParameterError, () => _decodeFleetCursor(text, { endpoint, accountId }));
 
 describe('the fleet cursor (D32, P33)', () => {
   it('reads back the position it was made for, as URL-safe text without padding', () => {

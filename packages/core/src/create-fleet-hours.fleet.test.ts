@@ -12,6 +12,7 @@ import { startOfLocalDay } from './local-date.js';
 import { createMemoryStore } from './memory-store.js';
 import { parseWindowQuery } from './parse-window-query.js';
 import type { FleetHoursStore } from './storage-port.js';
+import { rejectionBy } from './testing/_refusal.js';
 import type { SegmentInput } from './types.js';
 
 const HOUR = 3600;
@@ -68,14 +69,7 @@ async function walk<Item>(read: (cursor: string | undefined) => Promise<FleetPag
   return { items, pages };
 }
 
-const refusal = async (promise: Promise<unknown>): Promise<InvalidParameterError> => {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (error instanceof InvalidParameterError) return error;
-  throw new Error(`expected an InvalidParameterError, got ${String(error)}`);
-};
+const refusal = (promise: Promise<unknown>): Promise<InvalidParameterError> => rejectionBy(InvalidParameterError, promise);
 
 describe('createFleetHours().fleet (D32)', () => {
   describe('pages', () => {

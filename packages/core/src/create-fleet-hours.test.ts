@@ -10,6 +10,7 @@ import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
 import { summarizeSegments } from './summarize-segments.js';
 import { addDays, intlFormatInstant, intlLocalDate, oracleDailySeconds, oracleWindow } from './testing/_oracle.js';
+import { rejectionBy } from './testing/_refusal.js';
 import type { SegmentInput } from './types.js';
 
 const HOUR = 3600;
@@ -32,14 +33,7 @@ async function setup(options: { timeZone?: string; segments?: readonly SegmentIn
 /** A local date as `parseWindowQuery` gives it. */
 const day = (text: string) => Temporal.PlainDate.from(text);
 
-const refusal = async (promise: Promise<unknown>): Promise<InvalidParameterError> => {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (error instanceof InvalidParameterError) return error;
-  throw new Error(`expected an InvalidParameterError, got ${String(error)}`);
-};
+const refusal = (promise: Promise<unknown>): Promise<InvalidParameterError> => rejectionBy(InvalidParameterError, promise);
 
 describe('createFleetHours()', () => {
   describe('hours()', () => {

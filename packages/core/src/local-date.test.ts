@@ -4,18 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from './errors.js';
 import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
 import { daysBetween, intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
+import { thrownBy } from './testing/_refusal.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 
-const refusal = (run: () => unknown): InvalidParameterError => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidParameterError');
-};
+const refusal = (run: () => unknown): InvalidParameterError => thrownBy(InvalidParameterError, run);
 
 describe('parseLocalDate() (D4, D7)', () => {
   it('parses a strict YYYY-MM-DD date', () => {

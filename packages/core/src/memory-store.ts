@@ -31,13 +31,13 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  */
 export function createMemoryStore(): FleetHoursStore {
   const accounts = new Map<number, Account>();
-  const keys = new Map<number, ApiKeyRecord>();
+  const keys = _memoryCredentials(accounts, 'apiKey');
   const devices = new Map<number, Device>();
   const segmentsByDevice = new Map<number, StoredSegment[]>();
-  const tokens = new Map<number, IngestTokenRecord>();
+  const tokens = _memoryCredentials(accounts, 'ingestToken');
   /** Per device, its telemetry points in time order, one per second (D21). */
   const pointsByDevice = new Map<number, TelemetryPoint[]>();
-  const ids = { account: 0, key: 0, device: 0, token: 0 };
+  const ids = { account: 0, device: 0 };
   /** D25: an IMEI names at most one active device of an account. */
   const assertImeiFree = (device: Device) => {
     if (device.status !== 'active') return;
@@ -53,15 +53,7 @@ export function createMemoryStore(): FleetHoursStore {
   return {
     // Memory always answers (D30 readiness).
     async ping() {},
-    async findApiKey({ fingerprint }) {
-      for (const apiKey of keys.values()) {
-        if (apiKey.fingerprint === fingerprint) {
-          const account = accounts.get(apiKey.accountId);
-          return account ? { apiKey: { ...apiKey }, account: { ...account } } : null;
-        }
-      }
-      return null;
-    },
+    findApiKey: async ({ fingerprint }) => keys.find(fingerprint),
 
     async listDevices({ accountId, afterId, limit }) {
       if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
@@ -126,27 +118,9 @@ export function createMemoryStore(): FleetHoursStore {
       return { ...updated };
     },
 
-    async createApiKey({ accountId, fingerprint, label, expiresAt, now }) {
-      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
-      assertEpochSeconds('now', now);
-      if (!accounts.has(accountId)) return null;
-      const apiKey: ApiKeyRecord = { id: ++ids.key, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
-      keys.set(apiKey.id, apiKey);
-      return { ...apiKey };
-    },
-
-    async listApiKeys({ accountId }) {
-      return byId([...keys.values()].filter((apiKey) => apiKey.accountId === accountId)).map((apiKey) => ({ ...apiKey }));
-    },
-
-    async revokeApiKey({ keyId, now }) {
-      assertEpochSeconds('now', now);
-      const apiKey = keys.get(keyId);
-      if (!apiKey) return null;
-      const revoked = { ...apiKey, revokedAt: apiKey.revokedAt ?? now };
-      keys.set(keyId, revoked);
-      return { ...revoked };
-    },
+    createApiKey: async (input) => keys.create(input),
+    listApiKeys: async ({ accountId }) => keys.list(accountId),
+    revokeApiKey: async ({ keyId, now }) => keys.revoke(keyId, now),
 
     async createDevice(input) {
       if (!accounts.has(input.accountId)) return null;
@@ -203,37 +177,11 @@ export function createMemoryStore(): FleetHoursStore {
       return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
     },
 
-    async findIngestToken({ fingerprint }) {
-      for (const ingestToken of tokens.values()) {
-        if (ingestToken.fingerprint === fingerprint) {
-          const account = accounts.get(ingestToken.accountId);
-          return account ? { ingestToken: { ...ingestToken }, account: { ...account } } : null;
-        }
-      }
-      return null;
-    },
+    findIngestToken: async ({ fingerprint }) => tokens.find(fingerprint),
 
-    async createIngestToken({ accountId, fingerprint, label, expiresAt, now }) {
-      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
-      assertEpochSeconds('now', now);
-      if (!accounts.has(accountId)) return null;
-      const ingestToken: IngestTokenRecord = { id: ++ids.token, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
-      tokens.set(ingestToken.id, ingestToken);
-      return { ...ingestToken };
-    },
-
-    async listIngestTokens({ accountId }) {
-      return byId([...tokens.values()].filter((ingestToken) => ingestToken.accountId === accountId)).map((ingestToken) => ({ ...ingestToken }));
-    },
-
-    async revokeIngestToken({ tokenId, now }) {
-      assertEpochSeconds('now', now);
-      const ingestToken = tokens.get(tokenId);
-      if (!ingestToken) return null;
-      const revoked = { ...ingestToken, revokedAt: ingestToken.revokedAt ?? now };
-      tokens.set(tokenId, revoked);
-      return { ...revoked };
-    },
+    createIngestToken: async (input) => tokens.create(input),
+    listIngestTokens: async ({ accountId }) => tokens.list(accountId),
+    revokeIngestToken: async ({ tokenId, now }) => tokens.revoke(tokenId, now),
 
     async findDeviceByImei({ accountId, imei }) {
       for (const device of devices.values()) {
@@ -341,4 +289,52 @@ function _mergeSorted(points: readonly TelemetryPoint[], writes: readonly Teleme
   }
   while (index < points.length) merged.push(points[index++]!);
   return merged;
+}
+
+/** A stored credential: API keys (D10) and ingest tokens (D24) have the same record and lifecycle. */
+type _Credential = ApiKeyRecord & IngestTokenRecord;
+
+/** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
+type _CredentialLookup<Name extends string> = { readonly [K in Name]: _Credential } & { readonly account: Account };
+
+/**
+ * The credentials of one kind (API keys, or ingest tokens) in memory, with their own ids; every
+ * answer is a copy. `name` is the credential's field in a lookup (`apiKey`, `ingestToken`).
+ */
+function _memoryCredentials<Name extends string>(accounts: ReadonlyMap<number, Account>, name: Name) {
+  const credentials = new Map<number, _Credential>();
+  let lastId = 0;
+  return {
+    find(fingerprint: string): _CredentialLookup<Name> | null {
+      for (const credential of credentials.values()) {
+        if (credential.fingerprint === fingerprint) {
+          const account = accounts.get(credential.accountId);
+          return account ? ({ [name]: { ...credential }, account: { ...account } } as _CredentialLookup<Name>) : null;
+        }
+      }
+      return null;
+    },
+    create({ accountId, fingerprint, label, expiresAt, now }: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): _Credential | null {
+      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
+      assertEpochSeconds('now', now);
+      if (!accounts.has(accountId)) return null;
+      const credential: _Credential = { id: ++lastId, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
+      credentials.set(credential.id, credential);
+      return { ...credential };
+    },
+    list(accountId: number): _Credential[] {
+      return [...credentials.values()]
+        .filter((credential) => credential.accountId === accountId)
+        .sort((a, b) => a.id - b.id)
+        .map((credential) => ({ ...credential }));
+    },
+    revoke(id: number, now: number): _Credential | null {
+      assertEpochSeconds('now', now);
+      const credential = credentials.get(id);
+      if (!credential) return null;
+      const revoked = { ...credential, revokedAt: credential.revokedAt ?? now };
+      credentials.set(id, revoked);
+      return { ...revoked };
+    },
+  };
 }

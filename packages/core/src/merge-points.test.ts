@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mergePoints, mergeSameSecond } from './merge-points.js';
 import { oracleMergedPoints } from './_telemetry-oracle.js';
 import type { TelemetryPoint } from './telemetry-point.js';
+import { deliveriesArbitrary } from './testing/_deliveries.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
 const off = (time: number, speedKmh = 0): TelemetryPoint => ({ time, ignition: false, speedKmh });
@@ -100,17 +101,7 @@ describe('mergePoints() (D21)', () => {
   });
 
   it('stores the same points whatever the batching, order and resends (commutative, associative, idempotent)', () => {
-    const deliveries = fc
-      .array(fc.array(pointArbitrary, { maxLength: 8 }), { maxLength: 6 })
-      .chain((batches) =>
-        fc.tuple(
-          fc.constant(batches),
-          fc.array(fc.nat(), { maxLength: 4 }).chain((resends) => {
-            const all = [...batches, ...(batches.length === 0 ? [] : resends.map((index) => batches[index % batches.length]!))];
-            return fc.shuffledSubarray(all, { minLength: all.length });
-          }),
-        ),
-      );
+    const deliveries = deliveriesArbitrary(fc.array(fc.array(pointArbitrary, { maxLength: 8 }), { maxLength: 6 }));
     fc.assert(
       fc.property(deliveries, ([batches, shuffled]) => {
         const expected = oracleMergedPoints(batches.flat());

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from './errors.js';
 import { FLEET_PAGE_SIZES, parsePageQuery, type FleetEndpoint, type PageQueryParameters } from './parse-page-query.js';
+import { thrownBy } from './testing/_refusal.js';
 
-const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hours'): InvalidParameterError => {
-  try {
-    parsePageQuery(parameters, endpoint);
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidParameterError');
-};
+const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hours'): InvalidParameterError => thrownBy(InvalidParameterError, () => parsePageQuery(parameters, endpoint));
 
 describe('parsePageQuery() (D32)', () => {
   it('FLEET_PAGE_SIZES: 100 devices by default and 500 at most, /hours/daily 20 and 100', () => {

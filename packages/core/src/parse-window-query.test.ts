@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from './errors.js';
 import { parseWindowQuery, type WindowQueryParameters } from './parse-window-query.js';
+import { thrownBy } from './testing/_refusal.js';
 
-const refusal = (parameters: WindowQueryParameters): InvalidParameterError => {
-  try {
-    parseWindowQuery(parameters);
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidParameterError');
-};
+const refusal = (parameters: WindowQueryParameters): InvalidParameterError => thrownBy(InvalidParameterError, () => parseWindowQuery(parameters));
 
 describe('parseWindowQuery() (D7, P11)', () => {
   it('parses from and to as local dates, given as one value or as the list a router hands over', () => {

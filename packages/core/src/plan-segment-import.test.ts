@@ -2,20 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SegmentOverlapError } from './errors.js';
 import { planSegmentImport, segmentSpan } from './plan-segment-import.js';
+import { thrownBy } from './testing/_refusal.js';
 import type { SegmentInput, SegmentState } from './types.js';
 
 const idle = (startedAt: number, endedAt: number | null): SegmentInput => ({ startedAt, endedAt, state: 'idle' });
 const moving = (startedAt: number, endedAt: number | null): SegmentInput => ({ startedAt, endedAt, state: 'moving' });
 
-const overlapError = (run: () => unknown): SegmentOverlapError => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SegmentOverlapError) return error;
-    throw error;
-  }
-  throw new Error('expected a SegmentOverlapError');
-};
+const overlapError = (run: () => unknown): SegmentOverlapError => thrownBy(SegmentOverlapError, run);
 
 describe('segmentSpan()', () => {
   it('is null for an empty batch', () => {

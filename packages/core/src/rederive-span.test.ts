@@ -5,6 +5,7 @@ import { rederivationSpan, rederiveSpan, type RederivationSpan, type SpanRederiv
 import { oracleHours, oracleMergedPoints, type OracleOptions } from './_telemetry-oracle.js';
 import type { TelemetryPoint } from './telemetry-point.js';
 import { telemetryToSegments, type TelemetryOptions } from './telemetry-to-segments.js';
+import { deliveriesArbitrary } from './testing/_deliveries.js';
 import type { SegmentInput } from './types.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
@@ -219,21 +220,11 @@ describe('live telemetry, one write at a time (D20, D21, D22)', () => {
   const optionsArbitrary = fc.record({ movingSpeedKmh: fc.constantFrom(5, 10), maxGapSeconds: fc.constantFrom(300, 60, 1, 500) });
 
   /** Random batches, resends of some of them, delivered in a random order. */
-  const deliveriesArbitrary = fc
-    .array(fc.array(pointArbitrary, { minLength: 1, maxLength: 10 }), { maxLength: 8 })
-    .chain((batches) =>
-      fc.tuple(
-        fc.constant(batches),
-        fc.array(fc.nat(), { maxLength: 4 }).chain((resends) => {
-          const all = [...batches, ...(batches.length === 0 ? [] : resends.map((index) => batches[index % batches.length]!))];
-          return fc.shuffledSubarray(all, { minLength: all.length });
-        }),
-      ),
-    );
+  const deliveries = deliveriesArbitrary(fc.array(fc.array(pointArbitrary, { minLength: 1, maxLength: 10 }), { maxLength: 8 }));
 
   it('keeps exactly the segments of deriving all points at once after every write, and the hours of a second-by-second oracle', () => {
     fc.assert(
-      fc.property(deliveriesArbitrary, optionsArbitrary, fc.boolean(), ([batches, deliveries], options, neighboursOnly) => {
+      fc.property(deliveries, optionsArbitrary, fc.boolean(), ([batches, deliveries], options, neighboursOnly) => {
         const store = new TestStore(options, neighboursOnly);
         const delivered: TelemetryPoint[] = [];
         const seen = new Set<string>();
@@ -265,7 +256,7 @@ describe('live telemetry, one write at a time (D20, D21, D22)', () => {
 
   it('re-derives only around the write: no segment it removes or adds lies outside the span', () => {
     fc.assert(
-      fc.property(deliveriesArbitrary, ([, deliveries]) => {
+      fc.property(deliveries, ([, deliveries]) => {
         const store = new TestStore();
         for (const batch of deliveries) {
           const { result } = store.write(batch);

@@ -5,6 +5,7 @@ import { InvalidParameterError } from './errors.js';
 import { parseWindowQuery } from './parse-window-query.js';
 import { resolveWindow, type ResolveWindowInput } from './resolve-window.js';
 import { addDays, intlFormatInstant, intlLocalDate, oracleWindow } from './testing/_oracle.js';
+import { thrownBy } from './testing/_refusal.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 const NY = 'America/New_York';
@@ -17,15 +18,7 @@ type QueryInput = Omit<ResolveWindowInput, 'from' | 'to'> & { readonly from?: st
 /** `resolveWindow()` of a query's dates, as the service runs it. */
 const resolve = ({ from, to, ...rest }: QueryInput) => resolveWindow({ ...rest, ...parseWindowQuery({ from, to }) });
 
-const refusal = (input: QueryInput): InvalidParameterError => {
-  try {
-    resolve(input);
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidParameterError');
-};
+const refusal = (input: QueryInput): InvalidParameterError => thrownBy(InvalidParameterError, () => resolve(input));
 
 describe('resolveWindow()', () => {
   describe('dates (D4)', () => {

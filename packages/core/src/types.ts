@@ -53,20 +53,26 @@ export interface Account {
   readonly createdAt: EpochSeconds;
 }
 
-/** A stored API key. The secret itself is never stored, only its SHA-256 fingerprint (D10). */
-export interface ApiKeyRecord {
+/**
+ * What API keys (D10) and ingest tokens (D24) store: one record and one lifecycle. The secret itself
+ * is never stored, only its SHA-256 fingerprint.
+ */
+interface StoredCredential {
   readonly id: number;
   readonly accountId: number;
-  /** Lower-case hex SHA-256 of the full key. */
+  /** Lower-case hex SHA-256 of the full secret. */
   readonly fingerprint: string;
   readonly label: string | null;
   /** Epoch seconds. */
   readonly createdAt: EpochSeconds;
-  /** Epoch seconds; the key answers 401 `expired_api_key` from this instant on. */
+  /** Epoch seconds; the credential answers 401 (`expired_api_key`, `expired_ingest_token`) from this instant on. */
   readonly expiresAt: EpochSeconds | null;
-  /** Epoch seconds; set once the key is revoked. */
+  /** Epoch seconds; set once the credential is revoked. */
   readonly revokedAt: EpochSeconds | null;
 }
+
+/** A stored API key. The secret itself is never stored, only its SHA-256 fingerprint (D10). */
+export interface ApiKeyRecord extends StoredCredential {}
 
 /** An API key found by fingerprint, with the account it belongs to. */
 export interface ApiKeyLookup {
@@ -178,19 +184,7 @@ export type SegmentSource = 'import' | 'telemetry';
  * A stored ingest token (D24): a secret made like an API key (prefix `fhi_`) that writes the
  * telemetry of one account's devices and reads nothing. Only its SHA-256 fingerprint is stored.
  */
-export interface IngestTokenRecord {
-  readonly id: number;
-  readonly accountId: number;
-  /** Lower-case hex SHA-256 of the full token. */
-  readonly fingerprint: string;
-  readonly label: string | null;
-  /** Epoch seconds. */
-  readonly createdAt: EpochSeconds;
-  /** Epoch seconds; the token answers 401 `expired_ingest_token` from this instant on. */
-  readonly expiresAt: EpochSeconds | null;
-  /** Epoch seconds; set once the token is revoked. */
-  readonly revokedAt: EpochSeconds | null;
-}
+export interface IngestTokenRecord extends StoredCredential {}
 
 /** An ingest token found by fingerprint, with the account it belongs to. */
 export interface IngestTokenLookup {

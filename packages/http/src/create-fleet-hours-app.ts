@@ -155,14 +155,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   app.all(OPENAPI_PATH, reference, _methodNotAllowed);
   const docs = guard(ROUTE_POLICIES.docs);
   app.get(DOCS_PATH, docs, async (c) => {
-    const page = await referenceFor(_mountPrefix(c.req.path, DOCS_PATH)).docsPage();
-    return c.body(page.html, 200, {
-      'Content-Type': 'text/html; charset=UTF-8',
-      'Content-Security-Policy': page.contentSecurityPolicy,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cache-Control': 'no-cache',
-    });
+    return _pageResponse(c, await referenceFor(_mountPrefix(c.req.path, DOCS_PATH)).docsPage());
   });
   app.all(DOCS_PATH, docs, _methodNotAllowed);
 
@@ -172,14 +165,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     app.use(FLEET_VIEW_PATH, withRequestId, withAccessLog);
     app.get(FLEET_VIEW_PATH, view, async (c) => {
       fleetViewPage ??= createFleetViewPage();
-      const page = await fleetViewPage;
-      return c.body(page.html, 200, {
-        'Content-Type': 'text/html; charset=UTF-8',
-        'Content-Security-Policy': page.contentSecurityPolicy,
-        'X-Content-Type-Options': 'nosniff',
-        'Referrer-Policy': 'no-referrer',
-        'Cache-Control': 'no-cache',
-      });
+      return _pageResponse(c, await fleetViewPage);
     });
     app.all(FLEET_VIEW_PATH, view, _methodNotAllowed);
   }
@@ -277,6 +263,17 @@ function _referenceByPrefix(limits: RateLimits): (prefix: string) => _Reference 
 }
 
 /** The path the app is mounted at, from the request path of one of its routes: `''` when served alone, `/fleet` under `host.route('/fleet', app)`. */
+/** A self-contained page (the reference, the fleet view), sent with the policy that admits exactly its inline script and style. */
+function _pageResponse(c: Context<FleetHoursEnv>, page: DocsPage | FleetViewPage): Response {
+  return c.body(page.html, 200, {
+    'Content-Type': 'text/html; charset=UTF-8',
+    'Content-Security-Policy': page.contentSecurityPolicy,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-cache',
+  });
+}
+
 function _mountPrefix(path: string, route: string): string {
   return path.endsWith(route) ? path.slice(0, path.length - route.length) : '';
 }

@@ -5,6 +5,8 @@
  * exactly the inline style and script by hash and lets the page call only its own origin.
  */
 
+import { _inlinePagePolicy } from './_inline-page-policy.js';
+
 const STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #2563eb; --ok: #15803d; --bad: #b91c1c; }
 * { box-sizing: border-box; }
@@ -261,25 +263,8 @@ export interface DocsPage {
  * @returns The HTML and its Content-Security-Policy.
  */
 export async function createDocsPage(documentJson: string): Promise<DocsPage> {
-  const [scriptHash, styleHash] = await Promise.all([_sha256Base64(SCRIPT), _sha256Base64(STYLE)]);
   return {
     html: _page(documentJson),
-    contentSecurityPolicy: [
-      "default-src 'none'",
-      `script-src 'sha256-${scriptHash}'`,
-      `style-src 'sha256-${styleHash}'`,
-      "connect-src 'self'",
-      "img-src 'self' data:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    contentSecurityPolicy: await _inlinePagePolicy({ script: SCRIPT, style: STYLE, imgSrc: "'self' data:" }),
   };
-}
-
-async function _sha256Base64(text: string): Promise<string> {
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  let binary = '';
-  for (const byte of digest) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

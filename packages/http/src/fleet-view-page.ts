@@ -9,6 +9,7 @@
  */
 import type { RoutePolicy } from '@fleet-hours/core/adapter';
 import { FLEET_VIEW_SCRIPT, FLEET_VIEW_STYLE } from './_fleet-view-assets.js';
+import { _inlinePagePolicy } from './_inline-page-policy.js';
 
 /** Where the fleet view is served. */
 export const FLEET_VIEW_PATH = '/';
@@ -110,25 +111,8 @@ const _HTML = `<!doctype html>
  * ```
  */
 export async function createFleetViewPage(): Promise<FleetViewPage> {
-  const [scriptHash, styleHash] = await Promise.all([_sha256Base64(FLEET_VIEW_SCRIPT), _sha256Base64(FLEET_VIEW_STYLE)]);
   return {
     html: _HTML,
-    contentSecurityPolicy: [
-      "default-src 'none'",
-      `script-src 'sha256-${scriptHash}'`,
-      `style-src 'sha256-${styleHash}'`,
-      "connect-src 'self'",
-      'img-src data:',
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    contentSecurityPolicy: await _inlinePagePolicy({ script: FLEET_VIEW_SCRIPT, style: FLEET_VIEW_STYLE, imgSrc: 'data:' }),
   };
-}
-
-async function _sha256Base64(text: string): Promise<string> {
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  let binary = '';
-  for (const byte of digest) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

@@ -30,6 +30,10 @@ const timestamp = (description: string, example: string): Json => ({
   description: `${description} ISO 8601 on the device's wall clock with its numeric offset and whole seconds (D9); no fractional seconds, no \`Z\`.`,
   examples: [example],
 });
+/** A response header component: always sent by the responses that name it. */
+const header = (description: string, schema: Json): Json => ({ description, required: true, schema });
+/** An optional query parameter holding a local date (D4). */
+const dateParameter = (name: string, description: string): Json => ({ name, in: 'query', required: false, description, schema: { type: 'string', format: 'date' } });
 const seconds = (description: string): Json => ({ type: 'integer', minimum: 0, description });
 const durations: Json = {
   engine_seconds: seconds('Engine run time in whole seconds; always moving_seconds + idle_seconds, not a third measurement.'),
@@ -227,6 +231,43 @@ interface DataOperation {
 }
 
 /** The schema of a page of a fleet endpoint (D32): `data`, elements of the single-device schema, and `next_cursor`; with an example. */
+/** A path of the reference (this document, the page at /docs): GET needs no key and is not rate limited (P14). */
+function referencePath(get: { operationId: string; summary: string; description: string; response: string; content: Json }): Json {
+  return {
+    ...OTHER_METHODS,
+    get: {
+      operationId: get.operationId,
+      summary: get.summary,
+      description: get.description,
+      tags: ['Reference'],
+      security: [],
+      responses: {
+        '200': { description: get.response, headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') }, content: get.content },
+      },
+    },
+  };
+}
+
+/** The schema of an error body (D16) with these codes. */
+function errorBody(body: { description?: string; codes: readonly ErrorCode[]; code: string; message: string }): Json {
+  return {
+    type: 'object',
+    required: ['error'],
+    ...(body.description === undefined ? {} : { description: body.description }),
+    properties: {
+      error: {
+        type: 'object',
+        required: ['status', 'code', 'message'],
+        properties: {
+          status: { type: 'integer', description: 'The HTTP status, repeated.' },
+          code: { type: 'string', enum: [...body.codes], description: body.code },
+          message: { type: 'string', description: body.message },
+        },
+      },
+    },
+  };
+}
+
 function fleetPage(element: string, description: string, example: Json): Json {
   return {
     type: 'object',
@@ -434,50 +475,30 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         withDevice: false,
         fleet: 'meter',
       }),
-      [OPENAPI_PATH]: {
-        ...OTHER_METHODS,
-        get: {
-          operationId: 'getOpenApiDocument',
-          summary: 'This OpenAPI document',
-          description: 'Needs no key; not rate limited.',
-          tags: ['Reference'],
-          security: [],
-          responses: {
-            '200': {
-              description: 'The OpenAPI 3.1 document',
-              headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
-              content: {
-                'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['openapi', 'info', 'paths'],
-                    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
-                  },
-                },
-              },
+      [OPENAPI_PATH]: referencePath({
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI document',
+        description: 'Needs no key; not rate limited.',
+        response: 'The OpenAPI 3.1 document',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
             },
           },
         },
-      },
+      }),
       // Telemetry ingestion (ingestion-api.md): POST operations with an ingest token, outside /api/v1.
       ..._ingestPaths(limits),
-      [DOCS_PATH]: {
-        ...OTHER_METHODS,
-        get: {
-          operationId: 'getDocsPage',
-          summary: 'Interactive reference page',
-          description: 'A self-contained HTML page that renders this document and can send requests from the browser. Needs no key; not rate limited; works offline.',
-          tags: ['Reference'],
-          security: [],
-          responses: {
-            '200': {
-              description: 'The page',
-              headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
-              content: { 'text/html': { schema: { type: 'string' } } },
-            },
-          },
-        },
-      },
+      [DOCS_PATH]: referencePath({
+        operationId: 'getDocsPage',
+        summary: 'Interactive reference page',
+        description: 'A self-contained HTML page that renders this document and can send requests from the browser. Needs no key; not rate limited; works offline.',
+        response: 'The page',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      }),
     },
     components: {
       securitySchemes: {
@@ -505,60 +526,32 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           description: `The device id: a positive integer up to ${MAX_DEVICE_ID}, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account (D11).`,
           schema: { type: 'integer', minimum: 1, maximum: MAX_DEVICE_ID },
         },
-        From: {
-          name: 'from',
-          in: 'query',
-          required: false,
-          description:
-            "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day (D4). Default: seven days before the end date (D5). Raised to 365 days before `to` when older (D6). Malformed, impossible (2025-02-30), repeated, or after `to`: 400 (D7).",
-          schema: { type: 'string', format: 'date' },
-        },
-        To: {
-          name: 'to',
-          in: 'query',
-          required: false,
-          description:
-            "Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day (D4). Default: now (D5). Malformed, impossible or repeated: 400 (D7).",
-          schema: { type: 'string', format: 'date' },
-        },
+        From: dateParameter(
+          'from',
+          "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day (D4). Default: seven days before the end date (D5). Raised to 365 days before `to` when older (D6). Malformed, impossible (2025-02-30), repeated, or after `to`: 400 (D7).",
+        ),
+        To: dateParameter(
+          'to',
+          "Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day (D4). Default: now (D5). Malformed, impossible or repeated: 400 (D7).",
+        ),
       },
       headers: {
-        'X-RateLimit-Limit': {
-          description:
-            'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs (D14, D31).',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        'X-RateLimit-Remaining': {
-          description: 'Requests left in the current minute. 0 when the service could not count the request (503).',
-          required: true,
-          schema: { type: 'integer', minimum: 0 },
-        },
-        'Retry-After': {
-          description: 'Only on 429: whole seconds (≥ 1) to wait before retrying.',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        'X-RateLimit-Reset': {
-          description: 'Only on 429: whole seconds (≥ 1) until the counter is full again.',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        'X-Request-Id': {
-          description: 'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
-          required: true,
-          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-        },
-        Allow: {
-          description: 'The methods served: GET and HEAD under /api/v1 and for the reference (D17); POST, or GET and POST (OsmAnd), for ingestion.',
-          required: true,
-          schema: { type: 'string', enum: [ALLOWED_METHODS, ...INGEST_ALLOW_VALUES] },
-        },
-        'WWW-Authenticate': {
-          description: 'The Bearer challenge (RFC 6750).',
-          required: true,
-          schema: { type: 'string' },
-        },
+        'X-RateLimit-Limit': header(
+          'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs (D14, D31).',
+          { type: 'integer', minimum: 1 },
+        ),
+        'X-RateLimit-Remaining': header('Requests left in the current minute. 0 when the service could not count the request (503).', { type: 'integer', minimum: 0 }),
+        'Retry-After': header('Only on 429: whole seconds (≥ 1) to wait before retrying.', { type: 'integer', minimum: 1 }),
+        'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
+        'X-Request-Id': header(
+          'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
+          { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+        ),
+        Allow: header(
+          'The methods served: GET and HEAD under /api/v1 and for the reference (D17); POST, or GET and POST (OsmAnd), for ingestion.',
+          { type: 'string', enum: [ALLOWED_METHODS, ...INGEST_ALLOW_VALUES] },
+        ),
+        'WWW-Authenticate': header('The Bearer challenge (RFC 6750).', { type: 'string' }),
       },
       schemas: {
         Device: {
@@ -661,37 +654,17 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           ],
           next_cursor: null,
         }),
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['status', 'code', 'message'],
-              properties: {
-                status: { type: 'integer', description: 'The HTTP status, repeated.' },
-                code: { type: 'string', enum: [...DOCUMENTED_CODES], description: 'What went wrong, for programs (D16).' },
-                message: { type: 'string', description: 'What went wrong, for people; for 400 it names the parameter.' },
-              },
-            },
-          },
-        },
-        IngestError: {
-          type: 'object',
-          required: ['error'],
+        Error: errorBody({
+          codes: DOCUMENTED_CODES,
+          code: 'What went wrong, for programs (D16).',
+          message: 'What went wrong, for people; for 400 it names the parameter.',
+        }),
+        IngestError: errorBody({
           description: 'The error body of the ingestion endpoints (D16), with their codes.',
-          properties: {
-            error: {
-              type: 'object',
-              required: ['status', 'code', 'message'],
-              properties: {
-                status: { type: 'integer', description: 'The HTTP status, repeated.' },
-                code: { type: 'string', enum: [...INGEST_CODES], description: 'What went wrong, for programs.' },
-                message: { type: 'string', description: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.' },
-              },
-            },
-          },
-        },
+          codes: INGEST_CODES,
+          code: 'What went wrong, for programs.',
+          message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
+        }),
         ..._ingestSchemas({
           oneOf: [timestamp('The newest stored point or segment instant of the device (D26).', '2026-11-23T10:15:42-05:00'), { type: 'null', description: 'The device has never reported.' }],
         }),

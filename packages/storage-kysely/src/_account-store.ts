@@ -20,12 +20,9 @@ const ACCOUNT_COLUMNS = ['id', 'name', 'plan', _epoch('created_at').as('created_
  * lookup (D10), on every server instance.
  */
 export function _accountStore(db: Kysely<FleetHoursDatabase>): _AccountStore {
-  const apiKeys = _credentialQueries(db, 'api_keys');
+  const apiKeys = _credentialQueries(db, 'api_keys', 'apiKey');
   return {
-    findApiKey: async ({ fingerprint }) => {
-      const found = await apiKeys.find(fingerprint);
-      return found && { apiKey: found.credential, account: found.account };
-    },
+    findApiKey: ({ fingerprint }) => apiKeys.find(fingerprint),
 
     createAccount: ({ name, plan, now }) =>
       _guard(async () => {

@@ -22,21 +22,32 @@ export interface _CredentialRow {
   revoked_at: number | null;
 }
 
-/** A credential row, read as {@link _toCredential} reads it. */
-const CREDENTIAL_COLUMNS = [
-  'id',
-  'account_id',
-  'fingerprint',
-  'label',
-  _epoch('created_at').as('created_at'),
-  _epoch('expires_at').as('expires_at'),
-  _epoch('revoked_at').as('revoked_at'),
-] as const;
+/**
+ * The columns of a credential row as {@link _toCredential} reads them; qualified by `table` where
+ * a join with `accounts` (which has columns of the same names) needs it.
+ */
+function _credentialColumns(table?: string) {
+  const name = (column: string) => (table === undefined ? column : `${table}.${column}`);
+  return [
+    sql<number>`${sql.ref(name('id'))}`.as('id'),
+    sql<number>`${sql.ref(name('account_id'))}`.as('account_id'),
+    sql<string>`${sql.ref(name('fingerprint'))}`.as('fingerprint'),
+    sql<string | null>`${sql.ref(name('label'))}`.as('label'),
+    _epoch(name('created_at')).as('created_at'),
+    _epoch(name('expires_at')).as('expires_at'),
+    _epoch(name('revoked_at')).as('revoked_at'),
+  ] as const;
+}
+
+const CREDENTIAL_COLUMNS = _credentialColumns();
+
+/** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
+export type _CredentialLookup<Name extends string> = { readonly [K in Name]: _Credential } & { readonly account: Account };
 
 /** The lifecycle shared by API keys and ingest tokens, over one of their tables. */
-export interface _CredentialQueries {
+export interface _CredentialQueries<Name extends string> {
   /** The credential with this fingerprint and its account, or `null`. */
-  find(fingerprint: string): Promise<{ credential: _Credential; account: Account } | null>;
+  find(fingerprint: string): Promise<_CredentialLookup<Name> | null>;
   /** A new credential of the account, or `null` when the account does not exist. */
   create(input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<_Credential | null>;
   /** The credentials of the account, oldest first. */
@@ -49,7 +60,7 @@ export interface _CredentialQueries {
  * API keys (D10) and ingest tokens (D24) on Kysely: by SHA-256 fingerprint only, nothing cached,
  * so a revoked or expired credential fails on its next lookup on every server instance.
  */
-export function _credentialQueries(db: Kysely<FleetHoursDatabase>, table: _CredentialTable): _CredentialQueries {
+export function _credentialQueries<Name extends string>(db: Kysely<FleetHoursDatabase>, table: _CredentialTable, name: Name): _CredentialQueries<Name> {
   return {
     find: (fingerprint) =>
       _guard(async () => {
@@ -58,13 +69,7 @@ export function _credentialQueries(db: Kysely<FleetHoursDatabase>, table: _Crede
           .selectFrom(`${table} as credential` as 'api_keys as credential')
           .innerJoin('accounts', 'accounts.id', 'credential.account_id')
           .select([
-            'credential.id',
-            'credential.account_id',
-            'credential.fingerprint',
-            'credential.label',
-            _epoch('credential.created_at').as('created_at'),
-            _epoch('credential.expires_at').as('expires_at'),
-            _epoch('credential.revoked_at').as('revoked_at'),
+            ..._credentialColumns('credential'),
             'accounts.name as account_name',
             'accounts.plan as account_plan',
             _epoch('accounts.created_at').as('account_created_at'),
@@ -73,7 +78,7 @@ export function _credentialQueries(db: Kysely<FleetHoursDatabase>, table: _Crede
           .executeTakeFirst();
         if (!row) return null;
         const account = _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at });
-        return { credential: _toCredential(row), account };
+        return { [name]: _toCredential(row), account } as _CredentialLookup<Name>;
       }),
 
     create: ({ accountId, fingerprint, label, expiresAt, now }) =>

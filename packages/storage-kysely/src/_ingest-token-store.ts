@@ -11,12 +11,9 @@ export type _IngestTokenStore = Pick<FleetHoursStore, 'findIngestToken' | 'creat
  * a revoked or expired token fails on its next lookup on every server instance.
  */
 export function _ingestTokenStore(db: Kysely<FleetHoursDatabase>): _IngestTokenStore {
-  const tokens = _credentialQueries(db, 'ingest_tokens');
+  const tokens = _credentialQueries(db, 'ingest_tokens', 'ingestToken');
   return {
-    findIngestToken: async ({ fingerprint }) => {
-      const found = await tokens.find(fingerprint);
-      return found && { ingestToken: found.credential, account: found.account };
-    },
+    findIngestToken: ({ fingerprint }) => tokens.find(fingerprint),
     createIngestToken: (input) => tokens.create(input),
     listIngestTokens: ({ accountId }) => tokens.list(accountId),
     revokeIngestToken: ({ tokenId, now }) => tokens.revoke(tokenId, now),

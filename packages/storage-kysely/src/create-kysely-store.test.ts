@@ -1,66 +1,29 @@
 import { createFleetHours, parseWindowQuery, SegmentOverlapError, type SegmentInput } from '@fleet-hours/core';
-import { describeRateLimitContract, describeStorageContract } from '@fleet-hours/core/testing';
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
+import { describeKyselyContracts, explainAnalyze, freshStoreOn, rowsReadFrom, usePGlite, usePostgresSchema } from './_fixture.js';
 import { _sumByBucket } from './_segment-queries.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
-import { migrateToLatest } from './migrate-to-latest.js';
-
-/** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
-const CAPABILITIES = [
-  'sumSegmentSeconds',
-  'summarizeDeviceSegments',
-  'sumSegmentSecondsMany',
-  'summarizeDeviceSegmentsMany',
-  'findDeviceWithSums',
-  'findDeviceWithSummary',
-  'findApiKeyAndConsume',
-] as const;
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DAY = 86_400;
 
 /** One PGlite for the whole file; every test starts from empty tables. */
-let pglite: Kysely<FleetHoursDatabase>;
-beforeAll(async () => {
-  pglite = await createPGliteDatabase();
-  await migrateToLatest(pglite);
-});
-afterAll(async () => {
-  await pglite?.destroy();
-});
-const freshPGliteStore = async () => {
-  await resetTables(pglite);
-  return createKyselyStore(pglite);
-};
+const pglite = usePGlite();
+const freshPGliteStore = freshStoreOn(pglite);
 
-describeStorageContract('kysely on PGlite', { makeStore: freshPGliteStore, capabilities: CAPABILITIES });
-describeRateLimitContract('kysely on PGlite', { makeStore: freshPGliteStore });
+describeKyselyContracts('kysely on PGlite', pglite);
 
 describeWithPostgres('kysely on PostgreSQL', () => {
-  let server: TestPostgres;
-  let db: Kysely<FleetHoursDatabase>;
-  beforeAll(async () => {
-    server = await createTestSchema();
-    db = server.connect({ max: 8 });
-    await migrateToLatest(db);
-  });
-  afterAll(async () => {
-    await server?.drop();
-  });
-  const freshStore = async () => {
-    await resetTables(db);
-    return createKyselyStore(db);
-  };
+  const { db, server } = usePostgresSchema(8);
+  const freshStore = freshStoreOn(db);
 
-  describeStorageContract('kysely on PostgreSQL', { makeStore: freshStore, capabilities: CAPABILITIES });
-  describeRateLimitContract('kysely on PostgreSQL', { makeStore: freshStore });
+  describeKyselyContracts('kysely on PostgreSQL', db);
 
   it('two store instances on one database see the same keys: a revocation holds on every instance at once (D10)', async () => {
-    const other = createKyselyStore(server.connect({ max: 2 }));
+    const other = createKyselyStore(server().connect({ max: 2 }));
     const store = await freshStore();
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const key = await store.createApiKey({ accountId: account.id, fingerprint: 'e'.repeat(64), label: null, expiresAt: null, now: T0 });
@@ -70,7 +33,7 @@ describeWithPostgres('kysely on PostgreSQL', () => {
   });
 
   it('two store instances on separate pools share the rate-limit counters exactly under concurrency (D15)', async () => {
-    const stores = [await freshStore(), createKyselyStore(server.connect({ max: 4 }))];
+    const stores = [await freshStore(), createKyselyStore(server().connect({ max: 4 }))];
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, index) => stores[index % 2]!.consume({ key: 'key:1:/hours', windowStart: T0, windowSeconds: 60, limit: 30 })),
     );
@@ -78,7 +41,7 @@ describeWithPostgres('kysely on PostgreSQL', () => {
     expect(new Set(results.filter((result) => result.allowed).map((result) => result.count)).size).toBe(30);
   });
 
-  describeImportAtScale(() => db);
+  describeImportAtScale(db);
 });
 
 describe('kysely store on PGlite', () => {
@@ -107,7 +70,7 @@ describe('kysely store on PGlite', () => {
       { startedAt: T0 + 120, endedAt: 9_000_000_000_000_000, state: 'idle' },
     ];
     const queries: string[] = [];
-    const recorded = createKyselyStore(pglite.withPlugin({ transformQuery: ({ node }) => (queries.push(node.kind), node), transformResult: async ({ result }) => result }));
+    const recorded = createKyselyStore(pglite().withPlugin({ transformQuery: ({ node }) => (queries.push(node.kind), node), transformResult: async ({ result }) => result }));
     const refusal = recorded.importSegments({ deviceId: device.id, segments: batch });
     await expect(refusal).rejects.toBeInstanceOf(RangeError);
     await expect(refusal).rejects.toMatchObject({
@@ -129,16 +92,16 @@ describe('kysely store on PGlite', () => {
       begin
         if new.started_at = to_timestamp(${sql.lit(poisoned)}) then raise exception 'injected failure'; end if;
         return new;
-      end $$`.execute(pglite);
-    await sql`create trigger fail_on_poisoned_row before insert on engine_segments for each row execute function fail_on_poisoned_row()`.execute(pglite);
+      end $$`.execute(pglite());
+    await sql`create trigger fail_on_poisoned_row before insert on engine_segments for each row execute function fail_on_poisoned_row()`.execute(pglite());
     try {
       const batch = Array.from({ length: 130_000 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 60, endedAt: T0 + index * 60 + 30, state: 'idle' }));
       await expect(store.importSegments({ deviceId: device.id, segments: batch })).rejects.toThrow(/injected failure/);
       expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
       expect((await store.findDevice({ accountId: device.accountId, deviceId: device.id }))?.lastReportedAt).toBeNull();
     } finally {
-      await sql`drop trigger fail_on_poisoned_row on engine_segments`.execute(pglite);
-      await sql`drop function fail_on_poisoned_row()`.execute(pglite);
+      await sql`drop trigger fail_on_poisoned_row on engine_segments`.execute(pglite());
+      await sql`drop function fail_on_poisoned_row()`.execute(pglite());
     }
   });
 
@@ -146,7 +109,7 @@ describe('kysely store on PGlite', () => {
     await store.consume({ key: 'a', windowStart: T0, windowSeconds: 60, limit: 5 });
     await store.consume({ key: 'b', windowStart: T0 + 60, windowSeconds: 60, limit: 5 });
     await store.consume({ key: 'c', windowStart: T0 + 180, windowSeconds: 60, limit: 5 });
-    const { rows } = await sql<{ key: string }>`select key from rate_limit_counters order by key`.execute(pglite);
+    const { rows } = await sql<{ key: string }>`select key from rate_limit_counters order by key`.execute(pglite());
     // A window is kept one window past its end (clock skew between instances), then deleted.
     expect(rows.map((row) => row.key)).toEqual(['c']);
     expect(await store.consume({ key: 'a', windowStart: T0 + 180, windowSeconds: 60, limit: 5 })).toEqual({ count: 1, allowed: true });
@@ -165,7 +128,7 @@ describe('kysely store on PGlite', () => {
 
     const windowStart = T0 + 200 * DAY;
     const boundaries = Array.from({ length: 8 }, (_, index) => windowStart + index * DAY);
-    const plan = await explainAnalyze(pglite, _sumByBucket(device.id, boundaries, T0 + 400 * DAY).compile(pglite));
+    const plan = await explainAnalyze(pglite(), _sumByBucket(device.id, boundaries, T0 + 400 * DAY).compile(pglite()));
     const read = rowsReadFrom(plan, 'engine_segments');
     // 7 days × 24 segments, plus at most the longest segment's 3 days before the window.
     expect(read).toBeGreaterThanOrEqual(7 * 24);
@@ -188,7 +151,7 @@ describe('kysely store on PGlite', () => {
     expect(await store.listSegments({ deviceId: device.id })).toHaveLength(20);
   });
 
-  describeImportAtScale(() => pglite);
+  describeImportAtScale(pglite);
 });
 
 /**
@@ -215,36 +178,4 @@ function describeImportAtScale(database: () => Kysely<FleetHoursDatabase>): void
     expect(summary).toEqual({ firstStartedAt: T0, movingSeconds: 33_333 * 45 + 60, idleSeconds: 66_666 * 45 });
     expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 99_999 * 60);
   }, 60_000);
-}
-
-/** `EXPLAIN (ANALYZE, FORMAT JSON)` of a compiled query. */
-async function explainAnalyze(db: Kysely<FleetHoursDatabase>, compiled: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode> {
-  const { rows } = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
-    ...compiled,
-    sql: `explain (analyze, format json) ${compiled.sql}`,
-    query: { kind: 'RawNode' } as never,
-    queryId: { queryId: 'explain' },
-  } as never);
-  const raw = rows[0]!['QUERY PLAN'];
-  const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-  return parsed[0]!.Plan;
-}
-
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Relation Name'?: string;
-  readonly 'Actual Rows': number;
-  readonly 'Actual Loops': number;
-  readonly 'Rows Removed by Filter'?: number;
-  readonly 'Rows Removed by Index Recheck'?: number;
-  readonly Plans?: readonly PlanNode[];
-}
-
-/** Rows every scan of `table` produced or filtered away: what the query read from it. */
-function rowsReadFrom(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsReadFrom(child, table), 0);
 }

@@ -18,17 +18,20 @@ export interface AccountsTable {
   created_at: TimestampColumn;
 }
 
-/** `api_keys`: keys by SHA-256 fingerprint, never the key itself (D10). */
-export interface ApiKeysTable {
+/** The columns of a credential table: `api_keys` (D10) and `ingest_tokens` (D24) have the same. */
+interface CredentialsTable {
   id: Generated<number>;
   account_id: number;
-  /** Lower-case hex SHA-256; a check constraint refuses anything else, so a clear key cannot be stored by mistake. */
+  /** Lower-case hex SHA-256; a check constraint refuses anything else, so a clear secret cannot be stored by mistake. */
   fingerprint: string;
   label: string | null;
   created_at: TimestampColumn;
   expires_at: NullableTimestampColumn;
   revoked_at: NullableTimestampColumn;
 }
+
+/** `api_keys`: keys by SHA-256 fingerprint, never the key itself (D10). */
+export interface ApiKeysTable extends CredentialsTable {}
 
 /** `devices`: one row per tracker record. */
 export interface DevicesTable {
@@ -77,15 +80,7 @@ export interface TelemetryPointsTable {
 }
 
 /** `ingest_tokens`: tokens that write telemetry (D24), by SHA-256 fingerprint like `api_keys`. */
-export interface IngestTokensTable {
-  id: Generated<number>;
-  account_id: number;
-  fingerprint: string;
-  label: string | null;
-  created_at: TimestampColumn;
-  expires_at: NullableTimestampColumn;
-  revoked_at: NullableTimestampColumn;
-}
+export interface IngestTokensTable extends CredentialsTable {}
 
 /**
  * `engine_day_figures`: per device and local day of its zone, the moving and idle seconds of its

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { startStallingProxy } from '../../../test/support/stalling-proxy.js';
+import { eventually } from './_fixture.js';
 import { _isUnavailable } from './_storage-error.js';
 import { createKyselyStore } from './create-kysely-store.js';
 import { createPGliteDatabase } from './create-pglite-database.js';
@@ -110,16 +111,3 @@ describe('D28 deadline on PGlite', () => {
     await expect(createPGliteDatabase({ queryTimeout: -1 })).rejects.toThrow('queryTimeout must be a number of seconds, 0 or more: got "-1"');
   });
 });
-
-/** Retries a call that may still fail as unavailable while the pool is replaced and reconnects. */
-async function eventually<T>(call: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof StorageUnavailableError) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}

@@ -2,11 +2,11 @@ import { createFleetHours, dayBuckets, resolveWindow, type SegmentInput } from '
 import { summarizeSegments, sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { Temporal } from 'temporal-polyfill';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
+import { describe, expect, it } from 'vitest';
+import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
+import { explainAnalyze, rowsReadFrom, usePGlite, usePostgresSchema } from './_fixture.js';
 import { _summarize, _sumByBucket } from './_segment-queries.js';
 import { createKyselyStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, migrateToLatest } from './migrate-to-latest.js';
 import { rebuildDailyFigures } from './rebuild-daily-figures.js';
@@ -144,53 +144,8 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
   });
 }
 
-let pglite: Kysely<FleetHoursDatabase>;
-beforeAll(async () => {
-  pglite = await createPGliteDatabase();
-  await migrateToLatest(pglite);
-});
-afterAll(async () => {
-  await pglite?.destroy();
-});
-describeDailyFigures('PGlite', () => pglite);
+describeDailyFigures('PGlite', usePGlite());
 
 describeWithPostgres('daily figures on PostgreSQL', () => {
-  let server: TestPostgres;
-  let db: Kysely<FleetHoursDatabase>;
-  beforeAll(async () => {
-    server = await createTestSchema();
-    db = server.connect({ max: 4 });
-    await migrateToLatest(db);
-  });
-  afterAll(async () => {
-    await server?.drop();
-  });
-  describeDailyFigures('PostgreSQL', () => db);
+  describeDailyFigures('PostgreSQL', usePostgresSchema(4).db);
 });
-
-/** `EXPLAIN (ANALYZE, FORMAT JSON)` of a compiled query. */
-async function explainAnalyze(db: Kysely<FleetHoursDatabase>, compiled: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode> {
-  const { rows } = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
-    ...compiled,
-    sql: `explain (analyze, format json) ${compiled.sql}`,
-    query: { kind: 'RawNode' } as never,
-    queryId: { queryId: 'explain' },
-  } as never);
-  const raw = rows[0]!['QUERY PLAN'];
-  const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-  return parsed[0]!.Plan;
-}
-
-interface PlanNode {
-  readonly 'Relation Name'?: string;
-  readonly 'Actual Rows': number;
-  readonly 'Actual Loops': number;
-  readonly 'Rows Removed by Filter'?: number;
-  readonly Plans?: readonly PlanNode[];
-}
-
-/** Rows every scan of `table` produced or filtered away. */
-function rowsReadFrom(node: PlanNode, table: string): number {
-  const own = node['Relation Name'] === table ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'] : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsReadFrom(child, table), 0);
-}

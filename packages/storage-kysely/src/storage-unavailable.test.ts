@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { eventually } from './_fixture.js';
 import { _isUnavailable, _toStorageError } from './_storage-error.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
 import { createPGliteDatabase } from './create-pglite-database.js';
@@ -169,19 +170,6 @@ describe('_isUnavailable()', () => {
     expect(_isUnavailable(null)).toBe(false);
   });
 });
-
-/** Retries a call that may still fail as unavailable while the pool reconnects (at most ~2 s backoff). */
-async function eventually<T>(call: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof StorageUnavailableError) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 /** A TCP proxy on 127.0.0.1 to the test server: stopping it is a network outage. */
 async function startProxy(host: string, targetPort: number, listenPort = 0): Promise<{ port: number; stop: () => Promise<void> }> {

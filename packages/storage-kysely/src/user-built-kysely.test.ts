@@ -7,26 +7,14 @@
  * because kysely-postgres-js does not recover from an outage (D18; see the README). That is a
  * property of the connection, not of the store, so the user's choice of dialect still works.
  */
-import { describeRateLimitContract, describeStorageContract } from '@fleet-hours/core/testing';
 import { Kysely } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
-import { createKyselyStore } from './create-kysely-store.js';
+import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { describeKyselyContracts } from './_fixture.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
-
-/** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
-const CAPABILITIES = [
-  'sumSegmentSeconds',
-  'summarizeDeviceSegments',
-  'sumSegmentSecondsMany',
-  'summarizeDeviceSegmentsMany',
-  'findDeviceWithSums',
-  'findDeviceWithSummary',
-  'findApiKeyAndConsume',
-] as const;
 
 describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
   let server: TestPostgres;
@@ -41,11 +29,6 @@ describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely
     await db?.destroy();
     await server?.drop();
   });
-  const freshStore = async () => {
-    await resetTables(db);
-    return createKyselyStore(db);
-  };
 
-  describeStorageContract('kysely-postgres-js', { makeStore: freshStore, capabilities: CAPABILITIES });
-  describeRateLimitContract('kysely-postgres-js', { makeStore: freshStore });
+  describeKyselyContracts('kysely-postgres-js', () => db);
 });

@@ -17,6 +17,7 @@ import { InvalidTelemetryPointError, type TelemetryPoint } from '../telemetry-po
 import { telemetryToSegments } from '../telemetry-to-segments.js';
 import type { Device, DeviceTelemetryPoint, SegmentState } from '../types.js';
 import { intlLocalDate, oracleWindow } from './_oracle.js';
+import { refusalOf } from './_refusal.js';
 
 /** 2025-12-31T22:00:00-05:00 in New York: the data runs across a local midnight. */
 const BASE = 1_767_236_400;
@@ -24,17 +25,6 @@ const ZONE = 'America/New_York';
 const RULES = { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' as const };
 /** Well after every point, so no point is ahead of it (D26). */
 const LATER = BASE + 10 * 86_400;
-
-/** The rejection of a call that must be refused: fails the test if it resolves. */
-async function refusalOf(call: Promise<unknown>): Promise<Error> {
-  const outcome = await call.then(
-    (value) => ({ resolved: value }),
-    (error: unknown) => ({ error }),
-  );
-  if ('resolved' in outcome) throw new Error(`Expected a refusal, got ${JSON.stringify(outcome.resolved)}`);
-  expect(outcome.error).toBeInstanceOf(Error);
-  return outcome.error as Error;
-}
 
 /**
  * The telemetry tests of the storage contract.

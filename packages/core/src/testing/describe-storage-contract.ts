@@ -9,6 +9,7 @@ import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
 import type { SegmentInput } from '../types.js';
 import { _describeTelemetryContract } from './_telemetry-contract.js';
+import { refusalOf } from './_refusal.js';
 
 /** The optional capabilities of the storage port a store may offer. */
 export type StorageCapability =
@@ -51,17 +52,6 @@ const ALL_CAPABILITIES: readonly StorageCapability[] = [
   'findDeviceWithSummary',
   'findApiKeyAndConsume',
 ];
-
-/** The rejection of a call that must be refused: fails the test if it resolves. */
-async function refusalOf(call: Promise<unknown>): Promise<Error> {
-  const outcome = await call.then(
-    (value) => ({ resolved: value }),
-    (error: unknown) => ({ error }),
-  );
-  if ('resolved' in outcome) throw new Error(`Expected a refusal, got ${JSON.stringify(outcome.resolved)}`);
-  expect(outcome.error).toBeInstanceOf(Error);
-  return outcome.error as Error;
-}
 
 /**
  * The storage contract: every {@link FleetHoursStore} MUST pass it. Run it from a vitest file:

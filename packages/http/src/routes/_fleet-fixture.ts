@@ -4,6 +4,7 @@
  */
 import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, type SegmentInput } from '@fleet-hours/core';
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 
 const HOUR = 3600;
@@ -65,6 +66,46 @@ export async function createFleetApp(fleet: readonly { timeZone: string; pieces:
   });
   const get = async (path: string): Promise<Response> => app.request(path, { headers: { Authorization: `Bearer ${key}` } });
   return { app, store, account, deviceIds, get };
+}
+
+/**
+ * The fleet page property of `/api/v1` + `path` (D32), for random fleets, zones, windows and page
+ * sizes: every page is walked; each element is, field for field, the body of
+ * `/devices/{id}` + `path` for that device. When the device's own endpoint refuses the window,
+ * `refusedElement` checks its element (P32); when every device refuses it, `allRefused` checks the
+ * fleet's answer.
+ */
+export async function checkFleetPagesMatchDevices(options: {
+  readonly path: '/hours' | '/hours/daily';
+  readonly numRuns: number;
+  readonly allRefused: (response: Response) => Promise<void>;
+  readonly refusedElement: (element: string, deviceId: number) => void;
+}): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(fleetArbitrary, windowQueryArbitrary, fc.integer({ min: 1, max: 4 }), async (fleet, query, limit) => {
+      const { get, deviceIds } = await createFleetApp(fleet);
+      const singles = await Promise.all(deviceIds.map(async (id) => get(`/api/v1/devices/${id}${options.path}${query ? `?${query}` : ''}`)));
+      const statuses = singles.map((response) => response.status);
+      const texts = await Promise.all(singles.map((response) => response.text()));
+      const pageQuery = [query, `limit=${limit}`].filter(Boolean).join('&');
+      if (deviceIds.length > 0 && statuses.every((status) => status === 400)) {
+        await options.allRefused(await get(`/api/v1${options.path}?${pageQuery}`));
+        return;
+      }
+      const { elements, pages } = await walkPages(get, `/api/v1${options.path}`, pageQuery);
+      expect(pages).toBe(Math.max(1, Math.ceil(deviceIds.length / limit)));
+      expect(elements).toHaveLength(deviceIds.length);
+      for (const [index, element] of elements.entries()) {
+        if (statuses[index] === 200) {
+          expect(element).toBe(texts[index]);
+        } else {
+          expect(statuses[index]).toBe(400);
+          options.refusedElement(element, deviceIds[index]!);
+        }
+      }
+    }),
+    { numRuns: options.numRuns },
+  );
 }
 
 /** Every page of a fleet endpoint, following `next_cursor`: the elements' JSON texts, in order, and the page count. */

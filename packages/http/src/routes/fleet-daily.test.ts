@@ -1,38 +1,21 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../_fixture.js';
-import { createFleetApp, fleetArbitrary, walkPages, windowQueryArbitrary } from './_fleet-fixture.js';
+import { checkFleetPagesMatchDevices, createFleetApp, walkPages } from './_fleet-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 type Daily = { device_id: number; timezone: string; from: string; to: string; data: { date: string; engine_seconds: number }[] };
 
 describe('GET /api/v1/hours/daily (D32)', () => {
   it('answers { data, next_cursor }: every element the body of /devices/{id}/hours/daily for that device, field for field and in the same order, for random fleets, zones, windows and page sizes', async () => {
-    await fc.assert(
-      fc.asyncProperty(fleetArbitrary, windowQueryArbitrary, fc.integer({ min: 1, max: 4 }), async (fleet, query, limit) => {
-        const { get, deviceIds } = await createFleetApp(fleet);
-        const singles = await Promise.all(deviceIds.map(async (id) => get(`/api/v1/devices/${id}/hours/daily${query ? `?${query}` : ''}`)));
-        const statuses = singles.map((response) => response.status);
-        const texts = await Promise.all(singles.map((response) => response.text()));
-        const pageQuery = [query, `limit=${limit}`].filter(Boolean).join('&');
-        if (deviceIds.length > 0 && statuses.every((status) => status === 400)) {
-          expect((await get(`/api/v1/hours/daily?${pageQuery}`)).status).toBe(400);
-          return;
-        }
-        const { elements } = await walkPages(get, '/api/v1/hours/daily', pageQuery);
-        expect(elements).toHaveLength(deviceIds.length);
-        for (const [index, element] of elements.entries()) {
-          if (statuses[index] === 200) {
-            expect(element).toBe(texts[index]);
-          } else {
-            // P32: an empty window has no local date.
-            expect(statuses[index]).toBe(400);
-            expect(JSON.parse(element)).toMatchObject({ device_id: deviceIds[index], data: [] });
-          }
-        }
-      }),
-      { numRuns: 30 },
-    );
+    await checkFleetPagesMatchDevices({
+      path: '/hours/daily',
+      numRuns: 30,
+      allRefused: async (response) => {
+        expect(response.status).toBe(400);
+      },
+      // P32: an empty window has no local date.
+      refusedElement: (element, deviceId) => expect(JSON.parse(element)).toMatchObject({ device_id: deviceId, data: [] }),
+    });
   });
 
   it('each element adds up to the element of /api/v1/hours for the same device and window (D8)', async () => {

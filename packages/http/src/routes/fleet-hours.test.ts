@@ -1,42 +1,25 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../_fixture.js';
-import { createFleetApp, fleetArbitrary, walkPages, windowQueryArbitrary } from './_fleet-fixture.js';
+import { checkFleetPagesMatchDevices, createFleetApp, walkPages } from './_fleet-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 
 describe('GET /api/v1/hours (D32)', () => {
   it('answers { data, next_cursor }: every element the body of /devices/{id}/hours for that device, field for field and in the same order, for random fleets, zones, windows and page sizes', async () => {
-    await fc.assert(
-      fc.asyncProperty(fleetArbitrary, windowQueryArbitrary, fc.integer({ min: 1, max: 4 }), async (fleet, query, limit) => {
-        const { get, deviceIds } = await createFleetApp(fleet);
-        const singles = await Promise.all(deviceIds.map(async (id) => get(`/api/v1/devices/${id}/hours${query ? `?${query}` : ''}`)));
-        const statuses = singles.map((response) => response.status);
-        const texts = await Promise.all(singles.map((response) => response.text()));
-        const pageQuery = [query, `limit=${limit}`].filter(Boolean).join('&');
-        if (deviceIds.length > 0 && statuses.every((status) => status === 400)) {
-          // P32: refused only when the window fails for every device of the account.
-          const response = await get(`/api/v1/hours?${pageQuery}`);
-          expect(response.status).toBe(400);
-          expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter from ".*" is after today in the zone of every device of the account/);
-          return;
-        }
-        const { elements, pages } = await walkPages(get, '/api/v1/hours', pageQuery);
-        expect(pages).toBe(Math.max(1, Math.ceil(deviceIds.length / limit)));
-        expect(elements).toHaveLength(deviceIds.length);
-        for (const [index, element] of elements.entries()) {
-          if (statuses[index] === 200) {
-            expect(element).toBe(texts[index]);
-          } else {
-            // P32: this device's today is before `from`: an empty window, from the start of that date to now.
-            expect(statuses[index]).toBe(400);
-            expect(JSON.parse(element)).toMatchObject({ device_id: deviceIds[index], engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 });
-            expect(Object.keys(JSON.parse(element))).toEqual(['device_id', 'from', 'to', 'timezone', 'engine_seconds', 'moving_seconds', 'idle_seconds']);
-          }
-        }
-      }),
-      { numRuns: 40 },
-    );
+    await checkFleetPagesMatchDevices({
+      path: '/hours',
+      numRuns: 40,
+      // P32: refused only when the window fails for every device of the account.
+      allRefused: async (response) => {
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter from ".*" is after today in the zone of every device of the account/);
+      },
+      // P32: this device's today is before `from`: an empty window, from the start of that date to now.
+      refusedElement: (element, deviceId) => {
+        expect(JSON.parse(element)).toMatchObject({ device_id: deviceId, engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 });
+        expect(Object.keys(JSON.parse(element))).toEqual(['device_id', 'from', 'to', 'timezone', 'engine_seconds', 'moving_seconds', 'idle_seconds']);
+      },
+    });
   });
 
   it('walks every device of the account exactly once, by ascending id, whatever the page size', async () => {

@@ -1,9 +1,7 @@
-import { parseWindowQuery, type FleetHours } from '@fleet-hours/core';
-import { parsePageQuery } from '@fleet-hours/core/adapter';
+import type { FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { _fleetWindowRoute } from './_window-routes.js';
 import { hoursBody } from './hours.js';
 
 /**
@@ -12,11 +10,5 @@ import { hoursBody } from './hours.js';
  * checked whole (`from`, `to`, `limit`, `cursor`) before anything is read (D7, P11).
  */
 export function fleetHoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return async function fleetHoursPage(c) {
-    const queries = c.req.queries();
-    const dates = parseWindowQuery(queries);
-    const page = parsePageQuery(queries, 'hours');
-    const { items, nextCursor } = await options.fleetHours.fleet.hours({ accountId: _accountId(c), ...dates, ...page });
-    return jsonResponse(c, { data: items.map(hoursBody), next_cursor: nextCursor });
-  };
+  return _fleetWindowRoute('hours', (query) => options.fleetHours.fleet.hours(query), hoursBody);
 }

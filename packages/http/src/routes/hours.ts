@@ -1,9 +1,7 @@
-import { FleetHoursError, parseWindowQuery, type FleetHours, type HoursTotal } from '@fleet-hours/core';
+import type { FleetHours, HoursTotal } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { parseDeviceId } from '../parse-device-id.js';
-import { _accountId } from './_account-id.js';
+import { _deviceWindowRoute } from './_window-routes.js';
 
 /** The JSON body of `/hours` (spec "Hours total"), the one place of its fields and their order: also each element of the fleet page (D32). */
 export function hoursBody(total: HoursTotal) {
@@ -20,11 +18,5 @@ export function hoursBody(total: HoursTotal) {
 
 /** `GET /api/v1/devices/{id}/hours`: totals over a window (D4–D7). */
 export function hoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return async function hours(c) {
-    const dates = parseWindowQuery(c.req.queries());
-    const deviceId = parseDeviceId(c.req.param('id') ?? '');
-    const total = deviceId === null ? null : await options.fleetHours.hours({ accountId: _accountId(c), deviceId, ...dates });
-    if (!total) throw new FleetHoursError('device_not_found');
-    return jsonResponse(c, hoursBody(total));
-  };
+  return _deviceWindowRoute((query) => options.fleetHours.hours(query), hoursBody);
 }

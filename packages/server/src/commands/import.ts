@@ -11,7 +11,7 @@ import { readId } from '../cli/option-values.js';
 import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
 import { _describeFileError } from '../import/_describe-file-error.js';
 import { _deviceAccount } from './_device-account.js';
-import { formatFromFileName, ImportFileError, readImportFile, type ImportFormat, type ImportProblem } from '../import/read-import-file.js';
+import { formatFromFileName, ImportFileError, readImportFile, type ImportFileContents, type ImportFormat, type ImportProblem, type ReadImportFileInput } from '../import/read-import-file.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
 /** Files at least this large get a progress bar (on a terminal only). */
@@ -42,15 +42,7 @@ export async function importSegmentsCommand(context: CommandContext): Promise<Co
   const source = await openSource(file, context.io);
   await requireDevice(await context.store(), deviceId);
   const started = performance.now();
-  const progress = progressFor(context, source);
-  const contents = await readImportFile({
-    source: source.stream(),
-    name: source.name,
-    format,
-    columns: SEGMENT_COLUMNS,
-    parse: parseSegmentRecord,
-    onProgress: progress.update,
-  }).finally(progress.finish);
+  const contents = await readSource(context, source, { format, columns: SEGMENT_COLUMNS, parse: parseSegmentRecord });
   const readSeconds = (performance.now() - started) / 1000;
   const rowLines = contents.lines;
   const report = await writeBatch(context, {
@@ -104,15 +96,7 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
   const accountId = await _deviceAccount(store, deviceId);
   if (accountId === null) throw new CommandError(`No device with id ${deviceId}`);
   const started = performance.now();
-  const progress = progressFor(context, source);
-  const contents = await readImportFile<TelemetryPoint>({
-    source: source.stream(),
-    name: source.name,
-    format,
-    columns: TELEMETRY_COLUMNS,
-    parse: parseTelemetryRecord,
-    onProgress: progress.update,
-  }).finally(progress.finish);
+  const contents = await readSource<TelemetryPoint>(context, source, { format, columns: TELEMETRY_COLUMNS, parse: parseTelemetryRecord });
   const readSeconds = (performance.now() - started) / 1000;
 
   // In time order, so that each batch is one stretch of time; the line of each point is kept for errors.
@@ -251,14 +235,20 @@ async function openSource(file: string, io: CliIo): Promise<Source> {
   return { stream: () => createReadStream(path, { highWaterMark: 1 << 20 }), name: file, size };
 }
 
-function progressFor(context: CommandContext, source: Source) {
-  return createProgressBar({
+/** Reads and checks the whole source as `readImportFile` does, with a progress bar on a terminal's stderr for a large file. */
+async function readSource<T>(
+  context: CommandContext,
+  source: Source,
+  read: Pick<ReadImportFileInput<T>, 'format' | 'columns' | 'parse'>,
+): Promise<ImportFileContents<T>> {
+  const progress = createProgressBar({
     stream: context.io.stderr,
     enabled: context.io.stderrIsTTY && source.size !== undefined && source.size >= PROGRESS_BAR_MIN_BYTES,
     total: source.size ?? 0,
     label: `Reading ${source.name}`,
     formatAmount: formatMegabytes,
   });
+  return readImportFile({ ...read, source: source.stream(), name: source.name, onProgress: progress.update }).finally(progress.finish);
 }
 
 async function writeBatch(
