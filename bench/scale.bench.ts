@@ -75,25 +75,22 @@ interface Fleet {
 // Seeding runs statements of minutes: no deadline (D28's default is 5 s per call).
 const seedDb = createPostgresDatabase({ connectionString: DATABASE_URL, schema: SCHEMA, queryTimeout: 0 });
 const db = createPostgresDatabase({ connectionString: DATABASE_URL, schema: SCHEMA });
-let fleet: Fleet;
 try {
-  fleet = await prepare(seedDb);
-} catch (error) {
-  await db.destroy();
-  throw error;
-} finally {
-  await seedDb.destroy();
-}
-try {
-  console.log(
-    `scale: PostgreSQL schema ${SCHEMA}, ${DEVICES} devices × ${YEARS} years + 1 device × 1 year, ${PER_DAY} segments a day: ` +
-      `${fleet.segments.toLocaleString('en-US')} segments`,
-  );
-  await libraryPath(db, fleet);
-} finally {
-  await db.destroy();
-}
-try {
+  let fleet: Fleet;
+  try {
+    fleet = await prepare(seedDb);
+  } finally {
+    await seedDb.destroy();
+  }
+  try {
+    console.log(
+      `scale: PostgreSQL schema ${SCHEMA}, ${DEVICES} devices × ${YEARS} years + 1 device × 1 year, ${PER_DAY} segments a day: ` +
+        `${fleet.segments.toLocaleString('en-US')} segments`,
+    );
+    await libraryPath(db, fleet);
+  } finally {
+    await db.destroy();
+  }
   await httpPath(fleet);
 } finally {
   if (!KEEP) await dropSchema();
