@@ -77,6 +77,13 @@ export interface FleetHoursAppOptions {
    * serves no ingestion routes (a host app that takes telemetry elsewhere). Default: served.
    */
   readonly ingest?: Partial<IngestLimits> | false;
+  /**
+   * Told of every ingestion request answered 200, once its points are committed: the points
+   * `accepted` and `duplicates` (D21), and the positions `ignored` (Traccar or OsmAnd without
+   * ignition, not stored). For counting, e.g. Prometheus metrics; a hook that throws does not fail
+   * the request. Default: none.
+   */
+  readonly onIngest?: (outcome: { readonly accepted: number; readonly duplicates: number; readonly ignored: number }) => void;
 }
 
 /**
@@ -206,7 +213,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // token; OsmAnd's token is its path's last segment, read by the access middleware as its policy
   // says and never logged (the log names the route template).
   if (ingestLimits) {
-    const ingestOptions = { fleetHours, limits: ingestLimits, now };
+    const ingestOptions = { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest };
     const { telemetry, traccar, osmand } = INGEST_ROUTES;
     app.post(telemetry.honoPath, guard(telemetry.policy), ingestTelemetryRoute(ingestOptions));
     app.all(telemetry.honoPath, guard(telemetry.policy), _methodNotAllowedBut('POST'));

@@ -22,6 +22,32 @@ export interface IgnoredAnswer {
   readonly reason: string;
 }
 
+/** What one ingestion request did, as `createFleetHoursApp`'s `onIngest` hook receives it. */
+export interface _IngestOutcome {
+  /** Points new or changed (D21). */
+  readonly accepted: number;
+  /** Points already stored as sent (D21). */
+  readonly duplicates: number;
+  /** Positions answered but not stored: a Traccar or OsmAnd position without ignition. */
+  readonly ignored: number;
+}
+
+/** The hook of one app, if any: told of every ingestion request that was answered 200. */
+export type _OnIngest = ((outcome: _IngestOutcome) => void) | undefined;
+
+/**
+ * Tells the hook what a request did, once it is committed (or ignored). A hook that throws never
+ * fails a request whose points are already stored: its error is dropped, as the access log's is.
+ */
+export function _reportIngest(onIngest: _OnIngest, outcome: _IngestOutcome): void {
+  if (onIngest === undefined) return;
+  try {
+    onIngest(outcome);
+  } catch {
+    // Counting (metrics) must never turn a stored batch into a failed request, which would be retried.
+  }
+}
+
 /**
  * Writes points of the token's account through the store's `writeTelemetry` — one transaction,
  * committed before this resolves, so a 2xx is only sent for durable points — and builds the 200

@@ -7,7 +7,7 @@ import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
 import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _writePoints, type IgnoredAnswer } from './_ingest-write.js';
+import { _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
 
 /** An epoch `timestamp` at or above this is milliseconds (`ingestion-api.md` §3): 10¹⁰ s is the year 2286. */
@@ -23,7 +23,7 @@ const _MILLISECONDS_FROM = 1e10;
  * parameters are ignored. The token is in the path and the access middleware reads it there; no
  * message ever quotes the path.
  */
-export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number }): Handler<FleetHoursEnv> {
+export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestOsmand(c) {
     const parameters = new URLSearchParams(new URL(c.req.url).search);
@@ -44,6 +44,7 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
     const ignitionText = _parameter(parameters, 'ignition');
     if (ignitionText === undefined || ignitionText === '') {
       const ignored: IgnoredAnswer = { accepted: 0, ignored: 1, reason: 'The position has no ignition parameter: it was not stored' };
+      _reportIngest(options.onIngest, { accepted: 0, duplicates: 0, ignored: 1 });
       return jsonResponse(c, ignored);
     }
     const ignition = ignitionText.toLowerCase() === 'true' ? true : ignitionText.toLowerCase() === 'false' ? false : null;
@@ -73,6 +74,7 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
       throw error;
     }
     const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: [{ imei, ...point }], now, positionOf: null, deviceField: 'id' });
+    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
     return jsonResponse(c, answer);
   };
 }

@@ -6,7 +6,7 @@ import { jsonResponse } from '../json-response.js';
 import { parseTelemetryBatch, telemetryBatchFormat } from '../parse-telemetry-batch.js';
 import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _writePoints } from './_ingest-write.js';
+import { _reportIngest, _writePoints, type _OnIngest } from './_ingest-write.js';
 
 /**
  * `POST /ingest/v1/telemetry`: a native batch (`ingestion-api.md` §1), NDJSON or a JSON array,
@@ -14,7 +14,7 @@ import { _writePoints } from './_ingest-write.js';
  * deadline, every point is checked before the store is asked anything, and a 2xx is sent only
  * once the store has committed.
  */
-export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number }): Handler<FleetHoursEnv> {
+export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTelemetry(c) {
     const format = telemetryBatchFormat(c.req.header('Content-Type'));
@@ -22,6 +22,7 @@ export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours;
     const now = Math.floor(options.now() / 1000);
     const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
     const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: batch.points, now, positionOf: batch.positionOf });
+    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
     return jsonResponse(c, answer);
   };
 }

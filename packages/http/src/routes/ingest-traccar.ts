@@ -7,7 +7,7 @@ import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
 import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _writePoints, type IgnoredAnswer } from './_ingest-write.js';
+import { _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 
 /** km/h per knot: Traccar keeps speeds in knots. */
 export const KMH_PER_KNOT = 1.852;
@@ -21,7 +21,7 @@ export const KMH_PER_KNOT = 1.852;
  * ignition is answered 200 `{ accepted: 0, ignored: 1, reason }` and not stored, so that the
  * forwarder does not send it again. Every other field is ignored.
  */
-export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number }): Handler<FleetHoursEnv> {
+export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTraccar(c) {
     const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -46,6 +46,7 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
     const ignition = (attributes as Record<string, unknown>)['ignition'];
     if (ignition === undefined || ignition === null) {
       const ignored: IgnoredAnswer = { accepted: 0, ignored: 1, reason: 'The position has no position.attributes.ignition: it was not stored' };
+      _reportIngest(options.onIngest, { accepted: 0, duplicates: 0, ignored: 1 });
       return jsonResponse(c, ignored);
     }
     if (typeof ignition !== 'boolean') throw _invalid(`position.attributes.ignition must be true or false, got ${_describe(ignition)}`);
@@ -75,6 +76,7 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
       positionOf: null,
       deviceField: 'device.uniqueId',
     });
+    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
     return jsonResponse(c, answer);
   };
 }

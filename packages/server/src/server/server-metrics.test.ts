@@ -1,4 +1,4 @@
-import { createMemoryRateLimitStore, createMemoryStore, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { createMemoryRateLimitStore, createMemoryStore, fingerprintApiKey, generateApiKey, generateIngestToken } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { CommandError } from '../cli/cli-errors.js';
 import type { OpenedDatabase } from '../database/open-database.js';
@@ -7,13 +7,13 @@ import { startServer } from './start-server.js';
 
 const T0 = 1_767_225_600;
 
-async function seededDatabase(): Promise<OpenedDatabase & { key: string; deviceId: number }> {
+async function seededDatabase(): Promise<OpenedDatabase & { key: string; deviceId: number; accountId: number }> {
   const store = createMemoryStore();
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
   const device = (await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
-  return { target: { kind: 'pglite-memory' }, store, rateLimitStore: createMemoryRateLimitStore(), close: async () => {}, key, deviceId: device.id };
+  return { target: { kind: 'pglite-memory' }, store, rateLimitStore: createMemoryRateLimitStore(), close: async () => {}, key, deviceId: device.id, accountId: account.id };
 }
 
 /** The value of one sample line of the Prometheus text, or undefined when there is none. */
@@ -71,6 +71,33 @@ describe('Prometheus metrics of the reference server (D30)', () => {
     expect(sample(text, 'fleet_hours_ingest_points_total', 'outcome="duplicate"')).toBe(2);
     first();
     expect(sample(await metrics.registry.metrics(), 'fleet_hours_http_requests_in_flight', '')).toBe(0);
+  });
+
+  it('counts the points ingestion writes by outcome, through the app\'s onIngest: accepted, duplicate and ignored (D21, D30)', async () => {
+    const database = await seededDatabase();
+    const token = generateIngestToken();
+    await database.store.createIngestToken({ accountId: database.accountId, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: T0 });
+    const server = await startServer({ database, port: 0, metricsPort: 0, log: () => {}, now: () => (T0 + 3600) * 1000 });
+    try {
+      const auth = { Authorization: `Bearer ${token}` };
+      const batch = JSON.stringify([
+        { device_id: database.deviceId, time: T0 + 60, ignition: true, speed_kmh: 0 },
+        { device_id: database.deviceId, time: T0 + 120, ignition: true, speed_kmh: 20 },
+      ]);
+      for (let send = 0; send < 2; send += 1) {
+        const response = await fetch(`${server.url}/ingest/v1/telemetry`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: batch });
+        expect(response.status).toBe(200);
+      }
+      const ignored = await fetch(`${server.url}/ingest/osmand/${token}?id=350000000000001&speed=0&timestamp=${T0 + 180}`);
+      expect(await ignored.json()).toMatchObject({ accepted: 0, ignored: 1 });
+
+      const text = await (await fetch(server.metricsUrl!)).text();
+      expect(sample(text, 'fleet_hours_ingest_points_total', 'outcome="accepted"')).toBe(2);
+      expect(sample(text, 'fleet_hours_ingest_points_total', 'outcome="duplicate"')).toBe(2);
+      expect(sample(text, 'fleet_hours_ingest_points_total', 'outcome="ignored"')).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a metrics port in use, naming --metrics-port, and leaves nothing listening', async () => {

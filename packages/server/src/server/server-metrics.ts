@@ -17,7 +17,8 @@ const _DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
  *   raw path: the label set stays bounded), from the access log;
  * - `fleet_hours_http_requests_in_flight`, the requests the app is working on;
  * - `fleet_hours_ingest_points_total{outcome}`, points written by ingestion, `accepted` or
- *   `duplicate` (D21), through {@link ServerMetrics.recordIngest};
+ *   `duplicate` (D21), and positions `ignored` (no ignition: not stored), through
+ *   {@link ServerMetrics.recordIngest}, which `startServer` connects to the app's `onIngest`;
  * - Node's process metrics (`process_…`, `nodejs_…`: CPU, memory, event-loop lag).
  */
 export interface ServerMetrics {
@@ -26,8 +27,8 @@ export interface ServerMetrics {
   observeRequest(entry: AccessLogEntry): void;
   /** Marks a request as started; call the returned function once it is answered. */
   requestStarted(): () => void;
-  /** Counts the points of one ingestion write: those that were new or changed a point, and the duplicates (D21). */
-  recordIngest(input: { readonly accepted: number; readonly duplicates: number }): void;
+  /** Counts the points of one ingestion request: those that were new or changed a point, the duplicates (D21), and the positions ignored. */
+  recordIngest(input: { readonly accepted: number; readonly duplicates: number; readonly ignored?: number }): void;
 }
 
 /**
@@ -50,13 +51,14 @@ export function createServerMetrics(): ServerMetrics {
   const inFlight = new Gauge({ name: 'fleet_hours_http_requests_in_flight', help: 'Requests the app is working on', registers: [registry] });
   const ingested = new Counter({
     name: 'fleet_hours_ingest_points_total',
-    help: 'Telemetry points written by ingestion: accepted (new or changed) and duplicate (D21)',
+    help: 'Telemetry points written by ingestion: accepted (new or changed) and duplicate (D21); ignored: positions without ignition, not stored',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
   // Present from the start, so a dashboard shows 0 rather than no series.
   ingested.inc({ outcome: 'accepted' }, 0);
   ingested.inc({ outcome: 'duplicate' }, 0);
+  ingested.inc({ outcome: 'ignored' }, 0);
 
   return {
     registry,
@@ -74,9 +76,10 @@ export function createServerMetrics(): ServerMetrics {
         inFlight.dec();
       };
     },
-    recordIngest({ accepted, duplicates }) {
+    recordIngest({ accepted, duplicates, ignored = 0 }) {
       if (accepted > 0) ingested.inc({ outcome: 'accepted' }, accepted);
       if (duplicates > 0) ingested.inc({ outcome: 'duplicate' }, duplicates);
+      if (ignored > 0) ingested.inc({ outcome: 'ignored' }, ignored);
     },
   };
 }

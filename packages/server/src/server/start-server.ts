@@ -51,7 +51,7 @@ export interface StartServerOptions {
 export interface StartedServer extends RunningServer {
   /** e.g. `http://127.0.0.1:9464/metrics`; `null` without `metricsPort`. */
   readonly metricsUrl: string | null;
-  /** The metrics being collected, for code that records its own (ingestion); `null` without `metricsPort`. */
+  /** The metrics being collected (ingestion is counted through the app's `onIngest`); `null` without `metricsPort`. */
   readonly metrics: ServerMetrics | null;
 }
 
@@ -113,6 +113,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),
+      // D30: what ingestion wrote, by outcome (the app calls it once the points are committed).
+      ...(metrics === null ? {} : { onIngest: (outcome) => metrics.recordIngest(outcome) }),
     });
     // The metrics count the requests in flight around the app; everything else comes from the access log.
     const served =
