@@ -1,7 +1,23 @@
 import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { formatInstant } from './format-instant.js';
 import { intlFormatInstant } from './testing/_oracle.js';
+
+// 1900-01-01 to 2100-01-01, UTC.
+const FROM_1900 = -2_208_988_800;
+const TO_2100 = 4_102_444_800;
+const ALL_ZONES = [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Europe/Dublin', 'Pacific/Apia', 'Asia/Calcutta'])];
+
+/** The D9 text read from Temporal per call, field by field, with the offset to the second. */
+function temporalFormatInstant(epochSeconds: number, timeZone: string): string {
+  const zoned = Temporal.Instant.fromEpochMilliseconds(Math.floor(epochSeconds) * 1000).toZonedDateTimeISO(timeZone);
+  const offset = zoned.offsetNanoseconds / 1e9;
+  const absolute = Math.abs(offset);
+  const two = (value: number) => String(value).padStart(2, '0');
+  const seconds = absolute % 60 === 0 ? '' : `:${two(absolute % 60)}`;
+  return `${zoned.toPlainDateTime().toString()}${offset < 0 ? '-' : '+'}${two(Math.floor(absolute / 3600))}:${two(Math.floor(absolute / 60) % 60)}${seconds}`;
+}
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham', 'America/St_Johns'];
 
@@ -41,5 +57,43 @@ describe('formatInstant() (D9)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('agrees with Temporal per call over every IANA zone and random instants 1900–2100, offsets with seconds included (P4)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), fc.integer({ min: FROM_1900, max: TO_2100 }), (timeZone, instant) => {
+        expect(formatInstant(instant, timeZone)).toBe(temporalFormatInstant(instant, timeZone));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees with Intl over every IANA zone and random instants 1900–2100', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL_ZONES), fc.integer({ min: FROM_1900, max: TO_2100 }), (timeZone, instant) => {
+        expect(formatInstant(instant, timeZone)).toBe(intlFormatInstant(instant, timeZone));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('agrees with Temporal a second either side of every offset transition of sampled zones', () => {
+    for (const timeZone of ['Europe/Dublin', 'America/Sao_Paulo', 'Pacific/Apia', 'Australia/Lord_Howe', 'Africa/Monrovia', 'America/St_Johns']) {
+      let zoned: Temporal.ZonedDateTime | null = Temporal.Instant.fromEpochMilliseconds(FROM_1900 * 1000).toZonedDateTimeISO(timeZone);
+      while (zoned !== null && zoned.epochMilliseconds < TO_2100 * 1000) {
+        const at = zoned.epochMilliseconds / 1000;
+        for (const instant of [at - 1, at, at + 1]) expect(formatInstant(instant, timeZone)).toBe(temporalFormatInstant(instant, timeZone));
+        zoned = zoned.getTimeZoneTransition('next');
+      }
+    }
+  });
+
+  it('writes years outside 0–9999 with a sign and six digits, through Temporal beyond years ±100,000', () => {
+    expect(formatInstant(4_000_000_000_000, 'UTC')).toBe(temporalFormatInstant(4_000_000_000_000, 'UTC'));
+    expect(formatInstant(-62_198_755_200, 'UTC')).toBe('-000001-01-01T00:00:00+00:00');
+  });
+
+  it('refuses an unknown zone with a RangeError', () => {
+    expect(() => formatInstant(0, 'Mars/Olympus_Mons')).toThrow(RangeError);
   });
 });

@@ -1,4 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
+import { epochDaysOf, isoDateOfEpochDay } from './_iso-days.js';
+import { FAST_YEAR_LIMIT } from './_zone-offsets.js';
 import { InvalidParameterError } from './errors.js';
 import { formatInstant } from './format-instant.js';
 import { localDateAt, startOfLocalDay } from './local-date.js';
@@ -47,6 +49,8 @@ export interface ResolvedWindow {
 /**
  * Resolves the parsed `from` / `to` dates of `/hours` and `/hours/daily` into the window actually
  * used (D4–D7): defaults, the 365-day clamp, and the one check that needs the device's zone.
+ * Dates are counted as whole days since 1970 and day starts read from the zone's cached offsets,
+ * so a call makes no Temporal arithmetic (only the returned `PlainDate`s are built).
  *
  * @param input `from` / `to` from `parseWindowQuery`, the device zone and *now*.
  * @returns The applied window.
@@ -71,14 +75,11 @@ export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
   const givenFrom = input.from;
 
   const toDate = givenTo ?? localDateAt(now, timeZone);
-  // D6, and P26: never before the first supported date.
-  const clampedToLength = toDate.subtract({ days: maxDays });
-  const earliest = Temporal.PlainDate.compare(clampedToLength, FIRST_SUPPORTED_DATE) < 0 ? FIRST_SUPPORTED_DATE : clampedToLength;
-  let fromDate = givenFrom ?? toDate.subtract({ days: defaultDays });
-  const clamped = Temporal.PlainDate.compare(fromDate, earliest) < 0;
-  if (clamped) fromDate = earliest;
+  const { fromDate, clamped, fromAfterTo } = _isCountable(toDate, givenFrom, maxDays, defaultDays)
+    ? _fromDateByDayCount(toDate, givenFrom, maxDays, defaultDays)
+    : _fromDateByTemporal(toDate, givenFrom, maxDays, defaultDays);
 
-  if (Temporal.PlainDate.compare(fromDate, toDate) > 0) {
+  if (fromAfterTo) {
     throw new InvalidParameterError(
       'from',
       givenTo === undefined
@@ -88,7 +89,7 @@ export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
   }
 
   const start = startOfLocalDay(fromDate, timeZone);
-  const end = givenTo === undefined ? now : startOfLocalDay(toDate.add({ days: 1 }), timeZone);
+  const end = givenTo === undefined ? now : startOfLocalDay(_nextDay(toDate), timeZone);
   const reportedTo = givenTo === undefined ? now : end - 1;
   return {
     timeZone,
@@ -101,4 +102,67 @@ export function resolveWindow(input: ResolveWindowInput): ResolvedWindow {
     from: formatInstant(start, timeZone),
     to: formatInstant(reportedTo, timeZone),
   };
+}
+
+/** The first local date of a window and whether the clamp moved it (D5, D6, P26). */
+interface FromDate {
+  readonly fromDate: Temporal.PlainDate;
+  readonly clamped: boolean;
+  /** Whether `fromDate` is after the window's last date (D7). */
+  readonly fromAfterTo: boolean;
+}
+
+// Day counts this far from the dates keep every result well inside Temporal's date range, so whole
+// days since 1970 give exactly what `PlainDate#subtract` and `compare` give. Past them (or for a
+// non-ISO calendar), Temporal itself answers, with its own results and range errors.
+const COUNTABLE_DAYS = 1_000_000;
+const FIRST_SUPPORTED_DAY = epochDaysOf(FIRST_SUPPORTED_DATE.year, FIRST_SUPPORTED_DATE.month, FIRST_SUPPORTED_DATE.day);
+
+function _isIsoInRange(date: Temporal.PlainDate): boolean {
+  return date.calendarId === 'iso8601' && Math.abs(date.year) <= FAST_YEAR_LIMIT;
+}
+
+function _isCountable(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): boolean {
+  return (
+    _isIsoInRange(toDate) &&
+    (givenFrom === undefined || _isIsoInRange(givenFrom)) &&
+    Number.isSafeInteger(maxDays) &&
+    Math.abs(maxDays) <= COUNTABLE_DAYS &&
+    Number.isSafeInteger(defaultDays) &&
+    Math.abs(defaultDays) <= COUNTABLE_DAYS
+  );
+}
+
+const _epochDay = (date: Temporal.PlainDate) => epochDaysOf(date.year, date.month, date.day);
+
+function _dateOfEpochDay(epochDay: number): Temporal.PlainDate {
+  const { year, month, day } = isoDateOfEpochDay(epochDay);
+  return new Temporal.PlainDate(year, month, day);
+}
+
+/** The D5/D6 rule on whole days since 1970, with no Temporal arithmetic. */
+function _fromDateByDayCount(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): FromDate {
+  const toDay = _epochDay(toDate);
+  const earliestDay = Math.max(toDay - maxDays, FIRST_SUPPORTED_DAY);
+  const wantedDay = givenFrom === undefined ? toDay - defaultDays : _epochDay(givenFrom);
+  const clamped = wantedDay < earliestDay;
+  const fromDay = clamped ? earliestDay : wantedDay;
+  const fromDate =
+    clamped && fromDay === FIRST_SUPPORTED_DAY ? FIRST_SUPPORTED_DATE : !clamped && givenFrom !== undefined ? givenFrom : _dateOfEpochDay(fromDay);
+  return { fromDate, clamped, fromAfterTo: fromDay > toDay };
+}
+
+/** The same rule through Temporal, for dates and day counts outside the integer path. */
+function _fromDateByTemporal(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): FromDate {
+  const clampedToLength = toDate.subtract({ days: maxDays });
+  const earliest = Temporal.PlainDate.compare(clampedToLength, FIRST_SUPPORTED_DATE) < 0 ? FIRST_SUPPORTED_DATE : clampedToLength;
+  let fromDate = givenFrom ?? toDate.subtract({ days: defaultDays });
+  const clamped = Temporal.PlainDate.compare(fromDate, earliest) < 0;
+  if (clamped) fromDate = earliest;
+  return { fromDate, clamped, fromAfterTo: Temporal.PlainDate.compare(fromDate, toDate) > 0 };
+}
+
+/** The local date after `date`. */
+function _nextDay(date: Temporal.PlainDate): Temporal.PlainDate {
+  return _isIsoInRange(date) ? _dateOfEpochDay(_epochDay(date) + 1) : date.add({ days: 1 });
 }
