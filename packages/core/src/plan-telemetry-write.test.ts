@@ -94,6 +94,17 @@ describe('planTelemetryWrite() and planTelemetrySegments() (D20–D23)', () => {
     const touching = { ...imported, startedAt: T0 + 400 };
     expect(planTelemetrySegments({ deviceId: 7, plan, segments: [touching] }).added).toEqual([{ startedAt: T0 + 100, endedAt: T0 + 400, state: 'idle' }]);
   });
+
+  it('ignores segments outside the segment range, so a store may read a wider range (D20)', () => {
+    const stored = [{ time: T0, ignition: true, speedKmh: 0 }];
+    const plan = planTelemetryWrite({ batch: [{ time: T0 + 100, ignition: true, speedKmh: 30 }], stored, lastReportedAt: T0 });
+    const own = { startedAt: T0, endedAt: T0 + 300, state: 'idle' as const, source: 'telemetry' as const };
+    const earlier = { startedAt: T0 - 900, endedAt: T0 - 600, state: 'moving' as const, source: 'telemetry' as const };
+    const later = { startedAt: T0 + 1_000, endedAt: T0 + 1_200, state: 'moving' as const, source: 'import' as const };
+    const wide = planTelemetrySegments({ deviceId: 7, plan, segments: [earlier, own, later] });
+    expect(wide).toEqual(planTelemetrySegments({ deviceId: 7, plan, segments: [own] }));
+    expect(wide.removed).toEqual([{ startedAt: T0, endedAt: T0 + 300, state: 'idle' }]);
+  });
 });
 
 describe('assertSourcesApart() (D23)', () => {

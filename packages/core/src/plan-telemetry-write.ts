@@ -152,7 +152,9 @@ export interface SourcedSegment extends SegmentInput {
  * the write when a segment it adds would overlap an imported one.
  *
  * @param input `deviceId` (for the refusal), the device's {@link TelemetryWritePlan} (with a span),
- *   and `segments`: every stored segment in the plan's `segmentRange`, of both sources.
+ *   and `segments`: every stored segment in the plan's `segmentRange`, of both sources (more is
+ *   allowed: segments outside the range are ignored, so a store can read a wider range in the
+ *   statement that reads the points, before it knows the span).
  * @param options The thresholds of D2, as given to {@link planTelemetryWrite}.
  * @returns The re-derivation: apply `removed` and `added` (as `telemetry` segments).
  * @throws {TelemetryOverlapError} When the telemetry would overlap imported segments (D23), naming
@@ -173,9 +175,14 @@ export function planTelemetrySegments(
 ): SpanRederivation {
   const { span, spanPoints } = input.plan;
   if (!span) throw new RangeError('The plan writes nothing: there is no span to re-derive');
+  const range = input.plan.segmentRange!;
   const telemetry: SegmentInput[] = [];
   const imported: SegmentInput[] = [];
-  for (const { startedAt, endedAt, state, source } of input.segments) (source === 'telemetry' ? telemetry : imported).push({ startedAt, endedAt, state });
+  for (const { startedAt, endedAt, state, source } of input.segments) {
+    // A store may read a wider range in the same statement as the points (before it knew the span).
+    if (startedAt > range.end || (endedAt !== null && endedAt < range.start)) continue;
+    (source === 'telemetry' ? telemetry : imported).push({ startedAt, endedAt, state });
+  }
   const rederived = rederiveSpan({ span, points: spanPoints, segments: telemetry }, options);
   assertSourcesApart({ deviceId: input.deviceId, written: 'telemetry', incoming: rederived.added, other: imported });
   return rederived;

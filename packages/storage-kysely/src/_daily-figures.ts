@@ -18,7 +18,7 @@
  */
 import type { SegmentInput, SegmentState } from '@fleet-hours/core';
 import { dailyFigureChanges, dailyFigures, type DayFigure } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { _isId } from './_sql-values.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
@@ -28,52 +28,105 @@ export interface _FigureChanges {
   readonly added: readonly SegmentInput[];
 }
 
+/**
+ * What {@link _applyFigureChanges} reads of the device's row, under its lock: a caller that read it
+ * with the lock passes it. `has_figures`: `closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or
+ * exists (a day row of the device)`.
+ */
+export interface _FigureDevice {
+  readonly time_zone: string;
+  readonly figures_time_zone: string | null;
+  readonly has_figures: boolean;
+}
+
 /** Rows written per statement. */
 const FIGURE_CHUNK = 20_000;
 
 /**
  * Adds a write's changes to the device's figures, in the write's transaction (the caller holds the
  * device's row lock, and has already written the segments). Open segments change no figure.
+ * `read`: the device's row as the caller read it under the lock (see {@link _FigureDevice}), else
+ * it is read here. `pending`: a statement of the caller's (on another table) that must run before
+ * the figures are rebuilt and may run with their update, in its round trip.
  */
-export async function _applyFigureChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _FigureChanges): Promise<void> {
+export async function _applyFigureChanges(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  changes: _FigureChanges,
+  read?: _FigureDevice,
+  pending?: RawBuilder<unknown>,
+): Promise<void> {
+  const flush = async () => {
+    if (pending) await pending.execute(trx);
+  };
   const removed = changes.removed.filter((segment) => segment.endedAt !== null);
   const added = changes.added.filter((segment) => segment.endedAt !== null);
-  if (removed.length === 0 && added.length === 0) return;
-  const { rows } = await sql<{ time_zone: string; figures_time_zone: string | null; has_figures: boolean }>`
-    select time_zone, figures_time_zone,
-           closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = ${deviceId}) as has_figures
-      from devices where id = ${deviceId}`.execute(trx);
-  const device = rows[0];
-  if (!device) return;
+  if (removed.length === 0 && added.length === 0) return flush();
+  const device =
+    read ??
+    (
+      await sql<_FigureDevice>`
+        select time_zone, figures_time_zone,
+               closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = ${deviceId}) as has_figures
+          from devices where id = ${deviceId}`.execute(trx)
+    ).rows[0];
+  if (!device) return flush();
   // Figures cut in another zone (or of unknown zone, yet not empty) cannot take a change cut in
   // this one: rebuild them from the segments as they now are.
   if (device.figures_time_zone !== device.time_zone && (device.figures_time_zone !== null || device.has_figures)) {
+    await flush();
     await _rebuildDeviceFigures(trx, deviceId);
     return;
   }
   const changed = dailyFigureChanges({ removed, added }, device.time_zone);
-  for (let offset = 0; offset < changed.length; offset += FIGURE_CHUNK) {
-    const chunk = changed.slice(offset, offset + FIGURE_CHUNK);
-    await sql`
-      insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
-      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
-        from ${_figureArrays(chunk)}
-      on conflict (device_id, day_start) do update
-         set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
-             idle_seconds = figure.idle_seconds + excluded.idle_seconds`.execute(trx);
-    // A day that lost all its engine time keeps no row.
-    await sql`
-      delete from engine_day_figures
-       where device_id = ${deviceId} and moving_seconds = 0 and idle_seconds = 0
-         and day_start = any(${chunk.map((figure) => figure.dayStart)}::float8[]::bigint[])`.execute(trx);
-  }
   const totals = _totals(added, 1, _totals(removed, -1, { moving: 0, idle: 0 }));
-  await sql`
+  const totalsUpdate = sql`
     update devices
        set closed_moving_seconds = closed_moving_seconds + ${totals.moving}::bigint,
            closed_idle_seconds = closed_idle_seconds + ${totals.idle}::bigint,
            figures_time_zone = time_zone
-     where id = ${deviceId}`.execute(trx);
+     where id = ${deviceId}`;
+  if (changed.length <= FIGURE_CHUNK) {
+    // The common case, one chunk: the caller's statement, the day rows and the totals in one
+    // statement (they write different tables), then the check for emptied rows.
+    const steps = [pending, changed.length > 0 ? _upsertFigures(deviceId, changed) : undefined]
+      .filter((step) => step !== undefined)
+      .map((step, index) => sql`${sql.raw(`step_${index}`)} as (${step})`);
+    await (steps.length === 0 ? totalsUpdate : sql`with ${sql.join(steps)} ${totalsUpdate}`).execute(trx);
+    await _deleteEmptied(trx, deviceId, changed);
+    return;
+  }
+  await flush();
+  for (let offset = 0; offset < changed.length; offset += FIGURE_CHUNK) {
+    const chunk = changed.slice(offset, offset + FIGURE_CHUNK);
+    await _upsertFigures(deviceId, chunk).execute(trx);
+    await _deleteEmptied(trx, deviceId, chunk);
+  }
+  await totalsUpdate.execute(trx);
+}
+
+/** Adds changes to the device's day rows, in one statement. */
+function _upsertFigures(deviceId: number, changes: readonly DayFigure[]): RawBuilder<unknown> {
+  return sql`
+    insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
+    select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+      from ${_figureArrays(changes)}
+    on conflict (device_id, day_start) do update
+       set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
+           idle_seconds = figure.idle_seconds + excluded.idle_seconds`;
+}
+
+/**
+ * A day that lost all its engine time keeps no row: deletes the changed days left empty. Only a
+ * change that takes seconds away can empty a stored row (stored rows are never empty), and only an
+ * empty change adds an empty one: without either, no statement is needed.
+ */
+async function _deleteEmptied(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: readonly DayFigure[]): Promise<void> {
+  if (changes.every((figure) => figure.movingSeconds >= 0 && figure.idleSeconds >= 0 && figure.movingSeconds + figure.idleSeconds > 0)) return;
+  await sql`
+    delete from engine_day_figures
+     where device_id = ${deviceId} and moving_seconds = 0 and idle_seconds = 0
+       and day_start = any(${changes.map((figure) => figure.dayStart)}::float8[]::bigint[])`.execute(trx);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _applyFigureChanges } from './_daily-figures.js';
+import { _applyFigureChanges, type _FigureDevice } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
@@ -313,17 +313,22 @@ export interface _SegmentChanges {
 /**
  * The one way segments of a device change inside a write transaction (imports and telemetry
  * re-derivation alike), so that everything derived from segments (the per-day figures of D27) is
- * kept up to date in the same transaction. The caller holds the device's row lock ({@link _lockDevice}).
+ * kept up to date in the same transaction. The caller holds the device's row lock ({@link _lockDevice}),
+ * and may pass what it read of the device's row with the lock (`device`), to spare the figures a read.
  */
-export async function _applySegmentChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _SegmentChanges): Promise<void> {
+export async function _applySegmentChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _SegmentChanges, device?: _FigureDevice): Promise<void> {
   for (let offset = 0; offset < changes.removed.length; offset += SEGMENT_CHUNK) {
     await _deleteSegments(deviceId, changes.removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
   }
-  for (let offset = 0; offset < changes.added.length; offset += SEGMENT_CHUNK) {
-    await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK), changes.source).execute(trx);
+  // One chunk of added segments (the common case) goes in the figures' statement: one round trip.
+  const single = changes.added.length > 0 && changes.added.length <= SEGMENT_CHUNK;
+  if (!single) {
+    for (let offset = 0; offset < changes.added.length; offset += SEGMENT_CHUNK) {
+      await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK), changes.source).execute(trx);
+    }
   }
   // D27: the per-day figures and lifetime totals follow in the same transaction.
-  await _applyFigureChanges(trx, deviceId, changes);
+  await _applyFigureChanges(trx, deviceId, changes, device, single ? _insertSegments(deviceId, changes.added, changes.source) : undefined);
 }
 
 /** Rows written per statement: a few array parameters each, far from any limit. */

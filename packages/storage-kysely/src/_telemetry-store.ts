@@ -1,8 +1,8 @@
-import { UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint } from '@fleet-hours/core';
-import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from '@fleet-hours/core/adapter';
+import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint } from '@fleet-hours/core';
+import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _applySegmentChanges, _lockDevice, _recordImport } from './_segment-queries.js';
-import { _listSourcedSegments } from './_sourced-segments.js';
+import type { _FigureDevice } from './_daily-figures.js';
+import { _applySegmentChanges, _recordImport } from './_segment-queries.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -14,12 +14,14 @@ export type _TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTele
 const POINT_CHUNK = 50_000;
 
 /**
- * Telemetry on Kysely: a batch is one transaction (every point or none); per device, in id order,
- * under its row lock (`_lockDevice`), so concurrent writes of one device take turns and writes of
- * several devices never deadlock. Each device's share follows the core's plan: `planTelemetryWrite`
- * over the stored points around the batch (one index range read), `planTelemetrySegments` over the
- * segments of its range (D23 checked there), then new points are inserted, changed ones updated,
- * and the segment changes written through `_applySegmentChanges`. Every refusal comes before the
+ * Telemetry on Kysely: a batch is one transaction (every point or none); its devices are looked up
+ * and row-locked in id order by one statement (as `_lockDevice` locks one), so concurrent writes of
+ * one device take turns and writes of several devices never deadlock. Each device's share follows
+ * the core's plan: one statement reads the stored points around the batch and the segments they
+ * can touch (`_pointsAndSegments`), `planTelemetryWrite` plans the points and
+ * `planTelemetrySegments` the segments (D23 checked there; it ignores segments outside the span),
+ * then new points are inserted, changed ones updated, and the segment changes written through
+ * `_applySegmentChanges`. A batch of duplicates writes nothing. Every refusal comes before the
  * device's first write; a refusal at a later device rolls back the earlier ones with the transaction.
  */
 export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
@@ -48,38 +50,43 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
           let duplicates = 0;
           const devices: { deviceId: number; lastReportedAt: number | null }[] = [];
           // In id order: two writes that share devices lock them in the same order.
-          for (const [deviceId, batch] of [...batches].sort(([a], [b]) => a - b)) {
-            const device = (await _lockDevice(deviceId).execute(trx)).rows[0]!;
+          for (const [deviceId, { points: batch, device }] of [...batches].sort(([a], [b]) => a - b)) {
             let earliest = Infinity;
             let latest = -Infinity;
             for (const point of batch) {
               if (point.time < earliest) earliest = point.time;
               if (point.time > latest) latest = point.time;
             }
-            const stored = (await _pointsAround(deviceId, earliest, latest).execute(trx)).rows.map(_toPoint);
+            const around = await _pointsAndSegments(trx, deviceId, earliest, latest);
+            const stored = around.points;
             const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
             accepted += plan.accepted;
             duplicates += plan.duplicates;
             devices.push({ deviceId, lastReportedAt: plan.lastReportedAt });
             if (!plan.segmentRange) continue;
 
-            const segments = await _listSourcedSegments(trx, deviceId, plan.segmentRange.start, plan.segmentRange.end);
-            const change = planTelemetrySegments({ deviceId, plan, segments });
+            const change = planTelemetrySegments({ deviceId, plan, segments: around.segments });
             // New seconds are inserted, changed ones updated: a plain insert costs about half an
             // upsert, and under the device's lock no other write adds points of this device.
             const storedTimes = new Set(stored.map((point) => point.time));
             const inserts = plan.writes.filter((point) => !storedTimes.has(point.time));
             const updates = plan.writes.filter((point) => storedTimes.has(point.time));
-            for (let offset = 0; offset < inserts.length; offset += POINT_CHUNK) {
-              await _insertPoints(deviceId, inserts.slice(offset, offset + POINT_CHUNK)).execute(trx);
-            }
-            for (let offset = 0; offset < updates.length; offset += POINT_CHUNK) {
-              await _updatePoints(deviceId, updates.slice(offset, offset + POINT_CHUNK)).execute(trx);
-            }
-            await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' });
             let longest = 0;
             for (const segment of change.added) longest = Math.max(longest, segment.endedAt! - segment.startedAt);
-            await _recordImport(deviceId, plan.lastReportedAt, longest).execute(trx);
+            const record = _recordImport(deviceId, plan.lastReportedAt, longest);
+            if (inserts.length > 0 && inserts.length <= POINT_CHUNK && updates.length === 0) {
+              // The common case (new points only, one chunk): the points and the device's record in one statement.
+              await sql`with inserted as (${_insertPoints(deviceId, inserts)}) ${record}`.execute(trx);
+            } else {
+              for (let offset = 0; offset < inserts.length; offset += POINT_CHUNK) {
+                await _insertPoints(deviceId, inserts.slice(offset, offset + POINT_CHUNK)).execute(trx);
+              }
+              for (let offset = 0; offset < updates.length; offset += POINT_CHUNK) {
+                await _updatePoints(deviceId, updates.slice(offset, offset + POINT_CHUNK)).execute(trx);
+              }
+              await record.execute(trx);
+            }
+            await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' }, device);
           }
           return { accepted, duplicates, devices };
         });
@@ -87,12 +94,19 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
   };
 }
 
+/** A device of a batch, as locked: its share of the points and what the write reads of its row. */
+interface _DeviceBatch {
+  readonly points: TelemetryPoint[];
+  readonly device: _FigureDevice & { readonly last_reported_at: number | null };
+}
+
 /**
  * The batch's points by device id, each device an active device of the account named by id or
  * IMEI (D25). The first point that names none refuses the batch, the same for a missing, inactive
- * or foreign device.
+ * or foreign device. The same statement locks the devices' rows in id order for the rest of the
+ * transaction (as `_lockDevice`) and reads what the write needs of them.
  */
-async function _batchesByDevice(trx: Kysely<FleetHoursDatabase>, accountId: number, points: readonly DeviceTelemetryPoint[]): Promise<Map<number, TelemetryPoint[]>> {
+async function _batchesByDevice(trx: Kysely<FleetHoursDatabase>, accountId: number, points: readonly DeviceTelemetryPoint[]): Promise<Map<number, _DeviceBatch>> {
   const ids = new Set<number>();
   const imeis = new Set<string>();
   for (const point of points) {
@@ -101,23 +115,29 @@ async function _batchesByDevice(trx: Kysely<FleetHoursDatabase>, accountId: numb
   }
   const byId = new Map<number, number>();
   const byImei = new Map<string, number>();
+  const devices = new Map<number, _DeviceBatch['device']>();
   if (_isId(accountId)) {
-    const { rows } = await sql<{ id: number; imei: string }>`
-      select id, imei from devices
+    const { rows } = await sql<{ id: number; imei: string; last_reported_at: number | null } & _FigureDevice>`
+      select id, imei, date_part('epoch', last_reported_at) as last_reported_at, time_zone, figures_time_zone,
+             closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures
+        from devices
        where account_id = ${accountId} and status = 'active'
-         and (id = any(${[...ids]}::integer[]) or imei = any(${[...imeis]}::text[]))`.execute(trx);
+         and (id = any(${[...ids]}::integer[]) or imei = any(${[...imeis]}::text[]))
+       order by id
+         for update`.execute(trx);
     for (const row of rows) {
       if (ids.has(row.id)) byId.set(row.id, row.id);
       if (imeis.has(row.imei)) byImei.set(row.imei, row.id);
+      devices.set(row.id, row);
     }
   }
-  const batches = new Map<number, TelemetryPoint[]>();
+  const batches = new Map<number, _DeviceBatch>();
   points.forEach((point, index) => {
     const deviceId = point.imei !== undefined ? byImei.get(point.imei) : byId.get(point.deviceId);
     if (deviceId === undefined) throw new UnknownDeviceError(index, point);
     let batch = batches.get(deviceId);
-    if (!batch) batches.set(deviceId, (batch = []));
-    batch.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
+    if (!batch) batches.set(deviceId, (batch = { points: [], device: devices.get(deviceId)! }));
+    batch.points.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
   });
   return batches;
 }
@@ -134,19 +154,64 @@ function _toPoint(row: PointRow): TelemetryPoint {
 }
 
 /**
- * The device's stored points from the last one before `earliest` through the first one after
- * `latest` (what `planTelemetryWrite` needs): one range scan of the primary key, its ends found by
- * two index probes.
+ * In one statement, what a device's share of a batch reads: its stored points from the last one
+ * before `earliest` through the first one after `latest` (what `planTelemetryWrite` needs: one
+ * range scan of the primary key, its ends found by two index probes), and its segments of both
+ * sources that can touch the span the plan will find (what `planTelemetrySegments` needs; it
+ * ignores the ones outside the span). The span starts at or after the first of those points and
+ * ends at or before the last, or, when no point follows the batch, at most `maxGapSeconds` after
+ * `latest` (D22's tail): segments are read for that range, both ends inclusive, as bounded index
+ * scans (closed segments from `start − longest`, and the open one), as `_listSourcedSegments` does.
  */
-function _pointsAround(deviceId: number, earliest: number, latest: number): RawBuilder<PointRow> {
-  return sql<PointRow>`
-    select date_part('epoch', "time") as time, ignition, speed_kmh
+async function _pointsAndSegments(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  earliest: number,
+  latest: number,
+): Promise<{ points: TelemetryPoint[]; segments: SourcedSegment[] }> {
+  const first = sql`coalesce((select max("time") from telemetry_points where device_id = ${deviceId} and "time" < to_timestamp(${earliest}::float8)),
+                             to_timestamp(${earliest}::float8))`;
+  const next = sql`(select min("time") from telemetry_points where device_id = ${deviceId} and "time" > to_timestamp(${latest}::float8))`;
+  const last = sql`coalesce(${next}, to_timestamp(${latest}::float8))`;
+  const reach = sql`coalesce(${next}, to_timestamp(${latest + DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
+  const { rows } = await sql<AroundRow>`
+    select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
       from telemetry_points
-     where device_id = ${deviceId}
-       and "time" >= coalesce((select max("time") from telemetry_points where device_id = ${deviceId} and "time" < to_timestamp(${earliest}::float8)),
-                              to_timestamp(${earliest}::float8))
-       and "time" <= coalesce((select min("time") from telemetry_points where device_id = ${deviceId} and "time" > to_timestamp(${latest}::float8)),
-                              to_timestamp(${latest}::float8))`;
+     where device_id = ${deviceId} and "time" >= ${first} and "time" <= ${last}
+    union all
+    select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
+      from engine_segments
+     where device_id = ${deviceId} and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
+       and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = ${deviceId}))
+    union all
+    select true, date_part('epoch', started_at), null, null, null, state, source
+      from engine_segments
+     where device_id = ${deviceId} and ended_at is null and started_at <= ${reach}`.execute(trx);
+  const points: TelemetryPoint[] = [];
+  const segments: SourcedSegment[] = [];
+  for (const row of rows) {
+    if (!row.segment) points.push(_toPoint(row as PointRow));
+    else {
+      segments.push({
+        startedAt: Number(row.time),
+        endedAt: row.ended_at === null ? null : Number(row.ended_at),
+        state: row.state!,
+        source: row.source!,
+      });
+    }
+  }
+  return { points, segments };
+}
+
+/** A row of {@link _pointsAndSegments}: a point (`time`, `ignition`, `speed_kmh`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
+interface AroundRow {
+  readonly segment: boolean;
+  readonly time: number;
+  readonly ended_at: number | null;
+  readonly ignition: boolean;
+  readonly speed_kmh: number;
+  readonly state: SourcedSegment['state'] | null;
+  readonly source: SourcedSegment['source'] | null;
 }
 
 /** The three arrays a statement takes for points: times, ignition as text `t` / `f`, speeds. */
