@@ -24,6 +24,7 @@ import { createFleetHoursApp } from '@fleet-hours/http';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, rebuildDailyFigures } from '@fleet-hours/storage-kysely';
 import { sql } from 'kysely';
 import postgres from 'postgres';
+import { reachable } from './_support.js';
 
 const DEVICES = 500;
 const DAYS = 365;
@@ -75,18 +76,6 @@ async function measure(runs: number, warmUp: number, run: () => Promise<unknown>
 }
 
 const fmt = (ms: number) => ms.toFixed(1).padStart(8);
-
-async function reachable(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await probe`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await probe.end({ timeout: 1 });
-  }
-}
 
 if (!(await reachable(serverUrl))) {
   console.log(`PostgreSQL server: not reachable at ${serverUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);

@@ -20,6 +20,7 @@ import postgres from 'postgres';
 import type { DeviceTelemetryPoint, TelemetryPoint } from '@fleet-hours/core';
 import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, type FleetHoursDatabase, type KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { mulberry32 as random } from '@fleet-hours/server';
+import { reachable } from './_support.js';
 
 const BATCH = 10_000;
 const BATCHES = Number(process.env.INGEST_BENCH_BATCHES ?? 10);
@@ -136,18 +137,6 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   console.log(`  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms`);
   console.log(`  late, buffered (fills a hole)       ${ratio(buffered)}`);
   console.log(`  late, interleaved (worst case)      ${ratio(interleaved)}`);
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await probe`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await probe.end({ timeout: 1 });
-  }
 }
 
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

@@ -17,6 +17,7 @@ import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
 // Internal, not in the package's API: the very SQL builders the store runs, for the bare figures.
 import { _summarize, _sumByBucket } from '../packages/storage-kysely/src/_segment-queries.js';
+import { reachable, measurePair } from './_support.js';
 
 const TIME_ZONE = 'Europe/Berlin';
 const DAY = 86_400;
@@ -40,32 +41,6 @@ function history(start: number, end: number, seed: number): SegmentInput[] {
   }
   out[out.length - 1] = { ...out[out.length - 1]!, endedAt: null };
   return out;
-}
-
-async function measurePair(first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<[Figure, Figure]> {
-  for (let index = 0; index < WARM_UP; index += 1) {
-    await first();
-    await second();
-  }
-  const times: [number[], number[]] = [[], []];
-  for (let index = 0; index < RUNS; index += 1) {
-    for (const [slot, run] of [first, second].entries()) {
-      const started = performance.now();
-      await run();
-      times[slot]!.push(performance.now() - started);
-    }
-  }
-  return [summary(times[0]), summary(times[1])];
-}
-
-interface Figure {
-  readonly median: number;
-  readonly p95: number;
-}
-
-function summary(times: number[]): Figure {
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)]!, p95: times[Math.ceil(times.length * 0.95) - 1]! };
 }
 
 const fmt = (ms: number) => ms.toFixed(3).padStart(8);
@@ -96,20 +71,8 @@ async function bench(db: Kysely<FleetHoursDatabase>): Promise<void> {
   console.log('\ncall                      1 year: median     p95 | 5 years: median     p95 | 5y ÷ 1y');
   for (const [label, byYears] of Object.entries(calls)) {
     // Interleaved, so that load from elsewhere on the machine falls on both alike.
-    const [one, five] = await measurePair(byYears[1]!, byYears[5]!);
+    const [one, five] = await measurePair(byYears[1]!, byYears[5]!, { warmUp: WARM_UP, runs: RUNS });
     console.log(`  ${label.padEnd(22)} ${fmt(one.median)} ${fmt(one.p95)} |      ${fmt(five.median)} ${fmt(five.p95)} | ${(five.median / one.median).toFixed(2)}`);
-  }
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await probe`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await probe.end({ timeout: 1 });
   }
 }
 

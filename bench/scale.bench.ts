@@ -34,6 +34,7 @@ import { createFleetHours, fingerprintApiKey, generateApiKey, localDateAt, parse
 import { startServer } from '@fleet-hours/server';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, rebuildDailyFigures, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import { sql, type Kysely } from 'kysely';
+import { measurePair } from './_support.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = process.env.SCALE_SCHEMA ?? 'fh_bench_scale';
@@ -194,38 +195,12 @@ async function libraryPath(database: Kysely<FleetHoursDatabase>, { longId, short
     ['/hours/daily 365 d', daily(longId), daily(shortId)],
     ['/meter', meter(longId), meter(shortId)],
   ] as const) {
-    const [ofLong, ofShort] = await measurePair(long, short);
+    const [ofLong, ofShort] = await measurePair(long, short, { warmUp: WARM_UP, runs: RUNS });
     console.log(
       `  library ${name.padEnd(18)} ${YEARS}-year device: median ${ofLong.median.toFixed(2)} ms (p95 ${ofLong.p95.toFixed(2)}); ` +
         `1-year device: median ${ofShort.median.toFixed(2)} ms (p95 ${ofShort.p95.toFixed(2)}); ratio ${(ofLong.median / ofShort.median).toFixed(2)}`,
     );
   }
-}
-
-async function measurePair(first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<[Figure, Figure]> {
-  for (let index = 0; index < WARM_UP; index += 1) {
-    await first();
-    await second();
-  }
-  const times: [number[], number[]] = [[], []];
-  for (let index = 0; index < RUNS; index += 1) {
-    for (const [slot, run] of [first, second].entries()) {
-      const started = performance.now();
-      await run();
-      times[slot]!.push(performance.now() - started);
-    }
-  }
-  return [figure(times[0]), figure(times[1])];
-}
-
-interface Figure {
-  readonly median: number;
-  readonly p95: number;
-}
-
-function figure(times: number[]): Figure {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.floor(sorted.length * 0.95)]! };
 }
 
 /** Parts 2 and 3: the reference server over the fleet. */

@@ -31,6 +31,7 @@ import { mulberry32 as random } from '@fleet-hours/server';
 // Internal, not in the package's API: the very SQL builders the store runs, from source (its
 // imports of the core are types only), so "bare" measures the store's SQL, not a copy of it.
 import { _summarize, _sumByBucket } from '../packages/storage-kysely/src/_segment-queries.js';
+import { reachable } from './_support.js';
 
 const TIME_ZONE = 'America/New_York';
 const YEAR_START = Date.UTC(2025, 2, 1, 5) / 1000; // 2025-03-01T00:00:00-05:00
@@ -125,18 +126,6 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
     `  import: ${IMPORT_COUNT.toLocaleString('en')} segments in one batch (one transaction): ${seconds.toFixed(1)} s = ` +
       `${Math.round(IMPORT_COUNT / seconds).toLocaleString('en')} segments/s (inserted ${summary?.inserted.toLocaleString('en')})`,
   );
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await probe`select 1`;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await probe.end({ timeout: 1 });
-  }
 }
 
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

@@ -1,0 +1,54 @@
+/**
+ * What several benchmarks share: whether the PostgreSQL server answers, and timing figures.
+ * Not a benchmark itself (`bench/run.ts` runs only `*.bench.ts`).
+ */
+import postgres from 'postgres';
+
+/** Whether a PostgreSQL server answers at `url` within 3 s; benchmarks skip it otherwise. */
+export async function reachable(url: string): Promise<boolean> {
+  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await probe`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.end({ timeout: 1 });
+  }
+}
+
+/** The median and the 95th percentile (nearest rank) of a set of timings, in ms. */
+export interface Figure {
+  readonly median: number;
+  readonly p95: number;
+}
+
+/** The {@link Figure} of timings; `times` is left as it is. */
+export function figureOf(times: readonly number[]): Figure {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.ceil(sorted.length * 0.95) - 1]! };
+}
+
+/**
+ * Times two calls in turns, after `warmUp` turns that are not counted, so that both see the same
+ * machine load: the fair way to give a ratio of the two on a shared machine.
+ */
+export async function measurePair(
+  first: () => Promise<unknown>,
+  second: () => Promise<unknown>,
+  { warmUp, runs }: { readonly warmUp: number; readonly runs: number },
+): Promise<[Figure, Figure]> {
+  for (let index = 0; index < warmUp; index += 1) {
+    await first();
+    await second();
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let index = 0; index < runs; index += 1) {
+    for (const [slot, run] of [first, second].entries()) {
+      const started = performance.now();
+      await run();
+      times[slot]!.push(performance.now() - started);
+    }
+  }
+  return [figureOf(times[0]), figureOf(times[1])];
+}
