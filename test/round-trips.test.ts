@@ -1,10 +1,11 @@
 /**
  * Issue 11: an API request costs two database round trips — the key with its count
  * (`findApiKeyAndConsume`), then the device with its figures (`findDeviceWithSums`,
- * `findDeviceWithSummary`) — instead of four. Counted, not timed: a Kysely plugin counts the
+ * `findDeviceWithSummary`) — instead of four; an ingestion request, the token with its count
+ * (`findIngestTokenAndConsume`), then a write of three statements. Counted, not timed: a Kysely plugin counts the
  * statements the app runs over the Kysely store, on PGlite and on PostgreSQL.
  */
-import { createFleetHours, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { createKyselyStore, createPGliteDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import type { Kysely, KyselyPlugin } from 'kysely';
@@ -61,8 +62,38 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
         const body = (await response.json()) as { error?: { code: string } };
         return { status: response.status, statements: counter.count, code: body.error?.code, remaining: response.headers.get('X-RateLimit-Remaining') };
       };
-      return { get, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
+      const ingestToken = generateIngestToken();
+      await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(ingestToken), label: null, expiresAt: null, now: T0 });
+      const tracker = (await store.createDevice({ accountId: account.id, name: 'Tracker', imei: '350000000000002', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
+      /** The status, body and statements of one Traccar forward (ingestion-api.md §2) of the tracker. */
+      const forward = async (seconds: number, speedKnots: number, authorization = `Bearer ${ingestToken}`) => {
+        counter.count = 0;
+        const time = new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
+        const response = await app.request('/ingest/traccar', {
+          method: 'POST',
+          headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ position: { deviceTime: time, fixTime: time, speed: speedKnots, attributes: { ignition: true } }, device: { uniqueId: tracker.imei } }),
+        });
+        return { status: response.status, statements: counter.count, body: (await response.json()) as Record<string, unknown> };
+      };
+      return { get, forward, store, tracker, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
     };
+
+    it('an ingestion request: the token with its count, then the device lock, one read and one write (D20, D24), whatever the write changes', async () => {
+      const { forward, store, tracker } = await seed();
+      const now = Math.floor(NOW_MS / 1000);
+      // The first point, then points that extend the tail, change state (a segment shortened, one
+      // added), arrive late inside the stored ones and take a day's seconds away: 4 statements
+      // each (within begin and commit).
+      const steps: [number, number][] = [[now - 600, 20], [now - 590, 20], [now - 580, 0], [now - 585, 30], [now - 570, 25], [now - 575, 0]];
+      for (const [at, knots] of steps) expect({ at, ...(await forward(at, knots)) }).toMatchObject({ at, status: 200, statements: 4, body: { accepted: 1, duplicates: 0 } });
+      // The answer names the device's last report in its zone without reading the device again.
+      expect(await forward(now - 570, 25)).toMatchObject({ status: 200, statements: 3, body: { accepted: 0, duplicates: 1, devices: [{ device_id: tracker.id, last_reported_at: '2026-03-12T19:55:00+01:00' }] } });
+      // What was stored is what the points say (D2): the one-statement writes left nothing out.
+      expect((await store.listTelemetryPoints({ deviceId: tracker.id })).map((point) => point.time)).toEqual([now - 600, now - 590, now - 585, now - 580, now - 575, now - 570]);
+      // An unknown token is one lookup, then the address's budget (D14), and writes nothing.
+      expect(await forward(now - 560, 25, 'Bearer fhi_unknown')).toMatchObject({ status: 401, statements: 2 });
+    });
 
     it('/hours, /hours/daily and /meter with a valid key: at most 2 once the device is known (listed or read before)', async () => {
       const { get, device } = await seed();

@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import { fingerprintApiKey, generateApiKey } from './api-key.js';
+import { fingerprintApiKey, generateApiKey, generateIngestToken } from './api-key.js';
 import { createFleetHours } from './create-fleet-hours.js';
 import { InvalidParameterError } from './errors.js';
 import { createMemoryStore } from './memory-store.js';
@@ -152,14 +152,49 @@ describe('createFleetHours().authenticateAndCount()', () => {
     expect(findApiKeyAndConsume).toHaveBeenCalledTimes(1);
   });
 
-  it('counts nothing with counters that cannot, or for an ingest token', async () => {
+  it('asks the counters for an ingest token and its count when they can (D24), and evaluates it as authenticate() does', async () => {
+    const { memory, account } = await setup();
+    const secret = generateIngestToken();
+    const token = (await memory.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 }))!;
+    const findIngestTokenAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({ lookup: await memory.findIngestToken({ fingerprint }), count: { count: 2, allowed: true } }));
+    const findApiKeyAndConsume = vi.fn();
+    const counters: RateLimitStore = { ...createMemoryRateLimitStore(), findApiKeyAndConsume, findIngestTokenAndConsume };
+    const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
+    const tokenCounter = { ...counter, keyPrefix: 'token:', keySuffix: ':/ingest' };
+    const counted = await fleetHours.authenticateAndCount({ authorization: `Bearer ${secret}`, credential: 'ingest_token', counters, counter: tokenCounter });
+    expect(counted).toEqual({ access: await fleetHours.authenticate(`Bearer ${secret}`, 'ingest_token'), count: { count: 2, allowed: true } });
+    expect(counted.access.credential?.id).toBe(token.id);
+    expect(findIngestTokenAndConsume).toHaveBeenCalledWith({ fingerprint: await fingerprintApiKey(secret), counter: tokenCounter });
+    // An API key on an ingestion route is refused by its prefix: nothing asked, nothing counted.
+    expect((await fleetHours.authenticateAndCount({ authorization: `Bearer ${generateApiKey()}`, credential: 'ingest_token', counters, counter: tokenCounter })).count).toBeNull();
+    expect(findIngestTokenAndConsume).toHaveBeenCalledTimes(1);
+    expect(findApiKeyAndConsume).not.toHaveBeenCalled();
+  });
+
+  it('counts nothing with counters that cannot, and never asks one kind\u2019s capability for the other kind', async () => {
     const { memory } = await setup();
     const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
     const plain = createMemoryRateLimitStore();
     expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: plain, counter })).count).toBeNull();
+    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters: plain, counter })).count).toBeNull();
     const findApiKeyAndConsume = vi.fn();
-    const counters: RateLimitStore = { ...plain, findApiKeyAndConsume };
-    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters, counter })).count).toBeNull();
+    const findIngestTokenAndConsume = vi.fn();
+    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters: { ...plain, findApiKeyAndConsume }, counter })).count).toBeNull();
+    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: { ...plain, findIngestTokenAndConsume }, counter })).count).toBeNull();
     expect(findApiKeyAndConsume).not.toHaveBeenCalled();
+    expect(findIngestTokenAndConsume).not.toHaveBeenCalled();
+  });
+
+  it('fingerprints a presented credential with the fingerprint option when given', async () => {
+    const { memory, account } = await setup();
+    const secret = generateApiKey();
+    await memory.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 });
+    const fingerprint = vi.fn((text: string) => fingerprintApiKey(text));
+    const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000, fingerprint });
+    expect((await fleetHours.authenticate(`Bearer ${secret}`)).ok).toBe(true);
+    expect(fingerprint).toHaveBeenCalledWith(secret);
+    // A fingerprint that differs from fingerprintApiKey finds no stored key.
+    const wrong = createFleetHours({ store: memory, now: () => NOW * 1000, fingerprint: () => '0'.repeat(64) });
+    expect((await wrong.authenticate(`Bearer ${secret}`)).ok).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { localDateAt, startOfLocalDay } from './local-date.js';
 import { _pageSize, type FleetEndpoint, type PageQuery } from './parse-page-query.js';
 import type { WindowDates } from './parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
-import type { RateLimitCount } from './rate-limit.js';
+import type { CredentialCounter, RateLimitCount, RateLimitStore } from './rate-limit.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { sumSegmentsByBucket } from './sum-by-bucket.js';
 import { summarizeSegments } from './summarize-segments.js';
@@ -36,6 +36,14 @@ export interface FleetHoursOptions {
    * new zone. `0` remembers none.
    */
   readonly zoneCacheSize?: number;
+  /**
+   * How a presented API key or ingest token is fingerprinted before it is looked up (D10, D24).
+   * Default {@link fingerprintApiKey}: SHA-256 through WebCrypto, on any runtime. A replacement
+   * MUST return exactly what `fingerprintApiKey` returns for every text; a synchronous hash (the
+   * reference server passes Node's `node:crypto`) spares each request a promise and a job on the
+   * thread pool.
+   */
+  readonly fingerprint?: (secret: string) => string | Promise<string>;
 }
 
 /** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
@@ -117,6 +125,7 @@ export interface FleetHours {
 export function createFleetHours(options: FleetHoursOptions): FleetHours {
   const { store } = options;
   const nowSeconds = () => Math.floor(options.now() / 1000);
+  const fingerprint = options.fingerprint ?? fingerprintApiKey;
   // One lookup per credential kind (D10, D24).
   const findCredential: Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> = {
     api_key: async (fingerprint) => {
@@ -243,7 +252,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   ): Promise<AccessResult> => {
     const presented = readAuthorization(authorization);
     const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
-    const lookup = asked ? await find(await fingerprintApiKey(presented.token)) : null;
+    const lookup = asked ? await find(await fingerprint(presented.token)) : null;
     return evaluateAccess({ required: credential, presented, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
   };
 
@@ -314,13 +323,14 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     },
 
     async authenticateAndCount({ authorization, credential, counters, counter }) {
-      if (credential !== 'api_key' || !counters.findApiKeyAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
-      // The key and its count in one round trip; admitRequest decides whether the count stands.
+      const findAndConsume = _findAndConsume(counters, credential);
+      if (!findAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
+      // The credential and its count in one round trip; admitRequest decides whether the count stands.
       let count: RateLimitCount | null = null;
       const access = await authenticateWith(authorization, credential, async (fingerprint) => {
-        const found = await counters.findApiKeyAndConsume!({ fingerprint, counter });
+        const found = await findAndConsume({ fingerprint, counter });
         count = found.count;
-        return found.lookup && { credential: found.lookup.apiKey, account: found.lookup.account };
+        return found.lookup;
       });
       return { access, count };
     },
@@ -420,4 +430,27 @@ function _emptyWindow(from: Temporal.PlainDate, now: number, timeZone: string): 
 
 function _isEmpty(window: ResolvedWindow | _EmptyWindow): window is _EmptyWindow {
   return 'empty' in window;
+}
+
+/**
+ * The counters' capability that looks a credential of `kind` up and counts the request in one
+ * round trip (`findApiKeyAndConsume`, `findIngestTokenAndConsume`), as one shape; `null` when the
+ * counters offer none for that kind.
+ */
+function _findAndConsume(
+  counters: RateLimitStore,
+  kind: CredentialKind,
+): ((input: { readonly fingerprint: string; readonly counter: CredentialCounter }) => Promise<{ lookup: CredentialLookup | null; count: RateLimitCount | null }>) | null {
+  if (kind === 'api_key') {
+    const find = counters.findApiKeyAndConsume?.bind(counters);
+    return find ? async (input) => {
+      const { lookup, count } = await find(input);
+      return { lookup: lookup && { credential: lookup.apiKey, account: lookup.account }, count };
+    } : null;
+  }
+  const find = counters.findIngestTokenAndConsume?.bind(counters);
+  return find ? async (input) => {
+    const { lookup, count } = await find(input);
+    return { lookup: lookup && { credential: lookup.ingestToken, account: lookup.account }, count };
+  } : null;
 }

@@ -249,7 +249,10 @@ export function createMemoryStore(): FleetHoursStore {
       return {
         accepted: plans.reduce((sum, { plan }) => sum + plan.accepted, 0),
         duplicates: plans.reduce((sum, { plan }) => sum + plan.duplicates, 0),
-        devices: plans.map(({ deviceId }) => ({ deviceId, lastReportedAt: devices.get(deviceId)!.lastReportedAt })),
+        devices: plans.map(({ deviceId, plan }) => {
+          const device = devices.get(deviceId)!;
+          return { deviceId, imei: device.imei, timeZone: device.timeZone, lastReportedAt: device.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates };
+        }),
       };
     },
   };

@@ -1,4 +1,4 @@
-import type { ApiKeyLookup } from './types.js';
+import type { ApiKeyLookup, IngestTokenLookup } from './types.js';
 
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
@@ -93,6 +93,18 @@ export interface RateLimitStore {
    */
   findApiKeyAndConsume?(input: { readonly fingerprint: string; readonly counter: CredentialCounter }): Promise<{
     readonly lookup: ApiKeyLookup | null;
+    readonly count: RateLimitCount | null;
+  }>;
+
+  /**
+   * Optional capability, as {@link RateLimitStore.findApiKeyAndConsume} for ingest tokens (D24):
+   * MUST return what `findIngestToken` of that database returns for `fingerprint` and, when a token
+   * is found, count the request on `counter.keyPrefix + token.id + counter.keySuffix` exactly as
+   * {@link RateLimitStore.consume} would; `count` is `null`, and nothing changes, when none is
+   * found. One round trip per ingestion request instead of two before its write.
+   */
+  findIngestTokenAndConsume?(input: { readonly fingerprint: string; readonly counter: CredentialCounter }): Promise<{
+    readonly lookup: IngestTokenLookup | null;
     readonly count: RateLimitCount | null;
   }>;
 }

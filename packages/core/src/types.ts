@@ -212,6 +212,23 @@ export interface TelemetryWriteResult {
   readonly accepted: number;
   /** Points equal to a stored point (or below it in both fields): nothing changed. */
   readonly duplicates: number;
-  /** Every device the batch named, by id ascending, with its `lastReportedAt` after the write (D26). */
-  readonly devices: readonly { readonly deviceId: number; readonly lastReportedAt: EpochSeconds | null }[];
+  /**
+   * Every device the batch named, by id ascending: its IMEI and zone, its `lastReportedAt` after
+   * the write (D26), and its share of `accepted` and `duplicates`. A caller can show the instant in
+   * the device's zone (D9), and answer each of several writers whose points shared one batch,
+   * without reading the device again.
+   */
+  readonly devices: readonly TelemetryWriteDevice[];
+}
+
+/** One device of a {@link TelemetryWriteResult}. */
+export interface TelemetryWriteDevice {
+  readonly deviceId: number;
+  readonly imei: string;
+  readonly timeZone: string;
+  readonly lastReportedAt: EpochSeconds | null;
+  /** The device's points that were new or changed a stored point (D21). */
+  readonly accepted: number;
+  /** The device's points equal to a stored point. */
+  readonly duplicates: number;
 }

@@ -43,25 +43,43 @@ export interface _FigureDevice {
 const FIGURE_CHUNK = 20_000;
 
 /**
+ * What a write's caller still has to write when it hands its segment changes over, so that the
+ * common write is one statement: common table expressions on other tables (`name as (…)`, joined
+ * by commas; a later one may depend on an earlier one by name), and assignments to the device's
+ * row (`column = …`, joined by commas). They run before the figures are rebuilt (which reads the
+ * segments), or in the figures' statement.
+ */
+export interface _PendingWrite {
+  readonly ctes?: RawBuilder<unknown>;
+  readonly deviceSet?: RawBuilder<unknown>;
+}
+
+/** Runs a pending write on its own: the expressions, then the assignments to the device's row. */
+export async function _writePending(trx: Kysely<FleetHoursDatabase>, deviceId: number, pending: _PendingWrite | undefined): Promise<void> {
+  const ctes = pending?.ctes;
+  const deviceSet = pending?.deviceSet;
+  if (deviceSet) await sql`${ctes ? sql`with ${ctes} ` : sql``}update devices set ${deviceSet} where id = ${deviceId}`.execute(trx);
+  else if (ctes) await sql`with ${ctes} select 1`.execute(trx);
+}
+
+/**
  * Adds a write's changes to the device's figures, in the write's transaction (the caller holds the
- * device's row lock, and has already written the segments). Open segments change no figure.
- * `read`: the device's row as the caller read it under the lock (see {@link _FigureDevice}), else
- * it is read here. `pending`: a statement of the caller's (on another table) that must run before
- * the figures are rebuilt and may run with their update, in its round trip.
+ * device's row lock). Open segments change no figure. `read`: the device's row as the caller read
+ * it under the lock (see {@link _FigureDevice}), else it is read here. `pending`: what the caller
+ * still has to write, the segments included (see {@link _PendingWrite}): in the common case, one
+ * chunk of figures in the device's zone, it all goes in one statement with the day rows and the
+ * totals (they write different tables, and the device's row once).
  */
 export async function _applyFigureChanges(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
   changes: _FigureChanges,
   read?: _FigureDevice,
-  pending?: RawBuilder<unknown>,
+  pending?: _PendingWrite,
 ): Promise<void> {
-  const flush = async () => {
-    if (pending) await pending.execute(trx);
-  };
   const removed = changes.removed.filter((segment) => segment.endedAt !== null);
   const added = changes.added.filter((segment) => segment.endedAt !== null);
-  if (removed.length === 0 && added.length === 0) return flush();
+  if (removed.length === 0 && added.length === 0) return _writePending(trx, deviceId, pending);
   const device =
     read ??
     (
@@ -70,63 +88,59 @@ export async function _applyFigureChanges(
                closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = ${deviceId}) as has_figures
           from devices where id = ${deviceId}`.execute(trx)
     ).rows[0];
-  if (!device) return flush();
+  if (!device) return _writePending(trx, deviceId, pending);
   // Figures cut in another zone (or of unknown zone, yet not empty) cannot take a change cut in
   // this one: rebuild them from the segments as they now are.
   if (device.figures_time_zone !== device.time_zone && (device.figures_time_zone !== null || device.has_figures)) {
-    await flush();
+    await _writePending(trx, deviceId, pending);
     await _rebuildDeviceFigures(trx, deviceId);
     return;
   }
   const changed = dailyFigureChanges({ removed, added }, device.time_zone);
   const totals = _totals(added, 1, _totals(removed, -1, { moving: 0, idle: 0 }));
-  const totalsUpdate = sql`
-    update devices
-       set closed_moving_seconds = closed_moving_seconds + ${totals.moving}::bigint,
-           closed_idle_seconds = closed_idle_seconds + ${totals.idle}::bigint,
-           figures_time_zone = time_zone
-     where id = ${deviceId}`;
+  const totalsSet = sql`closed_moving_seconds = closed_moving_seconds + ${totals.moving}::bigint,
+                        closed_idle_seconds = closed_idle_seconds + ${totals.idle}::bigint,
+                        figures_time_zone = time_zone`;
   if (changed.length <= FIGURE_CHUNK) {
-    // The common case, one chunk: the caller's statement, the day rows and the totals in one
-    // statement (they write different tables), then the check for emptied rows.
-    const steps = [pending, changed.length > 0 ? _upsertFigures(deviceId, changed) : undefined]
-      .filter((step) => step !== undefined)
-      .map((step, index) => sql`${sql.raw(`step_${index}`)} as (${step})`);
-    await (steps.length === 0 ? totalsUpdate : sql`with ${sql.join(steps)} ${totalsUpdate}`).execute(trx);
-    await _deleteEmptied(trx, deviceId, changed);
+    // The common case, one chunk: the caller's writes, the day rows and the totals in one statement.
+    const ctes = [pending?.ctes, changed.length > 0 ? _figureWrites(deviceId, changed) : undefined].filter((cte) => cte !== undefined);
+    await _writePending(trx, deviceId, { ctes: ctes.length > 0 ? sql.join(ctes) : undefined, deviceSet: pending?.deviceSet ? sql`${totalsSet}, ${pending.deviceSet}` : totalsSet });
     return;
   }
-  await flush();
+  await _writePending(trx, deviceId, pending);
   for (let offset = 0; offset < changed.length; offset += FIGURE_CHUNK) {
-    const chunk = changed.slice(offset, offset + FIGURE_CHUNK);
-    await _upsertFigures(deviceId, chunk).execute(trx);
-    await _deleteEmptied(trx, deviceId, chunk);
+    await sql`with ${_figureWrites(deviceId, changed.slice(offset, offset + FIGURE_CHUNK))} select 1`.execute(trx);
   }
-  await totalsUpdate.execute(trx);
-}
-
-/** Adds changes to the device's day rows, in one statement. */
-function _upsertFigures(deviceId: number, changes: readonly DayFigure[]): RawBuilder<unknown> {
-  return sql`
-    insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
-    select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
-      from ${_figureArrays(changes)}
-    on conflict (device_id, day_start) do update
-       set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
-           idle_seconds = figure.idle_seconds + excluded.idle_seconds`;
+  await _writePending(trx, deviceId, { deviceSet: totalsSet });
 }
 
 /**
- * A day that lost all its engine time keeps no row: deletes the changed days left empty. Only a
- * change that takes seconds away can empty a stored row (stored rows are never empty), and only an
- * empty change adds an empty one: without either, no statement is needed.
+ * Adds changes to the device's day rows, as two expressions of one statement (see
+ * {@link _PendingWrite}): a day the change leaves without engine time loses its row (days without
+ * engine time have none), every other changed day is added to or created. The caller holds the
+ * device's lock, so the rows read are the rows changed. The upsert reads the deletion's days, so
+ * it runs after it; a change of nothing is skipped (it would only add an empty row).
  */
-async function _deleteEmptied(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: readonly DayFigure[]): Promise<void> {
-  if (changes.every((figure) => figure.movingSeconds >= 0 && figure.idleSeconds >= 0 && figure.movingSeconds + figure.idleSeconds > 0)) return;
-  await sql`
-    delete from engine_day_figures
-     where device_id = ${deviceId} and moving_seconds = 0 and idle_seconds = 0
-       and day_start = any(${changes.map((figure) => figure.dayStart)}::float8[]::bigint[])`.execute(trx);
+function _figureWrites(deviceId: number, changes: readonly DayFigure[]): RawBuilder<unknown> {
+  return sql`
+    figure_changes as (select * from ${_figureArrays(changes)}),
+    figures_emptied as (
+      delete from engine_day_figures as figure
+       using figure_changes as change
+       where figure.device_id = ${deviceId} and figure.day_start = change.day_start::bigint
+         and figure.moving_seconds + change.moving::bigint = 0 and figure.idle_seconds + change.idle::bigint = 0
+      returning figure.day_start
+    ),
+    figures as (
+      insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
+      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+        from figure_changes as change
+       where (change.moving <> 0 or change.idle <> 0)
+         and change.day_start::bigint not in (select day_start from figures_emptied)
+      on conflict (device_id, day_start) do update
+         set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
+             idle_seconds = figure.idle_seconds + excluded.idle_seconds
+    )`;
 }
 
 /**

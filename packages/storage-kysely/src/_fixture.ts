@@ -21,6 +21,7 @@ export const KYSELY_CAPABILITIES = [
   'findDeviceWithSums',
   'findDeviceWithSummary',
   'findApiKeyAndConsume',
+  'findIngestTokenAndConsume',
 ] as const;
 
 /** One migrated PGlite for the enclosing suite (or file), made before its tests and destroyed after them. */

@@ -1,11 +1,15 @@
 import type { RateLimitStore } from '@fleet-hours/core';
+import type { CredentialCounter } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
-import { _toAccount, _toCredential, type _CredentialRow } from './_credential-store.js';
+import { _toAccount, _toCredential, type _CredentialRow, type _CredentialTable } from './_credential-store.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
-/** The rate-limit store on Kysely, with the key lookup and count in one statement. */
-export type _RateLimitStore = RateLimitStore & { findApiKeyAndConsume: NonNullable<RateLimitStore['findApiKeyAndConsume']> };
+/** The rate-limit store on Kysely, with each credential's lookup and count in one statement. */
+export type _RateLimitStore = RateLimitStore & {
+  findApiKeyAndConsume: NonNullable<RateLimitStore['findApiKeyAndConsume']>;
+  findIngestTokenAndConsume: NonNullable<RateLimitStore['findIngestTokenAndConsume']>;
+};
 
 /**
  * Rate-limit counters on Kysely: one table shared by every server instance on the database (D15).
@@ -14,55 +18,67 @@ export type _RateLimitStore = RateLimitStore & { findApiKeyAndConsume: NonNullab
 export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore {
   // The newest rate-limit window this instance has seen: when a later one begins, ended windows are deleted.
   let newestWindowStart = -Infinity;
+
+  // A credential of `table` and its count in one statement (two round trips per API request
+  // instead of four, one before an ingestion write instead of two). The counter is created or
+  // raised only when a credential has this fingerprint, so guesses write nothing; the ended
+  // windows are swept in the same statement when a window begins.
+  const findAndConsume = (table: _CredentialTable, fingerprint: string, counter: CredentialCounter) =>
+    _guard(async () => {
+      const { keyPrefix, keySuffix, windowStart, windowSeconds, limit } = counter;
+      const sweep = windowStart > newestWindowStart;
+      if (sweep) newestWindowStart = windowStart;
+      const swept = sweep
+        ? sql`swept as (delete from rate_limit_counters where window_end <= to_timestamp(${windowStart - windowSeconds}::float8)),`
+        : sql``;
+      type Row = _CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
+      const { rows } = await sql<Row>`
+        with ${swept}
+        found as (
+          select k.id, k.account_id, k.fingerprint, k.label,
+                 date_part('epoch', k.created_at) as created_at, date_part('epoch', k.expires_at) as expires_at,
+                 date_part('epoch', k.revoked_at) as revoked_at,
+                 a.name as account_name, a.plan as account_plan, date_part('epoch', a.created_at) as account_created_at,
+                 ${keyPrefix}::text || k.id::text || ${keySuffix}::text as counter_key
+            from ${sql.table(table)} as k join accounts as a on a.id = k.account_id
+           where k.fingerprint = ${fingerprint}::text
+        ),
+        counted as (
+          insert into rate_limit_counters as counter (key, window_start, window_end, request_count)
+          select found.counter_key, to_timestamp(${windowStart}::float8), to_timestamp(${windowStart + windowSeconds}::float8), 1
+            from found where ${limit}::integer > 0
+          on conflict (key, window_start) do update
+             set request_count = counter.request_count + 1
+           where counter.request_count < ${limit}::integer
+          returning counter.request_count
+        )
+        select found.*,
+               (select request_count from counted) as counted,
+               (select request_count from rate_limit_counters
+                 where key = found.counter_key and window_start = to_timestamp(${windowStart}::float8)) as stored
+          from found`.execute(db);
+      const row = rows[0];
+      if (!row) return { found: null, count: null };
+      const found = {
+        credential: _toCredential(row),
+        account: _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
+      };
+      // As in consume(): counted is the raised counter; refused, the snapshot's counter (which can
+      // predate concurrent increments) is at least the limit; no row at all, a limit of 0.
+      if (row.counted !== null) return { found, count: { count: Number(row.counted), allowed: true } };
+      return { found, count: { count: row.stored === null ? Math.max(0, limit) : Math.max(limit, Number(row.stored)), allowed: false } };
+    });
+
   return {
-    // The key and its count in one statement (two round trips per API request instead of four).
-    // The counter is created or raised only when a key has this fingerprint, so guesses write
-    // nothing; the ended windows are swept in the same statement when a window begins.
-    findApiKeyAndConsume: ({ fingerprint, counter }) =>
-      _guard(async () => {
-        const { keyPrefix, keySuffix, windowStart, windowSeconds, limit } = counter;
-        const sweep = windowStart > newestWindowStart;
-        if (sweep) newestWindowStart = windowStart;
-        const swept = sweep
-          ? sql`swept as (delete from rate_limit_counters where window_end <= to_timestamp(${windowStart - windowSeconds}::float8)),`
-          : sql``;
-        type Row = _CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
-        const { rows } = await sql<Row>`
-          with ${swept}
-          found as (
-            select k.id, k.account_id, k.fingerprint, k.label,
-                   date_part('epoch', k.created_at) as created_at, date_part('epoch', k.expires_at) as expires_at,
-                   date_part('epoch', k.revoked_at) as revoked_at,
-                   a.name as account_name, a.plan as account_plan, date_part('epoch', a.created_at) as account_created_at,
-                   ${keyPrefix}::text || k.id::text || ${keySuffix}::text as counter_key
-              from api_keys as k join accounts as a on a.id = k.account_id
-             where k.fingerprint = ${fingerprint}::text
-          ),
-          counted as (
-            insert into rate_limit_counters as counter (key, window_start, window_end, request_count)
-            select found.counter_key, to_timestamp(${windowStart}::float8), to_timestamp(${windowStart + windowSeconds}::float8), 1
-              from found where ${limit}::integer > 0
-            on conflict (key, window_start) do update
-               set request_count = counter.request_count + 1
-             where counter.request_count < ${limit}::integer
-            returning counter.request_count
-          )
-          select found.*,
-                 (select request_count from counted) as counted,
-                 (select request_count from rate_limit_counters
-                   where key = found.counter_key and window_start = to_timestamp(${windowStart}::float8)) as stored
-            from found`.execute(db);
-        const row = rows[0];
-        if (!row) return { lookup: null, count: null };
-        const lookup = {
-          apiKey: _toCredential(row),
-          account: _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
-        };
-        // As in consume(): counted is the raised counter; refused, the snapshot's counter (which can
-        // predate concurrent increments) is at least the limit; no row at all, a limit of 0.
-        if (row.counted !== null) return { lookup, count: { count: Number(row.counted), allowed: true } };
-        return { lookup, count: { count: row.stored === null ? Math.max(0, limit) : Math.max(limit, Number(row.stored)), allowed: false } };
-      }),
+    findApiKeyAndConsume: async ({ fingerprint, counter }) => {
+      const { found, count } = await findAndConsume('api_keys', fingerprint, counter);
+      return { lookup: found && { apiKey: found.credential, account: found.account }, count };
+    },
+
+    findIngestTokenAndConsume: async ({ fingerprint, counter }) => {
+      const { found, count } = await findAndConsume('ingest_tokens', fingerprint, counter);
+      return { lookup: found && { ingestToken: found.credential, account: found.account }, count };
+    },
 
     consume: ({ key, windowStart, windowSeconds, limit }) =>
       _guard(async () => {

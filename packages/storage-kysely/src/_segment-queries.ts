@@ -1,6 +1,6 @@
 import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _applyFigureChanges, type _FigureDevice } from './_daily-figures.js';
+import { _applyFigureChanges, _writePending, type _FigureDevice, type _PendingWrite } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
@@ -264,14 +264,19 @@ export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_report
     select date_part('epoch', last_reported_at) as last_reported_at from devices where id = ${deviceId} for update`;
 }
 
-/** Inserts segments of one device in one statement: three array parameters, whatever the count. `source` tells imports from telemetry (D23). */
-export function _insertSegments(deviceId: number, segments: readonly SegmentInput[], source: SegmentSource = 'import'): RawBuilder<unknown> {
+/**
+ * Inserts segments of one device in one statement: three array parameters, whatever the count.
+ * `source` tells imports from telemetry (D23). `after`: a condition on earlier expressions of the
+ * statement it runs in, which makes them run first (see {@link _applySegmentChanges}).
+ */
+export function _insertSegments(deviceId: number, segments: readonly SegmentInput[], source: SegmentSource = 'import', after?: RawBuilder<boolean>): RawBuilder<unknown> {
   return sql`
     insert into engine_segments (device_id, started_at, ended_at, state, source)
     select ${deviceId}, to_timestamp(batch.started_at), to_timestamp(batch.ended_at), batch.state, ${source}::text
       from unnest(${segments.map((segment) => segment.startedAt)}::float8[],
                   ${segments.map((segment) => segment.endedAt)}::float8[],
-                  ${segments.map((segment) => segment.state)}::text[]) as batch(started_at, ended_at, state)`;
+                  ${segments.map((segment) => segment.state)}::text[]) as batch(started_at, ended_at, state)
+     ${after ? sql`where ${after}` : sql``}`;
 }
 
 /** Closes open segments of one device (the one starting at `startedAt` gets `endedAt`) in one statement. */
@@ -284,15 +289,13 @@ export function _closeSegments(deviceId: number, closes: readonly { readonly sta
 }
 
 /**
- * Records an import on the device: `last_reported_at` as the import plan decided it (P6), and the
- * longest closed segment raised to `longest` seconds (it bounds {@link _overlappingSegments}' scan).
+ * Records a write on the device: `last_reported_at` as the write's plan decided it (P6, D26), and
+ * the longest closed segment raised to `longest` seconds (it bounds {@link _overlappingSegments}'
+ * scan). The assignments, for a statement that updates the device's row.
  */
-export function _recordImport(deviceId: number, lastReportedAt: number | null, longest: number): RawBuilder<unknown> {
-  return sql`
-    update devices
-       set last_reported_at = to_timestamp(${lastReportedAt}::float8),
-           longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)
-     where id = ${deviceId}`;
+export function _recordSet(lastReportedAt: number | null, longest: number): RawBuilder<unknown> {
+  return sql`last_reported_at = to_timestamp(${lastReportedAt}::float8),
+             longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)`;
 }
 
 /** Deletes segments of one device, each named by its start (the primary key is `(device_id, started_at)`), in one statement. */
@@ -314,21 +317,43 @@ export interface _SegmentChanges {
  * The one way segments of a device change inside a write transaction (imports and telemetry
  * re-derivation alike), so that everything derived from segments (the per-day figures of D27) is
  * kept up to date in the same transaction. The caller holds the device's row lock ({@link _lockDevice}),
- * and may pass what it read of the device's row with the lock (`device`), to spare the figures a read.
+ * and may pass what it read of the device's row with the lock (`device`), to spare the figures a
+ * read, and what it still has to write (`pending`), to write it in the same statement.
+ *
+ * In the common case (one chunk of each) the whole change is one statement: the caller's writes,
+ * the removed segments deleted, the added ones inserted, the day figures and the device's row.
+ * The insertion reads the deletion's count, so that it runs after it: a segment removed and added
+ * again with the same start (a tail that grew) is then no conflict, nor is a new open segment
+ * after the removed one (PostgreSQL runs the expressions of one statement in no set order).
  */
-export async function _applySegmentChanges(trx: Kysely<FleetHoursDatabase>, deviceId: number, changes: _SegmentChanges, device?: _FigureDevice): Promise<void> {
-  for (let offset = 0; offset < changes.removed.length; offset += SEGMENT_CHUNK) {
-    await _deleteSegments(deviceId, changes.removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
-  }
-  // One chunk of added segments (the common case) goes in the figures' statement: one round trip.
-  const single = changes.added.length > 0 && changes.added.length <= SEGMENT_CHUNK;
-  if (!single) {
-    for (let offset = 0; offset < changes.added.length; offset += SEGMENT_CHUNK) {
-      await _insertSegments(deviceId, changes.added.slice(offset, offset + SEGMENT_CHUNK), changes.source).execute(trx);
+export async function _applySegmentChanges(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  changes: _SegmentChanges,
+  device?: _FigureDevice,
+  pending?: _PendingWrite,
+): Promise<void> {
+  const { removed, added, source } = changes;
+  if (removed.length <= SEGMENT_CHUNK && added.length <= SEGMENT_CHUNK) {
+    const ctes = [pending?.ctes];
+    if (removed.length > 0) ctes.push(sql`removed_segments as (${_deleteSegments(deviceId, removed.map((segment) => segment.startedAt))} returning 1)`);
+    if (added.length > 0) {
+      const after = removed.length > 0 ? sql<boolean>`(select count(*) from removed_segments) >= 0` : undefined;
+      ctes.push(sql`added_segments as (${_insertSegments(deviceId, added, source, after)})`);
     }
+    const written = ctes.filter((cte) => cte !== undefined);
+    await _applyFigureChanges(trx, deviceId, changes, device, { ctes: written.length > 0 ? sql.join(written) : undefined, deviceSet: pending?.deviceSet });
+    return;
+  }
+  await _writePending(trx, deviceId, pending);
+  for (let offset = 0; offset < removed.length; offset += SEGMENT_CHUNK) {
+    await _deleteSegments(deviceId, removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
+  }
+  for (let offset = 0; offset < added.length; offset += SEGMENT_CHUNK) {
+    await _insertSegments(deviceId, added.slice(offset, offset + SEGMENT_CHUNK), source).execute(trx);
   }
   // D27: the per-day figures and lifetime totals follow in the same transaction.
-  await _applyFigureChanges(trx, deviceId, changes, device, single ? _insertSegments(deviceId, changes.added, changes.source) : undefined);
+  await _applyFigureChanges(trx, deviceId, changes, device);
 }
 
 /** Rows written per statement: a few array parameters each, far from any limit. */

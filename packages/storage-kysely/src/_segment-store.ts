@@ -1,7 +1,7 @@
 import { type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
-import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordImport, _summarize, _sumByBucket } from './_segment-queries.js';
+import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordSet, _summarize, _sumByBucket } from './_segment-queries.js';
 import { _applyFigureChanges } from './_daily-figures.js';
 import { _listSourcedSegments } from './_sourced-segments.js';
 import { _isId, _seconds } from './_sql-values.js';
@@ -121,11 +121,14 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
           }
           // D27: the per-day figures follow in this transaction; a close adds the closed segment.
           const storedState = new Map(stored.map((segment) => [segment.startedAt, segment.state]));
-          await _applyFigureChanges(trx, deviceId, {
-            removed: [],
-            added: [...plan.insert, ...plan.close.map((close) => ({ ...close, state: storedState.get(close.startedAt)! }))],
-          });
-          await _recordImport(deviceId, plan.lastReportedAt, longest).execute(trx);
+          // The device's record (P6) goes in the figures' update of its row.
+          await _applyFigureChanges(
+            trx,
+            deviceId,
+            { removed: [], added: [...plan.insert, ...plan.close.map((close) => ({ ...close, state: storedState.get(close.startedAt)! }))] },
+            undefined,
+            { deviceSet: _recordSet(plan.lastReportedAt, longest) },
+          );
           return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
         });
       }),

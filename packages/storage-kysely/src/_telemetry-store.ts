@@ -1,8 +1,8 @@
-import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint } from '@fleet-hours/core';
+import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint, type TelemetryWriteDevice } from '@fleet-hours/core';
 import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { _FigureDevice } from './_daily-figures.js';
-import { _applySegmentChanges, _recordImport } from './_segment-queries.js';
+import { _applySegmentChanges, _recordSet } from './_segment-queries.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -21,7 +21,9 @@ const POINT_CHUNK = 50_000;
  * can touch (`_pointsAndSegments`), `planTelemetryWrite` plans the points and
  * `planTelemetrySegments` the segments (D23 checked there; it ignores segments outside the span),
  * then new points are inserted, changed ones updated, and the segment changes written through
- * `_applySegmentChanges`. A batch of duplicates writes nothing. Every refusal comes before the
+ * `_applySegmentChanges`, in one statement with the points and the device's record when each fits
+ * one chunk (a one-position write: begin, the lock, one read, one write, commit).
+ * A batch of duplicates writes nothing. Every refusal comes before the
  * device's first write; a refusal at a later device rolls back the earlier ones with the transaction.
  */
 export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
@@ -48,7 +50,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
           const batches = await _batchesByDevice(trx, accountId, points);
           let accepted = 0;
           let duplicates = 0;
-          const devices: { deviceId: number; lastReportedAt: number | null }[] = [];
+          const devices: TelemetryWriteDevice[] = [];
           // In id order: two writes that share devices lock them in the same order.
           for (const [deviceId, { points: batch, device }] of [...batches].sort(([a], [b]) => a - b)) {
             let earliest = Infinity;
@@ -62,7 +64,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
             const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
             accepted += plan.accepted;
             duplicates += plan.duplicates;
-            devices.push({ deviceId, lastReportedAt: plan.lastReportedAt });
+            devices.push({ deviceId, imei: device.imei, timeZone: device.time_zone, lastReportedAt: plan.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates });
             if (!plan.segmentRange) continue;
 
             const change = planTelemetrySegments({ deviceId, plan, segments: around.segments });
@@ -72,11 +74,13 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
             const inserts = plan.writes.filter((point) => !storedTimes.has(point.time));
             const updates = plan.writes.filter((point) => storedTimes.has(point.time));
             let longest = 0;
-            for (const segment of change.added) longest = Math.max(longest, segment.endedAt! - segment.startedAt);
-            const record = _recordImport(deviceId, plan.lastReportedAt, longest);
-            if (inserts.length > 0 && inserts.length <= POINT_CHUNK && updates.length === 0) {
-              // The common case (new points only, one chunk): the points and the device's record in one statement.
-              await sql`with inserted as (${_insertPoints(deviceId, inserts)}) ${record}`.execute(trx);
+            for (const segment of change.added) if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
+            // One chunk of each (the common case): the points go in the segments' statement, and
+            // the device's record in its row's update there: the whole write is one statement.
+            const ctes: RawBuilder<unknown>[] = [];
+            if (inserts.length <= POINT_CHUNK && updates.length <= POINT_CHUNK) {
+              if (inserts.length > 0) ctes.push(sql`inserted_points as (${_insertPoints(deviceId, inserts)})`);
+              if (updates.length > 0) ctes.push(sql`updated_points as (${_updatePoints(deviceId, updates)})`);
             } else {
               for (let offset = 0; offset < inserts.length; offset += POINT_CHUNK) {
                 await _insertPoints(deviceId, inserts.slice(offset, offset + POINT_CHUNK)).execute(trx);
@@ -84,9 +88,11 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
               for (let offset = 0; offset < updates.length; offset += POINT_CHUNK) {
                 await _updatePoints(deviceId, updates.slice(offset, offset + POINT_CHUNK)).execute(trx);
               }
-              await record.execute(trx);
             }
-            await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' }, device);
+            await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' }, device, {
+              ctes: ctes.length > 0 ? sql.join(ctes) : undefined,
+              deviceSet: _recordSet(plan.lastReportedAt, longest),
+            });
           }
           return { accepted, duplicates, devices };
         });
@@ -97,7 +103,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
 /** A device of a batch, as locked: its share of the points and what the write reads of its row. */
 interface _DeviceBatch {
   readonly points: TelemetryPoint[];
-  readonly device: _FigureDevice & { readonly last_reported_at: number | null };
+  readonly device: _FigureDevice & { readonly imei: string; readonly last_reported_at: number | null };
 }
 
 /**

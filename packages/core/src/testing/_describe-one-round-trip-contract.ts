@@ -1,8 +1,8 @@
 /**
  * The capabilities that let an API request cost two database round trips (issue 11): the device
- * with its figures (`findDeviceWithSums`, `findDeviceWithSummary`), and the API key with the count
- * of the request (`findApiKeyAndConsume`, a capability of a store that keeps both the keys and the
- * rate-limit counters). Each answer must equal what the separate calls answer.
+ * with its figures (`findDeviceWithSums`, `findDeviceWithSummary`), and the API key or ingest token
+ * with the count of the request (`findApiKeyAndConsume`, `findIngestTokenAndConsume`: capabilities
+ * of a store that keeps both the credentials and the rate-limit counters). Each answer must equal what the separate calls answer.
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
@@ -25,7 +25,7 @@ const W0 = Math.floor(T0 / WINDOW) * WINDOW;
 /** What this block needs from the contract suite around it. */
 export interface OneRoundTripContractContext {
   readonly store: () => FleetHoursStore;
-  readonly itWith: (capability: 'findDeviceWithSums' | 'findDeviceWithSummary' | 'findApiKeyAndConsume', title: string, test: () => Promise<void>) => void;
+  readonly itWith: (capability: 'findDeviceWithSums' | 'findDeviceWithSummary' | 'findApiKeyAndConsume' | 'findIngestTokenAndConsume', title: string, test: () => Promise<void>) => void;
 }
 
 const segmentsArbitrary = fc
@@ -123,52 +123,97 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
   describeApiKeyCounter({ store: () => store() as FleetHoursStore & RateLimitStore, itWith });
 }
 
+/** The two credential kinds whose lookup can count the request in the same round trip, as the tests below use them. */
+const CREDENTIAL_COUNTERS = [
+  {
+    capability: 'findApiKeyAndConsume',
+    keyPrefix: 'key:',
+    keySuffix: ':/api/v1/devices/{id}/hours',
+    create: (store: FleetHoursStore, accountId: number, fingerprint: string) => store.createApiKey({ accountId, fingerprint, label: null, expiresAt: null, now: T0 }),
+    revoke: (store: FleetHoursStore, id: number) => store.revokeApiKey({ keyId: id, now: T0 + 1 }),
+    find: async (store: FleetHoursStore, fingerprint: string) => {
+      const found = await store.findApiKey({ fingerprint });
+      return found && { credential: found.apiKey, account: found.account };
+    },
+    findAndConsume: async (store: RateLimitStore, input: { fingerprint: string; counter: CredentialCounter }) => {
+      const { lookup, count } = await store.findApiKeyAndConsume!(input);
+      return { lookup: lookup && { credential: lookup.apiKey, account: lookup.account }, count };
+    },
+  },
+  {
+    capability: 'findIngestTokenAndConsume',
+    keyPrefix: 'token:',
+    keySuffix: ':/ingest',
+    create: (store: FleetHoursStore, accountId: number, fingerprint: string) => store.createIngestToken({ accountId, fingerprint, label: null, expiresAt: null, now: T0 }),
+    revoke: (store: FleetHoursStore, id: number) => store.revokeIngestToken({ tokenId: id, now: T0 + 1 }),
+    find: async (store: FleetHoursStore, fingerprint: string) => {
+      const found = await store.findIngestToken({ fingerprint });
+      return found && { credential: found.ingestToken, account: found.account };
+    },
+    findAndConsume: async (store: RateLimitStore, input: { fingerprint: string; counter: CredentialCounter }) => {
+      const { lookup, count } = await store.findIngestTokenAndConsume!(input);
+      return { lookup: lookup && { credential: lookup.ingestToken, account: lookup.account }, count };
+    },
+  },
+] as const;
+
 function describeApiKeyCounter({ store, itWith }: { store: () => FleetHoursStore & RateLimitStore; itWith: OneRoundTripContractContext['itWith'] }): void {
-  const counter = (limit: number, windowStart = W0): CredentialCounter => ({ keyPrefix: 'key:', keySuffix: ':/api/v1/devices/{id}/hours', windowStart, windowSeconds: WINDOW, limit });
-  const seedKey = async (fingerprint: string, revoked = false) => {
+  for (const kind of CREDENTIAL_COUNTERS) {
+    const { capability } = kind;
+    const counter = (limit: number, windowStart = W0): CredentialCounter => ({ keyPrefix: kind.keyPrefix, keySuffix: kind.keySuffix, windowStart, windowSeconds: WINDOW, limit });
+    const findAndConsume = (fingerprint: string, limit: CredentialCounter) => kind.findAndConsume(store(), { fingerprint, counter: limit });
+    const seed = async (fingerprint: string, revoked = false) => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const credential = (await kind.create(store(), account.id, fingerprint))!;
+      if (revoked) await kind.revoke(store(), credential.id);
+      return { account, credential };
+    };
+
+    itWith(capability, `${capability}() returns what the lookup alone returns and counts on the credential\u2019s counter, which consume() shares (D13)`, async () => {
+      const { credential } = await seed('a'.repeat(64));
+      const results = [];
+      for (let index = 0; index < 4; index += 1) results.push(await findAndConsume('a'.repeat(64), counter(3)));
+      const lookup = await kind.find(store(), 'a'.repeat(64));
+      expect(lookup).not.toBeNull();
+      expect(results.map((result) => result.lookup)).toEqual([lookup, lookup, lookup, lookup]);
+      expect(results.map((result) => result.count)).toEqual([
+        { count: 1, allowed: true },
+        { count: 2, allowed: true },
+        { count: 3, allowed: true },
+        { count: 3, allowed: false },
+      ]);
+      // A refused call used no budget: the same counter under a higher limit resumes from 3.
+      const name = `${kind.keyPrefix}${credential.id}${kind.keySuffix}`;
+      expect(await store().consume({ key: name, windowStart: W0, windowSeconds: WINDOW, limit: 5 })).toEqual({ count: 4, allowed: true });
+      expect((await findAndConsume('a'.repeat(64), counter(5))).count).toEqual({ count: 5, allowed: true });
+      // A new window starts again at one.
+      expect((await findAndConsume('a'.repeat(64), counter(5, W0 + WINDOW))).count).toEqual({ count: 1, allowed: true });
+    });
+
+    itWith(capability, `${capability}() counts nothing for an unknown fingerprint, and counts a revoked credential like any found one`, async () => {
+      expect(await findAndConsume('f'.repeat(64), counter(3))).toEqual({ lookup: null, count: null });
+      const { credential } = await seed('b'.repeat(64), true);
+      const found = await findAndConsume('b'.repeat(64), counter(3));
+      expect(found).toEqual({ lookup: await kind.find(store(), 'b'.repeat(64)), count: { count: 1, allowed: true } });
+      expect(found.lookup!.credential.revokedAt).toBe(T0 + 1);
+      expect(await store().consume({ key: `${kind.keyPrefix}${credential.id}${kind.keySuffix}`, windowStart: W0, windowSeconds: WINDOW, limit: 3 })).toEqual({ count: 2, allowed: true });
+      // A limit of 0 refuses without counting.
+      expect((await findAndConsume('b'.repeat(64), { ...counter(0), keySuffix: ':/zero' })).count).toEqual({ count: 0, allowed: false });
+    });
+
+    itWith(capability, `concurrent ${capability}() calls are counted exactly once each (D15)`, async () => {
+      await seed('c'.repeat(64));
+      const limit = 25;
+      const results = await Promise.all(Array.from({ length: 40 }, () => findAndConsume('c'.repeat(64), counter(limit))));
+      const allowed = results.filter((result) => result.count!.allowed);
+      expect(allowed.map((result) => result.count!.count).sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, index) => index + 1));
+      for (const refused of results.filter((result) => !result.count!.allowed)) expect(refused.count!.count).toBe(limit);
+    });
+  }
+
+  itWith('findIngestTokenAndConsume', 'an API key and an ingest token of one fingerprint are never mistaken for each other', async () => {
     const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    const key = (await store().createApiKey({ accountId: account.id, fingerprint, label: null, expiresAt: null, now: T0 }))!;
-    if (revoked) await store().revokeApiKey({ keyId: key.id, now: T0 + 1 });
-    return { account, key };
-  };
-
-  itWith('findApiKeyAndConsume', 'findApiKeyAndConsume() returns findApiKey() and counts on the key\u2019s counter, which consume() shares (D13)', async () => {
-    const { key } = await seedKey('a'.repeat(64));
-    const results = [];
-    for (let index = 0; index < 4; index += 1) results.push(await store().findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter: counter(3) }));
-    const lookup = await store().findApiKey({ fingerprint: 'a'.repeat(64) });
-    expect(results.map((result) => result.lookup)).toEqual([lookup, lookup, lookup, lookup]);
-    expect(results.map((result) => result.count)).toEqual([
-      { count: 1, allowed: true },
-      { count: 2, allowed: true },
-      { count: 3, allowed: true },
-      { count: 3, allowed: false },
-    ]);
-    // A refused call used no budget: the same counter under a higher limit resumes from 3.
-    const name = `key:${key.id}:/api/v1/devices/{id}/hours`;
-    expect(await store().consume({ key: name, windowStart: W0, windowSeconds: WINDOW, limit: 5 })).toEqual({ count: 4, allowed: true });
-    expect((await store().findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter: counter(5) })).count).toEqual({ count: 5, allowed: true });
-    // A new window starts again at one.
-    expect((await store().findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter: counter(5, W0 + WINDOW) })).count).toEqual({ count: 1, allowed: true });
-  });
-
-  itWith('findApiKeyAndConsume', 'findApiKeyAndConsume() counts nothing for an unknown fingerprint, and counts a revoked key like any found key', async () => {
-    expect(await store().findApiKeyAndConsume!({ fingerprint: 'f'.repeat(64), counter: counter(3) })).toEqual({ lookup: null, count: null });
-    const { key } = await seedKey('b'.repeat(64), true);
-    const found = await store().findApiKeyAndConsume!({ fingerprint: 'b'.repeat(64), counter: counter(3) });
-    expect(found).toEqual({ lookup: await store().findApiKey({ fingerprint: 'b'.repeat(64) }), count: { count: 1, allowed: true } });
-    expect(found.lookup!.apiKey.revokedAt).toBe(T0 + 1);
-    expect(await store().consume({ key: `key:${key.id}:/api/v1/devices/{id}/hours`, windowStart: W0, windowSeconds: WINDOW, limit: 3 })).toEqual({ count: 2, allowed: true });
-    // A limit of 0 refuses without counting.
-    expect((await store().findApiKeyAndConsume!({ fingerprint: 'b'.repeat(64), counter: { ...counter(0), keySuffix: ':/zero' } })).count).toEqual({ count: 0, allowed: false });
-  });
-
-  itWith('findApiKeyAndConsume', 'concurrent findApiKeyAndConsume() calls are counted exactly once each (D15)', async () => {
-    await seedKey('c'.repeat(64));
-    const limit = 25;
-    const results = await Promise.all(Array.from({ length: 40 }, () => store().findApiKeyAndConsume!({ fingerprint: 'c'.repeat(64), counter: counter(limit) })));
-    const allowed = results.filter((result) => result.count!.allowed);
-    expect(allowed.map((result) => result.count!.count).sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, index) => index + 1));
-    for (const refused of results.filter((result) => !result.count!.allowed)) expect(refused.count!.count).toBe(limit);
+    await store().createApiKey({ accountId: account.id, fingerprint: 'd'.repeat(64), label: null, expiresAt: null, now: T0 });
+    expect(await store().findIngestTokenAndConsume!({ fingerprint: 'd'.repeat(64), counter: { keyPrefix: 'token:', keySuffix: ':/ingest', windowStart: W0, windowSeconds: WINDOW, limit: 3 } })).toEqual({ lookup: null, count: null });
   });
 }

@@ -161,7 +161,7 @@ export function _describeTelemetryContract(current: () => FleetHoursStore): void
       expect(await store.writeTelemetry({ accountId: device.accountId, points: batch, now: LATER })).toEqual({
         accepted: 3,
         duplicates: 0,
-        devices: [{ deviceId: device.id, lastReportedAt: BASE + 10 }],
+        devices: [{ deviceId: device.id, imei: device.imei, timeZone: ZONE, lastReportedAt: BASE + 10, accepted: 3, duplicates: 0 }],
       });
       expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual([
         { time: BASE, ignition: false, speedKmh: 0 },
@@ -171,7 +171,7 @@ export function _describeTelemetryContract(current: () => FleetHoursStore): void
       expect(await store.writeTelemetry({ accountId: device.accountId, points: batch, now: LATER })).toEqual({
         accepted: 0,
         duplicates: 3,
-        devices: [{ deviceId: device.id, lastReportedAt: BASE + 10 }],
+        devices: [{ deviceId: device.id, imei: device.imei, timeZone: ZONE, lastReportedAt: BASE + 10, accepted: 0, duplicates: 3 }],
       });
       expect(await segmentsOf(store, device)).toEqual(before);
       const changed = of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]);
@@ -183,8 +183,8 @@ export function _describeTelemetryContract(current: () => FleetHoursStore): void
       const store = current();
       const device = await seed(store);
       const write = (time: number) => store.writeTelemetry({ accountId: device.accountId, points: of(device, [{ time, ignition: true, speedKmh: 0 }]), now: LATER });
-      expect((await write(BASE + 1000)).devices).toEqual([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
-      expect((await write(BASE)).devices).toEqual([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
+      expect((await write(BASE + 1000)).devices).toMatchObject([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
+      expect((await write(BASE)).devices).toMatchObject([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
       expect((await store.findDevice({ accountId: device.accountId, deviceId: device.id }))?.lastReportedAt).toBe(BASE + 1000);
     });
 
@@ -204,24 +204,32 @@ export function _describeTelemetryContract(current: () => FleetHoursStore): void
     it('a batch of several devices is written in one call, each device by id or by IMEI (D25)', async () => {
       const store = current();
       const first = await seed(store);
-      const second = await newDevice(store, first.accountId);
+      const second = await newDevice(store, first.accountId, 'Asia/Kathmandu');
       const result = await store.writeTelemetry({
         accountId: first.accountId,
         points: [
           { imei: second.imei, time: BASE + 5, ignition: true, speedKmh: 0 },
           { deviceId: first.id, time: BASE, ignition: true, speedKmh: 50 },
           { deviceId: second.id, time: BASE + 6, ignition: true, speedKmh: 0 },
+          { imei: second.imei, time: BASE + 5, ignition: true, speedKmh: 0 },
         ],
         now: LATER,
       });
+      // Each device's share of the counts (the second device's point at BASE + 5 is sent twice in
+      // the batch: both copies count as accepted, as duplicates are judged against what was stored).
       expect(result).toEqual({
-        accepted: 3,
+        accepted: 4,
         duplicates: 0,
         devices: [
-          { deviceId: first.id, lastReportedAt: BASE },
-          { deviceId: second.id, lastReportedAt: BASE + 6 },
+          { deviceId: first.id, imei: first.imei, timeZone: ZONE, lastReportedAt: BASE, accepted: 1, duplicates: 0 },
+          { deviceId: second.id, imei: second.imei, timeZone: 'Asia/Kathmandu', lastReportedAt: BASE + 6, accepted: 3, duplicates: 0 },
         ],
       });
+      const again = await store.writeTelemetry({ accountId: first.accountId, points: [{ deviceId: second.id, time: BASE + 6, ignition: true, speedKmh: 0 }, { imei: first.imei, time: BASE + 1, ignition: true, speedKmh: 50 }], now: LATER });
+      expect(again.devices).toEqual([
+        { deviceId: first.id, imei: first.imei, timeZone: ZONE, lastReportedAt: BASE + 1, accepted: 1, duplicates: 0 },
+        { deviceId: second.id, imei: second.imei, timeZone: 'Asia/Kathmandu', lastReportedAt: BASE + 6, accepted: 0, duplicates: 1 },
+      ]);
       expect(await segmentsOf(store, second)).toEqual([{ startedAt: BASE + 5, endedAt: BASE + 306, state: 'idle' }]);
     });
 

@@ -20,7 +20,9 @@ export type StorageCapability =
   | 'findDeviceWithSums'
   | 'findDeviceWithSummary'
   /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
-  | 'findApiKeyAndConsume';
+  | 'findApiKeyAndConsume'
+  /** The same for ingest tokens (D24): the token and the count in one round trip. */
+  | 'findIngestTokenAndConsume';
 
 /** What a contract run needs from an adapter. */
 export interface StorageContractSubject {
@@ -51,6 +53,7 @@ const ALL_CAPABILITIES: readonly StorageCapability[] = [
   'findDeviceWithSums',
   'findDeviceWithSummary',
   'findApiKeyAndConsume',
+  'findIngestTokenAndConsume',
 ];
 
 /**

@@ -6,7 +6,9 @@ import {
   UnknownDeviceError,
   type DeviceTelemetryPoint,
   type FleetHours,
+  type TelemetryWriteResult,
 } from '@fleet-hours/core';
+import { _positionWriter } from './_position-writer.js';
 
 /** The 200 body of every ingestion route that stored (or found already stored) its points. */
 export interface IngestAnswer {
@@ -50,7 +52,9 @@ export function _reportIngest(onIngest: _OnIngest, outcome: _IngestOutcome): voi
 
 /**
  * Writes points of the token's account through the store's `writeTelemetry` — one transaction,
- * committed before this resolves, so a 2xx is only sent for durable points — and builds the 200
+ * committed before this resolves, so a 2xx is only sent for durable points; a request of one
+ * position shares its transaction with the positions that arrive meanwhile (`_PositionWriter`) —
+ * and builds the 200
  * body: the counts and each named device's `last_reported_at` as a D9 timestamp in its zone.
  * The store's refusals are named by the client's own positions: an unknown device is 422
  * `unknown_device` (D25, the same for a missing and a foreign device), a point too far ahead
@@ -70,9 +74,14 @@ export async function _writePoints(input: {
 }): Promise<IngestAnswer> {
   const { fleetHours, accountId, points, now, positionOf } = input;
   const where = (index: number) => (positionOf === null ? '' : `${positionOf(index)}: `);
-  let result;
+  let result: Pick<TelemetryWriteResult, 'accepted' | 'duplicates' | 'devices'>;
   try {
-    result = await fleetHours.store.writeTelemetry({ accountId, points, now });
+    const [single] = points;
+    if (positionOf === null && points.length === 1 && single!.imei !== undefined) {
+      // One position (Traccar, OsmAnd): written with the others that arrive meanwhile.
+      const written = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
+      result = { accepted: written.accepted, duplicates: written.duplicates, devices: [written.device] };
+    } else result = await fleetHours.store.writeTelemetry({ accountId, points, now });
   } catch (error) {
     if (error instanceof UnknownDeviceError || (isFleetHoursError(error) && error.code === 'unknown_device' && typeof (error as { index?: unknown }).index === 'number')) {
       const index = (error as UnknownDeviceError).index;
@@ -88,11 +97,9 @@ export async function _writePoints(input: {
     }
     throw error;
   }
-  const devices = await Promise.all(
-    result.devices.map(async ({ deviceId, lastReportedAt }) => {
-      const device = lastReportedAt === null ? null : await fleetHours.store.findDevice({ accountId, deviceId });
-      return { device_id: deviceId, last_reported_at: lastReportedAt === null ? null : formatInstant(lastReportedAt, device?.timeZone ?? 'UTC') };
-    }),
-  );
+  const devices = result.devices.map(({ deviceId, lastReportedAt, timeZone }) => ({
+    device_id: deviceId,
+    last_reported_at: lastReportedAt === null ? null : formatInstant(lastReportedAt, timeZone),
+  }));
   return { accepted: result.accepted, duplicates: result.duplicates, devices };
 }

@@ -4,6 +4,7 @@ import { CommandError } from '../cli/cli-errors.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { openDatabase, type OpenedDatabase } from '../database/open-database.js';
 import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMetrics } from './server-metrics.js';
+import { _nodeFingerprint } from './_node-fingerprint.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -101,7 +102,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       (writeLog ?? _writeJsonLine)(entry);
     };
     const app = createFleetHoursApp({
-      fleetHours: createFleetHours({ store: database.store, now }),
+      // Fingerprints with node:crypto, synchronously: the same digits as core's WebCrypto default.
+      fleetHours: createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint }),
       now,
       // The reference server shows the fleet view at / (issue 12); the library leaves it off by default.
       fleetView: true,

@@ -1,0 +1,139 @@
+import { InvalidTelemetryPointError, isFleetHoursError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryWriteDevice, type TelemetryWriteResult } from '@fleet-hours/core';
+
+/** One position of a single-position request (a Traccar forward, an OsmAnd report), named by its device's IMEI. */
+export interface _Position {
+  readonly accountId: number;
+  readonly point: DeviceTelemetryPoint & { readonly imei: string };
+  /** The server's clock when the request was read, epoch seconds (D26). */
+  readonly now: number;
+}
+
+/** What one position's write did: the store's answer for its device (its share of the counts). */
+export type _PositionWritten = Pick<TelemetryWriteResult, 'accepted' | 'duplicates'> & { readonly device: TelemetryWriteDevice };
+
+/**
+ * Writes at most this many batches of one account at a time; positions that arrive meanwhile wait
+ * and go in the next batch together. With 2, a server under a stream of single positions keeps a
+ * write in the database while the next batch gathers, and a lone position never waits.
+ */
+export const _POSITION_WRITES_IN_FLIGHT = 2;
+
+/** Positions in one batch at most: far below the native endpoint's 10,000, so that a batch stays short. */
+export const _POSITION_BATCH_MAX = 500;
+
+/**
+ * Single positions gathered into shared writes (D20). A Traccar server forwards every position in
+ * a request of its own: written one by one, each costs a transaction (lock, read, write, commit)
+ * however small. Here a position is written at once while fewer than
+ * {@link _POSITION_WRITES_IN_FLIGHT} writes of its account run; otherwise it waits for one of them
+ * to end and goes in the next batch with every other position waiting then (at most one per device,
+ * and {@link _POSITION_BATCH_MAX}), in one `writeTelemetry` call. Each request is answered only when
+ * its batch is committed, with its device's share of the store's answer — one position per device
+ * in a batch makes that share the request's own. Order does not matter (D20: any split, order or
+ * repetition of the same points gives the same segments).
+ *
+ * A batch the store refuses because of a position (an unknown device, a point too far ahead, an
+ * overlap with imported segments: a 4xx) is written again position by position, so that each
+ * request gets its own answer and no request fails for another's position. Any other failure (a
+ * database that does not answer: 503) fails the batch's requests at once, without retrying, so
+ * that they are answered within the deadline (D28).
+ */
+export class _PositionWriter {
+  readonly #store: FleetHoursStore;
+  readonly #accounts = new Map<number, { inFlight: number; waiting: _Waiting[] }>();
+
+  constructor(store: FleetHoursStore) {
+    this.#store = store;
+  }
+
+  /** Writes a position, alone or in a batch, and resolves with its device's share once it is committed. */
+  write(position: _Position): Promise<_PositionWritten> {
+    return new Promise((resolve, reject) => {
+      let account = this.#accounts.get(position.accountId);
+      if (!account) this.#accounts.set(position.accountId, (account = { inFlight: 0, waiting: [] }));
+      account.waiting.push({ position, resolve, reject });
+      if (account.inFlight < _POSITION_WRITES_IN_FLIGHT) this.#next(position.accountId);
+    });
+  }
+
+  /** Starts the account's next batch from the positions waiting, if any. */
+  #next(accountId: number): void {
+    const account = this.#accounts.get(accountId);
+    if (!account) return;
+    if (account.waiting.length === 0) {
+      if (account.inFlight === 0) this.#accounts.delete(accountId);
+      return;
+    }
+    const batch: _Waiting[] = [];
+    const rest: _Waiting[] = [];
+    const devices = new Set<string>();
+    for (const waiting of account.waiting) {
+      if (batch.length < _POSITION_BATCH_MAX && !devices.has(waiting.position.point.imei)) {
+        devices.add(waiting.position.point.imei);
+        batch.push(waiting);
+      } else rest.push(waiting);
+    }
+    account.waiting = rest;
+    account.inFlight += 1;
+    void this.#run(accountId, batch).finally(() => {
+      account.inFlight -= 1;
+      this.#next(accountId);
+    });
+  }
+
+  async #run(accountId: number, batch: readonly _Waiting[]): Promise<void> {
+    try {
+      const answer = await this.#writeBatch(accountId, batch);
+      for (const waiting of batch) _settle(waiting, answer);
+    } catch (error) {
+      if (batch.length === 1 || !_refusesAPosition(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      // A position refused the batch: each on its own, so that only its own request fails.
+      await Promise.all(
+        batch.map(async (waiting) => {
+          try {
+            _settle(waiting, await this.#writeBatch(accountId, [waiting]));
+          } catch (own) {
+            waiting.reject(own);
+          }
+        }),
+      );
+    }
+  }
+
+  #writeBatch(accountId: number, batch: readonly _Waiting[]): Promise<TelemetryWriteResult> {
+    let now = -Infinity;
+    for (const { position } of batch) now = Math.max(now, position.now);
+    return this.#store.writeTelemetry({ accountId, points: batch.map(({ position }) => position.point), now });
+  }
+}
+
+interface _Waiting {
+  readonly position: _Position;
+  readonly resolve: (written: _PositionWritten) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Answers a request with its device's share of the batch's answer. */
+function _settle(waiting: _Waiting, answer: TelemetryWriteResult): void {
+  const device = answer.devices.find((entry) => entry.imei === waiting.position.point.imei);
+  if (!device) waiting.reject(new Error(`The store's answer names no device with IMEI ${waiting.position.point.imei}`));
+  else waiting.resolve({ accepted: device.accepted, duplicates: device.duplicates, device });
+}
+
+/** Whether a batch was refused because of one of its positions (a 4xx), rather than failing as a whole. */
+function _refusesAPosition(error: unknown): boolean {
+  return error instanceof InvalidTelemetryPointError || (isFleetHoursError(error) && error.status < 500);
+}
+
+// One writer per store: every route of every app over the same store shares its batches.
+const _writers = new WeakMap<FleetHoursStore, _PositionWriter>();
+
+/** The position writer of a store. */
+export function _positionWriter(store: FleetHoursStore): _PositionWriter {
+  let writer = _writers.get(store);
+  if (!writer) _writers.set(store, (writer = new _PositionWriter(store)));
+  return writer;
+}
