@@ -118,6 +118,43 @@ export function _describeTelemetryContract(current: () => FleetHoursStore): void
       );
     });
 
+    it('D20: batches that mix several devices (by id and by IMEI), in any order, resent, give each device the segments of its own points', async () => {
+      const store = current();
+      const account = await store.createAccount({ name: 'Mixed fleet', plan: 'business', now: BASE });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.nat(2), pointArbitrary, fc.boolean()), { minLength: 1, maxLength: 60 }),
+          fc.uniqueArray(fc.integer({ min: 1, max: 59 }), { maxLength: 6 }),
+          fc.array(fc.nat(7), { maxLength: 3 }),
+          fc.boolean(),
+          async (tagged, cuts, resends, reversed) => {
+            const fleet = [await newDevice(store, account.id), await newDevice(store, account.id, 'Asia/Kathmandu'), await newDevice(store, account.id, 'America/New_York')];
+            const sent = tagged.map(([which, point, byImei]): DeviceTelemetryPoint => (byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point }));
+            const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
+            const batches = edges.slice(1).map((end, index) => sent.slice(edges[index], end)).filter((batch) => batch.length > 0);
+            const sequence = batches.map((_, index) => index);
+            if (reversed) sequence.reverse();
+            for (const resend of resends) sequence.push(resend % batches.length);
+            for (const index of sequence) {
+              const result = await store.writeTelemetry({ accountId: account.id, points: batches[index]!, now: LATER });
+              // Each device's share of the counts adds up to the batch's.
+              expect(result.devices.reduce((sum, device) => sum + device.accepted, 0)).toBe(result.accepted);
+              expect(result.devices.reduce((sum, device) => sum + device.duplicates, 0)).toBe(result.duplicates);
+              expect(result.accepted + result.duplicates).toBe(batches[index]!.length);
+            }
+            for (const [which, device] of fleet.entries()) {
+              const own = tagged.filter(([owner]) => owner === which).map(([, point]) => point);
+              expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
+              expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
+              const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));
+              expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(newest);
+            }
+          },
+        ),
+        { numRuns: 25 },
+      );
+    });
+
     it('D20: a late point lands where it belongs and changes only the segments around it', async () => {
       const store = current();
       const device = await seed(store);
