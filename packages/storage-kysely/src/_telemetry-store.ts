@@ -52,14 +52,19 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
           let duplicates = 0;
           const devices: TelemetryWriteDevice[] = [];
           // In id order: two writes that share devices lock them in the same order.
-          for (const [deviceId, { points: batch, device }] of [...batches].sort(([a], [b]) => a - b)) {
+          const shares = [...batches].sort(([a], [b]) => a - b).map(([deviceId, share]) => {
             let earliest = Infinity;
             let latest = -Infinity;
-            for (const point of batch) {
+            for (const point of share.points) {
               if (point.time < earliest) earliest = point.time;
               if (point.time > latest) latest = point.time;
             }
-            const around = await _pointsAndSegments(trx, deviceId, earliest, latest);
+            return { deviceId, ...share, earliest, latest };
+          });
+          // Every device's stored points and segments around its share, in one statement.
+          const read = await _pointsAndSegments(trx, shares);
+          for (const { deviceId, points: batch, device } of shares) {
+            const around = read.get(deviceId) ?? { points: [], segments: [] };
             const stored = around.points;
             const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
             accepted += plan.accepted;
@@ -160,45 +165,51 @@ function _toPoint(row: PointRow): TelemetryPoint {
 }
 
 /**
- * In one statement, what a device's share of a batch reads: its stored points from the last one
- * before `earliest` through the first one after `latest` (what `planTelemetryWrite` needs: one
+ * In one statement, what each device's share of a batch reads: its stored points from the last
+ * one before `earliest` through the first one after `latest` (what `planTelemetryWrite` needs: one
  * range scan of the primary key, its ends found by two index probes), and its segments of both
  * sources that can touch the span the plan will find (what `planTelemetrySegments` needs; it
  * ignores the ones outside the span). The span starts at or after the first of those points and
  * ends at or before the last, or, when no point follows the batch, at most `maxGapSeconds` after
  * `latest` (D22's tail): segments are read for that range, both ends inclusive, as bounded index
  * scans (closed segments from `start − longest`, and the open one), as `_listSourcedSegments` does.
+ * The devices come as arrays and each is read by a lateral subquery: one round trip for a batch of
+ * any number of devices.
  */
 async function _pointsAndSegments(
   trx: Kysely<FleetHoursDatabase>,
-  deviceId: number,
-  earliest: number,
-  latest: number,
-): Promise<{ points: TelemetryPoint[]; segments: SourcedSegment[] }> {
-  const first = sql`coalesce((select max("time") from telemetry_points where device_id = ${deviceId} and "time" < to_timestamp(${earliest}::float8)),
-                             to_timestamp(${earliest}::float8))`;
-  const next = sql`(select min("time") from telemetry_points where device_id = ${deviceId} and "time" > to_timestamp(${latest}::float8))`;
-  const last = sql`coalesce(${next}, to_timestamp(${latest}::float8))`;
-  const reach = sql`coalesce(${next}, to_timestamp(${latest + DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
-  const { rows } = await sql<AroundRow>`
-    select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
-      from telemetry_points
-     where device_id = ${deviceId} and "time" >= ${first} and "time" <= ${last}
-    union all
-    select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
-      from engine_segments
-     where device_id = ${deviceId} and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
-       and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = ${deviceId}))
-    union all
-    select true, date_part('epoch', started_at), null, null, null, state, source
-      from engine_segments
-     where device_id = ${deviceId} and ended_at is null and started_at <= ${reach}`.execute(trx);
-  const points: TelemetryPoint[] = [];
-  const segments: SourcedSegment[] = [];
+  shares: readonly { readonly deviceId: number; readonly earliest: number; readonly latest: number }[],
+): Promise<Map<number, { points: TelemetryPoint[]; segments: SourcedSegment[] }>> {
+  const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.device_id and "time" < to_timestamp(span.earliest)),
+                             to_timestamp(span.earliest))`;
+  const next = sql`(select min("time") from telemetry_points where device_id = span.device_id and "time" > to_timestamp(span.latest))`;
+  const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
+  const reach = sql`coalesce(${next}, to_timestamp(span.latest + ${DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
+  const { rows } = await sql<AroundRow & { device_id: number }>`
+    select span.device_id, around.*
+      from unnest(${shares.map((share) => share.deviceId)}::integer[], ${shares.map((share) => share.earliest)}::float8[], ${shares.map((share) => share.latest)}::float8[])
+           as span(device_id, earliest, latest)
+     cross join lateral (
+       select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
+         from telemetry_points
+        where device_id = span.device_id and "time" >= ${first} and "time" <= ${last}
+       union all
+       select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
+         from engine_segments
+        where device_id = span.device_id and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
+          and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = span.device_id))
+       union all
+       select true, date_part('epoch', started_at), null, null, null, state, source
+         from engine_segments
+        where device_id = span.device_id and ended_at is null and started_at <= ${reach}
+     ) as around`.execute(trx);
+  const byDevice = new Map<number, { points: TelemetryPoint[]; segments: SourcedSegment[] }>();
   for (const row of rows) {
-    if (!row.segment) points.push(_toPoint(row as PointRow));
+    let read = byDevice.get(row.device_id);
+    if (!read) byDevice.set(row.device_id, (read = { points: [], segments: [] }));
+    if (!row.segment) read.points.push(_toPoint(row as PointRow));
     else {
-      segments.push({
+      read.segments.push({
         startedAt: Number(row.time),
         endedAt: row.ended_at === null ? null : Number(row.ended_at),
         state: row.state!,
@@ -206,7 +217,9 @@ async function _pointsAndSegments(
       });
     }
   }
-  return { points, segments };
+  // Points in time order, as planTelemetryWrite takes them (a union keeps no order).
+  for (const read of byDevice.values()) read.points.sort((a, b) => a.time - b.time);
+  return byDevice;
 }
 
 /** A row of {@link _pointsAndSegments}: a point (`time`, `ignition`, `speed_kmh`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
