@@ -4,7 +4,7 @@
  * `app.request()` over a memory store whose `writeTelemetry` is watched: every call recorded, held
  * until released, or made to fail.
  */
-import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { StorageUnavailableError, type Device, type FleetHoursStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createIngestFixture } from './_ingest-fixture.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
@@ -91,7 +91,7 @@ const imeiOf = (index: number) => `8612340000000${String(index).padStart(2, '0')
 async function setup() {
   const watch = watchWrites();
   const fixture = await createIngestFixture({ wrapStore: watch.wrap });
-  const trucks = [];
+  const trucks: Device[] = [];
   for (let index = 0; index < TRUCKS; index += 1) {
     trucks.push((await fixture.store.createDevice({ accountId: fixture.accounts.acme.id, name: `Coalesced ${index}`, imei: imeiOf(index), model: 'FMB920', registration: null, timeZone: index % 2 === 0 ? 'Europe/Berlin' : 'America/New_York' }))!);
   }
@@ -235,6 +235,33 @@ describe('_PositionWriter: single positions share writes (through POST /ingest/t
     for (const truck of trucks) expect(await pointsOf(truck.id)).toHaveLength(1);
     // The unknown IMEI did share a write with the good ones (it was refused there, then alone).
     expect(watch.calls.some((call) => call.imeis.includes('999000111222333') && call.imeis.length > 1)).toBe(true);
+    // The store named it: it alone was written on its own, and the four good ones went again as
+    // one batch; the retries stayed within the account's writes in flight.
+    const afterRefusal = watch.calls.slice(_POSITION_WRITES_IN_FLIGHT + 1).map((call) => [...call.imeis].sort());
+    expect(afterRefusal).toEqual([['999000111222333'], trucks.slice(2).map((truck) => truck.imei).sort()]);
+    expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
+  });
+
+  it('D23: a position over imported segments among waiting forwards fails only its own request with 409; the batch is written again one position after another, within the writes in flight', async () => {
+    const { watch, trucks, traccar, nowSeconds, pointsOf, devices } = await setup();
+    watch.hold();
+    const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
+    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    const good = trucks.slice(2, 5).map((truck) => traccar(truck.imei, nowSeconds - 100, 20));
+    // The New York truck has an imported segment 2026-11-28 14:00–16:00 UTC: telemetry there overlaps it.
+    const overlapping = traccar(devices.newYork.imei, Date.UTC(2026, 10, 28, 15) / 1000, 20);
+    await settle();
+    watch.release();
+    const refused = await overlapping;
+    expect(refused.status).toBe(409);
+    expect((await bodyOf<ErrorBody>(refused)).error.code).toBe('conflict');
+    expect((await Promise.all([...busy, ...good])).map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const truck of trucks.slice(0, 5)) expect(await pointsOf(truck.id)).toHaveLength(1);
+    expect(await pointsOf(devices.newYork.id)).toEqual([]);
+    // The refusal named no position: after the shared write, each position alone, one at a time.
+    const afterRefusal = watch.calls.slice(_POSITION_WRITES_IN_FLIGHT + 1);
+    expect(afterRefusal.map((call) => call.imeis.length)).toEqual([1, 1, 1, 1]);
+    expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
   });
 
   it('D25: another account\u2019s device among waiting forwards gets the same 422 as an unknown one, and is not written', async () => {
@@ -257,7 +284,7 @@ describe('_PositionWriter: single positions share writes (through POST /ingest/t
     expect(await pointsOf(devices.foreign.id)).toEqual(before);
   });
 
-  it('D28: a store that cannot be reached fails every request of the batch with 503 service_unavailable, without writing the positions again one by one; the next request is written', async () => {
+  it('D28: a store that cannot be reached fails the batch and every request waiting behind it with 503 service_unavailable at once, writing none of them again; the next request is written', async () => {
     const { watch, trucks, traccar, nowSeconds, pointsOf } = await setup();
     watch.hold();
     const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
@@ -273,16 +300,16 @@ describe('_PositionWriter: single positions share writes (through POST /ingest/t
       expect(response.headers.get('Retry-After')).not.toBeNull();
       expect((await bodyOf<ErrorBody>(response)).error.code).toBe('service_unavailable');
     }
-    // The two held writes and one shared write of the four waiting positions: nothing retried alone.
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 1);
-    expect([...watch.calls.at(-1)!.imeis].sort()).toEqual(trucks.slice(2).map((truck) => truck.imei).sort());
+    // Only the two held writes: the waiting positions were answered without a write of their own
+    // (each would have waited out a deadline of its own), and nothing was retried alone.
+    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT);
     for (const truck of trucks) expect(await pointsOf(truck.id)).toEqual([]);
 
     // Once the store answers again, a position is written at once (nothing is left counted in flight).
     watch.fail(null);
     const again = await traccar(trucks[0]!.imei, nowSeconds - 50, 20);
     expect(again.status).toBe(200);
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 2);
+    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 1);
     expect(await pointsOf(trucks[0]!.id)).toHaveLength(1);
   });
 

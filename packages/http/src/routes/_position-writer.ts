@@ -32,11 +32,15 @@ export const _POSITION_BATCH_MAX = 500;
  * in a batch makes that share the request's own. Order does not matter (D20: any split, order or
  * repetition of the same points gives the same segments).
  *
- * A batch the store refuses because of a position (an unknown device, a point too far ahead, an
- * overlap with imported segments: a 4xx) is written again position by position, so that each
- * request gets its own answer and no request fails for another's position. Any other failure (a
- * database that does not answer: 503) fails the batch's requests at once, without retrying, so
- * that they are answered within the deadline (D28).
+ * A batch the store refuses because of a position (a 4xx) never fails the others: a refusal that
+ * names its position (an unknown device — a Traccar server forwards every device it has, registered
+ * here or not — or a point too far ahead) takes that position out, to be written alone for its own
+ * answer, and the rest goes again as one batch; any other refusal (an overlap with imported
+ * segments) has the batch written again position by position, one after another. Every retry
+ * stays within the batch's turn, so an account never has more than
+ * {@link _POSITION_WRITES_IN_FLIGHT} writes running. Any other failure (a database that does not
+ * answer: 503) fails the batch's requests and every request waiting behind them at once, without
+ * retrying, so that they are answered within the deadline (D28).
  */
 export class _PositionWriter {
   readonly #store: FleetHoursStore;
@@ -82,25 +86,55 @@ export class _PositionWriter {
   }
 
   async #run(accountId: number, batch: readonly _Waiting[]): Promise<void> {
-    try {
-      const answer = await this.#writeBatch(accountId, batch);
-      for (const waiting of batch) _settle(waiting, answer);
-    } catch (error) {
-      if (batch.length === 1 || !_refusesAPosition(error)) {
-        for (const waiting of batch) waiting.reject(error);
+    let pending = [...batch];
+    while (pending.length > 0) {
+      try {
+        const answer = await this.#writeBatch(accountId, pending);
+        for (const waiting of pending) _settle(waiting, answer);
         return;
+      } catch (error) {
+        if (!_refusesAPosition(error)) {
+          // The database failed (D18, D28): the batch's requests and those waiting behind it are
+          // answered now, rather than each waiting out a deadline of its own.
+          for (const waiting of pending) waiting.reject(error);
+          this.#failWaiting(accountId, error);
+          return;
+        }
+        if (pending.length === 1) {
+          pending[0]!.reject(error);
+          return;
+        }
+        const named = _positionNamed(error, pending.length);
+        if (named === null) {
+          // A refusal that names no position: each on its own, one after another (this batch's
+          // turn is still the only write it holds), so that only the refused request fails.
+          for (const waiting of pending) await this.#writeAlone(accountId, waiting);
+          return;
+        }
+        // The store named the refused position (an unknown device, a point too far ahead): it is
+        // written alone, for its own answer, and the others go again as one batch.
+        const [refused] = pending.splice(named, 1);
+        await this.#writeAlone(accountId, refused!);
       }
-      // A position refused the batch: each on its own, so that only its own request fails.
-      await Promise.all(
-        batch.map(async (waiting) => {
-          try {
-            _settle(waiting, await this.#writeBatch(accountId, [waiting]));
-          } catch (own) {
-            waiting.reject(own);
-          }
-        }),
-      );
     }
+  }
+
+  /** Writes one position on its own and answers its request, whatever the outcome. */
+  async #writeAlone(accountId: number, waiting: _Waiting): Promise<void> {
+    try {
+      _settle(waiting, await this.#writeBatch(accountId, [waiting]));
+    } catch (error) {
+      waiting.reject(error);
+    }
+  }
+
+  /** Fails every position of the account still waiting. */
+  #failWaiting(accountId: number, error: unknown): void {
+    const account = this.#accounts.get(accountId);
+    if (!account) return;
+    const waiting = account.waiting;
+    account.waiting = [];
+    for (const request of waiting) request.reject(error);
   }
 
   #writeBatch(accountId: number, batch: readonly _Waiting[]): Promise<TelemetryWriteResult> {
@@ -126,6 +160,12 @@ function _settle(waiting: _Waiting, answer: TelemetryWriteResult): void {
 /** Whether a batch was refused because of one of its positions (a 4xx), rather than failing as a whole. */
 function _refusesAPosition(error: unknown): boolean {
   return error instanceof InvalidTelemetryPointError || (isFleetHoursError(error) && error.status < 500);
+}
+
+/** The position of the batch a refusal names by its index (`UnknownDeviceError`, `InvalidTelemetryPointError`), or `null`. */
+function _positionNamed(error: unknown, size: number): number | null {
+  const index = (error as { index?: unknown }).index;
+  return typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < size ? index : null;
 }
 
 // One writer per store: every route of every app over the same store shares its batches.
