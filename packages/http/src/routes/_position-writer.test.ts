@@ -116,7 +116,7 @@ async function setup() {
 
 const bodyOf = async <T>(response: Response) => (await response.json()) as T;
 
-describe('_PositionWriter: single positions share writes (through POST /ingest/traccar and /ingest/osmand)', () => {
+describe('P34, _PositionWriter: single positions share writes (through POST /ingest/traccar and /ingest/osmand)', () => {
   it('D20, D21: concurrent forwards of one account while the writes are held share writes (at most 2 in flight), each request gets its own device and count, and the stored points, segments and hours equal writing them one by one', async () => {
     const { watch, trucks, traccar, nowSeconds, readings } = await setup();
     // Three positions per truck: idle, moving, engine off, two minutes apart (an hour ago).

@@ -22,7 +22,7 @@ export const _POSITION_WRITES_IN_FLIGHT = 2;
 export const _POSITION_BATCH_MAX = 500;
 
 /**
- * Single positions gathered into shared writes (D20). A Traccar server forwards every position in
+ * Single positions gathered into shared writes (P34, D20). A Traccar server forwards every position in
  * a request of its own: written one by one, each costs a transaction (lock, read, write, commit)
  * however small. Here a position is written at once while fewer than
  * {@link _POSITION_WRITES_IN_FLIGHT} writes of its account run; otherwise it waits for one of them
