@@ -1,7 +1,9 @@
 /**
- * What several benchmarks share: whether the PostgreSQL server answers, and timing figures.
- * Not a benchmark itself (`bench/run.ts` runs only `*.bench.ts`).
+ * What several benchmarks share: whether the PostgreSQL server answers, timing figures, and the
+ * load process that drives a server from outside it. Not a benchmark itself (`bench/run.ts` runs
+ * only `*.bench.ts`).
  */
+import { spawn } from 'node:child_process';
 import postgres from 'postgres';
 
 /** Whether a PostgreSQL server answers at `url` within 3 s; benchmarks skip it otherwise. */
@@ -51,4 +53,22 @@ export async function measurePair(
     }
   }
   return [figureOf(times[0]), figureOf(times[1])];
+}
+
+/**
+ * Runs `file` (a benchmark) as a separate process in its load role (`FLEET_HOURS_BENCH_ROLE=load`,
+ * with `env` added), so that the load and the server it measures do not share an event loop, and
+ * resolves with the JSON it prints on stdout.
+ */
+export function loadProcess<Result>(file: string, env: Record<string, string>): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      env: { ...process.env, FLEET_HOURS_BENCH_ROLE: 'load', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as Result) : reject(new Error(`Load process exited with ${String(code)}`))));
+  });
 }

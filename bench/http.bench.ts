@@ -11,11 +11,11 @@
  *
  * Run: `npm run bench -- http` (builds first; imports the packages' dist).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, type SegmentInput } from '@fleet-hours/core';
 import { createFleetHoursApp, serve } from '@fleet-hours/http';
 import { Hono } from 'hono';
+import { loadProcess } from './_support.js';
 
 const CONNECTIONS = 16;
 const WARMUP_MS = 1_000;
@@ -101,19 +101,7 @@ function report(label: string, result: LoadResult): void {
 }
 
 function load(url: string, key: string | null): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, FLEET_HOURS_BENCH_ROLE: 'load', BENCH_URL: url, BENCH_KEY: key ?? '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`Load process exited with ${String(code)}`));
-      else resolve(JSON.parse(output) as LoadResult);
-    });
-  });
+  return loadProcess<LoadResult>(fileURLToPath(import.meta.url), { BENCH_URL: url, BENCH_KEY: key ?? '' });
 }
 
 /** The load role: CONNECTIONS loops, each awaiting its response before sending the next request. */

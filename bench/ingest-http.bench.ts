@@ -16,7 +16,7 @@
  * asserts nothing. INGEST_HTTP_BENCH_BATCHES (default 10) and INGEST_HTTP_BENCH_IMPORT_POINTS
  * (default 1,000,000) for a quicker run.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { loadProcess } from './_support.js';
 
 const BATCH = 10_000;
 const BATCHES = Number(process.env.INGEST_HTTP_BENCH_BATCHES ?? 10);
@@ -185,16 +186,7 @@ interface LoadResult {
 }
 
 function load(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, FLEET_HOURS_BENCH_ROLE: 'load', BENCH_SPEC: JSON.stringify(spec) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`Load process exited with ${String(code)}`))));
-  });
+  return loadProcess<LoadResult>(fileURLToPath(import.meta.url), { BENCH_SPEC: JSON.stringify(spec) });
 }
 
 /**

@@ -21,13 +21,13 @@
  *
  * Run: `npm run bench -- overload`, or without building: `npx tsx bench/overload.bench.ts`.
  */
-import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fingerprintApiKey, generateApiKey, type SegmentInput } from '@fleet-hours/core';
 import { startServer } from '@fleet-hours/server';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
 import { startStallingProxy } from '../test/support/stalling-proxy.js';
+import { loadProcess } from './_support.js';
 
 const CONNECTIONS = Number(process.env.OVERLOAD_CONNECTIONS ?? 256);
 const DURATION_MS = Number(process.env.OVERLOAD_SECONDS ?? 30) * 1000;
@@ -38,7 +38,8 @@ const DAYS = 365;
 const PER_DAY = 96;
 const TIME_ZONE = 'America/New_York';
 
-interface LoadResult {
+/** What the load role reports (scale.bench.ts runs this role too). */
+export interface LoadResult {
   readonly sent: number;
   readonly byStatus: Record<string, number>;
   readonly unanswered: number;
@@ -177,19 +178,7 @@ function get(url: string, key: string): Promise<{ status: number; retryAfter: st
 }
 
 function load(url: string, key: string): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, FLEET_HOURS_BENCH_ROLE: 'load', BENCH_URL: url, BENCH_KEY: key },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`Load process exited with ${String(code)}`));
-      else resolve(JSON.parse(output) as LoadResult);
-    });
-  });
+  return loadProcess<LoadResult>(fileURLToPath(import.meta.url), { BENCH_URL: url, BENCH_KEY: key });
 }
 
 /** The load role: CONNECTIONS keep-alive loops, each sending its next request once the last is answered. */

@@ -27,14 +27,14 @@
  * Run: `npm run bench -- scale`, or `SCALE_KEEP=1 npx tsx bench/scale.bench.ts`. A small dry run:
  * `SCALE_DEVICES=2 SCALE_YEARS=1 SCALE_SECONDS=2 OVERLOAD_SECONDS=3 npx tsx bench/scale.bench.ts`.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { createFleetHours, fingerprintApiKey, generateApiKey, localDateAt, parseWindowQuery } from '@fleet-hours/core';
 import { startServer } from '@fleet-hours/server';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, rebuildDailyFigures, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import { sql, type Kysely } from 'kysely';
-import { measurePair } from './_support.js';
+import { loadProcess, measurePair } from './_support.js';
+import type { LoadResult } from './overload.bench.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = process.env.SCALE_SCHEMA ?? 'fh_bench_scale';
@@ -52,18 +52,6 @@ const DAY = 86_400;
 const ZONES = ['Europe/Berlin', 'America/New_York', 'America/Los_Angeles', 'Asia/Kolkata', 'Australia/Sydney'] as const;
 const OVERLOAD_BENCH = fileURLToPath(new URL('./overload.bench.ts', import.meta.url));
 
-/** What the load role of overload.bench.ts reports. */
-interface LoadResult {
-  readonly sent: number;
-  readonly byStatus: Record<string, number>;
-  readonly unanswered: number;
-  readonly socketErrors: number;
-  readonly notJson: number;
-  readonly seconds: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly max: number;
-}
 
 interface Fleet {
   readonly key: string;
@@ -262,24 +250,5 @@ function mib(bytes: number): string {
 
 /** Runs the load loop of overload.bench.ts (its load role) in a separate process. */
 function load(target: string, key: string, connections: number, seconds: number): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', OVERLOAD_BENCH], {
-      env: {
-        ...process.env,
-        FLEET_HOURS_BENCH_ROLE: 'load',
-        BENCH_URL: target,
-        BENCH_KEY: key,
-        OVERLOAD_CONNECTIONS: String(connections),
-        OVERLOAD_SECONDS: String(seconds),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`Load process exited with ${String(code)}`));
-      else resolve(JSON.parse(output) as LoadResult);
-    });
-  });
+  return loadProcess<LoadResult>(OVERLOAD_BENCH, { BENCH_URL: target, BENCH_KEY: key, OVERLOAD_CONNECTIONS: String(connections), OVERLOAD_SECONDS: String(seconds) });
 }
