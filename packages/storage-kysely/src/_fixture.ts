@@ -3,7 +3,7 @@
  * run on a Kysely store, query plans read with `EXPLAIN ANALYZE`, and retries while a pool reconnects.
  */
 import { StorageUnavailableError } from '@fleet-hours/core';
-import { describeRateLimitContract, describeStorageContract } from '@fleet-hours/core/testing';
+import { describeRateLimitContract, describeStorageContract, STORAGE_CAPABILITIES } from '@fleet-hours/core/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestSchema, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
@@ -12,17 +12,6 @@ import { createPGliteDatabase } from './create-pglite-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { migrateToLatest } from './migrate-to-latest.js';
 
-/** The Kysely store answers every aggregation capability in the database, the fleet pages' batch ones (D32) included. */
-export const KYSELY_CAPABILITIES = [
-  'sumSegmentSeconds',
-  'summarizeDeviceSegments',
-  'sumSegmentSecondsMany',
-  'summarizeDeviceSegmentsMany',
-  'findDeviceWithSums',
-  'findDeviceWithSummary',
-  'findApiKeyAndConsume',
-  'findIngestTokenAndConsume',
-] as const;
 
 /** One migrated PGlite for the enclosing suite (or file), made before its tests and destroyed after them. */
 export function usePGlite(): () => Kysely<FleetHoursDatabase> {
@@ -66,7 +55,8 @@ export function freshStoreOn(db: () => Kysely<FleetHoursDatabase>): () => Promis
 /** Runs the storage and the rate-limit contract on a Kysely store over `db()`, emptied before each test. */
 export function describeKyselyContracts(name: string, db: () => Kysely<FleetHoursDatabase>): void {
   const makeStore = freshStoreOn(db);
-  describeStorageContract(name, { makeStore, capabilities: KYSELY_CAPABILITIES });
+  // The Kysely store offers every optional capability, the fleet pages' batch ones (D32) included.
+  describeStorageContract(name, { makeStore, capabilities: STORAGE_CAPABILITIES });
   describeRateLimitContract(name, { makeStore });
 }
 

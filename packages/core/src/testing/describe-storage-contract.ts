@@ -45,7 +45,8 @@ const HOUR = 3600;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 /** T0 in milliseconds: the unit mistake every store must refuse (`Date.now()` where seconds belong). */
 const T0_MS = T0 * 1000;
-const ALL_CAPABILITIES: readonly StorageCapability[] = [
+/** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
+export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'sumSegmentSeconds',
   'summarizeDeviceSegments',
   'sumSegmentSecondsMany',
@@ -297,7 +298,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         .map((offsets) => offsets.map((offset) => T0 + offset).sort((a, b) => a - b));
 
       it(`offers exactly the declared optional capabilities: ${capabilities.length === 0 ? 'none' : capabilities.join(', ')}`, () => {
-        for (const capability of ALL_CAPABILITIES) {
+        for (const capability of STORAGE_CAPABILITIES) {
           const offered = typeof (store as unknown as Record<StorageCapability, unknown>)[capability] === 'function';
           expect({ capability, offered }).toEqual({ capability, offered: capabilities.includes(capability) });
         }
