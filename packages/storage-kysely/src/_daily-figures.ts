@@ -54,6 +54,12 @@ export interface _PendingWrite {
   readonly deviceSet?: RawBuilder<unknown>;
 }
 
+/** Joins the expressions given (skipping the missing ones) for a `with`; `undefined` when there are none. */
+export function _joinCtes(ctes: readonly (RawBuilder<unknown> | undefined)[]): RawBuilder<unknown> | undefined {
+  const present = ctes.filter((cte) => cte !== undefined);
+  return present.length > 0 ? sql.join(present) : undefined;
+}
+
 /** Runs a pending write on its own: the expressions, then the assignments to the device's row. */
 export async function _writePending(trx: Kysely<FleetHoursDatabase>, deviceId: number, pending: _PendingWrite | undefined): Promise<void> {
   const ctes = pending?.ctes;
@@ -101,17 +107,18 @@ export async function _applyFigureChanges(
   const totalsSet = sql`closed_moving_seconds = closed_moving_seconds + ${totals.moving}::bigint,
                         closed_idle_seconds = closed_idle_seconds + ${totals.idle}::bigint,
                         figures_time_zone = time_zone`;
+  // The device's row is updated once: its totals with the caller's assignments.
+  const deviceSet = pending?.deviceSet ? sql`${totalsSet}, ${pending.deviceSet}` : totalsSet;
   if (changed.length <= FIGURE_CHUNK) {
     // The common case, one chunk: the caller's writes, the day rows and the totals in one statement.
-    const ctes = [pending?.ctes, changed.length > 0 ? _figureWrites(deviceId, changed) : undefined].filter((cte) => cte !== undefined);
-    await _writePending(trx, deviceId, { ctes: ctes.length > 0 ? sql.join(ctes) : undefined, deviceSet: pending?.deviceSet ? sql`${totalsSet}, ${pending.deviceSet}` : totalsSet });
+    await _writePending(trx, deviceId, { ctes: _joinCtes([pending?.ctes, changed.length > 0 ? _figureWrites(deviceId, changed) : undefined]), deviceSet });
     return;
   }
-  await _writePending(trx, deviceId, pending);
+  await _writePending(trx, deviceId, { ctes: pending?.ctes });
   for (let offset = 0; offset < changed.length; offset += FIGURE_CHUNK) {
     await sql`with ${_figureWrites(deviceId, changed.slice(offset, offset + FIGURE_CHUNK))} select 1`.execute(trx);
   }
-  await _writePending(trx, deviceId, { deviceSet: totalsSet });
+  await _writePending(trx, deviceId, { deviceSet });
 }
 
 /**

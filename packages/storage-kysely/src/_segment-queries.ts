@@ -1,6 +1,6 @@
 import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _applyFigureChanges, _writePending, type _FigureDevice, type _PendingWrite } from './_daily-figures.js';
+import { _applyFigureChanges, _joinCtes, _writePending, type _FigureDevice, type _PendingWrite } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
@@ -341,8 +341,7 @@ export async function _applySegmentChanges(
       const after = removed.length > 0 ? sql<boolean>`(select count(*) from removed_segments) >= 0` : undefined;
       ctes.push(sql`added_segments as (${_insertSegments(deviceId, added, source, after)})`);
     }
-    const written = ctes.filter((cte) => cte !== undefined);
-    await _applyFigureChanges(trx, deviceId, changes, device, { ctes: written.length > 0 ? sql.join(written) : undefined, deviceSet: pending?.deviceSet });
+    await _applyFigureChanges(trx, deviceId, changes, device, { ctes: _joinCtes(ctes), deviceSet: pending?.deviceSet });
     return;
   }
   await _writePending(trx, deviceId, pending);

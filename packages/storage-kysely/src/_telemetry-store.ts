@@ -1,7 +1,7 @@
 import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint, type TelemetryWriteDevice } from '@fleet-hours/core';
 import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { _FigureDevice } from './_daily-figures.js';
+import { _joinCtes, type _FigureDevice } from './_daily-figures.js';
 import { _applySegmentChanges, _recordSet } from './_segment-queries.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
@@ -95,7 +95,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
               }
             }
             await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' }, device, {
-              ctes: ctes.length > 0 ? sql.join(ctes) : undefined,
+              ctes: _joinCtes(ctes),
               deviceSet: _recordSet(plan.lastReportedAt, longest),
             });
           }

@@ -74,14 +74,12 @@ export async function _writePoints(input: {
 }): Promise<IngestAnswer> {
   const { fleetHours, accountId, points, now, positionOf } = input;
   const where = (index: number) => (positionOf === null ? '' : `${positionOf(index)}: `);
-  let result: Pick<TelemetryWriteResult, 'accepted' | 'duplicates' | 'devices'>;
+  let result: TelemetryWriteResult;
   try {
     const [single] = points;
-    if (positionOf === null && points.length === 1 && single!.imei !== undefined) {
-      // One position (Traccar, OsmAnd): written with the others that arrive meanwhile.
-      const written = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
-      result = { accepted: written.accepted, duplicates: written.duplicates, devices: [written.device] };
-    } else result = await fleetHours.store.writeTelemetry({ accountId, points, now });
+    // One position (Traccar, OsmAnd): written with the others that arrive meanwhile.
+    if (positionOf === null && points.length === 1 && single!.imei !== undefined) result = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
+    else result = await fleetHours.store.writeTelemetry({ accountId, points, now });
   } catch (error) {
     if (error instanceof UnknownDeviceError || (isFleetHoursError(error) && error.code === 'unknown_device' && typeof (error as { index?: unknown }).index === 'number')) {
       const index = (error as UnknownDeviceError).index;

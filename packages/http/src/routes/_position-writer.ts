@@ -1,4 +1,4 @@
-import { InvalidTelemetryPointError, isFleetHoursError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryWriteDevice, type TelemetryWriteResult } from '@fleet-hours/core';
+import { InvalidTelemetryPointError, isFleetHoursError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryWriteResult } from '@fleet-hours/core';
 
 /** One position of a single-position request (a Traccar forward, an OsmAnd report), named by its device's IMEI. */
 export interface _Position {
@@ -8,8 +8,6 @@ export interface _Position {
   readonly now: number;
 }
 
-/** What one position's write did: the store's answer for its device (its share of the counts). */
-export type _PositionWritten = Pick<TelemetryWriteResult, 'accepted' | 'duplicates'> & { readonly device: TelemetryWriteDevice };
 
 /**
  * Writes at most this many batches of one account at a time; positions that arrive meanwhile wait
@@ -50,8 +48,11 @@ export class _PositionWriter {
     this.#store = store;
   }
 
-  /** Writes a position, alone or in a batch, and resolves with its device's share once it is committed. */
-  write(position: _Position): Promise<_PositionWritten> {
+  /**
+   * Writes a position, alone or in a batch, and resolves once it is committed with the store's
+   * answer as if it had been written alone: its device's entry and that device's share of the counts.
+   */
+  write(position: _Position): Promise<TelemetryWriteResult> {
     return new Promise((resolve, reject) => {
       let account = this.#accounts.get(position.accountId);
       if (!account) this.#accounts.set(position.accountId, (account = { inFlight: 0, waiting: [] }));
@@ -146,7 +147,7 @@ export class _PositionWriter {
 
 interface _Waiting {
   readonly position: _Position;
-  readonly resolve: (written: _PositionWritten) => void;
+  readonly resolve: (answer: TelemetryWriteResult) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -154,7 +155,7 @@ interface _Waiting {
 function _settle(waiting: _Waiting, answer: TelemetryWriteResult): void {
   const device = answer.devices.find((entry) => entry.imei === waiting.position.point.imei);
   if (!device) waiting.reject(new Error(`The store's answer names no device with IMEI ${waiting.position.point.imei}`));
-  else waiting.resolve({ accepted: device.accepted, duplicates: device.duplicates, device });
+  else waiting.resolve({ accepted: device.accepted, duplicates: device.duplicates, devices: [device] });
 }
 
 /** Whether a batch was refused because of one of its positions (a 4xx), rather than failing as a whole. */
