@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { formatInstant } from './format-instant.js';
 import { parseInstant } from './parse-instant.js';
@@ -40,5 +41,66 @@ describe('parseInstant()', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('parseInstant(): the common form, read without Temporal', () => {
+  const twoDigits = (max: number) => fc.integer({ min: 0, max }).map((value) => String(value).padStart(2, '0'));
+  // Text of the common form, valid or not: impossible days (02-30), hours 24, leap seconds, -00:00.
+  const commonText = fc
+    .record({
+      year: fc.integer({ min: 0, max: 9999 }).map((value) => String(value).padStart(4, '0')),
+      month: twoDigits(13),
+      day: twoDigits(32),
+      hour: twoDigits(24),
+      minute: twoDigits(60),
+      second: twoDigits(60),
+      fraction: fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined }),
+      offset: fc.oneof(fc.constant('Z'), fc.tuple(fc.constantFrom('+', '-'), twoDigits(24), twoDigits(60)).map(([sign, hours, minutes]) => `${sign}${hours}:${minutes}`)),
+    })
+    .map((parts) => `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${parts.fraction === undefined ? '' : `.${parts.fraction}`}${parts.offset}`);
+
+  /** The oracle: Temporal itself, floored to whole seconds, or the refusal. */
+  const temporal = (text: string): number | 'refused' => {
+    try {
+      return Math.floor(Temporal.Instant.from(text).epochMilliseconds / 1000);
+    } catch {
+      return 'refused';
+    }
+  };
+  const parsed = (text: string): number | 'refused' => {
+    try {
+      return parseInstant(text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(RangeError);
+      return 'refused';
+    }
+  };
+
+  it('gives what Temporal.Instant.from gives on random text of the form, valid or not', () => {
+    fc.assert(
+      fc.property(commonText, (text) => {
+        expect(parsed(text)).toBe(temporal(text));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('gives what Temporal gives on the named edges: leap day, leap second, year 99, -00:00, 24:00, 30 February', () => {
+    for (const text of [
+      '2024-02-29T23:59:59Z',
+      '2023-02-29T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2016-12-31T23:59:60Z',
+      '0099-06-01T00:00:00Z',
+      '0100-03-01T00:00:00+01:00',
+      '2026-11-23T15:15:42.000-00:00',
+      '2026-11-23T24:00:00Z',
+      '2026-11-23T15:15:42.123456789+23:59',
+      '1969-12-31T23:59:59.999Z',
+    ]) {
+      expect(parsed(text), text).toBe(temporal(text));
+    }
+    expect(parseInstant('2026-11-23T15:15:42.000+00:00')).toBe(Date.UTC(2026, 10, 23, 15, 15, 42) / 1000);
   });
 });

@@ -298,11 +298,24 @@ export function _recordSet(lastReportedAt: number | null, longest: number): RawB
              longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)`;
 }
 
-/** Deletes segments of one device, each named by its start (the primary key is `(device_id, started_at)`), in one statement. */
+/**
+ * Deletes segments of one device, each named by its start (the primary key is `(device_id, started_at)`), in one statement.
+ * The range of the starts bounds the index scan, so the cost follows the segments deleted and the
+ * span they lie in, never the device's history (D27): the planner, which expects few segments per
+ * device, would otherwise read every segment of the device and filter them by the list.
+ */
 export function _deleteSegments(deviceId: number, startedAts: readonly number[]): RawBuilder<unknown> {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const start of startedAts) {
+    if (start < first) first = start;
+    if (start > last) last = start;
+  }
   return sql`
     delete from engine_segments
-     where device_id = ${deviceId} and started_at = any(select to_timestamp(start) from unnest(${startedAts}::float8[]) as start)`;
+     where device_id = ${deviceId}
+       and started_at >= to_timestamp(${first}::float8) and started_at <= to_timestamp(${last}::float8)
+       and started_at = any(select to_timestamp(start) from unnest(${startedAts}::float8[]) as start)`;
 }
 
 /** What one write changes in a device's segments: segments to remove (by start) and segments to add. */
