@@ -76,7 +76,13 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
         });
         return { status: response.status, statements: counter.count, body: (await response.json()) as Record<string, unknown> };
       };
-      return { get, forward, store, tracker, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
+      /** Requests `count` at once; their statuses, remaining budgets and the statements of them all. */
+      const getAtOnce = async (path: string, count: number) => {
+        counter.count = 0;
+        const responses = await Promise.all(Array.from({ length: count }, () => app.request(path, { headers: { Authorization: `Bearer ${key}` } })));
+        return { statuses: responses.map((response) => response.status), remaining: responses.map((response) => Number(response.headers.get('X-RateLimit-Remaining'))), statements: counter.count };
+      };
+      return { get, getAtOnce, forward, store, tracker, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
     };
 
     it('an ingestion request: the token with its count, then the device lock, one read and one write (D20, D24), whatever the write changes', async () => {
@@ -101,6 +107,34 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       // A device never read nor listed by this service: its zone is read first, one statement more.
       expect(await get(paths[0]!)).toMatchObject({ status: 200, statements: 3 });
       for (const path of paths) for (let round = 0; round < 3; round += 1) expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements: 2 });
+    });
+
+    it('requests of one key at once share the lookup and count (D13, D15): 16 make far fewer than 32 statements, and each is counted once', async () => {
+      const { get, getAtOnce, device } = await seed({ hours: 100 });
+      const hours = `/api/v1/devices/${device.id}/hours`;
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '99' });
+      // The first lookup runs alone, the 15 that arrive meanwhile go together: 2 (or a few) lookups
+      // and 16 reads. On PostgreSQL: PGlite runs in this process, and a statement often ends
+      // before the next request asks, so there is nothing to wait for.
+      const atOnce = await getAtOnce(hours, 16);
+      expect(atOnce.statuses).toEqual(Array.from({ length: 16 }, () => 200));
+      expect([...atOnce.remaining].sort((a, b) => b - a)).toEqual(Array.from({ length: 16 }, (_, index) => 98 - index));
+      if (backend === 'PostgreSQL') expect(atOnce.statements).toBeLessThanOrEqual(16 + 6);
+      else expect(atOnce.statements).toBeLessThanOrEqual(32);
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '82' });
+    });
+
+    it('requests of one key at once that reach the limit: exactly the budget is served, the rest are 429 and use nothing (D13)', async () => {
+      const { get, getAtOnce, device, clock } = await seed({ hours: 10 });
+      const hours = `/api/v1/devices/${device.id}/hours`;
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '9' });
+      const atOnce = await getAtOnce(hours, 16);
+      expect(atOnce.statuses.filter((status) => status === 200)).toHaveLength(9);
+      expect(atOnce.statuses.filter((status) => status === 429)).toHaveLength(7);
+      expect(atOnce.remaining.filter((_, index) => atOnce.statuses[index] === 200).sort((a, b) => b - a)).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      expect(await get(hours)).toMatchObject({ status: 429, remaining: '0' });
+      clock.ms += 60_000;
+      expect(await get(hours)).toMatchObject({ status: 200, remaining: '9' });
     });
 
     it('a device list teaches the zones: the first read of a listed device is 2, the list itself 2', async () => {

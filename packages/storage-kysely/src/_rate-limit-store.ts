@@ -2,8 +2,20 @@ import type { RateLimitStore } from '@fleet-hours/core';
 import type { CredentialCounter } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _toAccount, _toCredential, type _CredentialRow, type _CredentialTable } from './_credential-store.js';
+import { _coalescedByKey } from './_coalesced-by-key.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
+
+/** One call of `findApiKeyAndConsume` or `findIngestTokenAndConsume`, and its answer. */
+interface _FindAndConsumeInput {
+  readonly table: _CredentialTable;
+  readonly fingerprint: string;
+  readonly counter: CredentialCounter;
+}
+interface _FindAndConsumeResult {
+  readonly found: { readonly credential: ReturnType<typeof _toCredential>; readonly account: ReturnType<typeof _toAccount> } | null;
+  readonly count: { readonly count: number; readonly allowed: boolean } | null;
+}
 
 /** The rate-limit store on Kysely, with each credential's lookup and count in one statement. */
 export type _RateLimitStore = RateLimitStore & {
@@ -22,8 +34,10 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
   // A credential of `table` and its count in one statement (two round trips per API request
   // instead of four, one before an ingestion write instead of two). The counter is created or
   // raised only when a credential has this fingerprint, so guesses write nothing; the ended
-  // windows are swept in the same statement when a window begins.
-  const findAndConsume = (table: _CredentialTable, fingerprint: string, counter: CredentialCounter) =>
+  // windows are swept in the same statement when a window begins. `requests`: how many requests
+  // the statement counts at once (see `findAndConsume` below); it raises the counter by all of
+  // them or by none, so that it never passes the limit (D13).
+  const lookupAndCount = (table: _CredentialTable, fingerprint: string, counter: CredentialCounter, requests: number) =>
     _guard(async () => {
       const { keyPrefix, keySuffix, windowStart, windowSeconds, limit } = counter;
       const sweep = windowStart > newestWindowStart;
@@ -45,11 +59,11 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
         ),
         counted as (
           insert into rate_limit_counters as counter (key, window_start, window_end, request_count)
-          select found.counter_key, to_timestamp(${windowStart}::float8), to_timestamp(${windowStart + windowSeconds}::float8), 1
-            from found where ${limit}::integer > 0
+          select found.counter_key, to_timestamp(${windowStart}::float8), to_timestamp(${windowStart + windowSeconds}::float8), ${requests}::integer
+            from found where ${requests}::integer <= ${limit}::integer
           on conflict (key, window_start) do update
-             set request_count = counter.request_count + 1
-           where counter.request_count < ${limit}::integer
+             set request_count = counter.request_count + ${requests}::integer
+           where counter.request_count + ${requests}::integer <= ${limit}::integer
           returning counter.request_count
         )
         select found.*,
@@ -58,25 +72,52 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
                  where key = found.counter_key and window_start = to_timestamp(${windowStart}::float8)) as stored
           from found`.execute(db);
       const row = rows[0];
-      if (!row) return { found: null, count: null };
+      if (!row) return null;
       const found = {
         credential: _toCredential(row),
         account: _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
       };
-      // As in consume(): counted is the raised counter; refused, the snapshot's counter (which can
-      // predate concurrent increments) is at least the limit; no row at all, a limit of 0.
-      if (row.counted !== null) return { found, count: { count: Number(row.counted), allowed: true } };
-      return { found, count: { count: row.stored === null ? Math.max(0, limit) : Math.max(limit, Number(row.stored)), allowed: false } };
+      return { found, counted: row.counted === null ? null : Number(row.counted), stored: row.stored === null ? null : Number(row.stored) };
     });
+
+  // Concurrent calls for one credential and counter do not each make a round trip (D13, D15): while
+  // a statement for them runs, the calls that arrive wait, and then go together in one statement
+  // that counts them all. Its answer is what calls one after another would get: the counter
+  // before it, plus one for each call in turn. When the group would pass the limit (it holds the
+  // request that reaches it), its calls are counted one by one, as they would have been alone.
+  const countGroup = async (input: _FindAndConsumeInput, requests: number): Promise<readonly _FindAndConsumeResult[]> => {
+    const { table, fingerprint, counter } = input;
+    const { limit } = counter;
+    const result = await lookupAndCount(table, fingerprint, counter, requests);
+    if (result === null) return Array.from({ length: requests }, () => ({ found: null, count: null }));
+    const { found, counted, stored } = result;
+    if (counted !== null) return Array.from({ length: requests }, (_, index) => ({ found, count: { count: counted - requests + index + 1, allowed: true } }));
+    // Refused: the upsert saw the newest version of the row at or above the limit (or would have
+    // passed it), but `stored` is the statement's snapshot, which can predate concurrent
+    // increments (READ COMMITTED). The counter never goes down within a window. No row at all: a
+    // limit of 0, or a counter created by a concurrent request after the snapshot.
+    if (requests === 1 || limit <= 0 || (stored !== null && stored >= limit)) {
+      const count = { count: stored === null ? Math.max(0, limit) : Math.max(limit, stored), allowed: false };
+      return Array.from({ length: requests }, () => ({ found, count }));
+    }
+    const each: _FindAndConsumeResult[] = [];
+    for (let index = 0; index < requests; index += 1) each.push((await countGroup(input, 1))[0]!);
+    return each;
+  };
+  const findAndConsume = _coalescedByKey(
+    ({ table, fingerprint, counter }: _FindAndConsumeInput) =>
+      [table, fingerprint, counter.keyPrefix, counter.keySuffix, counter.windowStart, counter.windowSeconds, counter.limit].join('\u0000'),
+    countGroup,
+  );
 
   return {
     findApiKeyAndConsume: async ({ fingerprint, counter }) => {
-      const { found, count } = await findAndConsume('api_keys', fingerprint, counter);
+      const { found, count } = await findAndConsume({ table: 'api_keys', fingerprint, counter });
       return { lookup: found && { apiKey: found.credential, account: found.account }, count };
     },
 
     findIngestTokenAndConsume: async ({ fingerprint, counter }) => {
-      const { found, count } = await findAndConsume('ingest_tokens', fingerprint, counter);
+      const { found, count } = await findAndConsume({ table: 'ingest_tokens', fingerprint, counter });
       return { lookup: found && { ingestToken: found.credential, account: found.account }, count };
     },
 
