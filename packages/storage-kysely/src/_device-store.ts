@@ -1,9 +1,10 @@
 import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
+import { _coalescedByKey } from './_coalesced-by-key.js';
 import { _refusingImeiConflict } from './_imei-conflict.js';
 import { _rebuildDeviceFigures } from './_daily-figures.js';
-import { _summarize, _sumByBucket } from './_segment-queries.js';
+import { _summarize, _sumByBucket, _sumByBucketOf } from './_segment-queries.js';
 import { _epoch, _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -26,9 +27,97 @@ const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'mod
 /** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
 const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone, date_part('epoch', d.last_reported_at) as last_reported_at`;
 
+/** One call of `findDeviceWithSums`, its arguments checked. */
+interface _SumsRequest {
+  readonly accountId: number;
+  readonly deviceId: number;
+  readonly timeZone: string;
+  readonly boundaries: readonly number[];
+  readonly now: number;
+}
+
+/** A row of {@link _deviceWithSums} or {@link _devicesWithSums}: the device, and its figures when the zone is the request's. */
+type _SumsRow = _DeviceRow & { readonly buckets: [number, number | string, number | string][] | null };
+
+/** The answer of `findDeviceWithSums` from the device's row (none: not a device of the account). */
+function _sumsAnswer(request: _SumsRequest, row: _SumsRow | undefined): { device: Device; buckets: BucketSeconds[] | null } | null {
+  if (!row) return null;
+  const device = _toDevice(row);
+  if (row.buckets === null || device.timeZone !== request.timeZone) return { device, buckets: null };
+  const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, request.boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
+  for (const [bucket, moving, idle] of row.buckets) buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
+  return { device, buckets };
+}
+
+/** `findDeviceWithSums` for one call, in one statement. */
+async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsRequest): Promise<{ device: Device; buckets: BucketSeconds[] | null } | null> {
+  const { accountId, deviceId, timeZone, boundaries, now } = request;
+  const figures =
+    boundaries.length < 2
+      ? sql`'[]'::json`
+      : sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${_sumByBucket(deviceId, boundaries, now)}) as s)`;
+  const { rows } = await sql<_SumsRow>`
+    select ${DEVICE_SQL}, case when d.time_zone = ${timeZone}::text then ${figures} end as buckets
+      from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
+  return _sumsAnswer(request, rows[0]);
+}
+
+/**
+ * `findDeviceWithSums` for several calls at one `now`, in one statement (P36): one request row
+ * each (device, account, zone, and its slice of one flat array of boundaries, as a fleet page
+ * holds them, D32), the device's row joined when it is the account's, and the per-device figures
+ * query of `_segment-queries.ts` (the one place of that SQL) run for the row, through a lateral
+ * subquery, only when the device's zone is the request's. Answers in the order of the calls.
+ */
+async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readonly _SumsRequest[]): Promise<({ device: Device; buckets: BucketSeconds[] | null } | null)[]> {
+  const now = requests[0]!.now;
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  const flat: number[] = [];
+  for (const { boundaries } of requests) {
+    firsts.push(flat.length + 1);
+    flat.push(...boundaries);
+    lasts.push(flat.length);
+  }
+  const perDevice = _sumByBucketOf(
+    {
+      deviceId: sql<number>`r.device_id`,
+      boundaries: sql<number[]>`r.boundaries`,
+      windowStart: sql<number>`r.boundaries[1]`,
+      windowEnd: sql<number>`r.boundaries[cardinality(r.boundaries)]`,
+    },
+    now,
+  );
+  // As in `_sumByBucketMany`: each request's boundaries are cut from the flat array once (`materialized`).
+  const { rows } = await sql<_SumsRow & { request: number }>`
+    with r as materialized (
+      select request.request, request.device_id, request.account_id, request.time_zone, (${flat}::float8[])[request.first:request.last] as boundaries
+        from unnest(${requests.map((_, index) => index)}::int[], ${requests.map((request) => request.deviceId)}::int[], ${requests.map((request) => request.accountId)}::int[],
+                    ${requests.map((request) => request.timeZone)}::text[], ${firsts}::int[], ${lasts}::int[])
+             as request(request, device_id, account_id, time_zone, first, last)
+    )
+    select r.request, ${DEVICE_SQL},
+           case when d.time_zone = r.time_zone
+                then case when cardinality(r.boundaries) < 2 then '[]'::json
+                          else (select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${perDevice}) as s) end
+           end as buckets
+      from r join devices as d on d.id = r.device_id and d.account_id = r.account_id`.execute(db);
+  const byRequest = new Map(rows.map((row) => [Number(row.request), row]));
+  return requests.map((request, index) => _sumsAnswer(request, byRequest.get(index)));
+}
+
 /** Devices on Kysely. `lastReportedAt` is written by imports only (see `_segmentStore`). */
 export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
   const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
+  // P36: the reads of `findDeviceWithSums` calls that arrive while two of them run (for any devices
+  // and accounts, at the same `now`) go together in the next statement, one request row each
+  // (`_devicesWithSums`), instead of a round trip each.
+  // A call that finds room runs alone, as the one-device statement (`_deviceWithSums`).
+  const sumsTogether = _coalescedByKey(
+    (request: _SumsRequest) => String(request.now),
+    async (requests) => (requests.length === 1 ? [await _deviceWithSums(db, requests[0]!)] : _devicesWithSums(db, requests)),
+    2,
+  );
   return {
     listDevices: ({ accountId, afterId, limit }) =>
       _guard(async () => {
@@ -53,24 +142,14 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
 
     // The device and its figures in one statement: the figures are the very query of
     // sumSegmentSeconds (see `_segment-queries.ts`), run as a subquery only for the device of this
-    // account and only when its zone is the one the boundaries were cut in.
+    // account and only when its zone is the one the boundaries were cut in. Calls that arrive
+    // together share that statement (P36, see `sumsTogether`).
     findDeviceWithSums: ({ accountId, deviceId, timeZone, boundaries, now }) =>
       _guard(async () => {
         boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
         assertEpochSeconds('now', now);
         if (!_isId(accountId) || !_isId(deviceId)) return null;
-        const bucketCount = Math.max(0, boundaries.length - 1);
-        const figures = bucketCount === 0 ? sql`'[]'::json` : sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${_sumByBucket(deviceId, boundaries, now)}) as s)`;
-        const { rows } = await sql<_DeviceRow & { buckets: [number, number | string, number | string][] | null }>`
-          select ${DEVICE_SQL}, case when d.time_zone = ${timeZone}::text then ${figures} end as buckets
-            from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
-        const row = rows[0];
-        if (!row) return null;
-        const device = _toDevice(row);
-        if (row.buckets === null || device.timeZone !== timeZone) return { device, buckets: null };
-        const buckets: BucketSeconds[] = Array.from({ length: bucketCount }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
-        for (const [bucket, moving, idle] of row.buckets) buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
-        return { device, buckets };
+        return sumsTogether({ accountId, deviceId, timeZone, boundaries, now });
       }),
 
     // The device and its meter figures (`_summarize`, as summarizeDeviceSegments) in one statement.

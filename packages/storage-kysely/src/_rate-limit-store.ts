@@ -80,7 +80,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
       return { found, counted: row.counted === null ? null : Number(row.counted), stored: row.stored === null ? null : Number(row.stored) };
     });
 
-  // Concurrent calls for one credential and counter do not each make a round trip (D13, D15): while
+  // P35: concurrent calls for one credential and counter do not each make a round trip (D13, D15): while
   // a statement for them runs, the calls that arrive wait, and then go together in one statement
   // that counts them all. Its answer is what calls one after another would get: the counter
   // before it, plus one for each call in turn. When the group would pass the limit (it holds the
@@ -107,7 +107,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
   const findAndConsume = _coalescedByKey(
     ({ table, fingerprint, counter }: _FindAndConsumeInput) =>
       [table, fingerprint, counter.keyPrefix, counter.keySuffix, counter.windowStart, counter.windowSeconds, counter.limit].join('\u0000'),
-    countGroup,
+    (inputs) => countGroup(inputs[0]!, inputs.length),
   );
 
   return {

@@ -63,6 +63,31 @@ describeWithPostgres('D28 deadline on the PostgreSQL server', () => {
     expect(await store.consume({ key: 'k', windowStart: T0, windowSeconds: 60, limit: 30 })).toEqual({ count: 1, allowed: true });
   });
 
+  it('calls that wait for a running lookup or read of theirs (P35, P36) are answered with it when it fails: within one deadline, not one each', async () => {
+    const upstream = new URL(DATABASE_URL!);
+    const proxy = await startStallingProxy(upstream.hostname, Number(upstream.port || 5432));
+    cleanups.push(() => proxy.stop());
+    const db = await open(proxy.url(DATABASE_URL!));
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+    await store.createApiKey({ accountId: account.id, fingerprint: 'a'.repeat(64), label: null, expiresAt: null, now: T0 });
+
+    proxy.stall();
+    const started = performance.now();
+    const counter = { keyPrefix: 'key:', keySuffix: ':/hours', windowStart: T0, windowSeconds: 60, limit: 100 };
+    const calls = [
+      ...Array.from({ length: 6 }, () => store.findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter })),
+      ...Array.from({ length: 8 }, () => store.findDeviceWithSums!({ accountId: account.id, deviceId: device.id, timeZone: 'UTC', boundaries: [T0, T0 + 86_400], now: T0 + 86_400 })),
+    ].map((call) => call.then(() => 'answered', (error: unknown) => (error instanceof StorageUnavailableError ? 'unavailable' : error)));
+    expect(await Promise.all(calls)).toEqual(Array.from({ length: 14 }, () => 'unavailable'));
+    expect(performance.now() - started).toBeLessThan((DEADLINE_SECONDS + 1) * 1000);
+
+    proxy.resume();
+    expect(await eventually(() => store.findDeviceWithSums!({ accountId: account.id, deviceId: device.id, timeZone: 'UTC', boundaries: [T0, T0 + 86_400], now: T0 + 86_400 }))).toMatchObject({ device: { id: device.id } });
+    expect((await store.findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter })).count).toEqual({ count: 1, allowed: true });
+  });
+
   it('the server cancels a statement past the deadline (statement_timeout), as unavailable; the next call works', async () => {
     const db = await open(DATABASE_URL!);
     const outcome = await sql`select pg_sleep(${DEADLINE_SECONDS + 2})`.execute(db).catch((error: unknown) => error);

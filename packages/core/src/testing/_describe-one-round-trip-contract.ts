@@ -13,7 +13,7 @@ import { resolveWindow } from '../resolve-window.js';
 import type { FleetHoursStore } from '../storage-port.js';
 import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
-import type { SegmentInput } from '../types.js';
+import type { Account, Device, SegmentInput } from '../types.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -74,6 +74,48 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
           // Boundaries cut in another zone are not answered: the device alone, for the core to ask again.
           const other = timeZone === 'UTC' ? 'Asia/Kathmandu' : 'UTC';
           expect(await store().findDeviceWithSums!({ accountId: account.id, deviceId: device.id, timeZone: other, boundaries, now })).toEqual({ device: stored, buckets: null });
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  itWith('findDeviceWithSums', 'P36: findDeviceWithSums() calls made at once, for several devices, accounts, zones and windows, each answer what one call alone answers', async () => {
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ timeZone: fc.constantFrom(...ZONES), segments: segmentsArbitrary }), { minLength: 1, maxLength: 3 }),
+        fc.array(
+          fc.record({ device: fc.nat(), fromDay: fc.integer({ min: 0, max: 30 }), days: fc.integer({ min: 0, max: 40 }), ask: fc.constantFrom('own', 'own', 'own', 'other zone', 'other account', 'missing') }),
+          { minLength: 2, maxLength: 12 },
+        ),
+        fc.integer({ min: 0, max: 60 * DAY }),
+        async (fleet, calls, nowOffset) => {
+          const now = T0 + nowOffset;
+          const seeded: { account: Account; device: Device; timeZone: string; segments: SegmentInput[] }[] = [];
+          for (const { timeZone, segments } of fleet) {
+            const { account, device: created } = await seed(timeZone, `m${round++}`);
+            await store().importSegments({ deviceId: created.id, segments });
+            const device = (await store().findDevice({ accountId: account.id, deviceId: created.id }))!;
+            seeded.push({ account, device, timeZone, segments: [...(await store().listSegments({ deviceId: device.id }))] });
+          }
+          const asked = calls.map(({ device: pick, fromDay, days, ask }) => {
+            const { account, device, timeZone, segments } = seeded[pick % seeded.length]!;
+            const from = localDateAt(T0, timeZone).add({ days: fromDay });
+            const boundaries = dayBuckets(resolveWindow({ from, to: from.add({ days }), now, timeZone })).boundaries.map((boundary) => Math.min(boundary, now));
+            const other = seeded[(pick + 1) % seeded.length]!;
+            const input = {
+              accountId: ask === 'other account' ? (other.account.id === account.id ? account.id + 100_000 : other.account.id) : account.id,
+              deviceId: ask === 'missing' ? 999_999 : device.id,
+              timeZone: ask === 'other zone' ? (timeZone === 'UTC' ? 'Asia/Kathmandu' : 'UTC') : timeZone,
+              boundaries,
+              now,
+            };
+            const expected = ask === 'own' ? { device, buckets: sumSegmentsByBucket(segments, boundaries, now) } : ask === 'other zone' ? { device, buckets: null } : null;
+            return { input, expected };
+          });
+          const found = await Promise.all(asked.map(({ input }) => store().findDeviceWithSums!(input)));
+          expect(found).toEqual(asked.map(({ expected }) => expected));
         },
       ),
       { numRuns: 15 },
