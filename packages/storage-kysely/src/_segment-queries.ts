@@ -63,8 +63,14 @@ export async function _listOverlapping(
  *   range scan. A row that lies inside one bucket counts whole for it: `width_bucket(x, b)`
  *   binary-searches the boundaries for the bucket of its start, and the row fits when it ends by
  *   the next boundary. For `/hours/daily` every past day is such a row.
- * - every other overlapping row (it straddles a boundary, as today does when the window is cut at
- *   now, or reaches outside the window) is counted from the segments instead: the closed
+ * - the row of the day that holds `now`, when the window ends at `now` in that row's bucket
+ *   (today, for `/hours` and `/hours/daily` up to today): the row less what its closed segments
+ *   hold after `now` (a live tail, D22; a segment stamped ahead, P1). Those are the closed
+ *   segments that end after `now`: they start at most the device's longest segment before it, a
+ *   short range scan (the day's segments up to `now` would be all of today's). When the longest
+ *   segment reaches back past the day's start, the row is counted as the next kind instead.
+ * - every other overlapping row (it straddles a boundary, or reaches outside the window) is
+ *   counted from the segments instead: the closed
  *   segments in that part of the window, clipped to it. Adjacent such parts are joined first
  *   (gaps and islands), so that each run of them costs one bounded index scan (see
  *   {@link _overlappingSegments}) however many days it holds. The runs pass through an array
@@ -115,7 +121,7 @@ export interface _WindowSql {
 /** {@link _sumByBucket} over SQL expressions of the device and window: the one place of this query. */
 export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: _WindowSql, now: number): RawBuilder<BucketRow> {
   return sql<BucketRow>`
-    with bounds as (select ${boundaries}::float8[] as b),
+    with bounds as (select ${boundaries}::float8[] as b, (select longest_segment_seconds from devices where id = ${deviceId})::float8 as longest),
     day as (
       select figure.day_start::float8 as day_start, figure.day_end::float8 as day_end,
              figure.moving_seconds::float8 as moving_seconds, figure.idle_seconds::float8 as idle_seconds,
@@ -127,13 +133,15 @@ export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }:
          and figure.day_end > ${windowStart}::bigint
     ),
     sorted as (
-      select day.*, day.bucket between 1 and cardinality(bounds.b) - 1 and day.day_end <= bounds.b[day.bucket + 1] as whole
+      select day.*, day.bucket between 1 and cardinality(bounds.b) - 1 and day.day_end <= bounds.b[day.bucket + 1] as whole,
+             coalesce(day.bucket = cardinality(bounds.b) - 1 and ${windowEnd}::float8 = ${now}::float8
+                      and day.day_end > ${now}::float8 and day.day_start <= ${now}::float8 - bounds.longest, false) as to_now
         from day cross join bounds
     ),
     cut as (
       select greatest(day_start, ${windowStart}::float8) as lo, least(day_end, ${windowEnd}::float8) as hi,
              lag(least(day_end, ${windowEnd}::float8)) over (order by day_start) as previous_hi
-        from sorted where not whole
+        from sorted where not whole and not to_now
     ),
     island as (
       select unnest(packed.lo) as lo, unnest(packed.hi) as hi
@@ -165,6 +173,18 @@ export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }:
     select counted.bucket, sum(counted.moving_seconds) as moving_seconds, sum(counted.idle_seconds) as idle_seconds
       from (
              select bucket, moving_seconds, idle_seconds from sorted where whole
+             union all
+             select today.bucket, today.moving_seconds - after_now.moving_seconds, today.idle_seconds - after_now.idle_seconds
+               from sorted as today
+              cross join bounds
+              cross join lateral (
+                    select coalesce(sum(least(date_part('epoch', ended_at), today.day_end) - greatest(date_part('epoch', started_at), ${now}::float8)) filter (where state = 'moving'), 0) as moving_seconds,
+                           coalesce(sum(least(date_part('epoch', ended_at), today.day_end) - greatest(date_part('epoch', started_at), ${now}::float8)) filter (where state = 'idle'), 0) as idle_seconds
+                      from engine_segments
+                     where device_id = ${deviceId} and ended_at is not null and ended_at > to_timestamp(${now}::float8)
+                       and started_at >= to_timestamp(${now}::float8 - bounds.longest) and started_at < to_timestamp(today.day_end)
+                  ) as after_now
+              where today.to_now
              union all
              select part.bucket,
                     case when part.state = 'moving' then least(part.hi, bounds.b[part.bucket + 1]) - greatest(part.lo, bounds.b[part.bucket]) else 0 end,

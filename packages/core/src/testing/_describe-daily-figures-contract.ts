@@ -195,6 +195,37 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
       { numRuns: 40 },
     );
   });
+
+  const namedTitle = 'D27: the day that holds now is its row less what comes after now (a live tail, a segment ahead), and only when the window ends at now';
+  it.skipIf(!offered)(offered ? namedTitle : `${namedTitle} (skipped: the store offers no aggregation)`, async () => {
+    const store = context.store();
+    const account = await store.createAccount({ name: 'D27 named', plan: 'business', now: 0 });
+    const device = (await store.createDevice({ accountId: account.id, name: 'd', imei: 'd27-named', model: 'm', timeZone: 'UTC' }))!;
+    const day = 1_767_225_600; // 2026-01-01T00:00:00Z
+    const HOUR = 3_600;
+    // Yesterday's and today's rows; today: a trip, a tail running past now (+12 h), a segment stamped ahead.
+    await store.importSegments({
+      deviceId: device.id,
+      segments: [
+        { startedAt: day - 5 * HOUR, endedAt: day - 2 * HOUR, state: 'idle' },
+        { startedAt: day + 1 * HOUR, endedAt: day + 10 * HOUR, state: 'moving' },
+        { startedAt: day + 11 * HOUR, endedAt: day + 13 * HOUR, state: 'idle' },
+        { startedAt: day + 14 * HOUR, endedAt: day + 15 * HOUR, state: 'moving' },
+      ],
+    });
+    const stored = await store.listSegments({ deviceId: device.id });
+    const now = day + 12 * HOUR;
+    for (const boundaries of [
+      [day - DAY, day, now], // /hours/daily up to now
+      [day - DAY, now], // /hours up to now: today's row lies in the last bucket
+      [day - DAY, day + 6 * HOUR], // ends before now inside today's row: counted to its end
+      [day + 2 * HOUR, now], // starts inside today's row
+    ]) {
+      expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries, now }), JSON.stringify(boundaries)).toEqual(sumSegmentsByBucket(stored, boundaries, now));
+    }
+    expect(sumSegmentsByBucket(stored, [day - DAY, day + 6 * HOUR], now)).toEqual([{ movingSeconds: 5 * HOUR, idleSeconds: 3 * HOUR }]);
+    expect(sumSegmentsByBucket(stored, [day - DAY, now], now)).toEqual([{ movingSeconds: 9 * HOUR, idleSeconds: 4 * HOUR }]);
+  });
 }
 
 /** The start of the local day at an instant, from Temporal (a different path from the core's cached offsets). */
