@@ -114,8 +114,8 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const { get, getAtOnce, device } = await seed({ hours: 100 });
       const hours = `/api/v1/devices/${device.id}/hours`;
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '99' });
-      // The first lookup runs alone, the 15 that arrive meanwhile go together (P35); the reads go
-      // two at a time, those that arrive meanwhile together (P36): a few statements of each. On
+      // Lookups and reads go two at a time, the requests that arrive meanwhile together (P35,
+      // P36): a few statements of each. On
       // PostgreSQL: PGlite runs in this process, and a statement often ends before the next
       // request asks, so there is nothing to wait for.
       const atOnce = await getAtOnce(hours, 16);

@@ -81,7 +81,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
     });
 
   // P35: concurrent calls for one credential and counter do not each make a round trip (D13, D15): while
-  // a statement for them runs, the calls that arrive wait, and then go together in one statement
+  // two statements for them run, the calls that arrive wait, and then go together in one statement
   // that counts them all. Its answer is what calls one after another would get: the counter
   // before it, plus one for each call in turn. When the group would pass the limit (it holds the
   // request that reaches it), its calls are counted one by one, as they would have been alone.
@@ -108,6 +108,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
     ({ table, fingerprint, counter }: _FindAndConsumeInput) =>
       [table, fingerprint, counter.keyPrefix, counter.keySuffix, counter.windowStart, counter.windowSeconds, counter.limit].join('\u0000'),
     (inputs) => countGroup(inputs[0]!, inputs.length),
+    2,
   );
 
   return {
