@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import { _coalescedByKey } from './_coalesced-by-key.js';
 import { _refusingImeiConflict } from './_imei-conflict.js';
 import { _rebuildDeviceFigures } from './_daily-figures.js';
-import { _summarize, _sumByBucket, _sumByBucketOf } from './_segment-queries.js';
+import { _flatBoundaries, _sumByBucketOfRow } from './_fleet-queries.js';
+import { _summarize, _sumByBucket } from './_segment-queries.js';
 import { _epoch, _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -70,24 +71,8 @@ async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsReq
  * subquery, only when the device's zone is the request's. Answers in the order of the calls.
  */
 async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readonly _SumsRequest[]): Promise<({ device: Device; buckets: BucketSeconds[] | null } | null)[]> {
-  const now = requests[0]!.now;
-  const firsts: number[] = [];
-  const lasts: number[] = [];
-  const flat: number[] = [];
-  for (const { boundaries } of requests) {
-    firsts.push(flat.length + 1);
-    flat.push(...boundaries);
-    lasts.push(flat.length);
-  }
-  const perDevice = _sumByBucketOf(
-    {
-      deviceId: sql<number>`r.device_id`,
-      boundaries: sql<number[]>`r.boundaries`,
-      windowStart: sql<number>`r.boundaries[1]`,
-      windowEnd: sql<number>`r.boundaries[cardinality(r.boundaries)]`,
-    },
-    now,
-  );
+  const { flat, firsts, lasts } = _flatBoundaries(requests);
+  const perDevice = _sumByBucketOfRow('r', requests[0]!.now);
   // As in `_sumByBucketMany`: each request's boundaries are cut from the flat array once (`materialized`).
   const { rows } = await sql<_SumsRow & { request: number }>`
     with r as materialized (

@@ -31,23 +31,8 @@ export function _sumByBucketMany(
   requests: readonly { readonly index: number; readonly deviceId: number; readonly boundaries: readonly number[] }[],
   now: number,
 ): RawBuilder<FleetBucketRow> {
-  const firsts: number[] = [];
-  const lasts: number[] = [];
-  const flat: number[] = [];
-  for (const { boundaries } of requests) {
-    firsts.push(flat.length + 1);
-    flat.push(...boundaries);
-    lasts.push(flat.length);
-  }
-  const perDevice = _sumByBucketOf(
-    {
-      deviceId: sql<number>`fleet_request.device_id`,
-      boundaries: sql<number[]>`fleet_request.boundaries`,
-      windowStart: sql<number>`fleet_request.boundaries[1]`,
-      windowEnd: sql<number>`fleet_request.boundaries[cardinality(fleet_request.boundaries)]`,
-    },
-    now,
-  );
+  const { flat, firsts, lasts } = _flatBoundaries(requests);
+  const perDevice = _sumByBucketOfRow('fleet_request', now);
   // Each request's boundaries are cut from the flat array once, into a row of their own
   // (`materialized`): inlined instead, the slice of the whole array would be recomputed wherever the
   // per-device query reads a boundary.
@@ -60,6 +45,36 @@ export function _sumByBucketMany(
     select fleet_request.request, per_device.bucket, per_device.moving_seconds, per_device.idle_seconds
       from fleet_request
      cross join lateral (${perDevice}) as per_device`;
+}
+
+/**
+ * The boundaries of several requests as one flat array (one parameter, whatever the count), each
+ * request naming its slice, 1-based and inclusive: `flat[firsts[i]:lasts[i]]` in SQL.
+ */
+export function _flatBoundaries(requests: readonly { readonly boundaries: readonly number[] }[]): { flat: number[]; firsts: number[]; lasts: number[] } {
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  const flat: number[] = [];
+  for (const { boundaries } of requests) {
+    firsts.push(flat.length + 1);
+    flat.push(...boundaries);
+    lasts.push(flat.length);
+  }
+  return { flat, firsts, lasts };
+}
+
+/** `_sumByBucketOf` for the request row `alias` of a statement: its `device_id` and `boundaries` columns. */
+export function _sumByBucketOfRow(alias: string, now: number): RawBuilder<BucketRow> {
+  const row = sql.ref(alias);
+  return _sumByBucketOf(
+    {
+      deviceId: sql<number>`${row}.device_id`,
+      boundaries: sql<number[]>`${row}.boundaries`,
+      windowStart: sql<number>`${row}.boundaries[1]`,
+      windowEnd: sql<number>`${row}.boundaries[cardinality(${row}.boundaries)]`,
+    },
+    now,
+  );
 }
 
 /** `_summarize` for several devices in one statement: one row per request. */
