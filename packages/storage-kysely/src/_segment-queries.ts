@@ -121,7 +121,10 @@ export interface _WindowSql {
 /** {@link _sumByBucket} over SQL expressions of the device and window: the one place of this query. */
 export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: _WindowSql, now: number): RawBuilder<BucketRow> {
   return sql<BucketRow>`
-    with bounds as (select ${boundaries}::float8[] as b, (select longest_segment_seconds from devices where id = ${deviceId})::float8 as longest),
+    with bounds as (
+      -- The device's longest closed segment bounds every scan of its segments below (see _overlappingSegments).
+      select ${boundaries}::float8[] as b, (select longest_segment_seconds from devices where id = ${deviceId})::float8 as longest
+    ),
     day as (
       select figure.day_start::float8 as day_start, figure.day_end::float8 as day_end,
              figure.moving_seconds::float8 as moving_seconds, figure.idle_seconds::float8 as idle_seconds,
@@ -157,12 +160,13 @@ export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }:
     piece as (
       select greatest(segment.lo, cut.lo) as lo, least(segment.hi, cut.hi) as hi, segment.state
         from island as cut
+       cross join bounds
        cross join lateral (
              select date_part('epoch', started_at) as lo, date_part('epoch', ended_at) as hi, state
                from engine_segments
               where device_id = ${deviceId} and ended_at is not null
                 and started_at < to_timestamp(cut.hi) and ended_at > to_timestamp(cut.lo)
-                and started_at >= to_timestamp(cut.lo - (select longest_segment_seconds from devices where id = ${deviceId}))
+                and started_at >= to_timestamp(cut.lo - bounds.longest)
              offset 0
            ) as segment
       union all
