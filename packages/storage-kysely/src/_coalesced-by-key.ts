@@ -10,12 +10,12 @@
  *
  * @param keyOf Which calls may share a run.
  * @param run Runs a group of calls of one key at once, in arrival order.
- * @param concurrency Runs of one key going at once (default 1).
+ * @param concurrency Runs of one key going at once.
  */
 export function _coalescedByKey<Input, Output>(
   keyOf: (input: Input) => string,
   run: (inputs: readonly Input[]) => Promise<readonly Output[]>,
-  concurrency = 1,
+  concurrency: number,
 ): (input: Input) => Promise<Output> {
   interface Call {
     readonly input: Input;

@@ -1,6 +1,6 @@
 import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { _coalescedByKey } from './_coalesced-by-key.js';
 import { _refusingImeiConflict } from './_imei-conflict.js';
 import { _rebuildDeviceFigures } from './_daily-figures.js';
@@ -50,13 +50,15 @@ function _sumsAnswer(request: _SumsRequest, row: _SumsRow | undefined): { device
   return { device, buckets };
 }
 
+/** A `_sumByBucket` query's rows as one JSON array of `[bucket, moving, idle]`, for a column of the device's row. */
+function _bucketsJson(sums: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${sums}) as s)`;
+}
+
 /** `findDeviceWithSums` for one call, in one statement. */
 async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsRequest): Promise<{ device: Device; buckets: BucketSeconds[] | null } | null> {
   const { accountId, deviceId, timeZone, boundaries, now } = request;
-  const figures =
-    boundaries.length < 2
-      ? sql`'[]'::json`
-      : sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${_sumByBucket(deviceId, boundaries, now)}) as s)`;
+  const figures = boundaries.length < 2 ? sql`'[]'::json` : _bucketsJson(_sumByBucket(deviceId, boundaries, now));
   const { rows } = await sql<_SumsRow>`
     select ${DEVICE_SQL}, case when d.time_zone = ${timeZone}::text then ${figures} end as buckets
       from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
@@ -84,7 +86,7 @@ async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readon
     select r.request, ${DEVICE_SQL},
            case when d.time_zone = r.time_zone
                 then case when cardinality(r.boundaries) < 2 then '[]'::json
-                          else (select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${perDevice}) as s) end
+                          else ${_bucketsJson(perDevice)} end
            end as buckets
       from r join devices as d on d.id = r.device_id and d.account_id = r.account_id`.execute(db);
   const byRequest = new Map(rows.map((row) => [Number(row.request), row]));

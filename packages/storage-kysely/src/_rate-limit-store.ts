@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '@fleet-hours/core';
+import type { RateLimitCount, RateLimitStore } from '@fleet-hours/core';
 import type { CredentialCounter } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _toAccount, _toCredential, type _CredentialRow, type _CredentialTable } from './_credential-store.js';
@@ -14,7 +14,7 @@ interface _FindAndConsumeInput {
 }
 interface _FindAndConsumeResult {
   readonly found: { readonly credential: ReturnType<typeof _toCredential>; readonly account: ReturnType<typeof _toAccount> } | null;
-  readonly count: { readonly count: number; readonly allowed: boolean } | null;
+  readonly count: RateLimitCount | null;
 }
 
 /** The rate-limit store on Kysely, with each credential's lookup and count in one statement. */
@@ -37,7 +37,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
   // windows are swept in the same statement when a window begins. `requests`: how many requests
   // the statement counts at once (see `findAndConsume` below); it raises the counter by all of
   // them or by none, so that it never passes the limit (D13).
-  const lookupAndCount = (table: _CredentialTable, fingerprint: string, counter: CredentialCounter, requests: number) =>
+  const lookupAndCount = ({ table, fingerprint, counter }: _FindAndConsumeInput, requests: number) =>
     _guard(async () => {
       const { keyPrefix, keySuffix, windowStart, windowSeconds, limit } = counter;
       const sweep = windowStart > newestWindowStart;
@@ -86,9 +86,8 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
   // before it, plus one for each call in turn. When the group would pass the limit (it holds the
   // request that reaches it), its calls are counted one by one, as they would have been alone.
   const countGroup = async (input: _FindAndConsumeInput, requests: number): Promise<readonly _FindAndConsumeResult[]> => {
-    const { table, fingerprint, counter } = input;
-    const { limit } = counter;
-    const result = await lookupAndCount(table, fingerprint, counter, requests);
+    const { limit } = input.counter;
+    const result = await lookupAndCount(input, requests);
     if (result === null) return Array.from({ length: requests }, () => ({ found: null, count: null }));
     const { found, counted, stored } = result;
     if (counted !== null) return Array.from({ length: requests }, (_, index) => ({ found, count: { count: counted - requests + index + 1, allowed: true } }));
