@@ -14,7 +14,8 @@
  *
  * Run: `npm run bench -- ingest-http` (builds first; imports the packages' dist). Prints figures;
  * asserts nothing. INGEST_HTTP_BENCH_BATCHES (default 10) and INGEST_HTTP_BENCH_IMPORT_POINTS
- * (default 1,000,000) for a quicker run.
+ * (default 1,000,000) for a quicker run; INGEST_HTTP_BENCH_PARTS (default `native,traccar,import`)
+ * runs only the parts named.
  */
 import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -29,9 +30,10 @@ import { loadProcess } from './_support.js';
 const BATCH = 10_000;
 const BATCHES = Number(process.env.INGEST_HTTP_BENCH_BATCHES ?? 10);
 const IMPORT_POINTS = Number(process.env.INGEST_HTTP_BENCH_IMPORT_POINTS ?? 1_000_000);
+const PARTS = new Set((process.env.INGEST_HTTP_BENCH_PARTS ?? 'native,traccar,import').split(','));
 const TRACCAR_DEVICES = 200;
 const TRACCAR_CONCURRENCY = 16;
-const TRACCAR_WARMUP_MS = 1_000;
+const TRACCAR_WARMUP_MS = Number(process.env.TRACCAR_WARMUP_MS ?? 1_000);
 const TRACCAR_MEASURE_MS = 10_000;
 const STEP = 10;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -103,18 +105,20 @@ async function runServer(): Promise<void> {
     console.log(`ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`);
     try {
       // 1. Native batches.
-      const native = (devices: readonly number[]) => load({ kind: 'native', url: `${server.url}/ingest/v1/telemetry`, token, devices, start });
-      const one = await native([nativeDevices[0]!]);
-      const four = await native(nativeDevices.slice(1, 5));
-      // The same points as the first run, through the same driver, as a bare multi-row INSERT (5,000 rows a statement).
-      const bareDevice = await newDevice('100000000000009');
-      const points = reports(start, BATCH * BATCHES, 1);
-      started = performance.now();
-      for (let offset = 0; offset < points.length; offset += 5_000) {
-        await db
-          .insertInto('telemetry_points')
-          .values(points.slice(offset, offset + 5_000).map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speed_kmh })))
-          .execute();
+      let failures = 0;
+      if (PARTS.has('native')) {
+        const native = (devices: readonly number[]) => load({ kind: 'native', url: `${server.url}/ingest/v1/telemetry`, token, devices, start });
+        const one = await native([nativeDevices[0]!]);
+        const four = await native(nativeDevices.slice(1, 5));
+        // The same points as the first run, through the same driver, as a bare multi-row INSERT (5,000 rows a statement).
+        const bareDevice = await newDevice('100000000000009');
+        const points = reports(start, BATCH * BATCHES, 1);
+        started = performance.now();
+        for (let offset = 0; offset < points.length; offset += 5_000) {
+          await db
+            .insertInto('telemetry_points')
+            .values(points.slice(offset, offset + 5_000).map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speed_kmh })))
+            .execute();
       }
       const bareMs = performance.now() - started;
       const onePerSecond = perSecond(one.points, one.ms);
@@ -123,25 +127,31 @@ async function runServer(): Promise<void> {
       console.log(`    concurrency 4 (four devices)       ${shown(perSecond(four.points, four.ms)).padStart(9)} points/s  (median request ${four.median.toFixed(1)} ms)`);
       console.log(`    bare multi-row INSERT, same points ${shown(perSecond(points.length, bareMs)).padStart(9)} points/s`);
       console.log(`    ratio HTTP concurrency 1 / bare    ${(one.ms / bareMs).toFixed(2)}×`);
+      failures += one.failures + four.failures;
+      }
 
       // 2. Traccar forwards.
-      const traccar = await load({ kind: 'traccar', url: `${server.url}/ingest/traccar`, token, imeis: traccarImeis, start: now - 86_400 });
-      console.log(`  Traccar forwards, ${TRACCAR_DEVICES} devices, concurrency ${TRACCAR_CONCURRENCY}, ${TRACCAR_MEASURE_MS / 1000} s measured (POST /ingest/traccar):`);
-      console.log(`    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)`);
-      if (one.failures + four.failures + traccar.failures > 0) process.exitCode = 1;
+      if (PARTS.has('traccar')) {
+        const traccar = await load({ kind: 'traccar', url: `${server.url}/ingest/traccar`, token, imeis: traccarImeis, start: now - 86_400 });
+        console.log(`  Traccar forwards, ${TRACCAR_DEVICES} devices, concurrency ${TRACCAR_CONCURRENCY}, ${TRACCAR_MEASURE_MS / 1000} s measured (POST /ingest/traccar):`);
+        console.log(`    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)`);
+        failures += traccar.failures;
+      }
+      if (failures > 0) process.exitCode = 1;
     } finally {
       await server.close();
     }
 
     // 3. fleet-hours import telemetry of IMPORT_POINTS points (one per second, ending a day ago).
-    const file = join(work, 'telemetry.ndjson');
-    const importStart = now - 86_400 - IMPORT_POINTS;
-    const lines: string[] = [];
-    let state = 7;
-    for (let index = 0; index < IMPORT_POINTS; index += 1) {
-      if (index % 600 === 0) state = (state * 48_271) % 2_147_483_647;
-      const mode = state % 3;
-      lines.push(`{"time":"${new Date((importStart + index) * 1000).toISOString()}","ignition":${mode !== 2},"speed_kmh":${mode === 0 ? 42 : 1}}`);
+    if (PARTS.has('import')) {
+      const file = join(work, 'telemetry.ndjson');
+      const importStart = now - 86_400 - IMPORT_POINTS;
+      const lines: string[] = [];
+      let state = 7;
+      for (let index = 0; index < IMPORT_POINTS; index += 1) {
+        if (index % 600 === 0) state = (state * 48_271) % 2_147_483_647;
+        const mode = state % 3;
+        lines.push(`{"time":"${new Date((importStart + index) * 1000).toISOString()}","ignition":${mode !== 2},"speed_kmh":${mode === 0 ? 42 : 1}}`);
     }
     writeFileSync(file, `${lines.join('\n')}\n`);
     lines.length = 0;
@@ -159,6 +169,7 @@ async function runServer(): Promise<void> {
         `    ${shown(report.points_per_second).padStart(9)} points/s as the command reports it (read ${report.read_seconds.toFixed(1)} s, write ${report.write_seconds.toFixed(1)} s); ` +
           `${shown(perSecond(report.records, importMs))} points/s for the whole process (${(importMs / 1000).toFixed(1)} s, start and migration check included)`,
       );
+    }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -1,6 +1,6 @@
-import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
+import type { SegmentInput, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _applyFigureChanges, _joinCtes, _writePending, type _FigureDevice, type _PendingWrite } from './_daily-figures.js';
+import { _FIGURE_DEVICE_COLUMNS, type _FigureDevice } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
@@ -279,118 +279,12 @@ export interface SummaryRow {
 }
 
 /**
- * Locks the device row for the rest of the transaction and reads its `last_reported_at`: concurrent
- * imports of one device take turns, so the stored segments an import reads cannot change before it
- * commits (D1). No row: no such device.
+ * Locks the device row for the rest of the transaction and reads its `last_reported_at` and what
+ * its figures need (`_FigureDevice`): concurrent writes of one device take turns, so the stored
+ * segments a write reads cannot change before it commits (D1). No row: no such device.
  */
-export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_reported_at: number | null }> {
-  return sql<{ last_reported_at: number | null }>`
-    select date_part('epoch', last_reported_at) as last_reported_at from devices where id = ${deviceId} for update`;
+export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_reported_at: number | null } & _FigureDevice> {
+  return sql<{ last_reported_at: number | null } & _FigureDevice>`
+    select date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId} for update`;
 }
 
-/**
- * Inserts segments of one device in one statement: three array parameters, whatever the count.
- * `source` tells imports from telemetry (D23). `after`: a condition on earlier expressions of the
- * statement it runs in, which makes them run first (see {@link _applySegmentChanges}).
- */
-export function _insertSegments(deviceId: number, segments: readonly SegmentInput[], source: SegmentSource = 'import', after?: RawBuilder<boolean>): RawBuilder<unknown> {
-  return sql`
-    insert into engine_segments (device_id, started_at, ended_at, state, source)
-    select ${deviceId}, to_timestamp(batch.started_at), to_timestamp(batch.ended_at), batch.state, ${source}::text
-      from unnest(${segments.map((segment) => segment.startedAt)}::float8[],
-                  ${segments.map((segment) => segment.endedAt)}::float8[],
-                  ${segments.map((segment) => segment.state)}::text[]) as batch(started_at, ended_at, state)
-     ${after ? sql`where ${after}` : sql``}`;
-}
-
-/** Closes open segments of one device (the one starting at `startedAt` gets `endedAt`) in one statement. */
-export function _closeSegments(deviceId: number, closes: readonly { readonly startedAt: number; readonly endedAt: number }[]): RawBuilder<unknown> {
-  return sql`
-    update engine_segments as segment
-       set ended_at = to_timestamp(closing.ended_at)
-      from unnest(${closes.map((close) => close.startedAt)}::float8[], ${closes.map((close) => close.endedAt)}::float8[]) as closing(started_at, ended_at)
-     where segment.device_id = ${deviceId} and segment.started_at = to_timestamp(closing.started_at) and segment.ended_at is null`;
-}
-
-/**
- * Records a write on the device: `last_reported_at` as the write's plan decided it (P6, D26), and
- * the longest closed segment raised to `longest` seconds (it bounds {@link _overlappingSegments}'
- * scan). The assignments, for a statement that updates the device's row.
- */
-export function _recordSet(lastReportedAt: number | null, longest: number): RawBuilder<unknown> {
-  return sql`last_reported_at = to_timestamp(${lastReportedAt}::float8),
-             longest_segment_seconds = greatest(longest_segment_seconds, ${longest}::bigint)`;
-}
-
-/**
- * Deletes segments of one device, each named by its start (the primary key is `(device_id, started_at)`), in one statement.
- * The range of the starts bounds the index scan, so the cost follows the segments deleted and the
- * span they lie in, never the device's history (D27): the planner, which expects few segments per
- * device, would otherwise read every segment of the device and filter them by the list.
- */
-export function _deleteSegments(deviceId: number, startedAts: readonly number[]): RawBuilder<unknown> {
-  let first = Infinity;
-  let last = -Infinity;
-  for (const start of startedAts) {
-    if (start < first) first = start;
-    if (start > last) last = start;
-  }
-  return sql`
-    delete from engine_segments
-     where device_id = ${deviceId}
-       and started_at >= to_timestamp(${first}::float8) and started_at <= to_timestamp(${last}::float8)
-       and started_at = any(select to_timestamp(start) from unnest(${startedAts}::float8[]) as start)`;
-}
-
-/** What one write changes in a device's segments: segments to remove (by start) and segments to add. */
-export interface _SegmentChanges {
-  readonly removed: readonly SegmentInput[];
-  readonly added: readonly SegmentInput[];
-  /** Where the added segments come from (D23); default `import`. */
-  readonly source?: SegmentSource;
-}
-
-/**
- * The one way segments of a device change inside a write transaction (imports and telemetry
- * re-derivation alike), so that everything derived from segments (the per-day figures of D27) is
- * kept up to date in the same transaction. The caller holds the device's row lock ({@link _lockDevice}),
- * and may pass what it read of the device's row with the lock (`device`), to spare the figures a
- * read, and what it still has to write (`pending`), to write it in the same statement.
- *
- * In the common case (one chunk of each) the whole change is one statement: the caller's writes,
- * the removed segments deleted, the added ones inserted, the day figures and the device's row.
- * The insertion reads the deletion's count, so that it runs after it: a segment removed and added
- * again with the same start (a tail that grew) is then no conflict, nor is a new open segment
- * after the removed one (PostgreSQL runs the expressions of one statement in no set order).
- */
-export async function _applySegmentChanges(
-  trx: Kysely<FleetHoursDatabase>,
-  deviceId: number,
-  changes: _SegmentChanges,
-  device?: _FigureDevice,
-  pending?: _PendingWrite,
-): Promise<void> {
-  const { removed, added, source } = changes;
-  if (removed.length <= SEGMENT_CHUNK && added.length <= SEGMENT_CHUNK) {
-    const ctes = [pending?.ctes];
-    if (removed.length > 0) ctes.push(sql`removed_segments as (${_deleteSegments(deviceId, removed.map((segment) => segment.startedAt))} returning 1)`);
-    if (added.length > 0) {
-      const after = removed.length > 0 ? sql<boolean>`(select count(*) from removed_segments) >= 0` : undefined;
-      ctes.push(sql`added_segments as (${_insertSegments(deviceId, added, source, after)})`);
-    }
-    await _applyFigureChanges(trx, deviceId, changes, device, { ctes: _joinCtes(ctes), deviceSet: pending?.deviceSet });
-    return;
-  }
-  await _writePending(trx, deviceId, pending);
-  for (let offset = 0; offset < removed.length; offset += SEGMENT_CHUNK) {
-    await _deleteSegments(deviceId, removed.slice(offset, offset + SEGMENT_CHUNK).map((segment) => segment.startedAt)).execute(trx);
-  }
-  for (let offset = 0; offset < added.length; offset += SEGMENT_CHUNK) {
-    await _insertSegments(deviceId, added.slice(offset, offset + SEGMENT_CHUNK), source).execute(trx);
-  }
-  // D27: the per-day figures and lifetime totals follow in the same transaction.
-  await _applyFigureChanges(trx, deviceId, changes, device);
-}
-
-/** Rows written per statement: a few array parameters each, far from any limit. */
-const SEGMENT_CHUNK = 50_000;

@@ -1,8 +1,8 @@
 import { type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
-import { _closeSegments, _insertSegments, _listOverlapping, _lockDevice, _recordSet, _summarize, _sumByBucket } from './_segment-queries.js';
-import { _applyFigureChanges } from './_daily-figures.js';
+import { _writeDevices } from './_device-writes.js';
+import { _listOverlapping, _lockDevice, _summarize, _sumByBucket } from './_segment-queries.js';
 import { _listSourcedSegments } from './_sourced-segments.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
@@ -16,9 +16,6 @@ export interface _SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'i
   sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
   summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
 }
-
-/** Rows written per statement by an import: three array parameters each, far from any limit. */
-const IMPORT_CHUNK = 50_000;
 
 /**
  * Engine segments on Kysely: reads and aggregation in the database (see `_segment-queries.ts`),
@@ -108,27 +105,20 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
           const telemetry = stored.filter((segment) => segment.source === 'telemetry');
           assertSourcesApart({ deviceId, written: 'import', incoming: plan.insert, other: telemetry });
 
-          let longest = 0;
-          for (let offset = 0; offset < plan.insert.length; offset += IMPORT_CHUNK) {
-            const chunk = plan.insert.slice(offset, offset + IMPORT_CHUNK);
-            for (const segment of chunk) if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
-            await _insertSegments(deviceId, chunk).execute(trx);
-          }
-          for (let offset = 0; offset < plan.close.length; offset += IMPORT_CHUNK) {
-            const chunk = plan.close.slice(offset, offset + IMPORT_CHUNK);
-            for (const close of chunk) longest = Math.max(longest, close.endedAt - close.startedAt);
-            await _closeSegments(deviceId, chunk).execute(trx);
-          }
-          // D27: the per-day figures follow in this transaction; a close adds the closed segment.
+          // D27: the per-day figures follow in this transaction, and the device's record (P6) in its row.
+          // A close is the open segment removed and the closed one added (an open segment is in no figure).
           const storedState = new Map(stored.map((segment) => [segment.startedAt, segment.state]));
-          // The device's record (P6) goes in the figures' update of its row.
-          await _applyFigureChanges(
-            trx,
-            deviceId,
-            { removed: [], added: [...plan.insert, ...plan.close.map((close) => ({ ...close, state: storedState.get(close.startedAt)! }))] },
-            undefined,
-            { deviceSet: _recordSet(plan.lastReportedAt, longest) },
-          );
+          const closed = plan.close.map((close) => ({ ...close, state: storedState.get(close.startedAt)! }));
+          await _writeDevices(trx, [
+            {
+              deviceId,
+              device,
+              removed: closed.map((close) => ({ ...close, endedAt: null })),
+              added: [...plan.insert, ...closed],
+              source: 'import',
+              lastReportedAt: plan.lastReportedAt,
+            },
+          ]);
           return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
         });
       }),

@@ -1,8 +1,8 @@
 import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint, type TelemetryWriteDevice } from '@fleet-hours/core';
 import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _joinCtes, type _FigureDevice } from './_daily-figures.js';
-import { _applySegmentChanges, _recordSet } from './_segment-queries.js';
+import { _FIGURE_DEVICE_COLUMNS, type _FigureDevice } from './_daily-figures.js';
+import { _writeDevices, _writeDevicesIfUnchanged, type _DeviceWrite } from './_device-writes.js';
 import { _isId, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -10,21 +10,17 @@ import type { FleetHoursDatabase } from './database-schema.js';
 /** The methods of the storage port on telemetry points (D20–D26). */
 export type _TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints'>;
 
-/** Points written per statement: three array parameters each, far from any limit. */
-const POINT_CHUNK = 50_000;
-
 /**
- * Telemetry on Kysely: a batch is one transaction (every point or none); its devices are looked up
- * and row-locked in id order by one statement (as `_lockDevice` locks one), so concurrent writes of
- * one device take turns and writes of several devices never deadlock. Each device's share follows
- * the core's plan: one statement reads the stored points around the batch and the segments they
- * can touch (`_pointsAndSegments`), `planTelemetryWrite` plans the points and
- * `planTelemetrySegments` the segments (D23 checked there; it ignores segments outside the span),
- * then new points are inserted, changed ones updated, and the segment changes written through
- * `_applySegmentChanges`, in one statement with the points and the device's record when each fits
- * one chunk (a one-position write: begin, the lock, one read, one write, commit).
- * A batch of duplicates writes nothing. Every refusal comes before the
- * device's first write; a refusal at a later device rolls back the earlier ones with the transaction.
+ * Telemetry on Kysely: a batch is written whole or not at all. One statement reads the batch's
+ * devices and each one's stored points around its share and the segments they can touch
+ * (`_readForWrite`); `_planWrites` plans each device's points and segments in the core; one
+ * statement writes the points, segments, figures and records of all of them
+ * (`_writeDevicesIfUnchanged`), only if no write of these devices came between: else the write
+ * reads and plans again. A write of one position, or of a shared batch of any number of devices, is
+ * two round trips. A write that takes more than one statement, or a device that other writes keep
+ * changing, is written in a transaction under the devices' row locks instead (the same read with
+ * `lock`, `_writeDevices`). A batch of duplicates writes nothing. Every refusal comes before the
+ * first write, so a refusal writes nothing.
  */
 export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
   return {
@@ -46,111 +42,121 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
         // D26 and the shape of every point, before the database is asked anything.
         assertTelemetryPoints(points, { now });
         if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
+        const asked = _askedSpans(points);
+        // Read, plan, then write only if no write of these devices came between: two round trips.
+        for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
+          const planned = _planWrites(points, await _readForWrite(db, accountId, asked, false));
+          if (planned.writes.length === 0) return planned.result;
+          const outcome = await _writeDevicesIfUnchanged(db, planned.writes, planned.versions);
+          if (outcome === 'written') return planned.result;
+          if (outcome === 'unfit') break;
+        }
+        // The same under the devices' locks, in a transaction: for a write of several statements,
+        // and for a device that other writes keep changing.
         return db.transaction().execute(async (trx) => {
-          const batches = await _batchesByDevice(trx, accountId, points);
-          let accepted = 0;
-          let duplicates = 0;
-          const devices: TelemetryWriteDevice[] = [];
-          // In id order: two writes that share devices lock them in the same order.
-          const shares = [...batches].sort(([a], [b]) => a - b).map(([deviceId, share]) => {
-            let earliest = Infinity;
-            let latest = -Infinity;
-            for (const point of share.points) {
-              if (point.time < earliest) earliest = point.time;
-              if (point.time > latest) latest = point.time;
-            }
-            return { deviceId, ...share, earliest, latest };
-          });
-          // Every device's stored points and segments around its share, in one statement.
-          const read = await _pointsAndSegments(trx, shares);
-          for (const { deviceId, points: batch, device } of shares) {
-            const around = read.get(deviceId) ?? { points: [], segments: [] };
-            const stored = around.points;
-            const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
-            accepted += plan.accepted;
-            duplicates += plan.duplicates;
-            devices.push({ deviceId, imei: device.imei, timeZone: device.time_zone, lastReportedAt: plan.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates });
-            if (!plan.segmentRange) continue;
-
-            const change = planTelemetrySegments({ deviceId, plan, segments: around.segments });
-            // New seconds are inserted, changed ones updated: a plain insert costs about half an
-            // upsert, and under the device's lock no other write adds points of this device.
-            const storedTimes = new Set(stored.map((point) => point.time));
-            const inserts = plan.writes.filter((point) => !storedTimes.has(point.time));
-            const updates = plan.writes.filter((point) => storedTimes.has(point.time));
-            let longest = 0;
-            for (const segment of change.added) if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
-            // One chunk of each (the common case): the points go in the segments' statement, and
-            // the device's record in its row's update there: the whole write is one statement.
-            const ctes: RawBuilder<unknown>[] = [];
-            if (inserts.length <= POINT_CHUNK && updates.length <= POINT_CHUNK) {
-              if (inserts.length > 0) ctes.push(sql`inserted_points as (${_insertPoints(deviceId, inserts)})`);
-              if (updates.length > 0) ctes.push(sql`updated_points as (${_updatePoints(deviceId, updates)})`);
-            } else {
-              for (let offset = 0; offset < inserts.length; offset += POINT_CHUNK) {
-                await _insertPoints(deviceId, inserts.slice(offset, offset + POINT_CHUNK)).execute(trx);
-              }
-              for (let offset = 0; offset < updates.length; offset += POINT_CHUNK) {
-                await _updatePoints(deviceId, updates.slice(offset, offset + POINT_CHUNK)).execute(trx);
-              }
-            }
-            await _applySegmentChanges(trx, deviceId, { removed: change.removed, added: change.added, source: 'telemetry' }, device, {
-              ctes: _joinCtes(ctes),
-              deviceSet: _recordSet(plan.lastReportedAt, longest),
-            });
-          }
-          return { accepted, duplicates, devices };
+          const planned = _planWrites(points, await _readForWrite(trx, accountId, asked, true));
+          await _writeDevices(trx, planned.writes);
+          return planned.result;
         });
       }),
   };
 }
 
-/** A device of a batch, as locked: its share of the points and what the write reads of its row. */
-interface _DeviceBatch {
+/**
+ * How often a write reads and plans without a lock before it takes the devices' locks: a write
+ * of the same device that comes between makes it plan again (two writes of one device at once
+ * are rare: a tracker sends in order, and a client waits for its answer).
+ */
+const UNLOCKED_ATTEMPTS = 3;
+
+/** A device of a batch as read for the write: what the write reads of its row, its stored points and segments around its share. */
+interface _ReadDevice extends _FigureDevice {
+  readonly id: number;
+  readonly imei: string;
+  readonly last_reported_at: number | null;
+  /** The row's `xmin`, as text: every write of the device changes it. */
+  readonly version: string;
   readonly points: TelemetryPoint[];
-  readonly device: _FigureDevice & { readonly imei: string; readonly last_reported_at: number | null };
+  readonly segments: SourcedSegment[];
+}
+
+/** The points of a batch by how they name their device, and the span of each name's points. */
+interface _AskedSpans {
+  readonly byId: Map<number, { earliest: number; latest: number }>;
+  readonly byImei: Map<string, { earliest: number; latest: number }>;
+}
+
+function _askedSpans(points: readonly DeviceTelemetryPoint[]): _AskedSpans {
+  const asked: _AskedSpans = { byId: new Map(), byImei: new Map() };
+  const widen = <K>(spans: Map<K, { earliest: number; latest: number }>, key: K, time: number) => {
+    const span = spans.get(key);
+    if (!span) spans.set(key, { earliest: time, latest: time });
+    else {
+      if (time < span.earliest) span.earliest = time;
+      if (time > span.latest) span.latest = time;
+    }
+  };
+  for (const point of points) {
+    if (point.imei !== undefined) widen(asked.byImei, point.imei, point.time);
+    else if (_isId(point.deviceId)) widen(asked.byId, point.deviceId, point.time);
+  }
+  return asked;
 }
 
 /**
- * The batch's points by device id, each device an active device of the account named by id or
- * IMEI (D25). The first point that names none refuses the batch, the same for a missing, inactive
- * or foreign device. The same statement locks the devices' rows in id order for the rest of the
- * transaction (as `_lockDevice`) and reads what the write needs of them.
+ * Plans a batch against what was read of its devices: each point goes to the active device of the
+ * account it names by id or IMEI (D25), and the first point that names none refuses the batch (the
+ * same for a missing, inactive or foreign device), before anything is written. Then, per device,
+ * `planTelemetryWrite` plans the points and `planTelemetrySegments` the segments (D23 checked
+ * there; it ignores segments outside the span).
  */
-async function _batchesByDevice(trx: Kysely<FleetHoursDatabase>, accountId: number, points: readonly DeviceTelemetryPoint[]): Promise<Map<number, _DeviceBatch>> {
-  const ids = new Set<number>();
-  const imeis = new Set<string>();
-  for (const point of points) {
-    if (point.imei !== undefined) imeis.add(point.imei);
-    else if (_isId(point.deviceId)) ids.add(point.deviceId);
+function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _ReadDevice[]) {
+  const byId = new Map<number, _ReadDevice>();
+  const byImei = new Map<string, _ReadDevice>();
+  for (const device of read) {
+    byId.set(device.id, device);
+    byImei.set(device.imei, device);
   }
-  const byId = new Map<number, number>();
-  const byImei = new Map<string, number>();
-  const devices = new Map<number, _DeviceBatch['device']>();
-  if (_isId(accountId)) {
-    const { rows } = await sql<{ id: number; imei: string; last_reported_at: number | null } & _FigureDevice>`
-      select id, imei, date_part('epoch', last_reported_at) as last_reported_at, time_zone, figures_time_zone,
-             closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures
-        from devices
-       where account_id = ${accountId} and status = 'active'
-         and (id = any(${[...ids]}::integer[]) or imei = any(${[...imeis]}::text[]))
-       order by id
-         for update`.execute(trx);
-    for (const row of rows) {
-      if (ids.has(row.id)) byId.set(row.id, row.id);
-      if (imeis.has(row.imei)) byImei.set(row.imei, row.id);
-      devices.set(row.id, row);
-    }
-  }
-  const batches = new Map<number, _DeviceBatch>();
+  const shares = new Map<_ReadDevice, TelemetryPoint[]>();
   points.forEach((point, index) => {
-    const deviceId = point.imei !== undefined ? byImei.get(point.imei) : byId.get(point.deviceId);
-    if (deviceId === undefined) throw new UnknownDeviceError(index, point);
-    let batch = batches.get(deviceId);
-    if (!batch) batches.set(deviceId, (batch = { points: [], device: devices.get(deviceId)! }));
-    batch.points.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
+    const device = point.imei !== undefined ? byImei.get(point.imei) : byId.get(point.deviceId);
+    if (device === undefined) throw new UnknownDeviceError(index, point);
+    let share = shares.get(device);
+    if (!share) shares.set(device, (share = []));
+    share.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
   });
-  return batches;
+  let accepted = 0;
+  let duplicates = 0;
+  const devices: TelemetryWriteDevice[] = [];
+  const writes: _DeviceWrite[] = [];
+  const versions = new Map<number, string>();
+  for (const [device, batch] of [...shares].sort(([a], [b]) => a.id - b.id)) {
+    const deviceId = device.id;
+    const stored = device.points;
+    const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
+    accepted += plan.accepted;
+    duplicates += plan.duplicates;
+    versions.set(deviceId, device.version);
+    devices.push({ deviceId, imei: device.imei, timeZone: device.time_zone, lastReportedAt: plan.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates });
+    if (!plan.segmentRange) continue;
+
+    const change = planTelemetrySegments({ deviceId, plan, segments: device.segments });
+    // New seconds are inserted, changed ones updated: a plain insert costs about half an upsert,
+    // and no other write adds points of this device before this one (its row's lock, or its
+    // version checked by the write).
+    const storedTimes = new Set(stored.map((point) => point.time));
+    writes.push({
+      deviceId,
+      device,
+      insertedPoints: plan.writes.filter((point) => !storedTimes.has(point.time)),
+      updatedPoints: plan.writes.filter((point) => storedTimes.has(point.time)),
+      removed: change.removed,
+      added: change.added,
+      source: 'telemetry',
+      lastReportedAt: plan.lastReportedAt,
+    });
+  }
+  return { writes, versions, result: { accepted, duplicates, devices } };
 }
 
 /** A `telemetry_points` row, its time as epoch seconds. */
@@ -165,64 +171,102 @@ function _toPoint(row: PointRow): TelemetryPoint {
 }
 
 /**
- * In one statement, what each device's share of a batch reads: its stored points from the last
- * one before `earliest` through the first one after `latest` (what `planTelemetryWrite` needs: one
- * range scan of the primary key, its ends found by two index probes), and its segments of both
- * sources that can touch the span the plan will find (what `planTelemetrySegments` needs; it
- * ignores the ones outside the span). The span starts at or after the first of those points and
- * ends at or before the last, or, when no point follows the batch, at most `maxGapSeconds` after
- * `latest` (D22's tail): segments are read for that range, both ends inclusive, as bounded index
- * scans (closed segments from `start − longest`, and the open one), as `_listSourcedSegments` does.
- * The devices come as arrays and each is read by a lateral subquery: one round trip for a batch of
- * any number of devices.
+ * In one statement, the batch's devices and what each device's share reads: the active devices of
+ * the account named by id or IMEI (with `lock`, their rows locked in id order for the rest of the
+ * transaction, as `_lockDevice` locks one: concurrent writes of one device take turns, writes of
+ * several never deadlock), and for each, from the earliest to the latest point naming it:
+ *
+ * - its stored points from the last one before `earliest` through the first one after `latest`
+ *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
+ *   index probes);
+ * - its segments of both sources that can touch the span the plan will find (what
+ *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
+ *   after the first of those points and ends at or before the last, or, when no point follows the
+ *   batch, at most `maxGapSeconds` after `latest` (D22's tail): segments are read for that range,
+ *   both ends inclusive, as bounded index scans (closed segments from `start − longest`, and the
+ *   open one), as `_listSourcedSegments` does.
+ *
+ * Each device is read by a lateral subquery: one round trip for a batch of any number of devices.
  */
-async function _pointsAndSegments(
-  trx: Kysely<FleetHoursDatabase>,
-  shares: readonly { readonly deviceId: number; readonly earliest: number; readonly latest: number }[],
-): Promise<Map<number, { points: TelemetryPoint[]; segments: SourcedSegment[] }>> {
-  const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.device_id and "time" < to_timestamp(span.earliest)),
+async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans, lock: boolean): Promise<_ReadDevice[]> {
+  if (!_isId(accountId)) return [];
+  const ids = [...asked.byId.keys()];
+  const imeis = [...asked.byImei.keys()];
+  const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.id and "time" < to_timestamp(span.earliest)),
                              to_timestamp(span.earliest))`;
-  const next = sql`(select min("time") from telemetry_points where device_id = span.device_id and "time" > to_timestamp(span.latest))`;
+  const next = sql`(select min("time") from telemetry_points where device_id = span.id and "time" > to_timestamp(span.latest))`;
   const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
   const reach = sql`coalesce(${next}, to_timestamp(span.latest + ${DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
-  const { rows } = await sql<AroundRow & { device_id: number }>`
-    select span.device_id, around.*
-      from unnest(${shares.map((share) => share.deviceId)}::integer[], ${shares.map((share) => share.earliest)}::float8[], ${shares.map((share) => share.latest)}::float8[])
-           as span(device_id, earliest, latest)
-     cross join lateral (
-       select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
-         from telemetry_points
-        where device_id = span.device_id and "time" >= ${first} and "time" <= ${last}
-       union all
-       select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
-         from engine_segments
-        where device_id = span.device_id and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
-          and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = span.device_id))
-       union all
-       select true, date_part('epoch', started_at), null, null, null, state, source
-         from engine_segments
-        where device_id = span.device_id and ended_at is null and started_at <= ${reach}
-     ) as around`.execute(trx);
-  const byDevice = new Map<number, { points: TelemetryPoint[]; segments: SourcedSegment[] }>();
+  const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
+  const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & Partial<AroundRow>>`
+    with asked as (
+      select * from unnest(${[...ids, ...imeis.map(() => null)]}::integer[], ${[...ids.map(() => null), ...imeis]}::text[],
+                           ${spans.map((span) => span.earliest)}::float8[], ${spans.map((span) => span.latest)}::float8[]) as asked(id, imei, earliest, latest)
+    ),
+    found as (
+      select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS}
+        from devices
+       where account_id = ${accountId} and status = 'active'
+         and (id = any(${ids}::integer[]) or imei = any(${imeis}::text[]))
+       order by id
+       ${lock ? sql`for update` : sql``}
+    ),
+    span as (
+      select found.*,
+             (select min(asked.earliest) from asked where asked.id = found.id or asked.imei = found.imei) as earliest,
+             (select max(asked.latest) from asked where asked.id = found.id or asked.imei = found.imei) as latest
+        from found
+    )
+    select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures, around.*
+      from span
+      left join lateral (
+        select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
+          from telemetry_points
+         where device_id = span.id and "time" >= ${first} and "time" <= ${last}
+        union all
+        select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
+          from engine_segments
+         where device_id = span.id and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
+           and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = span.id))
+        union all
+        select true, date_part('epoch', started_at), null, null, null, state, source
+          from engine_segments
+         where device_id = span.id and ended_at is null and started_at <= ${reach}
+      ) as around on true`.execute(db);
+  const devices = new Map<number, _ReadDevice>();
   for (const row of rows) {
-    let read = byDevice.get(row.device_id);
-    if (!read) byDevice.set(row.device_id, (read = { points: [], segments: [] }));
-    if (!row.segment) read.points.push(_toPoint(row as PointRow));
-    else {
-      read.segments.push({
+    const id = Number(row.id);
+    let device = devices.get(id);
+    if (!device) {
+      device = {
+        id,
+        imei: row.imei,
+        version: row.version,
+        last_reported_at: row.last_reported_at,
+        time_zone: row.time_zone,
+        figures_time_zone: row.figures_time_zone,
+        has_figures: row.has_figures,
+        points: [],
+        segments: [],
+      };
+      devices.set(id, device);
+    }
+    if (row.segment === false) device.points.push(_toPoint(row as unknown as PointRow));
+    else if (row.segment === true) {
+      device.segments.push({
         startedAt: Number(row.time),
-        endedAt: row.ended_at === null ? null : Number(row.ended_at),
+        endedAt: row.ended_at === null || row.ended_at === undefined ? null : Number(row.ended_at),
         state: row.state!,
         source: row.source!,
       });
     }
   }
   // Points in time order, as planTelemetryWrite takes them (a union keeps no order).
-  for (const read of byDevice.values()) read.points.sort((a, b) => a.time - b.time);
-  return byDevice;
+  for (const device of devices.values()) device.points.sort((a, b) => a.time - b.time);
+  return [...devices.values()];
 }
 
-/** A row of {@link _pointsAndSegments}: a point (`time`, `ignition`, `speed_kmh`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
+/** A row of {@link _readForWrite}'s stored data: a point (`time`, `ignition`, `speed_kmh`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
 interface AroundRow {
   readonly segment: boolean;
   readonly time: number;
@@ -231,29 +275,4 @@ interface AroundRow {
   readonly speed_kmh: number;
   readonly state: SourcedSegment['state'] | null;
   readonly source: SourcedSegment['source'] | null;
-}
-
-/** The three arrays a statement takes for points: times, ignition as text `t` / `f`, speeds. */
-function _pointArrays(points: readonly TelemetryPoint[]): RawBuilder<unknown> {
-  // Ignition goes as text: postgres.js would send a JS boolean array as a scalar `boolean`
-  // parameter, and PGlite serializes a `boolean[]` parameter from booleans only.
-  return sql`unnest(${points.map((point) => point.time)}::float8[],
-                    ${points.map((point) => (point.ignition ? 't' : 'f'))}::text[]::boolean[],
-                    ${points.map((point) => point.speedKmh)}::float8[]) as batch(time, ignition, speed_kmh)`;
-}
-
-/** Inserts points of seconds the device has no point for, in one statement. */
-function _insertPoints(deviceId: number, points: readonly TelemetryPoint[]): RawBuilder<unknown> {
-  return sql`
-    insert into telemetry_points (device_id, "time", ignition, speed_kmh)
-    select ${deviceId}, to_timestamp(batch.time), batch.ignition, batch.speed_kmh from ${_pointArrays(points)}`;
-}
-
-/** Replaces stored points by their merge with the batch (D21), in one statement. */
-function _updatePoints(deviceId: number, points: readonly TelemetryPoint[]): RawBuilder<unknown> {
-  return sql`
-    update telemetry_points as point
-       set ignition = batch.ignition, speed_kmh = batch.speed_kmh
-      from ${_pointArrays(points)}
-     where point.device_id = ${deviceId} and point."time" = to_timestamp(batch.time)`;
 }

@@ -47,7 +47,7 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       expect(rows[0]!.figures_time_zone).toBe('Asia/Beirut');
     });
 
-    it('telemetry written out of order in several batches (re-derivation through _applySegmentChanges) keeps the figures equal to the segments', async () => {
+    it('telemetry written out of order in several batches (re-derivation through _writeDevices) keeps the figures equal to the segments', async () => {
       const { db, store, account, device } = await seed('America/New_York');
       const midnight = 1_772_946_000; // 2026-03-08T00:00:00-05:00, a 23-hour day
       const points = Array.from({ length: 120 }, (_, index) => ({

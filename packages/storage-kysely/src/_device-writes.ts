@@ -1,0 +1,273 @@
+import type { SegmentInput, SegmentSource, TelemetryPoint } from '@fleet-hours/core';
+import { dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
+import { sql, type Kysely } from 'kysely';
+import { _rebuildDeviceFigures, _totals, type _FigureDevice } from './_daily-figures.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+
+/**
+ * What one write transaction changes of one device, under the device's row lock: the one shape in
+ * which imports and telemetry hand their changes to {@link _writeDevices}.
+ */
+export interface _DeviceWrite {
+  readonly deviceId: number;
+  /** The device's row as the caller read it under the lock (see `_FigureDevice`). */
+  readonly device: _FigureDevice;
+  /** Points of seconds the device has no point for. */
+  readonly insertedPoints?: readonly TelemetryPoint[];
+  /** Stored points replaced by their merge with the batch (D21). */
+  readonly updatedPoints?: readonly TelemetryPoint[];
+  /** Segments to remove, each named by its start (the primary key is `(device_id, started_at)`). */
+  readonly removed: readonly SegmentInput[];
+  /** Segments to add, from `source` (D23). */
+  readonly added: readonly SegmentInput[];
+  readonly source: SegmentSource;
+  /** The device's record (P6, D26): its `last_reported_at` as the write's plan decided it. */
+  readonly lastReportedAt: number | null;
+}
+
+/** Rows of each kind written per statement: an array parameter per column, far from any limit. */
+const POINT_CHUNK = 50_000;
+const SEGMENT_CHUNK = 50_000;
+const FIGURE_CHUNK = 20_000;
+
+/**
+ * The one way points, segments and everything derived from segments change inside a write
+ * transaction, for any number of devices at once (a shared Traccar batch, an import, a late
+ * batch): the points, the segments, the per-day figures and lifetime totals (D27) and each
+ * device's record, in one statement of fixed text when every kind fits one chunk (the common case,
+ * whatever the number of devices: prepared once per connection). Each kind goes as one array per
+ * column, with the device id of each row, so the text never depends on the batch.
+ *
+ * - Stored rows are found by primary-key probes, one per row named (`ctid = any(array(select
+ *   (select ctid …) …))`, a scalar subquery the planner cannot turn into a join), and changed
+ *   points are upserted: no plan reads a whole table or a device's history, whatever the table
+ *   statistics say (D27).
+ * - The segments added are inserted after the removed ones are deleted (the insertion reads the
+ *   deletion's count; PostgreSQL runs the expressions of one statement in no set order): a
+ *   segment removed and added again with the same start (a tail that grew), or a new open segment
+ *   after the removed one, is then no conflict. More removals than a chunk are deleted first, in
+ *   statements of their own.
+ * - Figures cut in another zone than the device's (or of unknown zone, yet not empty) cannot take
+ *   a change cut in this one: that device's figures are rebuilt from its segments afterwards.
+ *
+ * The callers hold every device's row lock, so the rows read are the rows changed.
+ */
+export async function _writeDevices(trx: Kysely<FleetHoursDatabase>, writes: readonly _DeviceWrite[]): Promise<void> {
+  await _write(trx, writes, undefined);
+}
+
+/**
+ * {@link _writeDevices} without a transaction or a lock held: one statement that locks the devices'
+ * rows and writes only if each row is still the version the caller read (`versions`: device id →
+ * `xmin` as text; every write of a device updates its row, so a write that came between changed
+ * it). `'written'`, or `'changed'` (nothing written: read again and plan again), or `'unfit'`
+ * (nothing written: the write takes more than one statement, or a rebuild of figures; write it in a
+ * transaction under the lock instead).
+ */
+export async function _writeDevicesIfUnchanged(
+  db: Kysely<FleetHoursDatabase>,
+  writes: readonly _DeviceWrite[],
+  versions: ReadonlyMap<number, string>,
+): Promise<'written' | 'changed' | 'unfit'> {
+  return _write(db, writes, versions);
+}
+
+async function _write(
+  trx: Kysely<FleetHoursDatabase>,
+  writes: readonly _DeviceWrite[],
+  versions: ReadonlyMap<number, string> | undefined,
+): Promise<'written' | 'changed' | 'unfit'> {
+  const points = { inserted: new _Rows(4), updated: new _Rows(4) };
+  const removed = new _Rows(2);
+  const added = new _Rows(5);
+  const figures = new _Rows(5);
+  const records = new _Rows(6);
+  const rebuilt: number[] = [];
+  for (const write of writes) {
+    const { deviceId, device } = write;
+    for (const point of write.insertedPoints ?? []) points.inserted.push(deviceId, point.time, point.ignition ? 't' : 'f', point.speedKmh);
+    for (const point of write.updatedPoints ?? []) points.updated.push(deviceId, point.time, point.ignition ? 't' : 'f', point.speedKmh);
+    for (const segment of write.removed) removed.push(deviceId, segment.startedAt);
+    let longest = 0;
+    for (const segment of write.added) {
+      added.push(deviceId, segment.startedAt, segment.endedAt, segment.state, write.source);
+      if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
+    }
+    // Open segments change no figure.
+    const closedRemoved = write.removed.filter((segment) => segment.endedAt !== null);
+    const closedAdded = write.added.filter((segment) => segment.endedAt !== null);
+    const changesFigures = closedRemoved.length > 0 || closedAdded.length > 0;
+    const rebuild = changesFigures && device.figures_time_zone !== device.time_zone && (device.figures_time_zone !== null || device.has_figures);
+    let totals = { moving: 0, idle: 0 };
+    if (rebuild) rebuilt.push(deviceId);
+    else if (changesFigures) {
+      const changed: DayFigure[] = dailyFigureChanges({ removed: closedRemoved, added: closedAdded }, device.time_zone);
+      for (const day of changed) figures.push(deviceId, day.dayStart, day.dayEnd, day.movingSeconds, day.idleSeconds);
+      totals = _totals(closedAdded, 1, _totals(closedRemoved, -1, totals));
+    }
+    records.push(deviceId, totals.moving, totals.idle, changesFigures && !rebuild ? 't' : 'f', write.lastReportedAt, longest);
+  }
+
+  if (versions) {
+    if (rebuilt.length > 0 || points.inserted.length > POINT_CHUNK || points.updated.length > POINT_CHUNK || removed.length > SEGMENT_CHUNK || added.length > SEGMENT_CHUNK || figures.length > FIGURE_CHUNK) {
+      return 'unfit';
+    }
+    const checked = [...versions];
+    const { rows } = await _writeStatement({
+      versions: [checked.map(([deviceId]) => deviceId), checked.map(([, version]) => version)],
+      insertedPoints: points.inserted.take(POINT_CHUNK),
+      updatedPoints: points.updated.take(POINT_CHUNK),
+      removed: removed.take(SEGMENT_CHUNK),
+      added: added.take(SEGMENT_CHUNK),
+      figures: figures.take(FIGURE_CHUNK),
+      records: records.take(Infinity),
+    }).execute(trx);
+    return rows[0]?.written ? 'written' : 'changed';
+  }
+  // More removals than a chunk: all but the last chunk first, so that no insertion comes before its removal.
+  while (removed.length > SEGMENT_CHUNK) await _writeStatement({ removed: removed.take(SEGMENT_CHUNK) }).execute(trx);
+  let first = true;
+  while (first || points.inserted.length > 0 || points.updated.length > 0 || added.length > 0 || figures.length > 0) {
+    await _writeStatement({
+      insertedPoints: points.inserted.take(POINT_CHUNK),
+      updatedPoints: points.updated.take(POINT_CHUNK),
+      removed: removed.take(SEGMENT_CHUNK),
+      added: added.take(SEGMENT_CHUNK),
+      figures: figures.take(FIGURE_CHUNK),
+      records: first ? records.take(Infinity) : undefined,
+    }).execute(trx);
+    first = false;
+  }
+  for (const deviceId of rebuilt) await _rebuildDeviceFigures(trx, deviceId);
+  return 'written';
+}
+
+/** Rows as one array per column, taken from the front a chunk at a time. */
+class _Rows {
+  readonly #columns: unknown[][];
+  #taken = 0;
+
+  constructor(columns: number) {
+    this.#columns = Array.from({ length: columns }, () => []);
+  }
+
+  get length(): number {
+    return this.#columns[0]!.length - this.#taken;
+  }
+
+  push(...values: unknown[]): void {
+    values.forEach((value, index) => this.#columns[index]!.push(value));
+  }
+
+  /** The next `count` rows (or fewer), as column arrays. */
+  take(count: number): unknown[][] {
+    const from = this.#taken;
+    this.#taken = Math.min(this.#columns[0]!.length, from + count);
+    return from === 0 && this.#taken === this.#columns[0]!.length ? this.#columns : this.#columns.map((column) => column.slice(from, this.#taken));
+  }
+}
+
+/** Column arrays of each kind; a kind not given writes nothing. */
+interface _StatementRows {
+  /** Device ids and the `xmin` (as text) each row must still have: the statement writes nothing otherwise. */
+  readonly versions?: unknown[][];
+  readonly insertedPoints?: unknown[][];
+  readonly updatedPoints?: unknown[][];
+  readonly removed?: unknown[][];
+  readonly added?: unknown[][];
+  readonly figures?: unknown[][];
+  readonly records?: unknown[][] | undefined;
+}
+
+const none = (columns: number): unknown[][] => Array.from({ length: columns }, () => []);
+
+/** The statement of {@link _writeDevices}: one text whatever it holds (see there). */
+function _writeStatement(rows: _StatementRows) {
+  const [piDevice, piTime, piIgnition, piSpeed] = rows.insertedPoints ?? none(4);
+  const [puDevice, puTime, puIgnition, puSpeed] = rows.updatedPoints ?? none(4);
+  const [rDevice, rStart] = rows.removed ?? none(2);
+  const [aDevice, aStart, aEnd, aState, aSource] = rows.added ?? none(5);
+  const [fDevice, fStart, fEnd, fMoving, fIdle] = rows.figures ?? none(5);
+  const [dDevice, dMoving, dIdle, dFigures, dLast, dLongest] = rows.records ?? none(6);
+  const [vDevice, vVersion] = rows.versions ?? none(2);
+  // Ignition and flags go as text: postgres.js would send a JS boolean array as a scalar `boolean`
+  // parameter, and PGlite serializes a `boolean[]` parameter from booleans only.
+  return sql<{ written: boolean }>`
+    with locked as (
+      select id, xmin::text as version from devices where id = any(${vDevice}::integer[]) order by id for update
+    ),
+    -- Every device checked still has the row the caller read (none checked: the caller holds the locks).
+    unchanged as (
+      select not exists (
+               select 1 from unnest(${vDevice}::integer[], ${vVersion}::text[]) as expected(device_id, version)
+                 left join locked on locked.id = expected.device_id
+                where locked.version is distinct from expected.version) as ok
+    ),
+    inserted_points as (
+      insert into telemetry_points (device_id, "time", ignition, speed_kmh)
+      select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
+        from unnest(${piDevice}::integer[], ${piTime}::float8[], ${piIgnition}::text[]::boolean[], ${piSpeed}::float8[]) as point(device_id, time, ignition, speed_kmh)
+       where (select ok from unchanged)
+    ),
+    updated_points as (
+      insert into telemetry_points (device_id, "time", ignition, speed_kmh)
+      select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
+        from unnest(${puDevice}::integer[], ${puTime}::float8[], ${puIgnition}::text[]::boolean[], ${puSpeed}::float8[]) as point(device_id, time, ignition, speed_kmh)
+       where (select ok from unchanged)
+      on conflict (device_id, "time") do update set ignition = excluded.ignition, speed_kmh = excluded.speed_kmh
+    ),
+    removed_segments as (
+      delete from engine_segments
+       where (select ok from unchanged)
+         and ctid = any(array(
+               select (select segment.ctid from engine_segments as segment
+                        where segment.device_id = named.device_id and segment.started_at = to_timestamp(named.started_at))
+                 from unnest(${rDevice}::integer[], ${rStart}::float8[]) as named(device_id, started_at)))
+      returning 1
+    ),
+    added_segments as (
+      insert into engine_segments (device_id, started_at, ended_at, state, source)
+      select segment.device_id, to_timestamp(segment.started_at), to_timestamp(segment.ended_at), segment.state, segment.source
+        from unnest(${aDevice}::integer[], ${aStart}::float8[], ${aEnd}::float8[], ${aState}::text[], ${aSource}::text[])
+             as segment(device_id, started_at, ended_at, state, source)
+       where (select count(*) from removed_segments) >= 0 and (select ok from unchanged)
+    ),
+    figure_changes as (
+      select * from unnest(${fDevice}::integer[], ${fStart}::float8[], ${fEnd}::float8[], ${fMoving}::float8[], ${fIdle}::float8[])
+                 as change(device_id, day_start, day_end, moving, idle)
+    ),
+    -- A day the change leaves without engine time loses its row (days without engine time have none).
+    figures_emptied as (
+      delete from engine_day_figures
+       where (select ok from unchanged)
+         and ctid = any(array(
+               select (select figure.ctid from engine_day_figures as figure
+                        where figure.device_id = change.device_id and figure.day_start = change.day_start::bigint
+                          and figure.moving_seconds + change.moving::bigint = 0 and figure.idle_seconds + change.idle::bigint = 0)
+                 from figure_changes as change))
+      returning device_id, day_start
+    ),
+    -- Every other changed day is added to or created; a change of nothing is skipped (it would only add an empty row).
+    figures as (
+      insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
+      select change.device_id, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+        from figure_changes as change
+       where (change.moving <> 0 or change.idle <> 0) and (select ok from unchanged)
+         and not exists (select 1 from figures_emptied as emptied where emptied.device_id = change.device_id and emptied.day_start = change.day_start::bigint)
+      on conflict (device_id, day_start) do update
+         set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
+             idle_seconds = figure.idle_seconds + excluded.idle_seconds
+    ),
+    recorded as (
+      update devices
+       set closed_moving_seconds = closed_moving_seconds + record.moving::bigint,
+           closed_idle_seconds = closed_idle_seconds + record.idle::bigint,
+           figures_time_zone = case when record.figures then time_zone else figures_time_zone end,
+           last_reported_at = to_timestamp(record.last_reported_at),
+           longest_segment_seconds = greatest(longest_segment_seconds, record.longest::bigint)
+      from unnest(${dDevice}::integer[], ${dMoving}::float8[], ${dIdle}::float8[], ${dFigures}::text[]::boolean[], ${dLast}::float8[], ${dLongest}::float8[])
+           as record(device_id, moving, idle, figures, last_reported_at, longest)
+       where devices.id = record.device_id and (select ok from unchanged)
+    )
+    select ok as written from unchanged`;
+}

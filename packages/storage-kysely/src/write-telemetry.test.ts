@@ -1,0 +1,150 @@
+/**
+ * P37 (D20): a telemetry write reads and plans without a lock, then writes in one statement only if no
+ * write of its devices came between; else it reads and plans again, and after three tries (or when
+ * the write takes more than one statement, or a rebuild of the figures) it writes under the
+ * devices' row locks, in a transaction (`_telemetry-store.ts`, `_device-writes.ts`). These tests
+ * make another write come between, deterministically: a Kysely plugin runs it when an unlocked
+ * read's result arrives, before the write is planned. Whatever the path, the stored segments are
+ * those of all points at once and each point is counted once.
+ */
+import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
+import { usePGlite, usePostgresSchema } from './_fixture.js';
+import { createKyselyStore } from './create-kysely-store.js';
+import type { FleetHoursDatabase } from './database-schema.js';
+import { verifyDailyFigures } from './verify-daily-figures.js';
+
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const LATER = T0 + 30 * 86_400;
+
+/** The text of a raw statement, fragments embedded in it included (the store writes its statements with Kysely's `sql`). */
+const textOf = (node: OperationNode): string => {
+  if (!('sqlFragments' in node)) return '';
+  const { sqlFragments, parameters } = node as unknown as { sqlFragments: readonly string[]; parameters: readonly OperationNode[] };
+  return sqlFragments.map((fragment, index) => fragment + (parameters[index] ? textOf(parameters[index]) : '')).join('');
+};
+
+/**
+ * Watches the reads of telemetry writes (`unlocked` or `locked`, in order) and runs `between`
+ * after each of the first `times` unlocked ones, before the write that read goes on.
+ */
+function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times: number; between: () => Promise<unknown> } {
+  const kinds = new WeakMap<object, 'unlocked' | 'locked'>();
+  const plugin = {
+    reads: [] as ('unlocked' | 'locked')[],
+    times: 0,
+    between: async (): Promise<unknown> => undefined,
+    transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
+      const text = textOf(args.node);
+      if (text.includes('as asked(id, imei, earliest, latest)')) kinds.set(args.queryId, /\bfor update\b/.test(text) ? 'locked' : 'unlocked');
+      return args.node;
+    },
+    async transformResult(args: Parameters<KyselyPlugin['transformResult']>[0]) {
+      const kind = kinds.get(args.queryId);
+      if (kind) {
+        plugin.reads.push(kind);
+        if (kind === 'unlocked' && plugin.times > 0) {
+          plugin.times -= 1;
+          await plugin.between();
+        }
+      }
+      return args.result;
+    },
+  };
+  return plugin;
+}
+
+/** Points every 30 s from `start`, states changing every few points. */
+const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
+  Array.from({ length: count }, (_, index) => ({ time: start + index * 30, ignition: (index + seed) % 9 !== 0, speedKmh: ((index + seed) * 7) % 20 }));
+
+/**
+ * `between`: whether another write can come between a write's read and its write. On PGlite it
+ * cannot: its one connection runs one statement at a time, and the plugin runs while the read still
+ * holds it.
+ */
+function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursDatabase>, between: boolean): void {
+  describe(`P37 (D20): writeTelemetry() when another write comes between its read and its write, on ${name}`, () => {
+    const seed = async () => {
+      const db = database();
+      await resetTables(db);
+      const watch = interloper();
+      const store = createKyselyStore(db.withPlugin(watch));
+      // The write that comes between goes through a store the plugin does not watch.
+      const other = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441013', model: 'm', timeZone: 'Europe/Berlin' }))!;
+      const second = (await store.createDevice({ accountId: account.id, name: 'Van', imei: '356307042441014', model: 'm', timeZone: 'Asia/Kathmandu' }))!;
+      return { db, watch, store, other, account, device, second };
+    };
+
+    it.runIf(between)('one write between: the write reads and plans again, unlocked, and counts its own points', async () => {
+      const { db, watch, store, other, account, device, second } = await seed();
+      // Interleaved with the batch's points, so that its plan changes the segments the other one wrote.
+      const all = pointsFrom(T0, 120, 0);
+      const mine = all.filter((_, index) => index % 3 !== 1);
+      const theirs = all.filter((_, index) => index % 3 === 1);
+      watch.times = 1;
+      watch.between = () => other.writeTelemetry({ accountId: account.id, points: theirs.map((point) => ({ imei: device.imei, ...point })), now: LATER });
+      const result = await store.writeTelemetry({
+        accountId: account.id,
+        points: [...mine.map((point) => ({ deviceId: device.id, ...point })), ...pointsFrom(T0, 10, 4).map((point) => ({ deviceId: second.id, ...point }))],
+        now: LATER,
+      });
+      expect(watch.reads).toEqual(['unlocked', 'unlocked']);
+      expect(result).toMatchObject({ accepted: mine.length + 10, duplicates: 0 });
+      expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
+      expect((await store.listSegments({ deviceId: second.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(pointsFrom(T0, 10, 4)));
+      expect(await store.listTelemetryPoints({ deviceId: device.id })).toHaveLength(all.length);
+      expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
+    });
+
+    it.runIf(between)('a write between each of three tries: the fourth is under the lock, in a transaction, and still exact', async () => {
+      const { db, watch, store, other, account, device } = await seed();
+      const all = pointsFrom(T0, 200, 1);
+      // Three other batches, each interleaved with this one's points (one in four, from 1, 2 and 3).
+      const theirs = [1, 2, 3].map((offset) => all.filter((_, index) => index % 4 === offset));
+      const mine = all.filter((_, index) => index % 4 === 0);
+      watch.times = 3;
+      let next = 0;
+      watch.between = () => other.writeTelemetry({ accountId: account.id, points: theirs[next++]!.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      const result = await store.writeTelemetry({ accountId: account.id, points: mine.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      expect(watch.reads).toEqual(['unlocked', 'unlocked', 'unlocked', 'locked']);
+      expect(result).toMatchObject({ accepted: mine.length, duplicates: 0 });
+      expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
+      expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
+      // A resend of the same batch in between counts as what it is at the write: duplicates.
+      watch.reads.length = 0;
+      watch.times = 1;
+      watch.between = () => other.writeTelemetry({ accountId: account.id, points: mine.slice(0, 10).map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      const resent = pointsFrom(T0 + 200 * 30, 5, 2);
+      expect(await store.writeTelemetry({ accountId: account.id, points: [...mine.slice(0, 10), ...resent].map((point) => ({ deviceId: device.id, ...point })), now: LATER })).toMatchObject({
+        accepted: 5,
+        duplicates: 10,
+      });
+    });
+
+    it('figures cut in another zone (changed outside Fleet Hours) are rebuilt: the write goes under the lock at once', async () => {
+      const { db, watch, store, account, device } = await seed();
+      const first = pointsFrom(T0, 60, 0);
+      await store.writeTelemetry({ accountId: account.id, points: first.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      await sql`update devices set time_zone = 'America/Sao_Paulo' where id = ${device.id}`.execute(db);
+      watch.reads.length = 0;
+      const more = pointsFrom(T0 + 60 * 30, 60, 3);
+      await store.writeTelemetry({ accountId: account.id, points: more.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      expect(watch.reads).toEqual(['unlocked', 'locked']);
+      expect(await verifyDailyFigures(db, { deviceId: device.id })).toEqual({ deviceIds: [device.id], mismatches: [] });
+      const { rows } = await sql<{ figures_time_zone: string }>`select figures_time_zone from devices where id = ${device.id}`.execute(db);
+      expect(rows[0]!.figures_time_zone).toBe('America/Sao_Paulo');
+    });
+  });
+}
+
+describeWriteTelemetry('PGlite', usePGlite(), false);
+
+describeWithPostgres('write-telemetry on PostgreSQL', () => {
+  const { db } = usePostgresSchema(4);
+  describeWriteTelemetry('PostgreSQL', db, true);
+});
