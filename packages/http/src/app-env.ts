@@ -1,7 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import type { Admission, RoutePolicy } from '@fleet-hours/core/adapter';
 
 /** The Hono environment of the Fleet Hours app: the per-request variables its middleware share. */
 export interface FleetHoursEnv {
+  /** Under Node (`serve`), `@hono/node-server`'s bindings; absent in `app.request()` and on other runtimes. */
+  Bindings: { readonly incoming?: IncomingMessage } | undefined;
   Variables: {
     /** Set by the request-id middleware. */
     requestId: string;

@@ -63,11 +63,85 @@ describe('readLimitedBody()', () => {
   });
 });
 
-describe('a client that stops sending mid-body, over a real socket', () => {
+describe('bodies over a real socket (read from the request\'s own Node stream)', () => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
+  });
+
+  /** Sends raw HTTP in parts (with a pause between them), then reads until the server closes or `until` matches. */
+  const exchange = async (port: number, parts: readonly string[], options: { until?: RegExp; closeAfter?: boolean } = {}) => {
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    for (const part of parts) {
+      socket.write(part);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    if (options.closeAfter) socket.destroy();
+    else if (options.until) {
+      const until = options.until;
+      while (!until.test(Buffer.concat(received).toString('utf8'))) await new Promise((resolve) => setTimeout(resolve, 10));
+      socket.destroy();
+    }
+    await closed;
+    return Buffer.concat(received).toString('utf8');
+  };
+  const head = (token: string, extra: string[]) =>
+    ['POST /ingest/v1/telemetry HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/x-ndjson', ...extra, '', ''].join('\r\n');
+
+  it('reads a body that arrives in several parts, a character split between them, and stores it', async () => {
+    const fixture = await createIngestFixture();
+    const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, logger: () => {} });
+    server = await serve({ app, port: 0, handleSignals: false });
+    const time = fixture.nowSeconds - 60;
+    const body = Buffer.from(`{"device_id": ${fixture.devices.idle.id}, "time": ${time}, "ignition": true, "speed_kmh": 12, "note": "Zürich"}`);
+    const split = body.indexOf(Buffer.from('ü')) + 1; // inside the two bytes of "ü"
+    // Sent as bytes, in two writes a moment apart: the second starts inside the character.
+    const socket = connect(server.port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(head(fixture.tokens.acme.token, [`Content-Length: ${body.length}`, 'Connection: close']));
+    socket.write(body.subarray(0, split));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    socket.write(body.subarray(split));
+    await closed;
+    expect(Buffer.concat(received).toString('utf8')).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await fixture.pointsOf(fixture.devices.idle.id)).map((point) => point.time)).toEqual([time]);
+  });
+
+  it('refuses a streamed body (no Content-Length) the moment it passes the limit: 413, Connection: close, nothing stored', async () => {
+    const fixture = await createIngestFixture();
+    const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, logger: () => {}, ingest: { maxBodyBytes: 1000 } });
+    server = await serve({ app, port: 0, handleSignals: false });
+    const line = `{"device_id": ${fixture.devices.idle.id}, "time": ${fixture.nowSeconds - 60}, "ignition": true, "speed_kmh": 12}\n`;
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    // 20 lines of about 90 bytes, in chunks, never ended: the server must answer without the rest.
+    const answer = await exchange(server.port, [head(fixture.tokens.acme.token, ['Transfer-Encoding: chunked']), ...Array.from({ length: 20 }, () => chunk(line))], { until: /"code":"payload_too_large"/ });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(await fixture.pointsOf(fixture.devices.idle.id)).toEqual([]);
+  });
+
+  it('a client that closes the connection mid-body writes nothing, and the server goes on answering', async () => {
+    const fixture = await createIngestFixture();
+    const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, logger: () => {} });
+    server = await serve({ app, port: 0, handleSignals: false });
+    const partial = `{"device_id": ${fixture.devices.idle.id}, "time": ${fixture.nowSeconds - 60}, "ignition": true,`;
+    await exchange(server.port, [head(fixture.tokens.acme.token, ['Content-Length: 1000']), partial], { closeAfter: true });
+    expect(await fixture.pointsOf(fixture.devices.idle.id)).toEqual([]);
+    const response = await fetch(`http://127.0.0.1:${server.port}/ingest/v1/telemetry`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${fixture.tokens.acme.token}`, 'Content-Type': 'application/x-ndjson' },
+      body: `{"device_id": ${fixture.devices.idle.id}, "time": ${fixture.nowSeconds - 30}, "ignition": true, "speed_kmh": 3}`,
+    });
+    expect(response.status).toBe(200);
+    expect((await fixture.pointsOf(fixture.devices.idle.id)).map((point) => point.time)).toEqual([fixture.nowSeconds - 30]);
   });
 
   it('is answered 408 request_timeout once the body deadline passes, and the connection is closed', async () => {

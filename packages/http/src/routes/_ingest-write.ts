@@ -8,7 +8,19 @@ import {
   type FleetHours,
   type TelemetryWriteResult,
 } from '@fleet-hours/core';
+import type { Context } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import type { IngestLimits } from '../ingest-limits.js';
+import { readLimitedBody } from '../read-limited-body.js';
 import { _positionWriter } from './_position-writer.js';
+
+/**
+ * The body of an ingestion request within its route's limits (size and deadline), read from Node's
+ * own request stream when the app runs under `serve`.
+ */
+export function _readIngestBody(c: Context<FleetHoursEnv>, limits: IngestLimits): Promise<string> {
+  return readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs }, c.env?.incoming);
+}
 
 /** The 200 body of every ingestion route that stored (or found already stored) its points. */
 export interface IngestAnswer {

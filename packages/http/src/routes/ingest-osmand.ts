@@ -5,9 +5,8 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
-import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
+import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
 
 /** An epoch `timestamp` at or above this is milliseconds (`ingestion-api.md` §3): 10¹⁰ s is the year 2286. */
@@ -29,7 +28,7 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
     const parameters = new URLSearchParams(new URL(c.req.url).search);
     if (c.req.method === 'POST') {
       const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
-      const text = await readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+      const text = await _readIngestBody(c, limits);
       if (text.trim() !== '') {
         if (type !== 'application/x-www-form-urlencoded' && type !== '') {
           throw _invalid(`A POST body must be a form, "application/x-www-form-urlencoded", got "${type}"`);

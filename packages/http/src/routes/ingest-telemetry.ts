@@ -4,9 +4,8 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { parseTelemetryBatch, telemetryBatchFormat } from '../parse-telemetry-batch.js';
-import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _reportIngest, _writePoints, type _OnIngest } from './_ingest-write.js';
+import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest } from './_ingest-write.js';
 
 /**
  * `POST /ingest/v1/telemetry`: a native batch (`ingestion-api.md` §1), NDJSON or a JSON array,
@@ -18,7 +17,7 @@ export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours;
   const { fleetHours, limits } = options;
   return async function ingestTelemetry(c) {
     const format = telemetryBatchFormat(c.req.header('Content-Type'));
-    const text = await readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+    const text = await _readIngestBody(c, limits);
     const now = Math.floor(options.now() / 1000);
     const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
     const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: batch.points, now, positionOf: batch.positionOf });

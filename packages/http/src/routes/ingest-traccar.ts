@@ -5,9 +5,8 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
-import { readLimitedBody } from '../read-limited-body.js';
 import { _accountId } from './_account-id.js';
-import { _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
+import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 
 /** km/h per knot: Traccar keeps speeds in knots. */
 export const KMH_PER_KNOT = 1.852;
@@ -28,7 +27,7 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
     if (type !== '' && type !== 'application/json') {
       throw _invalid(`Content-Type must be "application/json" (Traccar's forward.type json), got ${type === '' ? 'none' : `"${type}"`}`);
     }
-    const text = await readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+    const text = await _readIngestBody(c, limits);
     let body: unknown;
     try {
       body = JSON.parse(text);
