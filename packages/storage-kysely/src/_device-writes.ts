@@ -3,6 +3,7 @@ import { dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _rebuildDeviceFigures, _totals, type _FigureDevice } from './_daily-figures.js';
 import type { FleetHoursDatabase } from './database-schema.js';
+import { _planFree } from './_sql-values.js';
 
 /**
  * What one write transaction changes of one device, under the device's row lock: the one shape in
@@ -194,25 +195,25 @@ function _writeStatement(rows: _StatementRows) {
   // parameter, and PGlite serializes a `boolean[]` parameter from booleans only.
   return sql<{ written: boolean }>`
     with locked as (
-      select id, xmin::text as version from devices where id = any(${vDevice}::integer[]) order by id for update
+      select id, xmin::text as version from devices where id = any(${_planFree(vDevice, 'integer[]')}) order by id for update
     ),
     -- Every device checked still has the row the caller read (none checked: the caller holds the locks).
     unchanged as (
       select not exists (
-               select 1 from unnest(${vDevice}::integer[], ${vVersion}::text[]) as expected(device_id, version)
+               select 1 from unnest(${_planFree(vDevice, 'integer[]')}, ${_planFree(vVersion, 'text[]')}) as expected(device_id, version)
                  left join locked on locked.id = expected.device_id
                 where locked.version is distinct from expected.version) as ok
     ),
     inserted_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${piDevice}::integer[], ${piTime}::float8[], ${piIgnition}::text[]::boolean[], ${piSpeed}::float8[]) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${_planFree(piDevice, 'integer[]')}, ${_planFree(piTime, 'float8[]')}, ${_planFree(piIgnition, 'text[]')}::boolean[], ${_planFree(piSpeed, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
     ),
     updated_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${puDevice}::integer[], ${puTime}::float8[], ${puIgnition}::text[]::boolean[], ${puSpeed}::float8[]) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${_planFree(puDevice, 'integer[]')}, ${_planFree(puTime, 'float8[]')}, ${_planFree(puIgnition, 'text[]')}::boolean[], ${_planFree(puSpeed, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
       on conflict (device_id, "time") do update set ignition = excluded.ignition, speed_kmh = excluded.speed_kmh
     ),
@@ -222,18 +223,18 @@ function _writeStatement(rows: _StatementRows) {
          and ctid = any(array(
                select (select segment.ctid from engine_segments as segment
                         where segment.device_id = named.device_id and segment.started_at = to_timestamp(named.started_at))
-                 from unnest(${rDevice}::integer[], ${rStart}::float8[]) as named(device_id, started_at)))
+                 from unnest(${_planFree(rDevice, 'integer[]')}, ${_planFree(rStart, 'float8[]')}) as named(device_id, started_at)))
       returning 1
     ),
     added_segments as (
       insert into engine_segments (device_id, started_at, ended_at, state, source)
       select segment.device_id, to_timestamp(segment.started_at), to_timestamp(segment.ended_at), segment.state, segment.source
-        from unnest(${aDevice}::integer[], ${aStart}::float8[], ${aEnd}::float8[], ${aState}::text[], ${aSource}::text[])
+        from unnest(${_planFree(aDevice, 'integer[]')}, ${_planFree(aStart, 'float8[]')}, ${_planFree(aEnd, 'float8[]')}, ${_planFree(aState, 'text[]')}, ${_planFree(aSource, 'text[]')})
              as segment(device_id, started_at, ended_at, state, source)
        where (select count(*) from removed_segments) >= 0 and (select ok from unchanged)
     ),
     figure_changes as (
-      select * from unnest(${fDevice}::integer[], ${fStart}::float8[], ${fEnd}::float8[], ${fMoving}::float8[], ${fIdle}::float8[])
+      select * from unnest(${_planFree(fDevice, 'integer[]')}, ${_planFree(fStart, 'float8[]')}, ${_planFree(fEnd, 'float8[]')}, ${_planFree(fMoving, 'float8[]')}, ${_planFree(fIdle, 'float8[]')})
                  as change(device_id, day_start, day_end, moving, idle)
     ),
     -- A day the change leaves without engine time loses its row (days without engine time have none).
@@ -265,7 +266,7 @@ function _writeStatement(rows: _StatementRows) {
            figures_time_zone = case when record.figures then time_zone else figures_time_zone end,
            last_reported_at = to_timestamp(record.last_reported_at),
            longest_segment_seconds = greatest(longest_segment_seconds, record.longest::bigint)
-      from unnest(${dDevice}::integer[], ${dMoving}::float8[], ${dIdle}::float8[], ${dFigures}::text[]::boolean[], ${dLast}::float8[], ${dLongest}::float8[])
+      from unnest(${_planFree(dDevice, 'integer[]')}, ${_planFree(dMoving, 'float8[]')}, ${_planFree(dIdle, 'float8[]')}, ${_planFree(dFigures, 'text[]')}::boolean[], ${_planFree(dLast, 'float8[]')}, ${_planFree(dLongest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
        where devices.id = record.device_id and (select ok from unchanged)
     )

@@ -3,7 +3,7 @@ import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planT
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { _FIGURE_DEVICE_COLUMNS, type _FigureDevice } from './_daily-figures.js';
 import { _writeDevices, _writeDevicesIfUnchanged, type _DeviceWrite } from './_device-writes.js';
-import { _isId, _seconds } from './_sql-values.js';
+import { _isId, _planFree, _seconds } from './_sql-values.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
@@ -200,14 +200,14 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
   const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
   const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & Partial<AroundRow>>`
     with asked as (
-      select * from unnest(${[...ids, ...imeis.map(() => null)]}::integer[], ${[...ids.map(() => null), ...imeis]}::text[],
-                           ${spans.map((span) => span.earliest)}::float8[], ${spans.map((span) => span.latest)}::float8[]) as asked(id, imei, earliest, latest)
+      select * from unnest(${_planFree([...ids, ...imeis.map(() => null)], 'integer[]')}, ${_planFree([...ids.map(() => null), ...imeis], 'text[]')},
+                           ${_planFree(spans.map((span) => span.earliest), 'float8[]')}, ${_planFree(spans.map((span) => span.latest), 'float8[]')}) as asked(id, imei, earliest, latest)
     ),
     found as (
       select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS}
         from devices
-       where account_id = ${accountId} and status = 'active'
-         and (id = any(${ids}::integer[]) or imei = any(${imeis}::text[]))
+       where account_id = ${_planFree(accountId, 'integer')} and status = 'active'
+         and (id = any(${_planFree(ids, 'integer[]')}) or imei = any(${_planFree(imeis, 'text[]')}))
        order by id
        ${lock ? sql`for update` : sql``}
     ),

@@ -5,7 +5,8 @@
  * devices' row locks, in a transaction (`_telemetry-store.ts`, `_device-writes.ts`). These tests
  * make another write come between, deterministically: a Kysely plugin runs it when an unlocked
  * read's result arrives, before the write is planned. Whatever the path, the stored segments are
- * those of all points at once and each point is counted once.
+ * those of all points at once and each point is counted once. P38: those two statements keep
+ * their generic plans after five executions on a connection (`pg_prepared_statements`).
  */
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
@@ -147,4 +148,36 @@ describeWriteTelemetry('PGlite', usePGlite(), false);
 describeWithPostgres('write-telemetry on PostgreSQL', () => {
   const { db } = usePostgresSchema(4);
   describeWriteTelemetry('PostgreSQL', db, true);
+
+  it('P38: a connection plans the read and the write of a telemetry write five times, then keeps their generic plans', async () => {
+    await resetTables(db());
+    const setup = createKyselyStore(db());
+    const account = await setup.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const devices = await Promise.all(
+      ['356307042441013', '356307042441014', '356307042441015'].map(async (imei) => (await setup.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!),
+    );
+    await db()
+      .connection()
+      .execute(async (connection) => {
+        const store = createKyselyStore(connection);
+        // Batches of different sizes and devices: a custom plan would be sized for each.
+        for (let round = 0; round < 9; round += 1) {
+          const points = devices.slice(0, 1 + (round % 3)).flatMap((device, index) => pointsFrom(T0 + round * 900, 2 + round * index, round).map((point) => ({ imei: device.imei, ...point })));
+          await store.writeTelemetry({ accountId: account.id, points, now: LATER });
+        }
+        const { rows } = await sql<{ read: boolean; generic_plans: number; custom_plans: number }>`
+          select statement like '%as asked(id, imei, earliest, latest)%' as read, generic_plans::integer, custom_plans::integer
+            from pg_prepared_statements
+           where (statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%'`.execute(connection);
+        // The counts are the connection's since it opened (earlier tests used it too): never more
+        // than five custom plans, and the rounds past the fifth on the generic one.
+        expect(rows.map(({ read }) => read).sort()).toEqual([false, true]);
+        for (const row of rows) {
+          expect(row.custom_plans).toBeLessThanOrEqual(5);
+          expect(row.generic_plans).toBeGreaterThanOrEqual(4);
+        }
+      });
+    for (const device of devices) expect((await setup.listTelemetryPoints({ deviceId: device.id })).length).toBeGreaterThan(0);
+    expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
+  });
 });
