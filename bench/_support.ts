@@ -4,6 +4,7 @@
  * only `*.bench.ts`).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 
 /** Whether a PostgreSQL server answers at `url` within 3 s; benchmarks skip it otherwise. */
@@ -71,4 +72,36 @@ export function loadProcess<Result>(file: string, env: Record<string, string>): 
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as Result) : reject(new Error(`Load process exited with ${String(code)}`))));
   });
+}
+
+/**
+ * The share of the machine's CPU time taken by other tenants of its host ("steal", Linux's
+ * `/proc/stat`) since `start()`: on a shared virtual machine the same run can be a third slower
+ * when it is high, so figures are printed with it. `null` where `/proc/stat` is not readable.
+ */
+export function stealMeter(): { readonly share: () => number | null } {
+  const read = (): number[] | null => {
+    try {
+      const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+      return line.trim().split(/\s+/).slice(1).map(Number);
+    } catch {
+      return null;
+    }
+  };
+  const start = read();
+  return {
+    share: () => {
+      const end = read();
+      if (!start || !end || start.length < 8) return null;
+      const delta = end.map((value, index) => value - (start[index] ?? 0));
+      const all = delta.reduce((sum, value, index) => (index < 8 ? sum + value : sum), 0);
+      return all > 0 ? delta[7]! / all : null;
+    },
+  };
+}
+
+/** `; 12% of the CPU taken by the host's other tenants (steal)` for a {@link stealMeter}, or nothing. */
+export function stealNote(meter: { readonly share: () => number | null }): string {
+  const share = meter.share();
+  return share === null ? '' : `; ${Math.round(share * 100)}% of the CPU taken by the host's other tenants (steal)`;
 }
