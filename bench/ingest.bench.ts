@@ -10,8 +10,9 @@
  *   - a batch that arrives late, inside the stored data (filling a hole, as a tracker sends what it
  *     buffered offline; or interleaved between stored points, the worst case), against a batch in
  *     order after them: the cost ratio (only the segments around a write change, D20). The
- *     interleaved batch starts a segment at nearly every point, so it is also compared with its
- *     own points sent in order: that ratio is the cost of arriving late alone, the content held.
+ *     interleaved batch cuts the stored segments at nearly every point, so it is also compared with
+ *     its own points sent in order (the same points; the segments each adds are printed beside
+ *     it: interleaved among stored points, the same points make several times as many).
  *
  * Imports the packages' built dist by name (`npm run bench -- ingest` builds first). Prints
  * figures; asserts nothing. INGEST_BENCH_BATCHES=4 for a quicker run.
@@ -120,6 +121,9 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   const interleaved: number[] = [];
   const inOrder: number[] = [];
   const sameInOrder: number[] = [];
+  // Segments each write adds (net), counted outside the timed calls: the content of a write.
+  const segmentCount = async () => Number((await sql<{ n: string }>`select count(*) as n from engine_segments where device_id = ${lateDevice}`.execute(db)).rows[0]!.n);
+  const added = { interleaved: [] as number[], inOrder: [] as number[], sameInOrder: [] as number[] };
   let tail = full.at(-1)!.time + STEP;
   for (let round = 0; round < rounds; round += 1) {
     let at = performance.now();
@@ -127,27 +131,36 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
     buffered.push(performance.now() - at);
     const from = Math.floor(((round + 0.25) * history.length) / (rounds + 1));
     const stretch = history.slice(from, from + BATCH).map((point, index) => ({ ...point, time: point.time + 5, speedKmh: (index * 7) % 50 }));
+    let before = await segmentCount();
     at = performance.now();
     await write(lateDevice, stretch);
     interleaved.push(performance.now() - at);
+    added.interleaved.push((await segmentCount()) - before);
     const appended = reports(tail, BATCH, 50 + round);
     tail = appended.at(-1)!.time + STEP;
+    before = await segmentCount();
     at = performance.now();
     await write(lateDevice, appended);
     inOrder.push(performance.now() - at);
-    // The interleaved batch's own points (speeds, gaps) moved after the newest point: what the
-    // same content costs in order, so that the ratio is the cost of arriving late alone.
+    added.inOrder.push((await segmentCount()) - before);
+    // The interleaved batch's own points (speeds, gaps) moved after the newest point: what the same
+    // points cost in order (they make fewer segments there: no stored point lies between them).
     const same = stretch.map((point) => ({ ...point, time: tail + point.time - stretch[0]!.time }));
     tail = same.at(-1)!.time + STEP;
+    before = await segmentCount();
     at = performance.now();
     await write(lateDevice, same);
     sameInOrder.push(performance.now() - at);
+    added.sameInOrder.push((await segmentCount()) - before);
   }
   const ratio = (values: number[]) => `median ${median(values).toFixed(1).padStart(7)} ms: ratio ${(median(values) / median(inOrder)).toFixed(2)}`;
-  console.log(`  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms`);
+  console.log(`  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms  (${median(added.inOrder).toLocaleString('en')} segments added)`);
   console.log(`  late, buffered (fills a hole)       ${ratio(buffered)}`);
-  console.log(`  late, interleaved (worst case)      ${ratio(interleaved)}`);
-  console.log(`  its points in order after the newest median ${median(sameInOrder).toFixed(1).padStart(7)} ms: interleaved ÷ the same points in order ${(median(interleaved) / median(sameInOrder)).toFixed(2)}`);
+  console.log(`  late, interleaved (worst case)      ${ratio(interleaved)}  (${median(added.interleaved).toLocaleString('en')} segments added)`);
+  console.log(
+    `  its points in order after the newest median ${median(sameInOrder).toFixed(1).padStart(7)} ms  (${median(added.sameInOrder).toLocaleString('en')} segments added): ` +
+      `interleaved ÷ the same points in order ${(median(interleaved) / median(sameInOrder)).toFixed(2)}`,
+  );
 }
 
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
