@@ -26,6 +26,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { sql } from 'kysely';
 import { loadProcess, stealMeter, stealNote } from './_support.js';
 
 const BATCH = 10_000;
@@ -104,15 +105,19 @@ async function runServer(): Promise<void> {
     const server = await startServer({ database: { kind: 'postgres', url: databaseUrl }, port: 0, rateLimits: { ingest: unlimited, unauthenticated: unlimited }, log: () => {} });
     const start = now - 40 * 86_400;
     console.log(`ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`);
-    // Each part starts after a checkpoint, so that none pays for the write-ahead log of the one
-    // before it (PostgreSQL checkpoints every max_wal_size of log: one forced by the first two parts
-    // during the import made it a fifth slower). A role that may not checkpoint runs without.
+    // Each part starts from a steady state: after a checkpoint, so that none pays for the
+    // write-ahead log of the one before it (PostgreSQL checkpoints every max_wal_size of log: one
+    // forced by the first two parts during the import made it a fifth slower), and with the tables'
+    // statistics up to date, as autovacuum keeps them within a minute of a change: a connection's
+    // cached plans (P38) made while the tables were nearly empty are then made again for their
+    // size. A role that may not checkpoint runs without.
     const settle = async () => {
       try {
         await admin`checkpoint`;
       } catch (error) {
         console.log(`  (no checkpoint before the part: ${(error as Error).message})`);
       }
+      await sql`analyze`.execute(db);
     };
     try {
       // 1. Native batches.

@@ -6,7 +6,8 @@
  * make another write come between, deterministically: a Kysely plugin runs it when an unlocked
  * read's result arrives, before the write is planned. Whatever the path, the stored segments are
  * those of all points at once and each point is counted once. P38: those two statements keep
- * their generic plans after five executions on a connection (`pg_prepared_statements`).
+ * their generic plans after five executions on a connection (`pg_prepared_statements`). P39: a
+ * point's check of its device's key probes the key, however small the fleet.
  */
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
@@ -179,5 +180,38 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
       });
     for (const device of devices) expect((await setup.listTelemetryPoints({ deviceId: device.id })).length).toBeGreaterThan(0);
     expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
+  });
+
+  it('P39: with a fleet of 200 devices analyzed, each point checks its device by the key instead of reading the fleet', async () => {
+    await resetTables(db());
+    const store = createKyselyStore(db());
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const fleet: number[] = [];
+    for (let index = 0; index < 200; index += 1) {
+      fleet.push((await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: String(356_307_042_500_000 + index), model: 'm', timeZone: 'UTC' }))!.id);
+    }
+    // As autovacuum leaves a fleet's table: each connection plans its key checks again from it.
+    await sql`analyze devices`.execute(db());
+    const counters = async () => {
+      const { rows } = await sql<{ relname: string; seq_tup_read: string; n_tup_ins: string }>`
+        select relname, seq_tup_read, n_tup_ins from pg_stat_user_tables where schemaname = current_schema() and relname in ('devices', 'telemetry_points')`.execute(db());
+      const of = (name: string) => rows.find((row) => row.relname === name)!;
+      return { devicesRead: Number(of('devices').seq_tup_read), pointsInserted: Number(of('telemetry_points').n_tup_ins) };
+    };
+    const before = await counters();
+    const points = pointsFrom(T0, 2_000, 4);
+    for (const deviceId of fleet.slice(0, 4)) {
+      await store.writeTelemetry({ accountId: account.id, points: points.map((point) => ({ deviceId, ...point })), now: LATER });
+    }
+    // A backend reports its counters when idle, at most once a second.
+    let after = await counters();
+    for (let waited = 0; after.pointsInserted < before.pointsInserted + 8_000 && waited < 20_000; waited += 250) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      after = await counters();
+    }
+    expect(after.pointsInserted).toBeGreaterThanOrEqual(before.pointsInserted + 8_000);
+    // Reading the fleet for each point's check would be 8,000 × 200 rows. The two statements of a
+    // write may each read a fleet this small whole (a few pages) rather than probe each key named.
+    expect(after.devicesRead - before.devicesRead).toBeLessThanOrEqual(4 * 2 * 200);
   });
 });
