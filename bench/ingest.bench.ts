@@ -127,34 +127,28 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   // Segments each write adds (net), counted outside the timed calls: the content of a write.
   const segmentCount = async () => Number((await sql<{ n: string }>`select count(*) as n from engine_segments where device_id = ${lateDevice}`.execute(db)).rows[0]!.n);
   const added = { interleaved: [] as number[], inOrder: [] as number[], sameInOrder: [] as number[] };
+  /** Writes `points` to the late device, its time into `times` and, when given, the segments it added into `segments`. */
+  const timed = async (points: readonly TelemetryPoint[], times: number[], segments?: number[]) => {
+    const before = segments ? await segmentCount() : 0;
+    const at = performance.now();
+    await write(lateDevice, points);
+    times.push(performance.now() - at);
+    if (segments) segments.push((await segmentCount()) - before);
+  };
   let tail = full.at(-1)!.time + STEP;
   for (let round = 0; round < rounds; round += 1) {
-    let at = performance.now();
-    await write(lateDevice, full.slice(holes[round]!, holes[round]! + BATCH));
-    buffered.push(performance.now() - at);
+    await timed(full.slice(holes[round]!, holes[round]! + BATCH), buffered);
     const from = Math.floor(((round + 0.25) * history.length) / (rounds + 1));
     const stretch = history.slice(from, from + BATCH).map((point, index) => ({ ...point, time: point.time + 5, speedKmh: (index * 7) % 50 }));
-    let before = await segmentCount();
-    at = performance.now();
-    await write(lateDevice, stretch);
-    interleaved.push(performance.now() - at);
-    added.interleaved.push((await segmentCount()) - before);
+    await timed(stretch, interleaved, added.interleaved);
     const appended = reports(tail, BATCH, 50 + round);
     tail = appended.at(-1)!.time + STEP;
-    before = await segmentCount();
-    at = performance.now();
-    await write(lateDevice, appended);
-    inOrder.push(performance.now() - at);
-    added.inOrder.push((await segmentCount()) - before);
+    await timed(appended, inOrder, added.inOrder);
     // The interleaved batch's own points (speeds, gaps) moved after the newest point: what the same
     // points cost in order (they make fewer segments there: no stored point lies between them).
     const same = stretch.map((point) => ({ ...point, time: tail + point.time - stretch[0]!.time }));
     tail = same.at(-1)!.time + STEP;
-    before = await segmentCount();
-    at = performance.now();
-    await write(lateDevice, same);
-    sameInOrder.push(performance.now() - at);
-    added.sameInOrder.push((await segmentCount()) - before);
+    await timed(same, sameInOrder, added.sameInOrder);
   }
   const ratio = (values: number[]) => `median ${median(values).toFixed(1).padStart(7)} ms: ratio ${(median(values) / median(inOrder)).toFixed(2)}`;
   console.log(`  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms  (${median(added.inOrder).toLocaleString('en')} segments added)`);
