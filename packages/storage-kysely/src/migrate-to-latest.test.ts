@@ -100,6 +100,54 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(await executedMigrations(db)).toEqual(['0001_initial']);
     });
 
+    it('P40: deleting a device or its account takes its points, segments and day figures; truncating devices empties them; down restores the keys', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const other = await store.createAccount({ name: 'Other', plan: 'business', now: T0 });
+      const device = async (accountId: number, imei: string) => (await store.createDevice({ accountId, name: imei, imei, model: 'm', timeZone: 'UTC' }))!.id;
+      const [first, second, third] = [await device(account.id, '1'), await device(account.id, '2'), await device(other.id, '3')];
+      // Two engine cycles a device: points, closed segments and a day's figures for each.
+      const feed = async (accountId: number, deviceId: number) =>
+        store.writeTelemetry({
+          accountId,
+          points: [0, 60, 120, 600, 660, 720].map((offset, index) => ({ deviceId, time: T0 + offset, ignition: index % 3 !== 2, speedKmh: index % 3 === 0 ? 30 : 0 })),
+          now: T0 + 86_400,
+        });
+      for (const [accountId, deviceId] of [[account.id, first], [account.id, second], [other.id, third]] as const) await feed(accountId, deviceId);
+      const rowsOf = async () => {
+        const { rows } = await sql<{ device_id: number; points: number; segments: number; figures: number }>`
+          select d.id as device_id,
+                 (select count(*)::integer from telemetry_points p where p.device_id = d.id) as points,
+                 (select count(*)::integer from engine_segments s where s.device_id = d.id) as segments,
+                 (select count(*)::integer from engine_day_figures f where f.device_id = d.id) as figures
+            from (select device_id as id from telemetry_points union select device_id from engine_segments union select device_id from engine_day_figures) d
+           order by 1`.execute(db);
+        return rows.map((row) => [row.device_id, row.points, row.segments, row.figures]);
+      };
+      expect(await rowsOf()).toEqual([[first, 6, 4, 1], [second, 6, 4, 1], [third, 6, 4, 1]]);
+
+      await sql`delete from devices where id = ${first}`.execute(db);
+      expect(await rowsOf()).toEqual([[second, 6, 4, 1], [third, 6, 4, 1]]);
+      await sql`delete from accounts where id = ${account.id}`.execute(db);
+      expect(await rowsOf()).toEqual([[third, 6, 4, 1]]);
+      await sql`truncate devices`.execute(db);
+      expect(await rowsOf()).toEqual([]);
+
+      // Down to 0004: the foreign keys are back, and refuse a row of no device.
+      const fourth = await device(other.id, '4');
+      await feed(other.id, fourth);
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0004_telemetry');
+      expect(error).toBeUndefined();
+      expect(await rowsOf()).toEqual([[fourth, 6, 4, 1]]);
+      await expect(sql`insert into telemetry_points (device_id, "time", ignition, speed_kmh) values (${fourth + 1}, now(), true, 0)`.execute(db)).rejects.toThrow(/foreign key/);
+      await sql`delete from devices where id = ${fourth}`.execute(db);
+      expect(await rowsOf()).toEqual([]);
+      await migrateToLatest(db);
+      expect(await executedMigrations(db)).toEqual(Object.keys(FLEET_HOURS_MIGRATIONS));
+    });
+
     it('refuses a database migrated by a newer version, naming the unknown migration', async () => {
       const db = await fresh();
       await migrateToLatest(db);

@@ -8,6 +8,7 @@ import { initialMigration } from './migrations/0001-initial.js';
 import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
 import { dailyFiguresMigration } from './migrations/0003-daily-figures.js';
 import { telemetryMigration } from './migrations/0004-telemetry.js';
+import { deviceRowsCheckedByLockMigration } from './migrations/0005-device-rows-checked-by-lock.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -15,6 +16,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0002_rate_limit_counters': rateLimitCountersMigration,
   '0003_daily_figures': dailyFiguresMigration,
   '0004_telemetry': telemetryMigration,
+  '0005_device_rows_checked_by_lock': deviceRowsCheckedByLockMigration,
 });
 
 /**
