@@ -191,7 +191,7 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
     for (let index = 0; index < 200; index += 1) {
       fleet.push((await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: String(356_307_042_500_000 + index), model: 'm', timeZone: 'UTC' }))!.id);
     }
-    // As autovacuum leaves a fleet's table: each connection plans its key checks again from it.
+    // As autovacuum leaves a fleet's table: each connection plans its statements again from it.
     await sql`analyze devices`.execute(db());
     const counters = async () => {
       const { rows } = await sql<{ relname: string; seq_tup_read: string; n_tup_ins: string }>`
