@@ -178,7 +178,9 @@ function _toPoint(row: PointRow): TelemetryPoint {
  *
  * - its stored points from the last one before `earliest` through the first one after `latest`
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
- *   index probes);
+ *   index probes), in time order as one JSON array: one value for the driver to parse instead of
+ *   a row of a dozen columns per point (a late batch among 10,000 stored points spent about 30 ms
+ *   of its 150 on those rows on PostgreSQL, and on PGlite its 655 ms fell to 265 ms);
  * - its segments of both sources that can touch the span the plan will find (what
  *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
  *   after the first of those points and ends at or before the last, or, when no point follows the
@@ -220,16 +222,18 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
     select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures, around.*
       from span
       left join lateral (
-        select false as segment, date_part('epoch', "time") as time, null::float8 as ended_at, ignition, speed_kmh, null::text as state, null::text as source
-          from telemetry_points
-         where device_id = span.id and "time" >= ${first} and "time" <= ${last}
+        select false as segment, null::float8 as time, null::float8 as ended_at, null::text as state, null::text as source, stored.points
+          from (select json_agg(json_build_array(date_part('epoch', "time"), ignition, speed_kmh) order by "time") as points
+                  from telemetry_points
+                 where device_id = span.id and "time" >= ${first} and "time" <= ${last}) as stored
+         where stored.points is not null
         union all
-        select true, date_part('epoch', started_at), date_part('epoch', ended_at), null, null, state, source
+        select true, date_part('epoch', started_at), date_part('epoch', ended_at), state, source, null
           from engine_segments
          where device_id = span.id and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
            and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = span.id))
         union all
-        select true, date_part('epoch', started_at), null, null, null, state, source
+        select true, date_part('epoch', started_at), null, state, source, null
           from engine_segments
          where device_id = span.id and ended_at is null and started_at <= ${reach}
       ) as around on true`.execute(db);
@@ -251,28 +255,26 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
       };
       devices.set(id, device);
     }
-    if (row.segment === false) device.points.push(_toPoint(row as unknown as PointRow));
+    if (row.segment === false) for (const [time, ignition, speedKmh] of row.points!) device.points.push({ time, ignition, speedKmh });
     else if (row.segment === true) {
       device.segments.push({
-        startedAt: Number(row.time),
+        startedAt: Number(row.time!),
         endedAt: row.ended_at === null || row.ended_at === undefined ? null : Number(row.ended_at),
         state: row.state!,
         source: row.source!,
       });
     }
   }
-  // Points in time order, as planTelemetryWrite takes them (a union keeps no order).
-  for (const device of devices.values()) device.points.sort((a, b) => a.time - b.time);
   return [...devices.values()];
 }
 
-/** A row of {@link _readForWrite}'s stored data: a point (`time`, `ignition`, `speed_kmh`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
+/** A row of {@link _readForWrite}'s stored data: the device's points (`points`) or a segment (`time` its start, `ended_at`, `state`, `source`). */
 interface AroundRow {
   readonly segment: boolean;
-  readonly time: number;
+  readonly time: number | null;
   readonly ended_at: number | null;
-  readonly ignition: boolean;
-  readonly speed_kmh: number;
   readonly state: SourcedSegment['state'] | null;
   readonly source: SourcedSegment['source'] | null;
+  /** The stored points in time order, as `[time, ignition, speed_kmh]`: one JSON value, parsed at once rather than a row each. */
+  readonly points: readonly (readonly [number, boolean, number])[] | null;
 }
