@@ -18,9 +18,10 @@ export type _TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTele
  * (`_writeDevicesIfUnchanged`), only if no write of these devices came between: else the write
  * reads and plans again. A write of one position, or of a shared batch of any number of devices, is
  * two round trips. A write that takes more than one statement, or a device that other writes keep
- * changing, is written in a transaction under the devices' row locks instead (the same read with
- * `lock`, `_writeDevices`). A batch of duplicates writes nothing. Every refusal comes before the
- * first write, so a refusal writes nothing.
+ * changing, is written in a transaction under the devices' row locks instead (`_lockDevices`, then
+ * the same read, then `_writeDevices`). A batch of duplicates writes nothing. Every refusal comes
+ * before the first write, so a refusal writes nothing. Why each path is serially equivalent (D35):
+ * docs/decisions.md, "Concurrency".
  */
 export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
   return {
@@ -45,7 +46,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
         const asked = _askedSpans(points);
         // Read, plan, then write only if no write of these devices came between: two round trips.
         for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
-          const planned = _planWrites(points, await _readForWrite(db, accountId, asked, false));
+          const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
           if (planned.writes.length === 0) return planned.result;
           const outcome = await _writeDevicesIfUnchanged(db, planned.writes, planned.versions);
           if (outcome === 'written') return planned.result;
@@ -53,8 +54,13 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
         }
         // The same under the devices' locks, in a transaction: for a write of several statements,
         // and for a device that other writes keep changing.
+        // D35: the locks first, in a statement of their own, and only then the read. Under READ
+        // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
+        // lock and read would plan from what the write it waited for had not yet committed.
         return db.transaction().execute(async (trx) => {
-          const planned = _planWrites(points, await _readForWrite(trx, accountId, asked, true));
+          const locked = await _lockDevices(trx, accountId, asked);
+          const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
+          const planned = _planWrites(points, read);
           await _writeDevices(trx, planned.writes);
           return planned.result;
         });
@@ -171,10 +177,27 @@ function _toPoint(row: PointRow): TelemetryPoint {
 }
 
 /**
+ * Locks the rows of the batch's devices (the active devices of the account named by id or IMEI) in
+ * id order for the rest of the transaction, as `_lockDevice` locks one: concurrent writes of one
+ * device take turns, and writes of several never deadlock. A statement of its own (D35): the read
+ * that follows takes its snapshot after every write it waited for has committed.
+ *
+ * @returns The ids of the rows locked.
+ */
+async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<Set<number>> {
+  if (!_isId(accountId)) return new Set();
+  const { rows } = await sql<{ id: number }>`
+    select id from devices
+     where account_id = ${_planFree(accountId, 'integer')} and status = 'active'
+       and (id = any(${_planFree([...asked.byId.keys()], 'integer[]')}) or imei = any(${_planFree([...asked.byImei.keys()], 'text[]')}))
+     order by id
+       for update`.execute(trx);
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
+/**
  * In one statement, the batch's devices and what each device's share reads: the active devices of
- * the account named by id or IMEI (with `lock`, their rows locked in id order for the rest of the
- * transaction, as `_lockDevice` locks one: concurrent writes of one device take turns, writes of
- * several never deadlock), and for each, from the earliest to the latest point naming it:
+ * the account named by id or IMEI, and for each, from the earliest to the latest point naming it:
  *
  * - its stored points from the last one before `earliest` through the first one after `latest`
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
@@ -190,7 +213,7 @@ function _toPoint(row: PointRow): TelemetryPoint {
  *
  * Each device is read by a lateral subquery: one round trip for a batch of any number of devices.
  */
-async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans, lock: boolean): Promise<_ReadDevice[]> {
+async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<_ReadDevice[]> {
   if (!_isId(accountId)) return [];
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
@@ -211,7 +234,6 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
        where account_id = ${_planFree(accountId, 'integer')} and status = 'active'
          and (id = any(${_planFree(ids, 'integer[]')}) or imei = any(${_planFree(imeis, 'text[]')}))
        order by id
-       ${lock ? sql`for update` : sql``}
     ),
     span as (
       select found.*,

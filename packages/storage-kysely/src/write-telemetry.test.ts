@@ -30,23 +30,29 @@ const textOf = (node: OperationNode): string => {
 };
 
 /**
- * Watches the reads of telemetry writes (`unlocked` or `locked`, in order) and runs `between`
- * after each of the first `times` unlocked ones, before the write that read goes on.
+ * Watches the reads of telemetry writes (`unlocked`, or `locked` when the devices' locks were
+ * taken just before it (D35), in order) and runs `between` after each of the first `times`
+ * unlocked ones, before the write that read goes on.
  */
 function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times: number; between: () => Promise<unknown> } {
-  const kinds = new WeakMap<object, 'unlocked' | 'locked'>();
+  const kinds = new WeakMap<object, 'lock' | 'read'>();
+  let afterLock = false;
   const plugin = {
     reads: [] as ('unlocked' | 'locked')[],
     times: 0,
     between: async (): Promise<unknown> => undefined,
     transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
       const text = textOf(args.node);
-      if (text.includes('as asked(id, imei, earliest, latest)')) kinds.set(args.queryId, /\bfor update\b/.test(text) ? 'locked' : 'unlocked');
+      if (text.includes('as asked(id, imei, earliest, latest)')) kinds.set(args.queryId, 'read');
+      else if (/^\s*select id from devices\b[^]*\bfor update\s*$/.test(text)) kinds.set(args.queryId, 'lock');
       return args.node;
     },
     async transformResult(args: Parameters<KyselyPlugin['transformResult']>[0]) {
-      const kind = kinds.get(args.queryId);
-      if (kind) {
+      const found = kinds.get(args.queryId);
+      if (found === 'lock') afterLock = true;
+      else if (found === 'read') {
+        const kind = afterLock ? 'locked' : 'unlocked';
+        afterLock = false;
         plugin.reads.push(kind);
         if (kind === 'unlocked' && plugin.times > 0) {
           plugin.times -= 1;
