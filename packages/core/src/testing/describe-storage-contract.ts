@@ -8,6 +8,7 @@ import type { FleetHoursStore } from '../storage-port.js';
 import { sumSegmentsByBucket } from '../sum-by-bucket.js';
 import { summarizeSegments } from '../summarize-segments.js';
 import type { SegmentInput } from '../types.js';
+import { _describeConcurrencyContract } from './_concurrency-contract.js';
 import { _describeTelemetryContract } from './_telemetry-contract.js';
 import { refusalOf } from './_refusal.js';
 
@@ -102,6 +103,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     });
 
     _describeTelemetryContract(() => store);
+    _describeConcurrencyContract(() => store);
 
     describe('accounts', () => {
       it('createAccount() assigns ids and findAccount() / listAccounts() return them by id', async () => {
