@@ -8,6 +8,9 @@
 import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken, type FleetHoursStore } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 
+/** A deterministic random source from a seed, so that a failing round can be run again. */
+export { mulberry32 as randomFrom } from '@fleet-hours/server';
+
 /** 2026-03-29T06:00:00Z: the data of the last six hours runs across London's spring-forward night. */
 export const NOW = 1_774_764_000;
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Kathmandu'] as const;
@@ -16,18 +19,6 @@ const ZONES = ['Europe/London', 'America/New_York', 'Asia/Kathmandu'] as const;
 export type IngestRequest =
   | { readonly kind: 'native'; readonly points: readonly { readonly device: number; readonly time: number; readonly ignition: boolean; readonly speedKmh: number }[] }
   | { readonly kind: 'traccar' | 'osmand'; readonly device: number; readonly time: number; readonly ignition: boolean; readonly knots: number };
-
-/** A small deterministic random source (mulberry32), so that a failing round can be run again from its seed. */
-export function randomFrom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * The requests of a round: points of `devices` devices over the last six hours, one every few
@@ -45,14 +36,14 @@ export function planRequests(random: () => number, options: { readonly devices: 
   const requests: IngestRequest[] = [];
   for (let index = 0; index < points.length; ) {
     const roll = random();
-    if (roll < 0.5) {
+    if (roll < 0.08) {
       const size = 1 + Math.floor(random() ** 3 * 500);
       requests.push({ kind: 'native', points: points.slice(index, index + size) });
       index += size;
     } else {
       const { device, time, ignition } = points[index]!;
       // Knots as a tracker sends them; whatever they make in km/h is stored alike on both sides.
-      requests.push({ kind: roll < 0.75 ? 'traccar' : 'osmand', device, time, ignition, knots: Math.round(speed() * 10) / 10 });
+      requests.push({ kind: roll < 0.54 ? 'traccar' : 'osmand', device, time, ignition, knots: Math.round(speed() * 10) / 10 });
       index += 1;
     }
   }

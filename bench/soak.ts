@@ -1,0 +1,92 @@
+/**
+ * The soak of D35 (`npm run soak`): rounds of concurrent ingestion over HTTP, as an operator runs
+ * it, for a while — 8 clients, 3 devices per round, native batches of 1–500, Traccar and OsmAnd
+ * positions mixed, about one request in ten sent again (test/support/concurrent-ingestion.ts) —
+ * each round checked against the same 2xx requests sent one after another, then the figures of
+ * every device verified. Prints what it checked; exits 1 on any difference or 500.
+ *
+ * SOAK_SECONDS (default 120), SOAK_POINTS per round (default 5,000), SOAK_SEED (default the time);
+ * DATABASE_URL (default the local server; PGlite when it cannot be reached).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import postgres from 'postgres';
+import { telemetryToSegments } from '@fleet-hours/core';
+import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, verifyDailyFigures, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import type { Kysely } from 'kysely';
+import { ingestionApp, planRequests, randomFrom, runRound } from '../test/support/concurrent-ingestion.js';
+import { reachable } from './_support.js';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
+const POINTS = Number(process.env.SOAK_POINTS ?? 5_000);
+const FIRST_SEED = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
+
+async function soak(backend: string, db: Kysely<FleetHoursDatabase>): Promise<boolean> {
+  await migrateToLatest(db);
+  const ingestion = await ingestionApp(createKyselyStore(db));
+  console.log(`soak on ${backend}: ${SECONDS} s of rounds of ${POINTS.toLocaleString('en')} points, 8 clients, 3 devices, first seed ${FIRST_SEED}`);
+  const deadline = Date.now() + SECONDS * 1000;
+  let ok = true;
+  let rounds = 0;
+  const totals = { requests: 0, acknowledged: 0, points: 0, segments: 0, days: 0 };
+  for (let seed = FIRST_SEED; Date.now() < deadline; seed += 1) {
+    const started = Date.now();
+    const requests = planRequests(randomFrom(seed), { devices: 3, points: POINTS });
+    const round = await runRound(ingestion, requests, { devices: 3, clients: 8 });
+    const problems: string[] = [];
+    for (const [status, count] of round.statuses) if (status !== 200 && status !== 503) problems.push(`${count} answered ${status}`);
+    let points = 0;
+    let segments = 0;
+    let days = 0;
+    for (const [index, device] of round.concurrent.entries()) {
+      const state = await ingestion.stateOf(device.id);
+      points += state.points.length;
+      segments += state.segments.length;
+      days += ((state.daily.body['data'] as unknown[] | undefined) ?? []).length;
+      if (!isDeepStrictEqual(state.segments, telemetryToSegments(state.points))) problems.push(`device ${device.id}: segments differ from its points'`);
+      if (!isDeepStrictEqual(state, await ingestion.stateOf(round.serial[index]!.id))) problems.push(`device ${device.id}: state differs from the serial delivery`);
+    }
+    const acknowledged = round.statuses.get(200) ?? 0;
+    rounds += 1;
+    totals.requests += requests.length;
+    totals.acknowledged += acknowledged;
+    totals.points += points;
+    totals.segments += segments;
+    totals.days += days;
+    console.log(
+      `  round ${rounds} (seed ${seed}): ${requests.length} requests (${[...round.statuses].map(([status, count]) => `${count}×${status}`).join(', ')}) in ${Date.now() - started} ms; ` +
+        `${points} points, ${segments} segments, ${days} daily entries, hours and meter compared: ${problems.length === 0 ? 'equal' : problems.join('; ')}`,
+    );
+    if (problems.length > 0) ok = false;
+  }
+  const { deviceIds, mismatches } = await verifyDailyFigures(db);
+  console.log(
+    `  ${rounds} rounds, ${totals.requests.toLocaleString('en')} requests (${totals.acknowledged.toLocaleString('en')} answered 200), ${totals.points.toLocaleString('en')} points, ` +
+      `${totals.segments.toLocaleString('en')} segments and ${totals.days.toLocaleString('en')} daily entries compared; figures of ${deviceIds.length} devices verified: ${mismatches.length} mismatches`,
+  );
+  return ok && mismatches.length === 0;
+}
+
+const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+let passed: boolean;
+if (await reachable(url)) {
+  const schema = `fh_soak_${process.pid}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create schema ${schema}`);
+  const db = createPostgresDatabase({ connectionString: url, schema, max: 10 });
+  try {
+    passed = await soak('PostgreSQL', db);
+  } finally {
+    await db.destroy();
+    await admin.unsafe(`drop schema ${schema} cascade`);
+    await admin.end();
+  }
+} else {
+  const db = await createPGliteDatabase();
+  try {
+    passed = await soak('PGlite (no PostgreSQL at DATABASE_URL)', db);
+  } finally {
+    await db.destroy();
+  }
+}
+console.log(passed ? 'soak: passed' : 'soak: FAILED');
+process.exit(passed ? 0 : 1);
