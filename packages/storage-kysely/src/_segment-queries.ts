@@ -281,10 +281,15 @@ export interface SummaryRow {
 /**
  * Locks the device row for the rest of the transaction and reads its `last_reported_at` and what
  * its figures need (`_FigureDevice`): concurrent writes of one device take turns, so the stored
- * segments a write reads cannot change before it commits (D1). No row: no such device.
+ * segments a write reads cannot change before it commits (D1). The lock is a statement of its own
+ * and the read comes after it (D35): under READ COMMITTED a statement that waited for the lock would
+ * read its subqueries (`has_figures`) from the snapshot taken before the wait. No row: no such device.
  */
-export function _lockDevice(deviceId: number): RawBuilder<{ readonly last_reported_at: number | null } & _FigureDevice> {
-  return sql<{ last_reported_at: number | null } & _FigureDevice>`
-    select date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId} for update`;
+export async function _lockDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<({ readonly last_reported_at: number | null } & _FigureDevice) | undefined> {
+  const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
+  if (locked.rows.length === 0) return undefined;
+  const { rows } = await sql<{ last_reported_at: number | null } & _FigureDevice>`
+    select date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(trx);
+  return rows[0];
 }
 

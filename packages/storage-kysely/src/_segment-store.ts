@@ -96,7 +96,7 @@ export function _segmentStore(db: Kysely<FleetHoursDatabase>): _SegmentStore {
         if (!_isId(deviceId)) return null;
         // One transaction per batch (D1): a refusal or any failure rolls everything back.
         return db.transaction().execute(async (trx) => {
-          const device = (await _lockDevice(deviceId).execute(trx)).rows[0];
+          const device = await _lockDevice(trx, deviceId);
           if (!device) return null;
           const stored = span ? await _listSourcedSegments(trx, deviceId, span.start, span.end) : [];
           // D1's rules see imported segments only; segments derived from telemetry must not be overlapped at all (D23).

@@ -62,11 +62,46 @@ export function _toStorageError(error: unknown): unknown {
   return new StorageUnavailableError(`Storage is unavailable${code ? ` (${code})` : ''}`, { cause: error });
 }
 
-/** Runs a store operation, mapping connection failures to `StorageUnavailableError`. */
+// SQLSTATEs of a lost race (D35): 40001 serialization_failure (a row changed by a concurrent
+// transaction, under a server whose default isolation is REPEATABLE READ or SERIALIZABLE) and
+// 40P01 deadlock_detected. The statement or transaction that raised it wrote nothing.
+const LOST_RACE_SQLSTATE = /^(40001|40P01)$/;
+
+/** Whether an error (or its cause) is a lost race: the operation wrote nothing and may run again. */
+export function _isLostRace(error: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof error !== 'object' || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string' && LOST_RACE_SQLSTATE.test(code)) return true;
+  return cause !== undefined && _isLostRace(cause, depth + 1);
+}
+
+/**
+ * How long an operation that keeps losing races runs again before it answers as unavailable (503,
+ * D35): the default deadline of a database call (D28).
+ */
+const LOST_RACE_BUDGET_MS = 5_000;
+
+/**
+ * Runs a store operation, mapping connection failures to `StorageUnavailableError`. An operation
+ * that lost a race (D35) runs again after a short random pause, for up to the default deadline of a
+ * call, and then answers `StorageUnavailableError` (503 with `Retry-After`), never an internal error: every store
+ * operation is one statement or one transaction, so the failed run wrote nothing.
+ */
 export async function _guard<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw _toStorageError(error);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (_isLostRace(error)) {
+        if (Date.now() - started < LOST_RACE_BUDGET_MS) {
+          // Random pauses that grow a little: writers of one device that lost together spread out.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * attempt)));
+          continue;
+        }
+        throw new StorageUnavailableError(`Storage is busy with concurrent writes of the same device (${_errorCode(error)})`, { cause: error });
+      }
+      throw _toStorageError(error);
+    }
   }
 }

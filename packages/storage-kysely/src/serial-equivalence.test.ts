@@ -10,8 +10,10 @@
  */
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
-import { expect, it } from 'vitest';
-import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
+import postgres from 'postgres';
+import { afterAll, expect, it } from 'vitest';
+import { DATABASE_URL, describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
+import { createPostgresDatabase } from './create-postgres-database.js';
 import { usePostgresSchema } from './_fixture.js';
 import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -105,4 +107,33 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
       expect(totals).toMatchObject({ movingSeconds, idleSeconds });
     });
   }
+
+  it('on a server whose transactions are SERIALIZABLE, a write that loses a race (40001) runs again: every write is acknowledged and exact', async () => {
+    await resetTables(db());
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db());
+    // An operator's server with default_transaction_isolation = serializable: a row lock on a row
+    // another transaction changed since the statement's snapshot fails with 40001 instead of waiting.
+    const serializable = createPostgresDatabase({
+      sql: postgres(DATABASE_URL!, { max: 6, onnotice: () => {}, connection: { search_path: rows[0]!.schema, default_transaction_isolation: 'serializable' } }),
+    });
+    closers.push(() => serializable.destroy());
+    const store = createKyselyStore(serializable);
+    const { rows: isolation } = await sql<{ level: string }>`select current_setting('transaction_isolation') as level`.execute(serializable);
+    expect(isolation[0]!.level).toBe('serializable');
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441077', model: 'm', timeZone: 'America/New_York' }))!;
+    // 24 writers of one device at once, their points interleaved (each one in 24 of the whole).
+    const all = pointsFrom(T0, 24 * 40, 2);
+    const shares = Array.from({ length: 24 }, (_, writer) => all.filter((_, index) => index % 24 === writer));
+    const answers = await Promise.allSettled(shares.map((share) => store.writeTelemetry({ accountId: account.id, points: share.map((point) => ({ deviceId: device.id, ...point })), now: LATER })));
+    expect(answers.filter((answer) => answer.status === 'rejected')).toEqual([]);
+    expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(all);
+    expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
+    expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
+  });
+
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+  });
 });

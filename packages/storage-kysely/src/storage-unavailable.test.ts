@@ -5,10 +5,10 @@
 import { StorageUnavailableError, type SegmentInput } from '@fleet-hours/core';
 import { sql } from 'kysely';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
 import { eventually } from './_fixture.js';
-import { _isUnavailable, _toStorageError } from './_storage-error.js';
+import { _guard, _isLostRace, _isUnavailable, _toStorageError } from './_storage-error.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
 import { createPGliteDatabase } from './create-pglite-database.js';
 import { createPostgresDatabase } from './create-postgres-database.js';
@@ -213,3 +213,46 @@ function port(server: Server): number {
   if (address === null || typeof address === 'string') throw new Error('Not listening on TCP');
   return address.port;
 }
+
+describe('_guard(): a lost race (D35)', () => {
+  const lost = (code: string) => Object.assign(new Error('could not serialize access due to concurrent update'), { code });
+
+  it('D35: an operation that lost a race (40001, 40P01) runs again and answers what its next run gives', async () => {
+    let runs = 0;
+    const answer = await _guard(async () => {
+      runs += 1;
+      if (runs <= 2) throw lost(runs === 1 ? '40001' : '40P01');
+      return 'written';
+    });
+    expect([answer, runs]).toEqual(['written', 3]);
+    expect(_isLostRace(new Error('wrapped', { cause: lost('40P01') }))).toBe(true);
+    expect(_isLostRace(lost('23505'))).toBe(false);
+  });
+
+  it('D35: one that keeps losing answers StorageUnavailableError (503 with Retry-After) within the deadline, never the raw error', async () => {
+    vi.useFakeTimers();
+    try {
+      let runs = 0;
+      const settled = _guard(async () => {
+        runs += 1;
+        throw lost('40001');
+      }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(5_200);
+      const error = await settled;
+      expect(error).toBeInstanceOf(StorageUnavailableError);
+      expect((error as Error).message).toBe('Storage is busy with concurrent writes of the same device (40001)');
+      expect(runs).toBeGreaterThan(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('any other error is not run again', async () => {
+    let runs = 0;
+    const error = await _guard(async () => {
+      runs += 1;
+      throw lost('23505');
+    }).catch((caught: unknown) => caught);
+    expect([runs, (error as { code: string }).code]).toEqual([1, '23505']);
+  });
+});
