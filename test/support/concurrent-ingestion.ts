@@ -5,7 +5,7 @@
  * serial delivery of the requests that were answered 2xx, to devices of their own. Shared by
  * `test/concurrent-ingestion.test.ts` and the soak (`npm run soak`).
  */
-import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken, type FleetHoursStore } from '@fleet-hours/core';
+import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken, type FleetHoursStore, type RateLimitStore } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 
 /** A deterministic random source from a seed, so that a failing round can be run again. */
@@ -57,7 +57,7 @@ export function planRequests(random: () => number, options: { readonly devices: 
 }
 
 /** An app over `store` with an account, an ingest token and an API key, and generous limits. */
-export async function ingestionApp(store: FleetHoursStore) {
+export async function ingestionApp(store: FleetHoursStore & RateLimitStore) {
   const account = await store.createAccount({ name: 'Fleet', plan: 'business', now: NOW - 86_400 });
   const token = generateIngestToken();
   await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: NOW - 86_400 });
