@@ -107,4 +107,14 @@ describe('parseTelemetryRecord() (D2)', () => {
     );
     expect(errorOf(() => parseTelemetryRecord({ time: 60, ignition: true, speed_kmh: 0 })).message).toBe('Field time must be text, got 60');
   });
+
+  it('refuses a time before 0001-01-02T00:00:00Z, the read API\'s first date, and a speed that is not finite (D37)', () => {
+    const early = errorOf(() => parseTelemetryRecord({ time: '0001-01-01T23:59:59Z', ignition: true, speed_kmh: 0 }));
+    expect(early).toBeInstanceOf(RangeError);
+    expect(early.message).toBe('Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T23:59:59Z"');
+    expect(parseTelemetryRecord({ time: '0001-01-02T00:00:00Z', ignition: true, speed_kmh: 0 }).time).toBe(Date.parse('0001-01-02T00:00:00Z') / 1000);
+    for (const speed of ['1e400', JSON.parse('1e400') as number, Number.NEGATIVE_INFINITY, 'NaN']) {
+      expect(errorOf(() => parseTelemetryRecord({ time: '1970-01-01T00:00:00Z', ignition: 'true', speed_kmh: speed })).message).toMatch(/^Field speed_kmh must be a number ≥ 0, got /);
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { _EARLIEST_POINT_TIME, _LATEST_POINT_TIME, _outOfRangeMessage } from './_telemetry-clock.js';
 import { parseInstant } from './parse-instant.js';
 import type { TelemetryPoint } from './telemetry-to-segments.js';
 import type { SegmentInput } from './types.js';
@@ -65,6 +66,9 @@ export function parseSegmentRecord(record: ImportRecord): SegmentInput {
  */
 export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   const time = _instant(record, 'time');
+  // D37: as on the wire, nothing before the first date the read API serves (checked here for the
+  // file's own text; the store refuses such a point too).
+  if (time < _EARLIEST_POINT_TIME || time > _LATEST_POINT_TIME) throw new RangeError(`Field ${_outOfRangeMessage(_field(record, 'time'))}`);
   const rawIgnition = _field(record, 'ignition');
   let ignition: boolean;
   if (typeof rawIgnition === 'boolean') ignition = rawIgnition;

@@ -38,6 +38,42 @@ describe('assertTelemetryPoints() (D26)', () => {
   });
 });
 
+describe('assertTelemetryPoints() at the wire\'s edges (D37)', () => {
+  const point = (time: number): DeviceTelemetryPoint => ({ deviceId: 1, time, ignition: true, speedKmh: 0 });
+  const refusalOf = (points: readonly DeviceTelemetryPoint[]) => {
+    try {
+      assertTelemetryPoints(points, { now: T0 });
+    } catch (error) {
+      return error;
+    }
+    return null;
+  };
+
+  it('refuses a point before 0001-01-02T00:00:00Z, the read API\'s first date, naming time and its index, whoever writes it', () => {
+    const first = Date.parse('0001-01-02T00:00:00Z') / 1000;
+    expect(refusalOf([point(T0), point(first)])).toBeNull();
+    const refusal = refusalOf([point(T0), point(first - 1)]);
+    expect(refusal).toBeInstanceOf(InvalidTelemetryPointError);
+    expect(refusal).toMatchObject({
+      field: 'time',
+      index: 1,
+      message: `time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got ${first - 1}`,
+    });
+  });
+
+  it('refuses a non-finite speed and an imei PostgreSQL cannot store with a RangeError naming the point', () => {
+    expect(refusalOf([{ ...point(T0), speedKmh: Number.POSITIVE_INFINITY }])).toEqual(new RangeError('points[0].speedKmh must be a number ≥ 0, got Infinity'));
+    expect(refusalOf([{ ...point(T0), speedKmh: Number.NaN }])).toEqual(new RangeError('points[0].speedKmh must be a number ≥ 0, got NaN'));
+    const byImei = (imei: string): DeviceTelemetryPoint => ({ imei, time: T0, ignition: true, speedKmh: 0 });
+    expect(refusalOf([byImei('35630704'), byImei('3563\u00000704')])).toEqual(
+      new RangeError('points[1].imei must be text without NUL characters or unpaired surrogates, got "3563\\u00000704"'),
+    );
+    expect(refusalOf([byImei('35\ud800')])).toBeInstanceOf(RangeError);
+    expect(refusalOf([byImei('35\udc00')])).toBeInstanceOf(RangeError);
+    expect(refusalOf([byImei('35\ud83d\ude9a')])).toBeNull();
+  });
+});
+
 describe('raiseLastReportedAt() (P6, D26)', () => {
   it('raises, never lowers; no report leaves it', () => {
     expect(raiseLastReportedAt(null, null)).toBeNull();

@@ -1,4 +1,4 @@
-import { _aheadMessage, _MAX_AHEAD_SECONDS, _secondsAhead, _show } from './_telemetry-clock.js';
+import { _aheadMessage, _EARLIEST_POINT_TIME, _MAX_AHEAD_SECONDS, _outOfRangeMessage, _secondsAhead, _show } from './_telemetry-clock.js';
 import { assertEpochSeconds } from './assert-epoch-seconds.js';
 import { TelemetryOverlapError } from './errors.js';
 import { mergePoints, type PointMerge } from './merge-points.js';
@@ -7,11 +7,15 @@ import { InvalidTelemetryPointError, type ParseTelemetryPointOptions, type Telem
 import { DEFAULT_TELEMETRY_OPTIONS, type TelemetryOptions } from './telemetry-to-segments.js';
 import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } from './types.js';
 
+/** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
+const _UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * Checks a batch a store is asked to write (D20, D25, D26) before it reads anything: each point
- * names its device by `deviceId` or by `imei` (one of the two), its time is whole epoch seconds of
- * the years 0001–9999 (the port's unit: `parseTelemetryPoint` floors fractions on the wire), its
- * ignition a boolean, its speed a finite number ≥ 0, and it is not more than `maxAheadSeconds`
+ * names its device by `deviceId` or by `imei` (one of the two; an `imei` PostgreSQL can store, D37),
+ * its time is whole epoch seconds of the years 0001–9999 (the port's unit: `parseTelemetryPoint`
+ * floors fractions on the wire) and not before 0001-01-02T00:00:00Z, the read API's first date
+ * (D37), its ignition a boolean, its speed a finite number ≥ 0, and it is not more than `maxAheadSeconds`
  * ahead of `now` — the same clock rule as `parseTelemetryPoint`, so a store refuses a point from
  * the future whoever sends it (the CLI, embedding code).
  *
@@ -19,7 +23,7 @@ import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } 
  * @param options `now` (epoch seconds) and the tolerance ahead of it (default 300 s, D26).
  * @throws {RangeError} For a malformed point, naming it: `points[3].time must be whole epoch seconds, …`.
  * @throws {InvalidTelemetryPointError} With `index` (0-based) and `field: 'time'`, for the first
- *   point more than `maxAheadSeconds` ahead of `now`.
+ *   point before 0001-01-02T00:00:00Z (D37) or more than `maxAheadSeconds` ahead of `now`.
  * @example
  * ```ts
  * import { assertTelemetryPoints } from '@fleet-hours/core/adapter';
@@ -36,6 +40,8 @@ export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], o
     const byImei = point.imei !== undefined;
     if (byId === byImei) throw new RangeError(`points[${index}] must name its device by deviceId or by imei, ${byId ? 'not both' : 'got neither'}`);
     if (byImei && typeof point.imei !== 'string') throw new RangeError(`points[${index}].imei must be a string, got ${_show((point as { imei: unknown }).imei)}`);
+    // D37: PostgreSQL cannot store a NUL, and an unpaired surrogate is not text.
+    if (byImei && _UNSTORABLE.test(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${_show(point.imei)}`);
     assertEpochSeconds(`points[${index}].time`, point.time);
     if (typeof point.ignition !== 'boolean') throw new RangeError(`points[${index}].ignition must be true or false, got ${_show(point.ignition)}`);
     if (typeof point.speedKmh !== 'number' || !Number.isFinite(point.speedKmh) || point.speedKmh < 0) {
@@ -43,6 +49,8 @@ export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], o
     }
   });
   points.forEach((point, index) => {
+    // D37: a point before the read API's first date is refused by every store, as on the wire.
+    if (point.time < _EARLIEST_POINT_TIME) throw new InvalidTelemetryPointError('time', _outOfRangeMessage(point.time), index);
     const ahead = _secondsAhead(point.time, options.now, maxAheadSeconds);
     if (ahead !== null) throw new InvalidTelemetryPointError('time', _aheadMessage(point.time, ahead, maxAheadSeconds), index);
   });

@@ -55,6 +55,14 @@ describe('parseTelemetryPoint() (D20, D26)', () => {
     expect(failure({ time: 0, ignition: true, speed_kmh: Number.POSITIVE_INFINITY }).message).toBe('speed_kmh must be a number ≥ 0, got Infinity');
   });
 
+  it('refuses a speed that is not finite, whatever its sign or source (D37)', () => {
+    // JSON cannot write NaN or Infinity, but 1e400 parses to Infinity.
+    expect(failure({ time: 0, ignition: true, speed_kmh: JSON.parse('1e400') as number })).toMatchObject({ field: 'speed_kmh', message: 'speed_kmh must be a number ≥ 0, got Infinity' });
+    expect(failure({ time: 0, ignition: true, speed_kmh: Number.NEGATIVE_INFINITY })).toMatchObject({ field: 'speed_kmh', message: 'speed_kmh must be a number ≥ 0, got -Infinity' });
+    expect(failure({ time: 0, ignition: true, speed_kmh: Number.NaN }).field).toBe('speed_kmh');
+    expect(parseTelemetryPoint({ time: 0, ignition: true, speed_kmh: Number.MAX_VALUE }, { now: NOW }).speedKmh).toBe(Number.MAX_VALUE);
+  });
+
   it('refuses an ignition that is not a boolean', () => {
     expect(failure({ time: 0, ignition: 'true', speed_kmh: 0 })).toMatchObject({ field: 'ignition', message: 'ignition must be true or false, got "true"' });
     expect(failure({ time: 0, ignition: 1, speed_kmh: 0 }).message).toBe('ignition must be true or false, got 1');
@@ -70,24 +78,22 @@ describe('parseTelemetryPoint() (D20, D26)', () => {
     expect(failure({ time: 'x'.repeat(100), ignition: true, speed_kmh: 0 }).message).toBe(message(`"${'x'.repeat(56)}...`));
   });
 
-  it('refuses a time outside the years 0001 to 9999', () => {
-    const first = Date.parse('0001-01-01T00:00:00Z') / 1000;
+  it('refuses a time before 0001-01-02T00:00:00Z, the first date the read API serves, or after the year 9999 (D37)', () => {
+    const message = (shown: string) => `time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got ${shown}`;
+    const first = Date.parse('0001-01-02T00:00:00Z') / 1000;
     expect(parseTelemetryPoint({ time: first, ignition: true, speed_kmh: 0 }, { now: NOW }).time).toBe(first);
-    expect(parseTelemetryPoint({ time: '0001-01-01T00:00:00Z', ignition: true, speed_kmh: 0 }, { now: NOW }).time).toBe(first);
-    expect(failure({ time: first - 1, ignition: true, speed_kmh: 0 })).toMatchObject({
-      field: 'time',
-      message: `time must be within the years 0001 to 9999, got ${first - 1}`,
-    });
-    expect(failure({ time: '-000001-12-31T23:59:59Z', ignition: true, speed_kmh: 0 }).message).toBe(
-      'time must be within the years 0001 to 9999, got "-000001-12-31T23:59:59Z"',
-    );
-    expect(failure({ time: 1e300, ignition: true, speed_kmh: 0 }).message).toBe('time must be within the years 0001 to 9999, got 1e+300');
+    expect(parseTelemetryPoint({ time: '0001-01-02T00:00:00Z', ignition: true, speed_kmh: 0 }, { now: NOW }).time).toBe(first);
+    expect(failure({ time: first - 1, ignition: true, speed_kmh: 0 })).toMatchObject({ field: 'time', message: message(String(first - 1)) });
+    // The first day of the year 0001: stored, it made a meter `since` in the year 0000 west of Greenwich.
+    expect(failure({ time: '0001-01-01T00:00:00Z', ignition: true, speed_kmh: 0 })).toMatchObject({ field: 'time', message: message('"0001-01-01T00:00:00Z"') });
+    expect(failure({ time: '0001-01-02T00:00:00+00:01', ignition: true, speed_kmh: 0 }).field).toBe('time');
+    expect(failure({ time: '-000001-12-31T23:59:59Z', ignition: true, speed_kmh: 0 }).message).toBe(message('"-000001-12-31T23:59:59Z"'));
+    expect(failure({ time: 1e300, ignition: true, speed_kmh: 0 }).message).toBe(message('1e+300'));
+    expect(failure({ time: -1e300, ignition: true, speed_kmh: 0 }).message).toBe(message('-1e+300'));
     // The upper bound, with a clock that far ahead so only the range speaks.
     const last = Date.parse('9999-12-31T23:59:59Z') / 1000;
     expect(parseTelemetryPoint({ time: '9999-12-31T23:59:59.5Z', ignition: true, speed_kmh: 0 }, { now: last }).time).toBe(last);
-    expect(failure({ time: '+010000-01-01T00:00:00Z', ignition: true, speed_kmh: 0 }, { now: last + 10 }).message).toBe(
-      'time must be within the years 0001 to 9999, got "+010000-01-01T00:00:00Z"',
-    );
+    expect(failure({ time: '+010000-01-01T00:00:00Z', ignition: true, speed_kmh: 0 }, { now: last + 10 }).message).toBe(message('"+010000-01-01T00:00:00Z"'));
   });
 
   it('refuses a time more than 300 s ahead of now, and accepts one exactly 300 s ahead (D26)', () => {

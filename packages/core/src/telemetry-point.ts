@@ -1,4 +1,4 @@
-import { _aheadMessage, _MAX_AHEAD_SECONDS, _secondsAhead, _show } from './_telemetry-clock.js';
+import { _aheadMessage, _EARLIEST_POINT_TIME, _LATEST_POINT_TIME, _MAX_AHEAD_SECONDS, _outOfRangeMessage, _secondsAhead, _show } from './_telemetry-clock.js';
 import { parseInstant } from './parse-instant.js';
 
 /**
@@ -54,11 +54,6 @@ export class InvalidTelemetryPointError extends Error {
   }
 }
 
-/** 0001-01-01T00:00:00Z, the first instant a point may carry. */
-const _EARLIEST = -62_135_596_800;
-/** 9999-12-31T23:59:59Z, the last instant a point may carry. */
-const _LATEST = 253_402_300_799;
-
 /**
  * Reads and checks one point of a native telemetry batch: `{ time, ignition, speed_kmh }`. Other
  * fields (`device_id`, `imei`) are the caller's. Protocol adapters (Traccar, OsmAnd) convert their
@@ -69,9 +64,10 @@ const _LATEST = 253_402_300_799;
  * @param options `now` (the server clock, D26) and the tolerance ahead of it.
  * @returns The point, its time in whole seconds (floored, P3).
  * @throws {InvalidTelemetryPointError} Naming the field: a missing field, a time that is not an ISO
- *   8601 instant with an offset or finite epoch seconds, a time outside the years 0001–9999 or more
- *   than `maxAheadSeconds` ahead of `now` (D26), an ignition that is not a boolean, a speed that is
- *   not a finite number ≥ 0.
+ *   8601 instant with an offset or finite epoch seconds, a time before 0001-01-02T00:00:00Z (the
+ *   first date the read API serves, D37) or after the year 9999, or more than `maxAheadSeconds`
+ *   ahead of `now` (D26), an ignition that is not a boolean, a speed that is not a finite number ≥ 0
+ *   (NaN and ±Infinity included, D37).
  * @throws {RangeError} When `now` is not a finite number or `maxAheadSeconds` not a whole number ≥ 0.
  * @example
  * ```ts
@@ -96,9 +92,8 @@ export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTeleme
   }
 
   const time = _time(raw.time);
-  if (time < _EARLIEST || time > _LATEST) {
-    throw new InvalidTelemetryPointError('time', `time must be within the years 0001 to 9999, got ${_show(raw.time)}`);
-  }
+  // D37: nothing before the first date the read API serves (0001-01-02, P26).
+  if (time < _EARLIEST_POINT_TIME || time > _LATEST_POINT_TIME) throw new InvalidTelemetryPointError('time', _outOfRangeMessage(raw.time));
   const ahead = _secondsAhead(time, options.now, maxAheadSeconds);
   if (ahead !== null) throw new InvalidTelemetryPointError('time', _aheadMessage(raw.time, ahead, maxAheadSeconds));
 

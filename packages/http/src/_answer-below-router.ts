@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_TABLE, type ErrorBody, type ErrorCode } from '@fleet-hours/core';
 import { RequestError } from '@hono/node-server';
 import { JSON_CONTENT_TYPE } from './json-response.js';
+import { _redactSecrets } from './_redact-secrets.js';
 
 /** What is told about a request refused below the router: for the access log. */
 export interface _BelowRouterRefusal {
@@ -81,8 +82,12 @@ export function _parserErrorAnswer(errorCode: string | undefined, maxHeaderBytes
 /**
  * The `clientError` listener: answers a parse error with a raw HTTP/1.1 response carrying the JSON
  * body, then closes the connection. Nothing is written when the socket is gone, or when a response
- * on it has already begun (writing then would corrupt what the client reads): as Node does, the
- * connection is only closed.
+ * on it has already begun to a request whose bytes broke off (writing then would corrupt what the
+ * client reads): as Node does, the connection is only closed.
+ *
+ * Bytes that are not a request after a complete one (pipelined garbage, a body longer than its
+ * `Content-Length`) fail the parser while that request is still being answered: its own response
+ * goes out first and the refusal after it (D37), instead of the refusal cutting it off.
  */
 export function _answerClientError(
   error: Error & { readonly code?: string },
@@ -90,8 +95,57 @@ export function _answerClientError(
   maxHeaderBytes: number,
   onRefused?: (refusal: _BelowRouterRefusal) => void,
 ): void {
-  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  // The parser reports the same error again for every later chunk: the connection is answered once.
+  if (_refusedSockets.has(socket)) return;
+  _refusedSockets.add(socket);
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const inFlight = _responseOf(socket);
+  if (inFlight !== null && inFlight.req?.complete === true) {
+    _afterResponses(socket, () => _writeParseErrorAnswer(error, socket, maxHeaderBytes, onRefused));
+    return;
+  }
+  if (inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  _writeParseErrorAnswer(error, socket, maxHeaderBytes, onRefused);
+}
+
+/** Sockets whose parse error has been (or is about to be) answered. */
+const _refusedSockets = new WeakSet<Duplex>();
+
+/** The response Node is writing on a connection, if any (requests pipelined behind it wait their turn). */
+function _responseOf(socket: Duplex): ServerResponse | null {
+  return (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+}
+
+/**
+ * Runs `then` once every response of a connection has finished: Node hands the connection to the
+ * next pipelined request's response as one finishes, so this waits for each in turn (D37).
+ */
+function _afterResponses(socket: Duplex, then: () => void): void {
+  const response = _responseOf(socket);
+  if (response === null) return then();
+  // Node's own `finish` listener (added first) runs before this one and hands the socket on.
+  const next = () => {
+    response.off('finish', next);
+    response.off('close', next);
+    _afterResponses(socket, then);
+  };
+  response.once('finish', next);
+  response.once('close', next);
+}
+
+function _writeParseErrorAnswer(
+  error: Error & { readonly code?: string },
+  socket: Duplex,
+  maxHeaderBytes: number,
+  onRefused?: (refusal: _BelowRouterRefusal) => void,
+): void {
+  if (!socket.writable) {
     socket.destroy();
     return;
   }
@@ -151,7 +205,8 @@ export function _answerAdapterError(error: unknown, request: IncomingMessage | u
 
 function _requestErrorMessage(error: RequestError, request: IncomingMessage | undefined): string {
   const url = request?.url ?? '';
-  const target = _quoted(url);
+  // D37: an OsmAnd token travels in the path; the target is shown without it.
+  const target = _quoted(_redactSecrets(url));
   if (!url.startsWith('/') && !/^https?:\/\//i.test(url)) return `The request target ${target} is invalid: send a path that starts with "/"`;
   if (error.message === 'Invalid host header') return `The Host header ${_quoted(request?.headers.host ?? '')} is invalid`;
   if (error.message === 'Missing host header') return 'The Host header is missing';

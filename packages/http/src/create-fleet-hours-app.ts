@@ -26,6 +26,7 @@ import { INGEST_BASE, INGEST_ROUTES } from './ingest-routes.js';
 import { ingestOsmandRoute } from './routes/ingest-osmand.js';
 import { ingestTelemetryRoute } from './routes/ingest-telemetry.js';
 import { ingestTraccarRoute } from './routes/ingest-traccar.js';
+import { _redactSecrets } from './_redact-secrets.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {
@@ -286,7 +287,8 @@ function _mountPrefix(path: string, route: string): string {
 }
 
 function _notFound(c: Context<FleetHoursEnv>): never {
-  throw new FleetHoursError('not_found', { message: `No such endpoint: ${c.req.path}` });
+  // D37: a path may hold a token (an OsmAnd URL with a slip in it): it is shown without it.
+  throw new FleetHoursError('not_found', { message: `No such endpoint: ${_redactSecrets(c.req.path)}` });
 }
 
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {

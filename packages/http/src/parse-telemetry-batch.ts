@@ -1,5 +1,6 @@
 import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
+import { _unstorableText } from './_storable-text.js';
 
 /** The two bodies of `POST /ingest/v1/telemetry`. */
 export type TelemetryBatchFormat = 'ndjson' | 'json';
@@ -102,6 +103,8 @@ function _point(raw: unknown, where: string, now: number): DeviceTelemetryPoint 
   }
   if (imei !== undefined) {
     if (typeof imei !== 'string' || imei.trim() === '') throw _invalid(`${where}: imei must be a non-empty string, got ${_describe(imei)}`);
+    const unstorable = _unstorableText('imei', imei);
+    if (unstorable !== null) throw _invalid(`${where}: ${unstorable}`);
     return { imei, ...point };
   }
   if (typeof deviceId !== 'number' || !Number.isSafeInteger(deviceId) || deviceId < 1 || deviceId > _MAX_DEVICE_ID) {

@@ -109,6 +109,22 @@ describe('serve()', () => {
     expect(await hanging).toBe('cut');
   });
 
+  it('answers a connection whose headers never finish 408 request_timeout JSON once the default 10 s have passed, and closes it (D37)', async () => {
+    const server = await serve({ app: new Hono(), port: 0, handleSignals: false });
+    running.push(server);
+    const started = performance.now();
+    const raw = await new Promise<string>((resolve, reject) => {
+      // Nothing but blank lines: Node waits for a request line, and the headers deadline still runs.
+      const socket = connect(server.port, '127.0.0.1', () => socket.write('\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('close', () => resolve(text)).on('error', reject);
+    });
+    const elapsedMs = performance.now() - started;
+    expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\nConnection: close\r\n[\s\S]*"code":"request_timeout"/);
+    expect(elapsedMs).toBeGreaterThanOrEqual(9_900);
+    expect(elapsedMs).toBeLessThan(11_000);
+  }, 20_000);
+
   it('rejects when the port is taken', async () => {
     const first = await serve({ app: new Hono(), port: 0, handleSignals: false });
     running.push(first);

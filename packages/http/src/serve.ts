@@ -25,6 +25,12 @@ export interface ServeOptions {
    */
   readonly maxHeaderBytes?: number;
   /**
+   * How long a connection may take to send a complete request line and headers, in ms: one that has
+   * not — headers that never finish, nothing but blank lines, nothing at all — is answered 408
+   * `request_timeout` and closed (D37). Default 10 000.
+   */
+  readonly headersTimeoutMs?: number;
+  /**
    * Receives an access-log entry for each request refused below the app — by Node's HTTP parser or
    * the adapter — which the app's own access log never sees (D29). Default: none.
    */
@@ -54,6 +60,11 @@ export interface RunningServer {
  * `headers_too_large`, then the connection is closed (D29). They reach no route and no budget, so
  * they carry no rate-limit headers.
  *
+ * At the wire's edges (D37): a connection that has not sent complete headers within
+ * `headersTimeoutMs` is answered 408 `request_timeout` and closed; a complete request is answered
+ * even when the client half-closes after it, and before the 400 of any bytes after it that are not
+ * a request; no answer quotes a token a path may carry (an OsmAnd URL).
+ *
  * With `handleSignals` (the default), the first SIGTERM or SIGINT closes the server as `close()`
  * does and then exits with code 0 (1 when closing failed); a second signal exits at once with 1.
  *
@@ -74,6 +85,7 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const maxHeaderBytes = options.maxHeaderBytes ?? 16_384;
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
   const onRefused = options.logger ? _refusalLogger(options.logger) : undefined;
   const fetch = options.app.fetch;
 
@@ -84,12 +96,26 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
     const unfinished = new Set<ServerResponse>();
 
     // Node's own Host check answers with an empty body: the missing Host is answered here instead (D29).
-    const server = createServer({ requireHostHeader: false, maxHeaderSize: maxHeaderBytes }, (request, response) => {
-      if (_lacksHost(request)) return _answerMissingHost(request, response, onRefused);
-      // The adapter's error handler answers requests it cannot turn into a URL (D29); it is told which request.
-      const listener = getRequestListener(fetch, { hostname, errorHandler: (error) => _answerAdapterError(error, request, onRefused) });
-      return listener(request, response);
-    });
+    const server = createServer(
+      {
+        requireHostHeader: false,
+        maxHeaderSize: maxHeaderBytes,
+        // D37: Node checks the deadline every `connectionsCheckingInterval` (default 30 s, on top of a
+        // 60 s deadline); checked often, a slow connection is answered within a moment of its deadline.
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: Math.max(_NODE_REQUEST_TIMEOUT_MS, headersTimeoutMs),
+        connectionsCheckingInterval: _checkingIntervalMs(headersTimeoutMs),
+      },
+      (request, response) => {
+        if (_lacksHost(request)) return _answerMissingHost(request, response, onRefused);
+        // The adapter's error handler answers requests it cannot turn into a URL (D29); it is told which request.
+        const listener = getRequestListener(fetch, { hostname, errorHandler: (error) => _answerAdapterError(error, request, onRefused) });
+        return listener(request, response);
+      },
+    );
+    // D37: a client that half-closes after a complete request still gets its answer (Node's
+    // default ends the connection at the client's FIN, before the response is written).
+    (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
     server.on('clientError', (error: Error, socket) => _answerClientError(error, socket, maxHeaderBytes, onRefused));
     server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => _answerExpectation(request, response, onRefused));
     server.listen(options.port ?? 3000, hostname, () => {
@@ -140,6 +166,14 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
       response.once('close', () => unfinished.delete(response));
     });
   });
+}
+
+/** Node's own deadline for a whole request (headers and body), kept: ingestion bounds its bodies itself. */
+const _NODE_REQUEST_TIMEOUT_MS = 300_000;
+
+/** How often Node looks for connections past their headers deadline: a tenth of it, at most a quarter second. */
+function _checkingIntervalMs(headersTimeoutMs: number): number {
+  return Math.max(10, Math.min(250, Math.floor(headersTimeoutMs / 10)));
 }
 
 type _ClosableServer = { closeIdleConnections?: () => void; closeAllConnections?: () => void };

@@ -5,6 +5,7 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
+import { _unstorableText } from '../_storable-text.js';
 import { _accountId } from './_account-id.js';
 import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
@@ -37,8 +38,11 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
       }
     }
 
-    const imei = _parameter(parameters, 'id') ?? _parameter(parameters, 'deviceid');
+    const idName = _parameter(parameters, 'id') !== undefined ? 'id' : 'deviceid';
+    const imei = _parameter(parameters, idName);
     if (imei === undefined || imei.trim() === '') throw _invalid('id is missing: give the tracker id as id or deviceid');
+    const unstorable = _unstorableText(idName, imei);
+    if (unstorable !== null) throw _invalid(unstorable);
 
     const ignitionText = _parameter(parameters, 'ignition');
     if (ignitionText === undefined || ignitionText === '') {

@@ -5,6 +5,7 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { _describe } from '../parse-telemetry-batch.js';
+import { _unstorableText } from '../_storable-text.js';
 import { _accountId } from './_account-id.js';
 import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 
@@ -39,6 +40,8 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
     const uniqueId = device['uniqueId'];
     if (uniqueId === undefined || uniqueId === null) throw _invalid('device.uniqueId is missing');
     if (typeof uniqueId !== 'string' || uniqueId.trim() === '') throw _invalid(`device.uniqueId must be a non-empty string, got ${_describe(uniqueId)}`);
+    const unstorable = _unstorableText('device.uniqueId', uniqueId);
+    if (unstorable !== null) throw _invalid(unstorable);
 
     const attributes = position['attributes'] ?? {};
     if (typeof attributes !== 'object' || Array.isArray(attributes)) throw _invalid(`position.attributes must be a JSON object, got ${_describe(attributes)}`);

@@ -260,6 +260,26 @@ describe('runCli() imports', () => {
     expect(await segmentsOf()).toEqual(before);
   });
 
+  it('refuses a point before the read API\'s first date (0001-01-02) and a speed that is not finite, naming FILE:LINE and nothing written (D37)', async () => {
+    const before = await segmentsOf();
+    const early = file('telemetry-early.ndjson', ['{"time":"2026-03-06T08:00:00Z","ignition":true,"speed_kmh":1}', '{"time":"0001-01-01T00:00:00Z","ignition":true,"speed_kmh":1}'].join('\n'));
+    const refused = await cli.run(['import', 'telemetry', '--device', String(deviceId), early]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'telemetry-early.ndjson:2: Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T00:00:00Z"\n1 problem in telemetry-early.ndjson: nothing was imported\n',
+    );
+    for (const [name, text] of [
+      ['telemetry-infinite.csv', 'time,ignition,speed_kmh\n2026-03-06T08:00:00Z,true,1e400\n'],
+      ['telemetry-nan.ndjson', '{"time":"2026-03-06T08:00:00Z","ignition":true,"speed_kmh":1e999}\n'],
+    ] as const) {
+      const result = await cli.run(['import', 'telemetry', '--device', String(deviceId), file(name, text)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^${name.replace('.', '\\.')}:\\d: Field speed_kmh must be a number ≥ 0`));
+    }
+    expect(await segmentsOf()).toEqual(before);
+    expect(await cli.store.listTelemetryPoints({ deviceId, start: Date.UTC(2026, 2, 6) / 1000 })).toEqual([]);
+  });
+
   it('refuses bad telemetry options, a missing file, a missing device and a bad --format', async () => {
     expect(await cli.run(['import', 'telemetry', '--device', String(deviceId), '--max-gap-seconds', '0', 'x.csv'])).toMatchObject({ code: 2 });
     expect(await cli.run(['import', 'segments', '--device', String(deviceId), 'nope.csv'])).toEqual({ code: 1, stdout: '', stderr: 'fleet-hours: Cannot read nope.csv: no such file\n' });

@@ -30,6 +30,16 @@ describe('SERVER_SETTINGS (D30, P29)', () => {
   });
 });
 
+describe('the headers deadline setting (D37)', () => {
+  it('is 10 s by default, read from --headers-timeout or FLEET_HOURS_HEADERS_TIMEOUT in seconds, and must be more than 0', () => {
+    expect(readServerSettings({}, {}).headersTimeout).toBe(10);
+    expect(settingEnvName(SERVER_SETTINGS.headersTimeout)).toBe('FLEET_HOURS_HEADERS_TIMEOUT');
+    expect(readServerSettings({}, { FLEET_HOURS_HEADERS_TIMEOUT: '2.5' }).headersTimeout).toBe(2.5);
+    expect(readServerSettings({ 'headers-timeout': '1' }, { FLEET_HOURS_HEADERS_TIMEOUT: '2.5' }).headersTimeout).toBe(1);
+    expect(() => readServerSettings({ 'headers-timeout': '0' }, {})).toThrow('--headers-timeout must be a number of seconds > 0, got "0"');
+  });
+});
+
 describe('readServerSettings() (P29)', () => {
   it('takes the defaults when nothing is given', () => {
     expect(readServerSettings({}, {})).toMatchObject({ port: 8080, host: '127.0.0.1', trustedProxyHops: 0, logLevel: 'info', metricsPort: null, shutdownTimeout: 10 });

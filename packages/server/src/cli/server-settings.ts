@@ -45,6 +45,13 @@ function _seconds(text: string): number {
   return value;
 }
 
+/** Seconds > 0, at least a millisecond. */
+function _positiveSeconds(text: string): number {
+  const value = _seconds(text);
+  if (value < 0.001) throw new Error('must be a number of seconds > 0');
+  return value;
+}
+
 const _port = _wholeNumber(0, 65_535);
 const _positive = _wholeNumber(1);
 
@@ -144,11 +151,7 @@ export const SERVER_SETTINGS = {
     description: 'How long an ingestion request body may take to arrive; a client that stops sending is answered 408 request_timeout',
     defaultValue: DEFAULT_INGEST_LIMITS.bodyTimeoutMs / 1000,
     shownDefault: String(DEFAULT_INGEST_LIMITS.bodyTimeoutMs / 1000),
-    read: (text) => {
-      const value = _seconds(text);
-      if (value < 0.001) throw new Error('must be a number of seconds > 0');
-      return value;
-    },
+    read: _positiveSeconds,
   }),
   maxHeaderBytes: _setting({
     flag: 'max-header-bytes',
@@ -157,6 +160,14 @@ export const SERVER_SETTINGS = {
     defaultValue: 16_384,
     shownDefault: '16384',
     read: _wholeNumber(1_024, 1_048_576),
+  }),
+  headersTimeout: _setting({
+    flag: 'headers-timeout',
+    placeholder: 'SECONDS',
+    description: 'How long a connection may take to send a complete request line and headers; one that has not is answered 408 request_timeout and closed (D37)',
+    defaultValue: 10,
+    shownDefault: '10',
+    read: _positiveSeconds,
   }),
   shutdownTimeout: _setting({
     flag: 'shutdown-timeout',

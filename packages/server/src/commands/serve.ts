@@ -52,6 +52,7 @@ export async function serveCommand(input: {
       maxInFlight: settings.maxInFlight,
       ingest: { maxPoints: settings.ingestMaxPoints, maxBodyBytes: settings.ingestMaxBodyBytes, bodyTimeoutMs: Math.round(settings.ingestBodyTimeout * 1000) },
       maxHeaderBytes: settings.maxHeaderBytes,
+      headersTimeoutMs: Math.round(settings.headersTimeout * 1000),
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
       ...(settings.metricsPort === null ? {} : { metricsPort: settings.metricsPort, metricsHost: settings.metricsHost }),
     });

@@ -27,6 +27,8 @@ export interface StartServerOptions {
   readonly trustedProxyHops?: number;
   /** Largest request line and headers, in bytes; larger ones are 431 `headers_too_large` (D29). Default 16 384. */
   readonly maxHeaderBytes?: number;
+  /** How long a connection may take to send complete request headers before it is answered 408 and closed, in ms (D37). Default 10 000. */
+  readonly headersTimeoutMs?: number;
   /** How long open requests may take on close before their connections are cut, in ms. Default 10 000. */
   readonly shutdownTimeoutMs?: number;
   /**
@@ -148,6 +150,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       handleSignals: false,
       ...(log ? { logger: log } : {}),
       ...(options.maxHeaderBytes === undefined ? {} : { maxHeaderBytes: options.maxHeaderBytes }),
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
       ...(options.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
       onClose: async () => {
         await endpoint?.close();

@@ -1,0 +1,18 @@
+import { _describe } from './parse-telemetry-batch.js';
+
+/** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
+const _UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * D37: why a text field of a request cannot be stored, as the 400 message naming it, or `null`
+ * when it can. PostgreSQL refuses a NUL in text (`invalid byte sequence for encoding "UTF8": 0x00`),
+ * and a lone surrogate is not Unicode text: either would otherwise reach the database and fail
+ * there, a 500. Every text field that a request hands to the store passes here where it is parsed.
+ *
+ * @param field The field as the client named it: `imei`, `device.uniqueId`, `id`.
+ * @param text Its value.
+ * @returns `id must be text without NUL characters or unpaired surrogates, got "35\u0000…"`, or `null`.
+ */
+export function _unstorableText(field: string, text: string): string | null {
+  return _UNSTORABLE.test(text) ? `${field} must be text without NUL characters or unpaired surrogates, got ${_describe(text)}` : null;
+}
