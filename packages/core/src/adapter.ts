@@ -24,5 +24,5 @@ export * from './error-answer.js';
 export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './rate-limit.js';
 export * from './engine-seconds.js';
 export { FLEET_PAGE_SIZES, parsePageQuery, type PageQuery, type PageQueryParameters } from './parse-page-query.js';
-export { parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry-point.js';
+export { isStorableText, parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry-point.js';
 export * from './parse-import-record.js';

@@ -3,12 +3,9 @@ import { assertEpochSeconds } from './assert-epoch-seconds.js';
 import { TelemetryOverlapError } from './errors.js';
 import { mergePoints, type PointMerge } from './merge-points.js';
 import { rederivationSpan, rederiveSpan, type RederivationSpan, type SpanRederivation } from './rederive-span.js';
-import { InvalidTelemetryPointError, type ParseTelemetryPointOptions, type TelemetryPoint } from './telemetry-point.js';
+import { InvalidTelemetryPointError, isStorableText, type ParseTelemetryPointOptions, type TelemetryPoint } from './telemetry-point.js';
 import { DEFAULT_TELEMETRY_OPTIONS, type TelemetryOptions } from './telemetry-to-segments.js';
 import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } from './types.js';
-
-/** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
-const _UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Checks a batch a store is asked to write (D20, D25, D26) before it reads anything: each point
@@ -41,7 +38,7 @@ export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], o
     if (byId === byImei) throw new RangeError(`points[${index}] must name its device by deviceId or by imei, ${byId ? 'not both' : 'got neither'}`);
     if (byImei && typeof point.imei !== 'string') throw new RangeError(`points[${index}].imei must be a string, got ${_show((point as { imei: unknown }).imei)}`);
     // D37: PostgreSQL cannot store a NUL, and an unpaired surrogate is not text.
-    if (byImei && _UNSTORABLE.test(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${_show(point.imei)}`);
+    if (byImei && !isStorableText(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${_show(point.imei)}`);
     assertEpochSeconds(`points[${index}].time`, point.time);
     if (typeof point.ignition !== 'boolean') throw new RangeError(`points[${index}].ignition must be true or false, got ${_show(point.ignition)}`);
     if (typeof point.speedKmh !== 'number' || !Number.isFinite(point.speedKmh) || point.speedKmh < 0) {

@@ -54,6 +54,25 @@ export class InvalidTelemetryPointError extends Error {
   }
 }
 
+/** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * D37: whether a text can be stored as it is — it holds no NUL (PostgreSQL refuses one in text)
+ * and no UTF-16 surrogate without its pair (not Unicode text). Where a request or a store takes an
+ * identifier, it refuses one that is not, naming the field, before the database sees it.
+ *
+ * @example
+ * ```ts
+ * import { isStorableText } from '@fleet-hours/core/adapter';
+ * isStorableText('356307042441013'); // true
+ * isStorableText('35\u0000'); // false
+ * ```
+ */
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
 /**
  * Reads and checks one point of a native telemetry batch: `{ time, ignition, speed_kmh }`. Other
  * fields (`device_id`, `imei`) are the caller's. Protocol adapters (Traccar, OsmAnd) convert their

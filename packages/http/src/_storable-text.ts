@@ -1,7 +1,5 @@
+import { isStorableText } from '@fleet-hours/core/adapter';
 import { _describe } from './parse-telemetry-batch.js';
-
-/** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
-const _UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * D37: why a text field of a request cannot be stored, as the 400 message naming it, or `null`
@@ -14,5 +12,5 @@ const _UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
  * @returns `id must be text without NUL characters or unpaired surrogates, got "35\u0000…"`, or `null`.
  */
 export function _unstorableText(field: string, text: string): string | null {
-  return _UNSTORABLE.test(text) ? `${field} must be text without NUL characters or unpaired surrogates, got ${_describe(text)}` : null;
+  return !isStorableText(text) ? `${field} must be text without NUL characters or unpaired surrogates, got ${_describe(text)}` : null;
 }
