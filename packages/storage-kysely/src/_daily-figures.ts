@@ -16,9 +16,9 @@
  * have to tile time without overlapping, and a bucket that does not hold whole rows is counted
  * from the segments at its edges.
  */
-import type { SegmentInput, SegmentState } from '@fleet-hours/core';
+import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { dailyFigures, type DayFigure } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { _isId } from './_sql-values.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
@@ -40,86 +40,138 @@ export const _FIGURE_DEVICE_COLUMNS = sql`time_zone, figures_time_zone,
 /** Rows written per statement. */
 const FIGURE_CHUNK = 20_000;
 
+/** Rows read per statement by the chunked reads of a device's history (D36): memory stays flat whatever its size. */
+export const _READ_CHUNK = 10_000;
+
 /**
  * Recomputes a device's figures from its segments (in its current zone) and replaces the stored
  * ones; also raises `longest_segment_seconds` to the longest closed segment, so segments written
- * outside Fleet Hours are found by the window scans. The caller holds the device's row lock.
+ * outside Fleet Hours are found by the window scans. The segments are read `chunkSize` at a time
+ * in time order (D36: a device with millions of segments is rebuilt in flat memory), and the
+ * device's row is always updated. The caller holds the device's row lock.
  *
  * @returns `false` when there is no such device.
  */
-export async function _rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<boolean> {
-  const expected = await _expectedFigures(trx, deviceId);
-  if (!expected) return false;
+export async function _rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize = _READ_CHUNK): Promise<boolean> {
+  const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(trx)).rows[0];
+  if (!device) return false;
   await sql`delete from engine_day_figures where device_id = ${deviceId}`.execute(trx);
-  for (let offset = 0; offset < expected.days.length; offset += FIGURE_CHUNK) {
-    await sql`
-      insert into engine_day_figures (device_id, day_start, day_end, moving_seconds, idle_seconds)
-      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
-        from ${_figureArrays(expected.days.slice(offset, offset + FIGURE_CHUNK))}`.execute(trx);
-  }
+  const figures = new _DayFigureAccumulator(device.time_zone);
+  for await (const segments of _segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments));
+  await _insertFigures(trx, deviceId, figures.finish());
   await sql`
     update devices
-       set closed_moving_seconds = ${expected.movingSeconds}::bigint,
-           closed_idle_seconds = ${expected.idleSeconds}::bigint,
-           figures_time_zone = ${expected.timeZone}::text,
-           longest_segment_seconds = greatest(longest_segment_seconds, ${expected.longestSegmentSeconds}::bigint)
+       set closed_moving_seconds = ${figures.movingSeconds}::bigint,
+           closed_idle_seconds = ${figures.idleSeconds}::bigint,
+           figures_time_zone = ${device.time_zone}::text,
+           longest_segment_seconds = greatest(longest_segment_seconds, ${figures.longestSegmentSeconds}::bigint)
      where id = ${deviceId}`.execute(trx);
   return true;
 }
 
-/** A device's figures as they should be, computed from its segments. */
-export interface _ExpectedFigures {
-  readonly timeZone: string;
-  readonly days: readonly DayFigure[];
-  readonly movingSeconds: number;
-  readonly idleSeconds: number;
-  readonly longestSegmentSeconds: number;
+async function _insertFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, days: readonly DayFigure[]): Promise<void> {
+  for (let offset = 0; offset < days.length; offset += FIGURE_CHUNK) {
+    await sql`
+      insert into engine_day_figures (device_id, day_start, day_end, moving_seconds, idle_seconds)
+      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+        from ${_figureArrays(days.slice(offset, offset + FIGURE_CHUNK))}`.execute(trx);
+  }
 }
 
-/** Reads every closed segment of the device and computes its figures; `null` when there is no such device. */
-export async function _expectedFigures(db: Kysely<FleetHoursDatabase>, deviceId: number): Promise<_ExpectedFigures | null> {
-  const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(db)).rows[0];
-  if (!device) return null;
-  const { rows } = await sql<{ started_at: number; ended_at: number; state: SegmentState }>`
-    select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
-      from engine_segments
-     where device_id = ${deviceId} and ended_at is not null
-     order by started_at`.execute(db);
-  const segments = rows.map((row) => ({ startedAt: Number(row.started_at), endedAt: Number(row.ended_at), state: row.state }));
-  let longest = 0;
-  for (const segment of segments) longest = Math.max(longest, segment.endedAt - segment.startedAt);
-  const totals = _totals(segments, 1, { moving: 0, idle: 0 });
-  return {
-    timeZone: device.time_zone,
-    days: dailyFigures(segments, device.time_zone),
-    movingSeconds: totals.moving,
-    idleSeconds: totals.idle,
-    longestSegmentSeconds: longest,
-  };
+/** A stored segment with its source (D23; `null` when not asked for), instants as epoch seconds. */
+export interface _StoredSegment {
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly state: SegmentState;
+  readonly source: SegmentSource | null;
 }
 
-/** A device's figures as stored; `null` when there is no such device. */
-export async function _storedFigures(db: Kysely<FleetHoursDatabase>, deviceId: number): Promise<_ExpectedFigures | null> {
-  const device = (
-    await sql<{ figures_time_zone: string | null; moving: number | string; idle: number | string; longest: number | string }>`
-      select figures_time_zone, closed_moving_seconds as moving, closed_idle_seconds as idle, longest_segment_seconds as longest
-        from devices where id = ${deviceId}`.execute(db)
-  ).rows[0];
-  if (!device) return null;
-  const { rows } = await sql<{ day_start: number | string; day_end: number | string; moving_seconds: number | string; idle_seconds: number | string }>`
-    select day_start, day_end, moving_seconds, idle_seconds from engine_day_figures where device_id = ${deviceId} order by day_start`.execute(db);
-  return {
-    timeZone: device.figures_time_zone ?? '',
-    days: rows.map((row) => ({
-      dayStart: Number(row.day_start),
-      dayEnd: Number(row.day_end),
-      movingSeconds: Number(row.moving_seconds),
-      idleSeconds: Number(row.idle_seconds),
-    })),
-    movingSeconds: Number(device.moving),
-    idleSeconds: Number(device.idle),
-    longestSegmentSeconds: Number(device.longest),
-  };
+/**
+ * Every segment of a device, both sources, open ones included, in time order, `chunkSize` rows per
+ * statement: keyset pagination on the primary key `(device_id, started_at)` (D36). `withSource`
+ * reads each one's source (migration 0003 rebuilds figures before the column exists).
+ */
+export async function* _segmentChunks(
+  db: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  chunkSize: number,
+  withSource = false,
+): AsyncGenerator<_StoredSegment[]> {
+  const source = withSource ? sql`source` : sql`null`;
+  let after: number | null = null;
+  for (;;) {
+    const from: RawBuilder<unknown> = after === null ? sql`` : sql`and started_at > to_timestamp(${after}::float8)`;
+    const { rows } = await sql<{ started_at: number; ended_at: number | null; state: SegmentState; source: SegmentSource | null }>`
+      select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state, ${source} as source
+        from engine_segments where device_id = ${deviceId} ${from} order by started_at limit ${chunkSize}`.execute(db);
+    const segments = rows.map((row) => ({
+      startedAt: Number(row.started_at),
+      endedAt: row.ended_at === null ? null : Number(row.ended_at),
+      state: row.state,
+      source: row.source,
+    }));
+    if (segments.length > 0) yield segments;
+    if (segments.length < chunkSize) return;
+    after = segments[segments.length - 1]!.startedAt;
+  }
+}
+
+/**
+ * A device's figures (D27) computed from its segments a chunk at a time (D36): give it the segments
+ * in start order ({@link _segmentChunks}); each {@link add} returns the days no later segment can
+ * reach (they end at or before the last start given: every later segment starts there or after),
+ * {@link finish} the rest. Only the days of the last segments are held, however long the history.
+ */
+export class _DayFigureAccumulator {
+  longestSegmentSeconds = 0;
+  /** Days given out so far. */
+  dayCount = 0;
+  readonly #pending = new Map<number, { dayEnd: number; moving: number; idle: number }>();
+  readonly #totals = { moving: 0, idle: 0 };
+
+  constructor(readonly timeZone: string) {}
+
+  /** Moving seconds of every closed segment added: the lifetime total the meter reads. */
+  get movingSeconds(): number {
+    return this.#totals.moving;
+  }
+
+  /** Idle seconds of every closed segment added. */
+  get idleSeconds(): number {
+    return this.#totals.idle;
+  }
+
+  /** Adds segments (open ones are left out, as in `dailyFigures`) and returns the days now final, ascending. */
+  add(segments: readonly SegmentInput[]): DayFigure[] {
+    const closed = segments.filter((segment) => segment.endedAt !== null);
+    for (const segment of closed) this.longestSegmentSeconds = Math.max(this.longestSegmentSeconds, segment.endedAt! - segment.startedAt);
+    _totals(closed, 1, this.#totals);
+    for (const day of dailyFigures(closed, this.timeZone)) {
+      const held = this.#pending.get(day.dayStart);
+      if (held) {
+        held.moving += day.movingSeconds;
+        held.idle += day.idleSeconds;
+      } else this.#pending.set(day.dayStart, { dayEnd: day.dayEnd, moving: day.movingSeconds, idle: day.idleSeconds });
+    }
+    const lastStart = segments.length > 0 ? segments[segments.length - 1]!.startedAt : -Infinity;
+    return this.#release((dayEnd) => dayEnd <= lastStart);
+  }
+
+  /** The days still held, ascending: call once the last segment was added. */
+  finish(): DayFigure[] {
+    return this.#release(() => true);
+  }
+
+  #release(isFinal: (dayEnd: number) => boolean): DayFigure[] {
+    const days: DayFigure[] = [];
+    for (const [dayStart, day] of this.#pending) {
+      if (!isFinal(day.dayEnd)) continue;
+      days.push({ dayStart, dayEnd: day.dayEnd, movingSeconds: day.moving, idleSeconds: day.idle });
+      this.#pending.delete(dayStart);
+    }
+    this.dayCount += days.length;
+    return days.sort((a, b) => a.dayStart - b.dayStart);
+  }
 }
 
 /** `unnest(…) as change(day_start, day_end, moving, idle)` over figures: four array parameters, whatever the count. */
@@ -140,12 +192,22 @@ export function _totals(segments: readonly SegmentInput[], sign: 1 | -1, into: {
   return into;
 }
 
-/** The device ids an operator command covers: the one named (when it exists), or all, by id. */
-export async function _deviceIds(db: Kysely<FleetHoursDatabase>, deviceId: number | undefined): Promise<number[]> {
-  if (deviceId !== undefined && !_isId(deviceId)) return [];
-  const { rows } =
-    deviceId === undefined
-      ? await sql<{ id: number }>`select id from devices order by id`.execute(db)
-      : await sql<{ id: number }>`select id from devices where id = ${deviceId}`.execute(db);
-  return rows.map((row) => Number(row.id));
+/**
+ * The ids of every device, or of the one named (when it exists), ascending, read `chunkSize` at a
+ * time by keyset on the primary key: an operator command never holds every id at once (D36).
+ */
+export async function* _deviceIdPages(db: Kysely<FleetHoursDatabase>, deviceId: number | undefined, chunkSize: number): AsyncGenerator<number> {
+  if (deviceId !== undefined) {
+    if (!_isId(deviceId)) return;
+    const { rows } = await sql<{ id: number }>`select id from devices where id = ${deviceId}`.execute(db);
+    if (rows[0]) yield Number(rows[0].id);
+    return;
+  }
+  let after = 0;
+  for (;;) {
+    const { rows } = await sql<{ id: number }>`select id from devices where id > ${after} order by id limit ${chunkSize}`.execute(db);
+    for (const row of rows) yield Number(row.id);
+    if (rows.length < chunkSize) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
 }

@@ -14,3 +14,4 @@ export * from './open-store.js';
 export * from './pglite-dialect.js';
 export * from './rebuild-daily-figures.js';
 export * from './verify-daily-figures.js';
+export * from './verify-store.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { _deviceIds, _rebuildDeviceFigures } from './_daily-figures.js';
+import { _deviceIdPages, _READ_CHUNK, _rebuildDeviceFigures } from './_daily-figures.js';
 import { _guard } from './_storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 
@@ -9,6 +9,8 @@ import type { FleetHoursDatabase } from './database-schema.js';
  * Fleet Hours keeps the figures itself on every write; this is for segments written outside it
  * (SQL, another tool), after which reads would otherwise not match the segments. It also raises
  * `devices.longest_segment_seconds` to the longest closed segment, which the window scans rely on.
+ * The segments are read in chunks (D36); {@link verifyStore} with `repair` also brings telemetry
+ * segments back to their points and rebuilds only what differs.
  *
  * @param db A migrated database.
  * @param options `deviceId`: only that device (default every device).
@@ -25,10 +27,10 @@ import type { FleetHoursDatabase } from './database-schema.js';
  */
 export function rebuildDailyFigures(db: Kysely<FleetHoursDatabase>, options: { readonly deviceId?: number } = {}): Promise<{ readonly deviceIds: readonly number[] }> {
   return _guard(async () => {
-    const deviceIds = await _deviceIds(db, options.deviceId);
     const rebuilt: number[] = [];
-    for (const deviceId of deviceIds) {
+    for await (const deviceId of _deviceIdPages(db, options.deviceId, _READ_CHUNK)) {
       const done = await db.transaction().execute(async (trx) => {
+        // The lock in a statement of its own: the reads after it see every write committed before it (D36).
         const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
         return locked.rows.length > 0 && (await _rebuildDeviceFigures(trx, deviceId));
       });

@@ -1,26 +1,16 @@
-import type { BucketSeconds } from '@fleet-hours/core';
-import type { DayFigure } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
-import { _deviceIds, _expectedFigures, _storedFigures } from './_daily-figures.js';
-import { _guard } from './_storage-error.js';
+import type { Kysely } from 'kysely';
+import type { DailyFiguresMismatch } from './_device-check.js';
 import type { FleetHoursDatabase } from './database-schema.js';
+import { verifyStore } from './verify-store.js';
 
-/** Where a device's stored figures (D27) differ from what its segments say. */
-export type DailyFiguresMismatch =
-  /** One local day: `null` on a side that has no row for it. */
-  | { readonly deviceId: number; readonly kind: 'day'; readonly dayStart: number; readonly expected: DayFigure | null; readonly stored: DayFigure | null }
-  /** The lifetime totals of closed segments that the meter reads. */
-  | { readonly deviceId: number; readonly kind: 'totals'; readonly expected: BucketSeconds; readonly stored: BucketSeconds }
-  /** The days were cut in another zone than the device's (`null`: never built, yet there are segments). */
-  | { readonly deviceId: number; readonly kind: 'time_zone'; readonly expected: string; readonly stored: string | null }
-  /** `longest_segment_seconds` is shorter than a closed segment: window scans could miss it. */
-  | { readonly deviceId: number; readonly kind: 'longest_segment'; readonly expected: number; readonly stored: number };
+export type { DailyFiguresMismatch } from './_device-check.js';
 
 /**
  * Checks the per-day figures and lifetime totals (D27) of one device, or of every device, against
- * their segments, each device in a transaction that holds its row (writes to it wait, so a write
- * in flight is never reported). Nothing is changed: fix what it reports with
- * {@link rebuildDailyFigures}.
+ * their segments, each device in a snapshot of its own (writes to it go on; what it reads is
+ * consistent). Nothing is changed: fix what it reports with {@link rebuildDailyFigures}.
+ * {@link verifyStore} checks more (segments against points, `last_reported_at`) and can repair:
+ * this is its figure part, every difference listed.
  *
  * @param db A migrated database.
  * @param options `deviceId`: only that device (default every device).
@@ -36,59 +26,21 @@ export type DailyFiguresMismatch =
  * await db.destroy();
  * ```
  */
-export function verifyDailyFigures(
+export async function verifyDailyFigures(
   db: Kysely<FleetHoursDatabase>,
   options: { readonly deviceId?: number } = {},
 ): Promise<{ readonly deviceIds: readonly number[]; readonly mismatches: readonly DailyFiguresMismatch[] }> {
-  return _guard(async () => {
-    const deviceIds = await _deviceIds(db, options.deviceId);
-    const checked: number[] = [];
-    const mismatches: DailyFiguresMismatch[] = [];
-    for (const deviceId of deviceIds) {
-      const found = await db.transaction().execute(async (trx) => {
-        const held = await sql`select id from devices where id = ${deviceId} for share`.execute(trx);
-        if (held.rows.length === 0) return null;
-        const expected = (await _expectedFigures(trx, deviceId))!;
-        const stored = (await _storedFigures(trx, deviceId))!;
-        return _compare(deviceId, expected, stored);
-      });
-      if (found === null) continue;
-      checked.push(deviceId);
-      mismatches.push(...found);
-    }
-    return { deviceIds: checked, mismatches };
-  });
-}
-
-function _compare(
-  deviceId: number,
-  expected: NonNullable<Awaited<ReturnType<typeof _expectedFigures>>>,
-  stored: NonNullable<Awaited<ReturnType<typeof _storedFigures>>>,
-): DailyFiguresMismatch[] {
+  const deviceIds: number[] = [];
   const mismatches: DailyFiguresMismatch[] = [];
-  const hasFigures = expected.days.length > 0;
-  if (stored.timeZone !== expected.timeZone && (stored.timeZone !== '' || hasFigures)) {
-    mismatches.push({ deviceId, kind: 'time_zone', expected: expected.timeZone, stored: stored.timeZone === '' ? null : stored.timeZone });
-  }
-  const storedDays = new Map(stored.days.map((day) => [day.dayStart, day]));
-  const expectedDays = new Map(expected.days.map((day) => [day.dayStart, day]));
-  for (const dayStart of [...new Set([...expectedDays.keys(), ...storedDays.keys()])].sort((a, b) => a - b)) {
-    const want = expectedDays.get(dayStart) ?? null;
-    const have = storedDays.get(dayStart) ?? null;
-    const same =
-      want !== null && have !== null && want.dayEnd === have.dayEnd && want.movingSeconds === have.movingSeconds && want.idleSeconds === have.idleSeconds;
-    if (!same) mismatches.push({ deviceId, kind: 'day', dayStart, expected: want, stored: have });
-  }
-  if (expected.movingSeconds !== stored.movingSeconds || expected.idleSeconds !== stored.idleSeconds) {
-    mismatches.push({
-      deviceId,
-      kind: 'totals',
-      expected: { movingSeconds: expected.movingSeconds, idleSeconds: expected.idleSeconds },
-      stored: { movingSeconds: stored.movingSeconds, idleSeconds: stored.idleSeconds },
-    });
-  }
-  if (stored.longestSegmentSeconds < expected.longestSegmentSeconds) {
-    mismatches.push({ deviceId, kind: 'longest_segment', expected: expected.longestSegmentSeconds, stored: stored.longestSegmentSeconds });
-  }
-  return mismatches;
+  await verifyStore(db, {
+    ...(options.deviceId === undefined ? {} : { deviceId: options.deviceId }),
+    detailLimit: Infinity,
+    onDevice: (report) => {
+      deviceIds.push(report.deviceId);
+      for (const difference of report.differences) {
+        if (difference.kind !== 'telemetry_segments' && difference.kind !== 'last_reported_at') mismatches.push(difference);
+      }
+    },
+  });
+  return { deviceIds, mismatches };
 }
