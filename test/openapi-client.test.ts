@@ -134,7 +134,7 @@ it('the generated client offers exactly the operations of the document: no metho
   expectTypeOf<paths['/api/v1/devices/{id}/meter']['delete']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/docs']['put']>().toEqualTypeOf<undefined>();
   expect(OPERATIONS.map((operation) => operation.split(' ')[0])).toEqual(expect.arrayContaining(['GET', 'HEAD']));
-  // Only ingestion writes (ingestion-api.md): its POST operations are the only ones besides GET and HEAD.
+  // Only ingestion writes (docs/ingestion.md): its POST operations are the only ones besides GET and HEAD.
   expectTypeOf<paths['/ingest/v1/telemetry']['get']>().toEqualTypeOf<undefined>();
   expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual(['POST /ingest/v1/telemetry', 'POST /ingest/traccar', 'POST /ingest/osmand/{token}']);
 });
@@ -257,7 +257,7 @@ for (const prefix of ['', '/fleet']) {
       expect(docs.response.headers.get('Content-Type')).toBe('text/html; charset=UTF-8');
       expect(docs.data).toContain('<!doctype html>');
 
-      // Telemetry ingestion (ingestion-api.md), with the ingest token: points of the spare device on 12 March.
+      // Telemetry ingestion (docs/ingestion.md), with the ingest token: points of the spare device on 12 March.
       const writer = client(ingestToken);
       const at = (hour: number, minute: number) => utc(2026, 3, 12, hour, minute);
       const native = await writer.POST('/ingest/v1/telemetry', {

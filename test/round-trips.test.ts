@@ -66,7 +66,7 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const ingestToken = generateIngestToken();
       await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(ingestToken), label: null, expiresAt: null, now: T0 });
       const tracker = (await store.createDevice({ accountId: account.id, name: 'Tracker', imei: '350000000000002', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
-      /** The status, body and statements of one Traccar forward (ingestion-api.md §2) of the tracker. */
+      /** The status, body and statements of one Traccar forward (docs/ingestion.md, "Traccar position forwarding") of the tracker. */
       const forward = async (seconds: number, speedKnots: number, authorization = `Bearer ${ingestToken}`) => {
         counter.count = 0;
         const time = new Date(seconds * 1000).toISOString().replace('Z', '+00:00');

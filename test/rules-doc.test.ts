@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,5 +67,26 @@ describe('the repository explains itself', () => {
       expect(relative(root, file).startsWith('..'), `${path} links outside the repository: ${target}`).toBe(false);
       expect(existsSync(file), `${path} links to a missing file: ${target}`).toBe(true);
     }
+  });
+
+  // Every file of ours that names a Markdown file names one that is here: a document the code cites
+  // is one a reader of the repository can open. A bare name is found beside the file that names it,
+  // at the root or in docs/; a path, from the root or from that file.
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => /\.(ts|mts|mjs|js|md|json|yml|yaml|sh)$/.test(path) && !path.startsWith('test/__snapshots__/') && existsSync(join(root, path)));
+
+  it('every Markdown file named in code, tests and docs exists in the repository', () => {
+    expect(tracked.length).toBeGreaterThan(100);
+    const missing: string[] = [];
+    for (const path of tracked) {
+      const text = readFileSync(join(root, path), 'utf8');
+      for (const match of text.matchAll(/(?<![\w./-])((?:\.{1,2}\/|[\w-]+\/)*[\w-]+\.md)\b/g)) {
+        const named = match[1]!;
+        const candidates = named.includes('/') ? [resolve(root, dirname(path), named), resolve(root, named)] : [join(root, dirname(path), named), join(root, named), join(root, 'docs', named)];
+        if (!candidates.some((candidate) => !relative(root, candidate).startsWith('..') && existsSync(candidate))) missing.push(`${path}: ${named}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });

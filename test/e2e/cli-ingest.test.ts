@@ -1,5 +1,5 @@
 /**
- * Live telemetry end to end, with the built CLI as real processes (ingestion-api.md, D20–D25):
+ * Live telemetry end to end, with the built CLI as real processes (docs/ingestion.md, D20–D25):
  * ingest tokens created, listed and revoked by the operator; a file imported with
  * `import telemetry` gives the same meter as the same points sent over HTTP; an IMEI that already
  * names an active device is refused by `devices create`.

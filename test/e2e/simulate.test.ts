@@ -1,7 +1,7 @@
 /**
  * `fleet-hours simulate` end to end: the built CLI sets up an account, devices and an ingest token
  * on embedded PGlite, `serve` runs, and `simulate` drives vehicles through each ingestion protocol
- * (`ingestion-api.md`); each device's `/meter` then holds exactly the engine time of what the
+ * (`docs/ingestion.md`); each device's `/meter` then holds exactly the engine time of what the
  * simulator says the server confirmed (D20–D22).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -27,7 +27,7 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, message: 'Internal error: it has been logged' },
   // P22 (docs/decisions.md): two Authorization headers, or two credentials in one.
   multiple_credentials: { status: 401, message: 'Authorization is given more than once: send one header "Authorization: Bearer …"' },
-  // The ingestion API (ingestion-api.md, D24).
+  // The ingestion API (docs/ingestion.md, D24).
   missing_ingest_token: { status: 401, message: 'Ingest token missing: send the header "Authorization: Bearer <INGEST_TOKEN>"' },
   unknown_ingest_token: { status: 401, message: 'Ingest token unknown' },
   revoked_ingest_token: { status: 401, message: 'Ingest token revoked' },

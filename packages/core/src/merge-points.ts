@@ -38,7 +38,7 @@ export interface PointMerge {
   readonly inserted: number;
   /** Per batch point, in batch order: what it did, judged against the points stored before the batch. */
   readonly outcomes: readonly PointOutcome[];
-  /** Batch points that were `new` or `changed` a stored point (`accepted` of `ingestion-api.md`). */
+  /** Batch points that were `new` or `changed` a stored point (`accepted` of `docs/ingestion.md`). */
   readonly accepted: number;
   /** Batch points that changed nothing: equal to the stored point of their second, or below it in both fields. */
   readonly duplicates: number;

@@ -19,7 +19,7 @@ export interface RateLimits {
   readonly fleetDaily: number;
   /** The fleet endpoint `GET /api/v1/meter`, per API key (D33). */
   readonly fleetMeter: number;
-  /** Telemetry ingestion, per ingest token over all ingestion endpoints (ingestion-api.md); for its routes once they are served. */
+  /** Telemetry ingestion, per ingest token over all ingestion endpoints (docs/ingestion.md); for its routes once they are served. */
   readonly ingest: number;
   /** Requests without a valid credential (every 401), counted per client address (D14). */
   readonly unauthenticated: number;

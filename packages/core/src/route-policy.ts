@@ -60,7 +60,7 @@ export const ROUTE_POLICIES = {
   /** The reference page: open, not counted (P14). */
   docs: { template: '/docs', credential: null, limit: null },
   /**
-   * Telemetry ingestion (`ingestion-api.md`, D24): an ingest token, one budget per token over the
+   * Telemetry ingestion (`docs/ingestion.md`, D24): an ingest token, one budget per token over the
    * three protocols (6,000 per minute by default). Not gated by plan.
    */
   ingestTelemetry: { template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },

@@ -36,7 +36,7 @@ export interface ParseTelemetryPointOptions {
 }
 
 /**
- * A telemetry point that cannot be stored (D26, `ingestion-api.md`). `field` names the field at
+ * A telemetry point that cannot be stored (D26, `docs/ingestion.md`). `field` names the field at
  * fault and the message starts with it, so the HTTP layer can answer 400 `invalid_body` with
  * `line 17: ${error.message}`.
  */

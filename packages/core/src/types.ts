@@ -206,7 +206,7 @@ export type DeviceTelemetryPoint = {
   readonly speedKmh: number;
 } & ({ readonly deviceId: number; readonly imei?: undefined } | { readonly imei: string; readonly deviceId?: undefined });
 
-/** What a telemetry write did (`ingestion-api.md`). */
+/** What a telemetry write did (`docs/ingestion.md`). */
 export interface TelemetryWriteResult {
   /** Points that were new or changed a stored point (D21). */
   readonly accepted: number;

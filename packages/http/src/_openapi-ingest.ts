@@ -3,7 +3,7 @@ import { DEFAULT_INGEST_LIMITS } from './ingest-limits.js';
 import { INGEST_ROUTES } from './ingest-routes.js';
 
 /**
- * The ingestion part of the OpenAPI document (`ingestion-api.md`): its three paths, their schemas
+ * The ingestion part of the OpenAPI document (`docs/ingestion.md`): its three paths, their schemas
  * and its security schemes, built here so that the document's read-API part stays as it is. The
  * refusals are the `components.responses` of the document (their names are passed in).
  */
@@ -18,7 +18,7 @@ const RATE_LIMIT_HEADERS: Json = {
   'X-Request-Id': ref('headers', 'X-Request-Id'),
 };
 
-/** The refusals every ingestion operation can give (D24, D16, D18, D28, `ingestion-api.md`). */
+/** The refusals every ingestion operation can give (D24, D16, D18, D28, `docs/ingestion.md`). */
 const INGEST_REFUSALS: Json = {
   '400': ref('responses', 'InvalidBody'),
   '401': ref('responses', 'IngestUnauthorized'),

@@ -71,7 +71,7 @@ export interface FleetHoursAppOptions {
    */
   readonly maxInFlight?: number;
   /**
-   * Telemetry ingestion under `/ingest` (`ingestion-api.md`): `POST /ingest/v1/telemetry`,
+   * Telemetry ingestion under `/ingest` (`docs/ingestion.md`): `POST /ingest/v1/telemetry`,
    * `POST /ingest/traccar` and `GET`/`POST /ingest/osmand/{token}`, with an ingest token (D24),
    * counted per token against `rateLimits.ingest`. The limits of one request: unset fields keep
    * {@link DEFAULT_INGEST_LIMITS} (10,000 points, 5 MiB, 30 s for the body to arrive). `false`
@@ -210,7 +210,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     return _methodNotAllowed(c);
   });
 
-  // Telemetry ingestion (ingestion-api.md): an ingest token on each route (D24), one budget per
+  // Telemetry ingestion (docs/ingestion.md): an ingest token on each route (D24), one budget per
   // token; OsmAnd's token is its path's last segment, read by the access middleware as its policy
   // says and never logged (the log names the route template).
   if (ingestLimits) {

@@ -1,5 +1,5 @@
 /**
- * The bounds of one ingestion request (`ingestion-api.md`): beyond `maxPoints` or `maxBodyBytes`
+ * The bounds of one ingestion request (`docs/ingestion.md`): beyond `maxPoints` or `maxBodyBytes`
  * a request is refused with 413 `payload_too_large`, and a body that takes longer than
  * `bodyTimeoutMs` to arrive with 408 `request_timeout`.
  */
@@ -12,7 +12,7 @@ export interface IngestLimits {
   readonly bodyTimeoutMs: number;
 }
 
-/** The limits of `ingestion-api.md`: 10,000 points and 5 MiB per request; 30 s for a body to arrive. */
+/** The limits of `docs/ingestion.md`: 10,000 points and 5 MiB per request; 30 s for a body to arrive. */
 export const DEFAULT_INGEST_LIMITS: IngestLimits = Object.freeze({ maxPoints: 10_000, maxBodyBytes: 5 * 1024 * 1024, bodyTimeoutMs: 30_000 });
 
 /**

@@ -1,11 +1,11 @@
 import { ROUTE_POLICIES } from '@fleet-hours/core/adapter';
 import type { ApiRoute } from './api-routes.js';
 
-/** The base path of telemetry ingestion (`ingestion-api.md`), outside `/api/v1`. */
+/** The base path of telemetry ingestion (`docs/ingestion.md`), outside `/api/v1`. */
 export const INGEST_BASE = '/ingest';
 
 /**
- * The ingestion routes (`ingestion-api.md`), each with its policy from core's `ROUTE_POLICIES`:
+ * The ingestion routes (`docs/ingestion.md`), each with its policy from core's `ROUTE_POLICIES`:
  * an ingest token (D24), one budget per token. OsmAnd's token is the last path segment, any text
  * but a slash, so that every token reaches the route and an unknown one is its 401.
  */

@@ -41,7 +41,7 @@ const DATA_PATHS = [
   '/api/v1/hours/daily',
   '/api/v1/meter',
 ];
-/** The ingestion paths (ingestion-api.md) and the operations each serves. */
+/** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
   '/ingest/v1/telemetry': ['post'],
   '/ingest/traccar': ['post'],
@@ -175,7 +175,7 @@ describe('openApiDocument', () => {
         .filter((field) => METHODS.some((method) => method === field))
         .map((method) => `${method} ${path}`),
     );
-    // Ingestion is the one place that takes POST (ingestion-api.md).
+    // Ingestion is the one place that takes POST (docs/ingestion.md).
     const ingestion = Object.entries(INGEST_PATHS).flatMap(([path, methods]) => methods.map((method) => `${method} ${path}`));
     expect(operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head ') && !ingestion.includes(operation))).toEqual([]);
     for (const item of Object.values(openApiDocument.paths)) expect(item['x-method-not-allowed']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
@@ -329,7 +329,7 @@ describe('openApiDocument', () => {
       await expectDocumented(counted, '/api/v1/devices', 'post');
     });
 
-    it('the ingestion operations: every documented status is produced and matches its schema (ingestion-api.md)', async () => {
+    it('the ingestion operations: every documented status is produced and matches its schema (docs/ingestion.md)', async () => {
       const { createIngestFixture } = await import('./routes/_ingest-fixture.js');
       const { createFleetHoursApp } = await import('./create-fleet-hours-app.js');
       const ingest = await createIngestFixture({ rateLimits: { ingest: 10_000, unauthenticated: 10_000 } });

@@ -142,7 +142,7 @@ const ERROR_RESPONSES = {
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
   },
   InternalError: { description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.', codes: ['internal_error'] },
-  // Refusals of telemetry ingestion only (ingestion-api.md): their codes are `IngestError`'s, not the read API's.
+  // Refusals of telemetry ingestion only (docs/ingestion.md): their codes are `IngestError`'s, not the read API's.
   IngestUnauthorized: {
     description:
       'The ingest token is missing, unknown, revoked or expired; the code says which (D24). An API key is `unknown_ingest_token`, with a message asking for an ingest token; more than one credential is `multiple_credentials` (P22). Counted against the budget of the client address (D14).',
@@ -187,7 +187,7 @@ const DOCUMENTED_CODES: readonly ErrorCode[] = ERROR_CODES.filter((code) =>
 );
 
 /**
- * The codes ingestion answers (`ingestion-api.md`): its own responses' and the shared refusals of
+ * The codes ingestion answers (`docs/ingestion.md`): its own responses' and the shared refusals of
  * every counted route (429, 500, 503), and those of a method or path it does not serve.
  */
 const INGEST_CODES: readonly ErrorCode[] = ERROR_CODES.filter(
@@ -490,7 +490,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           },
         },
       }),
-      // Telemetry ingestion (ingestion-api.md): POST operations with an ingest token, outside /api/v1.
+      // Telemetry ingestion (docs/ingestion.md): POST operations with an ingest token, outside /api/v1.
       ..._ingestPaths(limits),
       [DOCS_PATH]: referencePath({
         operationId: 'getDocsPage',

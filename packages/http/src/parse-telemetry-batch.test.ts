@@ -12,7 +12,7 @@ const point = fc.record({
 });
 
 describe('parseTelemetryBatch()', () => {
-  it('reads the same points from NDJSON and from a JSON array, in body order (ingestion-api.md)', () => {
+  it('reads the same points from NDJSON and from a JSON array, in body order (docs/ingestion.md)', () => {
     fc.assert(
       fc.property(fc.array(point, { maxLength: 30 }), (points) => {
         const objects = points.map(({ device, ...fields }) => ({ ...device, ...fields }));

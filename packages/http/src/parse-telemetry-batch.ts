@@ -33,7 +33,7 @@ export function telemetryBatchFormat(contentType: string | null | undefined): Te
 }
 
 /**
- * Reads a native telemetry batch (`ingestion-api.md` §1): one JSON object per line (NDJSON, blank
+ * Reads a native telemetry batch (`docs/ingestion.md`, "Native batches"): one JSON object per line (NDJSON, blank
  * lines ignored) or a JSON array of them. Each point names its device by `device_id` (a positive
  * integer) or `imei` (a non-empty string), not both; `time`, `ignition` and `speed_kmh` are checked
  * by core's `parseTelemetryPoint` (D26: not more than 300 s ahead of `now`). Unknown fields are

@@ -11,7 +11,7 @@ export interface BodyLimits {
 
 /**
  * Reads a request body as text without ever holding more than `maxBytes` of it, within a deadline
- * (ingestion, `ingestion-api.md`): a `Content-Length` over the limit is refused before a byte is
+ * (ingestion, `docs/ingestion.md`): a `Content-Length` over the limit is refused before a byte is
  * read, a body that grows past it while streaming is refused the moment it does, and a client that
  * stops sending mid-body is answered 408 once `timeoutMs` has passed instead of holding the request
  * forever. Either way the rest of the body is left unread and the answer asks to close the

@@ -1,5 +1,5 @@
 /**
- * "Adapters take user-built clients" (STYLE.md): an application that already runs Kysely on
+ * Adapters take user-built clients: an application that already runs Kysely on
  * PostgreSQL through the community `kysely-postgres-js` dialect hands that instance to
  * createKyselyStore() and gets a store that passes the whole storage and rate-limit contract.
  *

@@ -10,12 +10,12 @@ import { _accountId } from './_account-id.js';
 import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
 
-/** An epoch `timestamp` at or above this is milliseconds (`ingestion-api.md` §3): 10¹⁰ s is the year 2286. */
+/** An epoch `timestamp` at or above this is milliseconds (`docs/ingestion.md`, "OsmAnd"): 10¹⁰ s is the year 2286. */
 const _MILLISECONDS_FROM = 1e10;
 
 /**
  * `GET` or `POST /ingest/osmand/{token}`: one position of the OsmAnd protocol (Traccar Client and
- * simple HTTP trackers, `ingestion-api.md` §3), as query parameters or, on POST, a form body (both
+ * simple HTTP trackers, `docs/ingestion.md`, "OsmAnd"), as query parameters or, on POST, a form body (both
  * are read; the first value of a repeated parameter counts). `id` or `deviceid` is the device's
  * `imei` (D25); `timestamp` is epoch seconds, epoch milliseconds (≥ 10¹⁰) or ISO 8601, the
  * server's now when absent; `speed` is in knots; `ignition` is `true` or `false`, and a position

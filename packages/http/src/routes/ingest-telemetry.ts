@@ -8,7 +8,7 @@ import { _accountId } from './_account-id.js';
 import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest } from './_ingest-write.js';
 
 /**
- * `POST /ingest/v1/telemetry`: a native batch (`ingestion-api.md` §1), NDJSON or a JSON array,
+ * `POST /ingest/v1/telemetry`: a native batch (`docs/ingestion.md`, "Native batches"), NDJSON or a JSON array,
  * stored atomically (D20–D26): every point or none. The body is read within the byte limit and
  * deadline, every point is checked before the store is asked anything, and a 2xx is sent only
  * once the store has committed.

@@ -13,7 +13,7 @@ import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type Igno
 export const KMH_PER_KNOT = 1.852;
 
 /**
- * `POST /ingest/traccar`: one position of Traccar's JSON position forwarding (`ingestion-api.md`
+ * `POST /ingest/traccar`: one position of Traccar's JSON position forwarding (`docs/ingestion.md`
  * §2), `{ position, device }`. The device is the account's active device whose `imei` is
  * `device.uniqueId` (D25); the time is `position.deviceTime`, else `position.fixTime` (Traccar
  * keeps the last fix time on reports without a fix, also on `outdated` ones); the speed is

@@ -128,7 +128,7 @@ export const SERVER_SETTINGS = {
     shownDefault: String(DEFAULT_MAX_IN_FLIGHT),
     read: _positive,
   }),
-  // Telemetry ingestion (ingestion-api.md): the limits of one request, `createFleetHoursApp({ ingest })`.
+  // Telemetry ingestion (docs/ingestion.md): the limits of one request, `createFleetHoursApp({ ingest })`.
   ingestMaxPoints: _setting({
     flag: 'ingest-max-points',
     placeholder: 'N',

@@ -77,7 +77,7 @@ export interface TelemetryImportReport {
   readonly points_per_second: number;
 }
 
-/** Points per `writeTelemetry` call (and transaction) of `import telemetry`: a native batch's most (ingestion-api.md). */
+/** Points per `writeTelemetry` call (and transaction) of `import telemetry`: a native batch's most (docs/ingestion.md). */
 export const TELEMETRY_BATCH_POINTS = 10_000;
 
 /**

@@ -82,7 +82,7 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
 
 /**
  * The lines the demo prints about its live vehicles: a meter to read twice, a ready `curl` that
- * sends a point to the native endpoint, and an OsmAnd URL (`ingestion-api.md`).
+ * sends a point to the native endpoint, and an OsmAnd URL (`docs/ingestion.md`).
  *
  * @param input The server URL, the API key, the live seed and *now* (the time of the sample point).
  * @returns The examples in the order printed.

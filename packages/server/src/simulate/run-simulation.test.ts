@@ -29,7 +29,7 @@ interface StubOptions {
 }
 
 /**
- * A stand-in for the ingestion endpoints of `ingestion-api.md`: it checks every request against
+ * A stand-in for the ingestion endpoints of `docs/ingestion.md`: it checks every request against
  * the contract (the problems it finds fail the test), keeps one point per device and second
  * (D21) and answers as the contract says.
  */

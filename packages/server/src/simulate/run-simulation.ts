@@ -6,7 +6,7 @@ import { planDeliveries, type Delivery } from './plan-deliveries.js';
 import { nativeTelemetryLine, osmandParameters, storedPointOf, traccarForwardBody, type SimulatedDevice } from './telemetry-payloads.js';
 import { simulateVehicle, type VehicleReport } from './vehicle-model.js';
 
-/** The three ways telemetry comes in (`ingestion-api.md`). */
+/** The three ways telemetry comes in (`docs/ingestion.md`). */
 export const INGEST_PROTOCOLS = ['native', 'traccar', 'osmand'] as const;
 
 /** One of {@link INGEST_PROTOCOLS}. */

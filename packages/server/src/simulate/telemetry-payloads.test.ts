@@ -20,7 +20,7 @@ const REPORT: VehicleReport = {
 };
 const TRUCK = { name: 'Truck 14', imei: '356307042441013', deviceId: null };
 
-describe('telemetry payloads (ingestion-api.md)', () => {
+describe('telemetry payloads (docs/ingestion.md)', () => {
   it('nativeTelemetryLine() writes { imei | device_id, time, ignition, speed_kmh }, the time as ISO 8601 UTC', () => {
     expect(JSON.parse(nativeTelemetryLine(REPORT, TRUCK))).toEqual({ imei: '356307042441013', time: '2026-11-23T15:15:42Z', ignition: true, speed_kmh: 42.6 });
     expect(JSON.parse(nativeTelemetryLine(REPORT, { ...TRUCK, deviceId: 4 }))).toEqual({ device_id: 4, time: '2026-11-23T15:15:42Z', ignition: true, speed_kmh: 42.6 });

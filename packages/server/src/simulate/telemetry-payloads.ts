@@ -11,7 +11,7 @@ export interface SimulatedDevice {
   readonly deviceId: number | null;
 }
 
-/** km/h per knot: Traccar and OsmAnd send speeds in knots (`ingestion-api.md`). */
+/** km/h per knot: Traccar and OsmAnd send speeds in knots (`docs/ingestion.md`). */
 export const KMH_PER_KNOT = 1.852;
 
 /**
