@@ -89,4 +89,19 @@ describe('the repository explains itself', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  // A comment says why the code is as it is; figures and their history live in docs/decisions.md
+  // and the benchmarks' README, where they can be measured again.
+  it('comments in the packages give reasons, not measurements or their history', () => {
+    const narrating = /\bmeasured\b|\bfell from\b|\bbefore P\d+\b|\b(?:instead of|against) [\d.,–]+ ?(?:ms|s|points\/s)\b/i;
+    const found: string[] = [];
+    for (const path of tracked.filter((file) => /^packages\/[^/]+\/src\/.*\.ts$/.test(file) && !file.endsWith('.test.ts'))) {
+      readFileSync(join(root, path), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (/^\s*(?:\/\/|\*|\/\*)/.test(line) && narrating.test(line)) found.push(`${path}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
 });

@@ -100,8 +100,7 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
   // and accounts, at the same `now`) go together in the next statement, one request row each
   // (`_devicesWithSums`), instead of a round trip each.
   // A call that finds room runs alone, as the one-device statement (`_deviceWithSums`): with its
-  // window as parameters it is cheaper than a request row (a 365-day `/hours/daily` on a 5-year
-  // device, `bench/scale.bench.ts`: 1.6–1.9 ms median against 2.4 ms as a group of one).
+  // window as parameters it is cheaper than a request row (P36).
   const sumsTogether = _coalescedByKey(
     (request: _SumsRequest) => String(request.now),
     async (requests) => (requests.length === 1 ? [await _deviceWithSums(db, requests[0]!)] : _devicesWithSums(db, requests)),

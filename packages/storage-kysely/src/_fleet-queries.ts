@@ -7,8 +7,8 @@ import { _summarizeOf, _sumByBucketOf, type BucketRow, type SummaryRow } from '.
  * that SQL — runs for each row through `cross join lateral`, reading the device and window from the
  * row's columns. PostgreSQL plans the statement once, whatever the number of devices, and runs the
  * per-device query's bounded index scans for each row. (A `union all` of one copy of the query per
- * device, the obvious composition, costs the planner superlinear time: seconds for 100 devices, 20 s
- * for 500, before any row is read.)
+ * device, the obvious composition, costs the planner time that grows faster than the number of
+ * devices, before any row is read.)
  */
 
 /** A row of {@link _sumByBucketMany}: a row of `_sumByBucket` and the index of its request. */

@@ -30,8 +30,7 @@ export function _seconds(value: number | string | null): number | null {
  * array's length, and `account_id = $n` by the column's statistics, and finds them cheaper than in
  * the generic plan, so with the default `plan_cache_mode` it plans such a statement again at every
  * execution. Read through a subquery, a value has the same estimate in both plans, and after five
- * executions on a connection the statement keeps its generic plan (P38: planning was half of a
- * telemetry write's database time).
+ * executions on a connection the statement keeps its generic plan (P38).
  *
  * @param value The value.
  * @param type Its SQL type, e.g. `integer[]`.

@@ -202,8 +202,8 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  * - its stored points from the last one before `earliest` through the first one after `latest`
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
  *   index probes), in time order as one JSON array: one value for the driver to parse instead of
- *   a row of a dozen columns per point (a late batch among 10,000 stored points spent about 30 ms
- *   of its 150 on those rows on PostgreSQL, and on PGlite its 655 ms fell to 265 ms);
+ *   a row of a dozen columns per point, which costs a late batch among many stored points more
+ *   than its own planning (P37);
  * - its segments of both sources that can touch the span the plan will find (what
  *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
  *   after the first of those points and ends at or before the last, or, when no point follows the

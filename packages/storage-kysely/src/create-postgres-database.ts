@@ -88,15 +88,12 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
       connection: {
         application_name: options.applicationName ?? 'fleet-hours',
         // D27: every query reads a bounded number of rows, but over years of history the planner's
-        // estimates can pass jit_above_cost, and compiling a plan then costs 10–20 ms for a query
-        // that runs in 1 ms (measured: a 5-year /hours/daily 21 ms with JIT, 1.5 ms without).
+        // estimates can pass jit_above_cost, and compiling a plan then costs far more than running
+        // the query (P39).
         jit: 'off',
-        // P39: with the default random_page_cost of 4, PostgreSQL reads a fleet of up to about 300
-        // devices whole rather than probing the keys a statement names (a day's figures and the
-        // meter took 2.15 and 0.77 ms instead of 1.29 and 0.64; when every point still checked its
-        // device's key, before P40, a native batch took twice as long). 1.1 is PostgreSQL's
-        // suggestion for data in memory or on SSD, where a random read costs about what a
-        // sequential one does, as for the keys and recent pages every request of Fleet Hours reads.
+        // P39: with the default random_page_cost of 4, PostgreSQL reads a small fleet's table whole
+        // rather than probing the keys a statement names. 1.1 is PostgreSQL's suggestion for data
+        // in memory or on SSD, as the keys and recent pages every request reads are.
         random_page_cost: '1.1',
         // D28: the server cancels a statement past the deadline (57014, mapped to unavailable).
         ...(deadline.configuredMs > 0 ? { statement_timeout: deadline.configuredMs } : {}),
