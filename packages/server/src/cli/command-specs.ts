@@ -302,8 +302,27 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'gunzip -c tractor.ndjson.gz | fleet-hours import telemetry --device 4 --format ndjson -'],
   }),
   spec({
+    name: 'verify',
+    summary: 'Check every derived datum against its source; --repair rebuilds what differs (D36)',
+    details:
+      'Checks, for every device (or --device ID): telemetry segments against what the stored points give (D2, D21, D22), ' +
+      "per-day figures against the closed segments in the device's zone, lifetime totals and the longest segment against the same " +
+      'segments (D27), and last_reported_at against the newest stored point or imported segment instant (D26). Imported segments ' +
+      'have no source to check. Exit 0 when all agree; exit 1 with a report naming each device, what differs and by how many ' +
+      'seconds (--json: one document). It reads in bounded chunks, one device at a time, so memory stays flat whatever the size of ' +
+      'the database, and each device in one snapshot without locks, so servers keep running. --repair rebuilds what differs from ' +
+      'its source, each device in its own transaction under its row lock (writes of that device wait meanwhile, servers keep ' +
+      'running), reports what it repaired, verifies again and exits 0 when that is clean. Replaces figures verify and figures ' +
+      'rebuild, which remain for the figures alone.',
+    options: {
+      device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' },
+      repair: { type: 'boolean', description: 'Rebuild what differs from its source, then verify again.' },
+    },
+    examples: ['fleet-hours verify', 'fleet-hours verify --device 4 --json', 'fleet-hours verify --repair'],
+  }),
+  spec({
     name: 'figures rebuild',
-    summary: 'Rebuild the daily figures of a device or all from their segments (D27)',
+    summary: 'Rebuild the daily figures of a device or all from their segments (D27; verify --repair does more)',
     details:
       'Fleet Hours keeps per-day figures and lifetime totals of every device in the transaction of each write, so that reads cost ' +
       'the days of a window and the meter a constant. After writing engine_segments outside Fleet Hours (SQL, another tool), ' +
@@ -313,7 +332,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'figures verify',
-    summary: 'Check the daily figures of a device or all against their segments (D27)',
+    summary: 'Check the daily figures of a device or all against their segments (D27; verify checks more)',
     details: 'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
     options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
     examples: ['fleet-hours figures verify', 'fleet-hours figures verify --device 4 --json'],

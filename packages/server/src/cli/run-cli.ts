@@ -9,6 +9,7 @@ import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands
 import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from '../commands/ingest-tokens.js';
 import { serveCommand } from '../commands/serve.js';
 import { simulateCommand } from '../commands/simulate.js';
+import { verifyCommand } from '../commands/verify.js';
 import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
 import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from '../database/open-database.js';
 import { ImportFileError } from '../import/read-import-file.js';
@@ -38,6 +39,7 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'devices update': updateDeviceCommand,
   'import segments': importSegmentsCommand,
   'import telemetry': importTelemetryCommand,
+  verify: verifyCommand,
   'figures rebuild': rebuildFiguresCommand,
   'figures verify': verifyFiguresCommand,
 };

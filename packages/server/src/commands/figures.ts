@@ -45,15 +45,16 @@ export async function verifyFiguresCommand(context: CommandContext): Promise<Com
   return { json, text, exitCode: 1 };
 }
 
-function readDevice(context: CommandContext): number | undefined {
+/** `--device ID`, checked (exit 2 for a malformed id); `undefined` when not given. */
+export function readDevice(context: CommandContext): number | undefined {
   const text = optionalOption(context, 'device');
   return text === undefined ? undefined : readId(text, '--device');
 }
 
-/** The Kysely database behind the store: the figures live only in the database stores. */
-async function figuresDatabase(context: CommandContext): Promise<KyselyFleetHoursStore['db']> {
+/** The Kysely database behind the store: the figures (and `verify`, D36) live only in the database stores. */
+export async function figuresDatabase(context: CommandContext, what = 'Daily figures are kept'): Promise<KyselyFleetHoursStore['db']> {
   const store: FleetHoursStore & Partial<Pick<KyselyFleetHoursStore, 'db'>> = await context.store();
-  if (store.db === undefined) throw new CommandError('Daily figures are kept by the database stores only; this store has none');
+  if (store.db === undefined) throw new CommandError(`${what} by the database stores only; this store has none`);
   return store.db;
 }
 
