@@ -1,4 +1,4 @@
-import type { SegmentInput, SegmentSource, TelemetryPoint } from '@fleet-hours/core';
+import type { SegmentInput, SegmentSource, SegmentState, TelemetryPoint } from '@fleet-hours/core';
 import { dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { _rebuildDeviceFigures, _totals, type _FigureDevice } from './_daily-figures.js';
@@ -78,20 +78,20 @@ async function _write(
   writes: readonly _DeviceWrite[],
   versions: ReadonlyMap<number, string> | undefined,
 ): Promise<'written' | 'changed' | 'unfit'> {
-  const points = { inserted: new _Rows(4), updated: new _Rows(4) };
-  const removed = new _Rows(2);
-  const added = new _Rows(5);
-  const figures = new _Rows(5);
-  const records = new _Rows(6);
+  const points = { inserted: new _Rows<_PointRow>(POINT_COLUMNS), updated: new _Rows<_PointRow>(POINT_COLUMNS) };
+  const removed = new _Rows<_RemovedRow>(['deviceId', 'startedAt']);
+  const added = new _Rows<_AddedRow>(['deviceId', 'startedAt', 'endedAt', 'state', 'source']);
+  const figures = new _Rows<_FigureRow>(['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle']);
+  const records = new _Rows<_RecordRow>(['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest']);
   const rebuilt: number[] = [];
   for (const write of writes) {
     const { deviceId, device } = write;
-    for (const point of write.insertedPoints ?? []) points.inserted.push(deviceId, point.time, point.ignition ? 't' : 'f', point.speedKmh);
-    for (const point of write.updatedPoints ?? []) points.updated.push(deviceId, point.time, point.ignition ? 't' : 'f', point.speedKmh);
-    for (const segment of write.removed) removed.push(deviceId, segment.startedAt);
+    for (const point of write.insertedPoints ?? []) points.inserted.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
+    for (const point of write.updatedPoints ?? []) points.updated.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
+    for (const segment of write.removed) removed.push({ deviceId, startedAt: segment.startedAt });
     let longest = 0;
     for (const segment of write.added) {
-      added.push(deviceId, segment.startedAt, segment.endedAt, segment.state, write.source);
+      added.push({ deviceId, startedAt: segment.startedAt, endedAt: segment.endedAt, state: segment.state, source: write.source });
       if (segment.endedAt !== null) longest = Math.max(longest, segment.endedAt - segment.startedAt);
     }
     // Open segments change no figure.
@@ -103,10 +103,10 @@ async function _write(
     if (rebuild) rebuilt.push(deviceId);
     else if (changesFigures) {
       const changed: DayFigure[] = dailyFigureChanges({ removed: closedRemoved, added: closedAdded }, device.time_zone);
-      for (const day of changed) figures.push(deviceId, day.dayStart, day.dayEnd, day.movingSeconds, day.idleSeconds);
+      for (const day of changed) figures.push({ deviceId, dayStart: day.dayStart, dayEnd: day.dayEnd, moving: day.movingSeconds, idle: day.idleSeconds });
       totals = _totals(closedAdded, 1, _totals(closedRemoved, -1, totals));
     }
-    records.push(deviceId, totals.moving, totals.idle, changesFigures && !rebuild ? 't' : 'f', write.lastReportedAt, longest);
+    records.push({ deviceId, moving: totals.moving, idle: totals.idle, figures: changesFigures && !rebuild ? 't' : 'f', lastReportedAt: write.lastReportedAt, longest });
   }
 
   if (versions) {
@@ -115,7 +115,7 @@ async function _write(
     }
     const checked = [...versions];
     const { rows } = await _writeStatement({
-      versions: [checked.map(([deviceId]) => deviceId), checked.map(([, version]) => version)],
+      versions: { deviceId: checked.map(([deviceId]) => deviceId), version: checked.map(([, version]) => version) },
       insertedPoints: points.inserted.take(POINT_CHUNK),
       updatedPoints: points.updated.take(POINT_CHUNK),
       removed: removed.take(SEGMENT_CHUNK),
@@ -143,77 +143,128 @@ async function _write(
   return 'written';
 }
 
-/** Rows as one array per column, taken from the front a chunk at a time. */
-class _Rows {
-  readonly #columns: unknown[][];
+/** Rows as one array per named column, taken from the front a chunk at a time. */
+class _Rows<Row extends object> {
+  readonly #names: readonly (keyof Row)[];
+  readonly #columns: _Columns<Row>;
   #taken = 0;
 
-  constructor(columns: number) {
-    this.#columns = Array.from({ length: columns }, () => []);
+  constructor(names: readonly (keyof Row)[]) {
+    this.#names = names;
+    this.#columns = _noRows(names);
   }
 
   get length(): number {
-    return this.#columns[0]!.length - this.#taken;
+    return this.#columns[this.#names[0]!].length - this.#taken;
   }
 
-  push(...values: unknown[]): void {
-    values.forEach((value, index) => this.#columns[index]!.push(value));
+  push(row: Row): void {
+    for (const name of this.#names) this.#columns[name].push(row[name]);
   }
 
-  /** The next `count` rows (or fewer), as column arrays. */
-  take(count: number): unknown[][] {
+  /** The next `count` rows (or fewer), as columns. */
+  take(count: number): _Columns<Row> {
+    const total = this.#columns[this.#names[0]!].length;
     const from = this.#taken;
-    this.#taken = Math.min(this.#columns[0]!.length, from + count);
-    return from === 0 && this.#taken === this.#columns[0]!.length ? this.#columns : this.#columns.map((column) => column.slice(from, this.#taken));
+    this.#taken = Math.min(total, from + count);
+    if (from === 0 && this.#taken === total) return this.#columns;
+    const taken = _noRows(this.#names);
+    for (const name of this.#names) taken[name] = this.#columns[name].slice(from, this.#taken);
+    return taken;
   }
 }
 
-/** Column arrays of each kind; a kind not given writes nothing. */
+/** Rows of one kind as one array per column, by name: the statement reads each by its name. */
+type _Columns<Row> = { [Name in keyof Row]: Row[Name][] };
+
+function _noRows<Row extends object>(names: readonly (keyof Row)[]): _Columns<Row> {
+  return Object.fromEntries(names.map((name) => [name, []])) as unknown as _Columns<Row>;
+}
+
+/** Booleans go as text: postgres.js would send a JS boolean array as a scalar `boolean` parameter, and PGlite serializes a `boolean[]` parameter from booleans only. */
+type _Flag = 't' | 'f';
+interface _PointRow {
+  readonly deviceId: number;
+  readonly time: number;
+  readonly ignition: _Flag;
+  readonly speedKmh: number;
+}
+const POINT_COLUMNS: readonly (keyof _PointRow)[] = ['deviceId', 'time', 'ignition', 'speedKmh'];
+interface _RemovedRow {
+  readonly deviceId: number;
+  readonly startedAt: number;
+}
+interface _AddedRow {
+  readonly deviceId: number;
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly state: SegmentState;
+  readonly source: SegmentSource;
+}
+interface _FigureRow {
+  readonly deviceId: number;
+  readonly dayStart: number;
+  readonly dayEnd: number;
+  readonly moving: number;
+  readonly idle: number;
+}
+/** A device's record: what its row gains (totals of closed segments), whether its figures were kept in its zone, its `last_reported_at`, its longest new segment. */
+interface _RecordRow {
+  readonly deviceId: number;
+  readonly moving: number;
+  readonly idle: number;
+  readonly figures: _Flag;
+  readonly lastReportedAt: number | null;
+  readonly longest: number;
+}
+interface _VersionRow {
+  readonly deviceId: number;
+  /** The row's `xmin` as the caller read it, as text. */
+  readonly version: string;
+}
+
+/** Columns of each kind; a kind not given writes nothing. */
 interface _StatementRows {
   /** Device ids and the `xmin` (as text) each row must still have: the statement writes nothing otherwise. */
-  readonly versions?: unknown[][];
-  readonly insertedPoints?: unknown[][];
-  readonly updatedPoints?: unknown[][];
-  readonly removed?: unknown[][];
-  readonly added?: unknown[][];
-  readonly figures?: unknown[][];
-  readonly records?: unknown[][] | undefined;
+  readonly versions?: _Columns<_VersionRow>;
+  readonly insertedPoints?: _Columns<_PointRow>;
+  readonly updatedPoints?: _Columns<_PointRow>;
+  readonly removed?: _Columns<_RemovedRow>;
+  readonly added?: _Columns<_AddedRow>;
+  readonly figures?: _Columns<_FigureRow>;
+  readonly records?: _Columns<_RecordRow> | undefined;
 }
-
-const none = (columns: number): unknown[][] => Array.from({ length: columns }, () => []);
 
 /** The statement of {@link _writeDevices}: one text whatever it holds (see there). */
 function _writeStatement(rows: _StatementRows) {
-  const [piDevice, piTime, piIgnition, piSpeed] = rows.insertedPoints ?? none(4);
-  const [puDevice, puTime, puIgnition, puSpeed] = rows.updatedPoints ?? none(4);
-  const [rDevice, rStart] = rows.removed ?? none(2);
-  const [aDevice, aStart, aEnd, aState, aSource] = rows.added ?? none(5);
-  const [fDevice, fStart, fEnd, fMoving, fIdle] = rows.figures ?? none(5);
-  const [dDevice, dMoving, dIdle, dFigures, dLast, dLongest] = rows.records ?? none(6);
-  const [vDevice, vVersion] = rows.versions ?? none(2);
-  // Ignition and flags go as text: postgres.js would send a JS boolean array as a scalar `boolean`
-  // parameter, and PGlite serializes a `boolean[]` parameter from booleans only.
+  const pi = rows.insertedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
+  const pu = rows.updatedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
+  const r = rows.removed ?? _noRows<_RemovedRow>(['deviceId', 'startedAt']);
+  const a = rows.added ?? _noRows<_AddedRow>(['deviceId', 'startedAt', 'endedAt', 'state', 'source']);
+  const f = rows.figures ?? _noRows<_FigureRow>(['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle']);
+  const d = rows.records ?? _noRows<_RecordRow>(['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest']);
+  const v = rows.versions ?? _noRows<_VersionRow>(['deviceId', 'version']);
   return sql<{ written: boolean }>`
     with locked as (
-      select id, xmin::text as version from devices where id = any(${_planFree(vDevice, 'integer[]')}) order by id for update
+      select id, xmin::text as version from devices where id = any(${_planFree(v.deviceId, 'integer[]')}) order by id for update
     ),
     -- Every device checked still has the row the caller read (none checked: the caller holds the locks).
     unchanged as (
       select not exists (
-               select 1 from unnest(${_planFree(vDevice, 'integer[]')}, ${_planFree(vVersion, 'text[]')}) as expected(device_id, version)
+               select 1 from unnest(${_planFree(v.deviceId, 'integer[]')}, ${_planFree(v.version, 'text[]')}) as expected(device_id, version)
                  left join locked on locked.id = expected.device_id
                 where locked.version is distinct from expected.version) as ok
     ),
     inserted_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${_planFree(piDevice, 'integer[]')}, ${_planFree(piTime, 'float8[]')}, ${_planFree(piIgnition, 'text[]')}::boolean[], ${_planFree(piSpeed, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${_planFree(pi.deviceId, 'integer[]')}, ${_planFree(pi.time, 'float8[]')}, ${_planFree(pi.ignition, 'text[]')}::boolean[], ${_planFree(pi.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
     ),
     updated_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${_planFree(puDevice, 'integer[]')}, ${_planFree(puTime, 'float8[]')}, ${_planFree(puIgnition, 'text[]')}::boolean[], ${_planFree(puSpeed, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${_planFree(pu.deviceId, 'integer[]')}, ${_planFree(pu.time, 'float8[]')}, ${_planFree(pu.ignition, 'text[]')}::boolean[], ${_planFree(pu.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
       on conflict (device_id, "time") do update set ignition = excluded.ignition, speed_kmh = excluded.speed_kmh
     ),
@@ -223,18 +274,18 @@ function _writeStatement(rows: _StatementRows) {
          and ctid = any(array(
                select (select segment.ctid from engine_segments as segment
                         where segment.device_id = named.device_id and segment.started_at = to_timestamp(named.started_at))
-                 from unnest(${_planFree(rDevice, 'integer[]')}, ${_planFree(rStart, 'float8[]')}) as named(device_id, started_at)))
+                 from unnest(${_planFree(r.deviceId, 'integer[]')}, ${_planFree(r.startedAt, 'float8[]')}) as named(device_id, started_at)))
       returning 1
     ),
     added_segments as (
       insert into engine_segments (device_id, started_at, ended_at, state, source)
       select segment.device_id, to_timestamp(segment.started_at), to_timestamp(segment.ended_at), segment.state, segment.source
-        from unnest(${_planFree(aDevice, 'integer[]')}, ${_planFree(aStart, 'float8[]')}, ${_planFree(aEnd, 'float8[]')}, ${_planFree(aState, 'text[]')}, ${_planFree(aSource, 'text[]')})
+        from unnest(${_planFree(a.deviceId, 'integer[]')}, ${_planFree(a.startedAt, 'float8[]')}, ${_planFree(a.endedAt, 'float8[]')}, ${_planFree(a.state, 'text[]')}, ${_planFree(a.source, 'text[]')})
              as segment(device_id, started_at, ended_at, state, source)
        where (select count(*) from removed_segments) >= 0 and (select ok from unchanged)
     ),
     figure_changes as (
-      select * from unnest(${_planFree(fDevice, 'integer[]')}, ${_planFree(fStart, 'float8[]')}, ${_planFree(fEnd, 'float8[]')}, ${_planFree(fMoving, 'float8[]')}, ${_planFree(fIdle, 'float8[]')})
+      select * from unnest(${_planFree(f.deviceId, 'integer[]')}, ${_planFree(f.dayStart, 'float8[]')}, ${_planFree(f.dayEnd, 'float8[]')}, ${_planFree(f.moving, 'float8[]')}, ${_planFree(f.idle, 'float8[]')})
                  as change(device_id, day_start, day_end, moving, idle)
     ),
     -- A day the change leaves without engine time loses its row (days without engine time have none).
@@ -266,7 +317,7 @@ function _writeStatement(rows: _StatementRows) {
            figures_time_zone = case when record.figures then time_zone else figures_time_zone end,
            last_reported_at = to_timestamp(record.last_reported_at),
            longest_segment_seconds = greatest(longest_segment_seconds, record.longest::bigint)
-      from unnest(${_planFree(dDevice, 'integer[]')}, ${_planFree(dMoving, 'float8[]')}, ${_planFree(dIdle, 'float8[]')}, ${_planFree(dFigures, 'text[]')}::boolean[], ${_planFree(dLast, 'float8[]')}, ${_planFree(dLongest, 'float8[]')})
+      from unnest(${_planFree(d.deviceId, 'integer[]')}, ${_planFree(d.moving, 'float8[]')}, ${_planFree(d.idle, 'float8[]')}, ${_planFree(d.figures, 'text[]')}::boolean[], ${_planFree(d.lastReportedAt, 'float8[]')}, ${_planFree(d.longest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
        where devices.id = record.device_id and (select ok from unchanged)
     )
