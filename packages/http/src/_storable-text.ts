@@ -1,5 +1,5 @@
 import { isStorableText } from '@fleet-hours/core/adapter';
-import { _describe } from './parse-telemetry-batch.js';
+import { _describe } from './_describe-value.js';
 
 /**
  * D37: why a text field of a request cannot be stored, as the 400 message naming it, or `null`

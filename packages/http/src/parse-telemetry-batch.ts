@@ -1,6 +1,7 @@
 import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import { _unstorableText } from './_storable-text.js';
+import { _describe } from './_describe-value.js';
 
 /** The two bodies of `POST /ingest/v1/telemetry`. */
 export type TelemetryBatchFormat = 'ndjson' | 'json';
@@ -115,15 +116,6 @@ function _point(raw: unknown, where: string, now: number): DeviceTelemetryPoint 
 
 function _invalid(message: string): FleetHoursError {
   return new FleetHoursError('invalid_body', { message });
-}
-
-/** A value as a message quotes it: strings in quotes, numbers as written, shapes by name; long text cut. */
-export function _describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
 function _jsonProblem(error: unknown): string {

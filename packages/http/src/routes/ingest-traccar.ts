@@ -4,7 +4,7 @@ import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
-import { _describe } from '../parse-telemetry-batch.js';
+import { _describe } from '../_describe-value.js';
 import { _unstorableText } from '../_storable-text.js';
 import { _accountId } from './_account-id.js';
 import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
