@@ -1,7 +1,7 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely';
 import { _withDeadline, type _DeadlineControl } from './_deadline.js';
 import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
-import type { PGliteClient, PGliteDialectConfig } from './pglite-dialect.js';
+import type { PGliteClient, PGliteDialectConfig } from './_pglite-types.js';
 
 /**
  * The driver of `PGliteDialect`: one connection, handed to one query or transaction at a time (a

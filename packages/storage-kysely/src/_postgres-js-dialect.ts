@@ -1,19 +1,9 @@
 import type { Driver } from 'kysely';
 import { _PostgresDialectBase } from './_postgres-dialect-base.js';
-import type { _DeadlineControl } from './_deadline.js';
 import { _PostgresJsDriver } from './_postgres-js-driver.js';
+import type { _PostgresJsPoolOptions } from './_postgres-js-types.js';
 
-/** The part of a postgres.js `Sql` instance (`postgres(...)`) the driver uses. */
-export interface PostgresJsSql {
-  unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
-  begin(options: string, transaction: (sql: PostgresJsTransactionSql) => Promise<unknown>): Promise<unknown>;
-  end(options?: { timeout?: number }): Promise<void>;
-}
-
-/** The transaction-scoped `sql` postgres.js hands to a `begin()` callback. */
-export interface PostgresJsTransactionSql {
-  unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
-}
+export type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-types.js';
 
 /**
  * A Kysely dialect over postgres.js that leaves the pool to postgres.js: a query outside a
@@ -40,20 +30,4 @@ export class _PostgresJsDialect extends _PostgresDialectBase {
   createDriver(): Driver {
     return new _PostgresJsDriver(this.#options);
   }
-}
-
-/** How `_PostgresJsDialect` gets and keeps its pool. */
-export interface _PostgresJsPoolOptions {
-  /** Creates the pool (or hands over the caller's). */
-  readonly connect: () => Promise<PostgresJsSql>;
-  /**
-   * Whether `connect()` creates a new pool on every call (one this package configured), so that
-   * a pool holding a connection stuck on a stalled link can be replaced (D28). A caller's own
-   * `sql` is never replaced nor ended before `db.destroy()`.
-   */
-  readonly renewable: boolean;
-  /** Seconds `destroy()` (and the end of a replaced pool) lets running queries finish. */
-  readonly endTimeout: number;
-  /** The deadline of every call (D28). */
-  readonly deadline: _DeadlineControl;
 }

@@ -1,7 +1,7 @@
 import type { CompiledQuery, DatabaseConnection, QueryResult, TransactionSettings } from 'kysely';
 import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
 import { _DEADLINE_EXCEEDED, _withDeadline, type _DeadlineControl } from './_deadline.js';
-import type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
+import type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-types.js';
 
 /**
  * The driver of `_PostgresJsDialect`: a query outside a transaction goes to postgres.js's
