@@ -162,7 +162,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       await expectRepairedAndClean(db, device.id, found);
     });
 
-    it('D36: no statement reads more than chunkSize rows, and any chunk size gives the same answer (segments and days across chunk ends)', async () => {
+    it('D36, P41: no statement reads more than chunkSize rows, and any chunk size gives the same answer (segments and days across chunk ends)', async () => {
       const { db, device, written } = await seed('America/New_York');
       const { rows } = await sql<{ count: string }>`select count(*) as count from engine_segments where device_id = ${device.id}`.execute(db);
       const segmentCount = Number(rows[0]!.count);
@@ -198,7 +198,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       await expect(verifyStore(db, { chunkSize: 0 })).rejects.toThrow(RangeError);
     });
 
-    it('D36: repair under the device lock while concurrent telemetry writes of the device go on ends in the serial state of all points', async () => {
+    it('D36, P41: repair under the device lock while concurrent telemetry writes of the device go on ends in the serial state of all points', async () => {
       const { db, store, account, device, written } = await seed();
       // Corrupt the history the writes do not touch: a telemetry segment, a day row, the totals.
       const victim = (await telemetrySegments(db, device.id))[2]!;
