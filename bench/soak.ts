@@ -2,8 +2,8 @@
  * The soak of D35 (`npm run soak`): rounds of concurrent ingestion over HTTP, as an operator runs
  * it, for a while — 8 clients, 3 devices per round, native batches of 1–500, Traccar and OsmAnd
  * positions mixed, about one request in ten sent again (test/support/concurrent-ingestion.ts) —
- * each round checked against the same 2xx requests sent one after another, then the figures of
- * every device verified. Prints what it checked; exits 1 on any difference or 500.
+ * each round checked against the same 2xx requests sent one after another, then every device
+ * verified (D36: segments against points, figures, totals, last_reported_at). Prints what it checked; exits 1 on any difference or 500.
  *
  * SOAK_SECONDS (default 120), SOAK_POINTS per round (default 5,000), SOAK_SEED (default the time);
  * DATABASE_URL (default the local server; PGlite when it cannot be reached).
@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
 import { telemetryToSegments } from '@fleet-hours/core';
-import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, verifyDailyFigures, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, verifyStore, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import type { Kysely } from 'kysely';
 import { ingestionApp, planRequests, randomFrom, runRound } from '../test/support/concurrent-ingestion.js';
 import { reachable } from './_support.js';
@@ -58,12 +58,12 @@ async function soak(backend: string, db: Kysely<FleetHoursDatabase>): Promise<bo
     );
     if (problems.length > 0) ok = false;
   }
-  const { deviceIds, mismatches } = await verifyDailyFigures(db);
+  const verified = await verifyStore(db);
   console.log(
     `  ${rounds} rounds, ${totals.requests.toLocaleString('en')} requests (${totals.acknowledged.toLocaleString('en')} answered 200), ${totals.points.toLocaleString('en')} points, ` +
-      `${totals.segments.toLocaleString('en')} segments and ${totals.days.toLocaleString('en')} daily entries compared; figures of ${deviceIds.length} devices verified: ${mismatches.length} mismatches`,
+      `${totals.segments.toLocaleString('en')} segments and ${totals.days.toLocaleString('en')} daily entries compared; verify (D36) of ${verified.checked} devices: ${verified.devices.length} differ`,
   );
-  return ok && mismatches.length === 0;
+  return ok && verified.devices.length === 0;
 }
 
 const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
