@@ -46,16 +46,16 @@ export const INGEST_ALLOW_VALUES: readonly string[] = ['POST', 'GET, POST'];
 
 /** The ingestion paths of the document. */
 export function _ingestPaths(limits: RateLimits): Json {
-  const limitNote = `Rate limit: ${limits.ingest} requests per minute per ingest token, over every ingestion endpoint together. Not gated by plan (D24).`;
+  const limitNote = `Rate limit: ${limits.ingest} requests per minute per ingest token, over every ingestion endpoint together. Not gated by plan.`;
   const osmandParameters = [
     {
       name: 'token',
       in: 'path',
       required: true,
-      description: 'The ingest token (`fhi_…`, D24): OsmAnd clients cannot set headers, so the token is the last path segment. It is never written to a log.',
+      description: 'The ingest token (`fhi_…`): OsmAnd clients cannot set headers, so the token is the last path segment. It is never written to a log.',
       schema: { type: 'string', pattern: '^fhi_[A-Za-z0-9]+$' },
     },
-    { name: 'id', in: 'query', required: false, description: 'The tracker id: the `imei` of the device (D25). Give this or `deviceid`.', schema: { type: 'string' }, example: '356307042441013' },
+    { name: 'id', in: 'query', required: false, description: 'The tracker id: the `imei` of the device. Give this or `deviceid`.', schema: { type: 'string' }, example: '356307042441013' },
     { name: 'deviceid', in: 'query', required: false, description: 'The tracker id, as some clients name it; read when `id` is absent.', schema: { type: 'string' } },
     {
       name: 'timestamp',
@@ -101,10 +101,10 @@ export function _ingestPaths(limits: RateLimits): Json {
         description: [
           `A batch of points of the token's account, as NDJSON (one object per line, blank lines ignored) or a JSON array. Atomic: every point is stored or none. At most ${DEFAULT_INGEST_LIMITS.maxPoints.toLocaleString('en-US')} points and 5 MiB per request by default (configurable): beyond that 413.`,
           '',
-          '- A malformed body, a point with a missing or invalid field, or a point more than 300 s in the future (D26): 400 `invalid_body`, naming the line (NDJSON, from 1) or index (array, from 0) and the field.',
-          "- A point whose device is not an active device of the token's account: 422 `unknown_device`, the same for a missing and another account's device (D25).",
-          '- A point that would overlap imported segments: 409 `conflict`, naming the device and the first conflicting instant (D23).',
-          '- Points equal to stored ones are `duplicates`: sending a batch again changes nothing (D21).',
+          '- A malformed body, a point with a missing or invalid field, or a point more than 300 s in the future: 400 `invalid_body`, naming the line (NDJSON, from 1) or index (array, from 0) and the field.',
+          "- A point whose device is not an active device of the token's account: 422 `unknown_device`, the same for a missing and another account's device.",
+          '- A point that would overlap imported segments: 409 `conflict`, naming the device and the first conflicting instant.',
+          '- Points equal to stored ones are `duplicates`: sending a batch again changes nothing.',
           '',
           limitNote,
         ].join('\n'),
@@ -161,13 +161,13 @@ export function _ingestSchemas(timestampOrNull: Json): Json {
       required: ['time', 'ignition', 'speed_kmh'],
       properties: {
         device_id: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1, description: 'The device; give this or `imei`, not both.' },
-        imei: { type: 'string', minLength: 1, description: 'The device by its tracker id (D25); give this or `device_id`, not both.' },
+        imei: { type: 'string', minLength: 1, description: 'The device by its tracker id; give this or `device_id`, not both.' },
         time: {
           oneOf: [
             { type: 'string', description: 'ISO 8601 with `Z` or an offset.' },
             { type: 'number', description: 'Epoch seconds.' },
           ],
-          description: 'When the point was taken; a fraction of a second is floored (D20). At most 300 s ahead of the server clock (D26).',
+          description: 'When the point was taken; a fraction of a second is floored. At most 300 s ahead of the server clock.',
         },
         ignition: { type: 'boolean', description: 'Engine on.' },
         speed_kmh: { type: 'number', minimum: 0, description: 'Speed in km/h.' },
@@ -176,14 +176,14 @@ export function _ingestSchemas(timestampOrNull: Json): Json {
         { required: ['device_id'], not: { required: ['imei'] } },
         { required: ['imei'], not: { required: ['device_id'] } },
       ],
-      description: 'One telemetry point (D20). Other fields are ignored.',
+      description: 'One telemetry point. Other fields are ignored.',
       examples: [{ device_id: 3, time: '2026-11-23T15:15:42Z', ignition: true, speed_kmh: 12.5 }],
     },
     IngestResult: {
       type: 'object',
       required: ['accepted', 'duplicates', 'devices'],
       properties: {
-        accepted: { type: 'integer', minimum: 0, description: 'Points that were new or changed a stored point (D21).' },
+        accepted: { type: 'integer', minimum: 0, description: 'Points that were new or changed a stored point.' },
         duplicates: { type: 'integer', minimum: 0, description: 'Points equal to a stored point: nothing changed.' },
         devices: {
           type: 'array',
@@ -230,7 +230,7 @@ export function _ingestSchemas(timestampOrNull: Json): Json {
         device: {
           type: 'object',
           required: ['uniqueId'],
-          properties: { uniqueId: { type: 'string', description: 'The tracker id: the `imei` of the device (D25).' } },
+          properties: { uniqueId: { type: 'string', description: 'The tracker id: the `imei` of the device.' } },
         },
       },
       examples: [
@@ -260,5 +260,5 @@ export const INGEST_SECURITY_SCHEME: Json = {
   scheme: 'bearer',
   bearerFormat: 'fhi_ ingest token',
   description:
-    'An account-scoped ingest token (`fhi_…`), created with `fleet-hours ingest-tokens create` and shown once; only its SHA-256 fingerprint is stored (D24). It writes telemetry and reads nothing; an API key is refused here with 401 `unknown_ingest_token`. OsmAnd clients carry it as the last path segment instead.',
+    'An account-scoped ingest token (`fhi_…`), created with `fleet-hours ingest-tokens create` and shown once; only its SHA-256 fingerprint is stored. It writes telemetry and reads nothing; an API key is refused here with 401 `unknown_ingest_token`. OsmAnd clients carry it as the last path segment instead.',
 };

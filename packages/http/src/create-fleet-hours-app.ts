@@ -20,6 +20,7 @@ import { fleetMeterRoute } from './routes/fleet-meter.js';
 import { hoursRoute } from './routes/hours.js';
 import { listDevicesRoute } from './routes/list-devices.js';
 import { meterRoute } from './routes/meter.js';
+import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './routes/favicon.js';
 import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
 import { resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
 import { INGEST_BASE, INGEST_ROUTES } from './ingest-routes.js';
@@ -100,8 +101,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  * time at `/hours`, `/hours/daily` and `/meter` (D32) (HEAD too), the OpenAPI document at
  * `/api/v1/openapi.json` and a reference page at `/docs`. Serve it alone ({@link serve}) or mount it
  * in an existing Hono app with `app.route('/', fleetHoursApp)`: it claims only `/api/v1/*` and
- * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers every
- * other path with the JSON 404, counted per client address like any response (D31, P23). Mounted
+ * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers
+ * `/favicon.ico` with its icon (open, not counted) and every other path with the JSON 404, counted
+ * per client address like any response (D31, P23). Mounted
  * under a prefix (`host.route('/fleet', fleetHoursApp)`), the OpenAPI document it serves names that
  * prefix as its server, so that clients generated from it call the right URLs.
  *
@@ -235,6 +237,10 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // handler, never from a catch-all route: mounted in a host app, the host's paths stay the host's.
   const outside = new Hono<FleetHoursEnv>();
   outside.use('*', withRequestId, withAccessLog);
+  // The icon browsers ask for with every page (/docs, the fleet view) is the server's, not a host's.
+  const icon = guard(FAVICON_POLICY);
+  outside.get(FAVICON_PATH, icon, faviconRoute());
+  outside.all(FAVICON_PATH, icon, _methodNotAllowed);
   outside.all('*', guard(ROUTE_POLICIES.notFound), _notFound);
   outside.onError((error, c) => respondWithError(c, error));
 

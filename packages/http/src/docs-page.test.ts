@@ -59,6 +59,13 @@ describe('GET /docs', () => {
     expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
   });
 
+  it('cites no internal rule id (D11, P22 …), in the page or in the OpenAPI document it shows', async () => {
+    const { request } = await createFixture();
+    const ruleId = /\b[DP]\d+\b/g;
+    expect((await (await request('/docs')).text()).match(ruleId)).toBeNull();
+    expect((await (await request('/api/v1/openapi.json')).text()).match(ruleId)).toBeNull();
+  });
+
   it('answers HEAD with the headers only', async () => {
     const response = await (await createFixture()).request('/docs', null, { method: 'HEAD' });
     expect(response.status).toBe(200);

@@ -185,7 +185,7 @@ const SCRIPT = `
       el('summary', {}, [el('span', { class: 'method' }, [method.toUpperCase()]), el('span', { class: 'path' }, [path]), el('h3', {}, [operation.summary])]),
     ]);
     card.appendChild(rich(operation.description));
-    // Methods that are not served are no operations: the path item's description says how they are answered (D17).
+    // Methods that are not served are no operations: the path item's description says how they are answered.
     var notes = (method === 'get' && item.head ? 'HEAD answers the same headers without a body. ' : '') + (item.description || '');
     if (notes) card.appendChild(el('p', { class: 'muted' }, [notes]));
     if (parameters.length) {

@@ -27,7 +27,7 @@ const TIMESTAMP_PATTERN = '^([+-]\\d{6}|\\d{4})-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{
 const timestamp = (description: string, example: string): Json => ({
   type: 'string',
   pattern: TIMESTAMP_PATTERN,
-  description: `${description} ISO 8601 on the device's wall clock with its numeric offset and whole seconds (D9); no fractional seconds, no \`Z\`.`,
+  description: `${description} ISO 8601 on the device's wall clock with its numeric offset and whole seconds; no fractional seconds, no \`Z\`.`,
   examples: [example],
 });
 /** A response header component: always sent by the responses that name it. */
@@ -68,12 +68,12 @@ function errorSchema(codes: readonly ErrorCode[], base: 'Error' | 'IngestError' 
  */
 const SOMETIMES_RATE_LIMITED_HEADERS: Json = {
   'X-RateLimit-Limit': {
-    description: 'As on every counted response (D14); absent on the reference paths, which are not counted (P14).',
+    description: 'As on every counted response; absent on the reference paths, which are not counted.',
     required: false,
     schema: { type: 'integer', minimum: 1 },
   },
   'X-RateLimit-Remaining': {
-    description: 'As on every counted response (D14); absent on the reference paths, which are not counted (P14).',
+    description: 'As on every counted response; absent on the reference paths, which are not counted.',
     required: false,
     schema: { type: 'integer', minimum: 0 },
   },
@@ -107,37 +107,37 @@ function errorResponse(response: ErrorResponse): Json {
 const ERROR_RESPONSES = {
   BadRequest: {
     description:
-      'A query parameter is malformed, an impossible date, repeated, or `from` is after `to` (D7); on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor` (D32). The message names the parameter.',
+      'A query parameter is malformed, an impossible date, repeated, or `from` is after `to`; on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor`. The message names the parameter.',
     codes: ['invalid_parameter'],
   },
   Unauthorized: {
     description:
-      'The API key is missing, unknown, revoked or expired; the code says which (D11). More than one credential (e.g. two Authorization headers) is `multiple_credentials` (P22); an ingest token is `unknown_api_key`, with a message asking for an API key (D24). Counted against the budget of the client address (D14); a revoked or expired key gets its 401 even when that budget is spent (P21).',
+      'The API key is missing, unknown, revoked or expired; the code says which. More than one credential (e.g. two Authorization headers) is `multiple_credentials`; an ingest token is `unknown_api_key`, with a message asking for an API key. Counted against the budget of the client address; a revoked or expired key gets its 401 even when that budget is spent.',
     codes: ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials'],
     headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
   },
-  Forbidden: { description: "The account's plan does not include API access (D12).", codes: ['plan_without_api_access'] },
+  Forbidden: { description: "The account's plan does not include API access.", codes: ['plan_without_api_access'] },
   DeviceNotFound: {
     description:
-      'No such device on this account — also a device of another account, and an id that is not a positive integer or is empty: the same body, byte for byte (D11, P9, P24).',
+      'No such device on this account — also a device of another account, and an id that is not a positive integer or is empty: the same body, byte for byte.',
     codes: ['device_not_found'],
   },
   // Not the answer of an operation: the document points at it from `x-not-found` (see OTHER_METHODS).
   NotFound: {
-    description: 'No such endpoint: any other path, under /api/v1 once the key is accepted (P12), and outside it when the app is served alone (D31, P23).',
+    description: 'No such endpoint: any other path, under /api/v1 once the key is accepted, and outside it when the app is served alone.',
     codes: ['not_found'],
   },
   // Not the answer of an operation: each path points at it from `x-method-not-allowed` (see OTHER_METHODS).
   MethodNotAllowed: {
     description:
-      'Any method but GET and HEAD, on every path of the read API and the reference (D17); on the ingestion paths any method but the ones `Allow` names. On the data and ingestion paths the credential is checked and the request counted first, so it can also be refused with 401, 403 or 429 (D11, P12); the reference paths need no key and are not counted (P14).',
+      'Any method but GET and HEAD, on every path of the read API and the reference; on the ingestion paths any method but the ones `Allow` names. On the data and ingestion paths the credential is checked and the request counted first, so it can also be refused with 401, 403 or 429; the reference paths need no key and are not counted.',
     codes: ['method_not_allowed'],
     headers: { Allow: ref('headers', 'Allow') },
     rateLimitHeaders: 'on counted paths',
   },
   TooManyRequests: {
     description:
-      'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget (D13, D14).',
+      'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget.',
     codes: ['rate_limited'],
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
   },
@@ -145,14 +145,14 @@ const ERROR_RESPONSES = {
   // Refusals of telemetry ingestion only (docs/ingestion.md): their codes are `IngestError`'s, not the read API's.
   IngestUnauthorized: {
     description:
-      'The ingest token is missing, unknown, revoked or expired; the code says which (D24). An API key is `unknown_ingest_token`, with a message asking for an ingest token; more than one credential is `multiple_credentials` (P22). Counted against the budget of the client address (D14).',
+      'The ingest token is missing, unknown, revoked or expired; the code says which. An API key is `unknown_ingest_token`, with a message asking for an ingest token; more than one credential is `multiple_credentials`. Counted against the budget of the client address.',
     codes: ['missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token', 'multiple_credentials'],
     headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
     schema: 'IngestError',
   },
   InvalidBody: {
     description:
-      'The body is malformed, or a point has a missing or invalid field or lies more than 300 s in the future (D26). The message names the line (NDJSON, from 1) or index (JSON array, from 0) and the field, e.g. `line 17: speed_kmh must be a number ≥ 0, got -3`. Nothing was stored.',
+      'The body is malformed, or a point has a missing or invalid field or lies more than 300 s in the future. The message names the line (NDJSON, from 1) or index (JSON array, from 0) and the field, e.g. `line 17: speed_kmh must be a number ≥ 0, got -3`. Nothing was stored.',
     codes: ['invalid_body'],
     schema: 'IngestError',
   },
@@ -163,7 +163,7 @@ const ERROR_RESPONSES = {
   },
   Conflict: {
     description:
-      'A point would overlap segments imported for the device (D23); the message names the device and the first conflicting instant, e.g. `Device 3: the telemetry would overlap imported segments at "2026-11-23T15:15:42Z": nothing was written`. Nothing was stored.',
+      'A point would overlap segments imported for the device; the message names the device and the first conflicting instant, e.g. `Device 3: the telemetry would overlap imported segments at "2026-11-23T15:15:42Z": nothing was written`. Nothing was stored.',
     codes: ['conflict'],
     schema: 'IngestError',
   },
@@ -174,11 +174,11 @@ const ERROR_RESPONSES = {
   },
   UnknownDevice: {
     description:
-      "A point names a device that is not an active device of the token's account — the same answer for a missing device and another account's (D25); the message names the line or index. Nothing was stored.",
+      "A point names a device that is not an active device of the token's account — the same answer for a missing device and another account's; the message names the line or index. Nothing was stored.",
     codes: ['unknown_device'],
     schema: 'IngestError',
   },
-  ServiceUnavailable: { description: 'The database cannot be reached; retry shortly. The service recovers by itself (D18).', codes: ['service_unavailable'] },
+  ServiceUnavailable: { description: 'The database cannot be reached; retry shortly. The service recovers by itself.', codes: ['service_unavailable'] },
 } as const satisfies Readonly<Record<string, ErrorResponse>>;
 
 /** The codes of the read API's responses of {@link ERROR_RESPONSES}, in the order of the error table. */
@@ -213,7 +213,7 @@ const COMMON_REFUSALS: Json = {
  * path that is not served (P12, D31).
  */
 const OTHER_METHODS: Json = {
-  description: 'Only GET and HEAD are served: other methods answer 405 with an Allow header (D17).',
+  description: 'Only GET and HEAD are served: other methods answer 405 with an Allow header.',
   'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
 };
 
@@ -277,7 +277,7 @@ function fleetPage(element: string, description: string, example: Json): Json {
       next_cursor: {
         type: ['string', 'null'],
         pattern: '^[A-Za-z0-9_-]+$',
-        description: 'Pass it as `cursor` to get the next page; null on the last page (D32).',
+        description: 'Pass it as `cursor` to get the next page; null on the last page.',
       },
     },
     examples: [example],
@@ -291,13 +291,13 @@ function limitParameter(endpoint: FleetEndpoint): Json {
     name: 'limit',
     in: 'query',
     required: false,
-    description: `Devices per page: a whole number from 1 to ${max}, default ${byDefault} (D32). Anything else, or a repeated limit: 400.`,
+    description: `Devices per page: a whole number from 1 to ${max}, default ${byDefault}. Anything else, or a repeated limit: 400.`,
     schema: { type: 'integer', minimum: 1, maximum: max, default: byDefault },
   };
 }
 
 function dataPath(operation: DataOperation): Json {
-  const limitNote = `Rate limit: ${operation.limit} requests per minute per key (${operation.fleet ? 'D33' : 'D13'}).`;
+  const limitNote = `Rate limit: ${operation.limit} requests per minute per key for this endpoint.`;
   const responses = (withBody: boolean): Json => ({
     '200': {
       description: 'OK',
@@ -372,15 +372,15 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       description: [
         'Read-only JSON API over the vehicles (tracked devices) of one account and the time their engines ran, split into moving and idle time.',
         '',
-        '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which; more than one credential is `multiple_credentials`); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404 (D11).',
+        '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which; more than one credential is `multiple_credentials`); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404.',
         '- **Durations** are whole seconds; `engine_seconds` always equals `moving_seconds + idle_seconds`.',
-        "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one (D4), or now when no `to` is given (D5). Windows reaching back more than 365 days are clamped, not refused (D6).",
-        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\` (D13, D14).`,
-        '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }` (D16).',
+        "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one, or now when no `to` is given. Windows reaching back more than 365 days are clamped, not refused.",
+        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\`.`,
+        '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }`.',
         '- This document and the reference page at /docs need no key and are not rate limited.',
-        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily and /api/v1/meter answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null (D32). Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter} (D33).`,
-        '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header (D17), any other path 404 `not_found` (P12); they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
-        `- **Telemetry ingestion** under /ingest (tag Ingestion): native batches (NDJSON or a JSON array), Traccar's JSON position forwarding and the OsmAnd protocol. They take an ingest token (\`Authorization: Bearer fhi_…\`; OsmAnd carries it in the path) and no API key, are counted per token (${limits.ingest} per minute over the three), not gated by plan, and answer errors with the same JSON body (\`IngestError\` codes). A 2xx means the points are durable (D20–D26).`,
+        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily and /api/v1/meter answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null. Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter}.`,
+        '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header, any other path 404 `not_found`; they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
+        `- **Telemetry ingestion** under /ingest (tag Ingestion): native batches (NDJSON or a JSON array), Traccar's JSON position forwarding and the OsmAnd protocol. They take an ingest token (\`Authorization: Bearer fhi_…\`; OsmAnd carries it in the path) and no API key, are counted per token (${limits.ingest} per minute over the three), not gated by plan, and answer errors with the same JSON body (\`IngestError\` codes). A 2xx means the points are durable.`,
       ].join('\n'),
       // The project's license (the LICENSE file at the repository root).
       license: { name: 'MIT', identifier: 'MIT' },
@@ -391,15 +391,15 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
     tags: [
       { name: 'Devices', description: 'The vehicles of the account.' },
       { name: 'Hours', description: 'Engine, moving and idle time.' },
-      { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time (D32).' },
+      { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time.' },
       { name: 'Reference', description: 'This document and the reference page.' },
-      { name: 'Ingestion', description: 'Telemetry in, live: points become engine time as they arrive (D20–D26). Needs an ingest token, not an API key.' },
+      { name: 'Ingestion', description: 'Telemetry in, live: points become engine time as they arrive. Needs an ingest token, not an API key.' },
     ],
     paths: {
       [API_ROUTES.devices.policy.template]: dataPath({
         operationId: 'listDevices',
         summary: 'List the vehicles of the account',
-        description: 'Every device of the account, ordered by id (D19).',
+        description: 'Every device of the account, ordered by id.',
         tag: 'Devices',
         limit: limits.devices,
         schema: 'DeviceList',
@@ -409,7 +409,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       [API_ROUTES.hours.policy.template]: dataPath({
         operationId: 'getDeviceHours',
         summary: 'Engine, moving and idle seconds over a window',
-        description: 'Totals over the window `[from, to]` in local days of the vehicle (D4–D7). The window actually applied is returned in `from` and `to`.',
+        description: 'Totals over the window `[from, to]` in local days of the vehicle. The window actually applied is returned in `from` and `to`.',
         tag: 'Hours',
         limit: limits.hours,
         schema: 'HoursTotal',
@@ -420,7 +420,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getDeviceDailyHours',
         summary: 'Engine, moving and idle seconds per local day',
         description:
-          "One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it (D8). Accepts the same `from` and `to` as /hours, with the same defaults.",
+          "One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it. Accepts the same `from` and `to` as /hours, with the same defaults.",
         tag: 'Hours',
         limit: limits.daily,
         schema: 'DailyHours',
@@ -430,7 +430,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       [API_ROUTES.meter.policy.template]: dataPath({
         operationId: 'getDeviceMeter',
         summary: 'The running total since the tracker started reporting',
-        description: 'The sum of every segment of the device from its first report up to now (D3). A replaced tracker is a new device with its own meter from 0.',
+        description: 'The sum of every segment of the device from its first report up to now. A replaced tracker is a new device with its own meter from 0.',
         tag: 'Hours',
         limit: limits.meter,
         schema: 'Meter',
@@ -443,7 +443,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getFleetHours',
         summary: 'Engine, moving and idle seconds over a window, for every vehicle',
         description:
-          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32). `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks (D4–D7). A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account (P32). Pass `next_cursor` back as `cursor` for the next page; it is null on the last (P33).",
+          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device. `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks. A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account. Pass `next_cursor` back as `cursor` for the next page; it is null on the last.",
         tag: 'Fleet',
         limit: limits.fleetHours,
         schema: 'FleetHoursPage',
@@ -455,7 +455,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getFleetDailyHours',
         summary: 'Engine, moving and idle seconds per local day, for every vehicle',
         description:
-          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D32), one entry per local date of the vehicle's own zone (D8). A vehicle whose today is before `from` (no `to`) has an empty window with no entries (P32). Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
+          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device, one entry per local date of the vehicle's own zone. A vehicle whose today is before `from` (no `to`) has an empty window with no entries. Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
         tag: 'Fleet',
         limit: limits.fleetDaily,
         schema: 'FleetDailyHoursPage',
@@ -467,7 +467,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getFleetMeter',
         summary: 'The running totals of every vehicle',
         description:
-          '`/devices/{id}/meter` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device (D3, D32).',
+          '`/devices/{id}/meter` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device.',
         tag: 'Fleet',
         limit: limits.fleetMeter,
         schema: 'FleetMeterPage',
@@ -506,7 +506,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'fh_ API key',
-          description: 'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored (D10).',
+          description: 'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored.',
         },
         ingestToken: INGEST_SECURITY_SCHEME,
       },
@@ -516,28 +516,28 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           in: 'query',
           required: false,
           description:
-            'Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400 (D32, P33). Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen.',
+            'Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen.',
           schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
         },
         DeviceId: {
           name: 'id',
           in: 'path',
           required: true,
-          description: `The device id: a positive integer up to ${MAX_DEVICE_ID}, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account (D11).`,
+          description: `The device id: a positive integer up to ${MAX_DEVICE_ID}, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account.`,
           schema: { type: 'integer', minimum: 1, maximum: MAX_DEVICE_ID },
         },
         From: dateParameter(
           'from',
-          "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day (D4). Default: seven days before the end date (D5). Raised to 365 days before `to` when older (D6). Malformed, impossible (2025-02-30), repeated, or after `to`: 400 (D7).",
+          "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400.",
         ),
         To: dateParameter(
           'to',
-          "Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day (D4). Default: now (D5). Malformed, impossible or repeated: 400 (D7).",
+          "Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400.",
         ),
       },
       headers: {
         'X-RateLimit-Limit': header(
-          'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs (D14, D31).',
+          'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs.',
           { type: 'integer', minimum: 1 },
         ),
         'X-RateLimit-Remaining': header('Requests left in the current minute. 0 when the service could not count the request (503).', { type: 'integer', minimum: 0 }),
@@ -548,7 +548,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
         ),
         Allow: header(
-          'The methods served: GET and HEAD under /api/v1 and for the reference (D17); POST, or GET and POST (OsmAnd), for ingestion.',
+          'The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion.',
           { type: 'string', enum: [ALLOWED_METHODS, ...INGEST_ALLOW_VALUES] },
         ),
         'WWW-Authenticate': header('The Bearer challenge (RFC 6750).', { type: 'string' }),
@@ -573,7 +573,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         DeviceList: {
           type: 'object',
           required: ['data'],
-          properties: { data: { type: 'array', items: ref('schemas', 'Device'), description: 'Every device of the account, ordered by id (D19).' } },
+          properties: { data: { type: 'array', items: ref('schemas', 'Device'), description: 'Every device of the account, ordered by id.' } },
         },
         HoursTotal: {
           type: 'object',
@@ -599,7 +599,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
             from: timestamp('The window start actually applied.', '2026-03-01T00:00:00-05:00'),
             to: timestamp('The window end actually applied.', '2026-03-08T23:59:59-04:00'),
-            data: { type: 'array', items: ref('schemas', 'DailyHoursEntry'), description: 'One entry per local date, ascending (D8).' },
+            data: { type: 'array', items: ref('schemas', 'DailyHoursEntry'), description: 'One entry per local date, ascending.' },
           },
         },
         Meter: {
@@ -615,14 +615,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             ...durations,
           },
         },
-        FleetHoursPage: fleetPage('HoursTotal', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours` (D32).', {
+        FleetHoursPage: fleetPage('HoursTotal', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours`.', {
           data: [
             { device_id: 11, from: '2026-03-01T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00', timezone: 'America/New_York', engine_seconds: 93_600, moving_seconds: 79_200, idle_seconds: 14_400 },
             { device_id: 12, from: '2026-03-01T00:00:00+01:00', to: '2026-03-08T23:59:59+01:00', timezone: 'Europe/Berlin', engine_seconds: 51_300, moving_seconds: 40_500, idle_seconds: 10_800 },
           ],
           next_cursor: 'WzEsImhvdXJzIiwxLDEyLCIxa3B6Ymd2Il0',
         }),
-        FleetDailyHoursPage: fleetPage('DailyHours', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours/daily` (D32).', {
+        FleetDailyHoursPage: fleetPage('DailyHours', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours/daily`.', {
           data: [
             {
               device_id: 11,
@@ -647,7 +647,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           ],
           next_cursor: 'WzEsImRhaWx5IiwxLDEyLCJiZHA1ZzkiXQ',
         }),
-        FleetMeterPage: fleetPage('Meter', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/meter` (D32).', {
+        FleetMeterPage: fleetPage('Meter', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/meter`.', {
           data: [
             { device_id: 11, timezone: 'America/New_York', since: '2025-06-02T07:12:40-04:00', as_of: '2026-03-08T17:45:12-04:00', engine_seconds: 2_764_800, moving_seconds: 2_246_400, idle_seconds: 518_400 },
             { device_id: 12, timezone: 'Europe/Berlin', since: null, as_of: '2026-03-08T22:45:12+01:00', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
@@ -656,17 +656,17 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         }),
         Error: errorBody({
           codes: DOCUMENTED_CODES,
-          code: 'What went wrong, for programs (D16).',
+          code: 'What went wrong, for programs.',
           message: 'What went wrong, for people; for 400 it names the parameter.',
         }),
         IngestError: errorBody({
-          description: 'The error body of the ingestion endpoints (D16), with their codes.',
+          description: 'The error body of the ingestion endpoints, with their codes.',
           codes: INGEST_CODES,
           code: 'What went wrong, for programs.',
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
         ..._ingestSchemas({
-          oneOf: [timestamp('The newest stored point or segment instant of the device (D26).', '2026-11-23T10:15:42-05:00'), { type: 'null', description: 'The device has never reported.' }],
+          oneOf: [timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'), { type: 'null', description: 'The device has never reported.' }],
         }),
       },
       responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),

@@ -55,14 +55,14 @@ describe('respondWithError(): one error body for everything (D16)', () => {
   it('answers the JSON 404 outside the API too when served alone, with a request id and the rate-limit headers of the client address (D31, P23)', async () => {
     const { request, keys, logs } = await createFixture({ rateLimits: { unauthenticated: 3 } });
     const answers = [];
-    for (const [path, method] of [['/favicon.ico', 'GET'], ['/api/v2/devices', 'GET'], ['/api/v2/devices', 'HEAD'], ['/api/v2/devices', 'POST']] as const) {
+    for (const [path, method] of [['/robots.txt', 'GET'], ['/api/v2/devices', 'GET'], ['/api/v2/devices', 'HEAD'], ['/api/v2/devices', 'POST']] as const) {
       const response = await request(path, keys.acme.key, { method });
       expect(response.headers.get('X-Request-Id')).toMatch(/^[0-9a-f-]{36}$/);
       const text = await response.text();
       answers.push([path, method, response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining'), text === '' ? '' : (JSON.parse(text) as ErrorBody).error.code]);
     }
     expect(answers).toEqual([
-      ['/favicon.ico', 'GET', 404, '3', '2', 'not_found'],
+      ['/robots.txt', 'GET', 404, '3', '2', 'not_found'],
       ['/api/v2/devices', 'GET', 404, '3', '1', 'not_found'],
       ['/api/v2/devices', 'HEAD', 404, '3', '0', ''],
       ['/api/v2/devices', 'POST', 429, '3', '0', 'rate_limited'],
