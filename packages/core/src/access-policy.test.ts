@@ -25,9 +25,15 @@ describe('readBearerToken()', () => {
 });
 
 describe('readAuthorization() (P22)', () => {
-  it('reads one Bearer token, or none for an absent header or another scheme', () => {
+  it('reads one Bearer token, or none for an absent or blank header or "Bearer" alone', () => {
     expect(readAuthorization('Bearer fh_abc')).toEqual({ kind: 'bearer', token: 'fh_abc' });
-    for (const header of [undefined, null, '', 'Basic dXNlcg==', 'Bearer', 'Bearer fh_a fh_b']) expect(readAuthorization(header)).toEqual({ kind: 'none' });
+    for (const header of [undefined, null, '', '  ', 'Bearer', 'bearer  ']) expect(readAuthorization(header)).toEqual({ kind: 'none' });
+  });
+
+  it('tells a header that holds no Bearer credential: a bare key, another scheme, two values after Bearer', () => {
+    for (const header of ['fh_abc', ' fh_abc ', 'Basic dXNlcg==', 'Token fh_abc', 'Bearer fh_a fh_b', 'Bearerfh_abc', 'Bearer: fh_abc']) {
+      expect(readAuthorization(header)).toEqual({ kind: 'not_bearer' });
+    }
   });
 
   it('tells several credentials: two headers arrive joined by ", ", in any schemes', () => {
@@ -37,7 +43,7 @@ describe('readAuthorization() (P22)', () => {
   });
 
   it('keeps the parameters of one credential together: Digest is one credential, not several', () => {
-    expect(readAuthorization('Digest username="a", realm="b", nonce="c"')).toEqual({ kind: 'none' });
+    expect(readAuthorization('Digest username="a", realm="b", nonce="c"')).toEqual({ kind: 'not_bearer' });
   });
 });
 
@@ -97,6 +103,17 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
       ok: false,
       denial: { status: 401, code: 'multiple_credentials', message: 'Authorization is given 2 times: send one header "Authorization: Bearer <API_KEY>"', challenge: 'invalid_request' },
       credential: null,
+    });
+  });
+
+  it('answers a header without "Bearer " with the missing code and a message showing the header to send', () => {
+    expect(apiKeyAccess({ kind: 'not_bearer' }, lookup())).toEqual({
+      ok: false,
+      denial: { status: 401, code: 'missing_api_key', message: 'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key' },
+      credential: null,
+    });
+    expect(evaluateAccess({ required: 'ingest_token', presented: { kind: 'not_bearer' }, lookup: null, now: NOW })).toMatchObject({
+      denial: { status: 401, code: 'missing_ingest_token', message: 'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token' },
     });
   });
 

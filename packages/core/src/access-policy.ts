@@ -59,6 +59,11 @@ export type PresentedCredential =
   | { readonly kind: 'none' }
   /** Two `Authorization` headers (they arrive joined by ", "), or two credentials in one (P22). */
   | { readonly kind: 'several'; readonly count: number }
+  /**
+   * A header that holds no Bearer credential: a bare key (`Authorization: fh_…`, the mistake people
+   * make), another scheme (`Basic …`), or `Bearer` followed by more than one value.
+   */
+  | { readonly kind: 'not_bearer' }
   | { readonly kind: 'bearer'; readonly token: string };
 
 /** Why a request is refused before it reaches data (D11, D16). */
@@ -107,26 +112,27 @@ export function readBearerToken(header: string | null | undefined): string | nul
 
 /**
  * Reads what the `Authorization` header carries: one Bearer token, several credentials (two
- * headers arrive joined by ", "; a Bearer token never holds a comma, P22), or none (absent, empty,
- * another scheme).
+ * headers arrive joined by ", "; a Bearer token never holds a comma, P22), something that is no
+ * Bearer credential (a bare key, another scheme), or none (absent, blank, or `Bearer` alone).
  *
  * @param header The header value, or undefined when absent.
- * @returns `{ kind: 'bearer', token }`, `{ kind: 'several', count }` or `{ kind: 'none' }`.
+ * @returns `{ kind: 'bearer', token }`, `{ kind: 'several', count }`, `{ kind: 'not_bearer' }` or `{ kind: 'none' }`.
  * @example
  * ```ts
  * import { readAuthorization } from '@fleet-hours/core/adapter';
  * readAuthorization('Bearer fh_abc'); // { kind: 'bearer', token: 'fh_abc' }
  * readAuthorization('Bearer fh_a, Bearer fh_b'); // { kind: 'several', count: 2 }
+ * readAuthorization('fh_abc'); // { kind: 'not_bearer' }
  * readAuthorization(undefined); // { kind: 'none' }
  * ```
  */
 export function readAuthorization(header: string | null | undefined): PresentedCredential {
-  if (!header) return { kind: 'none' };
+  if (!header || /^\s*(?:Bearer\s*)?$/i.test(header)) return { kind: 'none' };
   // Each credential is "<scheme> <value>"; parameters of one credential (Digest's realm="…") are not.
   const count = header.split(',').filter((part) => _CREDENTIAL.test(part)).length;
   if (count > 1) return { kind: 'several', count };
   const token = readBearerToken(header);
-  return token === null ? { kind: 'none' } : { kind: 'bearer', token };
+  return token === null ? { kind: 'not_bearer' } : { kind: 'bearer', token };
 }
 
 const _CREDENTIAL = /^\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+\s+\S/;
@@ -150,7 +156,7 @@ export function credentialKindOf(token: string): CredentialKind | null {
 
 /**
  * Decides whether the credential a request presents may use a route that requires `required`
- * (D10–D12, D24), in the order of D11: missing → several (P22) → the other kind of credential
+ * (D10–D12, D24), in the order of D11: missing or not a Bearer credential → several (P22) → the other kind of credential
  * (D24) → unknown → revoked → expired (all 401, the code says which) → plan without API access
  * (403, API keys only).
  *
@@ -182,13 +188,18 @@ export function evaluateAccess(input: {
   });
 
   if (presented.kind === 'none') return deny(spec.codes.missing);
+  // Still the "missing" code — no credential was presented the way the API reads one — but a
+  // message that shows the fix, since the header is there and looks right to whoever sent it.
+  if (presented.kind === 'not_bearer') {
+    return deny(spec.codes.missing, `${_capitalized(spec.name)} not sent as a Bearer token: the header must be "Authorization: Bearer ${spec.placeholder}", with "Bearer " before the ${spec.name.split(' ').at(-1)}`);
+  }
   if (presented.kind === 'several') {
     return deny('multiple_credentials', `Authorization is given ${presented.count} times: send one header "Authorization: Bearer ${spec.placeholder}"`, 'invalid_request');
   }
   const presentedKind = credentialKindOf(presented.token);
   if (presentedKind !== null && presentedKind !== input.required) {
     const sent = CREDENTIALS[presentedKind];
-    const article = `${sent.article[0]!.toUpperCase()}${sent.article.slice(1)}`;
+    const article = _capitalized(sent.article);
     return deny(spec.codes.unknown, `${article} ${sent.name} cannot be used here: send ${spec.article} ${spec.name} as "Authorization: Bearer ${spec.placeholder}"`, 'invalid_token');
   }
   if (input.lookup === null) return deny(spec.codes.unknown, undefined, 'invalid_token');
@@ -199,4 +210,8 @@ export function evaluateAccess(input: {
     return deny('plan_without_api_access', `The account's plan "${account.plan}" does not include API access; API access is part of the Business plan`);
   }
   return { ok: true, credential, account };
+}
+
+function _capitalized(text: string): string {
+  return `${text[0]!.toUpperCase()}${text.slice(1)}`;
 }

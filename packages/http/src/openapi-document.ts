@@ -112,7 +112,7 @@ const ERROR_RESPONSES = {
   },
   Unauthorized: {
     description:
-      'The API key is missing, unknown, revoked or expired; the code says which. More than one credential (e.g. two Authorization headers) is `multiple_credentials`; an ingest token is `unknown_api_key`, with a message asking for an API key. Counted against the budget of the client address; a revoked or expired key gets its 401 even when that budget is spent.',
+      'The API key is missing, unknown, revoked or expired; the code says which. A key sent without `Bearer ` is `missing_api_key`, with a message showing the header to send. More than one credential (e.g. two Authorization headers) is `multiple_credentials`; an ingest token is `unknown_api_key`, with a message asking for an API key. Counted against the budget of the client address; a revoked or expired key gets its 401 even when that budget is spent.',
     codes: ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials'],
     headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
   },

@@ -1,5 +1,7 @@
+import { ERROR_TABLE } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../../_fixture.js';
+import { createIngestFixture } from '../../routes/_ingest-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 
@@ -53,6 +55,23 @@ describe('access(): D10–D12 in the order of D11', () => {
     expect(basic.headers.get('WWW-Authenticate')).toBe('Bearer realm="fleet-hours"');
     const unknown = await app.request('/api/v1/devices', { headers: { Authorization: 'Bearer fh_nope' } });
     expect(unknown.headers.get('WWW-Authenticate')).toBe('Bearer realm="fleet-hours", error="invalid_token"');
+  });
+
+  it('answers a key sent without "Bearer " with 401 and a message showing the header to send, for API keys and ingest tokens', async () => {
+    const { app, keys } = await createIngestFixture();
+    for (const header of [keys.acme.key, 'Basic dXNlcjpwYXNz', `Token ${keys.acme.key}`]) {
+      const response = await app.request('/api/v1/devices', { headers: { Authorization: header } });
+      expect([response.status, response.headers.get('WWW-Authenticate')]).toEqual([401, 'Bearer realm="fleet-hours"']);
+      expect(await response.json()).toEqual({
+        error: { status: 401, code: 'missing_api_key', message: 'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key' },
+      });
+    }
+    const ingest = await app.request('/ingest/v1/telemetry', { method: 'POST', headers: { Authorization: 'fhi_whatever', 'Content-Type': 'application/x-ndjson' }, body: '' });
+    expect(await ingest.json()).toEqual({
+      error: { status: 401, code: 'missing_ingest_token', message: 'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token' },
+    });
+    // Without any header the message stays the plain "missing" one.
+    expect(((await (await app.request('/api/v1/devices')).json()) as ErrorBody).error.message).toBe(ERROR_TABLE.missing_api_key.message);
   });
 
   it('answers two Authorization headers with 401 multiple_credentials saying so, not missing_api_key (P22)', async () => {
