@@ -16,7 +16,7 @@ import { createKyselyStore, createPostgresDatabase, migrateToLatest, type FleetH
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
 // Internal, not in the package's API: the very SQL builders the store runs, for the bare figures.
-import { _summarize, _sumByBucket } from '../packages/storage-kysely/src/_segment-queries.js';
+import { summarize, sumByBucket } from '../packages/storage-kysely/src/sql/segment-queries.js';
 import { reachable, measurePair } from './_support.js';
 
 const TIME_ZONE = 'Europe/Berlin';
@@ -64,8 +64,8 @@ async function bench(db: Kysely<FleetHoursDatabase>): Promise<void> {
     const query = { accountId: account.id, deviceId: device.id };
     calls.daily![years] = () => fleetHours.daily({ ...query, ...yearDates });
     calls.meter![years] = () => fleetHours.meter(query);
-    calls['daily SQL']![years] = () => _sumByBucket(device.id, boundaries, NOW).execute(db);
-    calls['meter SQL']![years] = () => _summarize(device.id, NOW).execute(db);
+    calls['daily SQL']![years] = () => sumByBucket(device.id, boundaries, NOW).execute(db);
+    calls['meter SQL']![years] = () => summarize(device.id, NOW).execute(db);
   }
   await sql`vacuum analyze`.execute(db);
   console.log('\ncall                      1 year: median     p95 | 5 years: median     p95 | 5y ÷ 1y');

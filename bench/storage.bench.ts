@@ -30,7 +30,7 @@ import {
 import { mulberry32 as random } from '@fleet-hours/server';
 // Internal, not in the package's API: the very SQL builders the store runs, from source (its
 // imports of the core are types only), so "bare" measures the store's SQL, not a copy of it.
-import { _summarize, _sumByBucket } from '../packages/storage-kysely/src/_segment-queries.js';
+import { summarize, sumByBucket } from '../packages/storage-kysely/src/sql/segment-queries.js';
 import { reachable } from './_support.js';
 
 const TIME_ZONE = 'America/New_York';
@@ -70,8 +70,8 @@ async function measure(run: () => Promise<unknown>): Promise<{ median: number; p
 }
 
 /** The store's own aggregation SQL (what `sumSegmentSeconds` and `summarizeDeviceSegments` run), bare through the driver. */
-const bareBuckets = _sumByBucket;
-const bareMeter = _summarize;
+const bareBuckets = sumByBucket;
+const bareMeter = summarize;
 
 const fmt = (ms: number) => ms.toFixed(2).padStart(8);
 

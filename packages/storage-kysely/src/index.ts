@@ -5,13 +5,13 @@
  *
  * @module
  */
-export * from './create-kysely-store.js';
-export * from './create-pglite-database.js';
-export * from './create-postgres-database.js';
-export type * from './database-schema.js';
-export * from './migrate-to-latest.js';
-export * from './open-store.js';
-export * from './pglite-dialect.js';
-export * from './rebuild-daily-figures.js';
-export * from './verify-daily-figures.js';
-export * from './verify-store.js';
+export * from './stores/create-kysely-store.js';
+export * from './dialect/create-pglite-database.js';
+export * from './dialect/create-postgres-database.js';
+export type * from './schema/database-schema.js';
+export * from './schema/migrate-to-latest.js';
+export * from './stores/open-store.js';
+export * from './dialect/pglite-dialect.js';
+export * from './verify/rebuild-daily-figures.js';
+export * from './verify/verify-daily-figures.js';
+export * from './verify/verify-store.js';

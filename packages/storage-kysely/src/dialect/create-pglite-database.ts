@@ -1,7 +1,7 @@
 import { Kysely } from 'kysely';
-import { _DeadlineControl, _deadlineOf, _registerDeadline } from './_deadline.js';
-import { _importPeer } from './_import-peer.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { DeadlineControl, deadlineOf, registerDeadline } from './deadline.js';
+import { importPeer } from './import-peer.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { PGliteDialect, type PGliteClient } from './pglite-dialect.js';
 
 /** Options of {@link createPGliteDatabase}. */
@@ -33,15 +33,15 @@ export interface PGliteDatabaseOptions {
  */
 export async function createPGliteDatabase(options: PGliteDatabaseOptions = {}): Promise<Kysely<FleetHoursDatabase>> {
   // Checked before PGlite opens, so that a bad value leaves nothing open.
-  if (options.queryTimeout !== undefined) new _DeadlineControl(options.queryTimeout);
+  if (options.queryTimeout !== undefined) new DeadlineControl(options.queryTimeout);
   const pglite = options.pglite ?? (await _openPGlite(options.dataDir));
   await pglite.waitReady;
   const dialect = new PGliteDialect({ pglite, ...(options.queryTimeout === undefined ? {} : { queryTimeout: options.queryTimeout }) });
-  return _registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), _deadlineOf(dialect)!);
+  return registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadlineOf(dialect)!);
 }
 
 async function _openPGlite(dataDir: string | undefined): Promise<PGliteClient> {
-  const { PGlite } = await _importPeer('@electric-sql/pglite', 'createPGliteDatabase()', () => import('@electric-sql/pglite'));
+  const { PGlite } = await importPeer('@electric-sql/pglite', 'createPGliteDatabase()', () => import('@electric-sql/pglite'));
   if (dataDir === undefined) return new PGlite();
   // PGlite creates only the last directory of a path; `memory://…` and `idb://…` are not paths.
   if (!/^[a-z]+:\/\//i.test(dataDir)) {

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { createKyselyStore } from './create-kysely-store.js';
+import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import { createKyselyStore } from '../stores/create-kysely-store.js';
 import { createPostgresDatabase } from './create-postgres-database.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
 describe('createPostgresDatabase() options', () => {
   it('needs exactly one of connectionString and sql, and schema only with a connectionString', () => {

@@ -1,10 +1,10 @@
 import { Kysely } from 'kysely';
-import { _DEFAULT_QUERY_TIMEOUT_SECONDS, _DeadlineControl, _registerDeadline } from './_deadline.js';
-import { _importPeer } from './_import-peer.js';
-import { _PostgresJsDialect, type PostgresJsSql } from './_postgres-js-dialect.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { DEFAULT_QUERY_TIMEOUT_SECONDS, DeadlineControl, registerDeadline } from './deadline.js';
+import { importPeer } from './import-peer.js';
+import { PostgresJsDialect, type PostgresJsSql } from './postgres-js-dialect.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
-export type { PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-dialect.js';
+export type { PostgresJsSql, PostgresJsTransactionSql } from './postgres-js-dialect.js';
 
 /** Options of {@link createPostgresDatabase}. */
 export interface PostgresDatabaseOptions {
@@ -71,10 +71,10 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
     throw new TypeError('createPostgresDatabase(): schema must be a non-empty string');
   }
 
-  const deadline = new _DeadlineControl(options.queryTimeout ?? _DEFAULT_QUERY_TIMEOUT_SECONDS);
+  const deadline = new DeadlineControl(options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_SECONDS);
   const connect = async (): Promise<PostgresJsSql> => {
     if (sql !== undefined) return sql;
-    const { default: postgres } = await _importPeer('postgres', 'createPostgresDatabase()', () => import('postgres'));
+    const { default: postgres } = await importPeer('postgres', 'createPostgresDatabase()', () => import('postgres'));
     return postgres(connectionString!, {
       max: options.max ?? 10,
       connect_timeout: options.connectTimeout ?? 10,
@@ -101,6 +101,6 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
       },
     });
   };
-  const dialect = new _PostgresJsDialect({ connect, renewable: sql === undefined, endTimeout: options.closeTimeout ?? 5, deadline });
-  return _registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadline);
+  const dialect = new PostgresJsDialect({ connect, renewable: sql === undefined, endTimeout: options.closeTimeout ?? 5, deadline });
+  return registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadline);
 }

@@ -1,18 +1,18 @@
 /**
- * The `code` of a database call that missed its deadline (D28). `_storage-error.ts` maps it to
+ * The `code` of a database call that missed its deadline (D28). `stores/storage-error.ts` maps it to
  * `StorageUnavailableError` like a connection failure: a database that does not answer in time is
  * one that cannot be reached (D18).
  */
-export const _DEADLINE_EXCEEDED = 'DEADLINE_EXCEEDED';
+export const DEADLINE_EXCEEDED_CODE = 'DEADLINE_EXCEEDED';
 
 /** The default deadline of a database call, in seconds (D28). */
-export const _DEFAULT_QUERY_TIMEOUT_SECONDS = 5;
+export const DEFAULT_QUERY_TIMEOUT_SECONDS = 5;
 
 /**
  * The deadline of the calls of one database, shared by its dialect and driver, and lifted while
  * the schema migrates (a migration may rightly take longer than a request's deadline).
  */
-export class _DeadlineControl {
+export class DeadlineControl {
   readonly #timeoutMs: number;
   #lifted = 0;
 
@@ -34,7 +34,7 @@ export class _DeadlineControl {
     return this.#timeoutMs;
   }
 
-  /** Whether the deadline is lifted right now (see {@link _withoutDeadline}). */
+  /** Whether the deadline is lifted right now (see {@link withoutDeadline}). */
   get lifted(): boolean {
     return this.#lifted > 0;
   }
@@ -51,16 +51,16 @@ export class _DeadlineControl {
 }
 
 // The deadline of the databases (and dialects) this package created, by their Kysely instance.
-const _controls = new WeakMap<object, _DeadlineControl>();
+const _controls = new WeakMap<object, DeadlineControl>();
 
-/** Records the deadline of a database or dialect this package created, so that {@link _withoutDeadline} finds it. */
-export function _registerDeadline<Owner extends object>(owner: Owner, control: _DeadlineControl): Owner {
+/** Records the deadline of a database or dialect this package created, so that {@link withoutDeadline} finds it. */
+export function registerDeadline<Owner extends object>(owner: Owner, control: DeadlineControl): Owner {
   _controls.set(owner, control);
   return owner;
 }
 
 /** The deadline recorded for a database or dialect, if this package created it. */
-export function _deadlineOf(owner: object): _DeadlineControl | undefined {
+export function deadlineOf(owner: object): DeadlineControl | undefined {
   return _controls.get(owner);
 }
 
@@ -69,18 +69,18 @@ export function _deadlineOf(owner: object): _DeadlineControl | undefined {
  * migrations: creating an index or filling a new table may take longer than a request may wait).
  * For any other database it just runs `operation`.
  */
-export function _withoutDeadline<T>(db: object, operation: () => Promise<T>): Promise<T> {
+export function withoutDeadline<T>(db: object, operation: () => Promise<T>): Promise<T> {
   const control = _controls.get(db);
   return control ? control.lift(operation) : operation();
 }
 
 /** The error a call that missed its deadline rejects with. */
-export function _deadlineError(timeoutMs: number): Error {
-  return Object.assign(new Error(`The database did not answer within ${timeoutMs} ms`), { code: _DEADLINE_EXCEEDED });
+export function deadlineError(timeoutMs: number): Error {
+  return Object.assign(new Error(`The database did not answer within ${timeoutMs} ms`), { code: DEADLINE_EXCEEDED_CODE });
 }
 
-/** What happens around a call bounded by {@link _withDeadline}. */
-export interface _DeadlineHooks<T> {
+/** What happens around a call bounded by {@link withDeadline}. */
+export interface DeadlineHooks<T> {
   /** The call missed its deadline; `operation` is still running. */
   readonly onMissed?: (operation: Promise<T>) => void;
   /** The call succeeded after it had missed its deadline, e.g. to give back what it acquired. */
@@ -88,18 +88,18 @@ export interface _DeadlineHooks<T> {
 }
 
 /**
- * Settles like `operation`, or rejects with {@link _deadlineError} once `timeoutMs` has passed
+ * Settles like `operation`, or rejects with {@link deadlineError} once `timeoutMs` has passed
  * (a client-side deadline: a stalled link never answers, so no server-side timeout can fire).
  * A late outcome of `operation` is never unhandled. `timeoutMs` 0 means no deadline.
  */
-export function _withDeadline<T>(operation: PromiseLike<T>, timeoutMs: number, hooks: _DeadlineHooks<T> = {}): Promise<T> {
+export function withDeadline<T>(operation: PromiseLike<T>, timeoutMs: number, hooks: DeadlineHooks<T> = {}): Promise<T> {
   const running = Promise.resolve(operation);
   if (!(timeoutMs > 0)) return running;
   return new Promise<T>((resolve, reject) => {
     let missed = false;
     const timer = setTimeout(() => {
       missed = true;
-      reject(_deadlineError(timeoutMs));
+      reject(deadlineError(timeoutMs));
       hooks.onMissed?.(running);
     }, timeoutMs);
     running.then(

@@ -1,5 +1,5 @@
 /** Loads an optional peer dependency on first use, with a message that says what to install. */
-export async function _importPeer<Module>(packages: string, caller: string, load: () => Promise<Module>): Promise<Module> {
+export async function importPeer<Module>(packages: string, caller: string, load: () => Promise<Module>): Promise<Module> {
   try {
     return await load();
   } catch (error) {

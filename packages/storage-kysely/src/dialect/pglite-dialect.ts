@@ -1,10 +1,10 @@
 import type { Driver } from 'kysely';
-import { _DEFAULT_QUERY_TIMEOUT_SECONDS, _DeadlineControl, _registerDeadline } from './_deadline.js';
-import { _PostgresDialectBase } from './_postgres-dialect-base.js';
-import { _PGliteDriver } from './_pglite-driver.js';
-import type { PGliteDialectConfig } from './_pglite-types.js';
+import { DEFAULT_QUERY_TIMEOUT_SECONDS, DeadlineControl, registerDeadline } from './deadline.js';
+import { PostgresDialectBase } from './postgres-dialect-base.js';
+import { PGliteDriver } from './pglite-driver.js';
+import type { PGliteDialectConfig } from './pglite-types.js';
 
-export type { PGliteClient, PGliteDialectConfig } from './_pglite-types.js';
+export type { PGliteClient, PGliteDialectConfig } from './pglite-types.js';
 
 /**
  * A Kysely dialect for embedded PGlite. PGlite is one PostgreSQL backend in this process, so the
@@ -20,18 +20,18 @@ export type { PGliteClient, PGliteDialectConfig } from './_pglite-types.js';
  * const db = new Kysely<FleetHoursDatabase>({ dialect: new PGliteDialect({ pglite: () => new PGlite('./data') }) });
  * ```
  */
-export class PGliteDialect extends _PostgresDialectBase {
+export class PGliteDialect extends PostgresDialectBase {
   readonly #config: PGliteDialectConfig;
-  readonly #deadline: _DeadlineControl;
+  readonly #deadline: DeadlineControl;
 
   constructor(config: PGliteDialectConfig) {
     super();
     this.#config = config;
-    this.#deadline = new _DeadlineControl(config.queryTimeout ?? _DEFAULT_QUERY_TIMEOUT_SECONDS);
-    _registerDeadline(this, this.#deadline);
+    this.#deadline = new DeadlineControl(config.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_SECONDS);
+    registerDeadline(this, this.#deadline);
   }
 
   createDriver(): Driver {
-    return new _PGliteDriver(this.#config, this.#deadline);
+    return new PGliteDriver(this.#config, this.#deadline);
   }
 }

@@ -1,22 +1,22 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely';
-import { _withDeadline, type _DeadlineControl } from './_deadline.js';
-import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
-import type { PGliteClient, PGliteDialectConfig } from './_pglite-types.js';
+import { withDeadline, type DeadlineControl } from './deadline.js';
+import { PostgresDriverBase, transactionModes } from './postgres-driver-base.js';
+import type { PGliteClient, PGliteDialectConfig } from './pglite-types.js';
 
 /**
  * The driver of `PGliteDialect`: one connection, handed to one query or transaction at a time (a
  * queue). Savepoints come from the shared base. Waiting in the queue and every query have the
  * deadline (D28): a caller behind a long transaction gives up instead of waiting without limit.
  */
-export class _PGliteDriver extends _PostgresDriverBase {
+export class PGliteDriver extends PostgresDriverBase {
   readonly #config: PGliteDialectConfig;
-  readonly #deadline: _DeadlineControl;
+  readonly #deadline: DeadlineControl;
   #connection: _PGliteConnection | undefined;
   // The tail of the queue: resolves when the connection is free for the next holder.
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(config: PGliteDialectConfig, deadline: _DeadlineControl) {
+  constructor(config: PGliteDialectConfig, deadline: DeadlineControl) {
     super();
     this.#config = config;
     this.#deadline = deadline;
@@ -36,7 +36,7 @@ export class _PGliteDriver extends _PostgresDriverBase {
       release = resolve;
     });
     // A caller whose turn comes after its deadline passes it on at once.
-    await _withDeadline(previous, this.#deadline.timeoutMs, { onLate: release });
+    await withDeadline(previous, this.#deadline.timeoutMs, { onLate: release });
     this.#release = release;
     return this.#connection!;
   }
@@ -48,7 +48,7 @@ export class _PGliteDriver extends _PostgresDriverBase {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`begin ${_transactionModes(settings)}`.trimEnd()));
+    await connection.executeQuery(CompiledQuery.raw(`begin ${transactionModes(settings)}`.trimEnd()));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -68,16 +68,16 @@ export class _PGliteDriver extends _PostgresDriverBase {
 
 class _PGliteConnection implements DatabaseConnection {
   readonly client: PGliteClient;
-  readonly #deadline: _DeadlineControl;
+  readonly #deadline: DeadlineControl;
 
-  constructor(client: PGliteClient, deadline: _DeadlineControl) {
+  constructor(client: PGliteClient, deadline: DeadlineControl) {
     this.client = client;
     this.#deadline = deadline;
   }
 
   async executeQuery<Row>(compiledQuery: CompiledQuery): Promise<QueryResult<Row>> {
     if (this.client.closed) throw _closedError();
-    const result = await _withDeadline(this.client.query<Row>(compiledQuery.sql, [...compiledQuery.parameters]), this.#deadline.timeoutMs);
+    const result = await withDeadline(this.client.query<Row>(compiledQuery.sql, [...compiledQuery.parameters]), this.#deadline.timeoutMs);
     return { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) };
   }
 

@@ -15,7 +15,7 @@ import {
  * Kysely's PostgreSQL ones, whatever carries the queries. A dialect only brings its driver (as
  * Kysely's own dialects do, each reusing the shared adapter, introspector and compiler).
  */
-export abstract class _PostgresDialectBase implements Dialect {
+export abstract class PostgresDialectBase implements Dialect {
   abstract createDriver(): Driver;
 
   createAdapter(): DialectAdapter {

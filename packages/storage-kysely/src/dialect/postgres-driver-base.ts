@@ -5,7 +5,7 @@ import { CompiledQuery, type DatabaseConnection, type Driver, type TransactionSe
  * the transaction, and `BEGIN`'s modes are spelled the same for every PostgreSQL. A driver brings
  * how it connects, begins, ends and releases.
  */
-export abstract class _PostgresDriverBase implements Driver {
+export abstract class PostgresDriverBase implements Driver {
   abstract init(): Promise<void>;
   abstract acquireConnection(): Promise<DatabaseConnection>;
   abstract beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void>;
@@ -28,7 +28,7 @@ export abstract class _PostgresDriverBase implements Driver {
 }
 
 /** The modes of a `BEGIN`, e.g. `isolation level serializable read only`; empty for the defaults. */
-export function _transactionModes(settings: TransactionSettings): string {
+export function transactionModes(settings: TransactionSettings): string {
   const modes: string[] = [];
   if (settings.isolationLevel) modes.push(`isolation level ${settings.isolationLevel}`);
   if (settings.accessMode) modes.push(settings.accessMode);

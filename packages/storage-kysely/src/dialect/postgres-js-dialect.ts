@@ -1,9 +1,9 @@
 import type { Driver } from 'kysely';
-import { _PostgresDialectBase } from './_postgres-dialect-base.js';
-import { _PostgresJsDriver } from './_postgres-js-driver.js';
-import type { _PostgresJsPoolOptions } from './_postgres-js-types.js';
+import { PostgresDialectBase } from './postgres-dialect-base.js';
+import { PostgresJsDriver } from './postgres-js-driver.js';
+import type { PostgresJsPoolOptions } from './postgres-js-types.js';
 
-export type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-types.js';
+export type { PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './postgres-js-types.js';
 
 /**
  * A Kysely dialect over postgres.js that leaves the pool to postgres.js: a query outside a
@@ -19,15 +19,15 @@ export type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } 
  * stuck and replaced: new calls get a fresh pool, the old one is ended (its stuck connections
  * destroyed), so no stuck connection is ever reused.
  */
-export class _PostgresJsDialect extends _PostgresDialectBase {
-  readonly #options: _PostgresJsPoolOptions;
+export class PostgresJsDialect extends PostgresDialectBase {
+  readonly #options: PostgresJsPoolOptions;
 
-  constructor(options: _PostgresJsPoolOptions) {
+  constructor(options: PostgresJsPoolOptions) {
     super();
     this.#options = options;
   }
 
   createDriver(): Driver {
-    return new _PostgresJsDriver(this.#options);
+    return new PostgresJsDriver(this.#options);
   }
 }

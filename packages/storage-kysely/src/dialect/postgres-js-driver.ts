@@ -1,26 +1,26 @@
 import type { CompiledQuery, DatabaseConnection, QueryResult, TransactionSettings } from 'kysely';
-import { _PostgresDriverBase, _transactionModes } from './_postgres-driver-base.js';
-import { _DEADLINE_EXCEEDED, _withDeadline, type _DeadlineControl } from './_deadline.js';
-import type { _PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './_postgres-js-types.js';
+import { PostgresDriverBase, transactionModes } from './postgres-driver-base.js';
+import { DEADLINE_EXCEEDED_CODE, withDeadline, type DeadlineControl } from './deadline.js';
+import type { PostgresJsPoolOptions, PostgresJsSql, PostgresJsTransactionSql } from './postgres-js-types.js';
 
 /**
- * The driver of `_PostgresJsDialect`: a query outside a transaction goes to postgres.js's
+ * The driver of `PostgresJsDialect`: a query outside a transaction goes to postgres.js's
  * pool (`sql.unsafe`), a transaction is `sql.begin(…)` held open until Kysely commits or rolls
  * back. Savepoints come from the shared base.
  *
  * Every query, `BEGIN`, `COMMIT` and `ROLLBACK` has the client-side deadline (D28). A call still
- * unsettled {@link _STUCK_GRACE_MS} after it missed the deadline — the server would have cancelled
+ * unsettled {@link STUCK_GRACE_MS} after it missed the deadline — the server would have cancelled
  * it by then (`statement_timeout`) — means a stuck link: the pool is replaced (when it is ours),
  * the old one ended, its stuck connections destroyed after `endTimeout`.
  */
-export class _PostgresJsDriver extends _PostgresDriverBase {
-  readonly #options: _PostgresJsPoolOptions;
+export class PostgresJsDriver extends PostgresDriverBase {
+  readonly #options: PostgresJsPoolOptions;
   #pool: Promise<PostgresJsSql> | undefined;
   #destroyed = false;
   // Pools replaced because a call on them got stuck, still ending.
   readonly #retiring = new Set<Promise<void>>();
 
-  constructor(options: _PostgresJsPoolOptions) {
+  constructor(options: PostgresJsPoolOptions) {
     super();
     this.#options = options;
   }
@@ -36,7 +36,7 @@ export class _PostgresJsDriver extends _PostgresDriverBase {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await (connection as _PostgresJsConnection).begin(_transactionModes(settings));
+    await (connection as _PostgresJsConnection).begin(transactionModes(settings));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -71,7 +71,7 @@ export class _PostgresJsDriver extends _PostgresDriverBase {
     call.then(mark, mark);
     setTimeout(() => {
       if (!settled) void this.#replace(sql);
-    }, _STUCK_GRACE_MS).unref();
+    }, STUCK_GRACE_MS).unref();
   }
 
   async #replace(stuck: PostgresJsSql): Promise<void> {
@@ -88,7 +88,7 @@ export class _PostgresJsDriver extends _PostgresDriverBase {
  * How long after a missed deadline a call may still settle before its pool counts as stuck: a
  * server that is merely slow has answered by then, its `statement_timeout` firing at the deadline.
  */
-export const _STUCK_GRACE_MS = 1_000;
+export const STUCK_GRACE_MS = 1_000;
 
 const ROLLBACK = Symbol('rollback');
 
@@ -103,11 +103,11 @@ interface _OpenTransaction {
 /** A Kysely "connection": the pool, or, inside a transaction, the connection postgres.js pinned for it. */
 class _PostgresJsConnection implements DatabaseConnection {
   readonly #sql: PostgresJsSql;
-  readonly #deadline: _DeadlineControl;
+  readonly #deadline: DeadlineControl;
   readonly #onMissed: (sql: PostgresJsSql, call: Promise<unknown>) => void;
   #transaction: _OpenTransaction | undefined;
 
-  constructor(sql: PostgresJsSql, deadline: _DeadlineControl, onMissed: (sql: PostgresJsSql, call: Promise<unknown>) => void) {
+  constructor(sql: PostgresJsSql, deadline: DeadlineControl, onMissed: (sql: PostgresJsSql, call: Promise<unknown>) => void) {
     this.#sql = sql;
     this.#deadline = deadline;
     this.#onMissed = onMissed;
@@ -115,7 +115,7 @@ class _PostgresJsConnection implements DatabaseConnection {
 
   /** `call` bounded by the deadline (D28); a miss is reported to the driver, which may replace a stuck pool. */
   #bounded<T>(call: PromiseLike<T>, onLate?: (value: T) => void): Promise<T> {
-    return _withDeadline(call, this.#deadline.timeoutMs, {
+    return withDeadline(call, this.#deadline.timeoutMs, {
       onMissed: (running) => this.#onMissed(this.#sql, running),
       ...(onLate ? { onLate } : {}),
     });
@@ -171,7 +171,7 @@ class _PostgresJsConnection implements DatabaseConnection {
     const sql = await this.#bounded(ready, () => end('rollback'));
     transaction = { sql, end, outcome, lost: undefined };
     this.#transaction = transaction;
-    // The migrations run with the deadline lifted (_withoutDeadline): so does the server's.
+    // The migrations run with the deadline lifted (withoutDeadline): so does the server's.
     if (this.#deadline.lifted) await this.run('set local statement_timeout = 0');
   }
 
@@ -195,7 +195,7 @@ class _PostgresJsConnection implements DatabaseConnection {
       if (error === ROLLBACK) return;
       // A ROLLBACK that does not come back in time is left to run: its connection is stuck, and
       // the driver replaces a stuck pool. A COMMIT's outcome is unknown: the caller must hear of it.
-      if (action === 'rollback' && (error as { code?: unknown } | null)?.code === _DEADLINE_EXCEEDED) return;
+      if (action === 'rollback' && (error as { code?: unknown } | null)?.code === DEADLINE_EXCEEDED_CODE) return;
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 /** The types the postgres.js dialect and its driver share (a module of their own, so neither imports the other's). */
-import type { _DeadlineControl } from './_deadline.js';
+import type { DeadlineControl } from './deadline.js';
 
 /** The part of a postgres.js `Sql` instance (`postgres(...)`) the driver uses. */
 export interface PostgresJsSql {
@@ -13,8 +13,8 @@ export interface PostgresJsTransactionSql {
   unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
 }
 
-/** How `_PostgresJsDialect` gets and keeps its pool. */
-export interface _PostgresJsPoolOptions {
+/** How `PostgresJsDialect` gets and keeps its pool. */
+export interface PostgresJsPoolOptions {
   /** Creates the pool (or hands over the caller's). */
   readonly connect: () => Promise<PostgresJsSql>;
   /**
@@ -26,5 +26,5 @@ export interface _PostgresJsPoolOptions {
   /** Seconds `destroy()` (and the end of a replaced pool) lets running queries finish. */
   readonly endTimeout: number;
   /** The deadline of every call (D28). */
-  readonly deadline: _DeadlineControl;
+  readonly deadline: DeadlineControl;
 }

@@ -6,15 +6,15 @@
 import { StorageUnavailableError } from '@fleet-hours/core';
 import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { startStallingProxy } from '../../../test/support/stalling-proxy.js';
-import { eventually } from './_fixture.js';
-import { _isUnavailable } from './_storage-error.js';
-import { createKyselyStore } from './create-kysely-store.js';
+import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import { startStallingProxy } from '../../../../test/support/stalling-proxy.js';
+import { eventually } from '../testing/fixture.js';
+import { isUnavailable } from '../stores/storage-error.js';
+import { createKyselyStore } from '../stores/create-kysely-store.js';
 import { createPGliteDatabase } from './create-pglite-database.js';
 import { createPostgresDatabase } from './create-postgres-database.js';
-import { migrateToLatest } from './migrate-to-latest.js';
-import { _withoutDeadline } from './_deadline.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
+import { withoutDeadline } from './deadline.js';
 
 const T0 = 1_767_225_600;
 const DEADLINE_SECONDS = 1;
@@ -91,7 +91,7 @@ describeWithPostgres('D28 deadline on the PostgreSQL server', () => {
   it('the server cancels a statement past the deadline (statement_timeout), as unavailable; the next call works', async () => {
     const db = await open(DATABASE_URL!);
     const outcome = await sql`select pg_sleep(${DEADLINE_SECONDS + 2})`.execute(db).catch((error: unknown) => error);
-    expect(_isUnavailable(outcome)).toBe(true);
+    expect(isUnavailable(outcome)).toBe(true);
     const { rows } = await sql<{ timeout: string }>`select current_setting('statement_timeout') as timeout`.execute(db);
     expect(rows).toEqual([{ timeout: `${DEADLINE_SECONDS}s` }]);
   });
@@ -99,8 +99,8 @@ describeWithPostgres('D28 deadline on the PostgreSQL server', () => {
   it('migrations run without the deadline, on the server too', async () => {
     const db = await open(DATABASE_URL!);
     const slow = () => db.transaction().execute((trx) => sql`select pg_sleep(${DEADLINE_SECONDS + 0.5})`.execute(trx));
-    await expect(slow()).rejects.toSatisfy(_isUnavailable);
-    await expect(_withoutDeadline(db, slow)).resolves.toBeDefined();
+    await expect(slow()).rejects.toSatisfy(isUnavailable);
+    await expect(withoutDeadline(db, slow)).resolves.toBeDefined();
   });
 });
 

@@ -1,5 +1,5 @@
 /** Splits a `search_path` setting into schema names, unquoting `"quoted"` ones. */
-export function _parseSearchPath(searchPath: string): string[] {
+export function parseSearchPath(searchPath: string): string[] {
   const names: string[] = [];
   const entry = /\s*(?:"((?:[^"]|"")*)"|([^,\s]+))\s*(?:,|$)/gy;
   let match: RegExpExecArray | null;

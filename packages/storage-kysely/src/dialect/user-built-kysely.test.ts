@@ -11,10 +11,10 @@ import { Kysely } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { describeKyselyContracts } from './_fixture.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import { describeKyselyContracts } from '../testing/fixture.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
 describeWithPostgres('createKyselyStore() on a Kysely the user built with kysely-postgres-js', () => {
   let server: TestPostgres;

@@ -1,10 +1,10 @@
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, createTestSchema, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { _parseSearchPath } from './_search-path.js';
-import { createKyselyStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
-import { createPostgresDatabase } from './create-postgres-database.js';
+import { createTestDatabase, createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import { parseSearchPath } from '../dialect/search-path.js';
+import { createKyselyStore } from '../stores/create-kysely-store.js';
+import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
 
@@ -240,10 +240,10 @@ describeWithPostgres('migrations on the PostgreSQL server', () => {
   });
 });
 
-describe('_parseSearchPath()', () => {
+describe('parseSearchPath()', () => {
   it('splits a search_path setting and unquotes quoted names', () => {
-    expect(_parseSearchPath('"$user", public')).toEqual(['$user', 'public']);
-    expect(_parseSearchPath('"fleet hours ""tenant""",public')).toEqual(['fleet hours "tenant"', 'public']);
-    expect(_parseSearchPath('')).toEqual([]);
+    expect(parseSearchPath('"$user", public')).toEqual(['$user', 'public']);
+    expect(parseSearchPath('"fleet hours ""tenant""",public')).toEqual(['fleet hours "tenant"', 'public']);
+    expect(parseSearchPath('')).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { StorageUnavailableError } from '@fleet-hours/core';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
-import { _withoutDeadline } from './_deadline.js';
-import { _parseSearchPath } from './_search-path.js';
-import { _errorCode, _guard, _isUnavailable } from './_storage-error.js';
+import { withoutDeadline } from '../dialect/deadline.js';
+import { parseSearchPath } from '../dialect/search-path.js';
+import { errorCode, guard, isUnavailable } from '../stores/storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { initialMigration } from './migrations/0001-initial.js';
 import { rateLimitCountersMigration } from './migrations/0002-rate-limit-counters.js';
@@ -72,7 +72,7 @@ export async function createFleetHoursMigrator(db: Kysely<FleetHoursDatabase>): 
  * ```
  */
 export function schemaIsCurrent(db: Kysely<FleetHoursDatabase>): Promise<boolean> {
-  return _guard(() => _isCurrent(db));
+  return guard(() => _isCurrent(db));
 }
 
 /**
@@ -97,15 +97,15 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
     if (await _isCurrent(db)) return;
     const migrator = await createFleetHoursMigrator(db);
     // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
-    const { error, results } = await _withoutDeadline(db, () => migrator.migrateToLatest());
+    const { error, results } = await withoutDeadline(db, () => migrator.migrateToLatest());
     if (error !== undefined) {
       const failed = results?.find((result) => result.status === 'Error');
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`Fleet Hours migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`, { cause: error });
     }
   } catch (error) {
-    if (error instanceof StorageUnavailableError || !_isUnavailable(error)) throw error;
-    const code = _errorCode(error);
+    if (error instanceof StorageUnavailableError || !isUnavailable(error)) throw error;
+    const code = errorCode(error);
     throw new StorageUnavailableError(`Cannot migrate: the database is unavailable${code ? ` (${code})` : ''}`, { cause: error });
   }
 }
@@ -119,7 +119,7 @@ async function _targetSchema(db: Kysely<FleetHoursDatabase>): Promise<string> {
     select current_schema() as schema, current_setting('search_path') as search_path`.execute(db);
   const current = rows[0]?.schema;
   if (current) return current;
-  const first = _parseSearchPath(rows[0]?.search_path ?? '')[0];
+  const first = parseSearchPath(rows[0]?.search_path ?? '')[0];
   if (first === undefined || first === '$user') {
     throw new Error(`Cannot migrate: no schema of search_path "${rows[0]?.search_path ?? ''}" exists; create one or set search_path`);
   }
@@ -139,7 +139,7 @@ async function _isCurrent(db: Kysely<FleetHoursDatabase>): Promise<boolean> {
        where 'fleet_hours_migration'::regclass = to_regclass(format('%I.fleet_hours_migration', current_schema()))`.execute(db);
     applied = new Set(rows.map((row) => row.name));
   } catch (error) {
-    if (_isUnavailable(error)) throw error;
+    if (isUnavailable(error)) throw error;
     return false; // No bookkeeping table here (yet): the migrator decides.
   }
   return applied.size === known.length && known.every((name) => applied.has(name));

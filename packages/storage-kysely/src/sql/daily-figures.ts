@@ -12,36 +12,36 @@
  *   from `time_zone` (a zone changed outside Fleet Hours) rebuilds the device's figures instead of
  *   adding to them; `updateDevice` rebuilds them when it changes the zone.
  *
- * Reads (see `_segment-queries.ts`) stay exact whatever the figures' zone: the day rows only
+ * Reads (see `sql/segment-queries.ts`) stay exact whatever the figures' zone: the day rows only
  * have to tile time without overlapping, and a bucket that does not hold whole rows is counted
  * from the segments at its edges.
  */
 import type { SegmentInput, SegmentSource, SegmentState } from '@fleet-hours/core';
 import { dailyFigures, type DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _isId } from './_sql-values.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { isId } from './sql-values.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /**
- * What a write reads of the device's row under its lock, for its figures (see `_writeDevices`).
+ * What a write reads of the device's row under its lock, for its figures (see `writeDevices`).
  * `has_figures`: `closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (a day row of
- * the device)`; {@link _FIGURE_DEVICE_COLUMNS} selects it.
+ * the device)`; {@link FIGURE_DEVICE_COLUMNS} selects it.
  */
-export interface _FigureDevice {
+export interface FigureDevice {
   readonly time_zone: string;
   readonly figures_time_zone: string | null;
   readonly has_figures: boolean;
 }
 
-/** The columns of {@link _FigureDevice}, for a `select … from devices` (under the row's lock). */
-export const _FIGURE_DEVICE_COLUMNS = sql`time_zone, figures_time_zone,
+/** The columns of {@link FigureDevice}, for a `select … from devices` (under the row's lock). */
+export const FIGURE_DEVICE_COLUMNS = sql`time_zone, figures_time_zone,
   closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures`;
 
 /** Rows written per statement. */
 const FIGURE_CHUNK = 20_000;
 
 /** Rows read per statement by the chunked reads of a device's history (D36): memory stays flat whatever its size. */
-export const _READ_CHUNK = 10_000;
+export const READ_CHUNK = 10_000;
 
 /**
  * Recomputes a device's figures from its segments (in its current zone) and replaces the stored
@@ -52,12 +52,12 @@ export const _READ_CHUNK = 10_000;
  *
  * @returns `false` when there is no such device.
  */
-export async function _rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize = _READ_CHUNK): Promise<boolean> {
+export async function rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize = READ_CHUNK): Promise<boolean> {
   const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(trx)).rows[0];
   if (!device) return false;
   await sql`delete from engine_day_figures where device_id = ${deviceId}`.execute(trx);
-  const figures = new _DayFigureAccumulator(device.time_zone);
-  for await (const segments of _segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments));
+  const figures = new DayFigureAccumulator(device.time_zone);
+  for await (const segments of segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments));
   await _insertFigures(trx, deviceId, figures.finish());
   await sql`
     update devices
@@ -79,7 +79,7 @@ async function _insertFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number,
 }
 
 /** A stored segment with its source (D23; `null` when not asked for), instants as epoch seconds. */
-export interface _StoredSegment {
+export interface StoredSegment {
   readonly startedAt: number;
   readonly endedAt: number | null;
   readonly state: SegmentState;
@@ -91,12 +91,12 @@ export interface _StoredSegment {
  * statement: keyset pagination on the primary key `(device_id, started_at)` (D36). `withSource`
  * reads each one's source (migration 0003 rebuilds figures before the column exists).
  */
-export async function* _segmentChunks(
+export async function* segmentChunks(
   db: Kysely<FleetHoursDatabase>,
   deviceId: number,
   chunkSize: number,
   withSource = false,
-): AsyncGenerator<_StoredSegment[]> {
+): AsyncGenerator<StoredSegment[]> {
   const source = withSource ? sql`source` : sql`null`;
   let after: number | null = null;
   for (;;) {
@@ -118,11 +118,11 @@ export async function* _segmentChunks(
 
 /**
  * A device's figures (D27) computed from its segments a chunk at a time (D36): give it the segments
- * in start order ({@link _segmentChunks}); each {@link add} returns the days no later segment can
+ * in start order ({@link segmentChunks}); each {@link add} returns the days no later segment can
  * reach (they end at or before the last start given: every later segment starts there or after),
  * {@link finish} the rest. Only the days of the last segments are held, however long the history.
  */
-export class _DayFigureAccumulator {
+export class DayFigureAccumulator {
   longestSegmentSeconds = 0;
   /** Days given out so far. */
   dayCount = 0;
@@ -145,7 +145,7 @@ export class _DayFigureAccumulator {
   add(segments: readonly SegmentInput[]): DayFigure[] {
     const closed = segments.filter((segment) => segment.endedAt !== null);
     for (const segment of closed) this.longestSegmentSeconds = Math.max(this.longestSegmentSeconds, segment.endedAt! - segment.startedAt);
-    _totals(closed, 1, this.#totals);
+    addSegmentSeconds(closed, 1, this.#totals);
     for (const day of dailyFigures(closed, this.timeZone)) {
       const held = this.#pending.get(day.dayStart);
       if (held) {
@@ -183,7 +183,7 @@ function _figureArrays(figures: readonly DayFigure[]) {
 }
 
 /** Adds `sign` × the seconds of closed segments to running totals. */
-export function _totals(segments: readonly SegmentInput[], sign: 1 | -1, into: { moving: number; idle: number }): { moving: number; idle: number } {
+export function addSegmentSeconds(segments: readonly SegmentInput[], sign: 1 | -1, into: { moving: number; idle: number }): { moving: number; idle: number } {
   for (const segment of segments) {
     if (segment.endedAt === null) continue;
     if (segment.state === 'moving') into.moving += sign * (segment.endedAt - segment.startedAt);
@@ -196,9 +196,9 @@ export function _totals(segments: readonly SegmentInput[], sign: 1 | -1, into: {
  * The ids of every device, or of the one named (when it exists), ascending, read `chunkSize` at a
  * time by keyset on the primary key: an operator command never holds every id at once (D36).
  */
-export async function* _deviceIdPages(db: Kysely<FleetHoursDatabase>, deviceId: number | undefined, chunkSize: number): AsyncGenerator<number> {
+export async function* deviceIdPages(db: Kysely<FleetHoursDatabase>, deviceId: number | undefined, chunkSize: number): AsyncGenerator<number> {
   if (deviceId !== undefined) {
-    if (!_isId(deviceId)) return;
+    if (!isId(deviceId)) return;
     const { rows } = await sql<{ id: number }>`select id from devices where id = ${deviceId}`.execute(db);
     if (rows[0]) yield Number(rows[0].id);
     return;

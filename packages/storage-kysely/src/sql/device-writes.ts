@@ -1,18 +1,18 @@
 import type { SegmentInput, SegmentSource, SegmentState, TelemetryPoint } from '@fleet-hours/core';
 import { dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
-import { _rebuildDeviceFigures, _totals, type _FigureDevice } from './_daily-figures.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { _planFree } from './_sql-values.js';
+import { rebuildDeviceFigures, addSegmentSeconds, type FigureDevice } from './daily-figures.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { planFree } from './sql-values.js';
 
 /**
  * What one write transaction changes of one device, under the device's row lock: the one shape in
- * which imports and telemetry hand their changes to {@link _writeDevices}.
+ * which imports and telemetry hand their changes to {@link writeDevices}.
  */
-export interface _DeviceWrite {
+export interface DeviceWrite {
   readonly deviceId: number;
-  /** The device's row as the caller read it under the lock (see `_FigureDevice`). */
-  readonly device: _FigureDevice;
+  /** The device's row as the caller read it under the lock (see `FigureDevice`). */
+  readonly device: FigureDevice;
   /** Points of seconds the device has no point for. */
   readonly insertedPoints?: readonly TelemetryPoint[];
   /** Stored points replaced by their merge with the batch (D21). */
@@ -53,21 +53,21 @@ const FIGURE_CHUNK = 20_000;
  *
  * The callers hold every device's row lock, so the rows read are the rows changed.
  */
-export async function _writeDevices(trx: Kysely<FleetHoursDatabase>, writes: readonly _DeviceWrite[]): Promise<void> {
+export async function writeDevices(trx: Kysely<FleetHoursDatabase>, writes: readonly DeviceWrite[]): Promise<void> {
   await _write(trx, writes, undefined);
 }
 
 /**
- * {@link _writeDevices} without a transaction or a lock held: one statement that locks the devices'
+ * {@link writeDevices} without a transaction or a lock held: one statement that locks the devices'
  * rows and writes only if each row is still the version the caller read (`versions`: device id →
  * `xmin` as text; every write of a device updates its row, so a write that came between changed
  * it). `'written'`, or `'changed'` (nothing written: read again and plan again), or `'unfit'`
  * (nothing written: the write takes more than one statement, or a rebuild of figures; write it in a
  * transaction under the lock instead).
  */
-export async function _writeDevicesIfUnchanged(
+export async function writeDevicesIfUnchanged(
   db: Kysely<FleetHoursDatabase>,
-  writes: readonly _DeviceWrite[],
+  writes: readonly DeviceWrite[],
   versions: ReadonlyMap<number, string>,
 ): Promise<'written' | 'changed' | 'unfit'> {
   return _write(db, writes, versions);
@@ -75,7 +75,7 @@ export async function _writeDevicesIfUnchanged(
 
 async function _write(
   trx: Kysely<FleetHoursDatabase>,
-  writes: readonly _DeviceWrite[],
+  writes: readonly DeviceWrite[],
   versions: ReadonlyMap<number, string> | undefined,
 ): Promise<'written' | 'changed' | 'unfit'> {
   const points = { inserted: new _Rows<_PointRow>(POINT_COLUMNS), updated: new _Rows<_PointRow>(POINT_COLUMNS) };
@@ -104,7 +104,7 @@ async function _write(
     else if (changesFigures) {
       const changed: DayFigure[] = dailyFigureChanges({ removed: closedRemoved, added: closedAdded }, device.time_zone);
       for (const day of changed) figures.push({ deviceId, dayStart: day.dayStart, dayEnd: day.dayEnd, moving: day.movingSeconds, idle: day.idleSeconds });
-      totals = _totals(closedAdded, 1, _totals(closedRemoved, -1, totals));
+      totals = addSegmentSeconds(closedAdded, 1, addSegmentSeconds(closedRemoved, -1, totals));
     }
     records.push({ deviceId, moving: totals.moving, idle: totals.idle, figures: changesFigures && !rebuild ? 't' : 'f', lastReportedAt: write.lastReportedAt, longest });
   }
@@ -139,7 +139,7 @@ async function _write(
     }).execute(trx);
     first = false;
   }
-  for (const deviceId of rebuilt) await _rebuildDeviceFigures(trx, deviceId);
+  for (const deviceId of rebuilt) await rebuildDeviceFigures(trx, deviceId);
   return 'written';
 }
 
@@ -235,7 +235,7 @@ interface _StatementRows {
   readonly records?: _Columns<_RecordRow> | undefined;
 }
 
-/** The statement of {@link _writeDevices}: one text whatever it holds (see there). */
+/** The statement of {@link writeDevices}: one text whatever it holds (see there). */
 function _writeStatement(rows: _StatementRows) {
   const pi = rows.insertedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
   const pu = rows.updatedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
@@ -246,25 +246,25 @@ function _writeStatement(rows: _StatementRows) {
   const v = rows.versions ?? _noRows<_VersionRow>(['deviceId', 'version']);
   return sql<{ written: boolean }>`
     with locked as (
-      select id, xmin::text as version from devices where id = any(${_planFree(v.deviceId, 'integer[]')}) order by id for update
+      select id, xmin::text as version from devices where id = any(${planFree(v.deviceId, 'integer[]')}) order by id for update
     ),
     -- Every device checked still has the row the caller read (none checked: the caller holds the locks).
     unchanged as (
       select not exists (
-               select 1 from unnest(${_planFree(v.deviceId, 'integer[]')}, ${_planFree(v.version, 'text[]')}) as expected(device_id, version)
+               select 1 from unnest(${planFree(v.deviceId, 'integer[]')}, ${planFree(v.version, 'text[]')}) as expected(device_id, version)
                  left join locked on locked.id = expected.device_id
                 where locked.version is distinct from expected.version) as ok
     ),
     inserted_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${_planFree(pi.deviceId, 'integer[]')}, ${_planFree(pi.time, 'float8[]')}, ${_planFree(pi.ignition, 'text[]')}::boolean[], ${_planFree(pi.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${planFree(pi.deviceId, 'integer[]')}, ${planFree(pi.time, 'float8[]')}, ${planFree(pi.ignition, 'text[]')}::boolean[], ${planFree(pi.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
     ),
     updated_points as (
       insert into telemetry_points (device_id, "time", ignition, speed_kmh)
       select point.device_id, to_timestamp(point.time), point.ignition, point.speed_kmh
-        from unnest(${_planFree(pu.deviceId, 'integer[]')}, ${_planFree(pu.time, 'float8[]')}, ${_planFree(pu.ignition, 'text[]')}::boolean[], ${_planFree(pu.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
+        from unnest(${planFree(pu.deviceId, 'integer[]')}, ${planFree(pu.time, 'float8[]')}, ${planFree(pu.ignition, 'text[]')}::boolean[], ${planFree(pu.speedKmh, 'float8[]')}) as point(device_id, time, ignition, speed_kmh)
        where (select ok from unchanged)
       on conflict (device_id, "time") do update set ignition = excluded.ignition, speed_kmh = excluded.speed_kmh
     ),
@@ -274,18 +274,18 @@ function _writeStatement(rows: _StatementRows) {
          and ctid = any(array(
                select (select segment.ctid from engine_segments as segment
                         where segment.device_id = named.device_id and segment.started_at = to_timestamp(named.started_at))
-                 from unnest(${_planFree(r.deviceId, 'integer[]')}, ${_planFree(r.startedAt, 'float8[]')}) as named(device_id, started_at)))
+                 from unnest(${planFree(r.deviceId, 'integer[]')}, ${planFree(r.startedAt, 'float8[]')}) as named(device_id, started_at)))
       returning 1
     ),
     added_segments as (
       insert into engine_segments (device_id, started_at, ended_at, state, source)
       select segment.device_id, to_timestamp(segment.started_at), to_timestamp(segment.ended_at), segment.state, segment.source
-        from unnest(${_planFree(a.deviceId, 'integer[]')}, ${_planFree(a.startedAt, 'float8[]')}, ${_planFree(a.endedAt, 'float8[]')}, ${_planFree(a.state, 'text[]')}, ${_planFree(a.source, 'text[]')})
+        from unnest(${planFree(a.deviceId, 'integer[]')}, ${planFree(a.startedAt, 'float8[]')}, ${planFree(a.endedAt, 'float8[]')}, ${planFree(a.state, 'text[]')}, ${planFree(a.source, 'text[]')})
              as segment(device_id, started_at, ended_at, state, source)
        where (select count(*) from removed_segments) >= 0 and (select ok from unchanged)
     ),
     figure_changes as (
-      select * from unnest(${_planFree(f.deviceId, 'integer[]')}, ${_planFree(f.dayStart, 'float8[]')}, ${_planFree(f.dayEnd, 'float8[]')}, ${_planFree(f.moving, 'float8[]')}, ${_planFree(f.idle, 'float8[]')})
+      select * from unnest(${planFree(f.deviceId, 'integer[]')}, ${planFree(f.dayStart, 'float8[]')}, ${planFree(f.dayEnd, 'float8[]')}, ${planFree(f.moving, 'float8[]')}, ${planFree(f.idle, 'float8[]')})
                  as change(device_id, day_start, day_end, moving, idle)
     ),
     -- A day the change leaves without engine time loses its row (days without engine time have none).
@@ -317,7 +317,7 @@ function _writeStatement(rows: _StatementRows) {
            figures_time_zone = case when record.figures then time_zone else figures_time_zone end,
            last_reported_at = to_timestamp(record.last_reported_at),
            longest_segment_seconds = greatest(longest_segment_seconds, record.longest::bigint)
-      from unnest(${_planFree(d.deviceId, 'integer[]')}, ${_planFree(d.moving, 'float8[]')}, ${_planFree(d.idle, 'float8[]')}, ${_planFree(d.figures, 'text[]')}::boolean[], ${_planFree(d.lastReportedAt, 'float8[]')}, ${_planFree(d.longest, 'float8[]')})
+      from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.moving, 'float8[]')}, ${planFree(d.idle, 'float8[]')}, ${planFree(d.figures, 'text[]')}::boolean[], ${planFree(d.lastReportedAt, 'float8[]')}, ${planFree(d.longest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
        where devices.id = record.device_id and (select ok from unchanged)
     )

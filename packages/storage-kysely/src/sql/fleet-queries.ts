@@ -1,9 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
-import { _summarizeOf, _sumByBucketOf, type BucketRow, type SummaryRow } from './_segment-queries.js';
+import { summarizeOf, sumByBucketOf, type BucketRow, type SummaryRow } from './segment-queries.js';
 
 /**
  * A page of the fleet endpoints (D32) in one statement: the requests go in as arrays, `unnest`
- * makes one row per request, and the per-device query of `_segment-queries.ts` — the one place of
+ * makes one row per request, and the per-device query of `sql/segment-queries.ts` — the one place of
  * that SQL — runs for each row through `cross join lateral`, reading the device and window from the
  * row's columns. PostgreSQL plans the statement once, whatever the number of devices, and runs the
  * per-device query's bounded index scans for each row. (A `union all` of one copy of the query per
@@ -11,28 +11,28 @@ import { _summarizeOf, _sumByBucketOf, type BucketRow, type SummaryRow } from '.
  * devices, before any row is read.)
  */
 
-/** A row of {@link _sumByBucketMany}: a row of `_sumByBucket` and the index of its request. */
+/** A row of {@link sumByBucketMany}: a row of `sumByBucket` and the index of its request. */
 export interface FleetBucketRow extends BucketRow {
   readonly request: number;
 }
 
-/** A row of {@link _summarizeMany}: the row of `_summarize` and the index of its request. */
+/** A row of {@link summarizeMany}: the row of `summarize` and the index of its request. */
 export interface FleetSummaryRow extends SummaryRow {
   readonly request: number;
 }
 
 /**
- * `_sumByBucket` for several devices in one statement. Requests are given with their index (the
+ * `sumByBucket` for several devices in one statement. Requests are given with their index (the
  * caller leaves out those that need no query); each has at least two boundaries. The boundaries of
  * every request travel as one flat array, each request naming its slice (windows of devices in
  * different zones may have different numbers of days). Buckets without engine time return no row.
  */
-export function _sumByBucketMany(
+export function sumByBucketMany(
   requests: readonly { readonly index: number; readonly deviceId: number; readonly boundaries: readonly number[] }[],
   now: number,
 ): RawBuilder<FleetBucketRow> {
-  const { flat, firsts, lasts } = _flatBoundaries(requests);
-  const perDevice = _sumByBucketOfRow('fleet_request', now);
+  const { flat, firsts, lasts } = flatBoundaries(requests);
+  const perDevice = sumByBucketOfRow('fleet_request', now);
   // Each request's boundaries are cut from the flat array once, into a row of their own
   // (`materialized`): inlined instead, the slice of the whole array would be recomputed wherever the
   // per-device query reads a boundary.
@@ -51,7 +51,7 @@ export function _sumByBucketMany(
  * The boundaries of several requests as one flat array (one parameter, whatever the count), each
  * request naming its slice, 1-based and inclusive: `flat[firsts[i]:lasts[i]]` in SQL.
  */
-export function _flatBoundaries(requests: readonly { readonly boundaries: readonly number[] }[]): { flat: number[]; firsts: number[]; lasts: number[] } {
+export function flatBoundaries(requests: readonly { readonly boundaries: readonly number[] }[]): { flat: number[]; firsts: number[]; lasts: number[] } {
   const firsts: number[] = [];
   const lasts: number[] = [];
   const flat: number[] = [];
@@ -63,10 +63,10 @@ export function _flatBoundaries(requests: readonly { readonly boundaries: readon
   return { flat, firsts, lasts };
 }
 
-/** `_sumByBucketOf` for the request row `alias` of a statement: its `device_id` and `boundaries` columns. */
-export function _sumByBucketOfRow(alias: string, now: number): RawBuilder<BucketRow> {
+/** `sumByBucketOf` for the request row `alias` of a statement: its `device_id` and `boundaries` columns. */
+export function sumByBucketOfRow(alias: string, now: number): RawBuilder<BucketRow> {
   const row = sql.ref(alias);
-  return _sumByBucketOf(
+  return sumByBucketOf(
     {
       deviceId: sql<number>`${row}.device_id`,
       boundaries: sql<number[]>`${row}.boundaries`,
@@ -77,10 +77,10 @@ export function _sumByBucketOfRow(alias: string, now: number): RawBuilder<Bucket
   );
 }
 
-/** `_summarize` for several devices in one statement: one row per request. */
-export function _summarizeMany(requests: readonly { readonly index: number; readonly deviceId: number }[], now: number): RawBuilder<FleetSummaryRow> {
+/** `summarize` for several devices in one statement: one row per request. */
+export function summarizeMany(requests: readonly { readonly index: number; readonly deviceId: number }[], now: number): RawBuilder<FleetSummaryRow> {
   return sql<FleetSummaryRow>`
     select fleet_request.request, per_device.first_started_at, per_device.moving_seconds, per_device.idle_seconds
       from unnest(${requests.map((request) => request.index)}::int[], ${requests.map((request) => request.deviceId)}::int[]) as fleet_request(request, device_id)
-     cross join lateral (${_summarizeOf(sql<number>`fleet_request.device_id`, now)}) as per_device`;
+     cross join lateral (${summarizeOf(sql<number>`fleet_request.device_id`, now)}) as per_device`;
 }

@@ -1,7 +1,7 @@
 import type { SegmentInput, SegmentState } from '@fleet-hours/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _FIGURE_DEVICE_COLUMNS, type _FigureDevice } from './_daily-figures.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from './daily-figures.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** A segment row as the queries below select it: instants as epoch seconds. */
 interface SegmentRow {
@@ -23,7 +23,7 @@ interface SegmentRow {
  *
  * Selects `started_at`, `ended_at` (epoch seconds, float8: exact for whole seconds) and `state`.
  */
-export function _overlappingSegments(deviceId: number, start: number | undefined, end: number | undefined): RawBuilder<SegmentRow> {
+export function overlappingSegments(deviceId: number, start: number | undefined, end: number | undefined): RawBuilder<SegmentRow> {
   const beforeEnd = end === undefined ? sql`` : sql`and started_at < to_timestamp(${end}::float8)`;
   const reachesStart =
     start === undefined
@@ -40,14 +40,14 @@ export function _overlappingSegments(deviceId: number, start: number | undefined
      where device_id = ${deviceId} and ended_at is null ${beforeEnd}`;
 }
 
-/** Reads the overlapping segments (see {@link _overlappingSegments}) in time order. */
-export async function _listOverlapping(
+/** Reads the overlapping segments (see {@link overlappingSegments}) in time order. */
+export async function listOverlapping(
   db: Kysely<FleetHoursDatabase>,
   deviceId: number,
   start: number | undefined,
   end: number | undefined,
 ): Promise<SegmentInput[]> {
-  const { rows } = await sql<SegmentRow>`${_overlappingSegments(deviceId, start, end)} order by started_at`.execute(db);
+  const { rows } = await sql<SegmentRow>`${overlappingSegments(deviceId, start, end)} order by started_at`.execute(db);
   return rows.map((row) => ({
     startedAt: Number(row.started_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
@@ -73,7 +73,7 @@ export async function _listOverlapping(
  *   counted from the segments instead: the closed
  *   segments in that part of the window, clipped to it. Adjacent such parts are joined first
  *   (gaps and islands), so that each run of them costs one bounded index scan (see
- *   {@link _overlappingSegments}) however many days it holds. The runs pass through an array
+ *   {@link overlappingSegments}) however many days it holds. The runs pass through an array
  *   and `unnest`, which the planner expects to be few (they are: usually one, today), and the
  *   scan is a lateral subquery it cannot flatten (`offset 0`), so it stays a range scan per run
  *   whatever the table statistics say.
@@ -90,8 +90,8 @@ export async function _listOverlapping(
  *
  * Returns rows `{ bucket (1-based), moving_seconds, idle_seconds }`.
  */
-export function _sumByBucket(deviceId: number, boundaries: readonly number[], now: number): RawBuilder<BucketRow> {
-  return _sumByBucketOf(
+export function sumByBucket(deviceId: number, boundaries: readonly number[], now: number): RawBuilder<BucketRow> {
+  return sumByBucketOf(
     {
       deviceId: sql<number>`${deviceId}::int`,
       boundaries: sql<number[]>`${boundaries}::float8[]`,
@@ -103,11 +103,11 @@ export function _sumByBucket(deviceId: number, boundaries: readonly number[], no
 }
 
 /**
- * The device and window {@link _sumByBucketOf} reads, as SQL expressions: parameters for one
- * device ({@link _sumByBucket}), or the columns of a request row when a page of the fleet runs the
- * same query for each of its devices in one statement (D32, `_fleet-queries.ts`).
+ * The device and window {@link sumByBucketOf} reads, as SQL expressions: parameters for one
+ * device ({@link sumByBucket}), or the columns of a request row when a page of the fleet runs the
+ * same query for each of its devices in one statement (D32, `sql/fleet-queries.ts`).
  */
-export interface _WindowSql {
+export interface WindowSql {
   /** `integer`. */
   readonly deviceId: RawBuilder<number>;
   /** `float8[]`: the boundaries, epoch seconds. */
@@ -118,11 +118,11 @@ export interface _WindowSql {
   readonly windowEnd: RawBuilder<number>;
 }
 
-/** {@link _sumByBucket} over SQL expressions of the device and window: the one place of this query. */
-export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: _WindowSql, now: number): RawBuilder<BucketRow> {
+/** {@link sumByBucket} over SQL expressions of the device and window: the one place of this query. */
+export function sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: WindowSql, now: number): RawBuilder<BucketRow> {
   return sql<BucketRow>`
     with bounds as (
-      -- The device's longest closed segment bounds every scan of its segments below (see _overlappingSegments).
+      -- The device's longest closed segment bounds every scan of its segments below (see overlappingSegments).
       select ${boundaries}::float8[] as b, (select longest_segment_seconds from devices where id = ${deviceId})::float8 as longest
     ),
     day as (
@@ -219,7 +219,7 @@ export function _sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }:
  */
 const LONGEST_DAY_SECONDS = 3 * 86_400;
 
-/** A row of {@link _sumByBucket}. */
+/** A row of {@link sumByBucket}. */
 export interface BucketRow {
   readonly bucket: number;
   readonly moving_seconds: number;
@@ -229,22 +229,22 @@ export interface BucketRow {
 /**
  * The meter's figures (D3) at a cost that does not grow with history (D27): the first start (the
  * minimum of the primary key, one index probe), the device's lifetime totals of closed segments
- * (kept by every write, see `_daily-figures.ts`), corrected at read time by what cannot be final:
+ * (kept by every write, see `sql/daily-figures.ts`), corrected at read time by what cannot be final:
  * the open segment counts up to `now`, and a closed segment ending after `now` (a live tail, a
  * clock ahead) loses its seconds after `now` (P1). Those are found by bounded index scans: the
  * ones that started by `now` start at most the longest segment before it (as in
- * {@link _overlappingSegments}), the others start after it; the two ranges are scanned apart so
+ * {@link overlappingSegments}), the others start after it; the two ranges are scanned apart so
  * that the planner sees two small ranges, not one open-ended one. Always one row.
  */
-export function _summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
-  return _summarizeOf(sql<number>`${deviceId}::int`, now);
+export function summarize(deviceId: number, now: number): RawBuilder<SummaryRow> {
+  return summarizeOf(sql<number>`${deviceId}::int`, now);
 }
 
 /**
- * {@link _summarize} over an SQL expression of the device id (`integer`): a parameter for one
+ * {@link summarize} over an SQL expression of the device id (`integer`): a parameter for one
  * device, or a column of a request row for a page of the fleet (D32): the one place of this query.
  */
-export function _summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuilder<SummaryRow> {
+export function summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuilder<SummaryRow> {
   return sql<SummaryRow>`
     select first.first_started_at,
            totals.moving_seconds + live.moving_seconds as moving_seconds,
@@ -271,7 +271,7 @@ export function _summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuil
                    ) as late) as live`;
 }
 
-/** The row of {@link _summarize}. */
+/** The row of {@link summarize}. */
 export interface SummaryRow {
   readonly first_started_at: number | null;
   readonly moving_seconds: number;
@@ -280,16 +280,16 @@ export interface SummaryRow {
 
 /**
  * Locks the device row for the rest of the transaction and reads its `last_reported_at` and what
- * its figures need (`_FigureDevice`): concurrent writes of one device take turns, so the stored
+ * its figures need (`FigureDevice`): concurrent writes of one device take turns, so the stored
  * segments a write reads cannot change before it commits (D1). The lock is a statement of its own
  * and the read comes after it (D35): under READ COMMITTED a statement that waited for the lock would
  * read its subqueries (`has_figures`) from the snapshot taken before the wait. No row: no such device.
  */
-export async function _lockDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<({ readonly last_reported_at: number | null } & _FigureDevice) | undefined> {
+export async function lockDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<({ readonly last_reported_at: number | null } & FigureDevice) | undefined> {
   const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
   if (locked.rows.length === 0) return undefined;
-  const { rows } = await sql<{ last_reported_at: number | null } & _FigureDevice>`
-    select date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(trx);
+  const { rows } = await sql<{ last_reported_at: number | null } & FigureDevice>`
+    select date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(trx);
   return rows[0];
 }
 

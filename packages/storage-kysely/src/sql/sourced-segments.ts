@@ -1,6 +1,6 @@
 import type { SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
-import type { FleetHoursDatabase } from './database-schema.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** A segment row with its source, instants as epoch seconds. */
 interface SourcedRow {
@@ -13,11 +13,11 @@ interface SourcedRow {
 /**
  * The device's segments of both sources (D23) that overlap or touch `[start, end]`: `started_at ≤
  * end` and `ended_at ≥ start` (an open segment never ends; `end` null: no upper bound), in time
- * order. Two bounded index scans as in `_overlappingSegments`: closed segments from `start −
+ * order. Two bounded index scans as in `overlappingSegments`: closed segments from `start −
  * longest` on, and the open one. Telemetry writes read their `segmentRange` with it, imports the
  * span of their batch.
  */
-export async function _listSourcedSegments(db: Kysely<FleetHoursDatabase>, deviceId: number, start: number, end: number | null): Promise<SourcedSegment[]> {
+export async function listSourcedSegments(db: Kysely<FleetHoursDatabase>, deviceId: number, start: number, end: number | null): Promise<SourcedSegment[]> {
   const beforeEnd = end === null ? sql`` : sql`and started_at <= to_timestamp(${end}::float8)`;
   const { rows } = await sql<SourcedRow>`
     select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state, source

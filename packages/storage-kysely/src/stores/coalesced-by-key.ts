@@ -12,7 +12,7 @@
  * @param run Runs a group of calls of one key at once, in arrival order.
  * @param concurrency Runs of one key going at once.
  */
-export function _coalescedByKey<Input, Output>(
+export function coalescedByKey<Input, Output>(
   keyOf: (input: Input) => string,
   run: (inputs: readonly Input[]) => Promise<readonly Output[]>,
   concurrency: number,

@@ -1,11 +1,11 @@
 import { createFleetHours, parseWindowQuery, SegmentOverlapError, type SegmentInput } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
-import { describeKyselyContracts, explainAnalyze, freshStoreOn, rowsReadFrom, usePGlite, usePostgresSchema } from './_fixture.js';
-import { _sumByBucket } from './_segment-queries.js';
+import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
+import { describeKyselyContracts, explainAnalyze, freshStoreOn, rowsReadFrom, usePGlite, usePostgresSchema } from '../testing/fixture.js';
+import { sumByBucket } from '../sql/segment-queries.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DAY = 86_400;
@@ -128,7 +128,7 @@ describe('kysely store on PGlite', () => {
 
     const windowStart = T0 + 200 * DAY;
     const boundaries = Array.from({ length: 8 }, (_, index) => windowStart + index * DAY);
-    const plan = await explainAnalyze(pglite(), _sumByBucket(device.id, boundaries, T0 + 400 * DAY).compile(pglite()));
+    const plan = await explainAnalyze(pglite(), sumByBucket(device.id, boundaries, T0 + 400 * DAY).compile(pglite()));
     const read = rowsReadFrom(plan, 'engine_segments');
     // 7 days × 24 segments, plus at most the longest segment's 3 days before the window.
     expect(read).toBeGreaterThanOrEqual(7 * 24);

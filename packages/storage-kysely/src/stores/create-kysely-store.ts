@@ -1,13 +1,13 @@
 import type { FleetHoursStore, RateLimitStore } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
-import { _accountStore } from './_account-store.js';
-import { _deviceStore } from './_device-store.js';
-import { _ingestTokenStore } from './_ingest-token-store.js';
-import { _rateLimitStore } from './_rate-limit-store.js';
-import { _segmentStore } from './_segment-store.js';
-import { _telemetryStore } from './_telemetry-store.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { accountStore } from './account-store.js';
+import { deviceStore } from './device-store.js';
+import { ingestTokenStore } from './ingest-token-store.js';
+import { rateLimitStore } from './rate-limit-store.js';
+import { segmentStore } from './segment-store.js';
+import { telemetryStore } from './telemetry-store.js';
+import { guard } from './storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /**
  * A Fleet Hours store and rate-limit store on Kysely, with the database it runs on. Every
@@ -48,15 +48,15 @@ export type KyselyFleetHoursStore = FleetHoursStore &
 export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHoursStore {
   return {
     db,
-    ..._accountStore(db),
-    ..._deviceStore(db),
-    ..._segmentStore(db),
-    ..._telemetryStore(db),
-    ..._ingestTokenStore(db),
-    ..._rateLimitStore(db),
+    ...accountStore(db),
+    ...deviceStore(db),
+    ...segmentStore(db),
+    ...telemetryStore(db),
+    ...ingestTokenStore(db),
+    ...rateLimitStore(db),
     // The readiness probe (D30): one round trip, no data.
     ping: () =>
-      _guard(async () => {
+      guard(async () => {
         await sql`select 1`.execute(db);
       }),
   };

@@ -1,18 +1,18 @@
 import type { Account, ApiKeyRecord, IngestTokenRecord } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
-import { _epoch, _instant, _isId, _seconds } from './_sql-values.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { epochSeconds, instantOf, isId, secondsOrNull } from '../sql/sql-values.js';
+import { guard } from './storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** The tables of credentials: API keys (D10) and ingest tokens (D24), kept the same way. */
-export type _CredentialTable = 'api_keys' | 'ingest_tokens';
+export type CredentialTable = 'api_keys' | 'ingest_tokens';
 
 /** A stored credential: API keys and ingest tokens have the same record. */
-export type _Credential = ApiKeyRecord & IngestTokenRecord;
+export type Credential = ApiKeyRecord & IngestTokenRecord;
 
-/** A credential row as {@link _toCredential} reads it. */
-export interface _CredentialRow {
+/** A credential row as {@link toCredential} reads it. */
+export interface CredentialRow {
   id: number;
   account_id: number;
   fingerprint: string;
@@ -23,7 +23,7 @@ export interface _CredentialRow {
 }
 
 /**
- * The columns of a credential row as {@link _toCredential} reads them; qualified by `table` where
+ * The columns of a credential row as {@link toCredential} reads them; qualified by `table` where
  * a join with `accounts` (which has columns of the same names) needs it.
  */
 function _credentialColumns(table?: string) {
@@ -33,37 +33,37 @@ function _credentialColumns(table?: string) {
     sql<number>`${sql.ref(name('account_id'))}`.as('account_id'),
     sql<string>`${sql.ref(name('fingerprint'))}`.as('fingerprint'),
     sql<string | null>`${sql.ref(name('label'))}`.as('label'),
-    _epoch(name('created_at')).as('created_at'),
-    _epoch(name('expires_at')).as('expires_at'),
-    _epoch(name('revoked_at')).as('revoked_at'),
+    epochSeconds(name('created_at')).as('created_at'),
+    epochSeconds(name('expires_at')).as('expires_at'),
+    epochSeconds(name('revoked_at')).as('revoked_at'),
   ] as const;
 }
 
 const CREDENTIAL_COLUMNS = _credentialColumns();
 
 /** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
-export type _CredentialLookup<Name extends string> = { readonly [K in Name]: _Credential } & { readonly account: Account };
+export type CredentialLookup<Name extends string> = { readonly [K in Name]: Credential } & { readonly account: Account };
 
 /** The lifecycle shared by API keys and ingest tokens, over one of their tables. */
-export interface _CredentialQueries<Name extends string> {
+export interface CredentialQueries<Name extends string> {
   /** The credential with this fingerprint and its account, or `null`. */
-  find(fingerprint: string): Promise<_CredentialLookup<Name> | null>;
+  find(fingerprint: string): Promise<CredentialLookup<Name> | null>;
   /** A new credential of the account, or `null` when the account does not exist. */
-  create(input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<_Credential | null>;
+  create(input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<Credential | null>;
   /** The credentials of the account, oldest first. */
-  list(accountId: number): Promise<_Credential[]>;
+  list(accountId: number): Promise<Credential[]>;
   /** Revokes the credential, keeping the first revocation instant; `null` when it does not exist. */
-  revoke(id: number, now: number): Promise<_Credential | null>;
+  revoke(id: number, now: number): Promise<Credential | null>;
 }
 
 /**
  * API keys (D10) and ingest tokens (D24) on Kysely: by SHA-256 fingerprint only, nothing cached,
  * so a revoked or expired credential fails on its next lookup on every server instance.
  */
-export function _credentialQueries<Name extends string>(db: Kysely<FleetHoursDatabase>, table: _CredentialTable, name: Name): _CredentialQueries<Name> {
+export function credentialQueries<Name extends string>(db: Kysely<FleetHoursDatabase>, table: CredentialTable, name: Name): CredentialQueries<Name> {
   return {
     find: (fingerprint) =>
-      _guard(async () => {
+      guard(async () => {
         const row = await db
           // Both tables have the same columns (database-schema.ts), so the alias is typed as `api_keys`.
           .selectFrom(`${table} as credential` as 'api_keys as credential')
@@ -72,20 +72,20 @@ export function _credentialQueries<Name extends string>(db: Kysely<FleetHoursDat
             ..._credentialColumns('credential'),
             'accounts.name as account_name',
             'accounts.plan as account_plan',
-            _epoch('accounts.created_at').as('account_created_at'),
+            epochSeconds('accounts.created_at').as('account_created_at'),
           ])
           .where('credential.fingerprint', '=', fingerprint)
           .executeTakeFirst();
         if (!row) return null;
-        const account = _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at });
-        return { [name]: _toCredential(row), account } as _CredentialLookup<Name>;
+        const account = toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at });
+        return { [name]: toCredential(row), account } as CredentialLookup<Name>;
       }),
 
     create: ({ accountId, fingerprint, label, expiresAt, now }) =>
-      _guard(async () => {
+      guard(async () => {
         if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
         assertEpochSeconds('now', now);
-        if (!_isId(accountId)) return null;
+        if (!isId(accountId)) return null;
         // One statement: the credential is written only if the account exists.
         const row = await db
           .insertInto(table)
@@ -97,51 +97,51 @@ export function _credentialQueries<Name extends string>(db: Kysely<FleetHoursDat
                 'accounts.id',
                 sql<string>`${fingerprint}::text`.as('fingerprint'),
                 sql<string | null>`${label}::text`.as('label'),
-                _instant(now).as('created_at'),
-                _instant(expiresAt).as('expires_at'),
+                instantOf(now).as('created_at'),
+                instantOf(expiresAt).as('expires_at'),
               ])
               .where('accounts.id', '=', accountId),
           )
           .returning(CREDENTIAL_COLUMNS)
           .executeTakeFirst();
-        return row ? _toCredential(row) : null;
+        return row ? toCredential(row) : null;
       }),
 
     list: (accountId) =>
-      _guard(async () => {
-        if (!_isId(accountId)) return [];
+      guard(async () => {
+        if (!isId(accountId)) return [];
         const rows = await db.selectFrom(table).select(CREDENTIAL_COLUMNS).where('account_id', '=', accountId).orderBy('id').execute();
-        return rows.map(_toCredential);
+        return rows.map(toCredential);
       }),
 
     revoke: (id, now) =>
-      _guard(async () => {
+      guard(async () => {
         assertEpochSeconds('now', now);
-        if (!_isId(id)) return null;
+        if (!isId(id)) return null;
         // Keeps the first revocation instant; the next find() sees it (D10, D24): nothing is cached.
         const row = await db
           .updateTable(table)
-          .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${_instant(now)})` })
+          .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${instantOf(now)})` })
           .where('id', '=', id)
           .returning(CREDENTIAL_COLUMNS)
           .executeTakeFirst();
-        return row ? _toCredential(row) : null;
+        return row ? toCredential(row) : null;
       }),
   };
 }
 
-export function _toAccount(row: { id: number; name: string; plan: string; created_at: number }): Account {
+export function toAccount(row: { id: number; name: string; plan: string; created_at: number }): Account {
   return { id: row.id, name: row.name, plan: row.plan, createdAt: Number(row.created_at) };
 }
 
-export function _toCredential(row: _CredentialRow): _Credential {
+export function toCredential(row: CredentialRow): Credential {
   return {
     id: row.id,
     accountId: row.account_id,
     fingerprint: row.fingerprint,
     label: row.label,
     createdAt: Number(row.created_at),
-    expiresAt: _seconds(row.expires_at),
-    revokedAt: _seconds(row.revoked_at),
+    expiresAt: secondsOrNull(row.expires_at),
+    revokedAt: secondsOrNull(row.revoked_at),
   };
 }

@@ -1,29 +1,29 @@
 import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _coalescedByKey } from './_coalesced-by-key.js';
-import { _refusingImeiConflict } from './_imei-conflict.js';
-import { _rebuildDeviceFigures } from './_daily-figures.js';
-import { _flatBoundaries, _sumByBucketOfRow } from './_fleet-queries.js';
-import { _summarize, _sumByBucket } from './_segment-queries.js';
-import { _epoch, _isId, _seconds } from './_sql-values.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { coalescedByKey } from './coalesced-by-key.js';
+import { refusingImeiConflict } from './imei-conflict.js';
+import { rebuildDeviceFigures } from '../sql/daily-figures.js';
+import { flatBoundaries, sumByBucketOfRow } from '../sql/fleet-queries.js';
+import { summarize, sumByBucket } from '../sql/segment-queries.js';
+import { epochSeconds, isId, secondsOrNull } from '../sql/sql-values.js';
+import { guard } from './storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** The methods of the storage port on devices. */
-export type _DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
+export type DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
   findDeviceWithSums: NonNullable<FleetHoursStore['findDeviceWithSums']>;
   findDeviceWithSummary: NonNullable<FleetHoursStore['findDeviceWithSummary']>;
 };
 
 /** A `devices` row read by raw SQL, with what was read along with it. */
-type _DeviceRow = Parameters<typeof _toDevice>[0];
+type _DeviceRow = Parameters<typeof toDevice>[0];
 
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
-/** A `devices` row as {@link _toDevice} reads it. */
-const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone', _epoch('last_reported_at').as('last_reported_at')] as const;
+/** A `devices` row as {@link toDevice} reads it. */
+const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone', epochSeconds('last_reported_at').as('last_reported_at')] as const;
 
 /** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
 const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone, date_part('epoch', d.last_reported_at) as last_reported_at`;
@@ -43,14 +43,14 @@ type _SumsRow = _DeviceRow & { readonly buckets: [number, number | string, numbe
 /** The answer of `findDeviceWithSums` from the device's row (none: not a device of the account). */
 function _sumsAnswer(request: _SumsRequest, row: _SumsRow | undefined): { device: Device; buckets: BucketSeconds[] | null } | null {
   if (!row) return null;
-  const device = _toDevice(row);
+  const device = toDevice(row);
   if (row.buckets === null || device.timeZone !== request.timeZone) return { device, buckets: null };
   const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, request.boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
   for (const [bucket, moving, idle] of row.buckets) buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
   return { device, buckets };
 }
 
-/** A `_sumByBucket` query's rows as one JSON array of `[bucket, moving, idle]`, for a column of the device's row. */
+/** A `sumByBucket` query's rows as one JSON array of `[bucket, moving, idle]`, for a column of the device's row. */
 function _bucketsJson(sums: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(select coalesce(json_agg(json_build_array(s.bucket, s.moving_seconds, s.idle_seconds)), '[]'::json) from (${sums}) as s)`;
 }
@@ -58,7 +58,7 @@ function _bucketsJson(sums: RawBuilder<unknown>): RawBuilder<unknown> {
 /** `findDeviceWithSums` for one call, in one statement. */
 async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsRequest): Promise<{ device: Device; buckets: BucketSeconds[] | null } | null> {
   const { accountId, deviceId, timeZone, boundaries, now } = request;
-  const figures = boundaries.length < 2 ? sql`'[]'::json` : _bucketsJson(_sumByBucket(deviceId, boundaries, now));
+  const figures = boundaries.length < 2 ? sql`'[]'::json` : _bucketsJson(sumByBucket(deviceId, boundaries, now));
   const { rows } = await sql<_SumsRow>`
     select ${DEVICE_SQL}, case when d.time_zone = ${timeZone}::text then ${figures} end as buckets
       from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
@@ -69,13 +69,13 @@ async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsReq
  * `findDeviceWithSums` for several calls at one `now`, in one statement (P36): one request row
  * each (device, account, zone, and its slice of one flat array of boundaries, as a fleet page
  * holds them, D32), the device's row joined when it is the account's, and the per-device figures
- * query of `_segment-queries.ts` (the one place of that SQL) run for the row, through a lateral
+ * query of `sql/segment-queries.ts` (the one place of that SQL) run for the row, through a lateral
  * subquery, only when the device's zone is the request's. Answers in the order of the calls.
  */
 async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readonly _SumsRequest[]): Promise<({ device: Device; buckets: BucketSeconds[] | null } | null)[]> {
-  const { flat, firsts, lasts } = _flatBoundaries(requests);
-  const perDevice = _sumByBucketOfRow('r', requests[0]!.now);
-  // As in `_sumByBucketMany`: each request's boundaries are cut from the flat array once (`materialized`).
+  const { flat, firsts, lasts } = flatBoundaries(requests);
+  const perDevice = sumByBucketOfRow('r', requests[0]!.now);
+  // As in `sumByBucketMany`: each request's boundaries are cut from the flat array once (`materialized`).
   const { rows } = await sql<_SumsRow & { request: number }>`
     with r as materialized (
       select request.request, request.device_id, request.account_id, request.time_zone, (${flat}::float8[])[request.first:request.last] as boundaries
@@ -93,82 +93,82 @@ async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readon
   return requests.map((request, index) => _sumsAnswer(request, byRequest.get(index)));
 }
 
-/** Devices on Kysely. `lastReportedAt` is written by imports only (see `_segmentStore`). */
-export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
+/** Devices on Kysely. `lastReportedAt` is written by imports only (see `segmentStore`). */
+export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
   const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
   // P36: the reads of `findDeviceWithSums` calls that arrive while two of them run (for any devices
   // and accounts, at the same `now`) go together in the next statement, one request row each
   // (`_devicesWithSums`), instead of a round trip each.
   // A call that finds room runs alone, as the one-device statement (`_deviceWithSums`): with its
   // window as parameters it is cheaper than a request row (P36).
-  const sumsTogether = _coalescedByKey(
+  const sumsTogether = coalescedByKey(
     (request: _SumsRequest) => String(request.now),
     async (requests) => (requests.length === 1 ? [await _deviceWithSums(db, requests[0]!)] : _devicesWithSums(db, requests)),
     2,
   );
   return {
     listDevices: ({ accountId, afterId, limit }) =>
-      _guard(async () => {
+      guard(async () => {
         if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
         if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
         // An id column is `integer`: past its range there is nothing (and no value to compare with).
-        if (!_isId(accountId) || (afterId !== undefined && afterId >= MAX_ID)) return [];
+        if (!isId(accountId) || (afterId !== undefined && afterId >= MAX_ID)) return [];
         let query = devices().where('account_id', '=', accountId);
         // A keyset page of the fleet endpoints (D32): by the primary key, after the last id seen.
         if (afterId !== undefined && afterId >= 1) query = query.where('id', '>', afterId);
         if (limit !== undefined) query = query.limit(limit);
         const rows = await query.orderBy('id').execute();
-        return rows.map(_toDevice);
+        return rows.map(toDevice);
       }),
 
     findDevice: ({ accountId, deviceId }) =>
-      _guard(async () => {
-        if (!_isId(accountId) || !_isId(deviceId)) return null;
+      guard(async () => {
+        if (!isId(accountId) || !isId(deviceId)) return null;
         const row = await devices().where('id', '=', deviceId).where('account_id', '=', accountId).executeTakeFirst();
-        return row ? _toDevice(row) : null;
+        return row ? toDevice(row) : null;
       }),
 
     // The device and its figures in one statement: the figures are the very query of
-    // sumSegmentSeconds (see `_segment-queries.ts`), run as a subquery only for the device of this
+    // sumSegmentSeconds (see `sql/segment-queries.ts`), run as a subquery only for the device of this
     // account and only when its zone is the one the boundaries were cut in. Calls that arrive
     // together share that statement (P36, see `sumsTogether`).
     findDeviceWithSums: ({ accountId, deviceId, timeZone, boundaries, now }) =>
-      _guard(async () => {
+      guard(async () => {
         boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
         assertEpochSeconds('now', now);
-        if (!_isId(accountId) || !_isId(deviceId)) return null;
+        if (!isId(accountId) || !isId(deviceId)) return null;
         return sumsTogether({ accountId, deviceId, timeZone, boundaries, now });
       }),
 
-    // The device and its meter figures (`_summarize`, as summarizeDeviceSegments) in one statement.
+    // The device and its meter figures (`summarize`, as summarizeDeviceSegments) in one statement.
     findDeviceWithSummary: ({ accountId, deviceId, now }) =>
-      _guard(async () => {
+      guard(async () => {
         assertEpochSeconds('now', now);
-        if (!_isId(accountId) || !_isId(deviceId)) return null;
+        if (!isId(accountId) || !isId(deviceId)) return null;
         const { rows } = await sql<_DeviceRow & { first_started_at: number | null; moving_seconds: number | string; idle_seconds: number | string }>`
           select ${DEVICE_SQL}, summary.first_started_at, summary.moving_seconds, summary.idle_seconds
-            from devices as d cross join lateral (${_summarize(deviceId, now)}) as summary
+            from devices as d cross join lateral (${summarize(deviceId, now)}) as summary
            where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
         const row = rows[0];
         if (!row) return null;
         return {
-          device: _toDevice(row),
-          summary: { firstStartedAt: _seconds(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) },
+          device: toDevice(row),
+          summary: { firstStartedAt: secondsOrNull(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) },
         };
       }),
 
     findDeviceByImei: ({ accountId, imei }) =>
-      _guard(async () => {
-        if (!_isId(accountId)) return null;
+      guard(async () => {
+        if (!isId(accountId)) return null;
         // D25: at most one active device of the account has this IMEI (a partial unique index).
         const row = await devices().where('account_id', '=', accountId).where('imei', '=', imei).where('status', '=', 'active').executeTakeFirst();
-        return row ? _toDevice(row) : null;
+        return row ? toDevice(row) : null;
       }),
 
     createDevice: (input) =>
       // D25: one active device per account and IMEI, enforced by a partial unique index.
-      _guard(_refusingImeiConflict(async () => {
-        if (!_isId(input.accountId)) return null;
+      guard(refusingImeiConflict(async () => {
+        if (!isId(input.accountId)) return null;
         // One statement: the device is written only if the account exists.
         const row = await db
           .insertInto('devices')
@@ -189,12 +189,12 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
           )
           .returning(DEVICE_COLUMNS)
           .executeTakeFirst();
-        return row ? _toDevice(row) : null;
+        return row ? toDevice(row) : null;
       })),
 
     updateDevice: ({ deviceId, changes }) =>
-      _guard(_refusingImeiConflict(async () => {
-        if (!_isId(deviceId)) return null;
+      guard(refusingImeiConflict(async () => {
+        if (!isId(deviceId)) return null;
         const set = {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.registration !== undefined && { registration: changes.registration }),
@@ -204,21 +204,21 @@ export function _deviceStore(db: Kysely<FleetHoursDatabase>): _DeviceStore {
         };
         if (Object.keys(set).length === 0) {
           const row = await devices().where('id', '=', deviceId).executeTakeFirst();
-          return row ? _toDevice(row) : null;
+          return row ? toDevice(row) : null;
         }
         // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
         // the same transaction (the update holds the row lock every segment write waits for).
         return db.transaction().execute(async (trx) => {
           const row = await trx.updateTable('devices').set(set).where('id', '=', deviceId).returning([...DEVICE_COLUMNS, 'figures_time_zone']).executeTakeFirst();
           if (!row) return null;
-          if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await _rebuildDeviceFigures(trx, deviceId);
-          return _toDevice(row);
+          if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await rebuildDeviceFigures(trx, deviceId);
+          return toDevice(row);
         });
       })),
   };
 }
 
-export function _toDevice(row: {
+export function toDevice(row: {
   id: number;
   account_id: number;
   name: string;
@@ -238,6 +238,6 @@ export function _toDevice(row: {
     model: row.model,
     status: row.status,
     timeZone: row.time_zone,
-    lastReportedAt: _seconds(row.last_reported_at),
+    lastReportedAt: secondsOrNull(row.last_reported_at),
   };
 }

@@ -7,7 +7,7 @@ const ACTIVE_IMEI_INDEX = 'devices_active_imei_key';
  * Wraps a device write so that the database's refusal of a second active device with one IMEI in
  * an account (D25) becomes `ImeiInUseError` (`conflict`); every other error passes unchanged.
  */
-export function _refusingImeiConflict<T>(operation: () => Promise<T>): () => Promise<T> {
+export function refusingImeiConflict<T>(operation: () => Promise<T>): () => Promise<T> {
   return async () => {
     try {
       return await operation();

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
+import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 import { openStore } from './open-store.js';
 
 const tableCount = async (db: Kysely<any>) => {

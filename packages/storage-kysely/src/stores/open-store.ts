@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
-import { createPostgresDatabase } from './create-postgres-database.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
 /** Options of {@link openStore}: a PostgreSQL server, or embedded PGlite on disk or in memory. */
 export interface OpenStoreOptions {

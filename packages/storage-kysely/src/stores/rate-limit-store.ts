@@ -1,24 +1,24 @@
 import type { RateLimitCount, RateLimitStore } from '@fleet-hours/core';
 import type { CredentialCounter } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
-import { _toAccount, _toCredential, type _CredentialRow, type _CredentialTable } from './_credential-store.js';
-import { _coalescedByKey } from './_coalesced-by-key.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { toAccount, toCredential, type CredentialRow, type CredentialTable } from './credential-store.js';
+import { coalescedByKey } from './coalesced-by-key.js';
+import { guard } from './storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** One call of `findApiKeyAndConsume` or `findIngestTokenAndConsume`, and its answer. */
 interface _FindAndConsumeInput {
-  readonly table: _CredentialTable;
+  readonly table: CredentialTable;
   readonly fingerprint: string;
   readonly counter: CredentialCounter;
 }
 interface _FindAndConsumeResult {
-  readonly found: { readonly credential: ReturnType<typeof _toCredential>; readonly account: ReturnType<typeof _toAccount> } | null;
+  readonly found: { readonly credential: ReturnType<typeof toCredential>; readonly account: ReturnType<typeof toAccount> } | null;
   readonly count: RateLimitCount | null;
 }
 
 /** The rate-limit store on Kysely, with each credential's lookup and count in one statement. */
-export type _RateLimitStore = RateLimitStore & {
+export type KyselyRateLimitStore = RateLimitStore & {
   findApiKeyAndConsume: NonNullable<RateLimitStore['findApiKeyAndConsume']>;
   findIngestTokenAndConsume: NonNullable<RateLimitStore['findIngestTokenAndConsume']>;
 };
@@ -27,7 +27,7 @@ export type _RateLimitStore = RateLimitStore & {
  * Rate-limit counters on Kysely: one table shared by every server instance on the database (D15).
  * Each store instance deletes ended windows as it sees new ones begin.
  */
-export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore {
+export function rateLimitStore(db: Kysely<FleetHoursDatabase>): KyselyRateLimitStore {
   // The newest rate-limit window this instance has seen: when a later one begins, ended windows are deleted.
   let newestWindowStart = -Infinity;
 
@@ -38,14 +38,14 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
   // the statement counts at once (see `findAndConsume` below); it raises the counter by all of
   // them or by none, so that it never passes the limit (D13).
   const lookupAndCount = ({ table, fingerprint, counter }: _FindAndConsumeInput, requests: number) =>
-    _guard(async () => {
+    guard(async () => {
       const { keyPrefix, keySuffix, windowStart, windowSeconds, limit } = counter;
       const sweep = windowStart > newestWindowStart;
       if (sweep) newestWindowStart = windowStart;
       const swept = sweep
         ? sql`swept as (delete from rate_limit_counters where window_end <= to_timestamp(${windowStart - windowSeconds}::float8)),`
         : sql``;
-      type Row = _CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
+      type Row = CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
       const { rows } = await sql<Row>`
         with ${swept}
         found as (
@@ -74,8 +74,8 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
       const row = rows[0];
       if (!row) return null;
       const found = {
-        credential: _toCredential(row),
-        account: _toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
+        credential: toCredential(row),
+        account: toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
       };
       return { found, counted: row.counted === null ? null : Number(row.counted), stored: row.stored === null ? null : Number(row.stored) };
     });
@@ -103,7 +103,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
     for (let index = 0; index < requests; index += 1) each.push((await countGroup(input, 1))[0]!);
     return each;
   };
-  const findAndConsume = _coalescedByKey(
+  const findAndConsume = coalescedByKey(
     ({ table, fingerprint, counter }: _FindAndConsumeInput) =>
       [table, fingerprint, counter.keyPrefix, counter.keySuffix, counter.windowStart, counter.windowSeconds, counter.limit].join('\u0000'),
     (inputs) => countGroup(inputs[0]!, inputs.length),
@@ -122,7 +122,7 @@ export function _rateLimitStore(db: Kysely<FleetHoursDatabase>): _RateLimitStore
     },
 
     consume: ({ key, windowStart, windowSeconds, limit }) =>
-      _guard(async () => {
+      guard(async () => {
         if (windowStart > newestWindowStart) {
           newestWindowStart = windowStart;
           // Cheap (indexed) and once per window per instance. A window is kept one window past its

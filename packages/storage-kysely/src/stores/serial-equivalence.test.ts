@@ -5,19 +5,19 @@
  * first one committed, as if the two had come one after the other: under READ COMMITTED a statement
  * that takes the lock and reads in one go reads the snapshot from before its wait, so the lock is
  * taken in a statement of its own and everything it protects is read after it
- * (`_telemetry-store.ts`). The concurrency property of the storage contract runs the same on random
+ * (`stores/telemetry-store.ts`). The concurrency property of the storage contract runs the same on random
  * interleavings of every kind of write (`describeStorageContract`).
  */
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
 import { afterAll, expect, it } from 'vitest';
-import { DATABASE_URL, describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
-import { createPostgresDatabase } from './create-postgres-database.js';
-import { usePostgresSchema } from './_fixture.js';
+import { DATABASE_URL, describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
+import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
+import { usePostgresSchema } from '../testing/fixture.js';
 import { createKyselyStore } from './create-kysely-store.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { verifyDailyFigures } from './verify-daily-figures.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { verifyDailyFigures } from '../verify/verify-daily-figures.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const LATER = T0 + 40 * 86_400;

@@ -19,7 +19,7 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
   'CONNECT_TIMEOUT',
   'PGLITE_CLOSED',
-  // D28: a call that missed its client-side deadline (_deadline.ts).
+  // D28: a call that missed its client-side deadline (dialect/deadline.ts).
   'DEADLINE_EXCEEDED',
 ]);
 
@@ -33,32 +33,32 @@ const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|57014)$/;
 const UNAVAILABLE_MESSAGE = /driver has already been destroyed|PGlite is closed|connection terminated|not queryable|timeout exceeded when trying to connect/i;
 
 /** Whether an error (or its cause, or one of an AggregateError's errors) says the database is unreachable. */
-export function _isUnavailable(error: unknown, depth = 0): boolean {
+export function isUnavailable(error: unknown, depth = 0): boolean {
   if (depth > 4 || typeof error !== 'object' || error === null) return false;
   if (error instanceof StorageUnavailableError) return true;
   const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
   if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
-  if (Array.isArray(errors) && errors.some((inner) => _isUnavailable(inner, depth + 1))) return true;
-  return cause !== undefined && _isUnavailable(cause, depth + 1);
+  if (Array.isArray(errors) && errors.some((inner) => isUnavailable(inner, depth + 1))) return true;
+  return cause !== undefined && isUnavailable(cause, depth + 1);
 }
 
 /** The first error code along an error's causes, e.g. `ECONNREFUSED`, for a message. */
-export function _errorCode(error: unknown, depth = 0): string | undefined {
+export function errorCode(error: unknown, depth = 0): string | undefined {
   if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
   const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string') return code;
-  if (Array.isArray(errors)) for (const inner of errors) if (_errorCode(inner, depth + 1)) return _errorCode(inner, depth + 1);
-  return _errorCode(cause, depth + 1);
+  if (Array.isArray(errors)) for (const inner of errors) if (errorCode(inner, depth + 1)) return errorCode(inner, depth + 1);
+  return errorCode(cause, depth + 1);
 }
 
 /**
  * Maps a connection failure to `StorageUnavailableError` (→ 503, D18), keeping the original as
  * `cause`; every other error (SegmentOverlapError, RangeError, a SQL error) passes through unchanged.
  */
-export function _toStorageError(error: unknown): unknown {
-  if (error instanceof StorageUnavailableError || !_isUnavailable(error)) return error;
-  const code = _errorCode(error);
+export function toStorageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError || !isUnavailable(error)) return error;
+  const code = errorCode(error);
   return new StorageUnavailableError(`Storage is unavailable${code ? ` (${code})` : ''}`, { cause: error });
 }
 
@@ -68,11 +68,11 @@ export function _toStorageError(error: unknown): unknown {
 const LOST_RACE_SQLSTATE = /^(40001|40P01)$/;
 
 /** Whether an error (or its cause) is a lost race: the operation wrote nothing and may run again. */
-export function _isLostRace(error: unknown, depth = 0): boolean {
+export function isLostRace(error: unknown, depth = 0): boolean {
   if (depth > 4 || typeof error !== 'object' || error === null) return false;
   const { code, cause } = error as { code?: unknown; cause?: unknown };
   if (typeof code === 'string' && LOST_RACE_SQLSTATE.test(code)) return true;
-  return cause !== undefined && _isLostRace(cause, depth + 1);
+  return cause !== undefined && isLostRace(cause, depth + 1);
 }
 
 /**
@@ -87,21 +87,21 @@ const LOST_RACE_BUDGET_MS = 5_000;
  * call, and then answers `StorageUnavailableError` (503 with `Retry-After`), never an internal error: every store
  * operation is one statement or one transaction, so the failed run wrote nothing.
  */
-export async function _guard<T>(operation: () => Promise<T>): Promise<T> {
+export async function guard<T>(operation: () => Promise<T>): Promise<T> {
   const started = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await operation();
     } catch (error) {
-      if (_isLostRace(error)) {
+      if (isLostRace(error)) {
         if (Date.now() - started < LOST_RACE_BUDGET_MS) {
           // Random pauses that grow a little: writers of one device that lost together spread out.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * attempt)));
           continue;
         }
-        throw new StorageUnavailableError(`Storage is busy with concurrent writes of the same device (${_errorCode(error)})`, { cause: error });
+        throw new StorageUnavailableError(`Storage is busy with concurrent writes of the same device (${errorCode(error)})`, { cause: error });
       }
-      throw _toStorageError(error);
+      throw toStorageError(error);
     }
   }
 }

@@ -6,13 +6,13 @@ import { StorageUnavailableError, type SegmentInput } from '@fleet-hours/core';
 import { sql } from 'kysely';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../test/support/postgres.js';
-import { eventually } from './_fixture.js';
-import { _guard, _isLostRace, _isUnavailable, _toStorageError } from './_storage-error.js';
+import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
+import { eventually } from '../testing/fixture.js';
+import { guard, isLostRace, isUnavailable, toStorageError } from './storage-error.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
-import { createPostgresDatabase } from './create-postgres-database.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 import { openStore } from './open-store.js';
 
 const T0 = 1_767_225_600;
@@ -150,24 +150,24 @@ describeWithPostgres('recovery on the PostgreSQL server', () => {
   });
 });
 
-describe('_isUnavailable()', () => {
+describe('isUnavailable()', () => {
   it('recognises connection failures by code, SQLSTATE, cause and inner errors', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
     // 57014 and DEADLINE_EXCEEDED: a call past its deadline (D28), cancelled by the server or given up by the client.
     for (const code of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'PGLITE_CLOSED', '57P01', '08006', '53300', '57014', 'DEADLINE_EXCEEDED']) {
-      expect(_isUnavailable(coded(code))).toBe(true);
+      expect(isUnavailable(coded(code))).toBe(true);
     }
-    expect(_isUnavailable(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toBe(true);
-    expect(_isUnavailable(new AggregateError([coded('ECONNREFUSED')], 'all addresses failed'))).toBe(true);
-    expect(_isUnavailable(new Error('driver has already been destroyed'))).toBe(true);
+    expect(isUnavailable(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toBe(true);
+    expect(isUnavailable(new AggregateError([coded('ECONNREFUSED')], 'all addresses failed'))).toBe(true);
+    expect(isUnavailable(new Error('driver has already been destroyed'))).toBe(true);
   });
 
   it('leaves every other error alone: constraint violations, SQL errors, domain errors', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
-    for (const code of ['23505', '42P01', '22008', '40001']) expect(_isUnavailable(coded(code))).toBe(false);
+    for (const code of ['23505', '42P01', '22008', '40001']) expect(isUnavailable(coded(code))).toBe(false);
     const range = new RangeError('Row 2: ended_at must be after started_at');
-    expect(_toStorageError(range)).toBe(range);
-    expect(_isUnavailable(null)).toBe(false);
+    expect(toStorageError(range)).toBe(range);
+    expect(isUnavailable(null)).toBe(false);
   });
 });
 
@@ -214,26 +214,26 @@ function port(server: Server): number {
   return address.port;
 }
 
-describe('_guard(): a lost race (D35)', () => {
+describe('guard(): a lost race (D35)', () => {
   const lost = (code: string) => Object.assign(new Error('could not serialize access due to concurrent update'), { code });
 
   it('D35: an operation that lost a race (40001, 40P01) runs again and answers what its next run gives', async () => {
     let runs = 0;
-    const answer = await _guard(async () => {
+    const answer = await guard(async () => {
       runs += 1;
       if (runs <= 2) throw lost(runs === 1 ? '40001' : '40P01');
       return 'written';
     });
     expect([answer, runs]).toEqual(['written', 3]);
-    expect(_isLostRace(new Error('wrapped', { cause: lost('40P01') }))).toBe(true);
-    expect(_isLostRace(lost('23505'))).toBe(false);
+    expect(isLostRace(new Error('wrapped', { cause: lost('40P01') }))).toBe(true);
+    expect(isLostRace(lost('23505'))).toBe(false);
   });
 
   it('D35: one that keeps losing answers StorageUnavailableError (503 with Retry-After) within the deadline, never the raw error', async () => {
     vi.useFakeTimers();
     try {
       let runs = 0;
-      const settled = _guard(async () => {
+      const settled = guard(async () => {
         runs += 1;
         throw lost('40001');
       }).catch((error: unknown) => error);
@@ -249,7 +249,7 @@ describe('_guard(): a lost race (D35)', () => {
 
   it('any other error is not run again', async () => {
     let runs = 0;
-    const error = await _guard(async () => {
+    const error = await guard(async () => {
       runs += 1;
       throw lost('23505');
     }).catch((caught: unknown) => caught);

@@ -13,11 +13,11 @@ import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
+import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from '../../../../test/support/postgres.js';
 import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
 const ZONES = [
   'UTC',

@@ -1,35 +1,35 @@
 import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint, type TelemetryWriteDevice } from '@fleet-hours/core';
 import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _FIGURE_DEVICE_COLUMNS, type _FigureDevice } from './_daily-figures.js';
-import { _writeDevices, _writeDevicesIfUnchanged, type _DeviceWrite } from './_device-writes.js';
-import { _isId, _planFree, _seconds } from './_sql-values.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from '../sql/daily-figures.js';
+import { writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
+import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
+import { guard } from './storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** The methods of the storage port on telemetry points (D20–D26). */
-export type _TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints'>;
+export type TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints'>;
 
 /**
  * Telemetry on Kysely: a batch is written whole or not at all. One statement reads the batch's
  * devices and each one's stored points around its share and the segments they can touch
  * (`_readForWrite`); `_planWrites` plans each device's points and segments in the core; one
  * statement writes the points, segments, figures and records of all of them
- * (`_writeDevicesIfUnchanged`), only if no write of these devices came between: else the write
+ * (`writeDevicesIfUnchanged`), only if no write of these devices came between: else the write
  * reads and plans again. A write of one position, or of a shared batch of any number of devices, is
  * two round trips. A write that takes more than one statement, or a device that other writes keep
  * changing, is written in a transaction under the devices' row locks instead (`_lockDevices`, then
- * the same read, then `_writeDevices`). A batch of duplicates writes nothing. Every refusal comes
+ * the same read, then `writeDevices`). A batch of duplicates writes nothing. Every refusal comes
  * before the first write, so a refusal writes nothing. Why each path is serially equivalent (D35):
  * docs/decisions.md, "Concurrency".
  */
-export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore {
+export function telemetryStore(db: Kysely<FleetHoursDatabase>): TelemetryStore {
   return {
     listTelemetryPoints: ({ deviceId, start, end }) =>
-      _guard(async () => {
+      guard(async () => {
         if (start !== undefined) assertEpochSeconds('start', start);
         if (end !== undefined) assertEpochSeconds('end', end);
-        if (!_isId(deviceId)) return [];
+        if (!isId(deviceId)) return [];
         const from = start === undefined ? sql`` : sql`and "time" >= to_timestamp(${start}::float8)`;
         const until = end === undefined ? sql`` : sql`and "time" < to_timestamp(${end}::float8)`;
         const { rows } = await sql<PointRow>`
@@ -39,7 +39,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
       }),
 
     writeTelemetry: ({ accountId, points, now }) =>
-      _guard(async () => {
+      guard(async () => {
         // D26 and the shape of every point, before the database is asked anything.
         assertTelemetryPoints(points, { now });
         if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
@@ -48,7 +48,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
         for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
           const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
           if (planned.writes.length === 0) return planned.result;
-          const outcome = await _writeDevicesIfUnchanged(db, planned.writes, planned.versions);
+          const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
           if (outcome === 'written') return planned.result;
           if (outcome === 'unfit') break;
         }
@@ -61,7 +61,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
           const locked = await _lockDevices(trx, accountId, asked);
           const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
           const planned = _planWrites(points, read);
-          await _writeDevices(trx, planned.writes);
+          await writeDevices(trx, planned.writes);
           return planned.result;
         });
       }),
@@ -76,7 +76,7 @@ export function _telemetryStore(db: Kysely<FleetHoursDatabase>): _TelemetryStore
 const UNLOCKED_ATTEMPTS = 3;
 
 /** A device of a batch as read for the write: what the write reads of its row, its stored points and segments around its share. */
-interface _ReadDevice extends _FigureDevice {
+interface _ReadDevice extends FigureDevice {
   readonly id: number;
   readonly imei: string;
   readonly last_reported_at: number | null;
@@ -104,7 +104,7 @@ function _askedSpans(points: readonly DeviceTelemetryPoint[]): _AskedSpans {
   };
   for (const point of points) {
     if (point.imei !== undefined) widen(asked.byImei, point.imei, point.time);
-    else if (_isId(point.deviceId)) widen(asked.byId, point.deviceId, point.time);
+    else if (isId(point.deviceId)) widen(asked.byId, point.deviceId, point.time);
   }
   return asked;
 }
@@ -134,12 +134,12 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
   let accepted = 0;
   let duplicates = 0;
   const devices: TelemetryWriteDevice[] = [];
-  const writes: _DeviceWrite[] = [];
+  const writes: DeviceWrite[] = [];
   const versions = new Map<number, string>();
   for (const [device, batch] of [...shares].sort(([a], [b]) => a.id - b.id)) {
     const deviceId = device.id;
     const stored = device.points;
-    const plan = planTelemetryWrite({ batch, stored, lastReportedAt: _seconds(device.last_reported_at) });
+    const plan = planTelemetryWrite({ batch, stored, lastReportedAt: secondsOrNull(device.last_reported_at) });
     accepted += plan.accepted;
     duplicates += plan.duplicates;
     versions.set(deviceId, device.version);
@@ -178,18 +178,18 @@ function _toPoint(row: PointRow): TelemetryPoint {
 
 /**
  * Locks the rows of the batch's devices (the active devices of the account named by id or IMEI) in
- * id order for the rest of the transaction, as `_lockDevice` locks one: concurrent writes of one
+ * id order for the rest of the transaction, as `lockDevice` locks one: concurrent writes of one
  * device take turns, and writes of several never deadlock. A statement of its own (D35): the read
  * that follows takes its snapshot after every write it waited for has committed.
  *
  * @returns The ids of the rows locked.
  */
 async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<Set<number>> {
-  if (!_isId(accountId)) return new Set();
+  if (!isId(accountId)) return new Set();
   const { rows } = await sql<{ id: number }>`
     select id from devices
-     where account_id = ${_planFree(accountId, 'integer')} and status = 'active'
-       and (id = any(${_planFree([...asked.byId.keys()], 'integer[]')}) or imei = any(${_planFree([...asked.byImei.keys()], 'text[]')}))
+     where account_id = ${planFree(accountId, 'integer')} and status = 'active'
+       and (id = any(${planFree([...asked.byId.keys()], 'integer[]')}) or imei = any(${planFree([...asked.byImei.keys()], 'text[]')}))
      order by id
        for update`.execute(trx);
   return new Set(rows.map((row) => Number(row.id)));
@@ -209,12 +209,12 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *   after the first of those points and ends at or before the last, or, when no point follows the
  *   batch, at most `maxGapSeconds` after `latest` (D22's tail): segments are read for that range,
  *   both ends inclusive, as bounded index scans (closed segments from `start − longest`, and the
- *   open one), as `_listSourcedSegments` does.
+ *   open one), as `listSourcedSegments` does.
  *
  * Each device is read by a lateral subquery: one round trip for a batch of any number of devices.
  */
 async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<_ReadDevice[]> {
-  if (!_isId(accountId)) return [];
+  if (!isId(accountId)) return [];
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
   const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.id and "time" < to_timestamp(span.earliest)),
@@ -225,14 +225,14 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
   const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
   const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & Partial<AroundRow>>`
     with asked as (
-      select * from unnest(${_planFree([...ids, ...imeis.map(() => null)], 'integer[]')}, ${_planFree([...ids.map(() => null), ...imeis], 'text[]')},
-                           ${_planFree(spans.map((span) => span.earliest), 'float8[]')}, ${_planFree(spans.map((span) => span.latest), 'float8[]')}) as asked(id, imei, earliest, latest)
+      select * from unnest(${planFree([...ids, ...imeis.map(() => null)], 'integer[]')}, ${planFree([...ids.map(() => null), ...imeis], 'text[]')},
+                           ${planFree(spans.map((span) => span.earliest), 'float8[]')}, ${planFree(spans.map((span) => span.latest), 'float8[]')}) as asked(id, imei, earliest, latest)
     ),
     found as (
-      select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${_FIGURE_DEVICE_COLUMNS}
+      select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}
         from devices
-       where account_id = ${_planFree(accountId, 'integer')} and status = 'active'
-         and (id = any(${_planFree(ids, 'integer[]')}) or imei = any(${_planFree(imeis, 'text[]')}))
+       where account_id = ${planFree(accountId, 'integer')} and status = 'active'
+         and (id = any(${planFree(ids, 'integer[]')}) or imei = any(${planFree(imeis, 'text[]')}))
        order by id
     ),
     span as (

@@ -2,7 +2,7 @@
  * P37 (D20): a telemetry write reads and plans without a lock, then writes in one statement only if no
  * write of its devices came between; else it reads and plans again, and after three tries (or when
  * the write takes more than one statement, or a rebuild of the figures) it writes under the
- * devices' row locks, in a transaction (`_telemetry-store.ts`, `_device-writes.ts`). These tests
+ * devices' row locks, in a transaction (`stores/telemetry-store.ts`, `sql/device-writes.ts`). These tests
  * make another write come between, deterministically: a Kysely plugin runs it when an unlocked
  * read's result arrives, before the write is planned. Whatever the path, the stored segments are
  * those of all points at once and each point is counted once. P38: those two statements keep
@@ -13,11 +13,11 @@
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
-import { usePGlite, usePostgresSchema } from './_fixture.js';
+import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
+import { usePGlite, usePostgresSchema } from '../testing/fixture.js';
 import { createKyselyStore } from './create-kysely-store.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { verifyDailyFigures } from './verify-daily-figures.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { verifyDailyFigures } from '../verify/verify-daily-figures.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const LATER = T0 + 30 * 86_400;

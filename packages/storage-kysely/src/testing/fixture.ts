@@ -6,11 +6,11 @@ import { StorageUnavailableError } from '@fleet-hours/core';
 import { describeRateLimitContract, describeStorageContract, STORAGE_CAPABILITIES } from '@fleet-hours/core/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestSchema, resetTables, type TestPostgres } from '../../../test/support/postgres.js';
-import { createKyselyStore, type KyselyFleetHoursStore } from './create-kysely-store.js';
-import { createPGliteDatabase } from './create-pglite-database.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { migrateToLatest } from './migrate-to-latest.js';
+import { createTestSchema, resetTables, type TestPostgres } from '../../../../test/support/postgres.js';
+import { createKyselyStore, type KyselyFleetHoursStore } from '../stores/create-kysely-store.js';
+import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
 
 /** One migrated PGlite for the enclosing suite (or file), made before its tests and destroyed after them. */

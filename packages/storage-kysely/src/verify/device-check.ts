@@ -17,8 +17,8 @@
 import { telemetryToSegments, type BucketSeconds, type SegmentInput, type SegmentState, type TelemetryPoint } from '@fleet-hours/core';
 import type { DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { _DayFigureAccumulator, _rebuildDeviceFigures, _segmentChunks } from './_daily-figures.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { DayFigureAccumulator, rebuildDeviceFigures, segmentChunks } from '../sql/daily-figures.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** Where a device's stored figures (D27) differ from what its segments say. */
 export type DailyFiguresMismatch =
@@ -54,8 +54,8 @@ export type StoreDifference =
     }
   | { readonly deviceId: number; readonly kind: 'last_reported_at'; readonly expected: number | null; readonly stored: number | null };
 
-/** How {@link _checkDevice} runs. */
-export interface _CheckOptions {
+/** How {@link checkDevice} runs. */
+export interface CheckOptions {
   readonly repair: boolean;
   /** Rows per statement at most. */
   readonly chunkSize: number;
@@ -63,8 +63,8 @@ export interface _CheckOptions {
   readonly detailLimit: number;
 }
 
-/** What {@link _checkDevice} found (and, with `repair`, fixed). */
-export interface _DeviceCheck {
+/** What {@link checkDevice} found (and, with `repair`, fixed). */
+export interface DeviceCheck {
   readonly differences: readonly StoreDifference[];
   readonly omitted: number;
 }
@@ -84,7 +84,7 @@ interface _DeviceRow {
  * reads at most `chunkSize` rows. Verification runs in a snapshot the caller opened (repeatable
  * read); repair under the device's row lock, taken by the caller in a statement of its own.
  */
-export async function _checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: _CheckOptions): Promise<_DeviceCheck | null> {
+export async function checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions): Promise<DeviceCheck | null> {
   const device = (
     await sql<_DeviceRow>`
       select time_zone, figures_time_zone, closed_moving_seconds as moving, closed_idle_seconds as idle,
@@ -106,7 +106,7 @@ export async function _checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: nu
   if (wrong) found.add({ deviceId, kind: 'last_reported_at', expected: newest, stored });
 
   if (options.repair) {
-    if (figuresChanged) await _rebuildDeviceFigures(trx, deviceId, options.chunkSize);
+    if (figuresChanged) await rebuildDeviceFigures(trx, deviceId, options.chunkSize);
     // Always: the row's new version makes a telemetry write planned before this repair plan again (P37).
     const lastReportedAt = wrong ? newest : stored;
     await sql`update devices set last_reported_at = to_timestamp(${lastReportedAt}::float8) where id = ${deviceId}`.execute(trx);
@@ -151,7 +151,7 @@ function _later(a: number | null, b: number | null): number | null {
  *
  * @returns The newest point's time (`null`: no points).
  */
-async function _checkTelemetrySegments(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: _CheckOptions, found: _Differences): Promise<number | null> {
+async function _checkTelemetrySegments(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions, found: _Differences): Promise<number | null> {
   const points = { newest: null as number | null };
   const derived = new _Peekable(_derivedSegments(trx, deviceId, options.chunkSize, points));
   const stored = new _Peekable(_storedTelemetrySegments(trx, deviceId, options.chunkSize));
@@ -341,10 +341,10 @@ async function _checkFigures(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
   device: _DeviceRow,
-  options: _CheckOptions,
+  options: CheckOptions,
   found: _Differences,
 ): Promise<{ readonly newestImported: number | null; readonly hasImports: boolean }> {
-  const figures = new _DayFigureAccumulator(device.time_zone);
+  const figures = new DayFigureAccumulator(device.time_zone);
   const storedDays = new _Peekable(_storedDays(trx, deviceId, options.chunkSize));
   let newestImported: number | null = null;
   const compare = async (expected: DayFigure | null) => {
@@ -359,7 +359,7 @@ async function _checkFigures(
     }
     if (expected !== null) found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: null });
   };
-  for await (const segments of _segmentChunks(trx, deviceId, options.chunkSize, true)) {
+  for await (const segments of segmentChunks(trx, deviceId, options.chunkSize, true)) {
     for (const segment of segments) if (segment.source === 'import') newestImported = _later(newestImported, segment.endedAt ?? segment.startedAt);
     for (const day of figures.add(segments)) await compare(day);
   }

@@ -3,12 +3,12 @@ import { summarizeSegments, sumSegmentsByBucket } from '@fleet-hours/core/adapte
 import { sql, type Kysely } from 'kysely';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
-import { explainAnalyze, rowsReadFrom, usePGlite, usePostgresSchema } from './_fixture.js';
-import { _summarize, _sumByBucket } from './_segment-queries.js';
-import { createKyselyStore } from './create-kysely-store.js';
-import type { FleetHoursDatabase } from './database-schema.js';
-import { createFleetHoursMigrator, migrateToLatest } from './migrate-to-latest.js';
+import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
+import { explainAnalyze, rowsReadFrom, usePGlite, usePostgresSchema } from '../testing/fixture.js';
+import { summarize, sumByBucket } from '../sql/segment-queries.js';
+import { createKyselyStore } from '../stores/create-kysely-store.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { createFleetHoursMigrator, migrateToLatest } from '../schema/migrate-to-latest.js';
 import { rebuildDailyFigures } from './rebuild-daily-figures.js';
 import { verifyDailyFigures } from './verify-daily-figures.js';
 
@@ -47,7 +47,7 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       expect(rows[0]!.figures_time_zone).toBe('Asia/Beirut');
     });
 
-    it('telemetry written out of order in several batches (re-derivation through _writeDevices) keeps the figures equal to the segments', async () => {
+    it('telemetry written out of order in several batches (re-derivation through writeDevices) keeps the figures equal to the segments', async () => {
       const { db, store, account, device } = await seed('America/New_York');
       const midnight = 1_772_946_000; // 2026-03-08T00:00:00-05:00, a 23-hour day
       const points = Array.from({ length: 120 }, (_, index) => ({
@@ -120,11 +120,11 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
 
       const { boundaries } = dayBuckets(resolveWindow({ from, to, now, timeZone: 'Europe/Berlin' }));
       expect(daily.days.map(({ movingSeconds, idleSeconds }) => ({ movingSeconds, idleSeconds }))).toEqual(sumSegmentsByBucket(segments, boundaries, now));
-      const plan = await explainAnalyze(db, _sumByBucket(device.id, boundaries, now).compile(db));
+      const plan = await explainAnalyze(db, sumByBucket(device.id, boundaries, now).compile(db));
       expect(rowsReadFrom(plan, 'engine_segments')).toBe(0);
       expect(rowsReadFrom(plan, 'engine_day_figures')).toBeLessThanOrEqual(boundaries.length + 1);
 
-      const meterPlan = await explainAnalyze(db, _summarize(device.id, now).compile(db));
+      const meterPlan = await explainAnalyze(db, summarize(device.id, now).compile(db));
       expect(rowsReadFrom(meterPlan, 'engine_segments')).toBeLessThanOrEqual(1); // min(started_at): one index probe
       expect(await store.summarizeDeviceSegments({ deviceId: device.id, now })).toEqual(summarizeSegments(segments, now));
     }, 60_000);

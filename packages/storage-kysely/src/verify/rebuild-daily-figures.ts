@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { _deviceIdPages, _READ_CHUNK, _rebuildDeviceFigures } from './_daily-figures.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { deviceIdPages, READ_CHUNK, rebuildDeviceFigures } from '../sql/daily-figures.js';
+import { guard } from '../stores/storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /**
  * Rebuilds the per-day figures and lifetime totals (D27) of one device, or of every device, from
@@ -26,13 +26,13 @@ import type { FleetHoursDatabase } from './database-schema.js';
  * ```
  */
 export function rebuildDailyFigures(db: Kysely<FleetHoursDatabase>, options: { readonly deviceId?: number } = {}): Promise<{ readonly deviceIds: readonly number[] }> {
-  return _guard(async () => {
+  return guard(async () => {
     const rebuilt: number[] = [];
-    for await (const deviceId of _deviceIdPages(db, options.deviceId, _READ_CHUNK)) {
+    for await (const deviceId of deviceIdPages(db, options.deviceId, READ_CHUNK)) {
       const done = await db.transaction().execute(async (trx) => {
         // The lock in a statement of its own: the reads after it see every write committed before it (D36).
         const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
-        return locked.rows.length > 0 && (await _rebuildDeviceFigures(trx, deviceId));
+        return locked.rows.length > 0 && (await rebuildDeviceFigures(trx, deviceId));
       });
       if (done) rebuilt.push(deviceId);
     }

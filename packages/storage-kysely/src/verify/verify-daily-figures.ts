@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { DailyFiguresMismatch } from './_device-check.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import type { DailyFiguresMismatch } from './device-check.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { verifyStore } from './verify-store.js';
 
-export type { DailyFiguresMismatch } from './_device-check.js';
+export type { DailyFiguresMismatch } from './device-check.js';
 
 /**
  * Checks the per-day figures and lifetime totals (D27) of one device, or of every device, against

@@ -7,10 +7,10 @@
 import { telemetryToSegments, type DeviceTelemetryPoint, type SegmentInput } from '@fleet-hours/core';
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { describeWithPostgres, resetTables } from '../../../test/support/postgres.js';
-import { usePGlite, usePostgresSchema } from './_fixture.js';
-import { createKyselyStore } from './create-kysely-store.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
+import { usePGlite, usePostgresSchema } from '../testing/fixture.js';
+import { createKyselyStore } from '../stores/create-kysely-store.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { verifyStore, type StoreDifference } from './verify-store.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z

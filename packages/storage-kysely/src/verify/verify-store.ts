@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { _deviceIdPages, _READ_CHUNK } from './_daily-figures.js';
-import { _checkDevice, type _CheckOptions, type _DeviceCheck, type StoreDifference } from './_device-check.js';
-import { _guard } from './_storage-error.js';
-import type { FleetHoursDatabase } from './database-schema.js';
+import { deviceIdPages, READ_CHUNK } from '../sql/daily-figures.js';
+import { checkDevice, type CheckOptions, type DeviceCheck, type StoreDifference } from './device-check.js';
+import { guard } from '../stores/storage-error.js';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
-export type { StoreDifference } from './_device-check.js';
+export type { StoreDifference } from './device-check.js';
 
 /** Options of {@link verifyStore}. */
 export interface VerifyStoreOptions {
@@ -81,22 +81,22 @@ export interface VerifyStoreResult {
  * ```
  */
 export function verifyStore(db: Kysely<FleetHoursDatabase>, options: VerifyStoreOptions = {}): Promise<VerifyStoreResult> {
-  const chunkSize = options.chunkSize ?? _READ_CHUNK;
+  const chunkSize = options.chunkSize ?? READ_CHUNK;
   const detailLimit = options.detailLimit ?? 20;
-  return _guard(async () => {
+  return guard(async () => {
     if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) throw new RangeError(`Option chunkSize must be a whole number ≥ 1, got ${chunkSize}`);
     if (detailLimit !== Infinity && (!Number.isSafeInteger(detailLimit) || detailLimit < 1)) {
       throw new RangeError(`Option detailLimit must be a whole number ≥ 1, got ${detailLimit}`);
     }
     let checked = 0;
     const devices: DeviceVerification[] = [];
-    for await (const deviceId of _deviceIdPages(db, options.deviceId, chunkSize)) {
-      const check: _CheckOptions = { repair: false, chunkSize, detailLimit };
+    for await (const deviceId of deviceIdPages(db, options.deviceId, chunkSize)) {
+      const check: CheckOptions = { repair: false, chunkSize, detailLimit };
       let found = await db
         .transaction()
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
-        .execute((trx) => _checkDevice(trx, deviceId, check));
+        .execute((trx) => checkDevice(trx, deviceId, check));
       if (found === null) continue; // deleted since its id was read
       let repaired = false;
       if (options.repair && found.differences.length > 0) {
@@ -117,10 +117,10 @@ export function verifyStore(db: Kysely<FleetHoursDatabase>, options: VerifyStore
  * is a statement of its own: under read committed, a statement that waited for a lock reads the
  * snapshot from before the wait, so the points and segments are read by later statements.
  */
-function _repairDevice(db: Kysely<FleetHoursDatabase>, deviceId: number, options: _CheckOptions): Promise<_DeviceCheck | null> {
+function _repairDevice(db: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions): Promise<DeviceCheck | null> {
   return db.transaction().execute(async (trx) => {
     const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
     if (locked.rows.length === 0) return null;
-    return _checkDevice(trx, deviceId, options);
+    return checkDevice(trx, deviceId, options);
   });
 }

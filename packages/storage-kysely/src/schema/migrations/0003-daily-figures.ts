@@ -1,11 +1,11 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { _rebuildDeviceFigures } from '../_daily-figures.js';
+import { rebuildDeviceFigures } from '../../sql/daily-figures.js';
 import type { FleetHoursDatabase } from '../database-schema.js';
 
 /**
  * Per-device, per-local-day figures and lifetime totals of closed segments (D27), so that a window
  * costs its days and the meter a constant, whatever the history. Kept by every write in its own
- * transaction; see `_daily-figures.ts`. The figures of existing devices are built here from their
+ * transaction; see `sql/daily-figures.ts`. The figures of existing devices are built here from their
  * segments, in each device's zone.
  */
 export const dailyFiguresMigration: Migration = {
@@ -35,7 +35,7 @@ export const dailyFiguresMigration: Migration = {
 
     const typed = db as unknown as Kysely<FleetHoursDatabase>;
     const { rows } = await sql<{ id: number }>`select id from devices order by id`.execute(typed);
-    for (const { id } of rows) await _rebuildDeviceFigures(typed, id);
+    for (const { id } of rows) await rebuildDeviceFigures(typed, id);
   },
 
   async down(db: Kysely<unknown>) {

@@ -1,12 +1,12 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/** The per-device tables whose rows only `_writeDevices` writes, under their device's row lock (P40). */
+/** The per-device tables whose rows only `writeDevices` writes, under their device's row lock (P40). */
 const PER_DEVICE_TABLES = ['telemetry_points', 'engine_segments', 'engine_day_figures'] as const;
 
 /**
  * P40: the points, segments and day figures of a device no longer check its key row by row (a
  * foreign key costs a probe of `devices` for every row written: half the time of an import).
- * Every write of them holds its devices' row locks (`_writeDevices`), so the device exists until
+ * Every write of them holds its devices' row locks (`writeDevices`), so the device exists until
  * the write commits; deleting devices (directly, or by deleting their account) still takes their
  * rows with them, through a trigger that runs once per statement instead of once per row, and
  * `truncate devices` empties them.
