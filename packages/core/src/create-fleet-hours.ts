@@ -1,4 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
+import { _checkArguments } from './_argument-checks.js';
 import { _decodeFleetCursor, _encodeFleetCursor } from './_fleet-cursor.js';
 import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from './access-policy.js';
 import { fingerprintApiKey } from './api-key.js';
@@ -81,7 +82,12 @@ export interface FleetReads {
   meter(query: FleetPageQuery): Promise<FleetPage<MeterRecord>>;
 }
 
-/** The Fleet Hours service for one store: what the HTTP API serves, callable from any backend. */
+/**
+ * The Fleet Hours service for one store: what the HTTP API serves, callable from any backend.
+ * Every function checks its arguments when called and rejects a value of the wrong kind with a
+ * `TypeError` naming the function, the parameter and what to pass — e.g. a date as text instead of
+ * the `Temporal.PlainDate` that `parseWindowQuery` gives.
+ */
 export interface FleetHours {
   readonly store: FleetHoursStore;
   /**
@@ -113,6 +119,7 @@ export interface FleetHours {
  *
  * @param options The store, the clock and optional limits.
  * @returns The service.
+ * @throws {TypeError} When `options` has no store or `now` is not a function.
  * @example
  * ```ts
  * import { createFleetHours, createMemoryStore, parseWindowQuery } from '@fleet-hours/core';
@@ -123,6 +130,7 @@ export interface FleetHours {
  * ```
  */
 export function createFleetHours(options: FleetHoursOptions): FleetHours {
+  _checkArguments('createFleetHours()', options, { store: 'object', now: 'clock' });
   const { store } = options;
   const nowSeconds = () => Math.floor(options.now() / 1000);
   const fingerprint = options.fingerprint ?? fingerprintApiKey;
@@ -318,11 +326,14 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   return {
     store,
 
-    authenticate(authorization, credential = 'api_key') {
+    async authenticate(authorization, credential = 'api_key') {
+      _checkArguments('authenticate()', { authorization, credential }, { authorization: 'authorization', credential: 'credential' });
       return authenticateWith(authorization, credential, findCredential[credential]);
     },
 
-    async authenticateAndCount({ authorization, credential, counters, counter }) {
+    async authenticateAndCount(input) {
+      _checkArguments('authenticateAndCount()', input, { authorization: 'authorization', credential: 'credential', counters: 'object', counter: 'object' });
+      const { authorization, credential, counters, counter } = input;
       const findAndConsume = _findAndConsume(counters, credential);
       if (!findAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
       // The credential and its count in one round trip; admitRequest decides whether the count stands.
@@ -335,7 +346,9 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       return { access, count };
     },
 
-    async listDevices({ accountId }) {
+    async listDevices(input) {
+      _checkArguments('listDevices()', input, { accountId: 'id' });
+      const { accountId } = input;
       const devices = await store.listDevices({ accountId });
       // Clients list the devices before they read them: the reads that follow are one store call.
       devices.forEach(rememberZone);
@@ -343,12 +356,14 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     },
 
     async hours(query) {
+      _checkArguments('hours()', query, _WINDOW_QUERY);
       const now = nowSeconds();
       const read = await deviceBuckets(query, now, (window) => ({ boundaries: [window.start, window.end], days: null }));
       return read && hoursTotal(read.device, read.window, read.buckets);
     },
 
     async daily(query) {
+      _checkArguments('daily()', query, _WINDOW_QUERY);
       const now = nowSeconds();
       const read = await deviceBuckets(query, now, (window) => {
         const { dates, boundaries } = dayBuckets(window);
@@ -357,7 +372,9 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       return read && dailyHours(read.device, read.window, read.days, read.buckets);
     },
 
-    async meter({ accountId, deviceId }) {
+    async meter(input) {
+      _checkArguments('meter()', input, { accountId: 'id', deviceId: 'id' });
+      const { accountId, deviceId } = input;
       const now = nowSeconds();
       // One store call where the store can: the meter does not depend on the zone.
       if (store.findDeviceWithSummary) {
@@ -371,6 +388,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
 
     fleet: {
       async hours(query) {
+        _checkArguments('fleet.hours()', query, _FLEET_WINDOW_QUERY);
         const now = nowSeconds();
         const { devices, nextCursor } = await devicePage('hours', query);
         const windows = await fleetWindows(devices, query, now);
@@ -379,6 +397,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       },
 
       async daily(query) {
+        _checkArguments('fleet.daily()', query, _FLEET_WINDOW_QUERY);
         const now = nowSeconds();
         const { devices, nextCursor } = await devicePage('daily', query);
         const windows = await fleetWindows(devices, query, now);
@@ -395,6 +414,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       },
 
       async meter(query) {
+        _checkArguments('fleet.meter()', query, _FLEET_PAGE_QUERY);
         const now = nowSeconds();
         const { devices, nextCursor } = await devicePage('meter', query);
         const summaries = await summarizeMany(
@@ -406,6 +426,11 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     },
   };
 }
+
+/** The fields of each query, as {@link _checkArguments} checks them for callers the compiler did not check. */
+const _WINDOW_QUERY = { accountId: 'id', deviceId: 'id', from: 'date?', to: 'date?' } as const;
+const _FLEET_PAGE_QUERY = { accountId: 'id', limit: 'limit?', cursor: 'cursor?' } as const;
+const _FLEET_WINDOW_QUERY = { ..._FLEET_PAGE_QUERY, from: 'date?', to: 'date?' } as const;
 
 /** `read()`, or `null` when it refuses the window (D7): then the device is read first, so that a missing device is still 404 (D11). */
 function _tryWindow<T>(read: () => T): T | null {
