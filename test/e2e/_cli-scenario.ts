@@ -229,6 +229,28 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       listedBeforeServing = after.data;
     });
 
+    // The read commands' answers, taken before serving (a second process cannot open the embedded database while it serves).
+    const readCommands: { args: string[]; path: string; body: Record<string, unknown> }[] = [];
+    it('hours, daily and meter read a device without a server; an unknown device exits 1, a bad date 2', async () => {
+      const reads = [
+        { args: ['hours', '--device', String(devices.newYork.id), '--from', '2025-03-09', '--to', '2025-03-09'], path: `/api/v1/devices/${devices.newYork.id}/hours?from=2025-03-09&to=2025-03-09` },
+        { args: ['hours', '--device', String(devices.kathmandu.id), '--from', '2025-03-01', '--to', '2025-03-31'], path: `/api/v1/devices/${devices.kathmandu.id}/hours?from=2025-03-01&to=2025-03-31` },
+        { args: ['daily', '--device', String(devices.newYork.id), '--from', '2025-11-01', '--to', '2025-11-03'], path: `/api/v1/devices/${devices.newYork.id}/hours/daily?from=2025-11-01&to=2025-11-03` },
+        { args: ['meter', '--device', String(devices.newYork.id)], path: `/api/v1/devices/${devices.newYork.id}/meter` },
+        { args: ['meter', '--device', String(devices.kathmandu.id)], path: `/api/v1/devices/${devices.kathmandu.id}/meter` },
+      ];
+      for (const read of reads) readCommands.push({ ...read, body: await cliJson<Record<string, unknown>>(read.args) });
+
+      const daily = await cli(['daily', '--device', String(devices.newYork.id), '--from', '2025-11-01', '--to', '2025-11-03']);
+      expect(daily).toMatchObject({ code: 0, stderr: '' });
+      expect(daily.stdout).toContain('2025-11-02  2:00:00  0:00:00  2:00:00\n');
+      const unknown = await cli(['meter', '--device', '999999']);
+      expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'fleet-hours: No device with id 999999\n' });
+      const badDate = await cli(['hours', '--device', String(devices.newYork.id), '--to', '2025-13-01']);
+      expect(badDate).toMatchObject({ code: 2, stdout: '' });
+      expect(badDate.stderr).toContain('Cannot parse --to "2025-13-01"');
+    });
+
     it('serve starts on a free port and logs JSON lines', async () => {
       server = await startServe(backend.args, { cwd: work });
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -293,6 +315,16 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
         moving_seconds: 14400,
         idle_seconds: 10800,
       });
+    });
+
+    it('hours, daily and meter --json print what the API answers for the same device', async () => {
+      expect(readCommands).toHaveLength(5);
+      for (const read of readCommands) {
+        const answer = await api(read.path);
+        expect(answer.status, read.path).toBe(200);
+        // as_of is each reader's own now; everything else is the same figure.
+        expect(read.body, read.args.join(' ')).toEqual(read.args[0] === 'meter' ? { ...answer.body, as_of: expect.any(String) } : answer.body);
+      }
     });
 
     it("answers 401 for a missing, unknown, revoked and expired key, 403 for a starter plan, 404 for another account's device", async () => {

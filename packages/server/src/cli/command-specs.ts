@@ -58,6 +58,8 @@ const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
 const TELEMETRY_BATCH_POINTS_TEXT = '10,000';
 const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
 const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
+const windowFrom: OptionSpec = { type: 'string', placeholder: 'DATE', description: "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to)." };
+const windowTo: OptionSpec = { type: 'string', placeholder: 'DATE', description: "Last local day, YYYY-MM-DD, included (default: today, up to now)." };
 const format: OptionSpec = {
   type: 'string',
   placeholder: 'ndjson|csv',
@@ -300,6 +302,39 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { device, format },
     required: ['device'],
     examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'gunzip -c tractor.ndjson.gz | fleet-hours import telemetry --device 4 --format ndjson -'],
+  }),
+  spec({
+    name: 'hours',
+    summary: "Engine, moving and idle time of a device over local days in its zone",
+    details:
+      "Reads what GET /api/v1/devices/ID/hours answers, straight from the database: no server or API key needed. The window is " +
+      "whole local days in the device's own time zone, --from to --to, both included (a day of a clock change is 23 or 25 hours " +
+      'long). Without --from and --to: the last 7 days up to now; --from alone runs to now; --to alone starts 7 days before it. ' +
+      'A window longer than 365 days is shortened to the 365 days that end at --to. --json prints the same body as the API.',
+    options: { device, from: windowFrom, to: windowTo },
+    required: ['device'],
+    examples: ['fleet-hours hours --device 4', 'fleet-hours hours --device 4 --from 2026-11-01 --to 2026-11-01', 'fleet-hours hours --device 4 --from 2026-03-01 --to 2026-03-31 --json'],
+  }),
+  spec({
+    name: 'daily',
+    summary: 'Engine, moving and idle time of a device per local day, as a table',
+    details:
+      "Reads what GET /api/v1/devices/ID/hours/daily answers, straight from the database: one row per local day in the device's " +
+      'own time zone, days without engine time included. The window and its defaults are those of the hours command. ' +
+      '--json prints the same body as the API.',
+    options: { device, from: windowFrom, to: windowTo },
+    required: ['device'],
+    examples: ['fleet-hours daily --device 4', 'fleet-hours daily --device 4 --from 2026-10-29 --to 2026-11-04', 'fleet-hours daily --device 4 --from 2026-03-01 --json'],
+  }),
+  spec({
+    name: 'meter',
+    summary: 'The running engine-hour meter of a device',
+    details:
+      'Reads what GET /api/v1/devices/ID/meter answers, straight from the database: engine, moving and idle time since the ' +
+      'first segment, with an engine that is running now counted up to now. --json prints the same body as the API.',
+    options: { device },
+    required: ['device'],
+    examples: ['fleet-hours meter --device 4', 'fleet-hours meter --device 4 --json'],
   }),
   spec({
     name: 'verify',

@@ -5,6 +5,7 @@ import { demoCommand } from '../commands/demo.js';
 import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures.js';
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
+import { dailyCommand, hoursCommand, meterCommand } from '../commands/read-hours.js';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
 import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from '../commands/ingest-tokens.js';
 import { serveCommand } from '../commands/serve.js';
@@ -39,6 +40,9 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'devices update': updateDeviceCommand,
   'import segments': importSegmentsCommand,
   'import telemetry': importTelemetryCommand,
+  hours: hoursCommand,
+  daily: dailyCommand,
+  meter: meterCommand,
   verify: verifyCommand,
   'figures rebuild': rebuildFiguresCommand,
   'figures verify': verifyFiguresCommand,
