@@ -269,6 +269,39 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
     await page.close();
   });
 
+  it.skipIf(skipped)(title('captions the window the API applied when it shortened one of more than 365 days, and says in which zone the meters are "as of"'), async () => {
+    const page = await openPage(1200, 900);
+    await page.emulateTimezone('Europe/Berlin');
+    await page.goto(`${demo!.url}/`, { waitUntil: 'load' });
+    await page.type('#api-key', key);
+    await page.click('#key-form button[type=submit]');
+    await page.waitForFunction(() => (document.querySelector('#meters-note')?.textContent ?? '').includes('as of') && document.querySelectorAll('#vehicle option').length > 0, { timeout: 60_000 });
+    // The time of the meters in this browser's zone, with the zone: CET (GMT+1) or CEST (GMT+2), and its name.
+    expect(await page.$eval('#meters-note', (note) => note.textContent)).toMatch(/as of \d{1,2}:\d{2}:\d{2}\s[AP]M GMT\+[12] \(Europe\/Berlin\);/);
+
+    const to = localDateAt(Math.floor(Date.now() / 1000), 'UTC').subtract({ days: 2 }).toString();
+    const from = shift(to, -500);
+    await page.$eval('#from', (input, value) => ((input as HTMLInputElement).value = value), from);
+    await page.$eval('#to', (input, value) => ((input as HTMLInputElement).value = value), to);
+    await page.click('#window-form button[type=submit]');
+    const caption = (figure: string) => page.$eval(`#${figure} figcaption`, (element) => element.textContent ?? '');
+    await page.waitForFunction(
+      (end) => ['fleet-chart', 'vehicle-chart'].every((id) => (document.querySelector(`#${id} figcaption`)?.textContent ?? '').includes(` to ${end} (shortened`)),
+      { timeout: 60_000 },
+      to,
+    );
+    // The window the API applied, as its answer says: the chart's first day, not the From asked for.
+    const vehicle = Number(await page.$eval('#vehicle', (select) => (select as HTMLSelectElement).value));
+    const applied = (await api<{ from: string }>(`/api/v1/devices/${vehicle}/hours/daily?from=${from}&to=${to}`)).from.slice(0, 10);
+    expect(applied).toBe(shift(to, -365));
+    const note = `${applied} to ${to} (shortened from ${from}: the API answers at most 365 days before To)`;
+    expect(await caption('vehicle-chart')).toContain(note);
+    expect(await caption('fleet-chart')).toContain(note);
+    expect((await bars(page, 'vehicle-chart'))[0]!.date).toBe(applied);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it.skipIf(skipped)(title('says in words why a key is refused (403 for a starter-plan key)'), async () => {
     const page = await openPage(1000, 800);
     await page.goto(`${demo!.url}/`, { waitUntil: 'load' });

@@ -323,6 +323,11 @@ export const FLEET_VIEW_SCRIPT = String.raw`
     }
     return format.format(new Date(iso));
   }
+  /** An instant as a time of this browser's zone, with the zone said: "7:03:51 PM GMT+1 (Europe/Berlin)". */
+  function browserTime(iso) {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return new Date(iso).toLocaleTimeString(undefined, { timeZoneName: 'short' }) + (zone ? ' (' + zone + ')' : '');
+  }
   function ago(iso) {
     const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
     if (seconds < 90) return 'just now';
@@ -337,7 +342,8 @@ export const FLEET_VIEW_SCRIPT = String.raw`
     let asOf = null;
     devices.forEach((device) => {
       const meter = meters.get(device.id) || null;
-      if (meter && (asOf === null || meter.as_of > asOf)) asOf = meter.as_of;
+      // Instants written in different zones: compared as instants, not as text.
+      if (meter && (asOf === null || Date.parse(meter.as_of) > Date.parse(asOf))) asOf = meter.as_of;
       const pick = el('button', { type: 'button', class: 'link', 'data-device-id': device.id, 'aria-label': 'Show ' + device.name + ' per day' }, [device.name]);
       pick.addEventListener('click', () => {
         $('vehicle').value = String(device.id);
@@ -364,7 +370,7 @@ export const FLEET_VIEW_SCRIPT = String.raw`
       body.appendChild(row);
     });
     if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 6 }, ['No vehicles on this account yet.'])]));
-    $('meters-note').textContent = (asOf ? 'Meters since each tracker was fitted, as of ' + new Date(asOf).toLocaleTimeString() + '; ' : '') +
+    $('meters-note').textContent = (asOf ? 'Meters since each tracker was fitted, as of ' + browserTime(asOf) + '; ' : '') +
       'refreshed every ' + REFRESH_MS / 1000 + ' s. Times of the last report are local to each vehicle.';
   }
 
@@ -471,6 +477,23 @@ export const FLEET_VIEW_SCRIPT = String.raw`
   }
 
   // --- The window and the two daily charts -------------------------------------------------------
+  /** Whole days from one date to a later one. */
+  const daysBetween = (from, to) => Math.round((Date.parse(to + 'T00:00:00Z') - Date.parse(from + 'T00:00:00Z')) / 86400000);
+  /**
+   * The window the API applied, from the from and to of its answers (timestamps on the vehicles'
+   * own clocks, so their first ten characters are the local dates), and what the caption says of
+   * it: the server shortens a window that reaches back too far, and the caption must show the days
+   * the chart holds, not the ones asked for.
+   */
+  function appliedWindow(span, answers) {
+    if (!answers.length) return span.from + ' to ' + span.to;
+    const from = answers.map((answer) => answer.from.slice(0, 10)).sort()[0];
+    const to = answers.map((answer) => answer.to.slice(0, 10)).sort().reverse()[0];
+    const text = from + ' to ' + to;
+    if (from > span.from) return text + ' (shortened from ' + span.from + ': the API answers at most ' + daysBetween(from, to) + ' days before To)';
+    return text;
+  }
+
   let fleetRequest = 0;
   let vehicleRequest = 0;
   function chosenWindow() {
@@ -507,7 +530,7 @@ export const FLEET_VIEW_SCRIPT = String.raw`
       }));
       const series = Array.from(byDate.values()).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
       setProblem('Fleet days', '');
-      drawChart(figure, series, 'Engine time of all ' + dailies.length + ' vehicles per local day, ' + span.from + ' to ' + span.to + ': ' + totalsOf(series) + '.');
+      drawChart(figure, series, 'Engine time of all ' + dailies.length + ' vehicles per local day, ' + appliedWindow(span, dailies) + ': ' + totalsOf(series) + '.');
     } catch (error) {
       handleError('Fleet days', error);
     } finally {
@@ -533,7 +556,7 @@ export const FLEET_VIEW_SCRIPT = String.raw`
       }));
       const unusual = series.filter((day) => day.dayLength !== 86400);
       setProblem('Vehicle days', '');
-      drawChart(figure, series, device.name + ' per local day in ' + daily.timezone + ', ' + span.from + ' to ' + span.to + ': ' + totalsOf(series) + '. ' +
+      drawChart(figure, series, device.name + ' per local day in ' + daily.timezone + ', ' + appliedWindow(span, [daily]) + ': ' + totalsOf(series) + '. ' +
         (unusual.length ? unusual.map((day) => day.date + ' lasted ' + lengthText(day.dayLength)).join(', ') + ' (clock change), marked above its bar.' : 'Every day of the window lasted 24 h.'));
     } catch (error) {
       handleError('Vehicle days', error);

@@ -422,6 +422,47 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(page.text('#meters-note')).toContain('refreshed every 1 s');
   });
 
+  it('captions the window the API applied, and why, when it shortened a window of more than 365 days', async () => {
+    // As the server does: from is raised to 365 days before to, in each answer's from.
+    const clamped = (url: URL): URL => {
+      const to = url.searchParams.get('to');
+      if (to === null) return url;
+      const earliest = parseLocalDate('to', to).subtract({ days: 365 }).toString();
+      if (url.searchParams.get('from')! < earliest) url.searchParams.set('from', earliest);
+      return url;
+    };
+    const page = await open((url) => scripted(clamped(url)));
+    page.enterKey(KEY);
+    await page.until('the vehicle list', () => page.document.querySelectorAll('#vehicle option').length === 3);
+    page.chooseVehicle(7);
+    page.setWindow('2024-01-01', '2026-11-02');
+    const caption = (figure: string) => page.text(`#${figure} figcaption`);
+    await page.until('both charts of the long window', () => caption('fleet-chart').includes('2025-11-02') && caption('vehicle-chart').includes('2025-11-02'));
+    const applied = '2025-11-02 to 2026-11-02 (shortened from 2024-01-01: the API answers at most 365 days before To)';
+    expect(caption('fleet-chart')).toContain(`Engine time of all 3 vehicles per local day, ${applied}: engine`);
+    expect(caption('vehicle-chart')).toContain(`Van Berlin per local day in Europe/Berlin, ${applied}: engine`);
+    expect(page.bars('vehicle-chart')).toHaveLength(366);
+    expect(page.bars('vehicle-chart')[0]!.date).toBe('2025-11-02');
+    // A window within the limit is captioned as asked, without a note.
+    page.setWindow('2026-10-01', '2026-11-02');
+    await page.until('the short window', () => caption('vehicle-chart').includes('2026-10-01 to 2026-11-02:'));
+    expect(caption('vehicle-chart')).not.toContain('shortened');
+  });
+
+  it('says in which zone the meters are "as of": the latest instant of all, in this browser\'s zone', async () => {
+    const page = await open((url) => {
+      if (url.pathname !== '/api/v1/meter') return scripted(url);
+      // The same instants as text in two zones: "13:00+01:00" sorts after "07:00:01-05:00" as text but is one second earlier.
+      return { body: { data: [{ ...meter(3, 'America/New_York', 60, 0), as_of: '2026-11-23T07:00:01-05:00' }, { ...meter(7, 'Europe/Berlin', 60, 0), as_of: '2026-11-23T13:00:00+01:00' }], next_cursor: null } };
+    });
+    page.enterKey(KEY);
+    await page.until('the meters note', () => page.text('#meters-note').includes('as of'));
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const time = new Date('2026-11-23T12:00:01Z').toLocaleTimeString(undefined, { timeZoneName: 'short' });
+    expect(time).toMatch(/:01\b.*\S+$/);
+    expect(page.text('#meters-note')).toContain(`as of ${time} (${zone});`);
+  });
+
   it('shows nothing of an earlier key once another is entered, and forgets a refused key', async () => {
     const page = await open((url, authorization) =>
       authorization === `Bearer ${KEY}` ? scripted(url) : { status: 401, body: { error: { status: 401, code: 'revoked_api_key', message: 'The API key is revoked' } } },
