@@ -58,7 +58,8 @@ export function generateDemoSegments(options: DemoSegmentOptions): SegmentInput[
   for (let offset = days; offset >= 0; offset -= 1) {
     const date = today.subtract({ days: offset });
     const random = mulberry32(hashText(`${options.seed}|${date.toString()}`));
-    for (const shift of shiftsOf(vehicle.pattern, date, random)) {
+    const clockChange = date.toZonedDateTime({ timeZone: vehicle.timeZone }).hoursInDay !== 24;
+    for (const shift of shiftsOf(vehicle.pattern, date, clockChange, random)) {
       const start = wallClock(date, shift.startMinutes, vehicle.timeZone) + Math.floor(random() * 60);
       fillShift(segments, start, start + shift.minutes * 60, vehicle.pattern, random);
     }
@@ -77,11 +78,18 @@ interface Shift {
   readonly minutes: number;
 }
 
-function shiftsOf(pattern: WorkPattern, date: PlainDate, random: () => number): Shift[] {
+/**
+ * The shifts of one local day. `clockChange` marks a day of 23 or 25 hours: day vehicles then run a
+ * night haul across the change (which falls on a Sunday, their day off, in the US and the EU), so
+ * the days the demo shows off carry engine time on both sides of the skipped or repeated hour.
+ */
+function shiftsOf(pattern: WorkPattern, date: PlainDate, clockChange: boolean, random: () => number): Shift[] {
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
   const weekday = date.dayOfWeek; // 1 = Monday … 7 = Sunday
   switch (pattern) {
     case 'day':
+      // From before midnight's first hour to after 05:00: across 02:00, the hour that is skipped or repeated.
+      if (clockChange) return [{ startMinutes: between(0, 45), minutes: between(300, 360) }];
       if (weekday <= 5) return [{ startMinutes: between(390, 480), minutes: between(480, 570) }];
       if (weekday === 6 && random() < 0.4) return [{ startMinutes: between(420, 540), minutes: between(210, 300) }];
       return [];

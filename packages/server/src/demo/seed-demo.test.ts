@@ -1,4 +1,4 @@
-import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore, parseLocalDate } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { demoExamples, formatDemoBanner, liveExamples } from './demo-banner.js';
 import { DEMO_VEHICLES } from './demo-fleet.js';
@@ -32,6 +32,30 @@ describe('seedDemo()', () => {
     expect(starterDevices).toHaveLength(1);
     total += (await store.listSegments({ deviceId: starterDevices[0]!.id })).length;
     expect(seed.segmentCount).toBe(total);
+  });
+
+  it("gives Truck 14 engine time on New York's 25-hour and 23-hour days, across the clock change", async () => {
+    const store = createMemoryStore();
+    const seed = await seedDemo(store, { now: NOW });
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+    const truck = seed.devices.find((device) => device.name === 'Truck 14')!;
+    const query = (date: string) => ({ accountId: seed.account.id, deviceId: truck.id, from: parseLocalDate('from', date), to: parseLocalDate('to', date) });
+
+    const fall = await fleetHours.daily(query('2026-11-01'));
+    expect(fall).toMatchObject({ timeZone: 'America/New_York', from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T23:59:59-05:00' });
+    expect(fall!.days[0]!.engineSeconds).toBeGreaterThan(0);
+    const spring = await fleetHours.daily(query('2026-03-08'));
+    expect(spring).toMatchObject({ from: '2026-03-08T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00' });
+    expect(spring!.days[0]!.engineSeconds).toBeGreaterThan(0);
+
+    // One shift across the change itself (02:00 local): engine time in the hours before it and after it.
+    const segments = await store.listSegments({ deviceId: truck.id });
+    const runsBetween = (from: string, to: string) =>
+      segments.some((segment) => segment.startedAt < Date.parse(to) / 1000 && (segment.endedAt ?? Infinity) > Date.parse(from) / 1000);
+    expect(runsBetween('2026-11-01T00:00:00-04:00', '2026-11-01T01:00:00-05:00')).toBe(true); // to the second 01:00
+    expect(runsBetween('2026-11-01T01:00:00-05:00', '2026-11-01T06:00:00-05:00')).toBe(true);
+    expect(runsBetween('2026-03-08T00:00:00-05:00', '2026-03-08T03:00:00-04:00')).toBe(true); // to the skipped 02:00
+    expect(runsBetween('2026-03-08T03:00:00-04:00', '2026-03-08T07:00:00-04:00')).toBe(true);
   });
 
   it('prints a banner with the URL, the key and a curl line for every endpoint', async () => {
