@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,11 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
         if (curlUrl!.endsWith('/hours')) expect(body.engine_seconds as number, title).toBeGreaterThan(0);
         if (curlUrl!.includes('/hours/daily')) expect((body.data as unknown[]).length, title).toBeGreaterThanOrEqual(7);
       }
-      expect(demo.stderr()).toMatch(/GET \/api\/v1\/devices → 200/);
+      // The request log goes to the file the banner names, not to the terminal, so the banner stays on screen.
+      const requestLog = /Requests are logged to (\S+) \(tail -f it/.exec(banner)?.[1];
+      expect(requestLog).toBeDefined();
+      await expect.poll(() => readFileSync(requestLog!, 'utf8'), { timeout: 5000 }).toMatch(/GET \/api\/v1\/devices → 200/);
+      expect(demo.stderr()).not.toMatch(/→ \d{3}/);
     } finally {
       const result = await demo.stop('SIGTERM');
       expect(result.code).toBe(0);
@@ -90,8 +94,11 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
       expect(position.status).toBe(200);
       expect(((await position.json()) as { accepted: number }).accepted).toBe(1);
 
-      // The live feed's own requests are logged like any other.
-      expect(demo.stderr()).toMatch(/POST \/ingest\/v1\/telemetry → 200/);
+      // The live feed's own requests are logged like any other, to the file: nothing scrolls the banner away.
+      const requestLog = /Requests are logged to (\S+) \(tail -f it/.exec(banner)![1]!;
+      await expect.poll(() => readFileSync(requestLog, 'utf8'), { timeout: 5000 }).toMatch(/POST \/ingest\/v1\/telemetry → 200/);
+      expect(demo.stderr()).not.toMatch(/→ \d{3}/);
+      expect(demo.stdout()).toBe(banner);
     } finally {
       const result = await demo.stop('SIGTERM');
       expect(result.code).toBe(0);

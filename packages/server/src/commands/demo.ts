@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AccessLogEntry, RunningServer } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
@@ -19,8 +20,11 @@ export const DEMO_PORT = 8080;
  * `demo [--port] [--host] [--data-dir]`: a fresh embedded database (in memory, or a new directory),
  * seeded with the demo fleet, served; prints the URL, a working key and curl lines. Two live
  * vehicles report through the real ingestion endpoint while it runs (the simulator, in-process,
- * over HTTP to the demo's own URL), so their meters count up. Request logs go
- * to stderr, so stdout holds only the banner (or, with `--json`, one JSON document).
+ * over HTTP to the demo's own URL), so their meters count up. stdout holds only the banner (or,
+ * with `--json`, one JSON document). The request log goes to a file the banner names: the live
+ * vehicles alone make a request every few seconds, which on a terminal would scroll the banner,
+ * with its key and curl lines, off screen within a minute. stderr gets only the answers a person
+ * must see at once, server errors (5xx), besides the demo's own progress lines.
  */
 export async function demoCommand(input: {
   readonly io: CliIo;
@@ -45,6 +49,7 @@ export async function demoCommand(input: {
   const started = performance.now();
   say(`Creating a fresh embedded database${dataDir === null ? ' in memory' : ` in ${dataDir}`}…\n`);
   const database = await input.openDatabase(target, { migrate: true });
+  const requestLog = openRequestLog();
   let server: RunningServer | null = null;
   let feed: LiveFeed | null = null;
   try {
@@ -52,7 +57,7 @@ export async function demoCommand(input: {
     const now = Math.floor(io.now() / 1000);
     const seed = await seedDemo(database.store, { now });
     const live = await seedLiveVehicles(database.store, { account: seed.account, now });
-    server = await listen(database, host, explicitPort, io);
+    server = await listen(database, host, explicitPort, io, requestLog.stream);
     // The live vehicles report over HTTP to the demo's own URL, through the real ingestion endpoint.
     feed = startLiveFeed({ url: server.url, ingestToken: live.ingestToken, devices: live.devices, now: io.now });
     say(`Ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
@@ -70,6 +75,7 @@ export async function demoCommand(input: {
           devices: seed.devices.map((device) => ({ id: device.id, name: device.name, timezone: device.timeZone })),
           segments: seed.segmentCount,
           data_dir: dataDir,
+          request_log: requestLog.path,
           examples: examples.map((example) => ({ title: example.title, command: example.command })),
           ingest_token: live.ingestToken,
           live_devices: live.devices.map((device) => ({ id: device.id, name: device.name, imei: device.imei, timezone: device.timeZone })),
@@ -77,7 +83,7 @@ export async function demoCommand(input: {
         })}\n`,
       );
     } else {
-      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir, live: { seed: live, examples: liveLines } }));
+      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir, requestLog: requestLog.path, live: { seed: live, examples: liveLines } }));
     }
 
     const signal = await stop;
@@ -91,13 +97,20 @@ export async function demoCommand(input: {
       await feed?.stop();
       await server?.close();
     } finally {
+      await new Promise((done) => requestLog.stream.end(done));
       await database.close();
     }
   }
 }
 
-async function listen(database: OpenedDatabase, host: string, explicitPort: number | undefined, io: CliIo): Promise<RunningServer> {
-  const log = compactLogger(io);
+/** A fresh file for the request log, in a directory of its own under the system's temporary directory. */
+function openRequestLog(): { readonly path: string; readonly stream: WriteStream } {
+  const path = join(mkdtempSync(join(tmpdir(), 'fleet-hours-demo-')), 'requests.log');
+  return { path, stream: createWriteStream(path, { flags: 'a' }) };
+}
+
+async function listen(database: OpenedDatabase, host: string, explicitPort: number | undefined, io: CliIo, requestLog: WriteStream): Promise<RunningServer> {
+  const log = compactLogger(io, requestLog);
   try {
     return await startServer({ database, host, port: explicitPort ?? DEMO_PORT, log, now: io.now });
   } catch (error) {
@@ -108,10 +121,12 @@ async function listen(database: OpenedDatabase, host: string, explicitPort: numb
   }
 }
 
-/** Request logs for a person at a terminal: `GET /api/v1/devices → 200 (3 ms)`. */
-function compactLogger(io: CliIo): (entry: AccessLogEntry) => void {
+/** Request log lines for a person (`GET /api/v1/devices → 200 (3 ms)`) to the file; a server error to stderr as well. */
+function compactLogger(io: CliIo, requestLog: WriteStream): (entry: AccessLogEntry) => void {
   return (entry) => {
     const code = entry.error_code === undefined ? '' : ` ${entry.error_code}`;
-    io.stderr.write(`${entry.method} ${entry.route ?? '(no route)'} → ${entry.status}${code} (${Math.round(entry.duration_ms)} ms)\n`);
+    const line = `${entry.method} ${entry.route ?? '(no route)'} → ${entry.status}${code} (${Math.round(entry.duration_ms)} ms)\n`;
+    requestLog.write(line);
+    if (entry.status >= 500) io.stderr.write(line);
   };
 }

@@ -121,6 +121,8 @@ export function formatDemoBanner(input: {
   readonly seed: DemoSeed;
   readonly examples: readonly DemoExample[];
   readonly dataDir: string | null;
+  /** The file the request log goes to, when it goes to one. */
+  readonly requestLog?: string | null;
   /** The live vehicles and their examples, when the demo feeds some. */
   readonly live?: { readonly seed: LiveSeed; readonly examples: readonly DemoExample[] };
 }): string {
@@ -150,6 +152,7 @@ export function formatDemoBanner(input: {
     input.dataDir === null
       ? 'The data lives in memory and is gone when the demo stops; every run starts fresh.'
       : `The data lives in ${input.dataDir}; use it later with: fleet-hours serve --data-dir ${input.dataDir}`,
+    ...(input.requestLog ? [`Requests are logged to ${input.requestLog} (tail -f it to watch them); only server errors are printed here.`] : []),
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');
