@@ -136,7 +136,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       duration: { type: 'string', placeholder: 'SECONDS', description: 'Stop after this many seconds.' },
       count: { type: 'string', placeholder: 'N', description: 'Stop after N reports (repeats not counted).' },
       realtime: { type: 'boolean', description: 'Timestamps are now; each report is sent as it happens (the default).' },
-      backfill: { type: 'string', placeholder: 'FROM..TO', description: 'Historic reports, sent as fast as allowed: dates (local days of --timezone, both included) or ISO instants; TO is capped at now.' },
+      backfill: { type: 'string', placeholder: 'FROM..TO', description: 'Historic reports, sent as fast as allowed: FROM and TO are dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset; TO is capped at now.' },
       timezone: { type: 'string', placeholder: 'IANA', description: 'Zone whose wall clock the shifts follow (default UTC).' },
       'shift-start': { type: 'string', placeholder: 'now|schedule', description: 'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).' },
       seed: { type: 'string', placeholder: 'N', description: 'Seed of every random choice: the same seed sends the same reports (default 1).' },

@@ -121,4 +121,24 @@ describe('readSimulateOptions()', () => {
     expect(options.timing).toEqual({ kind: 'backfill', from: Date.UTC(2026, 10, 15, 23) / 1000, to: Date.UTC(2026, 10, 23, 12) / 1000 });
     expect(options.shiftStart).toBe('schedule');
   });
+
+  it('reads a backfill of dates written with slashes, as its help allows', () => {
+    const slashed = readSimulateOptions({ token: 'fhi_x', backfill: '2026/11/16..2026/11/20', timezone: 'Europe/Berlin' }, io);
+    expect(slashed.timing).toEqual(readSimulateOptions({ token: 'fhi_x', backfill: '2026-11-16..2026-11-20', timezone: 'Europe/Berlin' }, io).timing);
+    expect(slashed.timing).toEqual({ kind: 'backfill', from: Date.UTC(2026, 10, 15, 23) / 1000, to: Date.UTC(2026, 10, 20, 23) / 1000 });
+  });
+});
+
+describe('simulate --backfill: its message and its help name the same forms', () => {
+  const cli = createCliHarness({ now: Date.UTC(2026, 10, 23, 12) });
+  const forms = 'dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset';
+
+  it('refuses what is neither a date nor an instant, naming the forms the help names', async () => {
+    const refused = await cli.run(['simulate', '--token', 'fhi_x', '--backfill', '16.11.2026..20.11.2026']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--backfill: "16.11.2026" is neither a date nor an instant: FROM and TO are ${forms}`);
+    expect(refused.stderr).not.toContain('must be an ISO 8601 instant');
+    const help = await cli.run(['simulate', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(`--backfill FROM..TO Historic reports, sent as fast as allowed: FROM and TO are ${forms}`);
+  });
 });

@@ -1,8 +1,8 @@
-import { formatInstant, parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
+import { formatInstant, parseInstant, parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
 import { EXIT_CODES, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
-import { readId, readInstant, readNumber, readText, readTimeZone } from '../cli/option-values.js';
+import { readId, readNumber, readText, readTimeZone } from '../cli/option-values.js';
 import type { GlobalFlags } from '../cli/parse-cli-args.js';
 import { INGEST_PROTOCOLS, runSimulation, type IngestProtocol, type SimulationOptions, type SimulationSummary, type SimulationTiming } from '../simulate/run-simulation.js';
 import type { SimulatedDevice } from '../simulate/telemetry-payloads.js';
@@ -160,20 +160,28 @@ function readDevices(options: Options, protocol: IngestProtocol, vehicles: numbe
 }
 
 /** `FROM..TO`: dates (local days of `timeZone`, both included) or ISO instants with an offset; TO is capped at now. */
+/** What `--backfill` takes, for its messages and its help line alike. */
+const BACKFILL_FORMS = 'dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset';
+
 function readBackfill(text: string, timeZone: string, nowSeconds: number): SimulationTiming {
   const parts = text.split('..');
-  if (parts.length !== 2) throw new UsageError(`--backfill must be FROM..TO (dates or ISO instants), got "${text}"`, 'simulate');
+  const example = 'e.g. 2026-11-16..2026-11-20 or 2026-11-16T06:00:00Z..2026-11-16T18:00:00Z';
+  if (parts.length !== 2) throw new UsageError(`--backfill must be FROM..TO, ${BACKFILL_FORMS}, ${example}; got "${text}"`, 'simulate');
   const edge = (part: string, end: boolean) => {
     const trimmed = part.trim();
-    if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) {
+    if (/^\d{4}([-/])\d{2}\1\d{2}$/.test(trimmed)) {
       try {
-        const date = parseLocalDate('--backfill', trimmed);
+        const date = parseLocalDate('--backfill', trimmed.replaceAll('/', '-'));
         return startOfLocalDay(end ? date.add({ days: 1 }) : date, timeZone);
       } catch (error) {
         throw new UsageError(`--backfill: ${(error as Error).message}`, 'simulate');
       }
     }
-    return readInstant(trimmed, '--backfill');
+    try {
+      return parseInstant(trimmed);
+    } catch {
+      throw new UsageError(`--backfill: "${trimmed}" is neither a date nor an instant: FROM and TO are ${BACKFILL_FORMS}, ${example}`, 'simulate');
+    }
   };
   const from = edge(parts[0]!, false);
   const to = Math.min(edge(parts[1]!, true), nowSeconds);
