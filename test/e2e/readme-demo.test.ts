@@ -3,9 +3,11 @@
  * then every command of its ```` ```sh demo ```` blocks, run by bash as printed, with only the
  * printed key, ingest token and URL put in place of `fh_…`, `fhi_…` and http://127.0.0.1:8080. Each
  * must answer the JSON the README shows below it: every key it names, and every text or null value
- * it shows in full.
+ * it shows in full. The ```` ```sh read ```` block keeps the demo's data in a directory, stops the demo
+ * as Ctrl+C does (SIGINT to its process group) and reads a device with `fleet-hours daily`; HOME is
+ * a temporary folder there, so `~/fleet-hours-demo` is the test's own.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,5 +59,47 @@ describe('README.md, followed by a newcomer', { timeout: 120_000 }, () => {
       const result = await demo.stop('SIGTERM');
       expect(result.code).toBe(0);
     }
+  });
+
+  it('the read block: the demo keeps its data in a directory, and fleet-hours daily reads a device from it', async () => {
+    const commands = fencedBlocks('sh read').flatMap(shellCommands).map((entry) => entry.command);
+    expect(commands).toHaveLength(2);
+    const [demoCommand, readCommand] = commands as [string, string];
+    expect(demoCommand).toMatch(/ demo /);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: work };
+    delete env.DATABASE_URL;
+    delete env.FLEET_HOURS_DATA_DIR;
+
+    // npx finds the workspace's own command only inside the clone, as the README says.
+    const demo = spawn('bash', ['-c', demoCommand], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    demo.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    demo.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+    // 'close' waits for every process holding the pipes: the demo itself has stopped, not only npx.
+    const exited = new Promise<string>((done) => demo.on('close', (code, signal) => done(signal ?? String(code))));
+    try {
+      await new Promise<void>((ready, failed) => {
+        const timer = setTimeout(() => failed(new Error(`the demo did not serve within 90 s:\n${output}`)), 90_000);
+        const poll = setInterval(() => {
+          if (!/Press Ctrl\+C to stop\./.test(output)) return;
+          clearInterval(poll);
+          clearTimeout(timer);
+          ready();
+        }, 100);
+        demo.on('close', () => {
+          clearInterval(poll);
+          clearTimeout(timer);
+          failed(new Error(`the demo exited before it served:\n${output}`));
+        });
+      });
+    } finally {
+      process.kill(-demo.pid!, 'SIGINT');
+    }
+    // As at a terminal, Ctrl+C ends npx by the signal and the demo cleanly.
+    expect(['0', 'SIGINT'], output).toContain(await exited);
+
+    const { stdout } = await run('bash', ['-c', readCommand], { cwd: ROOT, env, timeout: 60_000 });
+    expect(stdout).toMatch(/Truck 14 \(device 1\)/);
+    for (const date of ['2026-10-31', '2026-11-01', '2026-11-02']) expect(stdout).toMatch(new RegExp(`^${date}\\s+\\d+:\\d{2}:\\d{2}`, 'm'));
   });
 });
