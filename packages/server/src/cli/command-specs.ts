@@ -115,7 +115,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     details:
       'Each vehicle works realistic days from a seeded model: shifts on the local wall clock (engine off at night and on Sundays), ' +
       'driving at varying speed, idling at stops, engine-off stops, and minutes without a report (data gaps). Its reports go to the ' +
-      'server at --url with the ingest token (D24) as native NDJSON batches (POST /ingest/v1/telemetry), Traccar forwarded positions ' +
+      'server at --url with the ingest token (fhi_…) as native NDJSON batches (POST /ingest/v1/telemetry), Traccar forwarded positions ' +
       '(POST /ingest/traccar) or OsmAnd requests (GET or POST /ingest/osmand/TOKEN), a --shuffle fraction late and a --resend fraction ' +
       'twice. --realtime (the default) stamps reports with the clock and sends each as it happens, starting a shift at once; --backfill ' +
       'sends historic days as fast as --rate and --concurrency allow. 429 and 503 answers are retried after Retry-After. Prints sent, ' +
@@ -211,7 +211,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Create an ingest token for live telemetry (shown once)',
     details:
       'An ingest token (fhi_…) writes the telemetry of the account\'s devices over HTTP (POST /ingest/v1/telemetry, /ingest/traccar, ' +
-      '/ingest/osmand/TOKEN) and reads nothing (D24). It is printed this once and never again: only its SHA-256 fingerprint is stored.',
+      '/ingest/osmand/TOKEN) and reads nothing. It is printed this once and never again: only its SHA-256 fingerprint is stored.',
     options: {
       account,
       label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell tokens apart, e.g. "traccar forwarder".' },
@@ -290,14 +290,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'import telemetry',
-    summary: 'Import telemetry points, stored as live ingestion stores them (D20–D23)',
+    summary: 'Import telemetry points, stored as live ingestion stores them',
     details:
       'NDJSON: one {"time": ISO, "ignition": bool, "speed_kmh": number} per line. CSV: a header time,ignition,speed_kmh. ' +
-      'The points are stored through the same code as HTTP ingestion (D23): the device\'s engine segments are what D2 makes of all ' +
-      'its points, whatever order and files they came in; a point equal to a stored one is a duplicate, so importing a file again ' +
+      'The points are stored through the same code as HTTP ingestion: the device\'s engine segments are made of all its points, ' +
+      'whatever order and files they came in. A point with the ignition on counts as moving at 5 km/h or more, else idle, for the ' +
+      'time until the device\'s next point, but for 300 s at most: a longer silence counts as engine off, so no hours are made up ' +
+      'across a gap in the data (the newest point counts for up to 300 s). A point equal to a stored one is a duplicate, so importing a file again ' +
       'changes nothing. The whole file is checked first: a bad line writes nothing. The points are then written in time order in ' +
       `batches of ${TELEMETRY_BATCH_POINTS_TEXT} points, each its own transaction: the file is not one transaction, and a batch refused ` +
-      'for an overlap with imported segments (D23) leaves the batches before it stored (the message says how many points).',
+      'for an overlap with imported segments leaves the batches before it stored (the message says how many points).',
     positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
     options: { device, format },
     required: ['device'],
@@ -338,11 +340,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'verify',
-    summary: 'Check every derived datum against its source; --repair rebuilds what differs (D36)',
+    summary: 'Check every derived datum against its source; --repair rebuilds what differs',
     details:
-      'Checks, for every device (or --device ID): telemetry segments against what the stored points give (D2, D21, D22), ' +
+      'Checks, for every device (or --device ID): telemetry segments against what the stored points give, ' +
       "per-day figures against the closed segments in the device's zone, lifetime totals and the longest segment against the same " +
-      'segments (D27), and last_reported_at against the newest stored point or imported segment instant (D26). Imported segments ' +
+      'segments, and last_reported_at against the newest stored point or imported segment instant. Imported segments ' +
       'have no source to check. Exit 0 when all agree; exit 1 with a report naming each device, what differs and by how many ' +
       'seconds (--json: one document). It reads in bounded chunks, one device at a time, so memory stays flat whatever the size of ' +
       'the database, and each device in one snapshot without locks, so servers keep running. --repair rebuilds what differs from ' +
@@ -357,7 +359,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'figures rebuild',
-    summary: 'Rebuild the daily figures of a device or all from their segments (D27; verify --repair does more)',
+    summary: 'Rebuild the daily figures of a device or all from their segments (verify --repair does more)',
     details:
       'Fleet Hours keeps per-day figures and lifetime totals of every device in the transaction of each write, so that reads cost ' +
       'the days of a window and the meter a constant. After writing engine_segments outside Fleet Hours (SQL, another tool), ' +
@@ -367,7 +369,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'figures verify',
-    summary: 'Check the daily figures of a device or all against their segments (D27; verify checks more)',
+    summary: 'Check the daily figures of a device or all against their segments (verify checks more)',
     details: 'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
     options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
     examples: ['fleet-hours figures verify', 'fleet-hours figures verify --device 4 --json'],
@@ -378,8 +380,8 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   accounts: 'Accounts and their plans',
   keys: 'API keys',
-  'ingest-tokens': 'Ingest tokens for live telemetry (D24)',
+  'ingest-tokens': 'Ingest tokens for live telemetry',
   devices: 'Devices (vehicles)',
   import: 'Importing engine segments and telemetry',
-  figures: 'Daily figures behind fast reads (D27)',
+  figures: 'Daily figures behind fast reads',
 };

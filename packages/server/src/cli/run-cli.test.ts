@@ -368,7 +368,7 @@ describe('runCli() ingest tokens and the IMEI rule (D24, D25)', () => {
     const copy = await cli.run(['devices', 'create', '--account', '1', '--name', 'Copy', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
     expect(copy.code).toBe(1);
     expect(copy.stderr).toBe(
-      `fleet-hours: IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1: an IMEI names at most one active device of an account (D25); ` +
+      `fleet-hours: IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1: an IMEI names at most one active device of an account; ` +
         `make that device inactive first (fleet-hours devices update ${first.id} --status inactive) or use another IMEI\n`,
     );
     const spare = await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Spare', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC', '--status', 'inactive']);

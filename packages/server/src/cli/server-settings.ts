@@ -57,15 +57,15 @@ const _positive = _wholeNumber(1);
 
 /** The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's `RateLimits`. */
 const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [flag: string, description: string] } = {
-  devices: ['rate-limit-devices', 'Requests per minute per API key to GET /api/v1/devices (D13)'],
-  hours: ['rate-limit-hours', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours (D13)'],
-  daily: ['rate-limit-daily', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours/daily (D13)'],
-  meter: ['rate-limit-meter', 'Requests per minute per API key to GET /api/v1/devices/{id}/meter (D13)'],
-  fleetHours: ['rate-limit-fleet-hours', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours (D33)'],
-  fleetDaily: ['rate-limit-fleet-daily', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours/daily (D33)'],
-  fleetMeter: ['rate-limit-fleet-meter', 'Requests per minute per API key to the fleet endpoint GET /api/v1/meter (D33)'],
+  devices: ['rate-limit-devices', 'Requests per minute per API key to GET /api/v1/devices'],
+  hours: ['rate-limit-hours', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours'],
+  daily: ['rate-limit-daily', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours/daily'],
+  meter: ['rate-limit-meter', 'Requests per minute per API key to GET /api/v1/devices/{id}/meter'],
+  fleetHours: ['rate-limit-fleet-hours', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours'],
+  fleetDaily: ['rate-limit-fleet-daily', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours/daily'],
+  fleetMeter: ['rate-limit-fleet-meter', 'Requests per minute per API key to the fleet endpoint GET /api/v1/meter'],
   ingest: ['rate-limit-ingest', 'Requests per minute per ingest token to the ingestion endpoints, all together'],
-  unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401 (D14)'],
+  unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401'],
 };
 
 const _rateLimitSettings = Object.fromEntries(
@@ -97,7 +97,7 @@ export const SERVER_SETTINGS = {
     flag: 'trusted-proxy-hops',
     placeholder: 'N',
     description:
-      'Reverse proxies in front of the server that append to X-Forwarded-For: the client address of the per-address budget is the N-th entry from the right (P30); 0 uses the socket address',
+      'Reverse proxies in front of the server that append to X-Forwarded-For: the client address of the per-address budget is the N-th entry from the right (one entry per proxy); 0 uses the socket address',
     defaultValue: 0,
     shownDefault: '0',
     read: _wholeNumber(0, 32),
@@ -105,7 +105,7 @@ export const SERVER_SETTINGS = {
   queryTimeout: _setting<number | null>({
     flag: 'query-timeout',
     placeholder: 'SECONDS',
-    description: 'How long every database call may take before the request answers 503 service_unavailable with Retry-After (D28); 0 turns the deadline off',
+    description: 'How long every database call may take before the request answers 503 service_unavailable with Retry-After; 0 turns the deadline off',
     // The storage's own default (createPostgresDatabase / openStore `queryTimeout`) applies when unset.
     defaultValue: null,
     shownDefault: '5',
@@ -123,7 +123,7 @@ export const SERVER_SETTINGS = {
   maxInFlight: _setting({
     flag: 'max-in-flight',
     placeholder: 'N',
-    description: 'Requests served at the same time; beyond it the server answers 503 service_unavailable with Retry-After at once (D28)',
+    description: 'Requests served at the same time; beyond it the server answers 503 service_unavailable with Retry-After at once',
     defaultValue: DEFAULT_MAX_IN_FLIGHT,
     shownDefault: String(DEFAULT_MAX_IN_FLIGHT),
     read: _positive,
@@ -156,7 +156,7 @@ export const SERVER_SETTINGS = {
   maxHeaderBytes: _setting({
     flag: 'max-header-bytes',
     placeholder: 'BYTES',
-    description: 'Largest request line and headers accepted; larger ones are answered 431 headers_too_large (D29)',
+    description: 'Largest request line and headers accepted; larger ones are answered 431 headers_too_large',
     defaultValue: 16_384,
     shownDefault: '16384',
     read: _wholeNumber(1_024, 1_048_576),
@@ -164,7 +164,7 @@ export const SERVER_SETTINGS = {
   headersTimeout: _setting({
     flag: 'headers-timeout',
     placeholder: 'SECONDS',
-    description: 'How long a connection may take to send a complete request line and headers; one that has not is answered 408 request_timeout and closed (D37)',
+    description: 'How long a connection may take to send a complete request line and headers; one that has not is answered 408 request_timeout and closed',
     defaultValue: 10,
     shownDefault: '10',
     read: _positiveSeconds,
@@ -180,7 +180,7 @@ export const SERVER_SETTINGS = {
   logLevel: _setting<LogLevel>({
     flag: 'log-level',
     placeholder: 'LEVEL',
-    description: `Lowest level of the JSON log lines on stdout: ${LOG_LEVELS.join(', ')} (P31)`,
+    description: `Lowest level of the JSON log lines on stdout: ${LOG_LEVELS.join(', ')}`,
     defaultValue: 'info',
     shownDefault: 'info',
     read: (text) => {

@@ -77,7 +77,7 @@ async function _imeiRefusal(error: unknown, store: FleetHoursStore, accountId: n
   const holder = accountId === null ? null : await store.findDeviceByImei({ accountId, imei: error.imei });
   const which = holder ? `active device ${holder.id} "${holder.name}"` : 'an active device';
   const free = holder ? `; make that device inactive first (fleet-hours devices update ${holder.id} --status inactive) or use another IMEI` : '';
-  throw new CommandError(`IMEI "${error.imei}" already names ${which} of account ${accountId ?? '?'}: an IMEI names at most one active device of an account (D25)${free}`, {
+  throw new CommandError(`IMEI "${error.imei}" already names ${which} of account ${accountId ?? '?'}: an IMEI names at most one active device of an account${free}`, {
     cause: error,
   });
 }

@@ -247,7 +247,7 @@ function formatSummary(summary: SimulationSummary, url: string): string {
   if (summary.stoppedBecause !== null) lines.push(`  Stopped     ${summary.stoppedBecause}`);
   if (summary.devices !== null) {
     const hours = (seconds: number) => `${(seconds / 3600).toFixed(2)} h`;
-    lines.push('', 'What the server should now hold from this run (engine time of the confirmed points, D20, D22):', '');
+    lines.push('', 'What the server should now hold from this run (engine time of the confirmed points):', '');
     lines.push(
       formatTable(
         [

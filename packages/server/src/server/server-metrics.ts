@@ -51,7 +51,7 @@ export function createServerMetrics(): ServerMetrics {
   const inFlight = new Gauge({ name: 'fleet_hours_http_requests_in_flight', help: 'Requests the app is working on', registers: [registry] });
   const ingested = new Counter({
     name: 'fleet_hours_ingest_points_total',
-    help: 'Telemetry points written by ingestion: accepted (new or changed) and duplicate (D21); ignored: positions without ignition, not stored',
+    help: 'Telemetry points written by ingestion: accepted (new or changed) and duplicate (already stored); ignored: positions without ignition, not stored',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
