@@ -121,7 +121,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       'sends historic days as fast as --rate and --concurrency allow. 429 and 503 answers are retried after Retry-After. Prints sent, ' +
       'accepted, duplicates, errors, positions/s, p50/p99 latency and, per vehicle, the engine time the server should now hold. ' +
       'Runs until --duration, --count or the backfill span is done, or Ctrl+C; exit code 1 when a request failed. ' +
-      'The devices must exist: create them with devices create --imei (the default IMEIs are the prefix 35630704250 and 0001, 0002, …).',
+      'The devices must exist: create them with devices create --imei (the default IMEIs are the prefix 35630704250 and 0001, 0002, …). ' +
+      'The examples run against fleet-hours demo as printed, with the ingest token of its banner: 356307042441062 and ' +
+      '861585040812392 are its live vehicles, which report telemetry only (a device with imported segments refuses points ' +
+      'that overlap them).',
     options: {
       url: { type: 'string', placeholder: 'URL', description: 'Base URL of the server (default http://127.0.0.1:8080).' },
       token: { type: 'string', placeholder: 'TOKEN', description: 'Ingest token, fhi_… (default: env FLEET_HOURS_INGEST_TOKEN).' },
@@ -147,10 +150,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       method: { type: 'string', placeholder: 'GET|POST', description: 'How OsmAnd positions are sent: query string or form body (default GET).' },
     },
     examples: [
-      'fleet-hours simulate --token fhi_… --vehicles 5 --duration 60',
-      'fleet-hours simulate --token fhi_… --protocol traccar --backfill 2026-11-16..2026-11-20 --timezone Europe/Berlin --shuffle 0.05 --resend 0.02',
-      'fleet-hours simulate --token fhi_… --protocol osmand --method POST --imeis 356307042441013,356307042441021 --count 200 --json',
-      'fleet-hours simulate --url https://fleet-hours.example.com --token fhi_… --vehicles 1000 --interval 5 --concurrency 16',
+      'fleet-hours simulate --token fhi_… --imeis 356307042441062,861585040812392 --duration 60',
+      'fleet-hours simulate --token fhi_… --protocol traccar --imeis 861585040812392 --backfill 2026-11-16..2026-11-20 --timezone Europe/Berlin --shuffle 0.05 --resend 0.02',
+      'fleet-hours simulate --token fhi_… --protocol osmand --method POST --imeis 356307042441062,861585040812392 --count 200 --json',
+      'fleet-hours simulate --url http://127.0.0.1:8080 --token fhi_… --imeis 356307042441062,861585040812392 --interval 1 --rate 2 --concurrency 16',
     ],
   }),
   spec({
