@@ -158,32 +158,89 @@ const _MAX_KEPT_POINTS = 2_000_000;
  * @throws {TypeError} When the protocol is Traccar or OsmAnd and a device has no IMEI.
  */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationSummary> {
-  const fetchFn: SimulationFetch = options.fetch ?? ((url, init) => fetch(url, init));
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? _sleep;
-  const concurrency = options.concurrency ?? 4;
-  const batchSize = options.batchSize ?? 500;
-  const maxRetries = options.maxRetries ?? 10;
-  const progressEveryMs = options.progressEveryMs ?? 5000;
-  const base = options.url.replace(/\/+$/, '');
-  const { protocol, devices, timing } = options;
-
-  if (protocol !== 'native') {
-    const nameless = devices.find((device) => device.imei === null);
-    if (nameless) throw new TypeError(`Device "${nameless.name}" has no IMEI: the ${protocol} protocol names devices by their tracker id`);
+  if (options.protocol !== 'native') {
+    const nameless = options.devices.find((device) => device.imei === null);
+    if (nameless) throw new TypeError(`Device "${nameless.name}" has no IMEI: the ${options.protocol} protocol names devices by their tracker id`);
   }
-  const started = now();
-  const from = timing.kind === 'realtime' ? Math.floor(started / 1000) : timing.from;
-  const until =
-    timing.kind === 'realtime' ? (options.durationSeconds === undefined ? undefined : from + Math.ceil(options.durationSeconds)) : timing.to;
-  const deadline = timing.kind === 'backfill' && options.durationSeconds !== undefined ? started + options.durationSeconds * 1000 : Infinity;
+  const run = _startRun(options);
+  const span = _span(options, run.started);
+  await _deliverAll(run, _plannedDeliveries(run, span));
+  if (run.stoppedBecause === null && options.signal?.aborted) run.stoppedBecause = 'Interrupted';
+  return _summary(run, span.from);
+}
 
-  const streams = devices.map((_, vehicle) =>
+/** What a run counts and keeps while it goes, shared by its parts. */
+interface _Run {
+  readonly options: SimulationOptions;
+  readonly fetch: SimulationFetch;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The server's URL without a trailing slash. */
+  readonly base: string;
+  /** Epoch milliseconds. */
+  readonly started: number;
+  readonly stats: { sent: number; late: number; repeats: number; requests: number; accepted: number; duplicates: number; ignored: number; retries: number };
+  readonly responses: { ok: number; clientErrors: number; serverErrors: number; network: number };
+  readonly errors: Map<string, { status: number | null; code: string; message: string; count: number }>;
+  readonly latencies: number[];
+  /** Per vehicle: the points the server confirmed, by second. */
+  readonly confirmed: Map<number, TelemetryPoint>[];
+  readonly inFlight: Set<Promise<void>>;
+  keptPoints: number;
+  /** The next Traccar position id. */
+  positionId: number;
+  /** Positions given a slot of the --rate budget so far. */
+  reserved: number;
+  lastProgress: number;
+  generated: number;
+  stoppedBecause: string | null;
+}
+
+function _startRun(options: SimulationOptions): _Run {
+  const now = options.now ?? Date.now;
+  const started = now();
+  return {
+    options,
+    fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+    now,
+    sleep: options.sleep ?? _sleep,
+    base: options.url.replace(/\/+$/, ''),
+    started,
+    stats: { sent: 0, late: 0, repeats: 0, requests: 0, accepted: 0, duplicates: 0, ignored: 0, retries: 0 },
+    responses: { ok: 0, clientErrors: 0, serverErrors: 0, network: 0 },
+    errors: new Map(),
+    latencies: [],
+    confirmed: options.devices.map(() => new Map<number, TelemetryPoint>()),
+    inFlight: new Set(),
+    keptPoints: 0,
+    positionId: 1,
+    reserved: 0,
+    lastProgress: started,
+    generated: 0,
+    stoppedBecause: null,
+  };
+}
+
+const _stopped = (run: _Run) => run.stoppedBecause !== null || run.options.signal?.aborted === true;
+
+/** The reports' span in epoch seconds (`until` open for a realtime run without a duration) and the sending deadline in ms. */
+function _span(options: SimulationOptions, started: number): { readonly from: number; readonly until: number | undefined; readonly deadline: number } {
+  const { timing } = options;
+  const from = timing.kind === 'realtime' ? Math.floor(started / 1000) : timing.from;
+  const until = timing.kind === 'realtime' ? (options.durationSeconds === undefined ? undefined : from + Math.ceil(options.durationSeconds)) : timing.to;
+  const deadline = timing.kind === 'backfill' && options.durationSeconds !== undefined ? started + options.durationSeconds * 1000 : Infinity;
+  return { from, until, deadline };
+}
+
+/** Every vehicle's reports in time order, up to the count and deadline, as deliveries: some late, some twice. */
+function _plannedDeliveries(run: _Run, span: ReturnType<typeof _span>): Iterable<Delivery<VehicleReport>> {
+  const { options } = run;
+  const streams = options.devices.map((_, vehicle) =>
     simulateVehicle({
       seed: options.seed,
       vehicle,
-      from,
-      ...(until === undefined ? {} : { until }),
+      from: span.from,
+      ...(span.until === undefined ? {} : { until: span.until }),
       intervalSeconds: options.intervalSeconds,
       ...(options.parkedIntervalSeconds === undefined ? {} : { parkedIntervalSeconds: options.parkedIntervalSeconds }),
       ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
@@ -191,190 +248,200 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       shiftStart: options.shiftStart,
     }),
   );
-
-  let stoppedBecause: string | null = null;
-  let generated = 0;
-  const stopped = () => stoppedBecause !== null || options.signal?.aborted === true;
   function* reports(): Generator<VehicleReport, void, undefined> {
     for (const report of _mergeByTime(streams)) {
-      if (stopped() || now() >= deadline || (options.count !== undefined && generated >= options.count)) return;
-      generated += 1;
+      if (_stopped(run) || run.now() >= span.deadline || (options.count !== undefined && run.generated >= options.count)) return;
+      run.generated += 1;
       yield report;
     }
   }
-  const deliveries = planDeliveries(reports(), {
+  return planDeliveries(reports(), {
     shuffle: options.shuffle ?? 0,
     resend: options.resend ?? 0,
-    maxDelay: Math.max(4, devices.length * 10),
+    maxDelay: Math.max(4, options.devices.length * 10),
     random: mulberry32((options.seed ^ 0x5eed5eed) >>> 0),
   });
+}
 
-  const stats = { sent: 0, late: 0, repeats: 0, requests: 0, accepted: 0, duplicates: 0, ignored: 0, retries: 0 };
-  const responses = { ok: 0, clientErrors: 0, serverErrors: 0, network: 0 };
-  const errors = new Map<string, { status: number | null; code: string; message: string; count: number }>();
-  const latencies: number[] = [];
-  const confirmed = devices.map(() => new Map<number, TelemetryPoint>());
-  let keptPoints = 0;
-  let positionId = 1;
-  let reserved = 0;
-  let lastProgress = started;
-
-  const recordError = (status: number | null, code: string, message: string) => {
-    const key = `${status} ${code}`;
-    const entry = errors.get(key);
-    if (entry) entry.count += 1;
-    else errors.set(key, { status, code, message, count: 1 });
-  };
-
-  const confirm = (batch: readonly Delivery<VehicleReport>[]) => {
-    for (const { item } of batch) {
-      if (keptPoints > _MAX_KEPT_POINTS) return;
-      const stored = confirmed[item.vehicle]!;
-      const point = storedPointOf(item, protocol);
-      const previous = stored.get(point.time);
-      if (!previous) keptPoints += 1;
-      // D21: points of one second merge (ignition on if either is, the higher speed).
-      stored.set(point.time, previous ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) } : point);
-    }
-  };
-
-  const request = (batch: readonly Delivery<VehicleReport>[]): { url: string; init: RequestInit } => {
-    const authorization = { Authorization: `Bearer ${options.token}` };
-    if (protocol === 'native') {
-      const body = `${batch.map(({ item }) => nativeTelemetryLine(item, devices[item.vehicle]!)).join('\n')}\n`;
-      return { url: `${base}/ingest/v1/telemetry`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/x-ndjson' }, body } };
-    }
-    const report = batch[0]!.item;
-    const device = devices[report.vehicle]!;
-    if (protocol === 'traccar') {
-      const body = JSON.stringify(traccarForwardBody(report, device, { positionId: positionId++, deviceId: report.vehicle + 1 }));
-      return { url: `${base}/ingest/traccar`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/json' }, body } };
-    }
-    const parameters = osmandParameters(report, device);
-    const path = `${base}/ingest/osmand/${encodeURIComponent(options.token)}`;
-    if (options.osmandMethod === 'POST') {
-      return { url: path, init: { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: parameters.toString() } };
-    }
-    return { url: `${path}?${parameters.toString()}`, init: { method: 'GET' } };
-  };
-
-  const send = async (batch: readonly Delivery<VehicleReport>[]): Promise<void> => {
-    const { url, init } = request(batch);
-    for (let attempt = 0; ; attempt += 1) {
-      const sentAt = performance.now();
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetchFn(url, init);
-        text = await response.text();
-      } catch (error) {
-        latencies.push(performance.now() - sentAt);
-        responses.network += 1;
-        const message = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-        recordError(null, 'network_error', message);
-        if (responses.ok === 0) stoppedBecause ??= `Cannot reach ${base}: ${message}`;
-        return;
-      }
-      latencies.push(performance.now() - sentAt);
-      const { status } = response;
-      const retryAfter = response.headers.get('retry-after');
-      if ((status === 429 || (status === 503 && retryAfter !== null)) && attempt < maxRetries && !stopped()) {
-        stats.retries += 1;
-        await sleep(_retryAfterMs(retryAfter, now()), options.signal);
-        continue;
-      }
-      if (status >= 200 && status < 300) {
-        responses.ok += 1;
-        const body = _json(text);
-        const count = (name: string) => (typeof body?.[name] === 'number' ? (body[name] as number) : 0);
-        stats.accepted += count('accepted');
-        stats.duplicates += count('duplicates');
-        stats.ignored += count('ignored');
-        if (count('ignored') === 0) confirm(batch);
-        return;
-      }
-      if (status >= 500) responses.serverErrors += 1;
-      else responses.clientErrors += 1;
-      const error = _json(text)?.error as { code?: unknown; message?: unknown } | undefined;
-      const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
-      const message = typeof error?.message === 'string' ? error.message : text.slice(0, 200);
-      recordError(status, code, message);
-      if (status === 401) stoppedBecause ??= `The server refused the ingest token (401 ${code}): ${message}`;
-      return;
-    }
-  };
-
-  const inFlight = new Set<Promise<void>>();
-  const dispatch = async (batch: Delivery<VehicleReport>[]) => {
-    if (batch.length === 0 || stoppedBecause !== null) return;
-    while (inFlight.size >= concurrency) await Promise.race(inFlight);
-    if (options.rate !== undefined) {
-      const at = started + (reserved / options.rate) * 1000;
-      if (at > now()) await sleep(at - now(), options.signal);
-      reserved += batch.length;
-    }
-    // An answer that came in meanwhile may have stopped the run (a refused token).
-    if (stoppedBecause !== null) return;
-    stats.requests += 1;
-    stats.sent += batch.length;
-    for (const delivery of batch) {
-      if (delivery.late) stats.late += 1;
-      if (delivery.repeat) stats.repeats += 1;
-    }
-    const sending: Promise<void> = send(batch).finally(() => inFlight.delete(sending));
-    inFlight.add(sending);
-    if (options.onProgress && now() - lastProgress >= progressEveryMs) {
-      lastProgress = now();
-      options.onProgress({
-        elapsedSeconds: (lastProgress - started) / 1000,
-        sent: stats.sent,
-        accepted: stats.accepted,
-        failedRequests: responses.clientErrors + responses.serverErrors + responses.network,
-      });
-    }
-  };
-
+/** Sends the deliveries in batches (one position per request but for native), a realtime one when it happens, and waits for every answer. */
+async function _deliverAll(run: _Run, deliveries: Iterable<Delivery<VehicleReport>>): Promise<void> {
+  const { options } = run;
+  const batchSize = options.batchSize ?? 500;
   let batch: Delivery<VehicleReport>[] = [];
   for (const delivery of deliveries) {
-    if (stoppedBecause !== null) break;
-    if (timing.kind === 'realtime') {
+    if (run.stoppedBecause !== null) break;
+    if (options.timing.kind === 'realtime') {
       const dueMs = delivery.item.time * 1000;
-      if (dueMs > now()) {
-        await dispatch(batch);
+      if (dueMs > run.now()) {
+        await _dispatch(run, batch);
         batch = [];
-        await sleep(dueMs - now(), options.signal);
+        await run.sleep(dueMs - run.now(), options.signal);
         // Stopped while waiting: this report has not happened yet, so it is not sent.
         if (options.signal?.aborted) break;
       }
     }
     batch.push(delivery);
-    if (protocol !== 'native' || batch.length >= batchSize) {
-      await dispatch(batch);
+    if (options.protocol !== 'native' || batch.length >= batchSize) {
+      await _dispatch(run, batch);
       batch = [];
     }
   }
-  await dispatch(batch);
-  await Promise.all(inFlight);
-  if (stoppedBecause === null && options.signal?.aborted) stoppedBecause = 'Interrupted';
+  await _dispatch(run, batch);
+  await Promise.all(run.inFlight);
+}
 
-  const ended = now();
-  const elapsedSeconds = (ended - started) / 1000;
+/** Starts sending a batch once a request slot and the --rate budget allow, and reports progress now and then. */
+async function _dispatch(run: _Run, batch: readonly Delivery<VehicleReport>[]): Promise<void> {
+  const { options, stats, inFlight } = run;
+  if (batch.length === 0 || run.stoppedBecause !== null) return;
+  while (inFlight.size >= (options.concurrency ?? 4)) await Promise.race(inFlight);
+  if (options.rate !== undefined) {
+    const at = run.started + (run.reserved / options.rate) * 1000;
+    if (at > run.now()) await run.sleep(at - run.now(), options.signal);
+    run.reserved += batch.length;
+  }
+  // An answer that came in meanwhile may have stopped the run (a refused token).
+  if (run.stoppedBecause !== null) return;
+  stats.requests += 1;
+  stats.sent += batch.length;
+  for (const delivery of batch) {
+    if (delivery.late) stats.late += 1;
+    if (delivery.repeat) stats.repeats += 1;
+  }
+  const sending: Promise<void> = _send(run, batch).finally(() => inFlight.delete(sending));
+  inFlight.add(sending);
+  if (options.onProgress && run.now() - run.lastProgress >= (options.progressEveryMs ?? 5000)) {
+    run.lastProgress = run.now();
+    options.onProgress({
+      elapsedSeconds: (run.lastProgress - run.started) / 1000,
+      sent: stats.sent,
+      accepted: stats.accepted,
+      failedRequests: run.responses.clientErrors + run.responses.serverErrors + run.responses.network,
+    });
+  }
+}
+
+/** The request of a batch in the run's protocol. */
+function _request(run: _Run, batch: readonly Delivery<VehicleReport>[]): { url: string; init: RequestInit } {
+  const { options, base } = run;
+  const { protocol, devices } = options;
+  const authorization = { Authorization: `Bearer ${options.token}` };
+  if (protocol === 'native') {
+    const body = `${batch.map(({ item }) => nativeTelemetryLine(item, devices[item.vehicle]!)).join('\n')}\n`;
+    return { url: `${base}/ingest/v1/telemetry`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/x-ndjson' }, body } };
+  }
+  const report = batch[0]!.item;
+  const device = devices[report.vehicle]!;
+  if (protocol === 'traccar') {
+    const body = JSON.stringify(traccarForwardBody(report, device, { positionId: run.positionId++, deviceId: report.vehicle + 1 }));
+    return { url: `${base}/ingest/traccar`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/json' }, body } };
+  }
+  const parameters = osmandParameters(report, device);
+  const path = `${base}/ingest/osmand/${encodeURIComponent(options.token)}`;
+  if (options.osmandMethod === 'POST') {
+    return { url: path, init: { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: parameters.toString() } };
+  }
+  return { url: `${path}?${parameters.toString()}`, init: { method: 'GET' } };
+}
+
+/** Sends one request, again after `Retry-After` while the server answers 429 or 503 with it, and records the final answer. */
+async function _send(run: _Run, batch: readonly Delivery<VehicleReport>[]): Promise<void> {
+  const { url, init } = _request(run, batch);
+  const maxRetries = run.options.maxRetries ?? 10;
+  for (let attempt = 0; ; attempt += 1) {
+    const sentAt = performance.now();
+    let response: Response;
+    let text: string;
+    try {
+      response = await run.fetch(url, init);
+      text = await response.text();
+    } catch (error) {
+      run.latencies.push(performance.now() - sentAt);
+      _recordNoAnswer(run, error);
+      return;
+    }
+    run.latencies.push(performance.now() - sentAt);
+    const { status } = response;
+    const retryAfter = response.headers.get('retry-after');
+    if ((status === 429 || (status === 503 && retryAfter !== null)) && attempt < maxRetries && !_stopped(run)) {
+      run.stats.retries += 1;
+      await run.sleep(_retryAfterMs(retryAfter, run.now()), run.options.signal);
+      continue;
+    }
+    if (status >= 200 && status < 300) _recordAccepted(run, batch, text);
+    else _recordRefused(run, status, text);
+    return;
+  }
+}
+
+function _recordNoAnswer(run: _Run, error: unknown): void {
+  run.responses.network += 1;
+  const message = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+  _recordError(run, null, 'network_error', message);
+  if (run.responses.ok === 0) run.stoppedBecause ??= `Cannot reach ${run.base}: ${message}`;
+}
+
+function _recordAccepted(run: _Run, batch: readonly Delivery<VehicleReport>[], text: string): void {
+  run.responses.ok += 1;
+  const body = _json(text);
+  const count = (name: string) => (typeof body?.[name] === 'number' ? (body[name] as number) : 0);
+  run.stats.accepted += count('accepted');
+  run.stats.duplicates += count('duplicates');
+  run.stats.ignored += count('ignored');
+  if (count('ignored') === 0) _confirm(run, batch);
+}
+
+/** A 4xx or 5xx answer, by its error code; a 401 (the token is refused) stops the run. */
+function _recordRefused(run: _Run, status: number, text: string): void {
+  if (status >= 500) run.responses.serverErrors += 1;
+  else run.responses.clientErrors += 1;
+  const error = _json(text)?.error as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
+  const message = typeof error?.message === 'string' ? error.message : text.slice(0, 200);
+  _recordError(run, status, code, message);
+  if (status === 401) run.stoppedBecause ??= `The server refused the ingest token (401 ${code}): ${message}`;
+}
+
+function _recordError(run: _Run, status: number | null, code: string, message: string): void {
+  const key = `${status} ${code}`;
+  const entry = run.errors.get(key);
+  if (entry) entry.count += 1;
+  else run.errors.set(key, { status, code, message, count: 1 });
+}
+
+/** Keeps the points of a confirmed batch as the server stores them, to tell what it should now hold. */
+function _confirm(run: _Run, batch: readonly Delivery<VehicleReport>[]): void {
+  for (const { item } of batch) {
+    if (run.keptPoints > _MAX_KEPT_POINTS) return;
+    const stored = run.confirmed[item.vehicle]!;
+    const point = storedPointOf(item, run.options.protocol);
+    const previous = stored.get(point.time);
+    if (!previous) run.keptPoints += 1;
+    // D21: points of one second merge (ignition on if either is, the higher speed).
+    stored.set(point.time, previous ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) } : point);
+  }
+}
+
+function _summary(run: _Run, from: number): SimulationSummary {
+  const { options, stats, latencies } = run;
+  const ended = run.now();
+  const elapsedSeconds = (ended - run.started) / 1000;
   return {
-    protocol,
-    timing,
+    protocol: options.protocol,
+    timing: options.timing,
     from,
-    generated,
+    generated: run.generated,
     ...stats,
-    responses,
-    errors: [...errors.values()],
-    stoppedBecause,
+    responses: run.responses,
+    errors: [...run.errors.values()],
+    stoppedBecause: run.stoppedBecause,
     elapsedSeconds,
     positionsPerSecond: elapsedSeconds > 0 ? stats.sent / elapsedSeconds : 0,
     latencyMs: latencies.length === 0 ? null : { p50: _percentile(latencies, 0.5), p99: _percentile(latencies, 0.99) },
     devices:
-      keptPoints > _MAX_KEPT_POINTS
+      run.keptPoints > _MAX_KEPT_POINTS
         ? null
-        : devices.map((device, vehicle) => _deviceResult(device, [...confirmed[vehicle]!.values()], Math.floor(ended / 1000))),
+        : options.devices.map((device, vehicle) => _deviceResult(device, [...run.confirmed[vehicle]!.values()], Math.floor(ended / 1000))),
   };
 }
 
