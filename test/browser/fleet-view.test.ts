@@ -7,7 +7,7 @@
  * Screenshots go to a temporary directory; with UPDATE_SCREENSHOTS=1 the desktop one also replaces
  * docs/fleet-view.png.
  */
-import { accessSync, constants, copyFileSync, mkdtempSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,6 +147,9 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
     const response = await page.goto(`${demo!.url}/`, { waitUntil: 'load' });
     expect(response!.status()).toBe(200);
     expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
+    // The built package inlines the fleet view's script file byte for byte.
+    const served = /<script>([\s\S]*?)<\/script>/.exec(await response!.text())?.[1];
+    expect(served).toBe(readFileSync(join(root, 'packages/http/src/fleet-view-script.js'), 'utf8'));
     await page.type('#api-key', key);
     await page.click('#key-form button[type=submit]');
     await page.waitForFunction((count) => document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === count, { timeout: 60_000 }, devices.length);

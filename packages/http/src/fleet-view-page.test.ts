@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
 import { Window } from 'happy-dom';
 import { Hono } from 'hono';
+import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFixture } from './_fixture.js';
 import { createFleetHoursApp } from './create-fleet-hours-app.js';
@@ -74,6 +77,20 @@ describe('GET / with fleetView: true', () => {
     expect(() => new Script(script!.body)).not.toThrow();
     for (const [, id] of html.matchAll(/<(?:input|select)\b[^>]*\sid="([^"]+)"/g)) expect(html, id).toContain(`<label for="${id}">`);
     expect(html).toContain('<th scope="col">Vehicle</th>');
+  });
+
+  it('embeds its script exactly as fleet-view-script.js holds it, a file that npm run typecheck checks (@ts-check)', async () => {
+    const html = await (await (await fleetViewApp()).app.request('/')).text();
+    const scriptPath = fileURLToPath(new URL('./fleet-view-script.js', import.meta.url));
+    const [script] = inline(html, 'script');
+    expect(script!.body).toBe(readFileSync(scriptPath, 'utf8'));
+    expect(script!.body).toMatch(/^\/\/ @ts-check\n/);
+    // `npm run typecheck` is `tsc -p tsconfig.json`: its program holds the script, JavaScript allowed.
+    const rootConfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
+    const { config } = ts.readConfigFile(rootConfig, (path) => ts.sys.readFile(path));
+    const parsed = ts.parseJsonConfigFileContent(config, ts.sys, fileURLToPath(new URL('../../..', import.meta.url)));
+    expect(parsed.options.allowJs).toBe(true);
+    expect(parsed.fileNames).toContain(scriptPath);
   });
 
   it('answers HEAD with the headers only, and other methods 405 with Allow (D17)', async () => {
