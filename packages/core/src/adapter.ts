@@ -9,20 +9,20 @@
  *
  * @module
  */
-export * from './assert-epoch-seconds.js';
-export * from './sum-by-bucket.js';
-export * from './summarize-segments.js';
-export * from './daily-figures.js';
-export * from './plan-segment-import.js';
-export * from './merge-points.js';
-export * from './rederive-span.js';
-export * from './plan-telemetry-write.js';
-export * from './access-policy.js';
-export * from './route-policy.js';
-export * from './admit-request.js';
-export * from './error-answer.js';
-export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './rate-limit.js';
-export * from './engine-seconds.js';
-export { FLEET_PAGE_SIZES, parsePageQuery, type PageQuery, type PageQueryParameters } from './parse-page-query.js';
-export { isStorableText, parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry-point.js';
-export * from './parse-import-record.js';
+export * from './time/assert-epoch-seconds.js';
+export * from './engine/sum-by-bucket.js';
+export * from './engine/summarize-segments.js';
+export * from './engine/daily-figures.js';
+export * from './engine/plan-segment-import.js';
+export * from './telemetry/merge-points.js';
+export * from './telemetry/rederive-span.js';
+export * from './telemetry/plan-telemetry-write.js';
+export * from './access/access-policy.js';
+export * from './access/route-policy.js';
+export * from './access/admit-request.js';
+export * from './errors/error-answer.js';
+export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './access/rate-limit.js';
+export * from './engine/engine-seconds.js';
+export { FLEET_PAGE_SIZES, parsePageQuery, type PageQuery, type PageQueryParameters } from './fleet/parse-page-query.js';
+export { isStorableText, parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry/telemetry-point.js';
+export * from './telemetry/parse-import-record.js';

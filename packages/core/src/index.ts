@@ -7,21 +7,21 @@
  * @module
  */
 export * from './types.js';
-export * from './error-codes.js';
-export * from './errors.js';
-export * from './time-zone.js';
-export * from './local-date.js';
-export * from './format-instant.js';
-export * from './parse-instant.js';
-export * from './parse-window-query.js';
-export type { FleetEndpoint } from './parse-page-query.js';
-export * from './resolve-window.js';
-export * from './day-buckets.js';
-export { InvalidTelemetryPointError, type TelemetryPoint, type TelemetryPointField } from './telemetry-point.js';
-export * from './telemetry-to-segments.js';
-export * from './api-key.js';
-export * from './credential-state.js';
-export { DEFAULT_API_PLANS, type AccessDenial, type AccessResult, type CredentialKind } from './access-policy.js';
+export * from './errors/error-codes.js';
+export * from './errors/errors.js';
+export * from './time/time-zone.js';
+export * from './time/local-date.js';
+export * from './time/format-instant.js';
+export * from './time/parse-instant.js';
+export * from './window/parse-window-query.js';
+export type { FleetEndpoint } from './fleet/parse-page-query.js';
+export * from './window/resolve-window.js';
+export * from './window/day-buckets.js';
+export { InvalidTelemetryPointError, type TelemetryPoint, type TelemetryPointField } from './telemetry/telemetry-point.js';
+export * from './telemetry/telemetry-to-segments.js';
+export * from './access/api-key.js';
+export * from './access/credential-state.js';
+export { DEFAULT_API_PLANS, type AccessDenial, type AccessResult, type CredentialKind } from './access/access-policy.js';
 export {
   createMemoryRateLimitStore,
   DEFAULT_RATE_LIMITS,
@@ -30,7 +30,7 @@ export {
   type RateLimitDecision,
   type RateLimits,
   type RateLimitStore,
-} from './rate-limit.js';
-export type * from './storage-port.js';
-export * from './memory-store.js';
-export * from './create-fleet-hours.js';
+} from './access/rate-limit.js';
+export type * from './store/storage-port.js';
+export * from './store/memory-store.js';
+export * from './service/create-fleet-hours.js';

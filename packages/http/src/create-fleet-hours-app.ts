@@ -1,7 +1,7 @@
 import { createMemoryRateLimitStore, FleetHoursError, resolveRateLimits, type FleetHours, type RateLimits, type RateLimitStore } from '@fleet-hours/core';
 import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { JSON_CONTENT_TYPE } from './json-response.js';
@@ -212,38 +212,8 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     return _methodNotAllowed(c);
   });
 
-  // Telemetry ingestion (docs/ingestion.md): an ingest token on each route (D24), one budget per
-  // token; OsmAnd's token is its path's last segment, read by the access middleware as its policy
-  // says and never logged (the log names the route template).
-  if (ingestLimits) {
-    const ingestOptions = { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest };
-    const { telemetry, traccar, osmand } = INGEST_ROUTES;
-    app.post(telemetry.honoPath, guard(telemetry.policy), ingestTelemetryRoute(ingestOptions));
-    app.all(telemetry.honoPath, guard(telemetry.policy), _methodNotAllowedBut('POST'));
-    app.post(traccar.honoPath, guard(traccar.policy), ingestTraccarRoute(ingestOptions));
-    app.all(traccar.honoPath, guard(traccar.policy), _methodNotAllowedBut('POST'));
-    const osmandRoute = ingestOsmandRoute(ingestOptions);
-    app.on(['GET', 'POST'], osmand.honoPath, guard(osmand.policy), osmandRoute);
-    app.all(osmand.honoPath, guard(osmand.policy), _methodNotAllowedBut('GET, POST'));
-    // Any other path under /ingest: admitted like an ingestion route, then 404 (without quoting the
-    // path, which may hold a token).
-    app.all(`${INGEST_BASE}/*`, guard(INGEST_ROUTES.unmatched.policy), () => {
-      throw new FleetHoursError('not_found', { message: 'No such ingestion endpoint: see /api/v1/openapi.json' });
-    });
-  }
-
-  // Paths outside the API, when the app is served alone: counted per client address, so that they
-  // too carry the rate-limit headers (D31, P23). A separate app answers them from the not-found
-  // handler, never from a catch-all route: mounted in a host app, the host's paths stay the host's.
-  const outside = new Hono<FleetHoursEnv>();
-  outside.use('*', withRequestId, withAccessLog);
-  // The icon browsers ask for with every page (/docs, the fleet view) is the server's, not a host's.
-  const icon = guard(FAVICON_POLICY);
-  outside.get(FAVICON_PATH, icon, faviconRoute());
-  outside.all(FAVICON_PATH, icon, _methodNotAllowed);
-  outside.all('*', guard(ROUTE_POLICIES.notFound), _notFound);
-  outside.onError((error, c) => respondWithError(c, error));
-
+  if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest });
+  const outside = _outsideApp(guard, [withRequestId, withAccessLog]);
   app.onError((error, c) => respondWithError(c, error));
   app.notFound((c) => outside.fetch(c.req.raw, c.env));
   // The per-request variables are this app's own business: hosts see a plain Hono app.
@@ -319,4 +289,45 @@ function _socketAddress(c: Context): string {
     // Not running under @hono/node-server (app.request() in tests, another runtime).
     return 'unknown';
   }
+}
+
+/** How a route's policy becomes its middleware (`access` over the app's settings). */
+type _Guard = (policy: RoutePolicy) => MiddlewareHandler<FleetHoursEnv>;
+
+/**
+ * Telemetry ingestion (docs/ingestion.md): an ingest token on each route (D24), one budget per
+ * token; OsmAnd's token is its path's last segment, read by the access middleware as its policy
+ * says and never logged (the log names the route template).
+ */
+function _mountIngestion(app: Hono<FleetHoursEnv>, guard: _Guard, ingestOptions: Parameters<typeof ingestTelemetryRoute>[0]): void {
+  const { telemetry, traccar, osmand } = INGEST_ROUTES;
+  app.post(telemetry.honoPath, guard(telemetry.policy), ingestTelemetryRoute(ingestOptions));
+  app.all(telemetry.honoPath, guard(telemetry.policy), _methodNotAllowedBut('POST'));
+  app.post(traccar.honoPath, guard(traccar.policy), ingestTraccarRoute(ingestOptions));
+  app.all(traccar.honoPath, guard(traccar.policy), _methodNotAllowedBut('POST'));
+  const osmandRoute = ingestOsmandRoute(ingestOptions);
+  app.on(['GET', 'POST'], osmand.honoPath, guard(osmand.policy), osmandRoute);
+  app.all(osmand.honoPath, guard(osmand.policy), _methodNotAllowedBut('GET, POST'));
+  // Any other path under /ingest: admitted like an ingestion route, then 404 (without quoting the
+  // path, which may hold a token).
+  app.all(`${INGEST_BASE}/*`, guard(INGEST_ROUTES.unmatched.policy), () => {
+    throw new FleetHoursError('not_found', { message: 'No such ingestion endpoint: see /api/v1/openapi.json' });
+  });
+}
+
+/**
+ * Paths outside the API, when the app is served alone: counted per client address, so that they
+ * too carry the rate-limit headers (D31, P23). A separate app answers them from the not-found
+ * handler, never from a catch-all route: mounted in a host app, the host's paths stay the host's.
+ */
+function _outsideApp(guard: _Guard, logged: readonly MiddlewareHandler<FleetHoursEnv>[]): Hono<FleetHoursEnv> {
+  const outside = new Hono<FleetHoursEnv>();
+  outside.use('*', ...logged);
+  // The icon browsers ask for with every page (/docs, the fleet view) is the server's, not a host's.
+  const icon = guard(FAVICON_POLICY);
+  outside.get(FAVICON_PATH, icon, faviconRoute());
+  outside.all(FAVICON_PATH, icon, _methodNotAllowed);
+  outside.all('*', guard(ROUTE_POLICIES.notFound), _notFound);
+  outside.onError((error, c) => respondWithError(c, error));
+  return outside;
 }

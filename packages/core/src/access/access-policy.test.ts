@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialKindOf, CREDENTIALS, DEFAULT_API_PLANS, evaluateAccess, readAuthorization, readBearerToken, type CredentialLookup } from './access-policy.js';
-import { ERROR_TABLE } from './error-codes.js';
-import type { Account, ApiKeyRecord } from './types.js';
+import { ERROR_TABLE } from '../errors/error-codes.js';
+import type { Account, ApiKeyRecord } from '../types.js';
 
 const NOW = 1_800_000_000;
 const account: Account = { id: 7, name: 'Acme', plan: 'business', createdAt: 0 };

@@ -1,7 +1,7 @@
 import { API_KEY_PREFIX, INGEST_TOKEN_PREFIX } from './api-key.js';
 import { credentialState, type CredentialLifetime } from './credential-state.js';
-import { ERROR_TABLE, type ErrorCode } from './error-codes.js';
-import type { Account } from './types.js';
+import { ERROR_TABLE, type ErrorCode } from '../errors/error-codes.js';
+import type { Account } from '../types.js';
 
 /** The kinds of credential a route may require: API keys read (D10), ingest tokens write telemetry (D24). */
 export type CredentialKind = 'api_key' | 'ingest_token';

@@ -2,11 +2,11 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AccessResult, StoredCredential } from './access-policy.js';
 import { admitRequest, decideAdmission, rateLimitSubject } from './admit-request.js';
 import { fingerprintApiKey, generateApiKey, generateIngestToken } from './api-key.js';
-import { createFleetHours } from './create-fleet-hours.js';
-import { createMemoryStore } from './memory-store.js';
+import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createMemoryStore } from '../store/memory-store.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitDecision } from './rate-limit.js';
 import { ROUTE_POLICIES, type RoutePolicy } from './route-policy.js';
-import type { Account } from './types.js';
+import type { Account } from '../types.js';
 
 const account: Account = { id: 7, name: 'Acme', plan: 'business', createdAt: 0 };
 const key: StoredCredential = { id: 3, accountId: 7, expiresAt: null, revokedAt: null };

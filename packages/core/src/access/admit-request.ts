@@ -1,8 +1,8 @@
 import { CREDENTIALS, type AccessResult, type CredentialKind, type StoredCredential } from './access-policy.js';
-import { FleetHoursError } from './errors.js';
+import { FleetHoursError } from '../errors/errors.js';
 import {
-  _rateLimitDecision,
-  _rateWindow,
+  rateLimitDecision,
+  rateWindow,
   consumeRateLimit,
   rateLimitHeaders,
   type CredentialCounter,
@@ -12,7 +12,7 @@ import {
   type RateLimitStore,
 } from './rate-limit.js';
 import { routeLimit, type RoutePolicy } from './route-policy.js';
-import type { Account } from './types.js';
+import type { Account } from '../types.js';
 
 /** What {@link admitRequest} decided: let the request through to its route, or refuse it. */
 export type Admission =
@@ -192,7 +192,7 @@ export async function admitRequest(input: {
 }): Promise<Admission> {
   const { policy, rateLimitStore, now } = input;
   const authorization = policy.credentialFrom === 'path' ? _pathAuthorization(input.pathCredential) : input.authorization;
-  const window = _rateWindow(now, input.windowSeconds);
+  const window = rateWindow(now, input.windowSeconds);
   const speculative = input.authenticateAndCount ? _credentialCounter(policy, input.rateLimits) : null;
   let access: AccessResult | null = null;
   let speculativeCount: RateLimitCount | null = null;
@@ -210,7 +210,7 @@ export async function admitRequest(input: {
   let rateLimit: RateLimitDecision | null = null;
   if (subject !== null) {
     rateLimit = countedAlready
-      ? _rateLimitDecision(speculativeCount!, subject.limit, window, now)
+      ? rateLimitDecision(speculativeCount!, subject.limit, window, now)
       : await consumeRateLimit({ store: rateLimitStore, key: subject.key, limit: subject.limit, now, windowSeconds: window.windowSeconds });
   }
   return decideAdmission({ policy, access, rateLimit, ...(input.realm === undefined ? {} : { realm: input.realm }) });

@@ -1,4 +1,4 @@
-import { describeRateLimitContract } from './testing/index.js';
+import { describeRateLimitContract } from '../testing/index.js';
 import { createMemoryRateLimitStore } from './rate-limit.js';
 
 describeRateLimitContract('memory', { makeStore: createMemoryRateLimitStore });

@@ -1,4 +1,4 @@
-import type { ApiKeyLookup, IngestTokenLookup } from './types.js';
+import type { ApiKeyLookup, IngestTokenLookup } from '../types.js';
 
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
@@ -179,18 +179,18 @@ export async function consumeRateLimit(input: {
   readonly now: number;
   readonly windowSeconds?: number;
 }): Promise<RateLimitDecision> {
-  const window = _rateWindow(input.now, input.windowSeconds);
+  const window = rateWindow(input.now, input.windowSeconds);
   const counted = await input.store.consume({ key: input.key, windowStart: window.windowStart, windowSeconds: window.windowSeconds, limit: input.limit });
-  return _rateLimitDecision(counted, input.limit, window, input.now);
+  return rateLimitDecision(counted, input.limit, window, input.now);
 }
 
 /** The fixed window of `now` (epoch seconds, fractions allowed), `windowSeconds` long (default 60). */
-export function _rateWindow(now: number, windowSeconds = 60): { readonly windowStart: number; readonly windowSeconds: number } {
+export function rateWindow(now: number, windowSeconds = 60): { readonly windowStart: number; readonly windowSeconds: number } {
   return { windowStart: Math.floor(now / windowSeconds) * windowSeconds, windowSeconds };
 }
 
 /** The decision and header figures of a count (D13, D14). */
-export function _rateLimitDecision(
+export function rateLimitDecision(
   { count, allowed }: RateLimitCount,
   limit: number,
   window: { readonly windowStart: number; readonly windowSeconds: number },

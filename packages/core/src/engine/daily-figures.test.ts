@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dailyFigureChanges, dailyFigures, type DayFigure } from './daily-figures.js';
-import { dayBuckets } from './day-buckets.js';
-import { localDateAt } from './local-date.js';
-import { resolveWindow } from './resolve-window.js';
+import { dayBuckets } from '../window/day-buckets.js';
+import { localDateAt } from '../time/local-date.js';
+import { resolveWindow } from '../window/resolve-window.js';
 import { sumSegmentsByBucket, type CountableSegment } from './sum-by-bucket.js';
-import { intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
-import type { SegmentInput } from './types.js';
+import { intlLocalDate, intlStartOfDay } from '../testing/oracle.js';
+import type { SegmentInput } from '../types.js';
 
 const ZONES = ['UTC', 'America/New_York', 'America/Sao_Paulo', 'Asia/Beirut', 'Australia/Lord_Howe', 'Pacific/Apia', 'Pacific/Chatham', 'Asia/Kathmandu'];
 const FROM_2011 = 1_293_840_000;

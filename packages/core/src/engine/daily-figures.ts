@@ -1,5 +1,5 @@
-import { SECONDS_PER_DAY, isoDateOfEpochDay } from './_iso-days.js';
-import { offsetIn, startOfDayIn, yearOffsets, type YearOffsets } from './_zone-offsets.js';
+import { SECONDS_PER_DAY, isoDateOfEpochDay } from '../time/iso-days.js';
+import { offsetIn, startOfDayIn, yearOffsets, type YearOffsets } from '../time/zone-offsets.js';
 import type { CountableSegment } from './sum-by-bucket.js';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addBuckets, toEngineSeconds } from './engine-seconds.js';
-import { SEGMENT_STATES } from './types.js';
+import { SEGMENT_STATES } from '../types.js';
 
 describe('toEngineSeconds()', () => {
   it('makes engine seconds the sum of moving and idle', () => {

@@ -1,4 +1,4 @@
-import type { BucketSeconds, EngineSeconds } from './types.js';
+import type { BucketSeconds, EngineSeconds } from '../types.js';
 
 /**
  * The three duration numbers of a bucket. Engine seconds are computed here, as moving plus idle,

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SegmentOverlapError } from './errors.js';
+import { SegmentOverlapError } from '../errors/errors.js';
 import { planSegmentImport, segmentSpan } from './plan-segment-import.js';
-import { thrownBy } from './testing/_refusal.js';
-import type { SegmentInput, SegmentState } from './types.js';
+import { thrownBy } from '../testing/refusal.js';
+import type { SegmentInput, SegmentState } from '../types.js';
 
 const idle = (startedAt: number, endedAt: number | null): SegmentInput => ({ startedAt, endedAt, state: 'idle' });
 const moving = (startedAt: number, endedAt: number | null): SegmentInput => ({ startedAt, endedAt, state: 'moving' });

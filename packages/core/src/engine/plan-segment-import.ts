@@ -1,7 +1,7 @@
-import { assertEpochSeconds } from './assert-epoch-seconds.js';
-import { InvalidSegmentError, SegmentOverlapError, type SegmentConflict } from './errors.js';
-import { raiseLastReportedAt } from './plan-telemetry-write.js';
-import type { EpochSeconds, SegmentInput } from './types.js';
+import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import { InvalidSegmentError, SegmentOverlapError, type SegmentConflict } from '../errors/errors.js';
+import { raiseLastReportedAt } from '../telemetry/plan-telemetry-write.js';
+import type { EpochSeconds, SegmentInput } from '../types.js';
 
 /** What a store must write to apply an import batch (D1, P6). */
 export interface SegmentImportPlan {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sumSegmentsByBucket, type CountableSegment } from './sum-by-bucket.js';
-import { bruteSumByBucket } from './testing/_oracle.js';
+import { bruteSumByBucket } from '../testing/oracle.js';
 
 describe('sumSegmentsByBucket()', () => {
   it('clips a segment to the buckets it touches', () => {

@@ -1,4 +1,4 @@
-import type { BucketSeconds, EngineSegment } from './types.js';
+import type { BucketSeconds, EngineSegment } from '../types.js';
 
 /** The part of a segment that {@link sumSegmentsByBucket} reads. */
 export type CountableSegment = Pick<EngineSegment, 'startedAt' | 'endedAt' | 'state'>;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summarizeSegments } from './summarize-segments.js';
 import type { CountableSegment } from './sum-by-bucket.js';
-import { bruteSumByBucket } from './testing/_oracle.js';
+import { bruteSumByBucket } from '../testing/oracle.js';
 
 describe('summarizeSegments() (D3)', () => {
   it('is null and zeros without segments', () => {

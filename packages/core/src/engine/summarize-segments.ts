@@ -1,5 +1,5 @@
 import type { CountableSegment } from './sum-by-bucket.js';
-import type { SegmentSummary } from './types.js';
+import type { SegmentSummary } from '../types.js';
 
 /**
  * The meter's figures (D3) from a device's whole segment history, in memory: the start of the

@@ -9,9 +9,9 @@
  * hand is refused as malformed rather than read as some other position. The check is not a
  * secret: a cursor grants nothing, since every page is read with the key's own account.
  */
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 import type { FleetEndpoint } from './parse-page-query.js';
-import { ROUTE_POLICIES } from './route-policy.js';
+import { ROUTE_POLICIES } from '../access/route-policy.js';
 
 const VERSION = 1;
 const ENDPOINTS: readonly FleetEndpoint[] = ['hours', 'daily', 'meter'];
@@ -24,14 +24,14 @@ const TEMPLATES: Readonly<Record<FleetEndpoint, string>> = {
 const MAX_LENGTH = 200;
 
 /** What a cursor says. */
-export interface _FleetCursor {
+export interface FleetCursor {
   readonly endpoint: FleetEndpoint;
   readonly accountId: number;
   readonly afterDeviceId: number;
 }
 
 /** The cursor text for a position. */
-export function _encodeFleetCursor(cursor: _FleetCursor): string {
+export function encodeFleetCursor(cursor: FleetCursor): string {
   const payload = [VERSION, cursor.endpoint, cursor.accountId, cursor.afterDeviceId] as const;
   const json = JSON.stringify([...payload, _check(payload)]);
   return btoa(json).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -43,7 +43,7 @@ export function _encodeFleetCursor(cursor: _FleetCursor): string {
  * @throws {InvalidParameterError} Naming `cursor`, when the text is not a cursor of this API, or
  *   is one of another endpoint or another account.
  */
-export function _decodeFleetCursor(text: string, expected: { readonly endpoint: FleetEndpoint; readonly accountId: number }): number {
+export function decodeFleetCursor(text: string, expected: { readonly endpoint: FleetEndpoint; readonly accountId: number }): number {
   const decoded = _decode(text);
   if (decoded === null) {
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
@@ -61,7 +61,7 @@ export function _decodeFleetCursor(text: string, expected: { readonly endpoint: 
   return decoded.afterDeviceId;
 }
 
-function _decode(text: string): _FleetCursor | null {
+function _decode(text: string): FleetCursor | null {
   if (text.length === 0 || text.length > MAX_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text) || text.length % 4 === 1) return null;
   let value: unknown;
   try {
@@ -75,7 +75,7 @@ function _decode(text: string): _FleetCursor | null {
   const payload = [VERSION, endpoint as FleetEndpoint, accountId, afterDeviceId] as const;
   if (check !== _check(payload)) return null;
   // Only the canonical text is accepted: one position has one cursor.
-  if (_encodeFleetCursor({ endpoint: payload[1], accountId, afterDeviceId }) !== text) return null;
+  if (encodeFleetCursor({ endpoint: payload[1], accountId, afterDeviceId }) !== text) return null;
   return { endpoint: payload[1], accountId, afterDeviceId };
 }
 

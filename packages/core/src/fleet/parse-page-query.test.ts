@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 import { FLEET_PAGE_SIZES, parsePageQuery, type FleetEndpoint, type PageQueryParameters } from './parse-page-query.js';
-import { thrownBy } from './testing/_refusal.js';
+import { thrownBy } from '../testing/refusal.js';
 
 const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hours'): InvalidParameterError => thrownBy(InvalidParameterError, () => parsePageQuery(parameters, endpoint));
 

@@ -1,4 +1,4 @@
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 
 /** The fleet endpoints (D32): `/api/v1/hours`, `/api/v1/hours/daily` and `/api/v1/meter`. */
 export type FleetEndpoint = 'hours' | 'daily' | 'meter';
@@ -49,7 +49,7 @@ export function parsePageQuery(parameters: PageQueryParameters, endpoint: FleetE
     if (!/^[0-9]{1,9}$/.test(given)) {
       throw new InvalidParameterError('limit', `Cannot parse limit "${_shown(given)}": give a whole number from 1 to ${FLEET_PAGE_SIZES[endpoint].max}`);
     }
-    limit = _pageSize(endpoint, Number(given));
+    limit = pageSize(endpoint, Number(given));
   }
   const cursor = _single(parameters, 'cursor');
   return limit === undefined ? { cursor } : { limit, cursor };
@@ -61,7 +61,7 @@ export function parsePageQuery(parameters: PageQueryParameters, endpoint: FleetE
  *
  * @throws {InvalidParameterError} When `limit` is not a whole number from 1 to the endpoint's maximum.
  */
-export function _pageSize(endpoint: FleetEndpoint, limit: number | undefined): number {
+export function pageSize(endpoint: FleetEndpoint, limit: number | undefined): number {
   const { default: byDefault, max } = FLEET_PAGE_SIZES[endpoint];
   if (limit === undefined) return byDefault;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > max) {

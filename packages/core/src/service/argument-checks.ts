@@ -35,7 +35,7 @@ const _KINDS = {
 } as const satisfies Readonly<Record<string, _ArgumentKind>>;
 
 /** The kind of one parameter, by name in {@link _KINDS}. */
-export type _ArgumentKindName = keyof typeof _KINDS;
+export type ArgumentKindName = keyof typeof _KINDS;
 
 /**
  * Checks the one object argument of a public function of the service, field by field.
@@ -45,7 +45,7 @@ export type _ArgumentKindName = keyof typeof _KINDS;
  * @param shape The kind of each field.
  * @throws {TypeError} `hours(): from must be a Temporal.PlainDate (use parseWindowQuery({ from: "2026-11-01" })), got "2026-11-01"`.
  */
-export function _checkArguments(fn: string, input: unknown, shape: Readonly<Record<string, _ArgumentKindName>>): void {
+export function checkArguments(fn: string, input: unknown, shape: Readonly<Record<string, ArgumentKindName>>): void {
   if (typeof input !== 'object' || input === null) {
     throw new TypeError(`${fn}: pass one object { ${Object.keys(shape).join(', ')} }, got ${_describe(input)}`);
   }

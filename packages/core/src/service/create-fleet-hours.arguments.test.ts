@@ -1,9 +1,9 @@
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { createFleetHours, type FleetHours } from './create-fleet-hours.js';
-import { createMemoryRateLimitStore } from './rate-limit.js';
-import { createMemoryStore } from './memory-store.js';
-import { parseWindowQuery } from './parse-window-query.js';
+import { createMemoryRateLimitStore } from '../access/rate-limit.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { parseWindowQuery } from '../window/parse-window-query.js';
 
 const fleetHours = createFleetHours({ store: createMemoryStore(), now: () => Date.UTC(2026, 11, 1) });
 const date = Temporal.PlainDate.from('2026-11-01');

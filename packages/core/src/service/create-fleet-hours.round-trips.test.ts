@@ -1,14 +1,14 @@
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import { fingerprintApiKey, generateApiKey, generateIngestToken } from './api-key.js';
+import { fingerprintApiKey, generateApiKey, generateIngestToken } from '../access/api-key.js';
 import { createFleetHours } from './create-fleet-hours.js';
-import { InvalidParameterError } from './errors.js';
-import { createMemoryStore } from './memory-store.js';
-import { createMemoryRateLimitStore, type CredentialCounter, type RateLimitStore } from './rate-limit.js';
-import type { FleetHoursStore } from './storage-port.js';
-import { sumSegmentsByBucket } from './sum-by-bucket.js';
-import { summarizeSegments } from './summarize-segments.js';
-import type { SegmentInput } from './types.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { createMemoryRateLimitStore, type CredentialCounter, type RateLimitStore } from '../access/rate-limit.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
+import type { SegmentInput } from '../types.js';
 
 const HOUR = 3600;
 /** 2026-03-12T19:04:05Z. */

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it, vi } from 'vitest';
-import { fingerprintApiKey, generateApiKey } from './api-key.js';
+import { fingerprintApiKey, generateApiKey } from '../access/api-key.js';
 import { createFleetHours, type FleetHours, type WindowQuery } from './create-fleet-hours.js';
-import { InvalidParameterError } from './errors.js';
-import { createMemoryStore } from './memory-store.js';
-import { parseWindowQuery } from './parse-window-query.js';
-import type { FleetHoursStore } from './storage-port.js';
-import { sumSegmentsByBucket } from './sum-by-bucket.js';
-import { summarizeSegments } from './summarize-segments.js';
-import { addDays, intlFormatInstant, intlLocalDate, oracleDailySeconds, oracleWindow } from './testing/_oracle.js';
-import { rejectionBy } from './testing/_refusal.js';
-import type { SegmentInput } from './types.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { parseWindowQuery } from '../window/parse-window-query.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
+import { addDays, intlFormatInstant, intlLocalDate, oracleDailySeconds, oracleWindow } from '../testing/oracle.js';
+import { rejectionBy } from '../testing/refusal.js';
+import type { SegmentInput } from '../types.js';
 
 const HOUR = 3600;
 const NY = 'America/New_York';

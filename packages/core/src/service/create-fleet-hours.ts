@@ -1,22 +1,22 @@
 import { Temporal } from 'temporal-polyfill';
-import { _checkArguments } from './_argument-checks.js';
-import { _decodeFleetCursor, _encodeFleetCursor } from './_fleet-cursor.js';
-import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from './access-policy.js';
-import { fingerprintApiKey } from './api-key.js';
-import { dayBuckets } from './day-buckets.js';
-import { addBuckets, toEngineSeconds } from './engine-seconds.js';
-import type { AuthenticateAndCountInput } from './admit-request.js';
-import { InvalidParameterError } from './errors.js';
-import { formatInstant } from './format-instant.js';
-import { localDateAt, startOfLocalDay } from './local-date.js';
-import { _pageSize, type FleetEndpoint, type PageQuery } from './parse-page-query.js';
-import type { WindowDates } from './parse-window-query.js';
-import { resolveWindow, type ResolvedWindow, type WindowLimits } from './resolve-window.js';
-import type { CredentialCounter, RateLimitCount, RateLimitStore } from './rate-limit.js';
-import type { FleetHoursStore } from './storage-port.js';
-import { sumSegmentsByBucket } from './sum-by-bucket.js';
-import { summarizeSegments } from './summarize-segments.js';
-import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord, SegmentSummary } from './types.js';
+import { checkArguments } from './argument-checks.js';
+import { decodeFleetCursor, encodeFleetCursor } from '../fleet/fleet-cursor.js';
+import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from '../access/access-policy.js';
+import { fingerprintApiKey } from '../access/api-key.js';
+import { dayBuckets } from '../window/day-buckets.js';
+import { addBuckets, toEngineSeconds } from '../engine/engine-seconds.js';
+import type { AuthenticateAndCountInput } from '../access/admit-request.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import { formatInstant } from '../time/format-instant.js';
+import { localDateAt, startOfLocalDay } from '../time/local-date.js';
+import { pageSize, type FleetEndpoint, type PageQuery } from '../fleet/parse-page-query.js';
+import type { WindowDates } from '../window/parse-window-query.js';
+import { resolveWindow, type ResolvedWindow, type WindowLimits } from '../window/resolve-window.js';
+import type { CredentialCounter, RateLimitCount, RateLimitStore } from '../access/rate-limit.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
+import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord, SegmentSummary } from '../types.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -130,209 +130,27 @@ export interface FleetHours {
  * ```
  */
 export function createFleetHours(options: FleetHoursOptions): FleetHours {
-  _checkArguments('createFleetHours()', options, { store: 'object', now: 'clock' });
+  checkArguments('createFleetHours()', options, { store: 'object', now: 'clock' });
   const { store } = options;
-  const nowSeconds = () => Math.floor(options.now() / 1000);
-  const fingerprint = options.fingerprint ?? fingerprintApiKey;
-  // One lookup per credential kind (D10, D24).
-  const findCredential: Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> = {
-    api_key: async (fingerprint) => {
-      const found = await store.findApiKey({ fingerprint });
-      return found && { credential: found.apiKey, account: found.account };
-    },
-    ingest_token: async (fingerprint) => {
-      const found = await store.findIngestToken({ fingerprint });
-      return found && { credential: found.ingestToken, account: found.account };
-    },
+  const context: _Context = {
+    store,
+    options,
+    nowSeconds: () => Math.floor(options.now() / 1000),
+    sums: _storeSums(store),
+    zones: _zoneCache(options.zoneCacheSize ?? 10_000),
   };
-
-  // P1 (docs/decisions.md): no engine ran after now. Boundaries are capped at now, so a closed
-  // segment stamped in the future counts only up to now, exactly as in the meter (D3), and buckets
-  // after now are empty. Capping the boundaries (not the segments) keeps every store's aggregation
-  // contract unchanged.
-  const capAtNow = (boundaries: readonly number[], now: number) => boundaries.map((boundary) => Math.min(boundary, now));
-  const sumCapped = async (deviceId: number, boundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
-    if (store.sumSegmentSeconds) return store.sumSegmentSeconds({ deviceId, boundaries, now });
-    const segments = await store.listSegments({ deviceId, start: boundaries[0]!, end: boundaries[boundaries.length - 1]! });
-    return sumSegmentsByBucket(segments, boundaries, now);
-  };
-  const sumBuckets = (deviceId: number, windowBoundaries: readonly number[], now: number) => sumCapped(deviceId, capAtNow(windowBoundaries, now), now);
-  // A page of the fleet (D32): one store call for every device when the store can (no query per
-  // device), otherwise the single-device path for each.
-  const sumBucketsMany = async (requests: readonly { deviceId: number; boundaries: readonly number[] }[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
-    const capped = requests.map((request) => ({ deviceId: request.deviceId, boundaries: capAtNow(request.boundaries, now) }));
-    if (capped.length === 0) return [];
-    if (store.sumSegmentSecondsMany) return store.sumSegmentSecondsMany({ requests: capped, now });
-    return Promise.all(capped.map((request) => sumCapped(request.deviceId, request.boundaries, now)));
-  };
-  /** The buckets of each device of a page; a device without boundaries (an empty window, P32) asks the store nothing and gets none. */
-  const sumPage = async (devices: readonly Device[], boundaries: readonly (readonly number[] | null)[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
-    const asked = devices.flatMap((device, index) => (boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : []));
-    const sums = await sumBucketsMany(asked, now);
-    const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
-    return devices.map((_device, index) => found.get(index) ?? []);
-  };
-  const summarize = async (deviceId: number, now: number): Promise<SegmentSummary> =>
-    store.summarizeDeviceSegments ? store.summarizeDeviceSegments({ deviceId, now }) : summarizeSegments(await store.listSegments({ deviceId }), now);
-  const summarizeMany = async (deviceIds: readonly number[], now: number): Promise<readonly SegmentSummary[]> => {
-    if (deviceIds.length === 0) return [];
-    if (store.summarizeDeviceSegmentsMany) return store.summarizeDeviceSegmentsMany({ deviceIds, now });
-    return Promise.all(deviceIds.map((deviceId) => summarize(deviceId, now)));
-  };
-
-  // One place for each record, whichever read (one device or a page of the fleet) builds it.
-  const hoursTotal = (device: Device, window: ResolvedWindow | _EmptyWindow, buckets: readonly BucketSeconds[]): HoursTotal => ({
-    deviceId: device.id,
-    timeZone: device.timeZone,
-    from: window.from,
-    to: window.to,
-    ...toEngineSeconds(addBuckets(buckets)),
-  });
-  const dailyHours = (device: Device, window: ResolvedWindow | _EmptyWindow, dates: readonly string[], buckets: readonly BucketSeconds[]): DailyHours => ({
-    deviceId: device.id,
-    timeZone: device.timeZone,
-    from: window.from,
-    to: window.to,
-    days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
-  });
-  const meterRecord = (device: Device, summary: SegmentSummary, now: number): MeterRecord => ({
-    deviceId: device.id,
-    timeZone: device.timeZone,
-    since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
-    asOf: formatInstant(now, device.timeZone),
-    ...toEngineSeconds(summary),
-  });
-
-  /** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */
-  const devicePage = async (endpoint: FleetEndpoint, query: FleetPageQuery): Promise<{ devices: readonly Device[]; nextCursor: string | null }> => {
-    const size = _pageSize(endpoint, query.limit);
-    const afterId = query.cursor === undefined ? undefined : _decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
-    const fetched = await store.listDevices({ accountId: query.accountId, ...(afterId === undefined ? {} : { afterId }), limit: size + 1 });
-    const devices = fetched.slice(0, size);
-    devices.forEach(rememberZone);
-    const nextCursor = fetched.length > size ? _encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id }) : null;
-    return { devices, nextCursor };
-  };
-
-  /**
-   * The window of each device of a page (D4–D7 per device). P32: a `from` after the local today of
-   * a device, without `to`, cannot be a window of that device; the request is refused (D7) only
-   * when that holds for every device of the account, and otherwise such a device's window is empty
-   * (`from` the start of that date, `to` now, no days, zero seconds). Whether every device fails is
-   * asked of the store only when a device of this page does, so that the answer does not depend
-   * on the page.
-   */
-  const fleetWindows = async (devices: readonly Device[], query: FleetWindowQuery, now: number): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> => {
-    // A `from` after `to` is refused by parseWindowQuery, and by resolveWindow below for each device (D7).
-    const { from, to } = query;
-    const afterToday = (device: Device) => from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
-    if (devices.some(afterToday)) {
-      const every = await store.listDevices({ accountId: query.accountId });
-      if (every.every(afterToday)) {
-        const latest = every
-          .map((device) => ({ zone: device.timeZone, today: localDateAt(now, device.timeZone) }))
-          .reduce((best, each) => (Temporal.PlainDate.compare(each.today, best.today) > 0 ? each : best));
-        throw new InvalidParameterError(
-          'from',
-          `Parameter from "${from!.toString()}" is after today in the zone of every device of the account (the latest is ${latest.today.toString()} in ${latest.zone})`,
-        );
-      }
-    }
-    // A window depends only on the zone: resolved once per zone of the page (Temporal is not cheap).
-    const byZone = new Map<string, ResolvedWindow | _EmptyWindow>();
-    return devices.map((device) => {
-      let window = byZone.get(device.timeZone);
-      if (window === undefined) {
-        window = afterToday(device)
-          ? _emptyWindow(from!, now, device.timeZone)
-          : resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone: device.timeZone });
-        byZone.set(device.timeZone, window);
-      }
-      return window;
-    });
-  };
-
-  /** Checks the presented credential (D10–D12, D24); `find` looks its fingerprint up. A token of the other kind is refused by its prefix, without asking the store. */
-  const authenticateWith = async (
-    authorization: string | null | undefined,
-    credential: CredentialKind,
-    find: (fingerprint: string) => Promise<CredentialLookup | null>,
-  ): Promise<AccessResult> => {
-    const presented = readAuthorization(authorization);
-    const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
-    const lookup = asked ? await find(await fingerprint(presented.token)) : null;
-    return evaluateAccess({ required: credential, presented, lookup, now: nowSeconds(), ...(options.apiPlans ? { apiPlans: options.apiPlans } : {}) });
-  };
-
-  // The zones of devices read lately (deviceId → zone), oldest first: a guess that lets the device
-  // and its figures come in one store call. The store checks the guess (and the account) every time.
-  const zoneCacheSize = options.zoneCacheSize ?? 10_000;
-  const zones = new Map<number, string>();
-  const rememberZone = (device: Device) => {
-    if (zoneCacheSize <= 0) return;
-    zones.delete(device.id);
-    zones.set(device.id, device.timeZone);
-    if (zones.size > zoneCacheSize) zones.delete(zones.keys().next().value!);
-  };
-  const windowIn = (query: WindowQuery, now: number, timeZone: string) => resolveWindow({ ...options.window, from: query.from, to: query.to, now, timeZone });
-
-  /**
-   * The device, its window, the window's days and the sums of their buckets; `null` when the
-   * account has no such device. With a store that has `findDeviceWithSums` and a remembered zone,
-   * one store call: the boundaries are cut in the remembered zone and the store answers the sums
-   * only when that is still the device's zone. Otherwise (or when the zone changed, or when the
-   * window is refused in the remembered zone: a missing device must still be 404, D11) the device
-   * first, then its sums: the same answer either way.
-   */
-  const deviceBuckets = async <Days>(
-    query: WindowQuery,
-    now: number,
-    split: (window: ResolvedWindow) => { readonly boundaries: readonly number[]; readonly days: Days },
-  ): Promise<{ device: Device; window: ResolvedWindow; days: Days; buckets: readonly BucketSeconds[] } | null> => {
-    const inZone = async (device: Device) => {
-      const window = windowIn(query, now, device.timeZone);
-      const { boundaries, days } = split(window);
-      return { device, window, days, buckets: await sumBuckets(device.id, boundaries, now) };
-    };
-    const guessed = zones.get(query.deviceId);
-    if (guessed !== undefined && store.findDeviceWithSums) {
-      const guess = _tryWindow(() => {
-        const window = windowIn(query, now, guessed);
-        return { window, ...split(window) };
-      });
-      if (guess !== null) {
-        const found = await store.findDeviceWithSums({
-          accountId: query.accountId,
-          deviceId: query.deviceId,
-          timeZone: guessed,
-          boundaries: capAtNow(guess.boundaries, now),
-          now,
-        });
-        if (found === null) {
-          zones.delete(query.deviceId);
-          return null;
-        }
-        rememberZone(found.device);
-        if (found.buckets !== null && found.device.timeZone === guessed) return { device: found.device, window: guess.window, days: guess.days, buckets: found.buckets };
-        return inZone(found.device);
-      }
-    }
-    const device = await store.findDevice({ accountId: query.accountId, deviceId: query.deviceId });
-    if (!device) return null;
-    rememberZone(device);
-    return inZone(device);
-  };
-
+  const authenticateWith = _authenticator(context);
+  const findCredential = _findCredential(store);
   return {
     store,
 
     async authenticate(authorization, credential = 'api_key') {
-      _checkArguments('authenticate()', { authorization, credential }, { authorization: 'authorization', credential: 'credential' });
+      checkArguments('authenticate()', { authorization, credential }, { authorization: 'authorization', credential: 'credential' });
       return authenticateWith(authorization, credential, findCredential[credential]);
     },
 
     async authenticateAndCount(input) {
-      _checkArguments('authenticateAndCount()', input, { authorization: 'authorization', credential: 'credential', counters: 'object', counter: 'object' });
+      checkArguments('authenticateAndCount()', input, { authorization: 'authorization', credential: 'credential', counters: 'object', counter: 'object' });
       const { authorization, credential, counters, counter } = input;
       const findAndConsume = _findAndConsume(counters, credential);
       if (!findAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
@@ -347,87 +165,330 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     },
 
     async listDevices(input) {
-      _checkArguments('listDevices()', input, { accountId: 'id' });
-      const { accountId } = input;
-      const devices = await store.listDevices({ accountId });
+      checkArguments('listDevices()', input, { accountId: 'id' });
+      const devices = await store.listDevices({ accountId: input.accountId });
       // Clients list the devices before they read them: the reads that follow are one store call.
-      devices.forEach(rememberZone);
+      devices.forEach(context.zones.remember);
       return devices;
     },
 
     async hours(query) {
-      _checkArguments('hours()', query, _WINDOW_QUERY);
-      const now = nowSeconds();
-      const read = await deviceBuckets(query, now, (window) => ({ boundaries: [window.start, window.end], days: null }));
-      return read && hoursTotal(read.device, read.window, read.buckets);
+      checkArguments('hours()', query, _WINDOW_QUERY);
+      const now = context.nowSeconds();
+      const read = await _deviceBuckets(context, query, now, (window) => ({ boundaries: [window.start, window.end], days: null }));
+      return read && _hoursTotal(read.device, read.window, read.buckets);
     },
 
     async daily(query) {
-      _checkArguments('daily()', query, _WINDOW_QUERY);
-      const now = nowSeconds();
-      const read = await deviceBuckets(query, now, (window) => {
+      checkArguments('daily()', query, _WINDOW_QUERY);
+      const now = context.nowSeconds();
+      const read = await _deviceBuckets(context, query, now, (window) => {
         const { dates, boundaries } = dayBuckets(window);
         return { boundaries, days: dates };
       });
-      return read && dailyHours(read.device, read.window, read.days, read.buckets);
+      return read && _dailyHours(read.device, read.window, read.days, read.buckets);
     },
 
     async meter(input) {
-      _checkArguments('meter()', input, { accountId: 'id', deviceId: 'id' });
+      checkArguments('meter()', input, { accountId: 'id', deviceId: 'id' });
       const { accountId, deviceId } = input;
-      const now = nowSeconds();
+      const now = context.nowSeconds();
       // One store call where the store can: the meter does not depend on the zone.
       if (store.findDeviceWithSummary) {
         const found = await store.findDeviceWithSummary({ accountId, deviceId, now });
-        return found && meterRecord(found.device, found.summary, now);
+        return found && _meterRecord(found.device, found.summary, now);
       }
       const device = await store.findDevice({ accountId, deviceId });
       if (!device) return null;
-      return meterRecord(device, await summarize(deviceId, now), now);
+      return _meterRecord(device, await context.sums.summarize(deviceId, now), now);
     },
 
-    fleet: {
-      async hours(query) {
-        _checkArguments('fleet.hours()', query, _FLEET_WINDOW_QUERY);
-        const now = nowSeconds();
-        const { devices, nextCursor } = await devicePage('hours', query);
-        const windows = await fleetWindows(devices, query, now);
-        const sums = await sumPage(devices, windows.map((window) => (_isEmpty(window) ? null : [window.start, window.end])), now);
-        return { items: devices.map((device, index) => hoursTotal(device, windows[index]!, sums[index]!)), nextCursor };
-      },
+    fleet: _fleetReads(context),
+  };
+}
 
-      async daily(query) {
-        _checkArguments('fleet.daily()', query, _FLEET_WINDOW_QUERY);
-        const now = nowSeconds();
-        const { devices, nextCursor } = await devicePage('daily', query);
-        const windows = await fleetWindows(devices, query, now);
-        // Devices of one zone share their window object, and so its days (cut once).
-        const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
-        const series = windows.map((window) => {
-          if (_isEmpty(window)) return null;
-          let cut = days.get(window);
-          if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
-          return cut;
-        });
-        const sums = await sumPage(devices, series.map((days) => days?.boundaries ?? null), now);
-        return { items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], sums[index]!)), nextCursor };
-      },
+/** What the parts of one service share: its store and options, its clock in epoch seconds, the store's sums and the zones it remembers. */
+interface _Context {
+  readonly store: FleetHoursStore;
+  readonly options: FleetHoursOptions;
+  readonly nowSeconds: () => number;
+  readonly sums: _StoreSums;
+  readonly zones: _ZoneCache;
+}
 
-      async meter(query) {
-        _checkArguments('fleet.meter()', query, _FLEET_PAGE_QUERY);
-        const now = nowSeconds();
-        const { devices, nextCursor } = await devicePage('meter', query);
-        const summaries = await summarizeMany(
-          devices.map((device) => device.id),
-          now,
-        );
-        return { items: devices.map((device, index) => meterRecord(device, summaries[index]!, now)), nextCursor };
-      },
+/** One lookup per credential kind (D10, D24). */
+function _findCredential(store: FleetHoursStore): Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> {
+  return {
+    api_key: async (fingerprint) => {
+      const found = await store.findApiKey({ fingerprint });
+      return found && { credential: found.apiKey, account: found.account };
+    },
+    ingest_token: async (fingerprint) => {
+      const found = await store.findIngestToken({ fingerprint });
+      return found && { credential: found.ingestToken, account: found.account };
     },
   };
 }
 
-/** The fields of each query, as {@link _checkArguments} checks them for callers the compiler did not check. */
+/** Checks the presented credential (D10–D12, D24); `find` looks its fingerprint up. A token of the other kind is refused by its prefix, without asking the store. */
+function _authenticator(context: _Context) {
+  const fingerprint = context.options.fingerprint ?? fingerprintApiKey;
+  const { apiPlans } = context.options;
+  return async (authorization: string | null | undefined, credential: CredentialKind, find: (fingerprint: string) => Promise<CredentialLookup | null>): Promise<AccessResult> => {
+    const presented = readAuthorization(authorization);
+    const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
+    const lookup = asked ? await find(await fingerprint(presented.token)) : null;
+    return evaluateAccess({ required: credential, presented, lookup, now: context.nowSeconds(), ...(apiPlans ? { apiPlans } : {}) });
+  };
+}
+
+/**
+ * P1 (docs/decisions.md): no engine ran after now. Boundaries are capped at now, so a closed
+ * segment stamped in the future counts only up to now, exactly as in the meter (D3), and buckets
+ * after now are empty. Capping the boundaries (not the segments) keeps every store's aggregation
+ * contract unchanged.
+ */
+function _capAtNow(boundaries: readonly number[], now: number): number[] {
+  return boundaries.map((boundary) => Math.min(boundary, now));
+}
+
+/** The sums a read asks of the store: by its capabilities when it has them, else by the core's fallback over its segments. */
+interface _StoreSums {
+  /** The buckets of one device, its window's boundaries capped at now. */
+  buckets(deviceId: number, windowBoundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]>;
+  /** The buckets of each device of a page; a device without boundaries (an empty window, P32) asks the store nothing and gets none. */
+  page(devices: readonly Device[], boundaries: readonly (readonly number[] | null)[], now: number): Promise<readonly (readonly BucketSeconds[])[]>;
+  summarize(deviceId: number, now: number): Promise<SegmentSummary>;
+  summarizeMany(deviceIds: readonly number[], now: number): Promise<readonly SegmentSummary[]>;
+}
+
+function _storeSums(store: FleetHoursStore): _StoreSums {
+  const sumCapped = async (deviceId: number, boundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]> => {
+    if (store.sumSegmentSeconds) return store.sumSegmentSeconds({ deviceId, boundaries, now });
+    const segments = await store.listSegments({ deviceId, start: boundaries[0]!, end: boundaries[boundaries.length - 1]! });
+    return sumSegmentsByBucket(segments, boundaries, now);
+  };
+  // A page of the fleet (D32): one store call for every device when the store can (no query per
+  // device), otherwise the single-device path for each.
+  const sumMany = async (requests: readonly { deviceId: number; boundaries: readonly number[] }[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
+    const capped = requests.map((request) => ({ deviceId: request.deviceId, boundaries: _capAtNow(request.boundaries, now) }));
+    if (capped.length === 0) return [];
+    if (store.sumSegmentSecondsMany) return store.sumSegmentSecondsMany({ requests: capped, now });
+    return Promise.all(capped.map((request) => sumCapped(request.deviceId, request.boundaries, now)));
+  };
+  const summarize = async (deviceId: number, now: number): Promise<SegmentSummary> =>
+    store.summarizeDeviceSegments ? store.summarizeDeviceSegments({ deviceId, now }) : summarizeSegments(await store.listSegments({ deviceId }), now);
+  return {
+    buckets: (deviceId, windowBoundaries, now) => sumCapped(deviceId, _capAtNow(windowBoundaries, now), now),
+    async page(devices, boundaries, now) {
+      const asked = devices.flatMap((device, index) => (boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : []));
+      const sums = await sumMany(asked, now);
+      const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
+      return devices.map((_device, index) => found.get(index) ?? []);
+    },
+    summarize,
+    async summarizeMany(deviceIds, now) {
+      if (deviceIds.length === 0) return [];
+      if (store.summarizeDeviceSegmentsMany) return store.summarizeDeviceSegmentsMany({ deviceIds, now });
+      return Promise.all(deviceIds.map((deviceId) => summarize(deviceId, now)));
+    },
+  };
+}
+
+/**
+ * The zones of devices read lately (deviceId → zone), oldest first: a guess that lets the device
+ * and its figures come in one store call. The store checks the guess (and the account) every time.
+ */
+interface _ZoneCache {
+  get(deviceId: number): string | undefined;
+  remember(device: Device): void;
+  forget(deviceId: number): void;
+}
+
+function _zoneCache(size: number): _ZoneCache {
+  const zones = new Map<number, string>();
+  return {
+    get: (deviceId) => zones.get(deviceId),
+    remember: (device) => {
+      if (size <= 0) return;
+      zones.delete(device.id);
+      zones.set(device.id, device.timeZone);
+      if (zones.size > size) zones.delete(zones.keys().next().value!);
+    },
+    forget: (deviceId) => {
+      zones.delete(deviceId);
+    },
+  };
+}
+
+// One place for each record, whichever read (one device or a page of the fleet) builds it.
+function _hoursTotal(device: Device, window: ResolvedWindow | _EmptyWindow, buckets: readonly BucketSeconds[]): HoursTotal {
+  return { deviceId: device.id, timeZone: device.timeZone, from: window.from, to: window.to, ...toEngineSeconds(addBuckets(buckets)) };
+}
+
+function _dailyHours(device: Device, window: ResolvedWindow | _EmptyWindow, dates: readonly string[], buckets: readonly BucketSeconds[]): DailyHours {
+  return {
+    deviceId: device.id,
+    timeZone: device.timeZone,
+    from: window.from,
+    to: window.to,
+    days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
+  };
+}
+
+function _meterRecord(device: Device, summary: SegmentSummary, now: number): MeterRecord {
+  return {
+    deviceId: device.id,
+    timeZone: device.timeZone,
+    since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
+    asOf: formatInstant(now, device.timeZone),
+    ...toEngineSeconds(summary),
+  };
+}
+
+/**
+ * The device, its window, the window's days and the sums of their buckets; `null` when the
+ * account has no such device. With a store that has `findDeviceWithSums` and a remembered zone,
+ * one store call: the boundaries are cut in the remembered zone and the store answers the sums
+ * only when that is still the device's zone. Otherwise (or when the zone changed, or when the
+ * window is refused in the remembered zone: a missing device must still be 404, D11) the device
+ * first, then its sums: the same answer either way.
+ */
+async function _deviceBuckets<Days>(
+  context: _Context,
+  query: WindowQuery,
+  now: number,
+  split: (window: ResolvedWindow) => { readonly boundaries: readonly number[]; readonly days: Days },
+): Promise<{ device: Device; window: ResolvedWindow; days: Days; buckets: readonly BucketSeconds[] } | null> {
+  const { store, zones } = context;
+  const windowIn = (timeZone: string) => resolveWindow({ ...context.options.window, from: query.from, to: query.to, now, timeZone });
+  const inZone = async (device: Device) => {
+    const window = windowIn(device.timeZone);
+    const { boundaries, days } = split(window);
+    return { device, window, days, buckets: await context.sums.buckets(device.id, boundaries, now) };
+  };
+  const guessed = zones.get(query.deviceId);
+  if (guessed !== undefined && store.findDeviceWithSums) {
+    const guess = _tryWindow(() => {
+      const window = windowIn(guessed);
+      return { window, ...split(window) };
+    });
+    if (guess !== null) {
+      const found = await store.findDeviceWithSums({
+        accountId: query.accountId,
+        deviceId: query.deviceId,
+        timeZone: guessed,
+        boundaries: _capAtNow(guess.boundaries, now),
+        now,
+      });
+      if (found === null) {
+        zones.forget(query.deviceId);
+        return null;
+      }
+      zones.remember(found.device);
+      if (found.buckets !== null && found.device.timeZone === guessed) return { device: found.device, window: guess.window, days: guess.days, buckets: found.buckets };
+      return inZone(found.device);
+    }
+  }
+  const device = await store.findDevice({ accountId: query.accountId, deviceId: query.deviceId });
+  if (!device) return null;
+  zones.remember(device);
+  return inZone(device);
+}
+
+/** The fleet reads (D32): the same records for every device of the account, a page at a time. */
+function _fleetReads(context: _Context): FleetReads {
+  const { nowSeconds, sums } = context;
+  return {
+    async hours(query) {
+      checkArguments('fleet.hours()', query, _FLEET_WINDOW_QUERY);
+      const now = nowSeconds();
+      const { devices, nextCursor } = await _devicePage(context, 'hours', query);
+      const windows = await _fleetWindows(context, devices, query, now);
+      const buckets = await sums.page(devices, windows.map((window) => (_isEmpty(window) ? null : [window.start, window.end])), now);
+      return { items: devices.map((device, index) => _hoursTotal(device, windows[index]!, buckets[index]!)), nextCursor };
+    },
+
+    async daily(query) {
+      checkArguments('fleet.daily()', query, _FLEET_WINDOW_QUERY);
+      const now = nowSeconds();
+      const { devices, nextCursor } = await _devicePage(context, 'daily', query);
+      const windows = await _fleetWindows(context, devices, query, now);
+      // Devices of one zone share their window object, and so its days (cut once).
+      const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
+      const series = windows.map((window) => {
+        if (_isEmpty(window)) return null;
+        let cut = days.get(window);
+        if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
+        return cut;
+      });
+      const buckets = await sums.page(devices, series.map((days) => days?.boundaries ?? null), now);
+      return { items: devices.map((device, index) => _dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!)), nextCursor };
+    },
+
+    async meter(query) {
+      checkArguments('fleet.meter()', query, _FLEET_PAGE_QUERY);
+      const now = nowSeconds();
+      const { devices, nextCursor } = await _devicePage(context, 'meter', query);
+      const summaries = await sums.summarizeMany(
+        devices.map((device) => device.id),
+        now,
+      );
+      return { items: devices.map((device, index) => _meterRecord(device, summaries[index]!, now)), nextCursor };
+    },
+  };
+}
+
+/** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */
+async function _devicePage(context: _Context, endpoint: FleetEndpoint, query: FleetPageQuery): Promise<{ devices: readonly Device[]; nextCursor: string | null }> {
+  const size = pageSize(endpoint, query.limit);
+  const afterId = query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
+  const fetched = await context.store.listDevices({ accountId: query.accountId, ...(afterId === undefined ? {} : { afterId }), limit: size + 1 });
+  const devices = fetched.slice(0, size);
+  devices.forEach(context.zones.remember);
+  const nextCursor = fetched.length > size ? encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id }) : null;
+  return { devices, nextCursor };
+}
+
+/**
+ * The window of each device of a page (D4–D7 per device). P32: a `from` after the local today of
+ * a device, without `to`, cannot be a window of that device; the request is refused (D7) only
+ * when that holds for every device of the account, and otherwise such a device's window is empty
+ * (`from` the start of that date, `to` now, no days, zero seconds). Whether every device fails is
+ * asked of the store only when a device of this page does, so that the answer does not depend
+ * on the page.
+ */
+async function _fleetWindows(context: _Context, devices: readonly Device[], query: FleetWindowQuery, now: number): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> {
+  // A `from` after `to` is refused by parseWindowQuery, and by resolveWindow below for each device (D7).
+  const { from, to } = query;
+  const afterToday = (device: Device) => from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
+  if (devices.some(afterToday)) {
+    const every = await context.store.listDevices({ accountId: query.accountId });
+    if (every.every(afterToday)) {
+      const latest = every
+        .map((device) => ({ zone: device.timeZone, today: localDateAt(now, device.timeZone) }))
+        .reduce((best, each) => (Temporal.PlainDate.compare(each.today, best.today) > 0 ? each : best));
+      throw new InvalidParameterError(
+        'from',
+        `Parameter from "${from!.toString()}" is after today in the zone of every device of the account (the latest is ${latest.today.toString()} in ${latest.zone})`,
+      );
+    }
+  }
+  // A window depends only on the zone: resolved once per zone of the page (Temporal is not cheap).
+  const byZone = new Map<string, ResolvedWindow | _EmptyWindow>();
+  return devices.map((device) => {
+    let window = byZone.get(device.timeZone);
+    if (window === undefined) {
+      window = afterToday(device)
+        ? _emptyWindow(from!, now, device.timeZone)
+        : resolveWindow({ ...context.options.window, from: query.from, to: query.to, now, timeZone: device.timeZone });
+      byZone.set(device.timeZone, window);
+    }
+    return window;
+  });
+}
+
+/** The fields of each query, as {@link checkArguments} checks them for callers the compiler did not check. */
 const _WINDOW_QUERY = { accountId: 'id', deviceId: 'id', from: 'date?', to: 'date?' } as const;
 const _FLEET_PAGE_QUERY = { accountId: 'id', limit: 'limit?', cursor: 'cursor?' } as const;
 const _FLEET_WINDOW_QUERY = { ..._FLEET_PAGE_QUERY, from: 'date?', to: 'date?' } as const;

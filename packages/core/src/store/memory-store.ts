@@ -1,13 +1,13 @@
-import { assertEpochSeconds } from './assert-epoch-seconds.js';
-import { ImeiInUseError, UnknownDeviceError } from './errors.js';
-import { planSegmentImport, segmentSpan } from './plan-segment-import.js';
-import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from './plan-telemetry-write.js';
-import type { SpanRederivation } from './rederive-span.js';
+import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import { ImeiInUseError, UnknownDeviceError } from '../errors/errors.js';
+import { planSegmentImport, segmentSpan } from '../engine/plan-segment-import.js';
+import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from '../telemetry/plan-telemetry-write.js';
+import type { SpanRederivation } from '../telemetry/rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
-import { sumSegmentsByBucket } from './sum-by-bucket.js';
-import { summarizeSegments } from './summarize-segments.js';
-import type { TelemetryPoint } from './telemetry-point.js';
-import type { Account, ApiKeyRecord, Device, EngineSegment, IngestTokenRecord, SegmentSource } from './types.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
+import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
+import type { Account, ApiKeyRecord, Device, EngineSegment, IngestTokenRecord, SegmentSource } from '../types.js';
 
 /** A stored segment and where it came from (D23). */
 type StoredSegment = EngineSegment & { readonly source: SegmentSource };
@@ -31,69 +31,44 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  */
 export function createMemoryStore(): FleetHoursStore {
   const accounts = new Map<number, Account>();
-  const keys = _memoryCredentials(accounts, 'apiKey');
-  const devices = new Map<number, Device>();
-  const segmentsByDevice = new Map<number, StoredSegment[]>();
-  const tokens = _memoryCredentials(accounts, 'ingestToken');
-  /** Per device, its telemetry points in time order, one per second (D21). */
-  const pointsByDevice = new Map<number, TelemetryPoint[]>();
-  const ids = { account: 0, device: 0 };
-  /** D25: an IMEI names at most one active device of an account. */
-  const assertImeiFree = (device: Device) => {
-    if (device.status !== 'active') return;
-    for (const other of devices.values()) {
-      if (other.id !== device.id && other.accountId === device.accountId && other.status === 'active' && other.imei === device.imei) {
-        throw new ImeiInUseError(device.imei);
-      }
-    }
+  const state: _MemoryState = {
+    accounts,
+    keys: _memoryCredentials(accounts, 'apiKey'),
+    tokens: _memoryCredentials(accounts, 'ingestToken'),
+    devices: new Map(),
+    segmentsByDevice: new Map(),
+    pointsByDevice: new Map(),
+    ids: { account: 0, device: 0 },
   };
-
-  const byId = <T extends { id: number }>(items: Iterable<T>) => [...items].sort((a, b) => a.id - b.id);
-
   return {
     // Memory always answers (D30 readiness).
     async ping() {},
+    ..._memoryAccounts(state),
+    ..._memoryDevices(state),
+    ..._memorySegments(state),
+    ..._memoryTelemetry(state),
+  };
+}
+
+/** What a memory store holds; each part of it below works on this. */
+interface _MemoryState {
+  readonly accounts: Map<number, Account>;
+  readonly keys: ReturnType<typeof _memoryCredentials<'apiKey'>>;
+  readonly tokens: ReturnType<typeof _memoryCredentials<'ingestToken'>>;
+  readonly devices: Map<number, Device>;
+  readonly segmentsByDevice: Map<number, StoredSegment[]>;
+  /** Per device, its telemetry points in time order, one per second (D21). */
+  readonly pointsByDevice: Map<number, TelemetryPoint[]>;
+  readonly ids: { account: number; device: number };
+}
+
+const _byId = <T extends { id: number }>(items: Iterable<T>) => [...items].sort((a, b) => a.id - b.id);
+
+/** Accounts, API keys and ingest tokens. */
+function _memoryAccounts(state: _MemoryState) {
+  const { accounts, keys, tokens, ids } = state;
+  return {
     findApiKey: async ({ fingerprint }) => keys.find(fingerprint),
-
-    async listDevices({ accountId, afterId, limit }) {
-      if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
-      const listed = byId([...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)));
-      return listed.slice(0, limit ?? listed.length).map((device) => ({ ...device }));
-    },
-
-    async findDevice({ accountId, deviceId }) {
-      const device = devices.get(deviceId);
-      return device && device.accountId === accountId ? { ...device } : null;
-    },
-
-    async listSegments({ deviceId, start, end }) {
-      if (start !== undefined) assertEpochSeconds('start', start);
-      if (end !== undefined) assertEpochSeconds('end', end);
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(({ startedAt, endedAt, state }) => ({
-        deviceId,
-        startedAt,
-        endedAt,
-        state,
-      }));
-    },
-
-    // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
-    async sumSegmentSecondsMany({ requests, now }) {
-      requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
-      assertEpochSeconds('now', now);
-      return requests.map(({ deviceId, boundaries }) =>
-        boundaries.length < 2
-          ? []
-          : sumSegmentsByBucket(_overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!), boundaries, now),
-      );
-    },
-
-    async summarizeDeviceSegmentsMany({ deviceIds, now }) {
-      assertEpochSeconds('now', now);
-      return deviceIds.map((deviceId) => summarizeSegments(segmentsByDevice.get(deviceId) ?? [], now));
-    },
-
     async createAccount({ name, plan, now }) {
       assertEpochSeconds('now', now);
       const account: Account = { id: ++ids.account, name, plan, createdAt: now };
@@ -107,7 +82,7 @@ export function createMemoryStore(): FleetHoursStore {
     },
 
     async listAccounts() {
-      return byId(accounts.values()).map((account) => ({ ...account }));
+      return _byId(accounts.values()).map((account) => ({ ...account }));
     },
 
     async setAccountPlan({ accountId, plan }) {
@@ -121,7 +96,37 @@ export function createMemoryStore(): FleetHoursStore {
     createApiKey: async (input) => keys.create(input),
     listApiKeys: async ({ accountId }) => keys.list(accountId),
     revokeApiKey: async ({ keyId, now }) => keys.revoke(keyId, now),
+    findIngestToken: async ({ fingerprint }) => tokens.find(fingerprint),
 
+    createIngestToken: async (input) => tokens.create(input),
+    listIngestTokens: async ({ accountId }) => tokens.list(accountId),
+    revokeIngestToken: async ({ tokenId, now }) => tokens.revoke(tokenId, now),
+  } satisfies Partial<FleetHoursStore>;
+}
+
+/** Devices (D25: an IMEI names at most one active device of an account). */
+function _memoryDevices(state: _MemoryState) {
+  const { accounts, devices, ids } = state;
+  const assertImeiFree = (device: Device) => {
+    if (device.status !== 'active') return;
+    for (const other of devices.values()) {
+      if (other.id !== device.id && other.accountId === device.accountId && other.status === 'active' && other.imei === device.imei) {
+        throw new ImeiInUseError(device.imei);
+      }
+    }
+  };
+  return {
+    async listDevices({ accountId, afterId, limit }) {
+      if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+      const listed = _byId([...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)));
+      return listed.slice(0, limit ?? listed.length).map((device) => ({ ...device }));
+    },
+
+    async findDevice({ accountId, deviceId }) {
+      const device = devices.get(deviceId);
+      return device && device.accountId === accountId ? { ...device } : null;
+    },
     async createDevice(input) {
       if (!accounts.has(input.accountId)) return null;
       const device: Device = {
@@ -149,7 +154,45 @@ export function createMemoryStore(): FleetHoursStore {
       devices.set(deviceId, updated);
       return { ...updated };
     },
+    async findDeviceByImei({ accountId, imei }) {
+      for (const device of devices.values()) {
+        if (device.accountId === accountId && device.status === 'active' && device.imei === imei) return { ...device };
+      }
+      return null;
+    },
+  } satisfies Partial<FleetHoursStore>;
+}
 
+/** Segments: reads, the fleet pages' sums, imports (D1, D23). */
+function _memorySegments(state: _MemoryState) {
+  const { devices, segmentsByDevice } = state;
+  return {
+    async listSegments({ deviceId, start, end }) {
+      if (start !== undefined) assertEpochSeconds('start', start);
+      if (end !== undefined) assertEpochSeconds('end', end);
+      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(({ startedAt, endedAt, state }) => ({
+        deviceId,
+        startedAt,
+        endedAt,
+        state,
+      }));
+    },
+
+    // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
+    async sumSegmentSecondsMany({ requests, now }) {
+      requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
+      assertEpochSeconds('now', now);
+      return requests.map(({ deviceId, boundaries }) =>
+        boundaries.length < 2
+          ? []
+          : sumSegmentsByBucket(_overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!), boundaries, now),
+      );
+    },
+
+    async summarizeDeviceSegmentsMany({ deviceIds, now }) {
+      assertEpochSeconds('now', now);
+      return deviceIds.map((deviceId) => summarizeSegments(segmentsByDevice.get(deviceId) ?? [], now));
+    },
     async importSegments({ deviceId, segments, reportedAt }) {
       // Checks every instant (segmentSpan: the rows; then reportedAt) before anything else.
       const span = segmentSpan(segments);
@@ -176,20 +219,13 @@ export function createMemoryStore(): FleetHoursStore {
       devices.set(deviceId, { ...device, lastReportedAt: plan.lastReportedAt });
       return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };
     },
+  } satisfies Partial<FleetHoursStore>;
+}
 
-    findIngestToken: async ({ fingerprint }) => tokens.find(fingerprint),
-
-    createIngestToken: async (input) => tokens.create(input),
-    listIngestTokens: async ({ accountId }) => tokens.list(accountId),
-    revokeIngestToken: async ({ tokenId, now }) => tokens.revoke(tokenId, now),
-
-    async findDeviceByImei({ accountId, imei }) {
-      for (const device of devices.values()) {
-        if (device.accountId === accountId && device.status === 'active' && device.imei === imei) return { ...device };
-      }
-      return null;
-    },
-
+/** Telemetry points and their writes (D20–D26). */
+function _memoryTelemetry(state: _MemoryState) {
+  const { devices, segmentsByDevice, pointsByDevice } = state;
+  return {
     async listTelemetryPoints({ deviceId, start, end }) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
@@ -255,7 +291,7 @@ export function createMemoryStore(): FleetHoursStore {
         }),
       };
     },
-  };
+  } satisfies Partial<FleetHoursStore>;
 }
 
 /**

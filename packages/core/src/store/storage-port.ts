@@ -15,8 +15,8 @@ import type {
   SegmentInput,
   SegmentSummary,
   TelemetryWriteResult,
-} from './types.js';
-import type { TelemetryPoint } from './telemetry-point.js';
+} from '../types.js';
+import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergePoints, mergeSameSecond } from './merge-points.js';
-import { oracleMergedPoints } from './_telemetry-oracle.js';
+import { oracleMergedPoints } from '../testing/telemetry-oracle.js';
 import type { TelemetryPoint } from './telemetry-point.js';
-import { deliveriesArbitrary } from './testing/_deliveries.js';
+import { deliveriesArbitrary } from '../testing/deliveries.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
 const off = (time: number, speedKmh = 0): TelemetryPoint => ({ time, ignition: false, speedKmh });

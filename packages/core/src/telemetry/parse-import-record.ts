@@ -1,7 +1,7 @@
-import { _EARLIEST_POINT_TIME, _LATEST_POINT_TIME, _outOfRangeMessage } from './_telemetry-clock.js';
-import { parseInstant } from './parse-instant.js';
+import { EARLIEST_POINT_TIME, LATEST_POINT_TIME, outOfRangeMessage } from './telemetry-clock.js';
+import { parseInstant } from '../time/parse-instant.js';
 import type { TelemetryPoint } from './telemetry-to-segments.js';
-import type { SegmentInput } from './types.js';
+import type { SegmentInput } from '../types.js';
 
 /** A record as read from an NDJSON line (typed values) or a CSV row (all strings). */
 export type ImportRecord = Readonly<Record<string, unknown>>;
@@ -68,7 +68,7 @@ export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   const time = _instant(record, 'time');
   // D37: as on the wire, nothing before the first date the read API serves (checked here for the
   // file's own text; the store refuses such a point too).
-  if (time < _EARLIEST_POINT_TIME || time > _LATEST_POINT_TIME) throw new RangeError(`Field ${_outOfRangeMessage(_field(record, 'time'))}`);
+  if (time < EARLIEST_POINT_TIME || time > LATEST_POINT_TIME) throw new RangeError(`Field ${outOfRangeMessage(_field(record, 'time'))}`);
   const rawIgnition = _field(record, 'ignition');
   let ignition: boolean;
   if (typeof rawIgnition === 'boolean') ignition = rawIgnition;

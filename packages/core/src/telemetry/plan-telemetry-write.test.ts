@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TelemetryOverlapError } from './errors.js';
+import { TelemetryOverlapError } from '../errors/errors.js';
 import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, raiseLastReportedAt } from './plan-telemetry-write.js';
 import { InvalidTelemetryPointError, type TelemetryPoint } from './telemetry-point.js';
 import { telemetryToSegments } from './telemetry-to-segments.js';
-import type { DeviceTelemetryPoint, SegmentInput } from './types.js';
+import type { DeviceTelemetryPoint, SegmentInput } from '../types.js';
 
 const T0 = 1_767_225_600;
 

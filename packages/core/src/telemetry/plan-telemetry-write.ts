@@ -1,11 +1,11 @@
-import { _aheadMessage, _EARLIEST_POINT_TIME, _MAX_AHEAD_SECONDS, _outOfRangeMessage, _secondsAhead, _show } from './_telemetry-clock.js';
-import { assertEpochSeconds } from './assert-epoch-seconds.js';
-import { TelemetryOverlapError } from './errors.js';
+import { aheadMessage, EARLIEST_POINT_TIME, MAX_AHEAD_SECONDS, outOfRangeMessage, secondsAhead, showValue } from './telemetry-clock.js';
+import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import { TelemetryOverlapError } from '../errors/errors.js';
 import { mergePoints, type PointMerge } from './merge-points.js';
 import { rederivationSpan, rederiveSpan, type RederivationSpan, type SpanRederivation } from './rederive-span.js';
 import { InvalidTelemetryPointError, isStorableText, type ParseTelemetryPointOptions, type TelemetryPoint } from './telemetry-point.js';
 import { DEFAULT_TELEMETRY_OPTIONS, type TelemetryOptions } from './telemetry-to-segments.js';
-import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } from './types.js';
+import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } from '../types.js';
 
 /**
  * Checks a batch a store is asked to write (D20, D25, D26) before it reads anything: each point
@@ -30,26 +30,26 @@ import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } 
  * ```
  */
 export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], options: ParseTelemetryPointOptions): void {
-  const maxAheadSeconds = options.maxAheadSeconds ?? _MAX_AHEAD_SECONDS;
+  const maxAheadSeconds = options.maxAheadSeconds ?? MAX_AHEAD_SECONDS;
   assertEpochSeconds('now', options.now);
   points.forEach((point, index) => {
     const byId = point.deviceId !== undefined;
     const byImei = point.imei !== undefined;
     if (byId === byImei) throw new RangeError(`points[${index}] must name its device by deviceId or by imei, ${byId ? 'not both' : 'got neither'}`);
-    if (byImei && typeof point.imei !== 'string') throw new RangeError(`points[${index}].imei must be a string, got ${_show((point as { imei: unknown }).imei)}`);
+    if (byImei && typeof point.imei !== 'string') throw new RangeError(`points[${index}].imei must be a string, got ${showValue((point as { imei: unknown }).imei)}`);
     // D37: PostgreSQL cannot store a NUL, and an unpaired surrogate is not text.
-    if (byImei && !isStorableText(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${_show(point.imei)}`);
+    if (byImei && !isStorableText(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${showValue(point.imei)}`);
     assertEpochSeconds(`points[${index}].time`, point.time);
-    if (typeof point.ignition !== 'boolean') throw new RangeError(`points[${index}].ignition must be true or false, got ${_show(point.ignition)}`);
+    if (typeof point.ignition !== 'boolean') throw new RangeError(`points[${index}].ignition must be true or false, got ${showValue(point.ignition)}`);
     if (typeof point.speedKmh !== 'number' || !Number.isFinite(point.speedKmh) || point.speedKmh < 0) {
-      throw new RangeError(`points[${index}].speedKmh must be a number ≥ 0, got ${_show(point.speedKmh)}`);
+      throw new RangeError(`points[${index}].speedKmh must be a number ≥ 0, got ${showValue(point.speedKmh)}`);
     }
   });
   points.forEach((point, index) => {
     // D37: a point before the read API's first date is refused by every store, as on the wire.
-    if (point.time < _EARLIEST_POINT_TIME) throw new InvalidTelemetryPointError('time', _outOfRangeMessage(point.time), index);
-    const ahead = _secondsAhead(point.time, options.now, maxAheadSeconds);
-    if (ahead !== null) throw new InvalidTelemetryPointError('time', _aheadMessage(point.time, ahead, maxAheadSeconds), index);
+    if (point.time < EARLIEST_POINT_TIME) throw new InvalidTelemetryPointError('time', outOfRangeMessage(point.time), index);
+    const ahead = secondsAhead(point.time, options.now, maxAheadSeconds);
+    if (ahead !== null) throw new InvalidTelemetryPointError('time', aheadMessage(point.time, ahead, maxAheadSeconds), index);
   });
 }
 

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergePoints, type PointMerge } from './merge-points.js';
 import { rederivationSpan, rederiveSpan, type RederivationSpan, type SpanRederivation } from './rederive-span.js';
-import { oracleHours, oracleMergedPoints, type OracleOptions } from './_telemetry-oracle.js';
+import { oracleHours, oracleMergedPoints, type OracleOptions } from '../testing/telemetry-oracle.js';
 import type { TelemetryPoint } from './telemetry-point.js';
 import { telemetryToSegments, type TelemetryOptions } from './telemetry-to-segments.js';
-import { deliveriesArbitrary } from './testing/_deliveries.js';
-import type { SegmentInput } from './types.js';
+import { deliveriesArbitrary } from '../testing/deliveries.js';
+import type { SegmentInput } from '../types.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
 const off = (time: number): TelemetryPoint => ({ time, ignition: false, speedKmh: 0 });

@@ -1,6 +1,6 @@
 import type { TelemetryPoint } from './telemetry-point.js';
 import { DEFAULT_TELEMETRY_OPTIONS, telemetryToSegments, type TelemetryOptions } from './telemetry-to-segments.js';
-import type { SegmentInput, SegmentState } from './types.js';
+import type { SegmentInput, SegmentState } from '../types.js';
 
 /**
  * The stored points a write must re-read to bring a device's telemetry segments up to date (D20).

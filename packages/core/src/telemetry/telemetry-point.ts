@@ -1,5 +1,5 @@
-import { _aheadMessage, _EARLIEST_POINT_TIME, _LATEST_POINT_TIME, _MAX_AHEAD_SECONDS, _outOfRangeMessage, _secondsAhead, _show } from './_telemetry-clock.js';
-import { parseInstant } from './parse-instant.js';
+import { aheadMessage, EARLIEST_POINT_TIME, LATEST_POINT_TIME, MAX_AHEAD_SECONDS, outOfRangeMessage, secondsAhead, showValue } from './telemetry-clock.js';
+import { parseInstant } from '../time/parse-instant.js';
 
 /**
  * One telemetry report of a device (D2, D20): what the engine did from `time` on.
@@ -98,12 +98,12 @@ export function isStorableText(text: string): boolean {
  * ```
  */
 export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTelemetryPointOptions): TelemetryPoint {
-  const maxAheadSeconds = options.maxAheadSeconds ?? _MAX_AHEAD_SECONDS;
+  const maxAheadSeconds = options.maxAheadSeconds ?? MAX_AHEAD_SECONDS;
   if (typeof options.now !== 'number' || !Number.isFinite(options.now)) {
-    throw new RangeError(`Option now must be epoch seconds, got ${_show(options.now)}`);
+    throw new RangeError(`Option now must be epoch seconds, got ${showValue(options.now)}`);
   }
   if (!Number.isSafeInteger(maxAheadSeconds) || maxAheadSeconds < 0) {
-    throw new RangeError(`Option maxAheadSeconds must be a whole number of seconds ≥ 0, got ${_show(maxAheadSeconds)}`);
+    throw new RangeError(`Option maxAheadSeconds must be a whole number of seconds ≥ 0, got ${showValue(maxAheadSeconds)}`);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     // The body's shape is the HTTP layer's to report; here a non-object has no fields at all.
@@ -112,19 +112,19 @@ export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTeleme
 
   const time = _time(raw.time);
   // D37: nothing before the first date the read API serves (0001-01-02, P26).
-  if (time < _EARLIEST_POINT_TIME || time > _LATEST_POINT_TIME) throw new InvalidTelemetryPointError('time', _outOfRangeMessage(raw.time));
-  const ahead = _secondsAhead(time, options.now, maxAheadSeconds);
-  if (ahead !== null) throw new InvalidTelemetryPointError('time', _aheadMessage(raw.time, ahead, maxAheadSeconds));
+  if (time < EARLIEST_POINT_TIME || time > LATEST_POINT_TIME) throw new InvalidTelemetryPointError('time', outOfRangeMessage(raw.time));
+  const ahead = secondsAhead(time, options.now, maxAheadSeconds);
+  if (ahead !== null) throw new InvalidTelemetryPointError('time', aheadMessage(raw.time, ahead, maxAheadSeconds));
 
   if (raw.ignition === undefined || raw.ignition === null) throw new InvalidTelemetryPointError('ignition', 'ignition is missing');
   if (typeof raw.ignition !== 'boolean') {
-    throw new InvalidTelemetryPointError('ignition', `ignition must be true or false, got ${_show(raw.ignition)}`);
+    throw new InvalidTelemetryPointError('ignition', `ignition must be true or false, got ${showValue(raw.ignition)}`);
   }
 
   const speed = raw.speed_kmh;
   if (speed === undefined || speed === null) throw new InvalidTelemetryPointError('speed_kmh', 'speed_kmh is missing');
   if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0) {
-    throw new InvalidTelemetryPointError('speed_kmh', `speed_kmh must be a number ≥ 0, got ${_show(speed)}`);
+    throw new InvalidTelemetryPointError('speed_kmh', `speed_kmh must be a number ≥ 0, got ${showValue(speed)}`);
   }
   // `+ 0` turns -0 into 0, so equal speeds compare and store alike (D21 duplicates).
   return { time, ignition: raw.ignition, speedKmh: speed + 0 };
@@ -136,7 +136,7 @@ function _time(value: unknown): number {
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) {
-      throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${_show(value)}`);
+      throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${showValue(value)}`);
     }
     return Math.floor(value) + 0;
   }
@@ -147,5 +147,5 @@ function _time(value: unknown): number {
       // Temporal also reads years beyond 9999 (`+010000-…`): those parse, and the range check names them.
     }
   }
-  throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${_show(value)}`);
+  throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${showValue(value)}`);
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { telemetryToSegments, type TelemetryPoint } from './telemetry-to-segments.js';
-import { oracleSegments } from './_telemetry-oracle.js';
-import { simulateTelemetry } from './testing/_oracle.js';
+import { oracleSegments } from '../testing/telemetry-oracle.js';
+import { simulateTelemetry } from '../testing/oracle.js';
 
 const on = (time: number, speedKmh: number): TelemetryPoint => ({ time, ignition: true, speedKmh });
 const off = (time: number): TelemetryPoint => ({ time, ignition: false, speedKmh: 0 });

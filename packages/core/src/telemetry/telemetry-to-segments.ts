@@ -1,6 +1,6 @@
 import { mergeSameSecond } from './merge-points.js';
 import type { TelemetryPoint } from './telemetry-point.js';
-import type { SegmentInput, SegmentState } from './types.js';
+import type { SegmentInput, SegmentState } from '../types.js';
 
 // The type lives in `telemetry-point.ts`; re-exported here for the modules that import it from this file.
 export type { TelemetryPoint } from './telemetry-point.js';

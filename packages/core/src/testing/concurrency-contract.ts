@@ -11,11 +11,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { oracleMergedPoints, oracleSegments } from '../_telemetry-oracle.js';
-import { createFleetHours } from '../create-fleet-hours.js';
-import { parseWindowQuery } from '../parse-window-query.js';
-import type { FleetHoursStore } from '../storage-port.js';
-import type { TelemetryPoint } from '../telemetry-point.js';
+import { oracleMergedPoints, oracleSegments } from './telemetry-oracle.js';
+import { createFleetHours } from '../service/create-fleet-hours.js';
+import { parseWindowQuery } from '../window/parse-window-query.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 import type { Device, DeviceTelemetryPoint, SegmentInput } from '../types.js';
 
 /** 2026-03-28T22:00:00Z: the telemetry runs across London's spring-forward night (01:00 UTC) and local midnights. */
@@ -77,7 +77,7 @@ const runArbitrary = fc
  *
  * @param current The store of the running test (a fresh one per test).
  */
-export function _describeConcurrencyContract(current: () => FleetHoursStore): void {
+export function describeConcurrencyContract(current: () => FleetHoursStore): void {
   let imeis = 0;
   const newDevices = async (store: FleetHoursStore, accountId: number) =>
     Promise.all(

@@ -15,12 +15,12 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { expect, it } from 'vitest';
-import { createFleetHours } from '../create-fleet-hours.js';
-import type { FleetHoursStore } from '../storage-port.js';
-import { sumSegmentsByBucket } from '../sum-by-bucket.js';
-import { summarizeSegments } from '../summarize-segments.js';
+import { createFleetHours } from '../service/create-fleet-hours.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { SegmentInput } from '../types.js';
-import { intlStartOfDay, oracleDailySeconds, oracleWindow } from './_oracle.js';
+import { intlStartOfDay, oracleDailySeconds, oracleWindow } from './oracle.js';
 
 const HOUR = 3600;
 const DAY = 86_400;

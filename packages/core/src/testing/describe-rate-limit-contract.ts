@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RateLimitStore } from '../rate-limit.js';
+import type { RateLimitStore } from '../access/rate-limit.js';
 
 /** What a rate-limit contract run needs from an adapter. */
 export interface RateLimitContractSubject {

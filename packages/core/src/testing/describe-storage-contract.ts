@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { SegmentOverlapError } from '../errors.js';
-import { describeDailyFiguresContract } from './_describe-daily-figures-contract.js';
-import { describeFleetPagesContract } from './_describe-fleet-pages-contract.js';
-import { describeOneRoundTripContract } from './_describe-one-round-trip-contract.js';
-import type { FleetHoursStore } from '../storage-port.js';
-import { sumSegmentsByBucket } from '../sum-by-bucket.js';
-import { summarizeSegments } from '../summarize-segments.js';
+import { SegmentOverlapError } from '../errors/errors.js';
+import { describeDailyFiguresContract } from './daily-figures-contract.js';
+import { describeFleetPagesContract } from './fleet-pages-contract.js';
+import { describeOneRoundTripContract } from './one-round-trip-contract.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { SegmentInput } from '../types.js';
-import { _describeConcurrencyContract } from './_concurrency-contract.js';
-import { _describeTelemetryContract } from './_telemetry-contract.js';
-import { refusalOf } from './_refusal.js';
+import { describeConcurrencyContract } from './concurrency-contract.js';
+import { describeTelemetryContract } from './telemetry-contract.js';
+import { refusalOf } from './refusal.js';
 
 /** The optional capabilities of the storage port a store may offer. */
 export type StorageCapability =
@@ -102,8 +102,8 @@ export function describeStorageContract(name: string, subject: StorageContractSu
       });
     });
 
-    _describeTelemetryContract(() => store);
-    _describeConcurrencyContract(() => store);
+    describeTelemetryContract(() => store);
+    describeConcurrencyContract(() => store);
 
     describe('accounts', () => {
       it('createAccount() assigns ids and findAccount() / listAccounts() return them by id', async () => {

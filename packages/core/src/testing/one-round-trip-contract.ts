@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { dayBuckets } from '../day-buckets.js';
-import { localDateAt } from '../local-date.js';
-import type { CredentialCounter, RateLimitStore } from '../rate-limit.js';
-import { resolveWindow } from '../resolve-window.js';
-import type { FleetHoursStore } from '../storage-port.js';
-import { sumSegmentsByBucket } from '../sum-by-bucket.js';
-import { summarizeSegments } from '../summarize-segments.js';
+import { dayBuckets } from '../window/day-buckets.js';
+import { localDateAt } from '../time/local-date.js';
+import type { CredentialCounter, RateLimitStore } from '../access/rate-limit.js';
+import { resolveWindow } from '../window/resolve-window.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { Account, Device, SegmentInput } from '../types.js';
 
 const HOUR = 3600;

@@ -1,23 +1,23 @@
 /**
  * The live-telemetry part of the storage contract (D20–D26), run by `describeStorageContract`
  * inside its suite (same store per test). Points and segments are checked against the brute-force
- * oracles, which share no code with the rules: `_telemetry-oracle.ts` walks every second, and
- * `_oracle.ts` finds windows and local days through Intl.
+ * oracles, which share no code with the rules: `telemetry-oracle.ts` walks every second, and
+ * `oracle.ts` finds windows and local days through Intl.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { oracleMergedPoints, oracleSecondStates, oracleSegments } from '../_telemetry-oracle.js';
-import { fingerprintApiKey, generateIngestToken } from '../api-key.js';
-import { createFleetHours } from '../create-fleet-hours.js';
-import { ImeiInUseError, isFleetHoursError, TelemetryOverlapError, UnknownDeviceError } from '../errors.js';
-import { formatInstant } from '../format-instant.js';
-import { parseWindowQuery } from '../parse-window-query.js';
-import type { FleetHoursStore } from '../storage-port.js';
-import { InvalidTelemetryPointError, type TelemetryPoint } from '../telemetry-point.js';
-import { telemetryToSegments } from '../telemetry-to-segments.js';
+import { oracleMergedPoints, oracleSecondStates, oracleSegments } from './telemetry-oracle.js';
+import { fingerprintApiKey, generateIngestToken } from '../access/api-key.js';
+import { createFleetHours } from '../service/create-fleet-hours.js';
+import { ImeiInUseError, isFleetHoursError, TelemetryOverlapError, UnknownDeviceError } from '../errors/errors.js';
+import { formatInstant } from '../time/format-instant.js';
+import { parseWindowQuery } from '../window/parse-window-query.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { InvalidTelemetryPointError, type TelemetryPoint } from '../telemetry/telemetry-point.js';
+import { telemetryToSegments } from '../telemetry/telemetry-to-segments.js';
 import type { Device, DeviceTelemetryPoint, SegmentState } from '../types.js';
-import { intlLocalDate, oracleWindow } from './_oracle.js';
-import { refusalOf } from './_refusal.js';
+import { intlLocalDate, oracleWindow } from './oracle.js';
+import { refusalOf } from './refusal.js';
 
 /** 2025-12-31T22:00:00-05:00 in New York: the data runs across a local midnight. */
 const BASE = 1_767_236_400;
@@ -31,7 +31,7 @@ const LATER = BASE + 10 * 86_400;
  *
  * @param current The store of the running test (a fresh one per test).
  */
-export function _describeTelemetryContract(current: () => FleetHoursStore): void {
+export function describeTelemetryContract(current: () => FleetHoursStore): void {
   let imeis = 0;
   const seed = async (store: FleetHoursStore, timeZone = ZONE): Promise<Device> => {
     const account = await store.createAccount({ name: 'Fleet', plan: 'business', now: BASE });

@@ -3,7 +3,7 @@
  * from the package. It shares no code with the rules it checks: points of one second are grouped by
  * hand, and every second is walked one at a time to find the point that governs it.
  */
-import type { SegmentInput, SegmentState } from './types.js';
+import type { SegmentInput, SegmentState } from '../types.js';
 
 /** The rules under test, spelled out (no defaults here: tests pass them explicitly). */
 export interface OracleOptions {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { formatInstant } from './format-instant.js';
-import { intlFormatInstant } from './testing/_oracle.js';
+import { intlFormatInstant } from '../testing/oracle.js';
 
 // 1900-01-01 to 2100-01-01, UTC.
 const FROM_1900 = -2_208_988_800;

@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
-import { SECONDS_PER_DAY, formatIsoDate, formatIsoYear, isoDateOfEpochDay } from './_iso-days.js';
-import { FAST_YEAR_LIMIT, offsetIn, yearOffsets } from './_zone-offsets.js';
+import { SECONDS_PER_DAY, formatIsoDate, formatIsoYear, isoDateOfEpochDay } from './iso-days.js';
+import { FAST_YEAR_LIMIT, offsetIn, yearOffsets } from './zone-offsets.js';
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 const SIXTY = Array.from({ length: 60 }, (_, value) => pad(value));

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
-import { daysBetween, intlLocalDate, intlStartOfDay } from './testing/_oracle.js';
-import { thrownBy } from './testing/_refusal.js';
+import { daysBetween, intlLocalDate, intlStartOfDay } from '../testing/oracle.js';
+import { thrownBy } from '../testing/refusal.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 

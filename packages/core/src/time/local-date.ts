@@ -1,7 +1,7 @@
 import { Temporal } from 'temporal-polyfill';
-import { SECONDS_PER_DAY, epochDaysOf, isoDateOfEpochDay } from './_iso-days.js';
-import { FAST_YEAR_LIMIT, offsetIn, startOfDayIn, yearOffsets } from './_zone-offsets.js';
-import { InvalidParameterError } from './errors.js';
+import { SECONDS_PER_DAY, epochDaysOf, isoDateOfEpochDay } from './iso-days.js';
+import { FAST_YEAR_LIMIT, offsetIn, startOfDayIn, yearOffsets } from './zone-offsets.js';
+import { InvalidParameterError } from '../errors/errors.js';
 
 const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 

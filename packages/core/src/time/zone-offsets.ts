@@ -9,7 +9,7 @@
  * identical to calling Temporal per day (the tests compare the two over every IANA zone).
  */
 import { Temporal } from 'temporal-polyfill';
-import { SECONDS_PER_DAY, epochDaysOf } from './_iso-days.js';
+import { SECONDS_PER_DAY, epochDaysOf } from './iso-days.js';
 
 /**
  * Years this module handles; outside them callers use Temporal directly, so that dates near the

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { dayBuckets, type DayBuckets } from './day-buckets.js';
-import { formatInstant } from './format-instant.js';
+import { formatInstant } from '../time/format-instant.js';
 import { parseWindowQuery } from './parse-window-query.js';
 import { resolveWindow, type ResolveWindowInput, type ResolvedWindow } from './resolve-window.js';
-import { addDays, daysBetween, intlLocalDate } from './testing/_oracle.js';
+import { addDays, daysBetween, intlLocalDate } from '../testing/oracle.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 const NOW = 1_900_000_000; // 2030: every window below lies in the past

@@ -1,7 +1,7 @@
 import type { Temporal } from 'temporal-polyfill';
-import { SECONDS_PER_DAY, daysInMonth, epochDaysOf, formatIsoDate, formatIsoYear } from './_iso-days.js';
-import { FAST_YEAR_LIMIT, startOfDayIn, yearOffsets, type YearOffsets } from './_zone-offsets.js';
-import { startOfLocalDay } from './local-date.js';
+import { SECONDS_PER_DAY, daysInMonth, epochDaysOf, formatIsoDate, formatIsoYear } from '../time/iso-days.js';
+import { FAST_YEAR_LIMIT, startOfDayIn, yearOffsets, type YearOffsets } from '../time/zone-offsets.js';
+import { startOfLocalDay } from '../time/local-date.js';
 import type { ResolvedWindow } from './resolve-window.js';
 
 /** Local days of a window and the instants that separate them. */

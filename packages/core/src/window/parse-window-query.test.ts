@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 import { parseWindowQuery, type WindowQueryParameters } from './parse-window-query.js';
-import { thrownBy } from './testing/_refusal.js';
+import { thrownBy } from '../testing/refusal.js';
 
 const refusal = (parameters: WindowQueryParameters): InvalidParameterError => thrownBy(InvalidParameterError, () => parseWindowQuery(parameters));
 

@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
-import { InvalidParameterError } from './errors.js';
-import { parseLocalDate } from './local-date.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import { parseLocalDate } from '../time/local-date.js';
 
 /** The dates of a window as given, parsed: local dates in the device zone, `undefined` for the default (D4, D5). */
 export interface WindowDates {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Temporal } from 'temporal-polyfill';
-import { InvalidParameterError } from './errors.js';
+import { InvalidParameterError } from '../errors/errors.js';
 import { parseWindowQuery } from './parse-window-query.js';
 import { resolveWindow, type ResolveWindowInput } from './resolve-window.js';
-import { addDays, intlFormatInstant, intlLocalDate, oracleWindow } from './testing/_oracle.js';
-import { thrownBy } from './testing/_refusal.js';
+import { addDays, intlFormatInstant, intlLocalDate, oracleWindow } from '../testing/oracle.js';
+import { thrownBy } from '../testing/refusal.js';
 
 const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
 const NY = 'America/New_York';

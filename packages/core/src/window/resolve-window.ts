@@ -1,9 +1,9 @@
 import { Temporal } from 'temporal-polyfill';
-import { epochDaysOf, isoDateOfEpochDay } from './_iso-days.js';
-import { FAST_YEAR_LIMIT } from './_zone-offsets.js';
-import { InvalidParameterError } from './errors.js';
-import { formatInstant } from './format-instant.js';
-import { localDateAt, startOfLocalDay } from './local-date.js';
+import { epochDaysOf, isoDateOfEpochDay } from '../time/iso-days.js';
+import { FAST_YEAR_LIMIT } from '../time/zone-offsets.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import { formatInstant } from '../time/format-instant.js';
+import { localDateAt, startOfLocalDay } from '../time/local-date.js';
 import { FIRST_SUPPORTED_DATE, type WindowDates } from './parse-window-query.js';
 
 /** Limits of a window, with the product's defaults (D5, D6). */
