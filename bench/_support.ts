@@ -70,7 +70,9 @@ export function loadProcess<Result>(file: string, env: Record<string, string>): 
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as Result) : reject(new Error(`Load process exited with ${String(code)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(output) as Result) : reject(new Error(`Load process exited with ${String(code)}`)),
+    );
   });
 }
 

@@ -29,7 +29,6 @@ const WARM_UP = 50;
 const WARM_UP_MS = 1500;
 const RUNS = 201;
 
-
 const now = Date.UTC(2026, 2, 15) / 1000; // after the window: every segment is in the past
 const window = resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: TIME_ZONE });
 
@@ -42,7 +41,12 @@ for (let index = 0; index < SEGMENT_COUNT; index += 1) {
   const slotStart = window.start + index * slot;
   const offset = Math.floor(next() * (slot / 3));
   const length = 1 + Math.floor(next() * (slot - offset - 1));
-  segments.push({ deviceId: 1, startedAt: slotStart + offset, endedAt: slotStart + offset + length, state: next() < 0.6 ? 'moving' : 'idle' });
+  segments.push({
+    deviceId: 1,
+    startedAt: slotStart + offset,
+    endedAt: slotStart + offset + length,
+    state: next() < 0.6 ? 'moving' : 'idle',
+  });
 }
 
 function daily(): number {
@@ -140,7 +144,9 @@ const bucketsMs = timeMs(bucketsOnly);
 const temporalCalls = countTemporalCalls(daily);
 const temporalCallsBuckets = countTemporalCalls(bucketsOnly);
 // A zone this process has not used yet: its offsets for the window's years are read on this call.
-const temporalCallsNewZone = countTemporalCalls(() => dayBuckets(resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: 'Europe/Berlin' })));
+const temporalCallsNewZone = countTemporalCalls(() =>
+  dayBuckets(resolveWindow({ ...parseWindowQuery({ from: FROM, to: TO }), now, timeZone: 'Europe/Berlin' })),
+);
 const temporalCallsTenth = (() => {
   const all = segments.splice(0, segments.length);
   segments.push(...all.slice(0, SEGMENT_COUNT / 10));
@@ -150,7 +156,9 @@ const temporalCallsTenth = (() => {
 })();
 
 const ms = ({ median, min }: { median: number; min: number }) => `${median.toFixed(3)} ms median (${min.toFixed(3)} ms fastest)`;
-console.log(`core: ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${TIME_ZONE}, window ${FROM}..${TO} (${dayCount} local days), ${Math.round(expected / 3600)} engine hours`);
+console.log(
+  `core: ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${TIME_ZONE}, window ${FROM}..${TO} (${dayCount} local days), ${Math.round(expected / 3600)} engine hours`,
+);
 console.log(`  ${RUNS} timed runs each, after at least ${WARM_UP} warm-up runs and ${WARM_UP_MS} ms (node ${process.version})`);
 console.log(`  (a) daily bucketing, 365-day window (parse + resolveWindow + dayBuckets + sumSegmentsByBucket): ${ms(dailyMs)}`);
 console.log(`  (b) window total (parse + resolveWindow + sumSegmentsByBucket, 2 boundaries):                  ${ms(totalMs)}`);
@@ -158,7 +166,9 @@ console.log(`  (c) plain loop summing the same segments' durations:             
 console.log(`  ratio (a)/(c): ${(dailyMs.median / plainMs.median).toFixed(2)} (medians)`);
 console.log(`  ratio (b)/(c): ${(totalMs.median / plainMs.median).toFixed(2)} (medians)`);
 console.log(`  parse + resolveWindow + dayBuckets, ${dayCount} days: ${ms(resolvedMs)}`);
-console.log(`  dayBuckets alone on the resolved window, ${dayCount} days: ${ms(bucketsMs)} = ${((bucketsMs.median / dayCount) * 1000).toFixed(3)} µs per day`);
+console.log(
+  `  dayBuckets alone on the resolved window, ${dayCount} days: ${ms(bucketsMs)} = ${((bucketsMs.median / dayCount) * 1000).toFixed(3)} µs per day`,
+);
 console.log(
   `  Temporal calls in one (a) run: ${temporalCalls} with ${SEGMENT_COUNT.toLocaleString('en-US')} segments, ${temporalCallsTenth} with ${(SEGMENT_COUNT / 10).toLocaleString('en-US')} (${(temporalCalls / dayCount).toFixed(2)} per day); ${temporalCallsBuckets} in dayBuckets alone`,
 );

@@ -92,10 +92,22 @@ try {
   const store = createKyselyStore(db);
   const account = await store.createAccount({ name: 'Bench', plan: 'business', now: YEAR_START });
   const key = generateApiKey();
-  await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now: YEAR_START });
+  await store.createApiKey({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(key),
+    label: 'bench',
+    expiresAt: null,
+    now: YEAR_START,
+  });
   const deviceIds: number[] = [];
   for (let index = 0; index < DEVICES; index += 1) {
-    const device = await store.createDevice({ accountId: account.id, name: `Truck ${index + 1}`, imei: `35${String(index).padStart(13, '0')}`, model: 'FMB920', timeZone: ZONES[index % ZONES.length]! });
+    const device = await store.createDevice({
+      accountId: account.id,
+      name: `Truck ${index + 1}`,
+      imei: `35${String(index).padStart(13, '0')}`,
+      model: 'FMB920',
+      timeZone: ZONES[index % ZONES.length]!,
+    });
     deviceIds.push(device!.id);
   }
 
@@ -128,7 +140,14 @@ try {
   const app = createFleetHoursApp({
     fleetHours: createFleetHours({ store, now: () => NOW * 1000 }),
     rateLimitStore: store,
-    rateLimits: { hours: unlimited, daily: unlimited, meter: unlimited, fleetHours: unlimited, fleetDaily: unlimited, fleetMeter: unlimited },
+    rateLimits: {
+      hours: unlimited,
+      daily: unlimited,
+      meter: unlimited,
+      fleetHours: unlimited,
+      fleetDaily: unlimited,
+      fleetMeter: unlimited,
+    },
     now: () => NOW * 1000,
     logger: () => {},
   });
@@ -140,27 +159,44 @@ try {
   };
 
   // The same data both ways, checked once before timing.
-  const page = async (path: string, query: string, limit: number) => (JSON.parse(await get(`${path}?${query}&limit=${limit}`)) as { data: unknown[] }).data;
+  const page = async (path: string, query: string, limit: number) =>
+    (JSON.parse(await get(`${path}?${query}&limit=${limit}`)) as { data: unknown[] }).data;
   const singles = async (suffix: string, query: string, count: number) => {
     const bodies: unknown[] = [];
-    for (const id of deviceIds.slice(0, count)) bodies.push(JSON.parse(await get(`/api/v1/devices/${id}${suffix}${query ? `?${query}` : ''}`)));
+    for (const id of deviceIds.slice(0, count))
+      bodies.push(JSON.parse(await get(`/api/v1/devices/${id}${suffix}${query ? `?${query}` : ''}`)));
     return bodies;
   };
   const cases = [
     { label: '/api/v1/hours        100 devices,   7 days', path: '/api/v1/hours', suffix: '/hours', query: WEEK, count: 100, runs: 15 },
     { label: '/api/v1/hours        100 devices, 365 days', path: '/api/v1/hours', suffix: '/hours', query: YEAR, count: 100, runs: 10 },
     { label: '/api/v1/hours        500 devices,   7 days', path: '/api/v1/hours', suffix: '/hours', query: WEEK, count: 500, runs: 5 },
-    { label: '/api/v1/hours/daily   20 devices, 365 days', path: '/api/v1/hours/daily', suffix: '/hours/daily', query: YEAR, count: 20, runs: 10 },
+    {
+      label: '/api/v1/hours/daily   20 devices, 365 days',
+      path: '/api/v1/hours/daily',
+      suffix: '/hours/daily',
+      query: YEAR,
+      count: 20,
+      runs: 10,
+    },
     { label: '/api/v1/meter        100 devices, a year  ', path: '/api/v1/meter', suffix: '/meter', query: '', count: 100, runs: 10 },
   ];
-  console.log('\nLatency in ms (median, p95), the page and the single requests timed in turns; ratio = median of (single requests / page) per turn.');
+  console.log(
+    '\nLatency in ms (median, p95), the page and the single requests timed in turns; ratio = median of (single requests / page) per turn.',
+  );
   console.log('  one fleet page                                   median      p95 | N single requests median      p95 | ratio');
   for (const { label, path, suffix, query, count, runs } of cases) {
     const fleet = await page(path, query || 'x=', count);
     const single = await singles(suffix, query, count);
     if (JSON.stringify(fleet) !== JSON.stringify(single)) throw new Error(`${label}: the page differs from the single-device bodies`);
-    const { a, b, ratio } = await compare(runs, () => get(`${path}?${query}&limit=${count}`), () => singles(suffix, query, count));
-    console.log(`  ${label}   ${fmt(a.median)} ${fmt(a.p95)} | ${String(count).padStart(3)} × single ${fmt(b.median)} ${fmt(b.p95)} | ${ratio.toFixed(1)}×`);
+    const { a, b, ratio } = await compare(
+      runs,
+      () => get(`${path}?${query}&limit=${count}`),
+      () => singles(suffix, query, count),
+    );
+    console.log(
+      `  ${label}   ${fmt(a.median)} ${fmt(a.p95)} | ${String(count).padStart(3)} × single ${fmt(b.median)} ${fmt(b.p95)} | ${ratio.toFixed(1)}×`,
+    );
   }
 
   // A full export: every page of the daily series, 100 devices a page (the most), following next_cursor.

@@ -44,7 +44,13 @@ async function runServer(): Promise<void> {
   const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now });
-  const device = await store.createDevice({ accountId: account.id, name: 'Bench truck', imei: '350000000000001', model: 'FMB920', timeZone: 'America/New_York' });
+  const device = await store.createDevice({
+    accountId: account.id,
+    name: 'Bench truck',
+    imei: '350000000000001',
+    model: 'FMB920',
+    timeZone: 'America/New_York',
+  });
   if (!device) throw new Error('Cannot create the bench device');
 
   // 150 segments a day, 200 s of engine time each, alternating moving and idle, for a year up to today.

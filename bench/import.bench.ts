@@ -29,7 +29,7 @@ async function writeSegments(path: string, format: 'ndjson' | 'csv'): Promise<vo
   if (format === 'csv') out.write('started_at,ended_at,state\n');
   let at = T0;
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   let buffer = '';
   for (let index = 0; index < count; index += 1) {
     const moving = index % 2 === 0;
@@ -61,7 +61,22 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
 function importRun(label: string, database: string[], file: string): void {
   const account = JSON.parse(cli(['accounts', 'create', '--name', 'Bench', '--json', ...database])) as { id: number };
   const device = JSON.parse(
-    cli(['devices', 'create', '--account', String(account.id), '--name', 'Bench', '--imei', '1', '--model', 'M', '--timezone', 'Europe/Berlin', '--json', ...database]),
+    cli([
+      'devices',
+      'create',
+      '--account',
+      String(account.id),
+      '--name',
+      'Bench',
+      '--imei',
+      '1',
+      '--model',
+      'M',
+      '--timezone',
+      'Europe/Berlin',
+      '--json',
+      ...database,
+    ]),
   ) as { id: number };
   const started = performance.now();
   const report = JSON.parse(cli(['import', 'segments', '--device', String(device.id), file, '--json', ...database])) as {
@@ -80,9 +95,17 @@ function importRun(label: string, database: string[], file: string): void {
 
 async function parseOnly(file: string): Promise<void> {
   const started = performance.now();
-  const contents = await readImportFile({ source: createReadStream(file, { highWaterMark: 1 << 20 }), name: file, columns: ['started_at', 'ended_at', 'state'], parse: parseSegmentRecord });
+  const contents = await readImportFile({
+    source: createReadStream(file, { highWaterMark: 1 << 20 }),
+    name: file,
+    columns: ['started_at', 'ended_at', 'state'],
+    parse: parseSegmentRecord,
+  });
   const seconds = (performance.now() - started) / 1000;
-  console.log(`parse only (${contents.format})`.padEnd(34) + ` ${String(contents.items.length).padStart(9)} segments in ${seconds.toFixed(1)} s → ${Math.round(contents.items.length / seconds).toLocaleString('en-US')} segments/s`);
+  console.log(
+    `parse only (${contents.format})`.padEnd(34) +
+      ` ${String(contents.items.length).padStart(9)} segments in ${seconds.toFixed(1)} s → ${Math.round(contents.items.length / seconds).toLocaleString('en-US')} segments/s`,
+  );
 }
 
 try {
@@ -90,7 +113,9 @@ try {
   const csv = join(work, 'segments.csv');
   await writeSegments(ndjson, 'ndjson');
   await writeSegments(csv, 'csv');
-  console.log(`${count.toLocaleString('en-US')} segments: NDJSON ${(statSync(ndjson).size / 1e6).toFixed(0)} MB, CSV ${(statSync(csv).size / 1e6).toFixed(0)} MB; Node ${process.version}\n`);
+  console.log(
+    `${count.toLocaleString('en-US')} segments: NDJSON ${(statSync(ndjson).size / 1e6).toFixed(0)} MB, CSV ${(statSync(csv).size / 1e6).toFixed(0)} MB; Node ${process.version}\n`,
+  );
 
   await parseOnly(ndjson);
   await parseOnly(csv);

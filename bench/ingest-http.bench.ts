@@ -54,7 +54,11 @@ function reports(start: number, count: number, seed: number): { time: number; ig
   let mode = 0;
   for (let index = 0; index < count; index += 1) {
     if (next() < 0.02) mode = Math.floor(next() * 3);
-    points[index] = { time: start + index * STEP, ignition: mode !== 2, speed_kmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0 };
+    points[index] = {
+      time: start + index * STEP,
+      ignition: mode !== 2,
+      speed_kmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0,
+    };
   }
   return points;
 }
@@ -93,18 +97,38 @@ async function runServer(): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
     const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
     const token = generateIngestToken();
-    await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: 'bench', expiresAt: null, now });
-    const newDevice = async (imei: string) => (await store.createDevice({ accountId: account.id, name: `Truck ${imei}`, imei, model: 'FMB920', timeZone: 'Europe/Berlin' }))!.id;
-    const nativeDevices = [await newDevice('100000000000000'), await newDevice('100000000000001'), await newDevice('100000000000002'), await newDevice('100000000000003'), await newDevice('100000000000004')];
+    await store.createIngestToken({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(token),
+      label: 'bench',
+      expiresAt: null,
+      now,
+    });
+    const newDevice = async (imei: string) =>
+      (await store.createDevice({ accountId: account.id, name: `Truck ${imei}`, imei, model: 'FMB920', timeZone: 'Europe/Berlin' }))!.id;
+    const nativeDevices = [
+      await newDevice('100000000000000'),
+      await newDevice('100000000000001'),
+      await newDevice('100000000000002'),
+      await newDevice('100000000000003'),
+      await newDevice('100000000000004'),
+    ];
     const traccarImeis = Array.from({ length: TRACCAR_DEVICES }, (_, index) => String(200_000_000_000_000 + index));
     for (const imei of traccarImeis) await newDevice(imei);
     const importDevice = await newDevice('300000000000000');
 
     // The reference server as `fleet-hours serve` runs it: its own pool of 10, counters in the database (D15).
     const unlimited = 1_000_000_000;
-    const server = await startServer({ database: { kind: 'postgres', url: databaseUrl }, port: 0, rateLimits: { ingest: unlimited, unauthenticated: unlimited }, log: () => {} });
+    const server = await startServer({
+      database: { kind: 'postgres', url: databaseUrl },
+      port: 0,
+      rateLimits: { ingest: unlimited, unauthenticated: unlimited },
+      log: () => {},
+    });
     const start = now - 40 * 86_400;
-    console.log(`ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`);
+    console.log(
+      `ingest-http: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v} (postgres.js, pool 10), server and load in separate processes`,
+    );
     // Each part starts from a steady state: after a checkpoint, so that none pays for the
     // write-ahead log of the one before it (PostgreSQL checkpoints every max_wal_size of log: one
     // forced by the first two parts during the import made it a fifth slower), and with the tables'
@@ -124,7 +148,8 @@ async function runServer(): Promise<void> {
       let failures = 0;
       if (PARTS.has('native')) {
         await settle();
-        const native = (devices: readonly number[]) => load({ kind: 'native', url: `${server.url}/ingest/v1/telemetry`, token, devices, start });
+        const native = (devices: readonly number[]) =>
+          load({ kind: 'native', url: `${server.url}/ingest/v1/telemetry`, token, devices, start });
         const steal = stealMeter();
         const one = await native([nativeDevices[0]!]);
         const four = await native(nativeDevices.slice(1, 5));
@@ -135,14 +160,25 @@ async function runServer(): Promise<void> {
         for (let offset = 0; offset < points.length; offset += 5_000) {
           await db
             .insertInto('telemetry_points')
-            .values(points.slice(offset, offset + 5_000).map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speed_kmh })))
+            .values(
+              points.slice(offset, offset + 5_000).map((point) => ({
+                device_id: bareDevice,
+                time: new Date(point.time * 1000),
+                ignition: point.ignition,
+                speed_kmh: point.speed_kmh,
+              })),
+            )
             .execute();
         }
         const bareMs = performance.now() - started;
         const onePerSecond = perSecond(one.points, one.ms);
         console.log(`  native batches of ${shown(BATCH)} points, ${BATCHES} per device (POST /ingest/v1/telemetry, NDJSON):`);
-        console.log(`    concurrency 1 (one device)         ${shown(onePerSecond).padStart(9)} points/s  (median request ${one.median.toFixed(1)} ms)`);
-        console.log(`    concurrency 4 (four devices)       ${shown(perSecond(four.points, four.ms)).padStart(9)} points/s  (median request ${four.median.toFixed(1)} ms)`);
+        console.log(
+          `    concurrency 1 (one device)         ${shown(onePerSecond).padStart(9)} points/s  (median request ${one.median.toFixed(1)} ms)`,
+        );
+        console.log(
+          `    concurrency 4 (four devices)       ${shown(perSecond(four.points, four.ms)).padStart(9)} points/s  (median request ${four.median.toFixed(1)} ms)`,
+        );
         console.log(`    bare multi-row INSERT, same points ${shown(perSecond(points.length, bareMs)).padStart(9)} points/s`);
         console.log(`    ratio HTTP concurrency 1 / bare    ${(one.ms / bareMs).toFixed(2)}×${stealNote(steal)}`);
         failures += one.failures + four.failures;
@@ -152,9 +188,19 @@ async function runServer(): Promise<void> {
       if (PARTS.has('traccar')) {
         await settle();
         const steal = stealMeter();
-        const traccar = await load({ kind: 'traccar', url: `${server.url}/ingest/traccar`, token, imeis: traccarImeis, start: now - 86_400 });
-        console.log(`  Traccar forwards, ${TRACCAR_DEVICES} devices, concurrency ${TRACCAR_CONCURRENCY}, ${TRACCAR_MEASURE_MS / 1000} s measured (POST /ingest/traccar):`);
-        console.log(`    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)${stealNote(steal)}`);
+        const traccar = await load({
+          kind: 'traccar',
+          url: `${server.url}/ingest/traccar`,
+          token,
+          imeis: traccarImeis,
+          start: now - 86_400,
+        });
+        console.log(
+          `  Traccar forwards, ${TRACCAR_DEVICES} devices, concurrency ${TRACCAR_CONCURRENCY}, ${TRACCAR_MEASURE_MS / 1000} s measured (POST /ingest/traccar):`,
+        );
+        console.log(
+          `    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)${stealNote(steal)}`,
+        );
         failures += traccar.failures;
       }
       if (failures > 0) process.exitCode = 1;
@@ -172,20 +218,33 @@ async function runServer(): Promise<void> {
       for (let index = 0; index < IMPORT_POINTS; index += 1) {
         if (index % 600 === 0) state = (state * 48_271) % 2_147_483_647;
         const mode = state % 3;
-        lines.push(`{"time":"${new Date((importStart + index) * 1000).toISOString()}","ignition":${mode !== 2},"speed_kmh":${mode === 0 ? 42 : 1}}`);
+        lines.push(
+          `{"time":"${new Date((importStart + index) * 1000).toISOString()}","ignition":${mode !== 2},"speed_kmh":${mode === 0 ? 42 : 1}}`,
+        );
       }
       writeFileSync(file, `${lines.join('\n')}\n`);
       lines.length = 0;
       const cli = join(here, '../packages/server/dist/cli.js');
       const steal = stealMeter();
       started = performance.now();
-      const result = spawnSync(process.execPath, [cli, 'import', 'telemetry', '--device', String(importDevice), file, '--database-url', databaseUrl, '--json'], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      const result = spawnSync(
+        process.execPath,
+        [cli, 'import', 'telemetry', '--device', String(importDevice), file, '--database-url', databaseUrl, '--json'],
+        { encoding: 'utf8', maxBuffer: 1 << 24 },
+      );
       const importMs = performance.now() - started;
       if (result.status !== 0) {
         console.log(`  import telemetry failed (${String(result.status)}): ${result.stderr}`);
         process.exitCode = 1;
       } else {
-        const report = JSON.parse(result.stdout) as { records: number; accepted: number; batches: number; read_seconds: number; write_seconds: number; points_per_second: number };
+        const report = JSON.parse(result.stdout) as {
+          records: number;
+          accepted: number;
+          batches: number;
+          read_seconds: number;
+          write_seconds: number;
+          points_per_second: number;
+        };
         console.log(`  fleet-hours import telemetry of ${shown(report.records)} points (${report.batches} batches of ${shown(BATCH)}):`);
         console.log(
           `    ${shown(report.points_per_second).padStart(9)} points/s as the command reports it (read ${report.read_seconds.toFixed(1)} s, write ${report.write_seconds.toFixed(1)} s); ` +
@@ -229,13 +288,23 @@ function load(spec: LoadSpec): Promise<LoadResult> {
 function post(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const outgoing = request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
+    const outgoing = request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -307,7 +376,21 @@ async function runLoad(): Promise<void> {
             accuracy: 0,
             network: null,
           },
-          device: { id: device + 1, name: `Truck ${device}`, uniqueId: imeis[device], status: 'online', lastUpdate: traccarTime(time), positionId: cursor, groupId: 0, phone: null, model: 'FMB920', contact: null, category: 'truck', disabled: false, attributes: {} },
+          device: {
+            id: device + 1,
+            name: `Truck ${device}`,
+            uniqueId: imeis[device],
+            status: 'online',
+            lastUpdate: traccarTime(time),
+            positionId: cursor,
+            groupId: 0,
+            phone: null,
+            model: 'FMB920',
+            contact: null,
+            category: 'truck',
+            disabled: false,
+            attributes: {},
+          },
         });
         const at = performance.now();
         const { status } = await post(agent, spec.url, { ...headers, 'Content-Type': 'application/json' }, body);

@@ -21,7 +21,14 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
 import type { DeviceTelemetryPoint, TelemetryPoint } from '@fleet-hours/core';
-import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, type FleetHoursDatabase, type KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPGliteDatabase,
+  createPostgresDatabase,
+  migrateToLatest,
+  type FleetHoursDatabase,
+  type KyselyFleetHoursStore,
+} from '@fleet-hours/storage-kysely';
 import { mulberry32 as random } from '@fleet-hours/server';
 import { reachable } from './_support.js';
 
@@ -39,23 +46,36 @@ function reports(start: number, count: number, seed: number): TelemetryPoint[] {
   let mode = 0;
   for (let index = 0; index < count; index += 1) {
     if (next() < 0.02) mode = Math.floor(next() * 3); // 0 moving, 1 idle, 2 off
-    points[index] = { time: at, ignition: mode !== 2, speedKmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0 };
+    points[index] = {
+      time: at,
+      ignition: mode !== 2,
+      speedKmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0,
+    };
     at += next() < 0.002 ? 900 : STEP;
   }
   return points;
 }
 
-const rate = (points: number, ms: number) => `${Math.round((points / ms) * 1000).toLocaleString('en').padStart(9)} points/s`;
+const rate = (points: number, ms: number) =>
+  `${Math.round((points / ms) * 1000)
+    .toLocaleString('en')
+    .padStart(9)} points/s`;
 
 async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promise<void> {
   await migrateToLatest(db);
   const store: KyselyFleetHoursStore = createKyselyStore(db);
   const account = await store.createAccount({ name: 'Bench', plan: 'business', now: START });
   let imei = 0;
-  const device = async () => (await store.createDevice({ accountId: account.id, name: 'Truck', imei: String(++imei), model: 'm', timeZone: 'UTC' }))!.id;
+  const device = async () =>
+    (await store.createDevice({ accountId: account.id, name: 'Truck', imei: String(++imei), model: 'm', timeZone: 'UTC' }))!.id;
   const write = (deviceId: number, points: readonly TelemetryPoint[]) =>
-    store.writeTelemetry({ accountId: account.id, points: points.map((point): DeviceTelemetryPoint => ({ deviceId, ...point })), now: NOW });
-  const batches = (points: readonly TelemetryPoint[]) => Array.from({ length: Math.ceil(points.length / BATCH) }, (_, index) => points.slice(index * BATCH, (index + 1) * BATCH));
+    store.writeTelemetry({
+      accountId: account.id,
+      points: points.map((point): DeviceTelemetryPoint => ({ deviceId, ...point })),
+      now: NOW,
+    });
+  const batches = (points: readonly TelemetryPoint[]) =>
+    Array.from({ length: Math.ceil(points.length / BATCH) }, (_, index) => points.slice(index * BATCH, (index + 1) * BATCH));
   console.log(`\n${name}: ${BATCHES} batches of ${BATCH.toLocaleString('en')} points per device, one report every ${STEP} s`);
 
   // Warm-up: the first statements pay for planning and cold caches.
@@ -83,23 +103,41 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
     for (let offset = 0; offset < batch.length; offset += 5_000) {
       await db
         .insertInto('telemetry_points')
-        .values(batch.slice(offset, offset + 5_000).map((point) => ({ device_id: bareDevice, time: new Date(point.time * 1000), ignition: point.ignition, speed_kmh: point.speedKmh })))
+        .values(
+          batch.slice(offset, offset + 5_000).map((point) => ({
+            device_id: bareDevice,
+            time: new Date(point.time * 1000),
+            ignition: point.ignition,
+            speed_kmh: point.speedKmh,
+          })),
+        )
         .execute();
     }
     bareBatch.push(performance.now() - batchStarted);
   }
   const bareMs = performance.now() - started;
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  console.log(`  concurrency 1 (one device)          ${rate(single.length * BATCH, singleMs)}  (median batch ${median(perBatch).toFixed(1)} ms)`);
-  console.log(`  bare multi-row INSERT, same points  ${rate(single.length * BATCH, bareMs)}  (median batch ${median(bareBatch).toFixed(1)} ms)`);
+  console.log(
+    `  concurrency 1 (one device)          ${rate(single.length * BATCH, singleMs)}  (median batch ${median(perBatch).toFixed(1)} ms)`,
+  );
+  console.log(
+    `  bare multi-row INSERT, same points  ${rate(single.length * BATCH, bareMs)}  (median batch ${median(bareBatch).toFixed(1)} ms)`,
+  );
   console.log(`  ratio store / bare (total time)     ${(singleMs / bareMs).toFixed(2)}`);
 
   // Concurrency 4: four devices, each its batches in order, all at once.
-  const writers = await Promise.all(Array.from({ length: 4 }, async (_, index) => ({ deviceId: await device(), batches: batches(reports(START, BATCH * BATCHES, 10 + index)) })));
+  const writers = await Promise.all(
+    Array.from({ length: 4 }, async (_, index) => ({
+      deviceId: await device(),
+      batches: batches(reports(START, BATCH * BATCHES, 10 + index)),
+    })),
+  );
   started = performance.now();
-  await Promise.all(writers.map(async ({ deviceId, batches: own }) => {
-    for (const batch of own) await write(deviceId, batch);
-  }));
+  await Promise.all(
+    writers.map(async ({ deviceId, batches: own }) => {
+      for (const batch of own) await write(deviceId, batch);
+    }),
+  );
   const fourMs = performance.now() - started;
   console.log(`  concurrency 4 (four devices)        ${rate(4 * BATCHES * BATCH, fourMs)}`);
 
@@ -125,7 +163,8 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   const inOrder: number[] = [];
   const sameInOrder: number[] = [];
   // Segments each write adds (net), counted outside the timed calls: the content of a write.
-  const segmentCount = async () => Number((await sql<{ n: string }>`select count(*) as n from engine_segments where device_id = ${lateDevice}`.execute(db)).rows[0]!.n);
+  const segmentCount = async () =>
+    Number((await sql<{ n: string }>`select count(*) as n from engine_segments where device_id = ${lateDevice}`.execute(db)).rows[0]!.n);
   const added = { interleaved: [] as number[], inOrder: [] as number[], sameInOrder: [] as number[] };
   /** Writes `points` to the late device, its time into `times` and, when given, the segments it added into `segments`. */
   const timed = async (points: readonly TelemetryPoint[], times: number[], segments?: number[]) => {
@@ -139,7 +178,9 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   for (let round = 0; round < rounds; round += 1) {
     await timed(full.slice(holes[round]!, holes[round]! + BATCH), buffered);
     const from = Math.floor(((round + 0.25) * history.length) / (rounds + 1));
-    const stretch = history.slice(from, from + BATCH).map((point, index) => ({ ...point, time: point.time + 5, speedKmh: (index * 7) % 50 }));
+    const stretch = history
+      .slice(from, from + BATCH)
+      .map((point, index) => ({ ...point, time: point.time + 5, speedKmh: (index * 7) % 50 }));
     await timed(stretch, interleaved, added.interleaved);
     const appended = reports(tail, BATCH, 50 + round);
     tail = appended.at(-1)!.time + STEP;
@@ -150,10 +191,15 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
     tail = same.at(-1)!.time + STEP;
     await timed(same, sameInOrder, added.sameInOrder);
   }
-  const ratio = (values: number[]) => `median ${median(values).toFixed(1).padStart(7)} ms: ratio ${(median(values) / median(inOrder)).toFixed(2)}`;
-  console.log(`  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms  (${median(added.inOrder).toLocaleString('en')} segments added)`);
+  const ratio = (values: number[]) =>
+    `median ${median(values).toFixed(1).padStart(7)} ms: ratio ${(median(values) / median(inOrder)).toFixed(2)}`;
+  console.log(
+    `  in order after the newest point     median ${median(inOrder).toFixed(1).padStart(7)} ms  (${median(added.inOrder).toLocaleString('en')} segments added)`,
+  );
   console.log(`  late, buffered (fills a hole)       ${ratio(buffered)}`);
-  console.log(`  late, interleaved (worst case)      ${ratio(interleaved)}  (${median(added.interleaved).toLocaleString('en')} segments added)`);
+  console.log(
+    `  late, interleaved (worst case)      ${ratio(interleaved)}  (${median(added.interleaved).toLocaleString('en')} segments added)`,
+  );
   console.log(
     `  its points in order after the newest median ${median(sameInOrder).toFixed(1).padStart(7)} ms  (${median(added.sameInOrder).toLocaleString('en')} segments added): ` +
       `interleaved ÷ the same points in order ${(median(interleaved) / median(sameInOrder)).toFixed(2)}`,
@@ -167,7 +213,10 @@ if (await reachable(serverUrl)) {
   await admin.unsafe(`create schema ${schema}`);
   const db = createPostgresDatabase({ connectionString: serverUrl, schema, max: 8 });
   try {
-    await benchBackend(`PostgreSQL server (${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v}, postgres.js)`, db);
+    await benchBackend(
+      `PostgreSQL server (${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v}, postgres.js)`,
+      db,
+    );
   } finally {
     await db.destroy();
     await admin.unsafe(`drop schema ${schema} cascade`);

@@ -93,9 +93,15 @@ async function runBench(): Promise<void> {
       const statuses = Object.entries(result.byStatus)
         .map(([status, count]) => `${status}: ${count}`)
         .join(', ');
-      console.log(`  ${CONNECTIONS} connections for ${(result.seconds).toFixed(1)} s: ${result.sent} sent, ${answered} answered (${Math.round(answered / result.seconds)}/s) — ${statuses}`);
-      console.log(`  unanswered: ${result.unanswered} (socket errors ${result.socketErrors}); answers not JSON or not 200/429/503: ${result.notJson}`);
-      console.log(`  latency of the answered: p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms`);
+      console.log(
+        `  ${CONNECTIONS} connections for ${(result.seconds).toFixed(1)} s: ${result.sent} sent, ${answered} answered (${Math.round(answered / result.seconds)}/s) — ${statuses}`,
+      );
+      console.log(
+        `  unanswered: ${result.unanswered} (socket errors ${result.socketErrors}); answers not JSON or not 200/429/503: ${result.notJson}`,
+      );
+      console.log(
+        `  latency of the answered: p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms`,
+      );
       console.log(`  server RSS: ${mib(rssBefore)} before, ${mib(rssPeak)} peak during the run`);
       const unexpected = Object.keys(result.byStatus).filter((status) => !['200', '429', '503'].includes(status));
       if (result.unanswered > 0 || result.notJson > 0 || unexpected.length > 0) process.exitCode = 1;
@@ -145,7 +151,13 @@ async function seed(db: ReturnType<typeof createPostgresDatabase>) {
   const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now });
-  const device = await store.createDevice({ accountId: account.id, name: 'Bench truck', imei: '350000000000001', model: 'FMB920', timeZone: TIME_ZONE });
+  const device = await store.createDevice({
+    accountId: account.id,
+    name: 'Bench truck',
+    imei: '350000000000001',
+    model: 'FMB920',
+    timeZone: TIME_ZONE,
+  });
   if (!device) throw new Error('Cannot create the bench device');
   const step = Math.floor(86_400 / PER_DAY);
   const firstDay = Math.floor(now / 86_400) * 86_400 - DAYS * 86_400;

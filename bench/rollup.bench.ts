@@ -55,12 +55,20 @@ async function bench(db: Kysely<FleetHoursDatabase>): Promise<void> {
   const boundaries = dayBuckets(window).boundaries.map((boundary) => Math.min(boundary, NOW));
   const calls: Record<string, Record<number, () => Promise<unknown>>> = { daily: {}, meter: {}, 'daily SQL': {}, 'meter SQL': {} };
   for (const years of [1, 5]) {
-    const device = (await store.createDevice({ accountId: account.id, name: `${years}y`, imei: `bench-${years}`, model: 'm', timeZone: TIME_ZONE }))!;
+    const device = (await store.createDevice({
+      accountId: account.id,
+      name: `${years}y`,
+      imei: `bench-${years}`,
+      model: 'm',
+      timeZone: TIME_ZONE,
+    }))!;
     const segments = history(NOW - years * 365 * DAY, NOW - 600, years);
     const started = performance.now();
     await store.importSegments({ deviceId: device.id, segments });
     const importSeconds = (performance.now() - started) / 1000;
-    console.log(`${years} year(s): one device, ${segments.length.toLocaleString('en')} segments, imported in ${importSeconds.toFixed(1)} s (figures included)`);
+    console.log(
+      `${years} year(s): one device, ${segments.length.toLocaleString('en')} segments, imported in ${importSeconds.toFixed(1)} s (figures included)`,
+    );
     const query = { accountId: account.id, deviceId: device.id };
     calls.daily![years] = () => fleetHours.daily({ ...query, ...yearDates });
     calls.meter![years] = () => fleetHours.meter(query);
@@ -72,19 +80,25 @@ async function bench(db: Kysely<FleetHoursDatabase>): Promise<void> {
   for (const [label, byYears] of Object.entries(calls)) {
     // Interleaved, so that load from elsewhere on the machine falls on both alike.
     const [one, five] = await measurePair(byYears[1]!, byYears[5]!, { warmUp: WARM_UP, runs: RUNS });
-    console.log(`  ${label.padEnd(22)} ${fmt(one.median)} ${fmt(one.p95)} |      ${fmt(five.median)} ${fmt(five.p95)} | ${(five.median / one.median).toFixed(2)}`);
+    console.log(
+      `  ${label.padEnd(22)} ${fmt(one.median)} ${fmt(one.p95)} |      ${fmt(five.median)} ${fmt(five.p95)} | ${(five.median / one.median).toFixed(2)}`,
+    );
   }
 }
 
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-console.log(`D27: /hours/daily (365 days) and /meter through createFleetHours on the Kysely store; ${RUNS} sequential runs after ${WARM_UP} warm-up runs.`);
+console.log(
+  `D27: /hours/daily (365 days) and /meter through createFleetHours on the Kysely store; ${RUNS} sequential runs after ${WARM_UP} warm-up runs.`,
+);
 if (await reachable(serverUrl)) {
   const schema = `fh_bench_rollup_${process.pid}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create schema ${schema}`);
   const db = createPostgresDatabase({ connectionString: serverUrl, schema, max: 4 });
   try {
-    console.log(`PostgreSQL ${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v} (postgres.js), zone ${TIME_ZONE}`);
+    console.log(
+      `PostgreSQL ${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v} (postgres.js), zone ${TIME_ZONE}`,
+    );
     await bench(db);
   } finally {
     await db.destroy();

@@ -18,7 +18,12 @@ const files = readdirSync(here)
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], { stdio: 'inherit' });
+  // The benchmarks measure the built packages (npm run bench builds them first): bench/tsconfig.json
+  // has no paths to the sources, so the packages resolve to their dist as an embedder's would.
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], {
+    stdio: 'inherit',
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(here, 'tsconfig.json') },
+  });
   if (result.status !== 0) failed += 1;
 }
 if (files.length === 0) console.log(`No benchmark matches ${filters.join(', ')}`);

@@ -31,7 +31,13 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { createFleetHours, fingerprintApiKey, generateApiKey, localDateAt, parseWindowQuery } from '@fleet-hours/core';
 import { startServer } from '@fleet-hours/server';
-import { createKyselyStore, createPostgresDatabase, migrateToLatest, rebuildDailyFigures, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPostgresDatabase,
+  migrateToLatest,
+  rebuildDailyFigures,
+  type FleetHoursDatabase,
+} from '@fleet-hours/storage-kysely';
 import { sql, type Kysely } from 'kysely';
 import { loadProcess, measurePair } from './_support.js';
 import type { LoadResult } from './overload.bench.js';
@@ -51,7 +57,6 @@ const RUNS = Number(process.env.SCALE_RUNS ?? 300);
 const DAY = 86_400;
 const ZONES = ['Europe/Berlin', 'America/New_York', 'America/Los_Angeles', 'Asia/Kolkata', 'Australia/Sydney'] as const;
 const OVERLOAD_BENCH = fileURLToPath(new URL('./overload.bench.ts', import.meta.url));
-
 
 interface Fleet {
   readonly key: string;
@@ -108,11 +113,19 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
   const key = generateApiKey();
   if (KEEP && found) {
     console.log(`scale: reusing the fleet in schema ${SCHEMA} (SCALE_KEEP=1), with a new key`);
-    await store.createApiKey({ accountId: Number(found.account_id), fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now });
+    await store.createApiKey({
+      accountId: Number(found.account_id),
+      fingerprint: await fingerprintApiKey(key),
+      label: 'bench',
+      expiresAt: null,
+      now,
+    });
     return { key, longId: Number(found.long_id), shortId: Number(found.short_id), segments: Number(found.segments) };
   }
   // A reused schema that does not hold this fleet starts empty.
-  await sql`truncate accounts, devices, api_keys, engine_segments, engine_day_figures, rate_limit_counters restart identity cascade`.execute(database);
+  await sql`truncate accounts, devices, api_keys, engine_segments, engine_day_figures, rate_limit_counters restart identity cascade`.execute(
+    database,
+  );
 
   // Named after the fleet only once it is complete, so that an interrupted seeding is never reused.
   const account = await store.createAccount({ name: `${marker} (seeding)`, plan: 'business', now });
@@ -121,7 +134,13 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
   const ids: number[] = [];
   for (let index = 0; index <= DEVICES; index += 1) {
     const timeZone = index === DEVICES ? ZONES[0] : ZONES[index % ZONES.length]!;
-    const device = await store.createDevice({ accountId: account.id, name: `Truck ${index + 1}`, imei: String(350_000_000_000_000 + index), model: 'FMB920', timeZone });
+    const device = await store.createDevice({
+      accountId: account.id,
+      name: `Truck ${index + 1}`,
+      imei: String(350_000_000_000_000 + index),
+      model: 'FMB920',
+      timeZone,
+    });
     ids.push(device!.id);
   }
   const started = performance.now();
@@ -140,8 +159,12 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
        where ${today - days * DAY}::float8 + day * 86400 + 21600 + slot * 240 <= ${now}::float8`.execute(database);
     await sql`
       update engine_segments set ended_at = null
-       where device_id = ${deviceId}::int and started_at = (select max(started_at) from engine_segments where device_id = ${deviceId}::int)`.execute(database);
-    process.stdout.write(`\rscale: generating segments: ${index + 1}/${ids.length} devices (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+       where device_id = ${deviceId}::int and started_at = (select max(started_at) from engine_segments where device_id = ${deviceId}::int)`.execute(
+      database,
+    );
+    process.stdout.write(
+      `\rscale: generating segments: ${index + 1}/${ids.length} devices (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+    );
   }
   await sql`
     update devices set last_reported_at = to_timestamp(${now}::float8) where account_id = ${account.id}::int`.execute(database);
@@ -172,7 +195,8 @@ async function dropSchema(): Promise<void> {
 async function libraryPath(database: Kysely<FleetHoursDatabase>, { longId, shortId }: Fleet): Promise<void> {
   const store = createKyselyStore(database);
   const fleetHours = createFleetHours({ store, now: Date.now });
-  const accountId = (await sql<{ account_id: number }>`select account_id from devices where id = ${longId}::int`.execute(database)).rows[0]!.account_id;
+  const accountId = (await sql<{ account_id: number }>`select account_id from devices where id = ${longId}::int`.execute(database)).rows[0]!
+    .account_id;
   const todayInBerlin = localDateAt(Math.floor(Date.now() / 1000), 'Europe/Berlin');
   const window = parseWindowQuery({ from: todayInBerlin.subtract({ days: 364 }).toString(), to: todayInBerlin.toString() });
   const daily = (deviceId: number) => () => fleetHours.daily({ accountId, deviceId, ...window });
@@ -196,7 +220,16 @@ async function httpPath({ key, longId }: Fleet): Promise<void> {
   const url = new URL(DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${SCHEMA}`);
   const unlimited = 1_000_000_000;
-  const rateLimits = { devices: unlimited, hours: unlimited, daily: unlimited, meter: unlimited, fleetHours: unlimited, fleetDaily: unlimited, fleetMeter: unlimited, unauthenticated: unlimited };
+  const rateLimits = {
+    devices: unlimited,
+    hours: unlimited,
+    daily: unlimited,
+    meter: unlimited,
+    fleetHours: unlimited,
+    fleetDaily: unlimited,
+    fleetMeter: unlimited,
+    unauthenticated: unlimited,
+  };
   const server = await startServer({ database: { kind: 'postgres', url: url.toString() }, port: 0, rateLimits, log: () => {} });
   try {
     const todayInBerlin = localDateAt(Math.floor(Date.now() / 1000), 'Europe/Berlin');
@@ -206,9 +239,14 @@ async function httpPath({ key, longId }: Fleet): Promise<void> {
       ['/api/v1/devices', '/api/v1/devices'],
       ['/hours (7 d)', `${device}/hours`],
       ['/meter', `${device}/meter`],
-      ['/hours/daily (365 d)', `${device}/hours/daily?from=${todayInBerlin.subtract({ days: 364 }).toString()}&to=${todayInBerlin.toString()}`],
+      [
+        '/hours/daily (365 d)',
+        `${device}/hours/daily?from=${todayInBerlin.subtract({ days: 364 }).toString()}&to=${todayInBerlin.toString()}`,
+      ],
     ] as const;
-    console.log(`  http: reference server (startServer), ${CONNECTIONS} keep-alive connections from a separate process, 2 s warm-up + ${SECONDS} s per route`);
+    console.log(
+      `  http: reference server (startServer), ${CONNECTIONS} keep-alive connections from a separate process, 2 s warm-up + ${SECONDS} s per route`,
+    );
     let baseline = 0;
     for (const [name, path] of routes) {
       await load(`${server.url}${path}`, key, CONNECTIONS, 2);
@@ -233,9 +271,15 @@ async function httpPath({ key, longId }: Fleet): Promise<void> {
     const statuses = Object.entries(result.byStatus)
       .map(([status, count]) => `${status}: ${count}`)
       .join(', ');
-    console.log(`  overload: ${OVERLOAD_CONNECTIONS} connections on /hours/daily (365 d) for ${result.seconds.toFixed(1)} s: ${result.sent} sent, ${answered} answered (${Math.round(answered / result.seconds)}/s) — ${statuses}`);
-    console.log(`  overload: unanswered ${result.unanswered} (socket errors ${result.socketErrors}); answers not JSON or not 200/429/503: ${result.notJson}`);
-    console.log(`  overload: latency of the answered p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms`);
+    console.log(
+      `  overload: ${OVERLOAD_CONNECTIONS} connections on /hours/daily (365 d) for ${result.seconds.toFixed(1)} s: ${result.sent} sent, ${answered} answered (${Math.round(answered / result.seconds)}/s) — ${statuses}`,
+    );
+    console.log(
+      `  overload: unanswered ${result.unanswered} (socket errors ${result.socketErrors}); answers not JSON or not 200/429/503: ${result.notJson}`,
+    );
+    console.log(
+      `  overload: latency of the answered p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, max ${result.max.toFixed(1)} ms`,
+    );
     console.log(`  overload: server RSS ${mib(rssBefore)} before, ${mib(rssPeak)} peak during the run`);
     const unexpected = Object.keys(result.byStatus).filter((status) => !['200', '429', '503'].includes(status));
     if (result.unanswered > 0 || result.notJson > 0 || unexpected.length > 0) process.exitCode = 1;
@@ -250,5 +294,10 @@ function mib(bytes: number): string {
 
 /** Runs the load loop of overload.bench.ts (its load role) in a separate process. */
 function load(target: string, key: string, connections: number, seconds: number): Promise<LoadResult> {
-  return loadProcess<LoadResult>(OVERLOAD_BENCH, { BENCH_URL: target, BENCH_KEY: key, OVERLOAD_CONNECTIONS: String(connections), OVERLOAD_SECONDS: String(seconds) });
+  return loadProcess<LoadResult>(OVERLOAD_BENCH, {
+    BENCH_URL: target,
+    BENCH_KEY: key,
+    OVERLOAD_CONNECTIONS: String(connections),
+    OVERLOAD_SECONDS: String(seconds),
+  });
 }

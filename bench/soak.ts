@@ -11,7 +11,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
 import { telemetryToSegments } from '@fleet-hours/core';
-import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, verifyStore, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPGliteDatabase,
+  createPostgresDatabase,
+  migrateToLatest,
+  verifyStore,
+  type FleetHoursDatabase,
+} from '@fleet-hours/storage-kysely';
 import type { Kysely } from 'kysely';
 import { ingestionApp, planRequests, randomFrom, runRound } from '../test/support/concurrent-ingestion.js';
 import { reachable } from './_support.js';
@@ -23,7 +30,9 @@ const FIRST_SEED = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
 async function soak(backend: string, db: Kysely<FleetHoursDatabase>): Promise<boolean> {
   await migrateToLatest(db);
   const ingestion = await ingestionApp(createKyselyStore(db));
-  console.log(`soak on ${backend}: ${SECONDS} s of rounds of ${POINTS.toLocaleString('en')} points, 8 clients, 3 devices, first seed ${FIRST_SEED}`);
+  console.log(
+    `soak on ${backend}: ${SECONDS} s of rounds of ${POINTS.toLocaleString('en')} points, 8 clients, 3 devices, first seed ${FIRST_SEED}`,
+  );
   const deadline = Date.now() + SECONDS * 1000;
   let ok = true;
   let rounds = 0;
@@ -42,8 +51,10 @@ async function soak(backend: string, db: Kysely<FleetHoursDatabase>): Promise<bo
       points += state.points.length;
       segments += state.segments.length;
       days += ((state.daily.body['data'] as unknown[] | undefined) ?? []).length;
-      if (!isDeepStrictEqual(state.segments, telemetryToSegments(state.points))) problems.push(`device ${device.id}: segments differ from its points'`);
-      if (!isDeepStrictEqual(state, await ingestion.stateOf(round.serial[index]!.id))) problems.push(`device ${device.id}: state differs from the serial delivery`);
+      if (!isDeepStrictEqual(state.segments, telemetryToSegments(state.points)))
+        problems.push(`device ${device.id}: segments differ from its points'`);
+      if (!isDeepStrictEqual(state, await ingestion.stateOf(round.serial[index]!.id)))
+        problems.push(`device ${device.id}: state differs from the serial delivery`);
     }
     const acknowledged = round.statuses.get(200) ?? 0;
     rounds += 1;

@@ -42,7 +42,6 @@ const IMPORT_COUNT = Number(process.env.STORAGE_BENCH_IMPORT ?? 1_000_000);
 const WARM_UP = 20;
 const RUNS = 100;
 
-
 /** `count` segments from `start`, in runs of moving and idle with engine-off gaps: ~150 a day. */
 function segments(start: number, count: number, seed: number): SegmentInput[] {
   const next = random(seed);
@@ -96,20 +95,42 @@ async function benchBackend(name: string, db: Kysely<FleetHoursDatabase>): Promi
   console.log(`\n${name}: one device, ${year.length.toLocaleString('en')} segments over ${DAYS} days (${TIME_ZONE})`);
   console.log('  call (createFleetHours)      store median    p95 |  bare SQL median    p95 | ratio');
   const rows: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
-    ['/hours        7 days', () => fleetHours.hours({ ...query, ...weekDates }), () => bareBuckets(device.id, cap([week.start, week.end]), NOW).execute(db)],
-    ['/hours      365 days', () => fleetHours.hours({ ...query, ...yearDates }), () => bareBuckets(device.id, cap([wholeYear.start, wholeYear.end]), NOW).execute(db)],
-    ['/hours/daily  7 days', () => fleetHours.daily({ ...query, ...weekDates }), () => bareBuckets(device.id, cap(dayBuckets(week).boundaries), NOW).execute(db)],
-    ['/hours/daily 365 days', () => fleetHours.daily({ ...query, ...yearDates }), () => bareBuckets(device.id, cap(dayBuckets(wholeYear).boundaries), NOW).execute(db)],
+    [
+      '/hours        7 days',
+      () => fleetHours.hours({ ...query, ...weekDates }),
+      () => bareBuckets(device.id, cap([week.start, week.end]), NOW).execute(db),
+    ],
+    [
+      '/hours      365 days',
+      () => fleetHours.hours({ ...query, ...yearDates }),
+      () => bareBuckets(device.id, cap([wholeYear.start, wholeYear.end]), NOW).execute(db),
+    ],
+    [
+      '/hours/daily  7 days',
+      () => fleetHours.daily({ ...query, ...weekDates }),
+      () => bareBuckets(device.id, cap(dayBuckets(week).boundaries), NOW).execute(db),
+    ],
+    [
+      '/hours/daily 365 days',
+      () => fleetHours.daily({ ...query, ...yearDates }),
+      () => bareBuckets(device.id, cap(dayBuckets(wholeYear).boundaries), NOW).execute(db),
+    ],
     ['/meter (whole history)', () => fleetHours.meter(query), () => bareMeter(device.id, NOW).execute(db)],
   ];
   for (const [label, viaStore, bare] of rows) {
     const a = await measure(viaStore);
     const b = await measure(bare);
-    console.log(`  ${label.padEnd(24)} ${fmt(a.median)} ${fmt(a.p95)} | ${fmt(b.median)} ${fmt(b.p95)} | ${(a.median / b.median).toFixed(2)}`);
+    console.log(
+      `  ${label.padEnd(24)} ${fmt(a.median)} ${fmt(a.p95)} | ${fmt(b.median)} ${fmt(b.p95)} | ${(a.median / b.median).toFixed(2)}`,
+    );
   }
   const yearBoundaries = cap(dayBuckets(wholeYear).boundaries);
   const fallback = await measure(async () =>
-    sumSegmentsByBucket(await store.listSegments({ deviceId: device.id, start: yearBoundaries[0], end: yearBoundaries.at(-1) }), yearBoundaries, NOW),
+    sumSegmentsByBucket(
+      await store.listSegments({ deviceId: device.id, start: yearBoundaries[0], end: yearBoundaries.at(-1) }),
+      yearBoundaries,
+      NOW,
+    ),
   );
   const inDatabase = await measure(() => store.sumSegmentSeconds({ deviceId: device.id, boundaries: yearBoundaries, now: NOW }));
   console.log(
@@ -136,7 +157,10 @@ if (await reachable(serverUrl)) {
   await admin.unsafe(`create schema ${schema}`);
   const db = createPostgresDatabase({ connectionString: serverUrl, schema, max: 4 });
   try {
-    await benchBackend(`PostgreSQL server (${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v}, postgres.js)`, db);
+    await benchBackend(
+      `PostgreSQL server (${(await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db)).rows[0]!.v}, postgres.js)`,
+      db,
+    );
   } finally {
     await db.destroy();
     await admin.unsafe(`drop schema ${schema} cascade`);

@@ -5,7 +5,14 @@
  *
  * Run: node --import tsx examples/embed-core.ts
  */
-import { createFleetHours, createMemoryStore, parseInstant, parseWindowQuery, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  parseInstant,
+  parseWindowQuery,
+  telemetryToSegments,
+  type TelemetryPoint,
+} from '@fleet-hours/core';
 
 const store = createMemoryStore();
 const account = await store.createAccount({ name: 'Harbour Haulage', plan: 'business', now: parseInstant('2026-01-01T00:00:00Z') });

@@ -11,8 +11,20 @@ import { Hono } from 'hono';
 const store = createMemoryStore();
 const account = await store.createAccount({ name: 'Harbour Haulage', plan: 'business', now: 0 });
 const apiKey = generateApiKey();
-await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(apiKey), label: 'example', expiresAt: null, now: 0 });
-const device = await store.createDevice({ accountId: account.id, name: 'Excavator 2', imei: '356307042441014', model: 'FMC130', timeZone: 'Asia/Kathmandu' });
+await store.createApiKey({
+  accountId: account.id,
+  fingerprint: await fingerprintApiKey(apiKey),
+  label: 'example',
+  expiresAt: null,
+  now: 0,
+});
+const device = await store.createDevice({
+  accountId: account.id,
+  name: 'Excavator 2',
+  imei: '356307042441014',
+  model: 'FMC130',
+  timeZone: 'Asia/Kathmandu',
+});
 await store.importSegments({
   deviceId: device!.id,
   segments: [
@@ -34,6 +46,8 @@ console.log(`GET /health -> ${JSON.stringify(await (await app.request('/health')
 const devices = await app.request('/api/v1/devices', { headers });
 console.log(`GET /api/v1/devices -> ${devices.status} ${JSON.stringify(await devices.json())}`);
 const hours = await app.request(`/api/v1/devices/${device!.id}/hours?from=2026-05-04&to=2026-05-04`, { headers });
-console.log(`GET /hours -> ${hours.status} limit=${hours.headers.get('X-RateLimit-Limit')} remaining=${hours.headers.get('X-RateLimit-Remaining')} ${JSON.stringify(await hours.json())}`);
+console.log(
+  `GET /hours -> ${hours.status} limit=${hours.headers.get('X-RateLimit-Limit')} remaining=${hours.headers.get('X-RateLimit-Remaining')} ${JSON.stringify(await hours.json())}`,
+);
 const missing = await app.request('/api/v1/devices/999/meter', { headers });
 console.log(`GET /api/v1/devices/999/meter -> ${missing.status} ${JSON.stringify(await missing.json())}`);

@@ -8,7 +8,13 @@
  */
 import { createFleetHours, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
-import { createKyselyStore, createPGliteDatabase, createPostgresDatabase, migrateToLatest, type KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPGliteDatabase,
+  createPostgresDatabase,
+  migrateToLatest,
+  type KyselyFleetHoursStore,
+} from '@fleet-hours/storage-kysely';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSchema, DATABASE_URL, describeWithPostgres, type TestPostgres } from './support/postgres.js';
@@ -20,7 +26,13 @@ const DEADLINE_SECONDS = 1;
 /** An account with a key and a device, and the app over the store. */
 async function seededApp(store: KyselyFleetHoursStore) {
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-  const device = (await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
+  const device = (await store.createDevice({
+    accountId: account.id,
+    name: 'Truck 1',
+    imei: '350000000000001',
+    model: 'FMB920',
+    timeZone: 'Europe/Berlin',
+  }))!;
   await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + 3600, state: 'moving' }] });
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
@@ -46,7 +58,9 @@ async function expectTimely503(request: () => Promise<Response>): Promise<void> 
   const response = await request();
   const elapsed = performance.now() - started;
   expect(response.status).toBe(503);
-  expect(await response.json()).toEqual({ error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' } });
+  expect(await response.json()).toEqual({
+    error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' },
+  });
   expect(response.headers.get('Retry-After')).toMatch(/^[1-9]\d*$/);
   expect(response.headers.get('X-RateLimit-Limit')).not.toBeNull();
   expect(elapsed).toBeLessThan((DEADLINE_SECONDS + 1) * 1000);
@@ -62,7 +76,13 @@ describeWithPostgres('D28: the app over PostgreSQL behind a stalled link', () =>
     schema = await createTestSchema();
     const upstream = new URL(DATABASE_URL!);
     const proxy = await startStallingProxy(upstream.hostname, Number(upstream.port || 5432));
-    const db = createPostgresDatabase({ connectionString: proxy.url(DATABASE_URL!), schema: schema.name, max: 4, queryTimeout: DEADLINE_SECONDS, closeTimeout: 0.2 });
+    const db = createPostgresDatabase({
+      connectionString: proxy.url(DATABASE_URL!),
+      schema: schema.name,
+      max: 4,
+      queryTimeout: DEADLINE_SECONDS,
+      closeTimeout: 0.2,
+    });
     try {
       await migrateToLatest(db);
       const { meter } = await seededApp(createKyselyStore(db));

@@ -7,7 +7,13 @@
  * are the points' (D2); and `verifyStore` finds every derived datum in agreement with its source (D36).
  */
 import { telemetryToSegments } from '@fleet-hours/core';
-import { createKyselyStore, createPGliteDatabase, migrateToLatest, verifyStore, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPGliteDatabase,
+  migrateToLatest,
+  verifyStore,
+  type FleetHoursDatabase,
+} from '@fleet-hours/storage-kysely';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestionApp, planRequests, randomFrom, runRound } from './support/concurrent-ingestion.js';

@@ -40,7 +40,7 @@ describe('examples', () => {
     expect(jsonAfter(lines, 'meter:')).toMatchObject({ since: '2026-10-31T22:00:00-04:00', engineSeconds: 28800 });
   });
 
-  it('mount-in-hono.ts: the API mounted beside an application\'s own routes', async () => {
+  it("mount-in-hono.ts: the API mounted beside an application's own routes", async () => {
     const lines = await runExample('mount-in-hono.ts');
     expect(lines[0]).toBe('GET /health -> {"ok":true}');
     expect(lines[1]).toMatch(/^GET \/api\/v1\/devices -> 200 /);

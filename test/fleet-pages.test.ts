@@ -25,8 +25,18 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
     const key = generateApiKey();
     await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
     for (let index = 0; index < size; index += 1) {
-      const device = (await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: `35${index}`, model: 'm', timeZone: ZONES[index % ZONES.length]! }))!;
-      const segments: SegmentInput[] = Array.from({ length: 30 }, (_, day) => ({ startedAt: T0 + day * DAY + index * 60, endedAt: T0 + day * DAY + index * 60 + 3600, state: day % 2 === 0 ? 'moving' : 'idle' }));
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: `Truck ${index}`,
+        imei: `35${index}`,
+        model: 'm',
+        timeZone: ZONES[index % ZONES.length]!,
+      }))!;
+      const segments: SegmentInput[] = Array.from({ length: 30 }, (_, day) => ({
+        startedAt: T0 + day * DAY + index * 60,
+        endedAt: T0 + day * DAY + index * 60 + 3600,
+        state: day % 2 === 0 ? 'moving' : 'idle',
+      }));
       await store.importSegments({ deviceId: device.id, segments: [...segments, { startedAt: NOW - 600, endedAt: null, state: 'idle' }] });
     }
     const queries: string[] = [];
@@ -59,7 +69,8 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
       }
       // And the figures are the single-device reads, device for device (not counted).
       const hours = await reads.hours();
-      for (const item of hours.items) expect(item).toEqual(await fleetHours.hours({ accountId: account.id, deviceId: item.deviceId, ...dates }));
+      for (const item of hours.items)
+        expect(item).toEqual(await fleetHours.hours({ accountId: account.id, deviceId: item.deviceId, ...dates }));
       expect(hours.items.some((item) => item.movingSeconds > 0 && item.idleSeconds > 0)).toBe(true);
       const meter = await reads.meter();
       expect(meter.items.every((item) => item.movingSeconds === 15 * 3600 && item.idleSeconds === 15 * 3600 + 600)).toBe(true);
@@ -70,7 +81,12 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
     const counts: number[] = [];
     for (const size of [1, 100]) {
       const { key, counted, queries } = await seed(size);
-      const app = createFleetHoursApp({ fleetHours: createFleetHours({ store: counted, now: () => NOW * 1000 }), rateLimitStore: counted, now: () => NOW * 1000, logger: () => {} });
+      const app = createFleetHoursApp({
+        fleetHours: createFleetHours({ store: counted, now: () => NOW * 1000 }),
+        rateLimitStore: counted,
+        now: () => NOW * 1000,
+        logger: () => {},
+      });
       const authorization = { Authorization: `Bearer ${key}` };
       // A first request of the minute also clears the counters of ended windows: not part of a page.
       expect((await app.request('/api/v1/meter?limit=1', { headers: authorization })).status).toBe(200);

@@ -63,7 +63,10 @@ for (const packageDir of readdirSync(packagesDir).sort()) {
       const prepared = prepareExample(extracted.code, '__expectThrows');
       for (const problem of prepared.problems) problems.push(`${source}:${extracted.fenceLine + problem.line}: ${problem.message}`);
       const example = { ...extracted, code: prepared.code, wrapsThrows: prepared.code !== extracted.code };
-      const name = `${source.replace(/^packages\//, '').replace(/\.ts$/, '').replaceAll('/', '__')}__L${example.fenceLine}.ts`;
+      const name = `${source
+        .replace(/^packages\//, '')
+        .replace(/\.ts$/, '')
+        .replaceAll('/', '__')}__L${example.fenceLine}.ts`;
       examples.push({ ...example, source, packageDir, file: join(examplesDir, name) });
     }
   }

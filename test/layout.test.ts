@@ -16,7 +16,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sources = execFileSync('git', ['ls-files', '-z', 'packages'], { cwd: root, encoding: 'utf8' })
   .split('\0')
   .filter((path) => /^packages\/[^/]+\/src\/.*\.ts$/.test(path) && !path.endsWith('.test.ts') && existsSync(join(root, path)));
-const parsed = new Map(sources.map((path) => [path, ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, true)]));
+const parsed = new Map(
+  sources.map((path) => [path, ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, true)]),
+);
 
 /** The files of this repository a file imports by a relative path. */
 function relativeImports(path: string, source: ts.SourceFile): string[] {
@@ -25,7 +27,10 @@ function relativeImports(path: string, source: ts.SourceFile): string[] {
     const specifier =
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
         ? node.moduleSpecifier.text
-        : ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])
+        : ts.isCallExpression(node) &&
+            node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+            node.arguments[0] &&
+            ts.isStringLiteral(node.arguments[0])
           ? node.arguments[0].text
           : undefined;
     if (specifier?.startsWith('.')) found.push(join(dirname(path), specifier.replace(/\.js$/, '.ts')));
@@ -66,7 +71,12 @@ function importCycles(): string[][] {
 }
 
 const isFunction = (node: ts.Node): node is ts.FunctionLikeDeclaration =>
-  ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isAccessor(node);
+  ts.isFunctionDeclaration(node) ||
+  ts.isFunctionExpression(node) ||
+  ts.isArrowFunction(node) ||
+  ts.isMethodDeclaration(node) ||
+  ts.isConstructorDeclaration(node) ||
+  ts.isAccessor(node);
 const holdsFunction = (node: ts.Node): boolean => {
   let found = false;
   node.forEachChild(function visit(child) {
@@ -76,7 +86,11 @@ const holdsFunction = (node: ts.Node): boolean => {
   return found;
 };
 const isData = (node: ts.Node) =>
-  (ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node) || ts.isTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTaggedTemplateExpression(node)) &&
+  (ts.isObjectLiteralExpression(node) ||
+    ts.isArrayLiteralExpression(node) ||
+    ts.isTemplateExpression(node) ||
+    ts.isNoSubstitutionTemplateLiteral(node) ||
+    ts.isTaggedTemplateExpression(node)) &&
   !holdsFunction(node);
 
 /** Functions longer than `limit` lines once the lines inside data literals (objects, arrays, templates holding no function) are set aside. */
@@ -122,6 +136,9 @@ describe('the shape of the code', () => {
     expect(folders.length).toBeGreaterThanOrEqual(4);
     // The entry points (index, adapter) and at most a few files that belong to no one domain.
     expect(files.length, `${folder} holds ${files.join(', ')}`).toBeLessThanOrEqual(4);
-    expect(files.filter((name) => name.startsWith('_')), 'folders instead of _ prefixes').toEqual([]);
+    expect(
+      files.filter((name) => name.startsWith('_')),
+      'folders instead of _ prefixes',
+    ).toEqual([]);
   });
 });

@@ -8,7 +8,14 @@
  *
  * After a change of the document: `npx vitest run test/openapi-client.test.ts -u` regenerates it.
  */
-import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, generateIngestToken, type RateLimits } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  fingerprintApiKey,
+  generateApiKey,
+  generateIngestToken,
+  type RateLimits,
+} from '@fleet-hours/core';
 import { createFleetHoursApp, openApiDocument } from '@fleet-hours/http';
 import { Hono } from 'hono';
 import createClient from 'openapi-fetch';
@@ -60,8 +67,21 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
     await store.createApiKey({ accountId, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: 0 });
     return key;
   };
-  const device = await store.createDevice({ accountId: business.id, name: 'Truck B', imei: '356307042441013', model: 'FMB920', registration: 'B-FH 1', timeZone: 'Europe/Berlin' });
-  const spare = await store.createDevice({ accountId: business.id, name: 'Spare', imei: '356307042441021', model: 'FMB920', timeZone: 'America/New_York' });
+  const device = await store.createDevice({
+    accountId: business.id,
+    name: 'Truck B',
+    imei: '356307042441013',
+    model: 'FMB920',
+    registration: 'B-FH 1',
+    timeZone: 'Europe/Berlin',
+  });
+  const spare = await store.createDevice({
+    accountId: business.id,
+    name: 'Spare',
+    imei: '356307042441021',
+    model: 'FMB920',
+    timeZone: 'America/New_York',
+  });
   if (!device || !spare) throw new Error('account missing');
   // 10 March, Berlin: idle 08:00–09:00, moving 09:00–11:30 local time.
   await store.importSegments({
@@ -92,8 +112,22 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
   const baseUrl = new URL(document.servers[0].url, documentUrl).href.replace(/\/$/, '');
   const client = (key?: string) => createClient<paths>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
   const ingestToken = generateIngestToken();
-  await store.createIngestToken({ accountId: business.id, fingerprint: await fingerprintApiKey(ingestToken), label: null, expiresAt: null, now: 0 });
-  return { client, baseUrl, answered, device, spare, ingestToken, keys: { business: await issueKey(business.id), starter: await issueKey(starter.id) } };
+  await store.createIngestToken({
+    accountId: business.id,
+    fingerprint: await fingerprintApiKey(ingestToken),
+    label: null,
+    expiresAt: null,
+    now: 0,
+  });
+  return {
+    client,
+    baseUrl,
+    answered,
+    device,
+    spare,
+    ingestToken,
+    keys: { business: await issueKey(business.id), starter: await issueKey(starter.id) },
+  };
 }
 
 /** The operations of the document, as `METHOD /path/template`. */
@@ -136,7 +170,11 @@ it('the generated client offers exactly the operations of the document: no metho
   expect(OPERATIONS.map((operation) => operation.split(' ')[0])).toEqual(expect.arrayContaining(['GET', 'HEAD']));
   // Only ingestion writes (docs/ingestion.md): its POST operations are the only ones besides GET and HEAD.
   expectTypeOf<paths['/ingest/v1/telemetry']['get']>().toEqualTypeOf<undefined>();
-  expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual(['POST /ingest/v1/telemetry', 'POST /ingest/traccar', 'POST /ingest/osmand/{token}']);
+  expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual([
+    'POST /ingest/v1/telemetry',
+    'POST /ingest/traccar',
+    'POST /ingest/osmand/{token}',
+  ]);
 });
 
 for (const prefix of ['', '/fleet']) {
@@ -222,7 +260,9 @@ for (const prefix of ['', '/fleet']) {
       expectTypeOf(fleetHours.data!.data).toEqualTypeOf<Schemas['HoursTotal'][]>();
       expectTypeOf(fleetHours.data!.next_cursor).toEqualTypeOf<string | null>();
       expect(fleetHours.data).toEqual({ data: [hours.data], next_cursor: expect.any(String) });
-      const fleetHoursNext = await api.GET('/api/v1/hours', { params: { query: { ...window, limit: 1, cursor: fleetHours.data!.next_cursor! } } });
+      const fleetHoursNext = await api.GET('/api/v1/hours', {
+        params: { query: { ...window, limit: 1, cursor: fleetHours.data!.next_cursor! } },
+      });
       expect(fleetHoursNext.data).toEqual({ data: [spareHours.data], next_cursor: null });
 
       const fleetDaily = await api.GET('/api/v1/hours/daily', { params: { query: window } });
@@ -267,7 +307,11 @@ for (const prefix of ['', '/fleet']) {
         ],
       });
       expectTypeOf(native.data).toEqualTypeOf<Schemas['IngestResult'] | undefined>();
-      expect(native.data).toEqual({ accepted: 2, duplicates: 0, devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:04:00-04:00' }] });
+      expect(native.data).toEqual({
+        accepted: 2,
+        duplicates: 0,
+        devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:04:00-04:00' }],
+      });
       const ndjson = await writer.POST('/ingest/v1/telemetry', {
         body: `${JSON.stringify({ device_id: spare.id, time: at(11, 8), ignition: true, speed_kmh: 40 })}\n`,
         headers: { 'Content-Type': 'application/x-ndjson' },
@@ -276,16 +320,27 @@ for (const prefix of ['', '/fleet']) {
       expect(ndjson.data).toMatchObject({ accepted: 1 });
       const traccar = await writer.POST('/ingest/traccar', {
         body: {
-          position: { deviceTime: '2026-03-12T11:12:00.000+00:00', fixTime: '2026-03-12T11:11:58.000+00:00', speed: 10, attributes: { ignition: true } },
+          position: {
+            deviceTime: '2026-03-12T11:12:00.000+00:00',
+            fixTime: '2026-03-12T11:11:58.000+00:00',
+            speed: 10,
+            attributes: { ignition: true },
+          },
           device: { uniqueId: '356307042441021' },
         },
       });
-      expect(traccar.data).toEqual({ accepted: 1, duplicates: 0, devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:12:00-04:00' }] });
+      expect(traccar.data).toEqual({
+        accepted: 1,
+        duplicates: 0,
+        devices: [{ device_id: spare.id, last_reported_at: '2026-03-12T07:12:00-04:00' }],
+      });
       const tracker = client();
       const osmandQuery = { id: '356307042441021', timestamp: String(at(11, 16)), speed: 0, ignition: false };
       const osmandGet = await tracker.GET('/ingest/osmand/{token}', { params: { path: { token: ingestToken }, query: osmandQuery } });
       expect(osmandGet.data).toMatchObject({ accepted: 1 });
-      const osmandPost = await tracker.POST('/ingest/osmand/{token}', { params: { path: { token: ingestToken }, query: { ...osmandQuery, timestamp: String(at(11, 17) * 1000) } } });
+      const osmandPost = await tracker.POST('/ingest/osmand/{token}', {
+        params: { path: { token: ingestToken }, query: { ...osmandQuery, timestamp: String(at(11, 17) * 1000) } },
+      });
       expect(osmandPost.data).toMatchObject({ accepted: 1 });
       // The meter reads what the points make (D2): 4 min idle, 12 min moving, then the engine off.
       const live = await api.GET('/api/v1/devices/{id}/meter', { params: { path: { id: spare.id } } });
@@ -303,7 +358,9 @@ for (const prefix of ['', '/fleet']) {
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);
       // An error body's code is typed as the codes of the operation's documented refusals: /devices has no query and no device.
-      expectTypeOf(missingKey.error!.error.code).toEqualTypeOf<Exclude<ErrorCode, 'invalid_parameter' | 'device_not_found' | 'not_found' | 'method_not_allowed'>>();
+      expectTypeOf(missingKey.error!.error.code).toEqualTypeOf<
+        Exclude<ErrorCode, 'invalid_parameter' | 'device_not_found' | 'not_found' | 'method_not_allowed'>
+      >();
       expect(codeOf(missingKey.error)).toBe('missing_api_key');
       expect(missingKey.response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
 
@@ -320,7 +377,9 @@ for (const prefix of ['', '/fleet']) {
       expect(impossibleDate.error!.error.message).toContain('from');
 
       const foreignCursor = await api.GET('/api/v1/meter', { params: { query: { cursor: 'not-a-cursor' } } });
-      expectTypeOf(foreignCursor.error!.error.code).toEqualTypeOf<Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed'>>();
+      expectTypeOf(foreignCursor.error!.error.code).toEqualTypeOf<
+        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed'>
+      >();
       expect([foreignCursor.response.status, codeOf(foreignCursor.error)]).toEqual([400, 'invalid_parameter']);
       expect(foreignCursor.error!.error.message).toContain('cursor');
 

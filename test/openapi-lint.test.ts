@@ -33,7 +33,12 @@ async function lint(document: unknown): Promise<NormalizedProblem[]> {
   return lintFromString({ source: JSON.stringify(document, null, 2), absoluteRef: 'openapi.json', config });
 }
 
-const describeProblem = (problem: NormalizedProblem) => ({ severity: problem.severity, ruleId: problem.ruleId, pointer: problem.location[0]?.pointer, message: problem.message });
+const describeProblem = (problem: NormalizedProblem) => ({
+  severity: problem.severity,
+  ruleId: problem.ruleId,
+  pointer: problem.location[0]?.pointer,
+  message: problem.message,
+});
 
 describe('the OpenAPI document under the recommended Redocly ruleset', () => {
   for (const [name, document] of [
@@ -45,16 +50,25 @@ describe('the OpenAPI document under the recommended Redocly ruleset', () => {
       expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
       const warnings = problems.map(({ ruleId, pointer }) => ({ ruleId, pointer }));
       expect(warnings).toEqual(expect.arrayContaining(ALLOWED_WARNINGS));
-      expect(warnings.filter((warning) => !ALLOWED_WARNINGS.some((allowed) => allowed.ruleId === warning.ruleId && allowed.pointer === warning.pointer))).toEqual([]);
+      expect(
+        warnings.filter(
+          (warning) => !ALLOWED_WARNINGS.some((allowed) => allowed.ruleId === warning.ruleId && allowed.pointer === warning.pointer),
+        ),
+      ).toEqual([]);
     });
   }
 
   it('reports what it should: the linter is really applied', async () => {
-    const broken = JSON.parse(JSON.stringify(openApiDocument)) as { paths: Record<string, Record<string, { operationId?: string }>>; info: Record<string, unknown> };
+    const broken = JSON.parse(JSON.stringify(openApiDocument)) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+      info: Record<string, unknown>;
+    };
     delete broken.paths['/api/v1/devices']!.get!.operationId;
     delete broken.info.license;
     broken.paths['/api/v1/devices']!.post = { responses: { '405': { $ref: '#/components/responses/MethodNotAllowed' } } } as never;
     const ruleIds = (await lint(broken)).map((problem) => problem.ruleId);
-    expect(ruleIds).toEqual(expect.arrayContaining(['operation-operationId', 'info-license', 'operation-2xx-response', 'operation-summary']));
+    expect(ruleIds).toEqual(
+      expect.arrayContaining(['operation-operationId', 'info-license', 'operation-2xx-response', 'operation-summary']),
+    );
   });
 });

@@ -28,7 +28,13 @@ function tableRows(table: string): string[][] {
   return table
     .split('\n')
     .slice(2)
-    .map((line) => line.replace(/^\|/, '').replace(/\|$/, '').split(' | ').map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .replace(/^\|/, '')
+        .replace(/\|$/, '')
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    );
 }
 
 describe('docs/operations.md', () => {
@@ -110,13 +116,16 @@ describe('the Citus layout of docs/operations.md fits the migrated schema', () =
         where n.nspname = current_schema() and c.relkind = 'r' and a.attname = 'device_id' and not a.attisdropped order by 1`.execute(db)
     ).rows.map((row) => row.table);
     expect(perDevice.length).toBeGreaterThanOrEqual(2);
-    for (const table of perDevice) expect(layout.find((placement) => placement.table === table)).toEqual({ table, kind: 'distributed', column: 'device_id' });
+    for (const table of perDevice)
+      expect(layout.find((placement) => placement.table === table)).toEqual({ table, kind: 'distributed', column: 'device_id' });
   });
 
   it('every primary key and unique index of a distributed table includes its distribution column', async () => {
     const indexes = await uniqueIndexes();
     const distributed = layout.filter((placement) => placement.kind === 'distributed');
-    expect(indexes.filter((index) => distributed.some((placement) => placement.table === index.table)).length).toBeGreaterThanOrEqual(distributed.length);
+    expect(indexes.filter((index) => distributed.some((placement) => placement.table === index.table)).length).toBeGreaterThanOrEqual(
+      distributed.length,
+    );
     for (const index of indexes) {
       const placement = distributed.find((each) => each.table === index.table);
       if (placement) expect([index.index, index.columns.includes(placement.column!)]).toEqual([index.index, true]);

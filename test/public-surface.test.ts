@@ -20,12 +20,16 @@ const ENTRY_POINTS = [
 ] as const;
 
 function exportedNames(): Record<string, string[]> {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error('Cannot read tsconfig.json');
   const program = ts.createProgram(
     ENTRY_POINTS.map((entry) => join(root, entry.source)),
@@ -37,7 +41,13 @@ function exportedNames(): Record<string, string[]> {
       const sourceFile = program.getSourceFile(join(root, entry.source));
       const moduleSymbol = sourceFile && checker.getSymbolAtLocation(sourceFile);
       if (!moduleSymbol) throw new Error(`Cannot read the exports of ${entry.source}`);
-      return [entry.name, checker.getExportsOfModule(moduleSymbol).map((symbol) => symbol.name).sort()];
+      return [
+        entry.name,
+        checker
+          .getExportsOfModule(moduleSymbol)
+          .map((symbol) => symbol.name)
+          .sort(),
+      ];
     }),
   );
 }

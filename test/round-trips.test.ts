@@ -37,7 +37,13 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const counter = statementCounter();
       const store = createKyselyStore(db.withPlugin(counter));
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-      const device = (await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: 'America/New_York' }))!;
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: 'Truck 1',
+        imei: '350000000000001',
+        model: 'FMB920',
+        timeZone: 'America/New_York',
+      }))!;
       await store.importSegments({
         deviceId: device.id,
         segments: [
@@ -49,23 +55,58 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
       const starter = await store.createAccount({ name: 'Small', plan: 'starter', now: T0 });
       const starterKey = generateApiKey();
-      await store.createApiKey({ accountId: starter.id, fingerprint: await fingerprintApiKey(starterKey), label: null, expiresAt: null, now: T0 });
+      await store.createApiKey({
+        accountId: starter.id,
+        fingerprint: await fingerprintApiKey(starterKey),
+        label: null,
+        expiresAt: null,
+        now: T0,
+      });
       const revokedKey = generateApiKey();
-      const revoked = await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(revokedKey), label: null, expiresAt: null, now: T0 });
+      const revoked = await store.createApiKey({
+        accountId: account.id,
+        fingerprint: await fingerprintApiKey(revokedKey),
+        label: null,
+        expiresAt: null,
+        now: T0,
+      });
       await store.revokeApiKey({ keyId: revoked!.id, now: T0 });
       const clock = { ms: NOW_MS };
       const now = () => clock.ms;
-      const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now }), rateLimitStore: store, rateLimits, now, logger: () => {} });
+      const app = createFleetHoursApp({
+        fleetHours: createFleetHours({ store, now }),
+        rateLimitStore: store,
+        rateLimits,
+        now,
+        logger: () => {},
+      });
       /** The status, code, remaining budget and statements of one request. */
       const get = async (path: string, authorization = `Bearer ${key}`) => {
         counter.count = 0;
         const response = await app.request(path, { headers: { Authorization: authorization } });
         const body = (await response.json()) as { error?: { code: string } };
-        return { status: response.status, statements: counter.count, code: body.error?.code, remaining: response.headers.get('X-RateLimit-Remaining') };
+        return {
+          status: response.status,
+          statements: counter.count,
+          code: body.error?.code,
+          remaining: response.headers.get('X-RateLimit-Remaining'),
+        };
       };
       const ingestToken = generateIngestToken();
-      await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(ingestToken), label: null, expiresAt: null, now: T0 });
-      const tracker = (await store.createDevice({ accountId: account.id, name: 'Tracker', imei: '350000000000002', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
+      await store.createIngestToken({
+        accountId: account.id,
+        fingerprint: await fingerprintApiKey(ingestToken),
+        label: null,
+        expiresAt: null,
+        now: T0,
+      });
+      const tracker = (await store.createDevice({
+        accountId: account.id,
+        name: 'Tracker',
+        imei: '350000000000002',
+        model: 'FMB920',
+        timeZone: 'Europe/Berlin',
+      }))!;
       /** The status, body and statements of one Traccar forward (docs/ingestion.md, "Traccar position forwarding") of the tracker. */
       const forward = async (seconds: number, speedKnots: number, authorization = `Bearer ${ingestToken}`) => {
         counter.count = 0;
@@ -73,17 +114,35 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
         const response = await app.request('/ingest/traccar', {
           method: 'POST',
           headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ position: { deviceTime: time, fixTime: time, speed: speedKnots, attributes: { ignition: true } }, device: { uniqueId: tracker.imei } }),
+          body: JSON.stringify({
+            position: { deviceTime: time, fixTime: time, speed: speedKnots, attributes: { ignition: true } },
+            device: { uniqueId: tracker.imei },
+          }),
         });
         return { status: response.status, statements: counter.count, body: (await response.json()) as Record<string, unknown> };
       };
       /** Requests `count` at once; their statuses, remaining budgets and the statements of them all. */
       const getAtOnce = async (path: string, count: number) => {
         counter.count = 0;
-        const responses = await Promise.all(Array.from({ length: count }, () => app.request(path, { headers: { Authorization: `Bearer ${key}` } })));
-        return { statuses: responses.map((response) => response.status), remaining: responses.map((response) => Number(response.headers.get('X-RateLimit-Remaining'))), statements: counter.count };
+        const responses = await Promise.all(
+          Array.from({ length: count }, () => app.request(path, { headers: { Authorization: `Bearer ${key}` } })),
+        );
+        return {
+          statuses: responses.map((response) => response.status),
+          remaining: responses.map((response) => Number(response.headers.get('X-RateLimit-Remaining'))),
+          statements: counter.count,
+        };
       };
-      return { get, getAtOnce, forward, store, tracker, device, clock, keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` } };
+      return {
+        get,
+        getAtOnce,
+        forward,
+        store,
+        tracker,
+        device,
+        clock,
+        keys: { valid: `Bearer ${key}`, starter: `Bearer ${starterKey}`, revoked: `Bearer ${revokedKey}` },
+      };
     };
 
     it('an ingestion request: the token with its count, then one read and one write (D20, D24), whatever the write changes', async () => {
@@ -92,22 +151,52 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       // The first point, then points that extend the tail, change state (a segment shortened, one
       // added), arrive late inside the stored ones and take a day's seconds away: 3 statements
       // each, none in a transaction (the write checks that the device's row is the one it read).
-      const steps: [number, number][] = [[now - 600, 20], [now - 590, 20], [now - 580, 0], [now - 585, 30], [now - 570, 25], [now - 575, 0]];
-      for (const [at, knots] of steps) expect({ at, ...(await forward(at, knots)) }).toMatchObject({ at, status: 200, statements: 3, body: { accepted: 1, duplicates: 0 } });
+      const steps: [number, number][] = [
+        [now - 600, 20],
+        [now - 590, 20],
+        [now - 580, 0],
+        [now - 585, 30],
+        [now - 570, 25],
+        [now - 575, 0],
+      ];
+      for (const [at, knots] of steps)
+        expect({ at, ...(await forward(at, knots)) }).toMatchObject({
+          at,
+          status: 200,
+          statements: 3,
+          body: { accepted: 1, duplicates: 0 },
+        });
       // The answer names the device's last report in its zone without reading the device again.
-      expect(await forward(now - 570, 25)).toMatchObject({ status: 200, statements: 2, body: { accepted: 0, duplicates: 1, devices: [{ device_id: tracker.id, last_reported_at: '2026-03-12T19:55:00+01:00' }] } });
+      expect(await forward(now - 570, 25)).toMatchObject({
+        status: 200,
+        statements: 2,
+        body: { accepted: 0, duplicates: 1, devices: [{ device_id: tracker.id, last_reported_at: '2026-03-12T19:55:00+01:00' }] },
+      });
       // What was stored is what the points say (D2): the one-statement writes left nothing out.
-      expect((await store.listTelemetryPoints({ deviceId: tracker.id })).map((point) => point.time)).toEqual([now - 600, now - 590, now - 585, now - 580, now - 575, now - 570]);
+      expect((await store.listTelemetryPoints({ deviceId: tracker.id })).map((point) => point.time)).toEqual([
+        now - 600,
+        now - 590,
+        now - 585,
+        now - 580,
+        now - 575,
+        now - 570,
+      ]);
       // An unknown token is one lookup, then the address's budget (D14), and writes nothing.
       expect(await forward(now - 560, 25, 'Bearer fhi_unknown')).toMatchObject({ status: 401, statements: 2 });
     });
 
     it('/hours, /hours/daily and /meter with a valid key: at most 2 once the device is known (listed or read before)', async () => {
       const { get, device } = await seed();
-      const paths = [`/api/v1/devices/${device.id}/hours`, `/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`, `/api/v1/devices/${device.id}/meter`];
+      const paths = [
+        `/api/v1/devices/${device.id}/hours`,
+        `/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`,
+        `/api/v1/devices/${device.id}/meter`,
+      ];
       // A device never read nor listed by this service: its zone is read first, one statement more.
       expect(await get(paths[0]!)).toMatchObject({ status: 200, statements: 3 });
-      for (const path of paths) for (let round = 0; round < 3; round += 1) expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements: 2 });
+      for (const path of paths)
+        for (let round = 0; round < 3; round += 1)
+          expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements: 2 });
     });
 
     it('P35, P36: requests of one key at once share the lookup and count (D13, D15) and their reads: 16 make far fewer than 32 statements, and each is counted once', async () => {
@@ -133,7 +222,9 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const atOnce = await getAtOnce(hours, 16);
       expect(atOnce.statuses.filter((status) => status === 200)).toHaveLength(9);
       expect(atOnce.statuses.filter((status) => status === 429)).toHaveLength(7);
-      expect(atOnce.remaining.filter((_, index) => atOnce.statuses[index] === 200).sort((a, b) => b - a)).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      expect(atOnce.remaining.filter((_, index) => atOnce.statuses[index] === 200).sort((a, b) => b - a)).toEqual([
+        8, 7, 6, 5, 4, 3, 2, 1, 0,
+      ]);
       expect(await get(hours)).toMatchObject({ status: 429, remaining: '0' });
       clock.ms += 60_000;
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '9' });
@@ -157,7 +248,8 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const hours = `/api/v1/devices/${device.id}/hours`;
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '1' });
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '0' });
-      for (let round = 0; round < 3; round += 1) expect(await get(hours)).toMatchObject({ status: 429, code: 'rate_limited', remaining: '0' });
+      for (let round = 0; round < 3; round += 1)
+        expect(await get(hours)).toMatchObject({ status: 429, code: 'rate_limited', remaining: '0' });
       // A plan without API access: 403 on its own key's counter, even past its limit.
       expect(await get(hours, keys.starter)).toMatchObject({ status: 403, code: 'plan_without_api_access', remaining: '1' });
       for (let round = 0; round < 3; round += 1) expect(await get(hours, keys.starter)).toMatchObject({ status: 403, remaining: '0' });

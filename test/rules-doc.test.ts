@@ -38,22 +38,27 @@ describe('docs/rules.md', () => {
     expect([...ids].sort()).toEqual([...expected].sort());
   });
 
-  it.each(entries.map((entry) => [entry.id, entry] as const))('%s names its code and test, or the issue that will build it', (id, entry) => {
-    const notYet = /^Not yet: issue \d+/m.test(entry.body);
-    const located = /^Code: `([^`]+)` · Test: `([^`]+)`$/m.exec(entry.body);
-    expect(notYet || located !== null, `${id} needs "Code: … · Test: …" or "Not yet: issue N"`).toBe(true);
-    if (!located) return;
-    const [, code, test] = located as unknown as [string, string, string];
-    expect(existsSync(join(root, code)), `${id}: ${code} does not exist`).toBe(true);
-    expect(existsSync(join(root, test)), `${id}: ${test} does not exist`).toBe(true);
-    expect(readFileSync(join(root, test), 'utf8'), `${id}: ${test} does not cite ${id}`).toMatch(new RegExp(`\\b${id}\\b`));
-  });
+  it.each(entries.map((entry) => [entry.id, entry] as const))(
+    '%s names its code and test, or the issue that will build it',
+    (id, entry) => {
+      const notYet = /^Not yet: issue \d+/m.test(entry.body);
+      const located = /^Code: `([^`]+)` · Test: `([^`]+)`$/m.exec(entry.body);
+      expect(notYet || located !== null, `${id} needs "Code: … · Test: …" or "Not yet: issue N"`).toBe(true);
+      if (!located) return;
+      const [, code, test] = located as unknown as [string, string, string];
+      expect(existsSync(join(root, code)), `${id}: ${code} does not exist`).toBe(true);
+      expect(existsSync(join(root, test)), `${id}: ${test} does not exist`).toBe(true);
+      expect(readFileSync(join(root, test), 'utf8'), `${id}: ${test} does not cite ${id}`).toMatch(new RegExp(`\\b${id}\\b`));
+    },
+  );
 });
 
 describe('the repository explains itself', () => {
   const markdownFiles = [
     'README.md',
-    ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
     ...readdirSync(join(root, 'packages')).map((name) => `packages/${name}/README.md`),
     'examples/README.md',
   ].filter((path) => existsSync(join(root, path)));
@@ -74,7 +79,10 @@ describe('the repository explains itself', () => {
   // at the root or in docs/; a path, from the root or from that file.
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
     .split('\0')
-    .filter((path) => /\.(ts|mts|mjs|js|md|json|yml|yaml|sh)$/.test(path) && !path.startsWith('test/__snapshots__/') && existsSync(join(root, path)));
+    .filter(
+      (path) =>
+        /\.(ts|mts|mjs|js|md|json|yml|yaml|sh)$/.test(path) && !path.startsWith('test/__snapshots__/') && existsSync(join(root, path)),
+    );
 
   it('every Markdown file named in code, tests and docs exists in the repository', () => {
     expect(tracked.length).toBeGreaterThan(100);
@@ -83,8 +91,11 @@ describe('the repository explains itself', () => {
       const text = readFileSync(join(root, path), 'utf8');
       for (const match of text.matchAll(/(?<![\w./-])((?:\.{1,2}\/|[\w-]+\/)*[\w-]+\.md)\b/g)) {
         const named = match[1]!;
-        const candidates = named.includes('/') ? [resolve(root, dirname(path), named), resolve(root, named)] : [join(root, dirname(path), named), join(root, named), join(root, 'docs', named)];
-        if (!candidates.some((candidate) => !relative(root, candidate).startsWith('..') && existsSync(candidate))) missing.push(`${path}: ${named}`);
+        const candidates = named.includes('/')
+          ? [resolve(root, dirname(path), named), resolve(root, named)]
+          : [join(root, dirname(path), named), join(root, named), join(root, 'docs', named)];
+        if (!candidates.some((candidate) => !relative(root, candidate).startsWith('..') && existsSync(candidate)))
+          missing.push(`${path}: ${named}`);
       }
     }
     expect(missing).toEqual([]);

@@ -28,12 +28,23 @@ function describeSharedLimit(backend: string, setup: () => Promise<Instances>): 
       const [first] = instances.stores;
       await resetTables(first.db);
       const account = await first.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-      const device = (await first.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
+      const device = (await first.createDevice({
+        accountId: account.id,
+        name: 'Truck 1',
+        imei: '350000000000001',
+        model: 'FMB920',
+        timeZone: 'Europe/Berlin',
+      }))!;
       const key = generateApiKey();
       await first.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
       const apps = instances.stores.map((store) => {
         const now = () => clock.ms;
-        return createFleetHoursApp({ fleetHours: createFleetHours({ store, now }), rateLimitStore: counters(store), now, logger: () => {} });
+        return createFleetHoursApp({
+          fleetHours: createFleetHours({ store, now }),
+          rateLimitStore: counters(store),
+          now,
+          logger: () => {},
+        });
       });
       const get = (instance: number, path: string) =>
         apps[instance]!.request(`/api/v1/devices/${device.id}${path}`, { headers: { Authorization: `Bearer ${key}` } });
@@ -63,7 +74,7 @@ function describeSharedLimit(backend: string, setup: () => Promise<Instances>): 
       expect(next.headers.get('X-RateLimit-Remaining')).toBe('29');
     });
 
-    it('counters in each process\'s memory would let 60 through: the shared counters are what holds the limit', async () => {
+    it("counters in each process's memory would let 60 through: the shared counters are what holds the limit", async () => {
       const { get } = await twoApps(() => createMemoryRateLimitStore(), { ms: NOW_MS });
       for (let request = 0; request < 30; request += 1) await get(request % 2, '/hours');
       expect((await get(0, '/hours')).status).toBe(200);

@@ -12,8 +12,14 @@ type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 const rawText: EsbuildPlugin = {
   name: 'raw-text',
   setup(build) {
-    build.onResolve({ filter: /\?raw$/ }, (args) => ({ path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)), namespace: 'raw-text' }));
-    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, async (args) => ({ contents: await readFile(args.path, 'utf8'), loader: 'text' }));
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)),
+      namespace: 'raw-text',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text',
+    }));
   },
 };
 

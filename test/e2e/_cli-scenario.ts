@@ -76,7 +76,8 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
   describe(`fleet-hours CLI and server end to end: ${name}`, { timeout: 120_000 }, () => {
     let backend: ScenarioBackend;
     let work: string;
-    const cli = (args: readonly string[], input?: string) => runCli([...args, ...backend.args], { cwd: work, ...(input === undefined ? {} : { input }) });
+    const cli = (args: readonly string[], input?: string) =>
+      runCli([...args, ...backend.args], { cwd: work, ...(input === undefined ? {} : { input }) });
     const cliJson = <T>(args: readonly string[]) => runCliJson<T>([...args, ...backend.args], { cwd: work });
     const file = (fileName: string, text: string) => {
       writeFileSync(join(work, fileName), text);
@@ -152,7 +153,21 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
 
     it('devices create prints the device as the API shows it and refuses an unknown zone', async () => {
       const create = (account: Account, deviceName: string, timeZone: string, extra: string[] = []) =>
-        cliJson<Device>(['devices', 'create', '--account', String(account.id), '--name', deviceName, '--imei', `35630704244${Math.floor(Math.random() * 1e4)}`, '--model', 'FMB920', '--timezone', timeZone, ...extra]);
+        cliJson<Device>([
+          'devices',
+          'create',
+          '--account',
+          String(account.id),
+          '--name',
+          deviceName,
+          '--imei',
+          `35630704244${Math.floor(Math.random() * 1e4)}`,
+          '--model',
+          'FMB920',
+          '--timezone',
+          timeZone,
+          ...extra,
+        ]);
       devices.newYork = await create(business, 'Truck 14', 'America/New_York', ['--registration', 'NY 4821']);
       expect(devices.newYork).toEqual({
         id: expect.any(Number),
@@ -169,30 +184,66 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       devices.kathmandu = await create(business, 'Tractor', 'Asia/Kathmandu');
       devices.othersTruck = await create(other, 'Rival truck', 'UTC');
 
-      const refused = await cli(['devices', 'create', '--account', String(business.id), '--name', 'X', '--imei', '1', '--model', 'M', '--timezone', 'Europe/Atlantis']);
+      const refused = await cli([
+        'devices',
+        'create',
+        '--account',
+        String(business.id),
+        '--name',
+        'X',
+        '--imei',
+        '1',
+        '--model',
+        'M',
+        '--timezone',
+        'Europe/Atlantis',
+      ]);
       expect(refused).toMatchObject({ code: 2, stdout: '' });
       expect(refused.stderr).toContain('Unknown time zone "Europe/Atlantis"');
     });
 
     it('devices update changes a device', async () => {
-      const updated = await cliJson<Device & { status: string }>(['devices', 'update', String(devices.kathmandu.id), '--name', 'Valley tractor', '--status', 'active']);
+      const updated = await cliJson<Device & { status: string }>([
+        'devices',
+        'update',
+        String(devices.kathmandu.id),
+        '--name',
+        'Valley tractor',
+        '--status',
+        'active',
+      ]);
       expect(updated).toMatchObject({ id: devices.kathmandu.id, name: 'Valley tractor', timezone: 'Asia/Kathmandu', status: 'active' });
     });
 
     it('import segments reads NDJSON and CSV (CRLF, quoted) in one batch each; re-importing skips', async () => {
-      const newYork = await cliJson<Record<string, unknown>>(['import', 'segments', '--device', String(devices.newYork.id), file('new-york.ndjson', NEW_YORK_SEGMENTS)]);
+      const newYork = await cliJson<Record<string, unknown>>([
+        'import',
+        'segments',
+        '--device',
+        String(devices.newYork.id),
+        file('new-york.ndjson', NEW_YORK_SEGMENTS),
+      ]);
       expect(newYork).toMatchObject({ device_id: devices.newYork.id, format: 'ndjson', records: 4, inserted: 4, closed: 0, skipped: 0 });
       const again = await cli(['import', 'segments', '--device', String(devices.newYork.id), 'new-york.ndjson']);
       expect(again.code).toBe(0);
       expect(again.stdout).toMatch(/0 inserted, 0 closed, 4 skipped/);
 
-      const fromStdin = await runCli(['import', 'segments', '--device', String(devices.berlin.id), '--format', 'csv', '-', '--json', ...backend.args], { cwd: work, input: BERLIN_SEGMENTS_CSV });
+      const fromStdin = await runCli(
+        ['import', 'segments', '--device', String(devices.berlin.id), '--format', 'csv', '-', '--json', ...backend.args],
+        { cwd: work, input: BERLIN_SEGMENTS_CSV },
+      );
       expect(fromStdin.code).toBe(0);
       expect(JSON.parse(fromStdin.stdout)).toMatchObject({ file: 'stdin', format: 'csv', records: 2, inserted: 2 });
     });
 
     it('import telemetry stores the points, and D2 makes segments of them (D20, D23)', async () => {
-      const report = await cliJson<Record<string, unknown>>(['import', 'telemetry', '--device', String(devices.kathmandu.id), file('tractor.csv', KATHMANDU_TELEMETRY_CSV)]);
+      const report = await cliJson<Record<string, unknown>>([
+        'import',
+        'telemetry',
+        '--device',
+        String(devices.kathmandu.id),
+        file('tractor.csv', KATHMANDU_TELEMETRY_CSV),
+      ]);
       expect(report).toMatchObject({ format: 'csv', records: 6, accepted: 6, duplicates: 0, batches: 1 });
     });
 
@@ -202,10 +253,16 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       const cases: [string, string, RegExp][] = [
         [
           'malformed.ndjson',
-          [segment('2025-04-01T08:00:00Z', '2025-04-01T09:00:00Z', 'moving'), '{"started_at": "2025-04-01T10:00:00Z", "ended_at": '].join('\n'),
+          [segment('2025-04-01T08:00:00Z', '2025-04-01T09:00:00Z', 'moving'), '{"started_at": "2025-04-01T10:00:00Z", "ended_at": '].join(
+            '\n',
+          ),
           /^malformed\.ndjson:2: Not valid JSON/m,
         ],
-        ['bad-header.csv', 'start,end,state\n2025-04-01T08:00:00Z,2025-04-01T09:00:00Z,moving\n', /^bad-header\.csv:1: The CSV header must name the columns started_at,ended_at,state/m],
+        [
+          'bad-header.csv',
+          'start,end,state\n2025-04-01T08:00:00Z,2025-04-01T09:00:00Z,moving\n',
+          /^bad-header\.csv:1: The CSV header must name the columns started_at,ended_at,state/m,
+        ],
         [
           'bad-time.csv',
           'started_at,ended_at,state\n2025-04-01T08:00:00Z,2025-04-01T09:00:00Z,moving\n2025-04-01 10:00,2025-04-01T11:00:00Z,idle\n',
@@ -213,7 +270,10 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
         ],
         [
           'overlap.ndjson',
-          [segment('2025-04-02T08:00:00Z', '2025-04-02T09:00:00Z', 'moving'), segment('2025-03-09T07:00:00Z', '2025-03-09T07:10:00Z', 'idle')].join('\n'),
+          [
+            segment('2025-04-02T08:00:00Z', '2025-04-02T09:00:00Z', 'moving'),
+            segment('2025-03-09T07:00:00Z', '2025-03-09T07:10:00Z', 'idle'),
+          ].join('\n'),
           /^overlap\.ndjson:2: Overlaps the stored segment 2025-03-09T06:30:00\+00:00 – 2025-03-09T07:30:00\+00:00 \(idle\)/m,
         ],
       ];
@@ -233,9 +293,18 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
     const readCommands: { args: string[]; path: string; body: Record<string, unknown> }[] = [];
     it('hours, daily and meter read a device without a server; an unknown device exits 1, a bad date 2', async () => {
       const reads = [
-        { args: ['hours', '--device', String(devices.newYork.id), '--from', '2025-03-09', '--to', '2025-03-09'], path: `/api/v1/devices/${devices.newYork.id}/hours?from=2025-03-09&to=2025-03-09` },
-        { args: ['hours', '--device', String(devices.kathmandu.id), '--from', '2025-03-01', '--to', '2025-03-31'], path: `/api/v1/devices/${devices.kathmandu.id}/hours?from=2025-03-01&to=2025-03-31` },
-        { args: ['daily', '--device', String(devices.newYork.id), '--from', '2025-11-01', '--to', '2025-11-03'], path: `/api/v1/devices/${devices.newYork.id}/hours/daily?from=2025-11-01&to=2025-11-03` },
+        {
+          args: ['hours', '--device', String(devices.newYork.id), '--from', '2025-03-09', '--to', '2025-03-09'],
+          path: `/api/v1/devices/${devices.newYork.id}/hours?from=2025-03-09&to=2025-03-09`,
+        },
+        {
+          args: ['hours', '--device', String(devices.kathmandu.id), '--from', '2025-03-01', '--to', '2025-03-31'],
+          path: `/api/v1/devices/${devices.kathmandu.id}/hours?from=2025-03-01&to=2025-03-31`,
+        },
+        {
+          args: ['daily', '--device', String(devices.newYork.id), '--from', '2025-11-01', '--to', '2025-11-03'],
+          path: `/api/v1/devices/${devices.newYork.id}/hours/daily?from=2025-11-01&to=2025-11-03`,
+        },
         { args: ['meter', '--device', String(devices.newYork.id)], path: `/api/v1/devices/${devices.newYork.id}/meter` },
         { args: ['meter', '--device', String(devices.kathmandu.id)], path: `/api/v1/devices/${devices.kathmandu.id}/meter` },
       ];
@@ -286,11 +355,29 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       });
       expect(spring.headers.get('x-ratelimit-limit')).toBe('30');
       const fall = await api(`/api/v1/devices/${devices.newYork.id}/hours?from=2025-11-02&to=2025-11-02`);
-      expect(response(fall)).toMatchObject({ from: '2025-11-02T00:00:00-04:00', to: '2025-11-02T23:59:59-05:00', engine_seconds: 7200, moving_seconds: 0, idle_seconds: 7200 });
+      expect(response(fall)).toMatchObject({
+        from: '2025-11-02T00:00:00-04:00',
+        to: '2025-11-02T23:59:59-05:00',
+        engine_seconds: 7200,
+        moving_seconds: 0,
+        idle_seconds: 7200,
+      });
       const berlin = await api(`/api/v1/devices/${devices.berlin.id}/hours?from=2025-03-30&to=2025-03-30`);
-      expect(response(berlin)).toMatchObject({ from: '2025-03-30T00:00:00+01:00', to: '2025-03-30T23:59:59+02:00', engine_seconds: 6000, moving_seconds: 5400, idle_seconds: 600 });
+      expect(response(berlin)).toMatchObject({
+        from: '2025-03-30T00:00:00+01:00',
+        to: '2025-03-30T23:59:59+02:00',
+        engine_seconds: 6000,
+        moving_seconds: 5400,
+        idle_seconds: 600,
+      });
       const tractor = await api(`/api/v1/devices/${devices.kathmandu.id}/hours?from=2025-03-10&to=2025-03-10`);
-      expect(response(tractor)).toMatchObject({ from: '2025-03-10T00:00:00+05:45', timezone: 'Asia/Kathmandu', engine_seconds: 1440, moving_seconds: 600, idle_seconds: 840 });
+      expect(response(tractor)).toMatchObject({
+        from: '2025-03-10T00:00:00+05:45',
+        timezone: 'Asia/Kathmandu',
+        engine_seconds: 1440,
+        moving_seconds: 600,
+        idle_seconds: 840,
+      });
     });
 
     it('GET /hours/daily splits at local midnight, one entry per day', async () => {
@@ -323,7 +410,9 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
         const answer = await api(read.path);
         expect(answer.status, read.path).toBe(200);
         // as_of is each reader's own now; everything else is the same figure.
-        expect(read.body, read.args.join(' ')).toEqual(read.args[0] === 'meter' ? { ...answer.body, as_of: expect.any(String) } : answer.body);
+        expect(read.body, read.args.join(' ')).toEqual(
+          read.args[0] === 'meter' ? { ...answer.body, as_of: expect.any(String) } : answer.body,
+        );
       }
     });
 
@@ -367,7 +456,12 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       server = null;
       expect(result.code).toBe(0);
       const entries = jsonLines(result.stdout);
-      expect(entries.map((entry) => entry.msg).filter((message) => message !== 'request')).toEqual(['starting', 'listening', 'stopping', 'stopped']);
+      expect(entries.map((entry) => entry.msg).filter((message) => message !== 'request')).toEqual([
+        'starting',
+        'listening',
+        'stopping',
+        'stopped',
+      ]);
       const requests = entries.filter((entry) => entry.msg === 'request');
       expect(requests.length).toBeGreaterThanOrEqual(10);
       for (const key of Object.values(keys)) expect(result.stdout).not.toContain(key.key);

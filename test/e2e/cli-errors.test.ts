@@ -19,10 +19,15 @@ describe('fleet-hours failures, as real processes', () => {
   });
 
   it('an unreachable PostgreSQL server fails with exit 1 and a message without the password', async () => {
-    const result = await runCli(['accounts', 'list', '--json'], { cwd: work, env: { DATABASE_URL: 'postgres://fleet:s3cret@127.0.0.1:1/fleet_hours' } });
+    const result = await runCli(['accounts', 'list', '--json'], {
+      cwd: work,
+      env: { DATABASE_URL: 'postgres://fleet:s3cret@127.0.0.1:1/fleet_hours' },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^fleet-hours: Cannot open the database \(PostgreSQL postgres:\/\/fleet:\*\*\*@127\.0\.0\.1:1\/fleet_hours\): .*ECONNREFUSED/);
+    expect(result.stderr).toMatch(
+      /^fleet-hours: Cannot open the database \(PostgreSQL postgres:\/\/fleet:\*\*\*@127\.0\.0\.1:1\/fleet_hours\): .*ECONNREFUSED/,
+    );
     expect(result.stderr).not.toContain('s3cret');
   });
 

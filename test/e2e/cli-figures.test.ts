@@ -38,7 +38,21 @@ function describeFigures(name: string, makeBackend: () => Promise<Backend>): voi
       work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-figures-'));
       const account = await runCliJson<{ id: number }>(['accounts', 'create', '--name', 'Acme', ...backend.args], { cwd: work });
       const device = await runCliJson<{ id: number }>(
-        ['devices', 'create', '--account', String(account.id), '--name', 'Truck', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'America/Sao_Paulo', ...backend.args],
+        [
+          'devices',
+          'create',
+          '--account',
+          String(account.id),
+          '--name',
+          'Truck',
+          '--imei',
+          '356307042441013',
+          '--model',
+          'FMB920',
+          '--timezone',
+          'America/Sao_Paulo',
+          ...backend.args,
+        ],
         { cwd: work },
       );
       deviceId = device.id;
@@ -60,14 +74,21 @@ function describeFigures(name: string, makeBackend: () => Promise<Backend>): voi
       await backend.execute(`update engine_segments set ended_at = ended_at + interval '1 hour' where state = 'idle'`);
       const text = await cli(['figures', 'verify', '--device', String(deviceId)]);
       expect(text.code).toBe(1);
-      expect(text.stdout).toContain(`device ${deviceId}, day from 2018-11-04T03:00:00Z: segments say moving 3600 s, idle 5400 s, stored moving 3600 s, idle 1800 s`);
+      expect(text.stdout).toContain(
+        `device ${deviceId}, day from 2018-11-04T03:00:00Z: segments say moving 3600 s, idle 5400 s, stored moving 3600 s, idle 1800 s`,
+      );
       expect(text.stdout).toContain(`Fix them with: fleet-hours figures rebuild --device ${deviceId}`);
       const json = await cli(['figures', 'verify', '--json']);
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout)).toMatchObject({
         checked: [deviceId],
         mismatches: expect.arrayContaining([
-          { device_id: deviceId, kind: 'totals', expected: { moving_seconds: 7200, idle_seconds: 5400 }, stored: { moving_seconds: 7200, idle_seconds: 1800 } },
+          {
+            device_id: deviceId,
+            kind: 'totals',
+            expected: { moving_seconds: 7200, idle_seconds: 5400 },
+            stored: { moving_seconds: 7200, idle_seconds: 1800 },
+          },
         ]),
       });
 
@@ -78,7 +99,10 @@ function describeFigures(name: string, makeBackend: () => Promise<Backend>): voi
     });
 
     it('a device that does not exist is exit 1; a malformed id is exit 2', async () => {
-      expect(await cli(['figures', 'verify', '--device', '999999'])).toMatchObject({ code: 1, stderr: 'fleet-hours: No device with id 999999\n' });
+      expect(await cli(['figures', 'verify', '--device', '999999'])).toMatchObject({
+        code: 1,
+        stderr: 'fleet-hours: No device with id 999999\n',
+      });
       expect((await cli(['figures', 'rebuild', '--device', 'x'])).code).toBe(2);
     });
   });

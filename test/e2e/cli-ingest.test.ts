@@ -37,13 +37,31 @@ describe(`fleet-hours live telemetry end to end (${adminUrl ? 'PostgreSQL server
   it('creates, lists and revokes ingest tokens; import telemetry and HTTP ingestion of the same points give the same meter (D20, D23, D24)', async () => {
     const account = await cliJson<{ id: number }>(['accounts', 'create', '--name', 'Acme Haulage']);
     const device = (name: string, imei: string) =>
-      cliJson<{ id: number }>(['devices', 'create', '--account', String(account.id), '--name', name, '--imei', imei, '--model', 'FMB920', '--timezone', 'Europe/Berlin']);
+      cliJson<{ id: number }>([
+        'devices',
+        'create',
+        '--account',
+        String(account.id),
+        '--name',
+        name,
+        '--imei',
+        imei,
+        '--model',
+        'FMB920',
+        '--timezone',
+        'Europe/Berlin',
+      ]);
     const imported = await device('Imported', '356307042441013');
     const sent = await device('Sent', '356307042441021');
     const key = await cliJson<{ key: string }>(['keys', 'create', '--account', String(account.id)]);
 
     const created = await cliJson<{ id: number; token: string; fingerprint: string; label: string | null; expires_at: string | null }>([
-      'ingest-tokens', 'create', '--account', String(account.id), '--label', 'traccar forwarder',
+      'ingest-tokens',
+      'create',
+      '--account',
+      String(account.id),
+      '--label',
+      'traccar forwarder',
     ]);
     expect(Object.keys(created)).toEqual(['id', 'token', 'fingerprint', 'label', 'expires_at']);
     expect(created.token).toMatch(/^fhi_[0-9A-Za-z]{43}$/);
@@ -68,7 +86,11 @@ describe(`fleet-hours live telemetry end to end (${adminUrl ? 'PostgreSQL server
 
     server = await startServe(args, { cwd: work });
     const ingest = (body: string, token = created.token) =>
-      fetch(`${server!.url}/ingest/v1/telemetry`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-ndjson' }, body });
+      fetch(`${server!.url}/ingest/v1/telemetry`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-ndjson' },
+        body,
+      });
     const answer = await ingest(points.map((point) => JSON.stringify({ device_id: sent.id, ...point })).join('\n'));
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ accepted: 360, duplicates: 0, devices: [{ device_id: sent.id }] });
@@ -99,10 +121,40 @@ describe(`fleet-hours live telemetry end to end (${adminUrl ? 'PostgreSQL server
   }, 180_000);
 
   it('devices create refuses an IMEI that already names an active device of the account, naming it (D25)', async () => {
-    const result = await cli(['devices', 'create', '--account', '1', '--name', 'Copy', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'UTC']);
+    const result = await cli([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Copy',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'FMB920',
+      '--timezone',
+      'UTC',
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^fleet-hours: IMEI "356307042441013" already names active device 1 "Imported" of account 1: an IMEI names at most one active device of an account \(D25\)/);
-    const spare = await cliJson<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Spare', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'UTC', '--status', 'inactive']);
+    expect(result.stderr).toMatch(
+      /^fleet-hours: IMEI "356307042441013" already names active device 1 "Imported" of account 1: an IMEI names at most one active device of an account \(D25\)/,
+    );
+    const spare = await cliJson<{ id: number }>([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Spare',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'FMB920',
+      '--timezone',
+      'UTC',
+      '--status',
+      'inactive',
+    ]);
     const activated = await cli(['devices', 'update', String(spare.id), '--status', 'active']);
     expect(activated.code).toBe(1);
     expect(activated.stderr).toContain('IMEI "356307042441013" already names active device 1 "Imported" of account 1');

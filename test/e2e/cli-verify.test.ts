@@ -44,7 +44,21 @@ function describeVerify(name: string, makeBackend: () => Promise<Backend>): void
       work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-verify-'));
       const account = await runCliJson<{ id: number }>(['accounts', 'create', '--name', 'Acme', ...backend.args], { cwd: work });
       const device = await runCliJson<{ id: number }>(
-        ['devices', 'create', '--account', String(account.id), '--name', 'Tractor', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'UTC', ...backend.args],
+        [
+          'devices',
+          'create',
+          '--account',
+          String(account.id),
+          '--name',
+          'Tractor',
+          '--imei',
+          '356307042441013',
+          '--model',
+          'FMB920',
+          '--timezone',
+          'UTC',
+          ...backend.args,
+        ],
         { cwd: work },
       );
       deviceId = device.id;
@@ -57,7 +71,11 @@ function describeVerify(name: string, makeBackend: () => Promise<Backend>): void
     });
 
     it('D36: verify exits 0 when every derived datum agrees with its source', async () => {
-      expect(await cli(['verify'])).toMatchObject({ code: 0, stderr: '', stdout: 'All derived data of 1 device agrees with its sources.\n' });
+      expect(await cli(['verify'])).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'All derived data of 1 device agrees with its sources.\n',
+      });
       expect(await runCliJson(['verify', ...backend.args], { cwd: work })).toEqual({ checked: 1, consistent: true, devices: [] });
     });
 
@@ -71,9 +89,15 @@ function describeVerify(name: string, makeBackend: () => Promise<Backend>): void
       expect(text.stdout).toContain(
         `  device ${deviceId}, telemetry segments 2025-03-10T06:40:00Z to 2025-03-10T06:45:00Z: points say moving 300 s, idle 0 s, stored moving 0 s, idle 0 s (stored -300 s)\n`,
       );
-      expect(text.stdout).toContain(`  device ${deviceId}, day from 2025-03-10T00:00:00Z: segments say moving 300 s, idle 840 s, stored moving 600 s, idle 840 s (stored +300 s)\n`);
-      expect(text.stdout).toContain(`  device ${deviceId}, lifetime totals: segments say moving 300 s, idle 840 s, stored moving 600 s, idle 840 s (stored +300 s)\n`);
-      expect(text.stdout).toContain(`  device ${deviceId}, last_reported_at 2025-03-10T06:30:00Z, newest point or imported instant 2025-03-10T07:30:00Z (-3600 s)\n`);
+      expect(text.stdout).toContain(
+        `  device ${deviceId}, day from 2025-03-10T00:00:00Z: segments say moving 300 s, idle 840 s, stored moving 600 s, idle 840 s (stored +300 s)\n`,
+      );
+      expect(text.stdout).toContain(
+        `  device ${deviceId}, lifetime totals: segments say moving 300 s, idle 840 s, stored moving 600 s, idle 840 s (stored +300 s)\n`,
+      );
+      expect(text.stdout).toContain(
+        `  device ${deviceId}, last_reported_at 2025-03-10T06:30:00Z, newest point or imported instant 2025-03-10T07:30:00Z (-3600 s)\n`,
+      );
       expect(text.stdout).toContain(`Repair with: fleet-hours verify --repair --device ${deviceId}\n`);
 
       const json = await cli(['verify', '--json']);
@@ -126,13 +150,26 @@ function describeVerify(name: string, makeBackend: () => Promise<Backend>): void
         ].join('\n'),
       );
       expect(await cli(['verify'])).toMatchObject({ code: 0 });
-      expect(await runCliJson(['verify', '--repair', ...backend.args], { cwd: work })).toEqual({ checked: 1, consistent: true, repaired: [], devices: [] });
+      expect(await runCliJson(['verify', '--repair', ...backend.args], { cwd: work })).toEqual({
+        checked: 1,
+        consistent: true,
+        repaired: [],
+        devices: [],
+      });
     });
 
     it('D36: the figures commands remain and agree; --device of a missing device is exit 1, a malformed one exit 2', async () => {
       expect(await cli(['figures', 'verify'])).toMatchObject({ code: 0, stdout: 'The daily figures of 1 device match their segments.\n' });
-      expect(await cli(['verify', '--device', '999999'])).toMatchObject({ code: 1, stdout: '', stderr: 'fleet-hours: No device with id 999999\n' });
-      expect(await cli(['verify', '--device', '999999', '--repair', '--json'])).toMatchObject({ code: 1, stdout: '', stderr: 'fleet-hours: No device with id 999999\n' });
+      expect(await cli(['verify', '--device', '999999'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'fleet-hours: No device with id 999999\n',
+      });
+      expect(await cli(['verify', '--device', '999999', '--repair', '--json'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'fleet-hours: No device with id 999999\n',
+      });
       expect((await cli(['verify', '--device', 'x'])).code).toBe(2);
     });
   });

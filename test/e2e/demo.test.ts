@@ -10,11 +10,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () => {
   it('serves a fresh seeded database and prints a URL, a key and curl lines that work (P17)', async () => {
     // DATABASE_URL is set on purpose: the demo must ignore it and stay embedded.
-    const demo = await startCliServer(
-      ['demo', '--port', '0'],
-      (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null),
-      { cwd: work, env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' } },
-    );
+    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), {
+      cwd: work,
+      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    });
     try {
       const banner = demo.stdout();
       const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
@@ -58,7 +57,9 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
   });
 
   it('feeds two live vehicles through the ingestion endpoint: their meters grow, and the printed ingest lines work (D20, D22, D24)', async () => {
-    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), { cwd: work });
+    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), {
+      cwd: work,
+    });
     try {
       const banner = demo.stdout();
       const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
@@ -78,11 +79,18 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
       expect(await readMeter()).toBeGreaterThan(first);
 
       // The printed native curl line, sent as written: 200 and one point accepted or a duplicate.
-      const native = /curl -s -X POST -H "Authorization: Bearer (fhi_\w+)" -H "Content-Type: (application\/x-ndjson)" --data-binary '([^']+)' "([^"]+)"/.exec(banner);
+      const native =
+        /curl -s -X POST -H "Authorization: Bearer (fhi_\w+)" -H "Content-Type: (application\/x-ndjson)" --data-binary '([^']+)' "([^"]+)"/.exec(
+          banner,
+        );
       expect(native).not.toBeNull();
       const [, nativeToken, contentType, body, nativeUrl] = native!;
       expect(nativeToken).toBe(ingestToken);
-      const sent = await fetch(nativeUrl!, { method: 'POST', headers: { Authorization: `Bearer ${nativeToken}`, 'Content-Type': contentType! }, body });
+      const sent = await fetch(nativeUrl!, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${nativeToken}`, 'Content-Type': contentType! },
+        body,
+      });
       expect(sent.status).toBe(200);
       const answer = (await sent.json()) as { accepted: number; duplicates: number };
       expect(answer.accepted + answer.duplicates).toBe(1);

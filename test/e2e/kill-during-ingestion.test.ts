@@ -47,7 +47,20 @@ describe(`D36 a serve process killed with SIGKILL during concurrent ingestion ($
     const account = await cliJson<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
     const devices: { id: number; imei: string }[] = [];
     for (const imei of ['356307042441013', '356307042441021', '356307042441039']) {
-      const created = await cliJson<{ id: number }>(['devices', 'create', '--account', String(account.id), '--name', `Truck ${imei.slice(-2)}`, '--imei', imei, '--model', 'FMB920', '--timezone', 'Europe/Berlin']);
+      const created = await cliJson<{ id: number }>([
+        'devices',
+        'create',
+        '--account',
+        String(account.id),
+        '--name',
+        `Truck ${imei.slice(-2)}`,
+        '--imei',
+        imei,
+        '--model',
+        'FMB920',
+        '--timezone',
+        'Europe/Berlin',
+      ]);
       devices.push({ id: created.id, imei });
     }
     const { token } = await cliJson<{ token: string }>(['ingest-tokens', 'create', '--account', String(account.id)]);
@@ -69,20 +82,52 @@ describe(`D36 a serve process killed with SIGKILL during concurrent ingestion ($
     let stopped = false;
     let inFlight = 0;
     const request = (protocol: Protocol, points: readonly SentPoint[]): Promise<Response> => {
-      const knots = (time: number) => String(Math.round(((time * 7) % 50) / KMH_PER_KNOT * 10_000) / 10_000);
+      const knots = (time: number) => String(Math.round((((time * 7) % 50) / KMH_PER_KNOT) * 10_000) / 10_000);
       const iso = (time: number) => new Date(time * 1000).toISOString();
       const signal = AbortSignal.timeout(15_000);
       if (protocol === 'native') {
-        const body = points.map((point) => JSON.stringify({ device_id: devices[point.device]!.id, time: iso(point.time), ignition: point.ignition, speed_kmh: (point.time * 7) % 50 })).join('\n');
-        return fetch(`${url}/ingest/v1/telemetry`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-ndjson' }, body, signal });
+        const body = points
+          .map((point) =>
+            JSON.stringify({
+              device_id: devices[point.device]!.id,
+              time: iso(point.time),
+              ignition: point.ignition,
+              speed_kmh: (point.time * 7) % 50,
+            }),
+          )
+          .join('\n');
+        return fetch(`${url}/ingest/v1/telemetry`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-ndjson' },
+          body,
+          signal,
+        });
       }
       const [point] = points as [SentPoint];
       const imei = devices[point.device]!.imei;
       if (protocol === 'traccar') {
-        const body = JSON.stringify({ position: { deviceTime: iso(point.time), fixTime: iso(point.time), speed: Number(knots(point.time)), attributes: { ignition: point.ignition } }, device: { uniqueId: imei } });
-        return fetch(`${url}/ingest/traccar`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body, signal });
+        const body = JSON.stringify({
+          position: {
+            deviceTime: iso(point.time),
+            fixTime: iso(point.time),
+            speed: Number(knots(point.time)),
+            attributes: { ignition: point.ignition },
+          },
+          device: { uniqueId: imei },
+        });
+        return fetch(`${url}/ingest/traccar`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body,
+          signal,
+        });
       }
-      const query = new URLSearchParams({ id: imei, timestamp: String(point.time), speed: knots(point.time), ignition: String(point.ignition) });
+      const query = new URLSearchParams({
+        id: imei,
+        timestamp: String(point.time),
+        speed: knots(point.time),
+        ignition: String(point.ignition),
+      });
       return fetch(`${url}/ingest/osmand/${token}?${query}`, { signal });
     };
     const client = async (index: number) => {

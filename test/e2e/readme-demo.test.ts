@@ -33,7 +33,9 @@ describe('README.md, followed by a newcomer', { timeout: 120_000 }, () => {
     expect(commands.length).toBeGreaterThanOrEqual(6);
     expect(commands.map((entry) => entry.command).join('\n')).toMatch(/\/ingest\/v1\/telemetry/);
 
-    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), { cwd: work });
+    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), {
+      cwd: work,
+    });
     try {
       const banner = demo.stdout();
       const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
@@ -48,11 +50,17 @@ describe('README.md, followed by a newcomer', { timeout: 120_000 }, () => {
         let body: unknown;
         expect(() => (body = JSON.parse(stdout)), `${command}\nanswered: ${stdout}`).not.toThrow();
         const entries = jsonEntries(body);
-        expect(entries.some(([name]) => name === 'error'), `${command}\nanswered: ${stdout}`).toBe(false);
+        expect(
+          entries.some(([name]) => name === 'error'),
+          `${command}\nanswered: ${stdout}`,
+        ).toBe(false);
         const keys = new Set(entries.map(([name]) => name));
         for (const shown of shownKeys(answer!)) expect(keys.has(shown), `${command}\nanswered without "${shown}": ${stdout}`).toBe(true);
         for (const [name, value] of shownValues(answer!)) {
-          expect(entries.some(([entryName, entryValue]) => entryName === name && entryValue === value), `${command}\nanswered without "${name}":${JSON.stringify(value)}: ${stdout}`).toBe(true);
+          expect(
+            entries.some(([entryName, entryValue]) => entryName === name && entryValue === value),
+            `${command}\nanswered without "${name}":${JSON.stringify(value)}: ${stdout}`,
+          ).toBe(true);
         }
       }
     } finally {
@@ -62,7 +70,9 @@ describe('README.md, followed by a newcomer', { timeout: 120_000 }, () => {
   });
 
   it('the read block: the demo keeps its data in a directory, and fleet-hours daily reads a device from it', async () => {
-    const commands = fencedBlocks('sh read').flatMap(shellCommands).map((entry) => entry.command);
+    const commands = fencedBlocks('sh read')
+      .flatMap(shellCommands)
+      .map((entry) => entry.command);
     expect(commands).toHaveLength(2);
     const [demoCommand, readCommand] = commands as [string, string];
     expect(demoCommand).toMatch(/ demo /);
@@ -100,6 +110,7 @@ describe('README.md, followed by a newcomer', { timeout: 120_000 }, () => {
 
     const { stdout } = await run('bash', ['-c', readCommand], { cwd: ROOT, env, timeout: 60_000 });
     expect(stdout).toMatch(/Truck 14 \(device 1\)/);
-    for (const date of ['2026-10-31', '2026-11-01', '2026-11-02']) expect(stdout).toMatch(new RegExp(`^${date}\\s+\\d+:\\d{2}:\\d{2}`, 'm'));
+    for (const date of ['2026-10-31', '2026-11-01', '2026-11-02'])
+      expect(stdout).toMatch(new RegExp(`^${date}\\s+\\d+:\\d{2}:\\d{2}`, 'm'));
   });
 });

@@ -49,7 +49,11 @@ describe('README.md: the packages before they are published', { timeout: 240_000
 
     // A global prefix of the test's own, so that the link lands in its folder and nowhere else.
     const prefix = join(home, 'global');
-    await run('bash', ['-c', 'npm link -w @fleet-hours/server'], { cwd: ROOT, env: npmEnv({ npm_config_prefix: prefix }), timeout: 60_000 });
+    await run('bash', ['-c', 'npm link -w @fleet-hours/server'], {
+      cwd: ROOT,
+      env: npmEnv({ npm_config_prefix: prefix }),
+      timeout: 60_000,
+    });
     const linked = await run(join(prefix, 'bin', 'fleet-hours'), ['--version'], { timeout: 30_000 });
     expect(linked.stdout.trim()).toBe(version);
   });
@@ -57,7 +61,12 @@ describe('README.md: the packages before they are published', { timeout: 240_000
   it('elsewhere: the packed tarballs install in a fresh project, where npx fleet-hours and embed.mjs run', async () => {
     const [pack] = fencedBlocks('sh pack');
     expect(pack, 'README.md has a ```sh pack block').toBeDefined();
-    const { stdout } = await run('bash', ['-c', `set -e\n${pack}`], { cwd: ROOT, env: npmEnv(), timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('bash', ['-c', `set -e\n${pack}`], {
+      cwd: ROOT,
+      env: npmEnv(),
+      timeout: 180_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     // The block ends with `npx fleet-hours --version`, run in the new project.
     expect(stdout.trim().split('\n').at(-1)).toBe(version);
 
@@ -73,7 +82,10 @@ describe('README.md: the packages before they are published', { timeout: 240_000
     const output = await run(process.execPath, ['embed.mjs'], { cwd: project, env: npmEnv(), timeout: 60_000 });
     const daily = JSON.parse(output.stdout.trim().split('\n').at(-1)!) as { data: { date: string; engine_seconds: number }[] };
     // The figures the block's comment promises: "7200 s on 2026-10-31, 25200 s on 2026-11-01".
-    const promised = [...embed!.matchAll(/(\d+) s on (\d{4}-\d{2}-\d{2})/g)].map(([, seconds, date]) => ({ date, engine_seconds: Number(seconds) }));
+    const promised = [...embed!.matchAll(/(\d+) s on (\d{4}-\d{2}-\d{2})/g)].map(([, seconds, date]) => ({
+      date,
+      engine_seconds: Number(seconds),
+    }));
     expect(promised).toHaveLength(2);
     expect(daily.data).toEqual(promised.map((day) => expect.objectContaining(day)));
   });

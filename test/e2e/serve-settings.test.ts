@@ -63,14 +63,30 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
 
     it('applies them: the limit of the flag, the client address from X-Forwarded-For, metrics on their own port', async () => {
       const refused = await fetch(`${server.url}/api/v1/devices`, { headers: { 'X-Forwarded-For': '6.6.6.6, 203.0.113.9' } });
-      expect([refused.status, refused.headers.get('X-RateLimit-Limit'), refused.headers.get('X-RateLimit-Remaining')]).toEqual([401, '3', '2']);
+      expect([refused.status, refused.headers.get('X-RateLimit-Limit'), refused.headers.get('X-RateLimit-Remaining')]).toEqual([
+        401,
+        '3',
+        '2',
+      ]);
       const listening = jsonLines(server.stdout()).find((line) => line.msg === 'listening')!;
       expect(listening.metrics_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       const metrics = await (await fetch(String(listening.metrics_url))).text();
       expect(metrics).toContain('fleet_hours_http_requests_total{method="GET",route="/api/v1/devices",status="401"} 1');
       const starting = jsonLines(server.stdout()).find((line) => line.msg === 'starting')!;
-      expect(starting.settings).toMatchObject({ 'rate-limit-unauthenticated': 3, 'trusted-proxy-hops': 1, 'metrics-port': 0, 'log-level': 'debug', port: 0 });
-      await expect.poll(() => jsonLines(server.stdout()).filter((line) => line.msg === 'request').map((line) => line.client_address)).toEqual(['203.0.113.9']);
+      expect(starting.settings).toMatchObject({
+        'rate-limit-unauthenticated': 3,
+        'trusted-proxy-hops': 1,
+        'metrics-port': 0,
+        'log-level': 'debug',
+        port: 0,
+      });
+      await expect
+        .poll(() =>
+          jsonLines(server.stdout())
+            .filter((line) => line.msg === 'request')
+            .map((line) => line.client_address),
+        )
+        .toEqual(['203.0.113.9']);
     });
 
     it('answers the probes without a key, uncounted, logged at debug (D30, P27)', async () => {
@@ -79,10 +95,19 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
         ['/readyz', { status: 'ready' }],
       ] as const) {
         const response = await fetch(`${server.url}${path}`);
-        expect([path, response.status, await response.json(), response.headers.get('X-RateLimit-Remaining')]).toEqual([path, 200, body, null]);
+        expect([path, response.status, await response.json(), response.headers.get('X-RateLimit-Remaining')]).toEqual([
+          path,
+          200,
+          body,
+          null,
+        ]);
       }
       await expect
-        .poll(() => jsonLines(server.stdout()).filter((line) => line.route === '/healthz' || line.route === '/readyz').map((line) => [line.route, line.level]))
+        .poll(() =>
+          jsonLines(server.stdout())
+            .filter((line) => line.route === '/healthz' || line.route === '/readyz')
+            .map((line) => [line.route, line.level]),
+        )
         .toEqual([
           ['/healthz', 'debug'],
           ['/readyz', 'debug'],
@@ -92,7 +117,9 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
     it('answers a request Node refuses with the JSON body (D29)', async () => {
       const response = await fetch(`${server.url}/api/v1/devices`, { headers: { 'X-Padding': 'a'.repeat(20_000) } });
       expect(response.status).toBe(431);
-      expect(await response.json()).toEqual({ error: { status: 431, code: 'headers_too_large', message: 'The request line and headers are larger than 16384 bytes' } });
+      expect(await response.json()).toEqual({
+        error: { status: 431, code: 'headers_too_large', message: 'The request line and headers are larger than 16384 bytes' },
+      });
     });
 
     it('prints nothing but JSON lines, each with time, level and msg (P31)', () => {
@@ -108,13 +135,26 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
     // At warn not even the "listening" line is printed: the test picks the port and asks /healthz.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--data-dir', 'data', '--port', String(port), '--log-level', 'warn'], { cwd: work, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--data-dir', 'data', '--port', String(port), '--log-level', 'warn'], {
+      cwd: work,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
     child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     try {
-      await expect.poll(() => fetch(`${url}/healthz`).then((response) => response.status, () => 0), { timeout: 60_000, interval: 200 }).toBe(200);
+      await expect
+        .poll(
+          () =>
+            fetch(`${url}/healthz`).then(
+              (response) => response.status,
+              () => 0,
+            ),
+          { timeout: 60_000, interval: 200 },
+        )
+        .toBe(200);
       expect((await fetch(`${url}/api/v1/devices`)).status).toBe(401);
     } finally {
       child.kill('SIGTERM');
@@ -145,7 +185,12 @@ describe('fleet-hours serve settings, probes and logs, as real processes', { tim
     const result = await runCli(['serve', '--data-dir', 'data'], { cwd: work, env: { FLEET_HOURS_RATE_LIMIT_HOURS: 'many' } });
     expect([result.code, result.stderr]).toEqual([2, '']);
     expect(jsonLines(result.stdout)).toEqual([
-      { time: expect.any(String), level: 'error', msg: 'startup failed', error: 'FLEET_HOURS_RATE_LIMIT_HOURS must be a whole number ≥ 1, got "many"' },
+      {
+        time: expect.any(String),
+        level: 'error',
+        msg: 'startup failed',
+        error: 'FLEET_HOURS_RATE_LIMIT_HOURS must be a whole number ≥ 1, got "many"',
+      },
     ]);
   });
 });

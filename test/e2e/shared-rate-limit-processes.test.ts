@@ -25,7 +25,20 @@ describeWithPostgres('two serve processes on one PostgreSQL database (D15)', () 
     key = (await runCliJson<{ key: string }>(['keys', 'create', '--account', String(account.id)], options)).key;
     deviceId = (
       await runCliJson<{ id: number }>(
-        ['devices', 'create', '--account', String(account.id), '--name', 'Truck 1', '--imei', '350000000000001', '--model', 'FMB920', '--timezone', 'Europe/Berlin'],
+        [
+          'devices',
+          'create',
+          '--account',
+          String(account.id),
+          '--name',
+          'Truck 1',
+          '--imei',
+          '350000000000001',
+          '--model',
+          'FMB920',
+          '--timezone',
+          'Europe/Berlin',
+        ],
         options,
       )
     ).id;
@@ -40,8 +53,11 @@ describeWithPostgres('two serve processes on one PostgreSQL database (D15)', () 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('4 /hours requests a minute for one key in total: split across both processes, the 5th is 429 on either', { timeout: 120_000 }, async () => {
-    const hours = (server: CliServer) => fetch(`${server.url}/api/v1/devices/${deviceId}/hours`, { headers: { Authorization: `Bearer ${key}` } });
+  it('4 /hours requests a minute for one key in total: split across both processes, the 5th is 429 on either', {
+    timeout: 120_000,
+  }, async () => {
+    const hours = (server: CliServer) =>
+      fetch(`${server.url}/api/v1/devices/${deviceId}/hours`, { headers: { Authorization: `Bearer ${key}` } });
     // The windows are whole minutes (D13): start early in one, so that all requests fall in it.
     const second = new Date().getUTCSeconds();
     if (second > 40) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
@@ -60,6 +76,8 @@ describeWithPostgres('two serve processes on one PostgreSQL database (D15)', () 
       expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
     }
     // Per endpoint (D13): /meter has its own budget, on either process.
-    expect((await fetch(`${servers[1]!.url}/api/v1/devices/${deviceId}/meter`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${servers[1]!.url}/api/v1/devices/${deviceId}/meter`, { headers: { Authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
   });
 });

@@ -25,7 +25,10 @@ function helpExamples(help: string): string[] {
 function runnable(example: string, url: string, token: string, seconds: number): string[] {
   // Plain words only: a quote or a variable would need a shell to read it.
   expect(example, example).toMatch(/^fleet-hours simulate [\w .,:/…=-]+$/);
-  const args = example.split(/\s+/).slice(1).map((word) => (word === 'fhi_…' ? token : word));
+  const args = example
+    .split(/\s+/)
+    .slice(1)
+    .map((word) => (word === 'fhi_…' ? token : word));
   const urlAt = args.indexOf('--url');
   if (urlAt === -1) args.push('--url', url);
   else args[urlAt + 1] = url;
@@ -41,7 +44,9 @@ describe('fleet-hours simulate --help examples', { timeout: 180_000 }, () => {
     const examples = helpExamples(help.stdout);
     expect(examples.length).toBeGreaterThanOrEqual(3);
 
-    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), { cwd: work });
+    const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), {
+      cwd: work,
+    });
     try {
       const url = /serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(demo.stdout())![1]!;
       const token = /Ingest\s+(fhi_\w{43})/.exec(demo.stdout())![1]!;
@@ -52,7 +57,12 @@ describe('fleet-hours simulate --help examples', { timeout: 180_000 }, () => {
         expect(result.stderr, example).not.toMatch(/unknown_device|conflict|\b4\d\d\b/);
         expect(result.code, `${example}\n${result.stdout}\n${result.stderr}`).toBe(0);
         if (args.includes('--json')) {
-          const summary = JSON.parse(result.stdout) as { accepted: number; duplicates: number; errors: unknown[]; stopped_because: string | null };
+          const summary = JSON.parse(result.stdout) as {
+            accepted: number;
+            duplicates: number;
+            errors: unknown[];
+            stopped_because: string | null;
+          };
           expect(summary).toMatchObject({ errors: [], stopped_because: null });
           expect(summary.accepted + summary.duplicates, example).toBeGreaterThan(0);
         } else {

@@ -71,7 +71,11 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`fleet-hours ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `fleet-hours ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 60_000);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -133,7 +137,10 @@ export function startCliServer(
       child.kill('SIGKILL');
       reject(new Error(`${message}\nstdout: ${stdout}\nstderr: ${stderr}`));
     };
-    const timer = setTimeout(() => fail(`fleet-hours ${args.join(' ')} printed no URL within ${options.timeoutMs ?? 60_000} ms`), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => fail(`fleet-hours ${args.join(' ')} printed no URL within ${options.timeoutMs ?? 60_000} ms`),
+      options.timeoutMs ?? 60_000,
+    );
     const check = () => {
       if (settled) return;
       const url = findUrl(stdout, stderr);
@@ -180,11 +187,15 @@ export function jsonLines(text: string): Record<string, unknown>[] {
 
 /** `fleet-hours serve …`, ready once it logs `{"msg":"listening","url":…}`. */
 export function startServe(args: readonly string[], options: RunCliOptions = {}): Promise<CliServer> {
-  return startCliServer(['serve', '--port', '0', ...args], (stdout) => {
-    const complete = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
-    const listening = jsonLines(complete).find((entry) => entry.msg === 'listening');
-    return typeof listening?.url === 'string' ? listening.url : null;
-  }, options);
+  return startCliServer(
+    ['serve', '--port', '0', ...args],
+    (stdout) => {
+      const complete = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
+      const listening = jsonLines(complete).find((entry) => entry.msg === 'listening');
+      return typeof listening?.url === 'string' ? listening.url : null;
+    },
+    options,
+  );
 }
 
 /** A fresh PostgreSQL database for one test file, dropped by `drop()`. */

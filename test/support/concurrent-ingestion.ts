@@ -5,7 +5,14 @@
  * serial delivery of the requests that were answered 2xx, to devices of their own. Shared by
  * `test/concurrent-ingestion.test.ts` and the soak (`npm run soak`).
  */
-import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken, type FleetHoursStore, type RateLimitStore } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  fingerprintApiKey,
+  generateApiKey,
+  generateIngestToken,
+  type FleetHoursStore,
+  type RateLimitStore,
+} from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 
 /** A deterministic random source from a seed, so that a failing round can be run again. */
@@ -17,8 +24,17 @@ const ZONES = ['Europe/London', 'America/New_York', 'Asia/Kathmandu'] as const;
 
 /** One ingestion request, for device number `device` of a set (the same request goes to either set). */
 export type IngestRequest =
-  | { readonly kind: 'native'; readonly points: readonly { readonly device: number; readonly time: number; readonly ignition: boolean; readonly speedKmh: number }[] }
-  | { readonly kind: 'traccar' | 'osmand'; readonly device: number; readonly time: number; readonly ignition: boolean; readonly knots: number };
+  | {
+      readonly kind: 'native';
+      readonly points: readonly { readonly device: number; readonly time: number; readonly ignition: boolean; readonly speedKmh: number }[];
+    }
+  | {
+      readonly kind: 'traccar' | 'osmand';
+      readonly device: number;
+      readonly time: number;
+      readonly ignition: boolean;
+      readonly knots: number;
+    };
 
 /**
  * The requests of a round: points of `devices` devices over the last six hours, one every few
@@ -60,9 +76,21 @@ export function planRequests(random: () => number, options: { readonly devices: 
 export async function ingestionApp(store: FleetHoursStore & RateLimitStore) {
   const account = await store.createAccount({ name: 'Fleet', plan: 'business', now: NOW - 86_400 });
   const token = generateIngestToken();
-  await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: NOW - 86_400 });
+  await store.createIngestToken({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(token),
+    label: null,
+    expiresAt: null,
+    now: NOW - 86_400,
+  });
   const key = generateApiKey();
-  await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: NOW - 86_400 });
+  await store.createApiKey({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(key),
+    label: null,
+    expiresAt: null,
+    now: NOW - 86_400,
+  });
   const now = () => NOW * 1000;
   const app = createFleetHoursApp({
     fleetHours: createFleetHours({ store, now }),
@@ -78,7 +106,13 @@ export async function ingestionApp(store: FleetHoursStore & RateLimitStore) {
     Promise.all(
       Array.from({ length: count }, async (_, index) => {
         const imei = `35${run}${String(++imeis).padStart(6, '0')}`;
-        return (await store.createDevice({ accountId: account.id, name: `Truck ${imei}`, imei, model: 'FMB920', timeZone: ZONES[index % ZONES.length]! }))!;
+        return (await store.createDevice({
+          accountId: account.id,
+          name: `Truck ${imei}`,
+          imei,
+          model: 'FMB920',
+          timeZone: ZONES[index % ZONES.length]!,
+        }))!;
       }),
     );
 
@@ -87,17 +121,30 @@ export async function ingestionApp(store: FleetHoursStore & RateLimitStore) {
     const auth = { Authorization: `Bearer ${token}` };
     if (request.kind === 'native') {
       const body = request.points
-        .map(({ device, time, ignition, speedKmh }) => JSON.stringify({ imei: devices[device]!.imei, time: new Date(time * 1000).toISOString(), ignition, speed_kmh: speedKmh }))
+        .map(({ device, time, ignition, speedKmh }) =>
+          JSON.stringify({ imei: devices[device]!.imei, time: new Date(time * 1000).toISOString(), ignition, speed_kmh: speedKmh }),
+        )
         .join('\n');
-      return (await app.request('/ingest/v1/telemetry', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body })).status;
+      return (
+        await app.request('/ingest/v1/telemetry', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body })
+      ).status;
     }
     const imei = devices[request.device]!.imei;
     if (request.kind === 'traccar') {
       const time = new Date(request.time * 1000).toISOString().replace('Z', '+00:00');
-      const body = JSON.stringify({ position: { deviceTime: time, fixTime: time, speed: request.knots, attributes: { ignition: request.ignition } }, device: { uniqueId: imei } });
-      return (await app.request('/ingest/traccar', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body })).status;
+      const body = JSON.stringify({
+        position: { deviceTime: time, fixTime: time, speed: request.knots, attributes: { ignition: request.ignition } },
+        device: { uniqueId: imei },
+      });
+      return (await app.request('/ingest/traccar', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body }))
+        .status;
     }
-    const query = new URLSearchParams({ id: imei, timestamp: String(request.time), speed: String(request.knots), ignition: String(request.ignition) });
+    const query = new URLSearchParams({
+      id: imei,
+      timestamp: String(request.time),
+      speed: String(request.knots),
+      ignition: String(request.ignition),
+    });
     return (await app.request(`/ingest/osmand/${token}?${query}`)).status;
   };
 
@@ -151,7 +198,8 @@ export async function runRound(
     }),
   );
   const serial = await ingestion.newDevices(options.devices);
-  for (const [index, request] of requests.entries()) if (statuses[index]! >= 200 && statuses[index]! < 300) await ingestion.send(request, serial);
+  for (const [index, request] of requests.entries())
+    if (statuses[index]! >= 200 && statuses[index]! < 300) await ingestion.send(request, serial);
   const counted = new Map<number, number>();
   for (const status of statuses) counted.set(status, (counted.get(status) ?? 0) + 1);
   return { requests: requests.length, statuses: counted, concurrent, serial };

@@ -85,7 +85,9 @@ describe('prepareExample()', () => {
   });
 
   test('refuses "// throws" after a declaration, after a statement it cannot wrap, or without an error name', () => {
-    const code = ['const x = f(-1); // throws RangeError', 'f(', '  -1);', '// throws RangeError', 'f(-1); // throws if negative'].join('\n');
+    const code = ['const x = f(-1); // throws RangeError', 'f(', '  -1);', '// throws RangeError', 'f(-1); // throws if negative'].join(
+      '\n',
+    );
     expect(prepareExample(code, 'check').problems).toEqual([
       { line: 1, message: '"// throws" must follow a one-line statement ending in ";" that declares nothing' },
       { line: 3, message: '"// throws" must follow a one-line statement ending in ";" that declares nothing' },
@@ -106,7 +108,9 @@ describe('expectThrows()', () => {
   });
 
   test('fails when nothing is thrown, another error is thrown, or the message differs', async () => {
-    await expect(expectThrows(async () => {}, 'RangeError')).rejects.toThrow('Expected the statement to throw RangeError, but it did not throw');
+    await expect(expectThrows(async () => {}, 'RangeError')).rejects.toThrow(
+      'Expected the statement to throw RangeError, but it did not throw',
+    );
     await expect(expectThrows(fail(new TypeError('no')), 'RangeError')).rejects.toThrow('but it threw TypeError: no');
     await expect(expectThrows(fail(new RangeError('x must be ≥ 0, got -2')), 'RangeError', 'x must be ≥ 0, got -1')).rejects.toThrow(
       'Expected the message "x must be ≥ 0, got -1", but RangeError said "x must be ≥ 0, got -2"',

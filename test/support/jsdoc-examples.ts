@@ -53,7 +53,10 @@ export function extractJsdocExamples(source: string): ExtractedExamples {
     index = end + 1;
     const body = lines.slice(start, end + 1).map((line, offset) => ({
       line: start + offset + 1,
-      text: line.replace(/^\s*\/\*\*\s?/, '').replace(/\s*\*\/.*$/, '').replace(/^\s*\*(?: |$)/, ''),
+      text: line
+        .replace(/^\s*\/\*\*\s?/, '')
+        .replace(/\s*\*\/.*$/, '')
+        .replace(/^\s*\*(?: |$)/, ''),
     }));
     for (let at = 0; at < body.length; at += 1) {
       if (!/^\s*@example\b/.test(body[at]!.text)) continue;
@@ -113,7 +116,12 @@ export function prepareExample(code: string, helper: string): { code: string; pr
     const own = line.slice(0, commentAt).trim();
     const at = own === '' ? index - 1 : index;
     const statement = (own === '' ? (lines[at] ?? '') : own).trim();
-    if (!statement.endsWith(';') || /^(const|let|var|import|export)\b/.test(statement) || /(^|\s)\/\//.test(statement) || !_balanced(statement)) {
+    if (
+      !statement.endsWith(';') ||
+      /^(const|let|var|import|export)\b/.test(statement) ||
+      /(^|\s)\/\//.test(statement) ||
+      !_balanced(statement)
+    ) {
       problems.push({ line: at + 1, message: '"// throws" must follow a one-line statement ending in ";" that declares nothing' });
       continue;
     }
@@ -153,10 +161,17 @@ export async function expectThrows(action: () => Promise<void>, name: string, me
   if (thrown === undefined) throw new Error(`Expected the statement to throw ${name}, but it did not throw`);
   const error = thrown as { name?: unknown; message?: unknown; constructor?: { name?: unknown } };
   if (error.name !== name && error.constructor?.name !== name) {
-    throw new Error(`Expected the statement to throw ${name}, but it threw ${String(error.name)}: ${String(error.message)}`, { cause: thrown });
+    throw new Error(`Expected the statement to throw ${name}, but it threw ${String(error.name)}: ${String(error.message)}`, {
+      cause: thrown,
+    });
   }
   if (message !== undefined) {
-    const pattern = new RegExp(`^${message.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
+    const pattern = new RegExp(
+      `^${message
+        .split('…')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[\\s\\S]*')}$`,
+    );
     if (!pattern.test(String(error.message))) {
       throw new Error(`Expected the message "${message}", but ${name} said "${String(error.message)}"`, { cause: thrown });
     }

@@ -60,9 +60,15 @@ export async function createTestSchema(): Promise<TestPostgres> {
   });
   const url = new URL(baseUrl);
   url.searchParams.set('options', `-c search_path=${name}`);
-  return _testPostgres('schema', name, url.toString(), (options) => createPostgresDatabase({ connectionString: baseUrl, schema: name, ...options }), async () => {
-    await _withAdmin(baseUrl, (sql) => sql.unsafe(`drop schema if exists ${_quote(name)} cascade`));
-  });
+  return _testPostgres(
+    'schema',
+    name,
+    url.toString(),
+    (options) => createPostgresDatabase({ connectionString: baseUrl, schema: name, ...options }),
+    async () => {
+      await _withAdmin(baseUrl, (sql) => sql.unsafe(`drop schema if exists ${_quote(name)} cascade`));
+    },
+  );
 }
 
 /**
@@ -81,9 +87,15 @@ export async function createTestDatabase(): Promise<TestPostgres> {
   });
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  return _testPostgres('database', name, url.toString(), (options) => createPostgresDatabase({ connectionString: url.toString(), ...options }), async () => {
-    await _withAdmin(baseUrl, (sql) => sql.unsafe(`drop database if exists ${_quote(name)} with (force)`));
-  });
+  return _testPostgres(
+    'database',
+    name,
+    url.toString(),
+    (options) => createPostgresDatabase({ connectionString: url.toString(), ...options }),
+    async () => {
+      await _withAdmin(baseUrl, (sql) => sql.unsafe(`drop database if exists ${_quote(name)} with (force)`));
+    },
+  );
 }
 
 function _testPostgres(
@@ -138,7 +150,9 @@ async function _dropStale(sql: postgres.Sql, kind: TestPostgres['kind']): Promis
   for (const { name } of rows) {
     const created = Number.parseInt(name.slice(PREFIX.length).split('_')[0] ?? '', 36);
     if (!Number.isFinite(created) || Date.now() - created < STALE_AFTER_MS) continue;
-    await sql.unsafe(kind === 'schema' ? `drop schema if exists ${_quote(name)} cascade` : `drop database if exists ${_quote(name)} with (force)`).catch(() => {});
+    await sql
+      .unsafe(kind === 'schema' ? `drop schema if exists ${_quote(name)} cascade` : `drop database if exists ${_quote(name)} with (force)`)
+      .catch(() => {});
   }
 }
 
@@ -153,5 +167,7 @@ function _quote(identifier: string): string {
  * @param db A migrated database.
  */
 export async function resetTables(db: Kysely<FleetHoursDatabase>): Promise<void> {
-  await sql`truncate telemetry_points, engine_segments, engine_day_figures, devices, api_keys, accounts, rate_limit_counters restart identity cascade`.execute(db);
+  await sql`truncate telemetry_points, engine_segments, engine_day_figures, devices, api_keys, accounts, rate_limit_counters restart identity cascade`.execute(
+    db,
+  );
 }

@@ -56,7 +56,10 @@ export function shownKeys(answer: string): string[] {
 
 /** The string and null values the README shows in full (`"timezone":"America/New_York"`), by key. */
 export function shownValues(answer: string): [string, string | null][] {
-  return [...answer.matchAll(/"(\w+)":(null|"[^"…]*")/g)].map(([, key, value]) => [key!, value === 'null' ? null : JSON.parse(value!) as string]);
+  return [...answer.matchAll(/"(\w+)":(null|"[^"…]*")/g)].map(([, key, value]) => [
+    key!,
+    value === 'null' ? null : (JSON.parse(value!) as string),
+  ]);
 }
 
 /** Every [key, value] pair anywhere in a parsed JSON document. */

@@ -24,5 +24,10 @@ export * from './errors/error-answer.js';
 export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './access/rate-limit.js';
 export * from './engine/engine-seconds.js';
 export { FLEET_PAGE_SIZES, parsePageQuery, type PageQuery, type PageQueryParameters } from './fleet/parse-page-query.js';
-export { isStorableText, parseTelemetryPoint, type ParseTelemetryPointOptions, type RawTelemetryPoint } from './telemetry/telemetry-point.js';
+export {
+  isStorableText,
+  parseTelemetryPoint,
+  type ParseTelemetryPointOptions,
+  type RawTelemetryPoint,
+} from './telemetry/telemetry-point.js';
 export * from './telemetry/parse-import-record.js';

@@ -27,7 +27,9 @@ function parse(raw: string): RawResponse {
   const split = raw.indexOf('\r\n\r\n');
   expect(split, raw).toBeGreaterThan(0);
   const [statusLine, ...headerLines] = raw.slice(0, split).split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const text = raw.slice(split + 4);
   return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine!)?.[1]), headers, body: text === '' ? null : JSON.parse(text) };
 }
@@ -94,7 +96,10 @@ describe('serve() below the router (D29, P28)', () => {
     expect(expectJsonError(response, 417, 'expectation_failed')).toBe('Expect "200-ok" is not supported: only "100-continue" is');
     expect(response.headers.connection).toBe('close');
 
-    const continued = await exchange(server.port, 'GET /api/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    const continued = await exchange(
+      server.port,
+      'GET /api/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
     expect(continued).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
   });
 

@@ -128,7 +128,10 @@ function _responseOf(socket: Duplex): ServerResponse | null {
  */
 function _afterResponses(socket: Duplex, then: () => void): void {
   const response = _responseOf(socket);
-  if (response === null) return then();
+  if (response === null) {
+    then();
+    return;
+  }
   // Node's own `finish` listener (added first) runs before this one and hands the socket on.
   const next = () => {
     response.off('finish', next);
@@ -157,18 +160,35 @@ function _writeParseErrorAnswer(
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`);
-  onRefused?.({ requestId, method: null, status, code: answer.code, clientAddress: (socket as { remoteAddress?: string }).remoteAddress ?? 'unknown' });
+  onRefused?.({
+    requestId,
+    method: null,
+    status,
+    code: answer.code,
+    clientAddress: (socket as { remoteAddress?: string }).remoteAddress ?? 'unknown',
+  });
 }
 
 /** Writes a refusal on a parsed request's response (a missing Host, an unsupported `Expect`). */
-function _refuse(request: IncomingMessage, response: ServerResponse, answer: _Answer, onRefused?: (refusal: _BelowRouterRefusal) => void): void {
+function _refuse(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: _Answer,
+  onRefused?: (refusal: _BelowRouterRefusal) => void,
+): void {
   const status = ERROR_TABLE[answer.code].status;
   const requestId = randomUUID();
   const body = _bodyText(answer);
   // The body of the request, if any, is not read: the connection ends with this answer.
   response.writeHead(status, _headers(requestId, body, true));
   response.end(request.method === 'HEAD' ? undefined : body);
-  onRefused?.({ requestId, method: request.method ?? null, status, code: answer.code, clientAddress: request.socket.remoteAddress ?? 'unknown' });
+  onRefused?.({
+    requestId,
+    method: request.method ?? null,
+    status,
+    code: answer.code,
+    clientAddress: request.socket.remoteAddress ?? 'unknown',
+  });
 }
 
 /** Whether an HTTP/1.1 request lacks the Host header it must carry (RFC 9112 §3.2). */
@@ -177,14 +197,27 @@ export function _lacksHost(request: IncomingMessage): boolean {
 }
 
 /** Answers an HTTP/1.1 request without a Host header: 400 `bad_request`. */
-export function _answerMissingHost(request: IncomingMessage, response: ServerResponse, onRefused?: (refusal: _BelowRouterRefusal) => void): void {
+export function _answerMissingHost(
+  request: IncomingMessage,
+  response: ServerResponse,
+  onRefused?: (refusal: _BelowRouterRefusal) => void,
+): void {
   _refuse(request, response, { code: 'bad_request', message: 'The Host header is missing: HTTP/1.1 requests must send one' }, onRefused);
 }
 
 /** The `checkExpectation` listener: an `Expect` other than `100-continue` is 417 `expectation_failed`. */
-export function _answerExpectation(request: IncomingMessage, response: ServerResponse, onRefused?: (refusal: _BelowRouterRefusal) => void): void {
+export function _answerExpectation(
+  request: IncomingMessage,
+  response: ServerResponse,
+  onRefused?: (refusal: _BelowRouterRefusal) => void,
+): void {
   const expectation = String(request.headers.expect ?? '').slice(0, 100);
-  _refuse(request, response, { code: 'expectation_failed', message: `Expect "${expectation}" is not supported: only "100-continue" is` }, onRefused);
+  _refuse(
+    request,
+    response,
+    { code: 'expectation_failed', message: `Expect "${expectation}" is not supported: only "100-continue" is` },
+    onRefused,
+  );
 }
 
 /**
@@ -193,12 +226,25 @@ export function _answerExpectation(request: IncomingMessage, response: ServerRes
  * `bad_request`; a failure of the app's fetch itself (the app answers its own errors, so this is
  * a last resort) is 500 `internal_error`, with nothing internal in the body (D16).
  */
-export function _answerAdapterError(error: unknown, request: IncomingMessage | undefined, onRefused?: (refusal: _BelowRouterRefusal) => void): Response {
-  const answer: _Answer = error instanceof RequestError ? { code: 'bad_request', message: _requestErrorMessage(error, request) } : { code: 'internal_error', message: ERROR_TABLE.internal_error.message };
+export function _answerAdapterError(
+  error: unknown,
+  request: IncomingMessage | undefined,
+  onRefused?: (refusal: _BelowRouterRefusal) => void,
+): Response {
+  const answer: _Answer =
+    error instanceof RequestError
+      ? { code: 'bad_request', message: _requestErrorMessage(error, request) }
+      : { code: 'internal_error', message: ERROR_TABLE.internal_error.message };
   const status = ERROR_TABLE[answer.code].status;
   const requestId = randomUUID();
   const body = _bodyText(answer);
-  onRefused?.({ requestId, method: request?.method ?? null, status, code: answer.code, clientAddress: request?.socket.remoteAddress ?? 'unknown' });
+  onRefused?.({
+    requestId,
+    method: request?.method ?? null,
+    status,
+    code: answer.code,
+    clientAddress: request?.socket.remoteAddress ?? 'unknown',
+  });
   const { 'Content-Length': _length, ...headers } = _headers(requestId, body, true);
   return new Response(request?.method === 'HEAD' ? null : body, { status, headers });
 }
@@ -207,7 +253,8 @@ function _requestErrorMessage(error: RequestError, request: IncomingMessage | un
   const url = request?.url ?? '';
   // D37: an OsmAnd token travels in the path; the target is shown without it.
   const target = _quoted(_redactSecrets(url));
-  if (!url.startsWith('/') && !/^https?:\/\//i.test(url)) return `The request target ${target} is invalid: send a path that starts with "/"`;
+  if (!url.startsWith('/') && !/^https?:\/\//i.test(url))
+    return `The request target ${target} is invalid: send a path that starts with "/"`;
   if (error.message === 'Invalid host header') return `The Host header ${_quoted(request?.headers.host ?? '')} is invalid`;
   if (error.message === 'Missing host header') return 'The Host header is missing';
   if (error.message === 'Backslash in request path') return `The request path ${target} holds a backslash: use "/"`;

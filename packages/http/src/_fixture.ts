@@ -24,7 +24,10 @@ export const utc = (year: number, month: number, day: number, hour = 0, minute =
 export const START_MS = utc(2026, 12, 1, 12, 0, 15) * 1000;
 
 /** Makes every store method reject while `failure` is set: a database outage on demand (D18). */
-export function failingStore(store: FleetHoursStore): { store: FleetHoursStore; fail(make: (() => Error) | null, methods?: readonly string[]): void } {
+export function failingStore(store: FleetHoursStore): {
+  store: FleetHoursStore;
+  fail(make: (() => Error) | null, methods?: readonly string[]): void;
+} {
   let failure: (() => Error) | null = null;
   let only: readonly string[] | undefined;
   const wrapped = new Proxy(store, {
@@ -96,7 +99,14 @@ export async function createFixture(options: FixtureOptions = {}) {
   };
 
   const newDevice = async (accountId: number, name: string, timeZone: string, registration: string | null = null) => {
-    const device = await seeded.createDevice({ accountId, name, imei: `35${String(accountId).padStart(4, '0')}${name.length}00000000`, model: 'FMB920', registration, timeZone });
+    const device = await seeded.createDevice({
+      accountId,
+      name,
+      imei: `35${String(accountId).padStart(4, '0')}${name.length}00000000`,
+      model: 'FMB920',
+      registration,
+      timeZone,
+    });
     if (!device) throw new Error('account missing');
     return device;
   };
@@ -154,9 +164,23 @@ export async function createFixture(options: FixtureOptions = {}) {
 
   /** Sends a request with a key (or none). */
   const request = (path: string, key?: string | null, init: RequestInit = {}) =>
-    app.request(path, { ...init, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers as Record<string, string> | undefined) } });
+    app.request(path, {
+      ...init,
+      headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers as Record<string, string> | undefined) },
+    });
 
-  return { app, store: seeded, fleetHours, clock, now, logs, keys, accounts: { acme, other, starter }, devices: { newYork, kathmandu, idle, foreign }, request };
+  return {
+    app,
+    store: seeded,
+    fleetHours,
+    clock,
+    now,
+    logs,
+    keys,
+    accounts: { acme, other, starter },
+    devices: { newYork, kathmandu, idle, foreign },
+    request,
+  };
 }
 
 export type Fixture = Awaited<ReturnType<typeof createFixture>>;

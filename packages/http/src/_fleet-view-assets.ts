@@ -11,9 +11,8 @@
 /// <reference path="./raw-text.d.ts" />
 import fleetViewScript from './fleet-view-script.js?raw';
 
-
 /** The page's style sheet. */
-export const FLEET_VIEW_STYLE = String.raw`
+export const FLEET_VIEW_STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #6b7280; --accent: #2563eb; --moving: #2563eb; --idle: #f59e0b; --day: #8882; --marker: #9333ea; --bad: #b91c1c; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }

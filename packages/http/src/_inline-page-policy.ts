@@ -6,7 +6,11 @@
  * @param page The inline script and style, byte for byte as the page embeds them, and the page's `img-src` sources.
  * @returns The policy, as the value of a `Content-Security-Policy` header.
  */
-export async function _inlinePagePolicy(page: { readonly script: string; readonly style: string; readonly imgSrc: string }): Promise<string> {
+export async function _inlinePagePolicy(page: {
+  readonly script: string;
+  readonly style: string;
+  readonly imgSrc: string;
+}): Promise<string> {
   const [scriptHash, styleHash] = await Promise.all([_sha256Base64(page.script), _sha256Base64(page.style)]);
   return [
     "default-src 'none'",

@@ -32,14 +32,20 @@ const INGEST_REFUSALS: Json = {
 };
 
 /** The refusals of a request without a body. */
-const WITHOUT_BODY_REFUSALS: Json = Object.fromEntries(Object.entries(INGEST_REFUSALS).filter(([status]) => status !== '408' && status !== '413'));
+const WITHOUT_BODY_REFUSALS: Json = Object.fromEntries(
+  Object.entries(INGEST_REFUSALS).filter(([status]) => status !== '408' && status !== '413'),
+);
 
 const INGEST_OTHER_METHODS = (allow: string): Json => ({
   description: `Only ${allow} is served: other methods answer 405 with an Allow header, once the ingest token is accepted.`,
   'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
 });
 
-const ok = (schema: Json): Json => ({ description: 'Stored (or already stored): durable once this answer is sent', headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema } } });
+const ok = (schema: Json): Json => ({
+  description: 'Stored (or already stored): durable once this answer is sent',
+  headers: RATE_LIMIT_HEADERS,
+  content: { 'application/json': { schema } },
+});
 
 /** The Allow values of the ingestion paths, for the `Allow` header's schema. */
 export const INGEST_ALLOW_VALUES: readonly string[] = ['POST', 'GET, POST'];
@@ -52,21 +58,49 @@ export function _ingestPaths(limits: RateLimits): Json {
       name: 'token',
       in: 'path',
       required: true,
-      description: 'The ingest token (`fhi_…`): OsmAnd clients cannot set headers, so the token is the last path segment. It is never written to a log.',
+      description:
+        'The ingest token (`fhi_…`): OsmAnd clients cannot set headers, so the token is the last path segment. It is never written to a log.',
       schema: { type: 'string', pattern: '^fhi_[A-Za-z0-9]+$' },
     },
-    { name: 'id', in: 'query', required: false, description: 'The tracker id: the `imei` of the device. Give this or `deviceid`.', schema: { type: 'string' }, example: '356307042441013' },
-    { name: 'deviceid', in: 'query', required: false, description: 'The tracker id, as some clients name it; read when `id` is absent.', schema: { type: 'string' } },
+    {
+      name: 'id',
+      in: 'query',
+      required: false,
+      description: 'The tracker id: the `imei` of the device. Give this or `deviceid`.',
+      schema: { type: 'string' },
+      example: '356307042441013',
+    },
+    {
+      name: 'deviceid',
+      in: 'query',
+      required: false,
+      description: 'The tracker id, as some clients name it; read when `id` is absent.',
+      schema: { type: 'string' },
+    },
     {
       name: 'timestamp',
       in: 'query',
       required: false,
-      description: "Epoch seconds, epoch milliseconds (a value ≥ 10¹⁰) or ISO 8601 with an offset; a fraction of a second is floored. Absent: the server's now.",
+      description:
+        "Epoch seconds, epoch milliseconds (a value ≥ 10¹⁰) or ISO 8601 with an offset; a fraction of a second is floored. Absent: the server's now.",
       schema: { type: 'string' },
       example: '1795446942',
     },
-    { name: 'speed', in: 'query', required: false, description: 'Speed in knots (km/h = knots × 1.852), ≥ 0. Required when `ignition` is given.', schema: { type: 'number', minimum: 0 }, example: 12.3 },
-    { name: 'ignition', in: 'query', required: false, description: 'Engine on. Absent: the position is answered 200 `ignored` and not stored.', schema: { type: 'boolean' } },
+    {
+      name: 'speed',
+      in: 'query',
+      required: false,
+      description: 'Speed in knots (km/h = knots × 1.852), ≥ 0. Required when `ignition` is given.',
+      schema: { type: 'number', minimum: 0 },
+      example: 12.3,
+    },
+    {
+      name: 'ignition',
+      in: 'query',
+      required: false,
+      description: 'Engine on. Absent: the position is answered 200 `ignored` and not stored.',
+      schema: { type: 'boolean' },
+    },
   ];
   const osmandOperation = (method: 'get' | 'post'): Json => ({
     operationId: method === 'get' ? 'ingestOsmand' : 'ingestOsmandPost',
@@ -83,13 +117,17 @@ export function _ingestPaths(limits: RateLimits): Json {
       ? {
           requestBody: {
             required: false,
-            description: 'The same parameters as a form, instead of (or besides) the query string; Traccar Client sends them in the query string with an empty body.',
+            description:
+              'The same parameters as a form, instead of (or besides) the query string; Traccar Client sends them in the query string with an empty body.',
             content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', 'OsmandForm') } },
           },
         }
       : {}),
     // A GET has no body: it cannot be too large or too slow.
-    responses: { '200': ok({ oneOf: [ref('schemas', 'IngestResult'), ref('schemas', 'IgnoredPosition')] }), ...(method === 'get' ? WITHOUT_BODY_REFUSALS : INGEST_REFUSALS) },
+    responses: {
+      '200': ok({ oneOf: [ref('schemas', 'IngestResult'), ref('schemas', 'IgnoredPosition')] }),
+      ...(method === 'get' ? WITHOUT_BODY_REFUSALS : INGEST_REFUSALS),
+    },
   });
 
   return {
@@ -218,7 +256,10 @@ export function _ingestSchemas(timestampOrNull: Json): Json {
         position: {
           type: 'object',
           properties: {
-            deviceTime: { type: ['string', 'null'], description: 'The report time, e.g. `2026-11-23T15:15:42.000+00:00`; used when present.' },
+            deviceTime: {
+              type: ['string', 'null'],
+              description: 'The report time, e.g. `2026-11-23T15:15:42.000+00:00`; used when present.',
+            },
             fixTime: { type: 'string', description: 'The time of the last GPS fix; used when there is no `deviceTime`.' },
             speed: { type: 'number', minimum: 0, description: 'Knots.' },
             attributes: {
@@ -235,7 +276,12 @@ export function _ingestSchemas(timestampOrNull: Json): Json {
       },
       examples: [
         {
-          position: { deviceTime: '2026-11-23T15:15:42.000+00:00', fixTime: '2026-11-23T15:15:40.000+00:00', speed: 12.3, attributes: { ignition: true, motion: true } },
+          position: {
+            deviceTime: '2026-11-23T15:15:42.000+00:00',
+            fixTime: '2026-11-23T15:15:40.000+00:00',
+            speed: 12.3,
+            attributes: { ignition: true, motion: true },
+          },
           device: { uniqueId: '356307042441013', name: 'Truck 14' },
         },
       ],

@@ -20,8 +20,13 @@ describe('createFleetHoursApp()', () => {
 
   it('answers HEAD like GET, headers only, on every route and for errors (D17)', async () => {
     const { request, keys } = await createFixture();
-    const stable = (response: Response) => _headerList(response).filter(([name]) => !['x-request-id', 'x-ratelimit-remaining'].includes(name));
-    for (const [path, key] of [...DATA_PATHS.map((path) => [path, keys.acme.key] as const), ['/api/v1/devices/999/meter', keys.acme.key] as const, ['/api/v1/devices', null] as const]) {
+    const stable = (response: Response) =>
+      _headerList(response).filter(([name]) => !['x-request-id', 'x-ratelimit-remaining'].includes(name));
+    for (const [path, key] of [
+      ...DATA_PATHS.map((path) => [path, keys.acme.key] as const),
+      ['/api/v1/devices/999/meter', keys.acme.key] as const,
+      ['/api/v1/devices', null] as const,
+    ]) {
       const get = await request(path, key);
       const head = await request(path, key, { method: 'HEAD' });
       expect([path, head.status]).toEqual([path, get.status]);
@@ -78,7 +83,9 @@ describe('createFleetHoursApp()', () => {
   it('serves under a prefix too: host.route("/fleet", app)', async () => {
     const { app, keys } = await createFixture();
     const host = new Hono().route('/fleet', app);
-    const response = await host.request('/fleet/api/v1/devices/1/hours?from=2026-03-08&to=2026-03-08', { headers: { Authorization: `Bearer ${keys.acme.key}` } });
+    const response = await host.request('/fleet/api/v1/devices/1/hours?from=2026-03-08&to=2026-03-08', {
+      headers: { Authorization: `Bearer ${keys.acme.key}` },
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { engine_seconds: number }).engine_seconds).toBe(82_800);
     expect((await host.request('/fleet/api/v1/devices', { method: 'DELETE' })).status).toBe(401);
@@ -91,7 +98,11 @@ describe('createFleetHoursApp()', () => {
       // Typed as a plain Hono app: what a host holds.
       const app: Hono = createFleetHoursApp({ fleetHours: createFleetHours({ store, now: Date.now }) });
       const response = await app.request('/api/v1/devices');
-      expect([response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining')]).toEqual([401, '30', '29']);
+      expect([response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining')]).toEqual([
+        401,
+        '30',
+        '29',
+      ]);
       expect(console.log).toHaveBeenCalledTimes(1);
     } finally {
       vi.restoreAllMocks();

@@ -1,4 +1,11 @@
-import { createMemoryRateLimitStore, FleetHoursError, resolveRateLimits, type FleetHours, type RateLimits, type RateLimitStore } from '@fleet-hours/core';
+import {
+  createMemoryRateLimitStore,
+  FleetHoursError,
+  resolveRateLimits,
+  type FleetHours,
+  type RateLimits,
+  type RateLimitStore,
+} from '@fleet-hours/core';
 import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
@@ -145,7 +152,16 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const reachesStore = (policy: RoutePolicy) => policy.credential !== null || policy.limit !== null;
   // Every route's access rules are its policy (core's ROUTE_POLICIES): one middleware applies them.
   const guard = (policy: RoutePolicy) =>
-    access({ policy, authenticate: fleetHours.authenticate, authenticateAndCount: fleetHours.authenticateAndCount, rateLimitStore, rateLimits: limits, now, clientAddress, inFlightLimit: reachesStore(policy) ? bound : undefined });
+    access({
+      policy,
+      authenticate: fleetHours.authenticate,
+      authenticateAndCount: fleetHours.authenticateAndCount,
+      rateLimitStore,
+      rateLimits: limits,
+      now,
+      clientAddress,
+      inFlightLimit: reachesStore(policy) ? bound : undefined,
+    });
 
   const ingestLimits = options.ingest === false ? null : resolveIngestLimits(options.ingest);
 
@@ -160,7 +176,10 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const referenceFor = _referenceByPrefix(limits);
   const reference = guard(ROUTE_POLICIES.openApi);
   app.get(OPENAPI_PATH, reference, (c) =>
-    c.body(referenceFor(_mountPrefix(c.req.path, OPENAPI_PATH)).documentText, 200, { 'Content-Type': JSON_CONTENT_TYPE, 'Cache-Control': 'no-cache' }),
+    c.body(referenceFor(_mountPrefix(c.req.path, OPENAPI_PATH)).documentText, 200, {
+      'Content-Type': JSON_CONTENT_TYPE,
+      'Cache-Control': 'no-cache',
+    }),
   );
   app.all(OPENAPI_PATH, reference, _methodNotAllowed);
   const docs = guard(ROUTE_POLICIES.docs);
@@ -268,13 +287,19 @@ function _notFound(c: Context<FleetHoursEnv>): never {
 }
 
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {
-  throw new FleetHoursError('method_not_allowed', { message: `Method ${c.req.method} is not allowed: use GET or HEAD`, headers: { Allow: ALLOWED_METHODS } });
+  throw new FleetHoursError('method_not_allowed', {
+    message: `Method ${c.req.method} is not allowed: use GET or HEAD`,
+    headers: { Allow: ALLOWED_METHODS },
+  });
 }
 
 /** 405 for a method an ingestion route does not serve, naming the ones it does. */
 function _methodNotAllowedBut(allow: string) {
   return (c: Context<FleetHoursEnv>): never => {
-    throw new FleetHoursError('method_not_allowed', { message: `Method ${c.req.method} is not allowed: use ${allow.replace(', ', ' or ')}`, headers: { Allow: allow } });
+    throw new FleetHoursError('method_not_allowed', {
+      message: `Method ${c.req.method} is not allowed: use ${allow.replace(', ', ' or ')}`,
+      headers: { Allow: allow },
+    });
   };
 }
 

@@ -7,7 +7,10 @@ import { createFixture } from './_fixture.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 const inline = (html: string, tag: 'script' | 'style') =>
-  [...html.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => ({ open: match[0].slice(0, match[0].indexOf('>') + 1), body: match[1]! }));
+  [...html.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => ({
+    open: match[0].slice(0, match[0].indexOf('>') + 1),
+    body: match[1]!,
+  }));
 
 describe('GET /docs', () => {
   it('serves a self-contained HTML page without a key and without rate limiting', async () => {
@@ -83,7 +86,10 @@ describe('the /docs page in a browser (happy-dom)', () => {
   /** Loads the page as a browser would, with fetch routed into the app (the page's own origin). */
   const open = async (app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }, pagePath = '/docs') => {
     const html = await (await app.request(pagePath)).text();
-    const window = new Window({ url: `http://127.0.0.1:3000${pagePath}`, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+    const window = new Window({
+      url: `http://127.0.0.1:3000${pagePath}`,
+      settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true },
+    });
     windows.push(window);
     const sent: { url: string; headers: Record<string, string> }[] = [];
     Object.assign(window, {
@@ -95,7 +101,8 @@ describe('the /docs page in a browser (happy-dom)', () => {
     window.document.write(html);
     await window.happyDOM.waitUntilComplete();
     const document = window.document;
-    const operation = (path: string) => [...document.querySelectorAll('.operation')].find((card) => card.querySelector('.path')?.textContent === path)!;
+    const operation = (path: string) =>
+      [...document.querySelectorAll('.operation')].find((card) => card.querySelector('.path')?.textContent === path)!;
     const tryIt = async (path: string, values: Record<string, string>, key = '') => {
       (document.getElementById('api-key') as unknown as { value: string }).value = key;
       const card = operation(path);
@@ -104,7 +111,8 @@ describe('the /docs page in a browser (happy-dom)', () => {
       }
       (card.querySelector('form') as unknown as { requestSubmit(): void }).requestSubmit();
       const output = card.querySelector('form')!.nextElementSibling!;
-      for (let wait = 0; wait < 50 && (output.textContent === '' || output.textContent === 'Sending…'); wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let wait = 0; wait < 50 && (output.textContent === '' || output.textContent === 'Sending…'); wait += 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       return output.textContent ?? '';
     };
     return { document, operation, tryIt, sent };
@@ -129,16 +137,41 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/ingest/osmand/{token}',
       '/docs',
     ]);
-    expect([...document.querySelectorAll('.operation .method')].map((method) => method.textContent).filter((method) => method !== 'GET')).toEqual(['POST', 'POST', 'POST']);
+    expect(
+      [...document.querySelectorAll('.operation .method')].map((method) => method.textContent).filter((method) => method !== 'GET'),
+    ).toEqual(['POST', 'POST', 'POST']);
     // Ingestion: the request body with its example, the refusals, and no "Try it" (a write is not sent from the reference).
     const ingest = operation('/ingest/v1/telemetry');
     expect(ingest.textContent).toContain('application/x-ndjson');
     expect(ingest.textContent).toContain('"speed_kmh": 12.5');
-    expect([...ingest.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['200', '400', '401', '408', '409', '413', '422', '429', '500', '503']);
+    expect([...ingest.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual([
+      '200',
+      '400',
+      '401',
+      '408',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(ingest.querySelector('form')).toBeNull();
     const hours = operation('/api/v1/devices/{id}/hours');
     expect([...hours.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['id', 'from', 'to']);
-    expect([...hours.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['id', 'from', 'to', '200', '400', '401', '403', '404', '429', '500', '503']);
+    expect([...hours.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual([
+      'id',
+      'from',
+      'to',
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(hours.textContent).toContain('answer 405 with an Allow header');
   });
 
@@ -147,11 +180,26 @@ describe('the /docs page in a browser (happy-dom)', () => {
     const page = await open(app);
     const fleet = page.operation('/api/v1/hours');
     expect([...fleet.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['from', 'to', 'limit', 'cursor']);
-    expect([...fleet.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual(['from', 'to', 'limit', 'cursor', '200', '400', '401', '403', '429', '500', '503']);
+    expect([...fleet.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual([
+      'from',
+      'to',
+      'limit',
+      'cursor',
+      '200',
+      '400',
+      '401',
+      '403',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(fleet.textContent).toContain('next_cursor');
     // The example page of the body schema.
     expect(fleet.textContent).toContain('"examples"');
-    expect([...page.operation('/api/v1/meter').querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['limit', 'cursor']);
+    expect([...page.operation('/api/v1/meter').querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual([
+      'limit',
+      'cursor',
+    ]);
     const shown = await page.tryIt('/api/v1/hours', { from: '2026-03-08', to: '2026-03-08', limit: '1' }, keys.acme.key);
     expect(shown).toMatch(/^200 GET \/api\/v1\/hours\?from=2026-03-08&to=2026-03-08&limit=1/);
     expect(shown).toContain('x-ratelimit-limit: 60');
@@ -162,8 +210,17 @@ describe('the /docs page in a browser (happy-dom)', () => {
   it('sends a request with the key typed in and shows status, rate-limit headers and body', async () => {
     const { app, keys, devices } = await createFixture();
     const page = await open(app);
-    const shown = await page.tryIt('/api/v1/devices/{id}/hours', { id: String(devices.newYork.id), from: '2026-03-08', to: '2026-03-08' }, keys.acme.key);
-    expect(page.sent).toEqual([{ url: `/api/v1/devices/${devices.newYork.id}/hours?from=2026-03-08&to=2026-03-08`, headers: { Authorization: `Bearer ${keys.acme.key}` } }]);
+    const shown = await page.tryIt(
+      '/api/v1/devices/{id}/hours',
+      { id: String(devices.newYork.id), from: '2026-03-08', to: '2026-03-08' },
+      keys.acme.key,
+    );
+    expect(page.sent).toEqual([
+      {
+        url: `/api/v1/devices/${devices.newYork.id}/hours?from=2026-03-08&to=2026-03-08`,
+        headers: { Authorization: `Bearer ${keys.acme.key}` },
+      },
+    ]);
     expect(shown).toMatch(/^200 GET \/api\/v1\/devices\/\d+\/hours\?from=2026-03-08&to=2026-03-08/);
     expect(shown).toContain('x-ratelimit-remaining: 29');
     expect(shown).toContain('"engine_seconds": 82800');

@@ -12,12 +12,21 @@ import { createFleetHoursApp } from './create-fleet-hours-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 const inline = (html: string, tag: 'script' | 'style') =>
-  [...html.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => ({ open: match[0].slice(0, match[0].indexOf('>') + 1), body: match[1]! }));
+  [...html.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([\\s\\S]*?)</${tag}>`, 'g'))].map((match) => ({
+    open: match[0].slice(0, match[0].indexOf('>') + 1),
+    body: match[1]!,
+  }));
 
 /** The fixture's app with the fleet view turned on (its other options as the fixture sets them). */
 async function fleetViewApp(rateLimits?: { unauthenticated: number }) {
   const fixture = await createFixture(rateLimits ? { rateLimits } : {});
-  const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, fleetView: true, logger: (entry) => fixture.logs.push(entry), ...(rateLimits ? { rateLimits } : {}) });
+  const app = createFleetHoursApp({
+    fleetHours: fixture.fleetHours,
+    now: fixture.now,
+    fleetView: true,
+    logger: (entry) => fixture.logs.push(entry),
+    ...(rateLimits ? { rateLimits } : {}),
+  });
   return { ...fixture, app };
 }
 
@@ -33,7 +42,11 @@ describe('GET / with fleetView: true', () => {
       expect(response.headers.get('Referrer-Policy')).toBe('no-referrer');
       expect(await response.text()).toMatch(/^<!doctype html>/);
     }
-    expect(logs.map((entry) => [entry.route, entry.status])).toEqual([['/', 200], ['/', 200], ['/', 200]]);
+    expect(logs.map((entry) => [entry.route, entry.status])).toEqual([
+      ['/', 200],
+      ['/', 200],
+      ['/', 200],
+    ]);
   });
 
   it('admits exactly its inline script and style by hash, connects only to its own origin and submits no form', async () => {
@@ -129,7 +142,8 @@ interface Exchange {
 }
 type Answer = { status?: number; body: unknown; headers?: Record<string, string> } | 'network down';
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
 const device = (id: number, name: string, timezone: string) => ({
   id,
@@ -174,7 +188,12 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     const served = await (await host.request(pagePath)).text();
     expect(served).toContain('data-refresh-seconds="30"');
     const html = served.replace('data-refresh-seconds="30"', `data-refresh-seconds="${refreshSeconds}"`);
-    const window = new Window({ url: `http://127.0.0.1:3000${pagePath}`, width: 1024, height: 768, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+    const window = new Window({
+      url: `http://127.0.0.1:3000${pagePath}`,
+      width: 1024,
+      height: 768,
+      settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true },
+    });
     windows.push(window);
     const sent: Exchange[] = [];
     Object.assign(window, {
@@ -222,18 +241,39 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
   };
 
   const KEY = 'fh_secretsecretsecretsecretsecretsecretsecret';
-  const fleet = [device(3, 'Truck NY', 'America/New_York'), device(7, 'Van Berlin', 'Europe/Berlin'), device(9, 'Tug Lord Howe', 'Australia/Lord_Howe')];
+  const fleet = [
+    device(3, 'Truck NY', 'America/New_York'),
+    device(7, 'Van Berlin', 'Europe/Berlin'),
+    device(9, 'Tug Lord Howe', 'Australia/Lord_Howe'),
+  ];
 
   /** A well-behaved API over `fleet`: meters in pages of one (to follow next_cursor), daily in pages of two. */
   const scripted = (url: URL): Answer => {
     const from = url.searchParams.get('from') ?? '2026-11-17';
     const to = url.searchParams.get('to') ?? '2026-11-23';
     const cursor = Number(url.searchParams.get('cursor') ?? '0');
-    const page = <T>(items: T[], size: number) => ({ data: items.slice(cursor, cursor + size), next_cursor: cursor + size < items.length ? String(cursor + size) : null });
-    const perDay = (id: number) => (date: string): [number, number] => [id * 1000 + Number(date.slice(8)) * 10, id * 100 + 7];
+    const page = <T>(items: T[], size: number) => ({
+      data: items.slice(cursor, cursor + size),
+      next_cursor: cursor + size < items.length ? String(cursor + size) : null,
+    });
+    const perDay =
+      (id: number) =>
+      (date: string): [number, number] => [id * 1000 + Number(date.slice(8)) * 10, id * 100 + 7];
     if (url.pathname === '/api/v1/devices') return { body: { data: fleet } };
-    if (url.pathname === '/api/v1/meter') return { body: page(fleet.map((one) => meter(one.id, one.timezone, one.id * 3600 * 100 + 59, one.id * 1800 + 61)), 1) };
-    if (url.pathname === '/api/v1/hours/daily') return { body: page(fleet.map((one) => dailyOf(one.id, one.timezone, from, to, perDay(one.id))), 2) };
+    if (url.pathname === '/api/v1/meter')
+      return {
+        body: page(
+          fleet.map((one) => meter(one.id, one.timezone, one.id * 3600 * 100 + 59, one.id * 1800 + 61)),
+          1,
+        ),
+      };
+    if (url.pathname === '/api/v1/hours/daily')
+      return {
+        body: page(
+          fleet.map((one) => dailyOf(one.id, one.timezone, from, to, perDay(one.id))),
+          2,
+        ),
+      };
     const single = /^\/api\/v1\/devices\/(\d+)\/hours\/daily$/.exec(url.pathname);
     const one = fleet.find((candidate) => candidate.id === Number(single?.[1]));
     if (one) return { body: dailyOf(one.id, one.timezone, from, to, perDay(one.id)) };
@@ -273,22 +313,38 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(page.document.getElementById('fleet')!.hasAttribute('hidden')).toBe(true);
   });
 
-  it('sums every vehicle\'s daily series by local date into the fleet bars, over all pages, with a text alternative', async () => {
+  it("sums every vehicle's daily series by local date into the fleet bars, over all pages, with a text alternative", async () => {
     const page = await open(scripted);
     page.enterKey(KEY);
     page.setWindow('2026-10-30', '2026-11-02');
-    await page.until('the fleet bars', () => page.bars('fleet-chart').length === 4 && page.sent.some((exchange) => exchange.url.includes('from=2026-10-30')));
+    await page.until(
+      'the fleet bars',
+      () => page.bars('fleet-chart').length === 4 && page.sent.some((exchange) => exchange.url.includes('from=2026-10-30')),
+    );
     await page.until('the second page', () => page.bars('fleet-chart')[0]!.idle === 307 + 707 + 907);
     const expected = ['2026-10-30', '2026-10-31', '2026-11-01', '2026-11-02'].map((date) => {
       const day = Number(date.slice(8));
-      return { date, moving: [3, 7, 9].reduce((sum, id) => sum + id * 1000 + day * 10, 0), idle: 307 + 707 + 907, daySeconds: null, marker: null };
+      return {
+        date,
+        moving: [3, 7, 9].reduce((sum, id) => sum + id * 1000 + day * 10, 0),
+        idle: 307 + 707 + 907,
+        daySeconds: null,
+        marker: null,
+      };
     });
     expect(page.bars('fleet-chart')).toEqual(expected);
     expect(page.sent.map((exchange) => exchange.url)).toEqual(
-      expect.arrayContaining(['/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100', '/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100&cursor=2']),
+      expect.arrayContaining([
+        '/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100',
+        '/api/v1/hours/daily?from=2026-10-30&to=2026-11-02&limit=100&cursor=2',
+      ]),
     );
-    expect(page.document.querySelector('#fleet-chart svg')!.getAttribute('aria-label')).toContain('Engine time of all 3 vehicles per local day, 2026-10-30 to 2026-11-02');
-    expect([...page.document.querySelectorAll('#fleet-chart details tbody th')].map((cell) => cell.textContent)).toEqual(expected.map((day) => day.date));
+    expect(page.document.querySelector('#fleet-chart svg')!.getAttribute('aria-label')).toContain(
+      'Engine time of all 3 vehicles per local day, 2026-10-30 to 2026-11-02',
+    );
+    expect([...page.document.querySelectorAll('#fleet-chart details tbody th')].map((cell) => cell.textContent)).toEqual(
+      expected.map((day) => day.date),
+    );
   });
 
   it('marks the 23-, 23.5-, 25- and 24.5-hour days of one vehicle, each local day measured in its own zone (D8)', async () => {
@@ -305,11 +361,23 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     for (const { id, zone, from, to } of cases) {
       page.chooseVehicle(id);
       page.setWindow(from, to);
-      await page.until(`${zone} ${from}`, () => page.bars('vehicle-chart')[0]?.date === from && page.document.querySelector('#vehicle-chart figcaption')!.textContent!.includes(zone));
+      await page.until(
+        `${zone} ${from}`,
+        () =>
+          page.bars('vehicle-chart')[0]?.date === from &&
+          page.document.querySelector('#vehicle-chart figcaption')!.textContent!.includes(zone),
+      );
       const shown = page.bars('vehicle-chart');
       // The oracle: core's startOfLocalDay (Temporal), one day to the next.
-      const lengths = shown.map((bar) => startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) - startOfLocalDay(parseLocalDate('from', bar.date), zone));
-      expect(shown.map((bar) => bar.daySeconds), `${zone} ${from}`).toEqual(lengths);
+      const lengths = shown.map(
+        (bar) =>
+          startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) -
+          startOfLocalDay(parseLocalDate('from', bar.date), zone),
+      );
+      expect(
+        shown.map((bar) => bar.daySeconds),
+        `${zone} ${from}`,
+      ).toEqual(lengths);
       expect(lengths.filter((seconds) => seconds !== 86_400)).toHaveLength(1);
       for (const [index, bar] of shown.entries()) {
         const seconds = lengths[index]!;
@@ -321,7 +389,11 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
   });
 
   it('measures days where midnight is skipped or repeated, and a day that does not exist (P2), like core does', async () => {
-    const odd = [device(1, 'São Paulo bus', 'America/Sao_Paulo'), device(2, 'Apia boat', 'Pacific/Apia'), device(4, 'Chatham crane', 'Pacific/Chatham')];
+    const odd = [
+      device(1, 'São Paulo bus', 'America/Sao_Paulo'),
+      device(2, 'Apia boat', 'Pacific/Apia'),
+      device(4, 'Chatham crane', 'Pacific/Chatham'),
+    ];
     const page = await open((url) => {
       if (url.pathname === '/api/v1/devices') return { body: { data: odd } };
       if (url.pathname === '/api/v1/meter') return { body: { data: [], next_cursor: null } };
@@ -342,9 +414,19 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
       page.setWindow(from, to);
       await page.until(`${zone} ${from}`, () => page.bars('vehicle-chart')[0]?.date === from);
       const shown = page.bars('vehicle-chart');
-      const lengths = shown.map((bar) => startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) - startOfLocalDay(parseLocalDate('from', bar.date), zone));
-      expect(shown.map((bar) => bar.daySeconds), `${zone} ${from}`).toEqual(lengths);
-      expect(lengths.some((seconds) => seconds !== 86_400), `${zone} ${from} has an odd day`).toBe(true);
+      const lengths = shown.map(
+        (bar) =>
+          startOfLocalDay(parseLocalDate('from', bar.date).add({ days: 1 }), zone) -
+          startOfLocalDay(parseLocalDate('from', bar.date), zone),
+      );
+      expect(
+        shown.map((bar) => bar.daySeconds),
+        `${zone} ${from}`,
+      ).toEqual(lengths);
+      expect(
+        lengths.some((seconds) => seconds !== 86_400),
+        `${zone} ${from} has an odd day`,
+      ).toBe(true);
     }
   });
 
@@ -353,13 +435,20 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     const page = await open((url) => {
       if (url.pathname === '/api/v1/meter' && refused === 0) {
         refused += 1;
-        return { status: 429, headers: { 'Retry-After': '1' }, body: { error: { status: 429, code: 'rate_limited', message: 'Rate limit of 60 requests per minute exceeded' } } };
+        return {
+          status: 429,
+          headers: { 'Retry-After': '1' },
+          body: { error: { status: 429, code: 'rate_limited', message: 'Rate limit of 60 requests per minute exceeded' } },
+        };
       }
       return scripted(url);
     });
     page.enterKey(KEY);
     await page.until('the 429 notice', () => page.text('#status').includes('Meters: rate limited, retrying in 1 s'));
-    await page.until('the meters after the retry', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
+    await page.until(
+      'the meters after the retry',
+      () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3,
+    );
     expect(page.text('#status')).not.toContain('rate limited');
     expect(page.sent.filter((exchange) => exchange.url === '/api/v1/meter?limit=500')).toHaveLength(2);
   });
@@ -369,21 +458,47 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     const page = await open((url) => {
       if (url.pathname === '/api/v1/devices' && failures < 2) {
         failures += 1;
-        return failures === 1 ? 'network down' : { status: 503, headers: { 'Retry-After': '1' }, body: { error: { status: 503, code: 'service_unavailable', message: 'The database cannot be reached' } } };
+        return failures === 1
+          ? 'network down'
+          : {
+              status: 503,
+              headers: { 'Retry-After': '1' },
+              body: { error: { status: 503, code: 'service_unavailable', message: 'The database cannot be reached' } },
+            };
       }
       return scripted(url);
     });
     page.enterKey(KEY);
-    await page.until('the network notice', () => page.text('#status').includes('Vehicles: cannot reach the server (is the network down?), retrying in'));
+    await page.until('the network notice', () =>
+      page.text('#status').includes('Vehicles: cannot reach the server (is the network down?), retrying in'),
+    );
     await page.until('the 503 notice', () => page.text('#status').includes('Vehicles: the service is unavailable (503), retrying in 1 s'));
-    await page.until('the vehicles after the retries', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3);
+    await page.until(
+      'the vehicles after the retries',
+      () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3,
+    );
   });
 
   it.each([
-    ['revoked_api_key', 401, 'The API key is revoked', 'The key is revoked: ask the account holder for a new one (401: The API key is revoked)'],
-    ['expired_api_key', 401, 'The API key has expired', 'The key has expired: ask the account holder for a new one (401: The API key has expired)'],
+    [
+      'revoked_api_key',
+      401,
+      'The API key is revoked',
+      'The key is revoked: ask the account holder for a new one (401: The API key is revoked)',
+    ],
+    [
+      'expired_api_key',
+      401,
+      'The API key has expired',
+      'The key has expired: ask the account holder for a new one (401: The API key has expired)',
+    ],
     ['unknown_api_key', 401, 'Unknown API key', 'The server does not know this key: check that it was copied whole (401: Unknown API key)'],
-    ['plan_without_api_access', 403, 'No API access on plan "starter"', 'This account\'s plan does not include API access (403: No API access on plan "starter")'],
+    [
+      'plan_without_api_access',
+      403,
+      'No API access on plan "starter"',
+      'This account\'s plan does not include API access (403: No API access on plan "starter")',
+    ],
   ])('says in words what a %s answer means, and stops asking', async (code, status, message, words) => {
     const page = await open(() => ({ status, body: { error: { status, code, message } } }));
     page.enterKey(KEY);
@@ -392,15 +507,20 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(page.text('#problem')).toBe(words);
   });
 
-  it('shows what the app\'s own endpoints answer: vehicles, meters, fleet days and a 25-hour day (D32, D8)', async () => {
+  it("shows what the app's own endpoints answer: vehicles, meters, fleet days and a 25-hour day (D32, D8)", async () => {
     const { app, keys, devices } = await fleetViewApp();
-    const ask = async <T>(path: string) => (await (await app.request(path, { headers: { Authorization: `Bearer ${keys.acme.key}` } })).json()) as T;
-    const page = await open((url) => Promise.resolve(app.request(url.pathname + url.search, { headers: { Authorization: `Bearer ${keys.acme.key}` } })));
+    const ask = async <T>(path: string) =>
+      (await (await app.request(path, { headers: { Authorization: `Bearer ${keys.acme.key}` } })).json()) as T;
+    const page = await open((url) =>
+      Promise.resolve(app.request(url.pathname + url.search, { headers: { Authorization: `Bearer ${keys.acme.key}` } })),
+    );
     page.enterKey(keys.acme.key);
     page.setWindow('2026-10-31', '2026-11-02');
     await page.until('the meters', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
     // The fixture's clock stands still, so the page and the API agree to the second.
-    const meters = (await ask<{ data: { device_id: number; engine_seconds: number; moving_seconds: number; idle_seconds: number }[] }>('/api/v1/meter')).data;
+    const meters = (
+      await ask<{ data: { device_id: number; engine_seconds: number; moving_seconds: number; idle_seconds: number }[] }>('/api/v1/meter')
+    ).data;
     const shown = [...page.document.querySelectorAll('#vehicles-body tr')].map((row) => [
       Number(row.getAttribute('data-device-id')),
       ...['engine', 'moving', 'idle'].map((kind) => Number(row.querySelector(`.meter-${kind}`)!.getAttribute('data-seconds'))),
@@ -409,14 +529,20 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(shown.map(([id]) => id)).toEqual([devices.newYork.id, devices.kathmandu.id, devices.idle.id]);
 
     await page.until('the fleet bars', () => page.bars('fleet-chart').length === 3);
-    const dailies = (await ask<{ data: { data: { date: string; moving_seconds: number; idle_seconds: number }[] }[] }>('/api/v1/hours/daily?from=2026-10-31&to=2026-11-02')).data;
-    expect(page.bars('fleet-chart')).toEqual(['2026-10-31', '2026-11-01', '2026-11-02'].map((date) => ({
-      date,
-      moving: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.moving_seconds, 0),
-      idle: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.idle_seconds, 0),
-      daySeconds: null,
-      marker: null,
-    })));
+    const dailies = (
+      await ask<{ data: { data: { date: string; moving_seconds: number; idle_seconds: number }[] }[] }>(
+        '/api/v1/hours/daily?from=2026-10-31&to=2026-11-02',
+      )
+    ).data;
+    expect(page.bars('fleet-chart')).toEqual(
+      ['2026-10-31', '2026-11-01', '2026-11-02'].map((date) => ({
+        date,
+        moving: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.moving_seconds, 0),
+        idle: dailies.reduce((sum, daily) => sum + daily.data.find((entry) => entry.date === date)!.idle_seconds, 0),
+        daySeconds: null,
+        marker: null,
+      })),
+    );
     // Truck NY worked the whole of Sunday 1 November 2026, 25 hours (EDT → EST): the bar reaches the marked day length.
     await page.until('the vehicle bars', () => page.bars('vehicle-chart').length === 3);
     expect(page.bars('vehicle-chart')).toEqual([
@@ -428,11 +554,15 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
 
   it('reads the meters again periodically, so a running engine is seen counting up', async () => {
     let reads = 0;
-    const page = await open((url) => {
-      if (url.pathname !== '/api/v1/meter') return scripted(url);
-      reads += 1;
-      return { body: { data: [meter(3, 'America/New_York', 3600 + reads * 60, 0)], next_cursor: null } };
-    }, '/', 1);
+    const page = await open(
+      (url) => {
+        if (url.pathname !== '/api/v1/meter') return scripted(url);
+        reads += 1;
+        return { body: { data: [meter(3, 'America/New_York', 3600 + reads * 60, 0)], next_cursor: null } };
+      },
+      '/',
+      1,
+    );
     page.enterKey(KEY);
     await page.until('the first meter', () => page.text('#vehicles-body tr[data-device-id="3"] .meter-engine') === '1:01');
     await page.until('a later meter', () => page.text('#vehicles-body tr[data-device-id="3"] .meter-engine') === '1:02');
@@ -454,7 +584,10 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     page.chooseVehicle(7);
     page.setWindow('2024-01-01', '2026-11-02');
     const caption = (figure: string) => page.text(`#${figure} figcaption`);
-    await page.until('both charts of the long window', () => caption('fleet-chart').includes('2025-11-02') && caption('vehicle-chart').includes('2025-11-02'));
+    await page.until(
+      'both charts of the long window',
+      () => caption('fleet-chart').includes('2025-11-02') && caption('vehicle-chart').includes('2025-11-02'),
+    );
     const applied = '2025-11-02 to 2026-11-02 (shortened from 2024-01-01: the API answers at most 365 days before To)';
     expect(caption('fleet-chart')).toContain(`Engine time of all 3 vehicles per local day, ${applied}: engine`);
     expect(caption('vehicle-chart')).toContain(`Van Berlin per local day in Europe/Berlin, ${applied}: engine`);
@@ -470,7 +603,15 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     const page = await open((url) => {
       if (url.pathname !== '/api/v1/meter') return scripted(url);
       // The same instants as text in two zones: "13:00+01:00" sorts after "07:00:01-05:00" as text but is one second earlier.
-      return { body: { data: [{ ...meter(3, 'America/New_York', 60, 0), as_of: '2026-11-23T07:00:01-05:00' }, { ...meter(7, 'Europe/Berlin', 60, 0), as_of: '2026-11-23T13:00:00+01:00' }], next_cursor: null } };
+      return {
+        body: {
+          data: [
+            { ...meter(3, 'America/New_York', 60, 0), as_of: '2026-11-23T07:00:01-05:00' },
+            { ...meter(7, 'Europe/Berlin', 60, 0), as_of: '2026-11-23T13:00:00+01:00' },
+          ],
+          next_cursor: null,
+        },
+      };
     });
     page.enterKey(KEY);
     await page.until('the meters note', () => page.text('#meters-note').includes('as of'));
@@ -482,10 +623,15 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
 
   it('shows nothing of an earlier key once another is entered, and forgets a refused key', async () => {
     const page = await open((url, authorization) =>
-      authorization === `Bearer ${KEY}` ? scripted(url) : { status: 401, body: { error: { status: 401, code: 'revoked_api_key', message: 'The API key is revoked' } } },
+      authorization === `Bearer ${KEY}`
+        ? scripted(url)
+        : { status: 401, body: { error: { status: 401, code: 'revoked_api_key', message: 'The API key is revoked' } } },
     );
     page.enterKey(KEY);
-    await page.until('the vehicles', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3 && page.bars('vehicle-chart').length > 0);
+    await page.until(
+      'the vehicles',
+      () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3 && page.bars('vehicle-chart').length > 0,
+    );
     page.enterKey('fh_revokedrevokedrevokedrevokedrevokedrevoked');
     await page.until('the problem', () => page.text('#problem') !== '');
     expect(page.text('#problem')).toContain('The key is revoked');

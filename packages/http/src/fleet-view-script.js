@@ -17,7 +17,6 @@
 /** @typedef {Record<string, string | number | null | undefined>} Query Query parameters; empty ones are left out. */
 
 (() => {
-  'use strict';
   const KEY_STORAGE = 'fleet-hours-api-key';
   // The API lives beside the page, wherever the app is mounted ("/" alone, "/fleet" in a host app).
   const base = location.pathname.replace(/\/+$/, '');
@@ -29,7 +28,7 @@
    */
   function $(id) {
     const element = document.getElementById(id);
-    if (!element) throw new Error('The page has no element #' + id);
+    if (!element) throw new Error(`The page has no element #${id}`);
     return element;
   }
   /** @param {string} id @returns {HTMLInputElement} */
@@ -44,7 +43,7 @@
    */
   function inside(parent, selector) {
     const element = parent.querySelector(selector);
-    if (!element) throw new Error('The page has no ' + selector);
+    if (!element) throw new Error(`The page has no ${selector}`);
     return element;
   }
   // How often the vehicles and meters are read again, so open segments are seen counting up.
@@ -82,13 +81,13 @@
   /** Whole seconds as hours:minutes, the seconds dropped: 9000 → "2:30". @param {number} seconds */
   function hoursMinutes(seconds) {
     const minutes = Math.floor(seconds / 60);
-    return Math.floor(minutes / 60) + ':' + pad2(minutes % 60);
+    return `${Math.floor(minutes / 60)}:${pad2(minutes % 60)}`;
   }
   /** A day's length in words: 82800 → "23 h", 84600 → "23 h 30 min". @param {number} seconds */
   function lengthText(seconds) {
     const hours = Math.floor(seconds / 3600);
     const minutes = Math.floor((seconds % 3600) / 60);
-    return hours + ' h' + (minutes ? ' ' + minutes + ' min' : '');
+    return `${hours} h${minutes ? ` ${minutes} min` : ''}`;
   }
   /** @param {string} date @param {number} days @returns {string} */
   function addDays(date, days) {
@@ -97,11 +96,11 @@
   }
   function browserToday() {
     const now = new Date();
-    return now.getFullYear() + '-' + pad2(now.getMonth() + 1) + '-' + pad2(now.getDate());
+    return `${now.getFullYear()}-${pad2(now.getMonth() + 1)}-${pad2(now.getDate())}`;
   }
   const shortDate = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
   /** @param {string} date */
-  const dateLabel = (date) => shortDate.format(new Date(date + 'T12:00:00Z'));
+  const dateLabel = (date) => shortDate.format(new Date(`${date}T12:00:00Z`));
   /** The year, month and day of a local date "YYYY-MM-DD". @param {string} date @returns {[number, number, number]} */
   function dateParts(date) {
     const [year, month, day] = date.split('-').map(Number);
@@ -119,7 +118,9 @@
     }
     /** @type {Record<string, string>} */
     const parts = {};
-    format.formatToParts(new Date(epochSeconds * 1000)).forEach((part) => { parts[part.type] = part.value; });
+    format.formatToParts(new Date(epochSeconds * 1000)).forEach((part) => {
+      parts[part.type] = part.value;
+    });
     return Number(parts.year) * 10000 + Number(parts.month) * 100 + Number(parts.day);
   }
   /**
@@ -189,7 +190,7 @@
       await sleep(1000);
     }
     if (myGeneration !== generation) throw new Stale();
-    setNotice(topic, topic + ': retrying now');
+    setNotice(topic, `${topic}: retrying now`);
   }
   /** @param {Response} response @param {number} fallback */
   function retryAfterSeconds(response, fallback) {
@@ -215,15 +216,24 @@
       const value = given[name];
       if (value !== null && value !== undefined && value !== '') search.set(name, String(value));
     });
-    const url = base + path + (search.toString() ? '?' + search.toString() : '');
+    const url = base + path + (search.toString() ? `?${search.toString()}` : '');
     let networkDelay = 2;
     for (;;) {
       if (myGeneration !== generation) throw new Stale();
       let response;
       try {
-        response = await fetch(url, { headers: { Authorization: 'Bearer ' + apiKey, Accept: 'application/json' }, credentials: 'omit', cache: 'no-store' });
-      } catch (error) {
-        await countdown(topic, networkDelay, (left) => topic + ': cannot reach the server (is the network down?), retrying in ' + left + ' s', myGeneration);
+        response = await fetch(url, {
+          headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+          credentials: 'omit',
+          cache: 'no-store',
+        });
+      } catch (_error) {
+        await countdown(
+          topic,
+          networkDelay,
+          (left) => `${topic}: cannot reach the server (is the network down?), retrying in ${left} s`,
+          myGeneration,
+        );
         networkDelay = Math.min(networkDelay * 2, 60);
         continue;
       }
@@ -237,13 +247,20 @@
       let error = {};
       try {
         error = (await response.json()).error || {};
-      } catch (ignored) { /* not JSON: a proxy's page */ }
+      } catch (_ignored) {
+        /* not JSON: a proxy's page */
+      }
       if (response.status === 429) {
-        await countdown(topic, retryAfterSeconds(response, 60), (left) => topic + ': rate limited, retrying in ' + left + ' s', myGeneration);
+        await countdown(topic, retryAfterSeconds(response, 60), (left) => `${topic}: rate limited, retrying in ${left} s`, myGeneration);
         continue;
       }
       if (response.status === 503) {
-        await countdown(topic, retryAfterSeconds(response, 10), (left) => topic + ': the service is unavailable (503), retrying in ' + left + ' s', myGeneration);
+        await countdown(
+          topic,
+          retryAfterSeconds(response, 10),
+          (left) => `${topic}: the service is unavailable (503), retrying in ${left} s`,
+          myGeneration,
+        );
         continue;
       }
       setNotice(topic, '');
@@ -282,7 +299,7 @@
     revoked_api_key: 'The key is revoked: ask the account holder for a new one',
     expired_api_key: 'The key has expired: ask the account holder for a new one',
     multiple_credentials: 'The request carried more than one key',
-    plan_without_api_access: 'This account\'s plan does not include API access',
+    plan_without_api_access: "This account's plan does not include API access",
     invalid_parameter: 'The server refused the request',
     device_not_found: 'That vehicle is not on this account any more',
     not_found: 'This server does not offer this part of the API',
@@ -290,9 +307,10 @@
   };
   /** @param {unknown} error */
   function describeProblem(error) {
-    if (!(error instanceof ApiProblem)) return 'Something went wrong in this page: ' + (error instanceof Error ? error.message : String(error));
+    if (!(error instanceof ApiProblem))
+      return `Something went wrong in this page: ${error instanceof Error ? error.message : String(error)}`;
     const words = WORDS[error.code] || 'The request failed';
-    return words + ' (' + error.status + (error.message ? ': ' + error.message : '') + ')';
+    return `${words} (${error.status}${error.message ? `: ${error.message}` : ''})`;
   }
   /** @param {string} topic @param {unknown} error */
   function handleError(topic, error) {
@@ -300,7 +318,7 @@
     const refused = error instanceof ApiProblem && (error.status === 401 || error.status === 403);
     // A refused key is one problem, however many requests it failed; the rest name their topic.
     if (refused) setProblem('Key', describeProblem(error));
-    else setProblem(topic, topic + ': ' + describeProblem(error));
+    else setProblem(topic, `${topic}: ${describeProblem(error)}`);
     // A key that is refused stays refused: stop asking, and do not offer it again after a reload.
     if (refused) {
       stopRefresh();
@@ -327,7 +345,10 @@
     refreshingGeneration = myGeneration;
     try {
       /** @type {[{ data: Device[] }, Meter[]]} */
-      const [list, meterList] = await Promise.all([api('Vehicles', '/api/v1/devices'), allPages('Meters', '/api/v1/meter', { limit: 500 })]);
+      const [list, meterList] = await Promise.all([
+        api('Vehicles', '/api/v1/devices'),
+        allPages('Meters', '/api/v1/meter', { limit: 500 }),
+      ]);
       if (myGeneration !== generation) return;
       devices = list.data;
       meters = new Map(meterList.map((meter) => [meter.device_id, meter]));
@@ -356,15 +377,15 @@
   /** An instant as a time of this browser's zone, with the zone said: "7:03:51 PM GMT+1 (Europe/Berlin)". @param {string} iso */
   function browserTime(iso) {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    return new Date(iso).toLocaleTimeString(undefined, { timeZoneName: 'short' }) + (zone ? ' (' + zone + ')' : '');
+    return new Date(iso).toLocaleTimeString(undefined, { timeZoneName: 'short' }) + (zone ? ` (${zone})` : '');
   }
   /** @param {string} iso */
   function ago(iso) {
     const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
     if (seconds < 90) return 'just now';
-    if (seconds < 5400) return Math.round(seconds / 60) + ' min ago';
-    if (seconds < 172800) return Math.round(seconds / 3600) + ' h ago';
-    return Math.round(seconds / 86400) + ' days ago';
+    if (seconds < 5400) return `${Math.round(seconds / 60)} min ago`;
+    if (seconds < 172800) return `${Math.round(seconds / 3600)} h ago`;
+    return `${Math.round(seconds / 86400)} days ago`;
   }
 
   function renderVehicles() {
@@ -376,7 +397,11 @@
       const meter = meters.get(device.id) || null;
       // Instants written in different zones: compared as instants, not as text.
       if (meter && (asOf === null || Date.parse(meter.as_of) > Date.parse(asOf))) asOf = meter.as_of;
-      const pick = el('button', { type: 'button', class: 'link', 'data-device-id': device.id, 'aria-label': 'Show ' + device.name + ' per day' }, [device.name]);
+      const pick = el(
+        'button',
+        { type: 'button', class: 'link', 'data-device-id': device.id, 'aria-label': `Show ${device.name} per day` },
+        [device.name],
+      );
       pick.addEventListener('click', () => {
         vehicleSelect().value = String(device.id);
         loadVehicleDays();
@@ -393,22 +418,33 @@
         ['idle', meter ? meter.idle_seconds : null],
       ];
       figures.forEach(([kind, seconds]) => {
-        row.appendChild(el('td', {
-          class: 'num meter-' + kind,
-          'data-label': kind.charAt(0).toUpperCase() + kind.slice(1) + ' (h:mm)',
-          'data-seconds': seconds,
-          title: seconds === null ? null : seconds + ' s',
-        }, [seconds === null ? '–' : hoursMinutes(seconds)]));
+        row.appendChild(
+          el(
+            'td',
+            {
+              class: `num meter-${kind}`,
+              'data-label': `${kind.charAt(0).toUpperCase() + kind.slice(1)} (h:mm)`,
+              'data-seconds': seconds,
+              title: seconds === null ? null : `${seconds} s`,
+            },
+            [seconds === null ? '–' : hoursMinutes(seconds)],
+          ),
+        );
       });
       const last = device.last_reported_at
-        ? el('time', { datetime: device.last_reported_at, title: device.last_reported_at }, [localTime(device.last_reported_at, device.timezone) + ' · ' + ago(device.last_reported_at)])
+        ? el('time', { datetime: device.last_reported_at, title: device.last_reported_at }, [
+            `${localTime(device.last_reported_at, device.timezone)} · ${ago(device.last_reported_at)}`,
+          ])
         : 'never';
       row.appendChild(el('td', { class: 'last-report', 'data-label': 'Last report' }, [last]));
       body.appendChild(row);
     });
     if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 6 }, ['No vehicles on this account yet.'])]));
-    $('meters-note').textContent = (asOf ? 'Meters since each tracker was fitted, as of ' + browserTime(asOf) + '; ' : '') +
-      'refreshed every ' + REFRESH_MS / 1000 + ' s. Times of the last report are local to each vehicle.';
+    $('meters-note').textContent =
+      (asOf ? `Meters since each tracker was fitted, as of ${browserTime(asOf)}; ` : '') +
+      'refreshed every ' +
+      REFRESH_MS / 1000 +
+      ' s. Times of the last report are local to each vehicle.';
   }
 
   let choiceSignature = '';
@@ -420,7 +456,7 @@
     if (signature === choiceSignature && chosen) return;
     choiceSignature = signature;
     select.textContent = '';
-    devices.forEach((device) => select.appendChild(el('option', { value: device.id }, [device.name + ' (' + device.timezone + ')'])));
+    devices.forEach((device) => select.appendChild(el('option', { value: device.id }, [`${device.name} (${device.timezone})`])));
     if (devices.some((device) => String(device.id) === chosen)) select.value = chosen;
     if (!chosen && devices.length) loadVehicleDays();
   }
@@ -457,10 +493,10 @@
     const y = (seconds) => top + plotHeight - (seconds / 3600 / topHours) * plotHeight;
 
     chart.textContent = '';
-    fill(chart, { viewBox: '0 0 ' + width + ' ' + height, width: width, height: height, role: 'img', 'aria-label': summary });
+    fill(chart, { viewBox: `0 0 ${width} ${height}`, width: width, height: height, role: 'img', 'aria-label': summary });
     for (let hours = 0; hours <= topHours; hours += step) {
       chart.appendChild(svg('line', { class: 'grid', x1: left, x2: width - right, y1: y(hours * 3600), y2: y(hours * 3600) }));
-      chart.appendChild(svg('text', { x: left - 4, y: y(hours * 3600) + 4, 'text-anchor': 'end' }, [hours + ' h']));
+      chart.appendChild(svg('text', { x: left - 4, y: y(hours * 3600) + 4, 'text-anchor': 'end' }, [`${hours} h`]));
     }
     const slot = plotWidth / Math.max(1, series.length);
     const barWidth = Math.max(1, slot * 0.7);
@@ -469,21 +505,47 @@
       const x = left + index * slot + (slot - barWidth) / 2;
       const length = day.dayLength;
       const unusual = length !== undefined && length !== 86400;
-      const note = unusual ? '; the day lasted ' + lengthText(length) : '';
-      const bar = svg('g', {
-        class: 'bar' + (unusual ? ' dst-day' : ''),
-        'data-date': day.date,
-        'data-moving-seconds': day.moving,
-        'data-idle-seconds': day.idle,
-        'data-day-seconds': day.dayLength,
-      }, [svg('title', {}, [day.date + ': engine ' + hoursMinutes(day.moving + day.idle) + ' (moving ' + hoursMinutes(day.moving) + ', idle ' + hoursMinutes(day.idle) + ')' + note])]);
+      const note = unusual ? `; the day lasted ${lengthText(length)}` : '';
+      const bar = svg(
+        'g',
+        {
+          class: `bar${unusual ? ' dst-day' : ''}`,
+          'data-date': day.date,
+          'data-moving-seconds': day.moving,
+          'data-idle-seconds': day.idle,
+          'data-day-seconds': day.dayLength,
+        },
+        [
+          svg('title', {}, [
+            day.date +
+              ': engine ' +
+              hoursMinutes(day.moving + day.idle) +
+              ' (moving ' +
+              hoursMinutes(day.moving) +
+              ', idle ' +
+              hoursMinutes(day.idle) +
+              ')' +
+              note,
+          ]),
+        ],
+      );
       if (length !== undefined) {
         bar.appendChild(svg('rect', { class: 'day-length', x: x, width: barWidth, y: y(length), height: y(0) - y(length) }));
       }
       bar.appendChild(svg('rect', { class: 'moving', x: x, width: barWidth, y: y(day.moving), height: y(0) - y(day.moving) }));
-      bar.appendChild(svg('rect', { class: 'idle', x: x, width: barWidth, y: y(day.moving + day.idle), height: y(day.moving) - y(day.moving + day.idle) }));
+      bar.appendChild(
+        svg('rect', {
+          class: 'idle',
+          x: x,
+          width: barWidth,
+          y: y(day.moving + day.idle),
+          height: y(day.moving) - y(day.moving + day.idle),
+        }),
+      );
       if (unusual) {
-        bar.appendChild(svg('text', { class: 'day-marker', x: x + barWidth / 2, y: y(length) - 5, 'text-anchor': 'middle' }, [lengthText(length)]));
+        bar.appendChild(
+          svg('text', { class: 'day-marker', x: x + barWidth / 2, y: y(length) - 5, 'text-anchor': 'middle' }, [lengthText(length)]),
+        );
       }
       chart.appendChild(bar);
       if (index % labelEvery === 0) {
@@ -492,24 +554,32 @@
     });
 
     inside(figure, 'figcaption').textContent = summary;
-    const rows = series.map((day) => el('tr', { 'data-date': day.date }, [
-      el('th', { scope: 'row' }, [day.date]),
-      el('td', { class: 'num' }, [hoursMinutes(day.moving + day.idle)]),
-      el('td', { class: 'num' }, [hoursMinutes(day.moving)]),
-      el('td', { class: 'num' }, [hoursMinutes(day.idle)]),
-      withDays && day.dayLength !== undefined
-        ? el('td', { class: 'num' + (day.dayLength !== 86400 ? ' marker-text' : '') }, [lengthText(day.dayLength) + (day.dayLength !== 86400 ? ' (clock change)' : '')])
-        : null,
-    ]));
+    const rows = series.map((day) =>
+      el('tr', { 'data-date': day.date }, [
+        el('th', { scope: 'row' }, [day.date]),
+        el('td', { class: 'num' }, [hoursMinutes(day.moving + day.idle)]),
+        el('td', { class: 'num' }, [hoursMinutes(day.moving)]),
+        el('td', { class: 'num' }, [hoursMinutes(day.idle)]),
+        withDays && day.dayLength !== undefined
+          ? el('td', { class: `num${day.dayLength !== 86400 ? ' marker-text' : ''}` }, [
+              lengthText(day.dayLength) + (day.dayLength !== 86400 ? ' (clock change)' : ''),
+            ])
+          : null,
+      ]),
+    );
     const table = inside(figure, 'table');
     table.textContent = '';
-    table.appendChild(el('thead', {}, [el('tr', {}, [
-      el('th', { scope: 'col' }, ['Local date']),
-      el('th', { scope: 'col', class: 'num' }, ['Engine']),
-      el('th', { scope: 'col', class: 'num' }, ['Moving']),
-      el('th', { scope: 'col', class: 'num' }, ['Idle']),
-      withDays ? el('th', { scope: 'col', class: 'num' }, ['Day length']) : null,
-    ])]));
+    table.appendChild(
+      el('thead', {}, [
+        el('tr', {}, [
+          el('th', { scope: 'col' }, ['Local date']),
+          el('th', { scope: 'col', class: 'num' }, ['Engine']),
+          el('th', { scope: 'col', class: 'num' }, ['Moving']),
+          el('th', { scope: 'col', class: 'num' }, ['Idle']),
+          withDays ? el('th', { scope: 'col', class: 'num' }, ['Day length']) : null,
+        ]),
+      ]),
+    );
     table.appendChild(el('tbody', {}, rows));
   }
 
@@ -517,14 +587,27 @@
   function totalsOf(series) {
     const moving = series.reduce((sum, day) => sum + day.moving, 0);
     const idle = series.reduce((sum, day) => sum + day.idle, 0);
-    const busiest = series.reduce((/** @type {Day | null} */ best, day) => (best === null || day.moving + day.idle > best.moving + best.idle ? day : best), null);
-    return 'engine ' + hoursMinutes(moving + idle) + ' in all (moving ' + hoursMinutes(moving) + ', idle ' + hoursMinutes(idle) + ')' +
-      (busiest && busiest.moving + busiest.idle > 0 ? '; the busiest day was ' + busiest.date + ' with ' + hoursMinutes(busiest.moving + busiest.idle) : '');
+    const busiest = series.reduce(
+      (/** @type {Day | null} */ best, day) => (best === null || day.moving + day.idle > best.moving + best.idle ? day : best),
+      null,
+    );
+    return (
+      'engine ' +
+      hoursMinutes(moving + idle) +
+      ' in all (moving ' +
+      hoursMinutes(moving) +
+      ', idle ' +
+      hoursMinutes(idle) +
+      ')' +
+      (busiest && busiest.moving + busiest.idle > 0
+        ? `; the busiest day was ${busiest.date} with ${hoursMinutes(busiest.moving + busiest.idle)}`
+        : '')
+    );
   }
 
   // --- The window and the two daily charts -------------------------------------------------------
   /** Whole days from one date to a later one. @param {string} from @param {string} to */
-  const daysBetween = (from, to) => Math.round((Date.parse(to + 'T00:00:00Z') - Date.parse(from + 'T00:00:00Z')) / 86400000);
+  const daysBetween = (from, to) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86400000);
   /**
    * The window the API applied, from the from and to of its answers (timestamps on the vehicles'
    * own clocks, so their first ten characters are the local dates), and what the caption says of
@@ -534,11 +617,15 @@
    * @param {{ from: string, to: string }[]} answers
    */
   function appliedWindow(span, answers) {
-    if (!answers.length) return span.from + ' to ' + span.to;
+    if (!answers.length) return `${span.from} to ${span.to}`;
     const from = answers.map((answer) => answer.from.slice(0, 10)).sort()[0] || span.from;
-    const to = answers.map((answer) => answer.to.slice(0, 10)).sort().reverse()[0] || span.to;
-    const text = from + ' to ' + to;
-    if (from > span.from) return text + ' (shortened from ' + span.from + ': the API answers at most ' + daysBetween(from, to) + ' days before To)';
+    const to =
+      answers
+        .map((answer) => answer.to.slice(0, 10))
+        .sort()
+        .reverse()[0] || span.to;
+    const text = `${from} to ${to}`;
+    if (from > span.from) return `${text} (shortened from ${span.from}: the API answers at most ${daysBetween(from, to)} days before To)`;
     return text;
   }
 
@@ -553,7 +640,7 @@
       return null;
     }
     if (from > to) {
-      setProblem('Window', 'Window: From (' + from + ') is after To (' + to + ')');
+      setProblem('Window', `Window: From (${from}) is after To (${to})`);
       return null;
     }
     setProblem('Window', '');
@@ -573,15 +660,21 @@
       // The fleet's engine time per local date: every vehicle's own local day, summed by date.
       /** @type {Map<string, Day>} */
       const byDate = new Map();
-      dailies.forEach((daily) => daily.data.forEach((entry) => {
-        const day = byDate.get(entry.date) || { date: entry.date, moving: 0, idle: 0 };
-        day.moving += entry.moving_seconds;
-        day.idle += entry.idle_seconds;
-        byDate.set(entry.date, day);
-      }));
+      dailies.forEach((daily) =>
+        daily.data.forEach((entry) => {
+          const day = byDate.get(entry.date) || { date: entry.date, moving: 0, idle: 0 };
+          day.moving += entry.moving_seconds;
+          day.idle += entry.idle_seconds;
+          byDate.set(entry.date, day);
+        }),
+      );
       const series = Array.from(byDate.values()).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
       setProblem('Fleet days', '');
-      drawChart(figure, series, 'Engine time of all ' + dailies.length + ' vehicles per local day, ' + appliedWindow(span, dailies) + ': ' + totalsOf(series) + '.');
+      drawChart(
+        figure,
+        series,
+        `Engine time of all ${dailies.length} vehicles per local day, ${appliedWindow(span, dailies)}: ${totalsOf(series)}.`,
+      );
     } catch (error) {
       handleError('Fleet days', error);
     } finally {
@@ -598,7 +691,10 @@
     figure.setAttribute('aria-busy', 'true');
     try {
       /** @type {Daily} */
-      const daily = await api('Vehicle days', '/api/v1/devices/' + encodeURIComponent(device.id) + '/hours/daily', { from: span.from, to: span.to });
+      const daily = await api('Vehicle days', `/api/v1/devices/${encodeURIComponent(device.id)}/hours/daily`, {
+        from: span.from,
+        to: span.to,
+      });
       if (token !== vehicleRequest) return;
       /** @type {Day[]} */
       const series = daily.data.map((entry) => ({
@@ -607,10 +703,23 @@
         idle: entry.idle_seconds,
         dayLength: dayLengthSeconds(entry.date, daily.timezone),
       }));
-      const unusual = series.flatMap((day) => (day.dayLength !== undefined && day.dayLength !== 86400 ? [day.date + ' lasted ' + lengthText(day.dayLength)] : []));
+      const unusual = series.flatMap((day) =>
+        day.dayLength !== undefined && day.dayLength !== 86400 ? [`${day.date} lasted ${lengthText(day.dayLength)}`] : [],
+      );
       setProblem('Vehicle days', '');
-      drawChart(figure, series, device.name + ' per local day in ' + daily.timezone + ', ' + appliedWindow(span, [daily]) + ': ' + totalsOf(series) + '. ' +
-        (unusual.length ? unusual.join(', ') + ' (clock change), marked above its bar.' : 'Every day of the window lasted 24 h.'));
+      drawChart(
+        figure,
+        series,
+        device.name +
+          ' per local day in ' +
+          daily.timezone +
+          ', ' +
+          appliedWindow(span, [daily]) +
+          ': ' +
+          totalsOf(series) +
+          '. ' +
+          (unusual.length ? `${unusual.join(', ')} (clock change), marked above its bar.` : 'Every day of the window lasted 24 h.'),
+      );
     } catch (error) {
       handleError('Vehicle days', error);
     } finally {
@@ -624,12 +733,14 @@
     try {
       if (key) sessionStorage.setItem(KEY_STORAGE, key);
       else sessionStorage.removeItem(KEY_STORAGE);
-    } catch (ignored) { /* storage disabled: the key lives in this page only */ }
+    } catch (_ignored) {
+      /* storage disabled: the key lives in this page only */
+    }
   }
   function recall() {
     try {
       return sessionStorage.getItem(KEY_STORAGE) || '';
-    } catch (ignored) {
+    } catch (_ignored) {
       return '';
     }
   }
@@ -680,7 +791,7 @@
     $('fleet').hidden = true;
   }
 
-  $('docs-link').setAttribute('href', base + '/docs');
+  $('docs-link').setAttribute('href', `${base}/docs`);
   input('to').value = browserToday();
   input('from').value = addDays(browserToday(), -6);
   $('key-form').addEventListener('submit', (event) => {

@@ -22,7 +22,8 @@ import type { Context } from 'hono';
  * ```
  */
 export function forwardedClientAddress(trustedHops: number): (c: Context) => string {
-  if (!Number.isSafeInteger(trustedHops) || trustedHops < 0) throw new RangeError(`Trusted proxy hops must be a whole number ≥ 0, got ${String(trustedHops)}`);
+  if (!Number.isSafeInteger(trustedHops) || trustedHops < 0)
+    throw new RangeError(`Trusted proxy hops must be a whole number ≥ 0, got ${String(trustedHops)}`);
   return function clientAddress(c) {
     if (trustedHops > 0) {
       // Several X-Forwarded-For lines arrive joined by ", ", like the entries of one line.

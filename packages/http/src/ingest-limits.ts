@@ -13,7 +13,11 @@ export interface IngestLimits {
 }
 
 /** The limits of `docs/ingestion.md`: 10,000 points and 5 MiB per request; 30 s for a body to arrive. */
-export const DEFAULT_INGEST_LIMITS: IngestLimits = Object.freeze({ maxPoints: 10_000, maxBodyBytes: 5 * 1024 * 1024, bodyTimeoutMs: 30_000 });
+export const DEFAULT_INGEST_LIMITS: IngestLimits = Object.freeze({
+  maxPoints: 10_000,
+  maxBodyBytes: 5 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+});
 
 /**
  * The ingestion limits to apply: {@link DEFAULT_INGEST_LIMITS} with the given ones.
@@ -32,7 +36,8 @@ export function resolveIngestLimits(limits: { readonly [Name in keyof IngestLimi
   for (const [name, value] of Object.entries(limits)) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_INGEST_LIMITS, name)) throw new RangeError(`Unknown ingestion limit "${name}"`);
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Ingestion limit "${name}" must be a positive integer, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`Ingestion limit "${name}" must be a positive integer, got ${String(value)}`);
     resolved[name] = value;
   }
   return resolved as unknown as IngestLimits;

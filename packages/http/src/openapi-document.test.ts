@@ -13,7 +13,11 @@ type HeaderSpec = { required?: boolean; schema: Schema };
 type ResponseSpec = { description: string; headers?: Record<string, HeaderSpec>; content?: Record<string, { schema: Schema }> };
 type OperationSpec = { responses: Record<string, ResponseSpec>; security?: unknown[] };
 type PathItemSpec = { get?: OperationSpec; head?: OperationSpec; 'x-method-not-allowed': ResponseSpec } & Record<string, unknown>;
-type ResolvedDocument = { paths: Record<string, PathItemSpec>; components: { schemas: Record<string, Schema> }; 'x-not-found': ResponseSpec };
+type ResolvedDocument = {
+  paths: Record<string, PathItemSpec>;
+  components: { schemas: Record<string, Schema> };
+  'x-not-found': ResponseSpec;
+};
 
 const utcSeconds = (year: number, month: number, day: number, hour = 0) => Date.UTC(year, month - 1, day, hour) / 1000;
 
@@ -100,7 +104,12 @@ async function expectDocumented(response: Response, path: string, method: string
   return expectMatches(response, documentedResponses(path, method)[String(response.status)], where, method);
 }
 
-async function expectMatches(response: Response, spec: ResponseSpec | undefined, where: string, method: string): Promise<string | undefined> {
+async function expectMatches(
+  response: Response,
+  spec: ResponseSpec | undefined,
+  where: string,
+  method: string,
+): Promise<string | undefined> {
   expect(spec, `${where}: status documented`).toBeDefined();
 
   for (const [name, header] of Object.entries(spec!.headers ?? {})) {
@@ -162,8 +171,13 @@ describe('openApiDocument', () => {
   });
 
   it('documents every route the app serves, and only those', () => {
-    expect(Object.keys(openApiDocument.paths).sort()).toEqual([...DATA_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort());
-    for (const path of DATA_PATHS) expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...SERVED_METHODS]);
+    expect(Object.keys(openApiDocument.paths).sort()).toEqual(
+      [...DATA_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort(),
+    );
+    for (const path of DATA_PATHS)
+      expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
+        ...SERVED_METHODS,
+      ]);
     for (const [path, methods] of Object.entries(INGEST_PATHS)) {
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...methods]);
     }
@@ -177,10 +191,15 @@ describe('openApiDocument', () => {
     );
     // Ingestion is the one place that takes POST (docs/ingestion.md).
     const ingestion = Object.entries(INGEST_PATHS).flatMap(([path, methods]) => methods.map((method) => `${method} ${path}`));
-    expect(operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head ') && !ingestion.includes(operation))).toEqual([]);
-    for (const item of Object.values(openApiDocument.paths)) expect(item['x-method-not-allowed']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
+    expect(
+      operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head ') && !ingestion.includes(operation)),
+    ).toEqual([]);
+    for (const item of Object.values(openApiDocument.paths))
+      expect(item['x-method-not-allowed']).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
     expect(openApiDocument['x-not-found']).toEqual({ $ref: '#/components/responses/NotFound' });
-    const operationResponses = Object.values(openApiDocument.paths).flatMap((item) => Object.values(item).flatMap((field) => Object.keys((field as { responses?: object }).responses ?? {})));
+    const operationResponses = Object.values(openApiDocument.paths).flatMap((item) =>
+      Object.values(item).flatMap((field) => Object.keys((field as { responses?: object }).responses ?? {})),
+    );
     expect(operationResponses).not.toContain('405');
   });
 
@@ -191,7 +210,17 @@ describe('openApiDocument', () => {
     expect(ids).not.toContain(undefined);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(
-      expect.arrayContaining(['listDevices', 'getDeviceHours', 'getDeviceDailyHours', 'getDeviceMeter', 'getFleetHours', 'getFleetDailyHours', 'getFleetMeter', 'getOpenApiDocument', 'getDocsPage']),
+      expect.arrayContaining([
+        'listDevices',
+        'getDeviceHours',
+        'getDeviceDailyHours',
+        'getDeviceMeter',
+        'getFleetHours',
+        'getFleetDailyHours',
+        'getFleetMeter',
+        'getOpenApiDocument',
+        'getDocsPage',
+      ]),
     );
   });
 
@@ -204,7 +233,9 @@ describe('openApiDocument', () => {
   describe('names the path the app is mounted at as its server', () => {
     it('`/` when the app is served alone', async () => {
       const { request } = await createFixture();
-      expect(((await (await request('/api/v1/openapi.json')).json()) as typeof openApiDocument).servers).toEqual([{ url: '/', description: expect.any(String) }]);
+      expect(((await (await request('/api/v1/openapi.json')).json()) as typeof openApiDocument).servers).toEqual([
+        { url: '/', description: expect.any(String) },
+      ]);
       expect(openApiDocument.servers[0].url).toBe('/');
     });
 
@@ -216,7 +247,9 @@ describe('openApiDocument', () => {
         expect(served).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ serverUrl: prefix }))));
         expect(served.servers[0].url).toBe(prefix);
         // The server URL and a path of the document make the URL the app answers at.
-        const devices = await host.request(`${served.servers[0].url}${DATA_PATHS[0]}`, { headers: { Authorization: `Bearer ${keys.acme.key}` } });
+        const devices = await host.request(`${served.servers[0].url}${DATA_PATHS[0]}`, {
+          headers: { Authorization: `Bearer ${keys.acme.key}` },
+        });
         expect(devices.status).toBe(200);
         const page = await (await host.request(`${prefix}/docs`)).text();
         expect(page).toContain(`"servers":[{"url":${JSON.stringify(prefix)}`);
@@ -226,13 +259,19 @@ describe('openApiDocument', () => {
   });
 
   it('lists exactly the error codes the read API answers (D16, P22), with their statuses from the error table', () => {
-    const schemas = openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>;
+    const schemas = openApiDocument.components.schemas as Record<
+      string,
+      { properties: { error: { properties: { code: { enum: string[] } } } } }
+    >;
     expect(schemas.Error!.properties.error.properties.code.enum).toEqual(READ_API_CODES);
     const responses = resolved as unknown as { components: { responses: Record<string, ResponseSpec> } };
     for (const [name, response] of Object.entries(responses.components.responses)) {
-      const schema = response.content!['application/json']!.schema as { allOf: [unknown, { properties: { error: { properties: { status: { const: number }; code: { enum: string[] } } } } }] };
+      const schema = response.content!['application/json']!.schema as {
+        allOf: [unknown, { properties: { error: { properties: { status: { const: number }; code: { enum: string[] } } } } }];
+      };
       const { status, code } = schema.allOf[1].properties.error.properties;
-      for (const each of code.enum) expect([name, each, ERROR_TABLE[each as keyof typeof ERROR_TABLE].status]).toEqual([name, each, status.const]);
+      for (const each of code.enum)
+        expect([name, each, ERROR_TABLE[each as keyof typeof ERROR_TABLE].status]).toEqual([name, each, status.const]);
     }
   });
 
@@ -246,9 +285,20 @@ describe('openApiDocument', () => {
 
     beforeAll(async () => {
       base = await createFixture({
-        rateLimits: { devices: 10_000, hours: 10_000, daily: 10_000, meter: 10_000, fleetHours: 10_000, fleetDaily: 10_000, fleetMeter: 10_000, unauthenticated: 10_000 },
+        rateLimits: {
+          devices: 10_000,
+          hours: 10_000,
+          daily: 10_000,
+          meter: 10_000,
+          fleetHours: 10_000,
+          fleetDaily: 10_000,
+          fleetMeter: 10_000,
+          unauthenticated: 10_000,
+        },
       });
-      limited = await createFixture({ rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1 } });
+      limited = await createFixture({
+        rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1 },
+      });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
       unavailable = await brokenFixture(() => new StorageUnavailableError());
     });
@@ -261,7 +311,9 @@ describe('openApiDocument', () => {
           const statuses = Object.keys(documentedResponses(path, method));
           for (const status of statuses) {
             const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
-              fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, { method: method.toUpperCase() });
+              fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, {
+                method: method.toUpperCase(),
+              });
             let response: Response;
             switch (status) {
               case '200':
@@ -304,7 +356,12 @@ describe('openApiDocument', () => {
     }
 
     it('the other 401 codes, the unknown-route 404 and /docs match the document too', async () => {
-      for (const key of [base.keys.revoked.key, base.keys.expired.key, 'fh_never_issued', `${base.keys.acme.key}, Bearer ${base.keys.other.key}`]) {
+      for (const key of [
+        base.keys.revoked.key,
+        base.keys.expired.key,
+        'fh_never_issued',
+        `${base.keys.acme.key}, Bearer ${base.keys.other.key}`,
+      ]) {
         const code = await expectDocumented(await base.request('/api/v1/devices', key), '/api/v1/devices', 'get');
         codes.add(code!);
       }
@@ -334,14 +391,25 @@ describe('openApiDocument', () => {
       const { createFleetHoursApp } = await import('./create-fleet-hours-app.js');
       const ingest = await createIngestFixture({ rateLimits: { ingest: 10_000, unauthenticated: 10_000 } });
       const limitedIngest = await createIngestFixture({ rateLimits: { ingest: 1 } });
-      const failingWrite = (make: () => Error) => createIngestFixture({ wrapStore: (store): FleetHoursStore => ({ ...store, writeTelemetry: async () => Promise.reject(make()) }) });
+      const failingWrite = (make: () => Error) =>
+        createIngestFixture({ wrapStore: (store): FleetHoursStore => ({ ...store, writeTelemetry: async () => Promise.reject(make()) }) });
       const broken = await failingWrite(() => new Error('relation "telemetry_points" does not exist'));
       const down = await failingWrite(() => new StorageUnavailableError());
       type IngestFixtureType = typeof ingest;
       const { idle, foreign } = ingest.devices;
-      const stalledApp = createFleetHoursApp({ fleetHours: ingest.fleetHours, now: ingest.now, logger: () => {}, ingest: { bodyTimeoutMs: 20 } });
+      const stalledApp = createFleetHoursApp({
+        fleetHours: ingest.fleetHours,
+        now: ingest.now,
+        logger: () => {},
+        ingest: { bodyTimeoutMs: 20 },
+      });
       const ingestCodes = new Set<string>();
-      const send = (fixture: IngestFixtureType, path: string, method: string, options: { token?: string | null; imei?: string; speed?: number; time?: number; tooLarge?: boolean; stall?: boolean } = {}) => {
+      const send = (
+        fixture: IngestFixtureType,
+        path: string,
+        method: string,
+        options: { token?: string | null; imei?: string; speed?: number; time?: number; tooLarge?: boolean; stall?: boolean } = {},
+      ) => {
         const token = options.token === undefined ? fixture.tokens.acme.token : options.token;
         const time = options.time ?? fixture.nowSeconds;
         const speed = options.speed ?? 3;
@@ -351,12 +419,35 @@ describe('openApiDocument', () => {
         const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{')) });
         const init = (contentType: string, body: string): RequestInit =>
           options.stall
-            ? ({ method: method.toUpperCase(), headers: { ...auth, 'Content-Type': contentType }, body: stalled, duplex: 'half' } as RequestInit)
-            : { method: method.toUpperCase(), headers: { ...auth, 'Content-Type': contentType, ...(options.tooLarge ? { 'Content-Length': String(6 * 1024 * 1024) } : {}) }, body };
-        if (path === '/ingest/v1/telemetry') return app.request(path, init('application/x-ndjson', JSON.stringify({ imei, time, ignition: true, speed_kmh: speed })));
+            ? ({
+                method: method.toUpperCase(),
+                headers: { ...auth, 'Content-Type': contentType },
+                body: stalled,
+                duplex: 'half',
+              } as RequestInit)
+            : {
+                method: method.toUpperCase(),
+                headers: {
+                  ...auth,
+                  'Content-Type': contentType,
+                  ...(options.tooLarge ? { 'Content-Length': String(6 * 1024 * 1024) } : {}),
+                },
+                body,
+              };
+        if (path === '/ingest/v1/telemetry')
+          return app.request(path, init('application/x-ndjson', JSON.stringify({ imei, time, ignition: true, speed_kmh: speed })));
         if (path === '/ingest/traccar') {
           const at = new Date(time * 1000).toISOString().replace('Z', '+00:00');
-          return app.request(path, init('application/json', JSON.stringify({ position: { deviceTime: at, fixTime: at, speed, attributes: { ignition: true } }, device: { uniqueId: imei } })));
+          return app.request(
+            path,
+            init(
+              'application/json',
+              JSON.stringify({
+                position: { deviceTime: at, fixTime: at, speed, attributes: { ignition: true } },
+                device: { uniqueId: imei },
+              }),
+            ),
+          );
         }
         const query = new URLSearchParams({ id: imei, timestamp: String(time), speed: String(speed), ignition: 'true' });
         const url = `/ingest/osmand/${token ?? ''}?${String(query)}`;
@@ -364,12 +455,26 @@ describe('openApiDocument', () => {
         return app.request(url, options.stall || options.tooLarge ? init('application/x-www-form-urlencoded', '') : { method: 'POST' });
       };
       const conflictAt = utcSeconds(2026, 11, 30, 8);
-      await ingest.store.importSegments({ deviceId: idle.id, segments: [{ startedAt: conflictAt, endedAt: conflictAt + 3600, state: 'moving' }] });
+      await ingest.store.importSegments({
+        deviceId: idle.id,
+        segments: [{ startedAt: conflictAt, endedAt: conflictAt + 3600, state: 'moving' }],
+      });
       for (const [path, methods] of Object.entries(INGEST_PATHS)) {
         for (const method of methods) {
           const statuses = Object.keys(documentedResponses(path, method));
           const withBody = method === 'post';
-          expect(statuses.sort()).toEqual(['200', '400', '401', ...(withBody ? ['408'] : []), '409', ...(withBody ? ['413'] : []), '422', '429', '500', '503']);
+          expect(statuses.sort()).toEqual([
+            '200',
+            '400',
+            '401',
+            ...(withBody ? ['408'] : []),
+            '409',
+            ...(withBody ? ['413'] : []),
+            '422',
+            '429',
+            '500',
+            '503',
+          ]);
           for (const status of statuses) {
             let response: Response;
             switch (status) {
@@ -408,15 +513,24 @@ describe('openApiDocument', () => {
             const code = await expectDocumented(response, path, method);
             if (code) ingestCodes.add(code);
           }
-          const other = await ingest.app.request(path.replace('{token}', ingest.tokens.acme.token), { method: 'PUT', headers: { Authorization: `Bearer ${ingest.tokens.acme.token}` } });
+          const other = await ingest.app.request(path.replace('{token}', ingest.tokens.acme.token), {
+            method: 'PUT',
+            headers: { Authorization: `Bearer ${ingest.tokens.acme.token}` },
+          });
           ingestCodes.add((await expectDocumented(other, path, 'put'))!);
         }
       }
       for (const token of [null, ingest.tokens.revoked.token, ingest.tokens.expired.token]) {
-        ingestCodes.add((await expectDocumented(await send(ingest, '/ingest/v1/telemetry', 'post', { token }), '/ingest/v1/telemetry', 'post'))!);
+        ingestCodes.add(
+          (await expectDocumented(await send(ingest, '/ingest/v1/telemetry', 'post', { token }), '/ingest/v1/telemetry', 'post'))!,
+        );
       }
-      const ingestSchema = (openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>).IngestError!;
-      expect([...ingestCodes].sort()).toEqual(ingestSchema.properties.error.properties.code.enum.filter((code) => !['not_found', 'multiple_credentials'].includes(code)).sort());
+      const ingestSchema = (
+        openApiDocument.components.schemas as Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }>
+      ).IngestError!;
+      expect([...ingestCodes].sort()).toEqual(
+        ingestSchema.properties.error.properties.code.enum.filter((code) => !['not_found', 'multiple_credentials'].includes(code)).sort(),
+      );
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {

@@ -33,7 +33,13 @@ const timestamp = (description: string, example: string): Json => ({
 /** A response header component: always sent by the responses that name it. */
 const header = (description: string, schema: Json): Json => ({ description, required: true, schema });
 /** An optional query parameter holding a local date (D4). */
-const dateParameter = (name: string, description: string): Json => ({ name, in: 'query', required: false, description, schema: { type: 'string', format: 'date' } });
+const dateParameter = (name: string, description: string): Json => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: { type: 'string', format: 'date' },
+});
 const seconds = (description: string): Json => ({ type: 'integer', minimum: 0, description });
 const durations: Json = {
   engine_seconds: seconds('Engine run time in whole seconds; always moving_seconds + idle_seconds, not a third measurement.'),
@@ -50,7 +56,8 @@ const RATE_LIMIT_HEADERS: Json = {
 /** An error body whose `status` and `code` are narrowed to what one response can carry: codes of one status in the error table. */
 function errorSchema(codes: readonly ErrorCode[], base: 'Error' | 'IngestError' = 'Error'): Json {
   const status = ERROR_TABLE[codes[0]!].status;
-  if (codes.some((code) => ERROR_TABLE[code].status !== status)) throw new Error(`Error codes of different statuses in one response: ${codes.join(', ')}`);
+  if (codes.some((code) => ERROR_TABLE[code].status !== status))
+    throw new Error(`Error codes of different statuses in one response: ${codes.join(', ')}`);
   return {
     allOf: [
       ref('schemas', base),
@@ -141,7 +148,10 @@ const ERROR_RESPONSES = {
     codes: ['rate_limited'],
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
   },
-  InternalError: { description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.', codes: ['internal_error'] },
+  InternalError: {
+    description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.',
+    codes: ['internal_error'],
+  },
   // Refusals of telemetry ingestion only (docs/ingestion.md): their codes are `IngestError`'s, not the read API's.
   IngestUnauthorized: {
     description:
@@ -168,7 +178,8 @@ const ERROR_RESPONSES = {
     schema: 'IngestError',
   },
   PayloadTooLarge: {
-    description: 'More points or bytes than a request may carry (10,000 points and 5 MiB by default); the body is not read further. Nothing was stored.',
+    description:
+      'More points or bytes than a request may carry (10,000 points and 5 MiB by default); the body is not read further. Nothing was stored.',
     codes: ['payload_too_large'],
     schema: 'IngestError',
   },
@@ -178,12 +189,17 @@ const ERROR_RESPONSES = {
     codes: ['unknown_device'],
     schema: 'IngestError',
   },
-  ServiceUnavailable: { description: 'The database cannot be reached; retry shortly. The service recovers by itself.', codes: ['service_unavailable'] },
+  ServiceUnavailable: {
+    description: 'The database cannot be reached; retry shortly. The service recovers by itself.',
+    codes: ['service_unavailable'],
+  },
 } as const satisfies Readonly<Record<string, ErrorResponse>>;
 
 /** The codes of the read API's responses of {@link ERROR_RESPONSES}, in the order of the error table. */
 const DOCUMENTED_CODES: readonly ErrorCode[] = ERROR_CODES.filter((code) =>
-  Object.values(ERROR_RESPONSES).some((response: ErrorResponse) => (response.schema ?? 'Error') === 'Error' && response.codes.includes(code)),
+  Object.values(ERROR_RESPONSES).some(
+    (response: ErrorResponse) => (response.schema ?? 'Error') === 'Error' && response.codes.includes(code),
+  ),
 );
 
 /**
@@ -393,7 +409,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       { name: 'Hours', description: 'Engine, moving and idle time.' },
       { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time.' },
       { name: 'Reference', description: 'This document and the reference page.' },
-      { name: 'Ingestion', description: 'Telemetry in, live: points become engine time as they arrive. Needs an ingest token, not an API key.' },
+      {
+        name: 'Ingestion',
+        description: 'Telemetry in, live: points become engine time as they arrive. Needs an ingest token, not an API key.',
+      },
     ],
     paths: {
       [API_ROUTES.devices.policy.template]: dataPath({
@@ -409,7 +428,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       [API_ROUTES.hours.policy.template]: dataPath({
         operationId: 'getDeviceHours',
         summary: 'Engine, moving and idle seconds over a window',
-        description: 'Totals over the window `[from, to]` in local days of the vehicle. The window actually applied is returned in `from` and `to`.',
+        description:
+          'Totals over the window `[from, to]` in local days of the vehicle. The window actually applied is returned in `from` and `to`.',
         tag: 'Hours',
         limit: limits.hours,
         schema: 'HoursTotal',
@@ -420,7 +440,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         operationId: 'getDeviceDailyHours',
         summary: 'Engine, moving and idle seconds per local day',
         description:
-          "One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it. Accepts the same `from` and `to` as /hours, with the same defaults.",
+          'One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it. Accepts the same `from` and `to` as /hours, with the same defaults.',
         tag: 'Hours',
         limit: limits.daily,
         schema: 'DailyHours',
@@ -430,7 +450,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       [API_ROUTES.meter.policy.template]: dataPath({
         operationId: 'getDeviceMeter',
         summary: 'The running total since the tracker started reporting',
-        description: 'The sum of every segment of the device from its first report up to now. A replaced tracker is a new device with its own meter from 0.',
+        description:
+          'The sum of every segment of the device from its first report up to now. A replaced tracker is a new device with its own meter from 0.',
         tag: 'Hours',
         limit: limits.meter,
         schema: 'Meter',
@@ -495,7 +516,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       [DOCS_PATH]: referencePath({
         operationId: 'getDocsPage',
         summary: 'Interactive reference page',
-        description: 'A self-contained HTML page that renders this document and can send requests from the browser. Needs no key; not rate limited; works offline.',
+        description:
+          'A self-contained HTML page that renders this document and can send requests from the browser. Needs no key; not rate limited; works offline.',
         response: 'The page',
         content: { 'text/html': { schema: { type: 'string' } } },
       }),
@@ -506,7 +528,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'fh_ API key',
-          description: 'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored.',
+          description:
+            'An account-scoped API key (`fh_…`), issued in the account settings and shown once; only its SHA-256 fingerprint is stored.',
         },
         ingestToken: INGEST_SECURITY_SCHEME,
       },
@@ -540,7 +563,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           'Requests allowed per minute for this endpoint and key (for requests without a valid key, and for paths that are not served: per client address). On every response except this document and /docs.',
           { type: 'integer', minimum: 1 },
         ),
-        'X-RateLimit-Remaining': header('Requests left in the current minute. 0 when the service could not count the request (503).', { type: 'integer', minimum: 0 }),
+        'X-RateLimit-Remaining': header('Requests left in the current minute. 0 when the service could not count the request (503).', {
+          type: 'integer',
+          minimum: 0,
+        }),
         'Retry-After': header('Only on 429: whole seconds (≥ 1) to wait before retrying.', { type: 'integer', minimum: 1 }),
         'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
         'X-Request-Id': header(
@@ -558,7 +584,12 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           type: 'object',
           required: ['id', 'name', 'imei', 'registration', 'model', 'status', 'timezone', 'last_reported_at'],
           properties: {
-            id: { type: 'integer', minimum: 1, description: 'Identifies the device record; does not change while the record exists. A unit replaced under warranty is a new record with a new id.' },
+            id: {
+              type: 'integer',
+              minimum: 1,
+              description:
+                'Identifies the device record; does not change while the record exists. A unit replaced under warranty is a new record with a new id.',
+            },
             name: { type: 'string', description: 'Display name of the vehicle.' },
             imei: { type: 'string', description: 'Identifier of the physical tracker box.' },
             registration: { type: ['string', 'null'], description: 'Registration plate; can be null.' },
@@ -566,14 +597,19 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             status: { type: 'string', description: 'Seen value: `active`. Other values may appear.', examples: ['active'] },
             timezone: { type: 'string', description: 'IANA zone name of the vehicle.', examples: ['America/New_York'] },
             last_reported_at: {
-              oneOf: [timestamp('When the latest data was received.', '2026-03-08T17:45:12-04:00'), { type: 'null', description: 'The device has never reported.' }],
+              oneOf: [
+                timestamp('When the latest data was received.', '2026-03-08T17:45:12-04:00'),
+                { type: 'null', description: 'The device has never reported.' },
+              ],
             },
           },
         },
         DeviceList: {
           type: 'object',
           required: ['data'],
-          properties: { data: { type: 'array', items: ref('schemas', 'Device'), description: 'Every device of the account, ordered by id.' } },
+          properties: {
+            data: { type: 'array', items: ref('schemas', 'Device'), description: 'Every device of the account, ordered by id.' },
+          },
         },
         HoursTotal: {
           type: 'object',
@@ -581,7 +617,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           properties: {
             device_id: { type: 'integer', minimum: 1 },
             from: timestamp('The window start actually applied (after clamping): the start of a local day.', '2026-03-01T00:00:00-05:00'),
-            to: timestamp('The window end actually applied: the last second of a local day when a date was given, else now.', '2026-03-08T23:59:59-04:00'),
+            to: timestamp(
+              'The window end actually applied: the last second of a local day when a date was given, else now.',
+              '2026-03-08T23:59:59-04:00',
+            ),
             timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
             ...durations,
           },
@@ -609,51 +648,98 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             device_id: { type: 'integer', minimum: 1 },
             timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
             since: {
-              oneOf: [timestamp('The start of the first segment of the device.', '2025-06-02T07:12:40+02:00'), { type: 'null', description: 'The device has no engine time yet (all durations are 0).' }],
+              oneOf: [
+                timestamp('The start of the first segment of the device.', '2025-06-02T07:12:40+02:00'),
+                { type: 'null', description: 'The device has no engine time yet (all durations are 0).' },
+              ],
             },
             as_of: timestamp('Now: the instant the meter was read.', '2026-03-08T17:45:12-04:00'),
             ...durations,
           },
         },
-        FleetHoursPage: fleetPage('HoursTotal', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours`.', {
-          data: [
-            { device_id: 11, from: '2026-03-01T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00', timezone: 'America/New_York', engine_seconds: 93_600, moving_seconds: 79_200, idle_seconds: 14_400 },
-            { device_id: 12, from: '2026-03-01T00:00:00+01:00', to: '2026-03-08T23:59:59+01:00', timezone: 'Europe/Berlin', engine_seconds: 51_300, moving_seconds: 40_500, idle_seconds: 10_800 },
-          ],
-          next_cursor: 'WzEsImhvdXJzIiwxLDEyLCIxa3B6Ymd2Il0',
-        }),
-        FleetDailyHoursPage: fleetPage('DailyHours', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours/daily`.', {
-          data: [
-            {
-              device_id: 11,
-              timezone: 'America/New_York',
-              from: '2026-03-07T00:00:00-05:00',
-              to: '2026-03-08T23:59:59-04:00',
-              data: [
-                { date: '2026-03-07', engine_seconds: 28_800, moving_seconds: 25_200, idle_seconds: 3_600 },
-                { date: '2026-03-08', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
-              ],
-            },
-            {
-              device_id: 12,
-              timezone: 'Europe/Berlin',
-              from: '2026-03-07T00:00:00+01:00',
-              to: '2026-03-08T23:59:59+01:00',
-              data: [
-                { date: '2026-03-07', engine_seconds: 9_000, moving_seconds: 7_200, idle_seconds: 1_800 },
-                { date: '2026-03-08', engine_seconds: 3_600, moving_seconds: 3_600, idle_seconds: 0 },
-              ],
-            },
-          ],
-          next_cursor: 'WzEsImRhaWx5IiwxLDEyLCJiZHA1ZzkiXQ',
-        }),
-        FleetMeterPage: fleetPage('Meter', 'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/meter`.', {
-          data: [
-            { device_id: 11, timezone: 'America/New_York', since: '2025-06-02T07:12:40-04:00', as_of: '2026-03-08T17:45:12-04:00', engine_seconds: 2_764_800, moving_seconds: 2_246_400, idle_seconds: 518_400 },
-            { device_id: 12, timezone: 'Europe/Berlin', since: null, as_of: '2026-03-08T22:45:12+01:00', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
-          ],
-          next_cursor: null,
-        }),
+        FleetHoursPage: fleetPage(
+          'HoursTotal',
+          'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours`.',
+          {
+            data: [
+              {
+                device_id: 11,
+                from: '2026-03-01T00:00:00-05:00',
+                to: '2026-03-08T23:59:59-04:00',
+                timezone: 'America/New_York',
+                engine_seconds: 93_600,
+                moving_seconds: 79_200,
+                idle_seconds: 14_400,
+              },
+              {
+                device_id: 12,
+                from: '2026-03-01T00:00:00+01:00',
+                to: '2026-03-08T23:59:59+01:00',
+                timezone: 'Europe/Berlin',
+                engine_seconds: 51_300,
+                moving_seconds: 40_500,
+                idle_seconds: 10_800,
+              },
+            ],
+            next_cursor: 'WzEsImhvdXJzIiwxLDEyLCIxa3B6Ymd2Il0',
+          },
+        ),
+        FleetDailyHoursPage: fleetPage(
+          'DailyHours',
+          'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/hours/daily`.',
+          {
+            data: [
+              {
+                device_id: 11,
+                timezone: 'America/New_York',
+                from: '2026-03-07T00:00:00-05:00',
+                to: '2026-03-08T23:59:59-04:00',
+                data: [
+                  { date: '2026-03-07', engine_seconds: 28_800, moving_seconds: 25_200, idle_seconds: 3_600 },
+                  { date: '2026-03-08', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+                ],
+              },
+              {
+                device_id: 12,
+                timezone: 'Europe/Berlin',
+                from: '2026-03-07T00:00:00+01:00',
+                to: '2026-03-08T23:59:59+01:00',
+                data: [
+                  { date: '2026-03-07', engine_seconds: 9_000, moving_seconds: 7_200, idle_seconds: 1_800 },
+                  { date: '2026-03-08', engine_seconds: 3_600, moving_seconds: 3_600, idle_seconds: 0 },
+                ],
+              },
+            ],
+            next_cursor: 'WzEsImRhaWx5IiwxLDEyLCJiZHA1ZzkiXQ',
+          },
+        ),
+        FleetMeterPage: fleetPage(
+          'Meter',
+          'Every device of the account, from the cursor on, by ascending id: each the body of `/devices/{id}/meter`.',
+          {
+            data: [
+              {
+                device_id: 11,
+                timezone: 'America/New_York',
+                since: '2025-06-02T07:12:40-04:00',
+                as_of: '2026-03-08T17:45:12-04:00',
+                engine_seconds: 2_764_800,
+                moving_seconds: 2_246_400,
+                idle_seconds: 518_400,
+              },
+              {
+                device_id: 12,
+                timezone: 'Europe/Berlin',
+                since: null,
+                as_of: '2026-03-08T22:45:12+01:00',
+                engine_seconds: 0,
+                moving_seconds: 0,
+                idle_seconds: 0,
+              },
+            ],
+            next_cursor: null,
+          },
+        ),
         Error: errorBody({
           codes: DOCUMENTED_CODES,
           code: 'What went wrong, for programs.',
@@ -666,7 +752,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
         ..._ingestSchemas({
-          oneOf: [timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'), { type: 'null', description: 'The device has never reported.' }],
+          oneOf: [
+            timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),
+            { type: 'null', description: 'The device has never reported.' },
+          ],
         }),
       },
       responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, response]) => [name, errorResponse(response)])),

@@ -8,10 +8,24 @@ describe('parseDeviceId()', () => {
     expect(parseDeviceId('2147483647')).toBe(MAX_DEVICE_ID);
   });
 
-  it.each(['', '0', '-1', '+1', '1.5', '1.0', '1e3', '0x10', '007', ' 1', '1 ', 'abc', '2147483648', '9999999999', '99999999999999999999', '١'])(
-    'refuses %j',
-    (text) => {
-      expect(parseDeviceId(text)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    '0',
+    '-1',
+    '+1',
+    '1.5',
+    '1.0',
+    '1e3',
+    '0x10',
+    '007',
+    ' 1',
+    '1 ',
+    'abc',
+    '2147483648',
+    '9999999999',
+    '99999999999999999999',
+    '١',
+  ])('refuses %j', (text) => {
+    expect(parseDeviceId(text)).toBeNull();
+  });
 });

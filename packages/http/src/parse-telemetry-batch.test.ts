@@ -5,8 +5,15 @@ import { parseTelemetryBatch, telemetryBatchFormat } from './parse-telemetry-bat
 const NOW = 1_800_000_000;
 
 const point = fc.record({
-  device: fc.oneof(fc.integer({ min: 1, max: 2 ** 31 - 1 }).map((id) => ({ device_id: id })), fc.stringMatching(/^[0-9]{15}$/).map((imei) => ({ imei }))),
-  time: fc.oneof(fc.integer({ min: 0, max: NOW + 300 }), fc.double({ min: 0, max: NOW, noNaN: true }), fc.integer({ min: 0, max: NOW }).map((seconds) => new Date(seconds * 1000).toISOString())),
+  device: fc.oneof(
+    fc.integer({ min: 1, max: 2 ** 31 - 1 }).map((id) => ({ device_id: id })),
+    fc.stringMatching(/^[0-9]{15}$/).map((imei) => ({ imei })),
+  ),
+  time: fc.oneof(
+    fc.integer({ min: 0, max: NOW + 300 }),
+    fc.double({ min: 0, max: NOW, noNaN: true }),
+    fc.integer({ min: 0, max: NOW }).map((seconds) => new Date(seconds * 1000).toISOString()),
+  ),
   ignition: fc.boolean(),
   speed_kmh: fc.double({ min: 0, max: 300, noNaN: true }),
 });
@@ -16,10 +23,17 @@ describe('parseTelemetryBatch()', () => {
     fc.assert(
       fc.property(fc.array(point, { maxLength: 30 }), (points) => {
         const objects = points.map(({ device, ...fields }) => ({ ...device, ...fields }));
-        const ndjson = parseTelemetryBatch({ text: objects.map((object) => JSON.stringify(object)).join('\n\n'), format: 'ndjson', now: NOW, maxPoints: 10_000 });
+        const ndjson = parseTelemetryBatch({
+          text: objects.map((object) => JSON.stringify(object)).join('\n\n'),
+          format: 'ndjson',
+          now: NOW,
+          maxPoints: 10_000,
+        });
         const array = parseTelemetryBatch({ text: JSON.stringify(objects), format: 'json', now: NOW, maxPoints: 10_000 });
         expect(ndjson.points).toEqual(array.points);
-        expect(array.points.map((parsed) => parsed.time)).toEqual(objects.map((object) => (typeof object.time === 'string' ? Date.parse(object.time) / 1000 : Math.floor(object.time))));
+        expect(array.points.map((parsed) => parsed.time)).toEqual(
+          objects.map((object) => (typeof object.time === 'string' ? Date.parse(object.time) / 1000 : Math.floor(object.time))),
+        );
         // Blank lines count in NDJSON line numbers; an array names indexes.
         if (objects.length > 1) expect([ndjson.positionOf(1), array.positionOf(1)]).toEqual(['line 3', 'index 1']);
       }),
@@ -27,13 +41,21 @@ describe('parseTelemetryBatch()', () => {
   });
 
   it('names the line and the field of the first bad point', () => {
-    const text = ['{"device_id": 1, "time": 5, "ignition": true, "speed_kmh": 1}', '', '{"device_id": 1, "time": 5, "ignition": "yes", "speed_kmh": 1}'].join('\n');
-    expect(() => parseTelemetryBatch({ text, format: 'ndjson', now: NOW, maxPoints: 10 })).toThrow('line 3: ignition must be true or false, got "yes"');
+    const text = [
+      '{"device_id": 1, "time": 5, "ignition": true, "speed_kmh": 1}',
+      '',
+      '{"device_id": 1, "time": 5, "ignition": "yes", "speed_kmh": 1}',
+    ].join('\n');
+    expect(() => parseTelemetryBatch({ text, format: 'ndjson', now: NOW, maxPoints: 10 })).toThrow(
+      'line 3: ignition must be true or false, got "yes"',
+    );
   });
 
   it('refuses more than maxPoints with 413 payload_too_large', () => {
     const text = Array.from({ length: 3 }, () => '{"device_id": 1, "time": 5, "ignition": true, "speed_kmh": 1}').join('\n');
-    expect(() => parseTelemetryBatch({ text, format: 'ndjson', now: NOW, maxPoints: 2 })).toThrow(expect.objectContaining({ code: 'payload_too_large', status: 413 }));
+    expect(() => parseTelemetryBatch({ text, format: 'ndjson', now: NOW, maxPoints: 2 })).toThrow(
+      expect.objectContaining({ code: 'payload_too_large', status: 413 }),
+    );
   });
 });
 

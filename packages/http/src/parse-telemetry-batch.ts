@@ -1,4 +1,4 @@
-import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import { _unstorableText } from './_storable-text.js';
 import { _describe } from './_describe-value.js';
@@ -45,11 +45,18 @@ export function telemetryBatchFormat(contentType: string | null | undefined): Te
  * @returns The points and how to name each.
  * @throws {FleetHoursError} 400 `invalid_body`, or 413 `payload_too_large` past `maxPoints`.
  */
-export function parseTelemetryBatch(input: { readonly text: string; readonly format: TelemetryBatchFormat; readonly now: number; readonly maxPoints: number }): TelemetryBatch {
+export function parseTelemetryBatch(input: {
+  readonly text: string;
+  readonly format: TelemetryBatchFormat;
+  readonly now: number;
+  readonly maxPoints: number;
+}): TelemetryBatch {
   const { text, now, maxPoints } = input;
   const points: DeviceTelemetryPoint[] = [];
   const tooMany = () =>
-    new FleetHoursError('payload_too_large', { message: `The batch holds more than ${maxPoints} points: send at most ${maxPoints} per request` });
+    new FleetHoursError('payload_too_large', {
+      message: `The batch holds more than ${maxPoints} points: send at most ${maxPoints} per request`,
+    });
 
   if (input.format === 'json') {
     let body: unknown;
@@ -88,14 +95,15 @@ export function parseTelemetryBatch(input: { readonly text: string; readonly for
 }
 
 function _point(raw: unknown, where: string, now: number): DeviceTelemetryPoint {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw _invalid(`${where}: a point must be a JSON object, got ${_describe(raw)}`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw _invalid(`${where}: a point must be a JSON object, got ${_describe(raw)}`);
   const fields = raw as Record<string, unknown>;
   const deviceId = fields['device_id'] ?? undefined;
   const imei = fields['imei'] ?? undefined;
   if (deviceId !== undefined && imei !== undefined) throw _invalid(`${where}: give device_id or imei, not both`);
   if (deviceId === undefined && imei === undefined) throw _invalid(`${where}: device_id is missing: name the device by device_id or imei`);
 
-  let point;
+  let point: TelemetryPoint;
   try {
     point = parseTelemetryPoint(fields, { now });
   } catch (error) {

@@ -26,7 +26,11 @@ describe('readLimitedBody()', () => {
     const exactly = new Request('http://x/', { method: 'POST', body: 'x'.repeat(10) });
     expect(await readLimitedBody(exactly, { maxBytes: 10, timeoutMs: 1000 })).toHaveLength(10);
     const over = new Request('http://x/', { method: 'POST', body: 'x'.repeat(11) });
-    expect(await refusalOf(readLimitedBody(over, { maxBytes: 10, timeoutMs: 1000 }))).toEqual({ code: 'payload_too_large', status: 413, connection: 'close' });
+    expect(await refusalOf(readLimitedBody(over, { maxBytes: 10, timeoutMs: 1000 }))).toEqual({
+      code: 'payload_too_large',
+      status: 413,
+      connection: 'close',
+    });
   });
 
   it('stops reading a body that never ends once it passes the limit', async () => {
@@ -49,7 +53,11 @@ describe('readLimitedBody()', () => {
       },
     });
     const request = new Request('http://x/', { method: 'POST', body, duplex: 'half' } as RequestInit);
-    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 5000 }))).toEqual({ code: 'invalid_body', status: 400, connection: 'close' });
+    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 5000 }))).toEqual({
+      code: 'invalid_body',
+      status: 400,
+      connection: 'close',
+    });
   });
 
   it('answers 408 when the body stops arriving before the deadline', async () => {
@@ -59,11 +67,15 @@ describe('readLimitedBody()', () => {
       },
     });
     const request = new Request('http://x/', { method: 'POST', body, duplex: 'half' } as RequestInit);
-    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 50 }))).toEqual({ code: 'request_timeout', status: 408, connection: 'close' });
+    expect(await refusalOf(readLimitedBody(request, { maxBytes: 10_000, timeoutMs: 50 }))).toEqual({
+      code: 'request_timeout',
+      status: 408,
+      connection: 'close',
+    });
   });
 });
 
-describe('bodies over a real socket (read from the request\'s own Node stream)', () => {
+describe("bodies over a real socket (read from the request's own Node stream)", () => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -71,7 +83,11 @@ describe('bodies over a real socket (read from the request\'s own Node stream)',
   });
 
   /** Sends raw HTTP in parts (with a pause between them), then reads until the server closes or `until` matches. */
-  const exchange = async (port: number, parts: readonly (string | Uint8Array)[], options: { until?: RegExp; closeAfter?: boolean } = {}) => {
+  const exchange = async (
+    port: number,
+    parts: readonly (string | Uint8Array)[],
+    options: { until?: RegExp; closeAfter?: boolean } = {},
+  ) => {
     const socket = connect(port, '127.0.0.1');
     const received: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => received.push(chunk));
@@ -91,17 +107,31 @@ describe('bodies over a real socket (read from the request\'s own Node stream)',
     return Buffer.concat(received).toString('utf8');
   };
   const head = (token: string, extra: string[]) =>
-    ['POST /ingest/v1/telemetry HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/x-ndjson', ...extra, '', ''].join('\r\n');
+    [
+      'POST /ingest/v1/telemetry HTTP/1.1',
+      'Host: 127.0.0.1',
+      `Authorization: Bearer ${token}`,
+      'Content-Type: application/x-ndjson',
+      ...extra,
+      '',
+      '',
+    ].join('\r\n');
 
   it('reads a body that arrives in several parts, a character split between them, and stores it', async () => {
     const fixture = await createIngestFixture();
     const app = createFleetHoursApp({ fleetHours: fixture.fleetHours, now: fixture.now, logger: () => {} });
     server = await serve({ app, port: 0, handleSignals: false });
     const time = fixture.nowSeconds - 60;
-    const body = Buffer.from(`{"device_id": ${fixture.devices.idle.id}, "time": ${time}, "ignition": true, "speed_kmh": 12, "note": "Zürich"}`);
+    const body = Buffer.from(
+      `{"device_id": ${fixture.devices.idle.id}, "time": ${time}, "ignition": true, "speed_kmh": 12, "note": "Zürich"}`,
+    );
     const split = body.indexOf(Buffer.from('ü')) + 1; // inside the two bytes of "ü"
     // Sent as bytes, in writes a moment apart: the last starts inside the character.
-    const answer = await exchange(server.port, [head(fixture.tokens.acme.token, [`Content-Length: ${body.length}`, 'Connection: close']), body.subarray(0, split), body.subarray(split)]);
+    const answer = await exchange(server.port, [
+      head(fixture.tokens.acme.token, [`Content-Length: ${body.length}`, 'Connection: close']),
+      body.subarray(0, split),
+      body.subarray(split),
+    ]);
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect((await fixture.pointsOf(fixture.devices.idle.id)).map((point) => point.time)).toEqual([time]);
   });
@@ -113,7 +143,11 @@ describe('bodies over a real socket (read from the request\'s own Node stream)',
     const line = `{"device_id": ${fixture.devices.idle.id}, "time": ${fixture.nowSeconds - 60}, "ignition": true, "speed_kmh": 12}\n`;
     const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
     // 20 lines of about 90 bytes, in chunks, never ended: the server must answer without the rest.
-    const answer = await exchange(server.port, [head(fixture.tokens.acme.token, ['Transfer-Encoding: chunked']), ...Array.from({ length: 20 }, () => chunk(line))], { until: /"code":"payload_too_large"/ });
+    const answer = await exchange(
+      server.port,
+      [head(fixture.tokens.acme.token, ['Transfer-Encoding: chunked']), ...Array.from({ length: 20 }, () => chunk(line))],
+      { until: /"code":"payload_too_large"/ },
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer.toLowerCase()).toContain('connection: close');
     expect(await fixture.pointsOf(fixture.devices.idle.id)).toEqual([]);

@@ -68,7 +68,11 @@ class _Collected {
 
 /** The client closed the connection mid-body: a refusal of its request, not a server failure. */
 function _brokenOff(cause: unknown): FleetHoursError {
-  return new FleetHoursError('invalid_body', { message: 'The request body could not be read to its end', headers: { Connection: 'close' }, cause });
+  return new FleetHoursError('invalid_body', {
+    message: 'The request body could not be read to its end',
+    headers: { Connection: 'close' },
+    cause,
+  });
 }
 
 async function _readWebStream(request: Request, limits: BodyLimits): Promise<Uint8Array> {

@@ -16,11 +16,30 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     for (const route of ['hours', 'hours/daily', 'meter']) {
       it(`/${route}: another account's device, a missing one and every non-id answer the same bytes`, async () => {
         const { request, keys, devices } = await createFixture({ rateLimits: { hours: 100, daily: 100, meter: 100 } });
-        const ids = [String(devices.foreign.id), '999', '2147483648', 'abc', '0', '-1', '1.5', '1e3', '007', '%201', '99999999999999999999', '0x1', '', '%2F'];
-        const answers = await Promise.all(ids.map(async (id) => comparable(await request(`/api/v1/devices/${id}/${route}`, keys.acme.key))));
+        const ids = [
+          String(devices.foreign.id),
+          '999',
+          '2147483648',
+          'abc',
+          '0',
+          '-1',
+          '1.5',
+          '1e3',
+          '007',
+          '%201',
+          '99999999999999999999',
+          '0x1',
+          '',
+          '%2F',
+        ];
+        const answers = await Promise.all(
+          ids.map(async (id) => comparable(await request(`/api/v1/devices/${id}/${route}`, keys.acme.key))),
+        );
         for (const answer of answers) expect(answer).toEqual(answers[0]);
         expect(answers[0]!.status).toBe(404);
-        expect(JSON.parse(answers[0]!.body)).toEqual({ error: { status: 404, code: 'device_not_found', message: 'No such device on this account' } });
+        expect(JSON.parse(answers[0]!.body)).toEqual({
+          error: { status: 404, code: 'device_not_found', message: 'No such device on this account' },
+        });
       });
     }
 
@@ -40,13 +59,17 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     }
   });
 
-  it('answers an empty device id as a device path: 404 device_not_found on the route\'s budget, not not_found (D11, P9, P24)', async () => {
+  it("answers an empty device id as a device path: 404 device_not_found on the route's budget, not not_found (D11, P9, P24)", async () => {
     const { request, keys, logs } = await createFixture({ rateLimits: { daily: 2 } });
     for (const path of ['/api/v1/devices//hours', '/api/v1/devices//hours/daily', '/api/v1/devices//meter']) {
       const response = await request(path, keys.acme.key);
       expect([path, response.status, ((await response.json()) as ErrorBody).error.code]).toEqual([path, 404, 'device_not_found']);
     }
-    expect(logs.map((entry) => entry.route)).toEqual(['/api/v1/devices/{id}/hours', '/api/v1/devices/{id}/hours/daily', '/api/v1/devices/{id}/meter']);
+    expect(logs.map((entry) => entry.route)).toEqual([
+      '/api/v1/devices/{id}/hours',
+      '/api/v1/devices/{id}/hours/daily',
+      '/api/v1/devices/{id}/meter',
+    ]);
     expect((await request('/api/v1/devices//hours/daily', keys.acme.key)).headers.get('X-RateLimit-Remaining')).toBe('0');
     expect((await request('/api/v1/devices//hours/daily', keys.acme.key)).status).toBe(429);
     expect((await request('/api/v1/devices//meter')).status).toBe(401);
@@ -55,11 +78,23 @@ describe('respondWithError(): one error body for everything (D16)', () => {
   it('answers the JSON 404 outside the API too when served alone, with a request id and the rate-limit headers of the client address (D31, P23)', async () => {
     const { request, keys, logs } = await createFixture({ rateLimits: { unauthenticated: 3 } });
     const answers = [];
-    for (const [path, method] of [['/robots.txt', 'GET'], ['/api/v2/devices', 'GET'], ['/api/v2/devices', 'HEAD'], ['/api/v2/devices', 'POST']] as const) {
+    for (const [path, method] of [
+      ['/robots.txt', 'GET'],
+      ['/api/v2/devices', 'GET'],
+      ['/api/v2/devices', 'HEAD'],
+      ['/api/v2/devices', 'POST'],
+    ] as const) {
       const response = await request(path, keys.acme.key, { method });
       expect(response.headers.get('X-Request-Id')).toMatch(/^[0-9a-f-]{36}$/);
       const text = await response.text();
-      answers.push([path, method, response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining'), text === '' ? '' : (JSON.parse(text) as ErrorBody).error.code]);
+      answers.push([
+        path,
+        method,
+        response.status,
+        response.headers.get('X-RateLimit-Limit'),
+        response.headers.get('X-RateLimit-Remaining'),
+        text === '' ? '' : (JSON.parse(text) as ErrorBody).error.code,
+      ]);
     }
     expect(answers).toEqual([
       ['/robots.txt', 'GET', 404, '3', '2', 'not_found'],
@@ -77,15 +112,26 @@ describe('respondWithError(): one error body for everything (D16)', () => {
     expect((await request('/api/v1/devices', keys.acme.key)).headers.get('X-RateLimit-Remaining')).toBe('119');
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s with 405 method_not_allowed, an Allow header and the JSON body (D17)', async (method) => {
-    const { request, keys } = await createFixture();
-    for (const path of ['/api/v1/devices', '/api/v1/devices/1/hours', '/api/v1/devices/1/hours/daily', '/api/v1/devices/1/meter', '/api/v1/whatever']) {
-      const response = await request(path, keys.acme.key, { method });
-      expect([path, response.status, response.headers.get('Allow')]).toEqual([path, 405, 'GET, HEAD']);
-      expect(response.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
-      expect(await response.json()).toEqual({ error: { status: 405, code: 'method_not_allowed', message: `Method ${method} is not allowed: use GET or HEAD` } });
-    }
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+    'answers %s with 405 method_not_allowed, an Allow header and the JSON body (D17)',
+    async (method) => {
+      const { request, keys } = await createFixture();
+      for (const path of [
+        '/api/v1/devices',
+        '/api/v1/devices/1/hours',
+        '/api/v1/devices/1/hours/daily',
+        '/api/v1/devices/1/meter',
+        '/api/v1/whatever',
+      ]) {
+        const response = await request(path, keys.acme.key, { method });
+        expect([path, response.status, response.headers.get('Allow')]).toEqual([path, 405, 'GET, HEAD']);
+        expect(response.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
+        expect(await response.json()).toEqual({
+          error: { status: 405, code: 'method_not_allowed', message: `Method ${method} is not allowed: use GET or HEAD` },
+        });
+      }
+    },
+  );
 
   it('answers 405 on the OpenAPI document and /docs without a key', async () => {
     const { request } = await createFixture();
@@ -108,12 +154,18 @@ describe('respondWithError(): one error body for everything (D16)', () => {
       control.fail(() => new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432'));
       const down = await request('/api/v1/devices/1/hours', keys.acme.key);
       expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' } });
+      expect(await down.json()).toEqual({
+        error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' },
+      });
       // Not counted (the key could not be checked), so nothing is promised (D14).
       expect([down.headers.get('X-RateLimit-Limit'), down.headers.get('X-RateLimit-Remaining')]).toEqual(['30', '0']);
       // D28: every 503 says when to retry.
       expect(down.headers.get('Retry-After')).toBe('5');
-      expect(logs.at(-1)).toMatchObject({ status: 503, error_code: 'service_unavailable', error: { name: 'StorageUnavailableError', message: 'connect ECONNREFUSED 127.0.0.1:5432' } });
+      expect(logs.at(-1)).toMatchObject({
+        status: 503,
+        error_code: 'service_unavailable',
+        error: { name: 'StorageUnavailableError', message: 'connect ECONNREFUSED 127.0.0.1:5432' },
+      });
 
       control.fail(null);
       const back = await request('/api/v1/devices/1/hours', keys.acme.key);
@@ -175,8 +227,21 @@ describe('respondWithError(): one error body for everything (D16)', () => {
       const response = await request(path, keys.acme.key, { headers: { 'X-Request-Id': 'support-ticket-42' } });
       expect(response.status).toBe(500);
       const text = await response.text();
-      expect(JSON.parse(text)).toEqual({ error: { status: 500, code: 'internal_error', message: 'Internal error (request id support-ticket-42): it has been logged' } });
-      for (const secret of ['SELECT', 'SELEC', 'api_keys', '/srv', 'node_modules', 'connection.js', 'at ', 'time_zone', 'TypeError', keys.acme.key]) {
+      expect(JSON.parse(text)).toEqual({
+        error: { status: 500, code: 'internal_error', message: 'Internal error (request id support-ticket-42): it has been logged' },
+      });
+      for (const secret of [
+        'SELECT',
+        'SELEC',
+        'api_keys',
+        '/srv',
+        'node_modules',
+        'connection.js',
+        'at ',
+        'time_zone',
+        'TypeError',
+        keys.acme.key,
+      ]) {
         expect(text).not.toContain(secret);
       }
       expect(response.headers.get('X-RateLimit-Remaining')).not.toBeNull();

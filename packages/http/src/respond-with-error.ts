@@ -1,4 +1,4 @@
-import { type ErrorBody } from '@fleet-hours/core';
+import type { ErrorBody } from '@fleet-hours/core';
 import { errorAnswer } from '@fleet-hours/core/adapter';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -23,9 +23,15 @@ export function respondWithError(c: Context<FleetHoursEnv>, error: unknown): Res
   c.set('errorCode', answer.code);
   if (answer.internal) c.set('failure', error instanceof Error ? error : new Error(String(error)));
   const requestId = c.get('requestId');
-  const message = answer.code === 'internal_error' ? `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged` : answer.message;
+  const message =
+    answer.code === 'internal_error'
+      ? `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged`
+      : answer.message;
   const body: ErrorBody = { error: { status: answer.status, code: answer.code, message } };
-  const headers = answer.status === 503 && !Object.hasOwn(answer.headers, 'Retry-After') ? { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : answer.headers;
+  const headers =
+    answer.status === 503 && !Object.hasOwn(answer.headers, 'Retry-After')
+      ? { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }
+      : answer.headers;
   return jsonResponse(c, body, answer.status as ContentfulStatusCode, headers);
 }
 

@@ -37,7 +37,10 @@ describe('serve()', () => {
     expect(refused.status).toBe(401);
     expect(logs.map((entry) => entry.client_address)).toEqual(['127.0.0.1', '127.0.0.1']);
 
-    const head = await fetch(`${server.url}/api/v1/devices/${devices.newYork.id}/meter`, { method: 'HEAD', headers: { Authorization: `Bearer ${keys.acme.key}` } });
+    const head = await fetch(`${server.url}/api/v1/devices/${devices.newYork.id}/meter`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${keys.acme.key}` },
+    });
     expect([head.status, await head.text()]).toEqual([200, '']);
 
     await server.close();
@@ -57,14 +60,22 @@ describe('serve()', () => {
         );
       });
       let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+      socket
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (text += chunk))
+        .on('end', () => resolve(text))
+        .on('error', reject);
     });
     expect(raw).toMatch(/^HTTP\/1\.1 401 /);
     expect(raw).toContain('"code":"multiple_credentials"');
     expect(raw).toMatch(/x-ratelimit-remaining: 29\r\n/i);
 
     const outside = await fetch(`${server.url}/api/v2/devices`, { headers: { Authorization: `Bearer ${keys.acme.key}` } });
-    expect([outside.status, outside.headers.get('X-RateLimit-Limit'), outside.headers.get('X-RateLimit-Remaining')]).toEqual([404, '30', '28']);
+    expect([outside.status, outside.headers.get('X-RateLimit-Limit'), outside.headers.get('X-RateLimit-Remaining')]).toEqual([
+      404,
+      '30',
+      '28',
+    ]);
     expect(logs.map((entry) => [entry.route, entry.status, entry.client_address])).toEqual([
       ['/api/v1/devices', 401, '127.0.0.1'],
       ['*', 404, '127.0.0.1'],
@@ -117,7 +128,11 @@ describe('serve()', () => {
       // Nothing but blank lines: Node waits for a request line, and the headers deadline still runs.
       const socket = connect(server.port, '127.0.0.1', () => socket.write('\r\n\r\n'));
       let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('close', () => resolve(text)).on('error', reject);
+      socket
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (text += chunk))
+        .on('close', () => resolve(text))
+        .on('error', reject);
     });
     const elapsedMs = performance.now() - started;
     expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\nConnection: close\r\n[\s\S]*"code":"request_timeout"/);

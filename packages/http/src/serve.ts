@@ -1,13 +1,21 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { _answerAdapterError, _answerClientError, _answerExpectation, _answerMissingHost, _lacksHost, type _BelowRouterRefusal } from './_answer-below-router.js';
+import {
+  _answerAdapterError,
+  _answerClientError,
+  _answerExpectation,
+  _answerMissingHost,
+  _lacksHost,
+  type _BelowRouterRefusal,
+} from './_answer-below-router.js';
 import type { AccessLogEntry } from './middleware/access-log/index.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
   /** The app to serve: `createFleetHoursApp(…)`, or a host app it is mounted in. */
   // Any Hono app, whatever its env and schema, or anything with its fetch: only fetch is used.
+  // biome-ignore lint/suspicious/noExplicitAny: a Hono app's env type varies; any of them fits.
   readonly app: { readonly fetch: (request: Request, env: any) => Response | Promise<Response> };
   /** TCP port; `0` picks a free one (read it from the result). Default 3000. */
   readonly port?: number;

@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { credentialKindOf, CREDENTIALS, DEFAULT_API_PLANS, evaluateAccess, readAuthorization, readBearerToken, type CredentialLookup } from './access-policy.js';
+import {
+  credentialKindOf,
+  CREDENTIALS,
+  DEFAULT_API_PLANS,
+  evaluateAccess,
+  readAuthorization,
+  readBearerToken,
+  type CredentialLookup,
+} from './access-policy.js';
 import { ERROR_TABLE } from '../errors/error-codes.js';
 import type { Account, ApiKeyRecord } from '../types.js';
 
 const NOW = 1_800_000_000;
 const account: Account = { id: 7, name: 'Acme', plan: 'business', createdAt: 0 };
-const apiKey: ApiKeyRecord = { id: 3, accountId: 7, fingerprint: 'f'.repeat(64), label: null, createdAt: 0, expiresAt: null, revokedAt: null };
-const lookup = (key: Partial<ApiKeyRecord> = {}, plan = 'business'): CredentialLookup => ({ credential: { ...apiKey, ...key }, account: { ...account, plan } });
+const apiKey: ApiKeyRecord = {
+  id: 3,
+  accountId: 7,
+  fingerprint: 'f'.repeat(64),
+  label: null,
+  createdAt: 0,
+  expiresAt: null,
+  revokedAt: null,
+};
+const lookup = (key: Partial<ApiKeyRecord> = {}, plan = 'business'): CredentialLookup => ({
+  credential: { ...apiKey, ...key },
+  account: { ...account, plan },
+});
 const bearer = (token: string) => ({ kind: 'bearer', token }) as const;
 const none = { kind: 'none' } as const;
 
@@ -49,14 +68,22 @@ describe('readAuthorization() (P22)', () => {
 
 describe('credentialKindOf() (D10, D24)', () => {
   it('tells API keys (fh_) from ingest tokens (fhi_) by their prefix', () => {
-    expect([credentialKindOf('fh_abc'), credentialKindOf('fhi_abc'), credentialKindOf('abc'), credentialKindOf('FH_abc')]).toEqual(['api_key', 'ingest_token', null, null]);
+    expect([credentialKindOf('fh_abc'), credentialKindOf('fhi_abc'), credentialKindOf('abc'), credentialKindOf('FH_abc')]).toEqual([
+      'api_key',
+      'ingest_token',
+      null,
+      null,
+    ]);
     expect(CREDENTIALS.ingest_token.prefix).toBe('fhi_');
   });
 });
 
 describe('evaluateAccess() (D10–D12, D24)', () => {
-  const apiKeyAccess = (presented: Parameters<typeof evaluateAccess>[0]['presented'], found: CredentialLookup | null, apiPlans?: readonly string[]) =>
-    evaluateAccess({ required: 'api_key', presented, lookup: found, now: NOW, ...(apiPlans ? { apiPlans } : {}) });
+  const apiKeyAccess = (
+    presented: Parameters<typeof evaluateAccess>[0]['presented'],
+    found: CredentialLookup | null,
+    apiPlans?: readonly string[],
+  ) => evaluateAccess({ required: 'api_key', presented, lookup: found, now: NOW, ...(apiPlans ? { apiPlans } : {}) });
 
   it('lets a valid key of a business account through, with its key and account', () => {
     expect(apiKeyAccess(bearer('fh_x'), lookup())).toEqual({ ok: true, credential: apiKey, account });
@@ -71,7 +98,11 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
   });
 
   it('answers 401 unknown_api_key when no stored key has its fingerprint', () => {
-    expect(apiKeyAccess(bearer('fh_x'), null)).toEqual({ ok: false, denial: { status: 401, code: 'unknown_api_key', message: 'API key unknown', challenge: 'invalid_token' }, credential: null });
+    expect(apiKeyAccess(bearer('fh_x'), null)).toEqual({
+      ok: false,
+      denial: { status: 401, code: 'unknown_api_key', message: 'API key unknown', challenge: 'invalid_token' },
+      credential: null,
+    });
   });
 
   it('answers 401 revoked_api_key for a revoked key, and carries the key (P21)', () => {
@@ -84,8 +115,16 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
 
   it('answers 401 expired_api_key from the expiry instant on, not before', () => {
     const denial = { status: 401, code: 'expired_api_key', message: 'API key expired', challenge: 'invalid_token' };
-    expect(apiKeyAccess(bearer('fh_x'), lookup({ expiresAt: NOW }))).toEqual({ ok: false, denial, credential: { ...apiKey, expiresAt: NOW } });
-    expect(apiKeyAccess(bearer('fh_x'), lookup({ expiresAt: NOW - 1 }))).toEqual({ ok: false, denial, credential: { ...apiKey, expiresAt: NOW - 1 } });
+    expect(apiKeyAccess(bearer('fh_x'), lookup({ expiresAt: NOW }))).toEqual({
+      ok: false,
+      denial,
+      credential: { ...apiKey, expiresAt: NOW },
+    });
+    expect(apiKeyAccess(bearer('fh_x'), lookup({ expiresAt: NOW - 1 }))).toEqual({
+      ok: false,
+      denial,
+      credential: { ...apiKey, expiresAt: NOW - 1 },
+    });
     expect(apiKeyAccess(bearer('fh_x'), lookup({ expiresAt: NOW + 1 })).ok).toBe(true);
   });
 
@@ -93,7 +132,11 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
     const result = apiKeyAccess(bearer('fh_x'), lookup({}, 'starter'));
     expect(result).toEqual({
       ok: false,
-      denial: { status: 403, code: 'plan_without_api_access', message: 'The account\'s plan "starter" does not include API access; API access is part of the Business plan' },
+      denial: {
+        status: 403,
+        code: 'plan_without_api_access',
+        message: 'The account\'s plan "starter" does not include API access; API access is part of the Business plan',
+      },
       credential: apiKey, // so a 403 can be counted against its key (D13)
     });
   });
@@ -101,7 +144,12 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
   it('answers 401 multiple_credentials for several credentials, whatever the lookup says (P22)', () => {
     expect(apiKeyAccess({ kind: 'several', count: 2 }, lookup())).toEqual({
       ok: false,
-      denial: { status: 401, code: 'multiple_credentials', message: 'Authorization is given 2 times: send one header "Authorization: Bearer <API_KEY>"', challenge: 'invalid_request' },
+      denial: {
+        status: 401,
+        code: 'multiple_credentials',
+        message: 'Authorization is given 2 times: send one header "Authorization: Bearer <API_KEY>"',
+        challenge: 'invalid_request',
+      },
       credential: null,
     });
   });
@@ -109,11 +157,20 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
   it('answers a header without "Bearer " with the missing code and a message showing the header to send', () => {
     expect(apiKeyAccess({ kind: 'not_bearer' }, lookup())).toEqual({
       ok: false,
-      denial: { status: 401, code: 'missing_api_key', message: 'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key' },
+      denial: {
+        status: 401,
+        code: 'missing_api_key',
+        message: 'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key',
+      },
       credential: null,
     });
     expect(evaluateAccess({ required: 'ingest_token', presented: { kind: 'not_bearer' }, lookup: null, now: NOW })).toMatchObject({
-      denial: { status: 401, code: 'missing_ingest_token', message: 'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token' },
+      denial: {
+        status: 401,
+        code: 'missing_ingest_token',
+        message:
+          'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token',
+      },
     });
   });
 
@@ -122,33 +179,50 @@ describe('evaluateAccess() (D10–D12, D24)', () => {
     expect(result.ok === false && result.credential).toBeNull();
   });
 
-  it('refuses the other kind of credential with the route\'s unknown code and a message naming the one needed (D24, P25)', () => {
+  it("refuses the other kind of credential with the route's unknown code and a message naming the one needed (D24, P25)", () => {
     expect(apiKeyAccess(bearer('fhi_token'), null)).toMatchObject({
       ok: false,
-      denial: { status: 401, code: 'unknown_api_key', message: 'An ingest token cannot be used here: send an API key as "Authorization: Bearer <API_KEY>"' },
+      denial: {
+        status: 401,
+        code: 'unknown_api_key',
+        message: 'An ingest token cannot be used here: send an API key as "Authorization: Bearer <API_KEY>"',
+      },
     });
     expect(evaluateAccess({ required: 'ingest_token', presented: bearer('fh_key'), lookup: null, now: NOW })).toMatchObject({
       ok: false,
-      denial: { status: 401, code: 'unknown_ingest_token', message: 'An API key cannot be used here: send an ingest token as "Authorization: Bearer <INGEST_TOKEN>"' },
+      denial: {
+        status: 401,
+        code: 'unknown_ingest_token',
+        message: 'An API key cannot be used here: send an ingest token as "Authorization: Bearer <INGEST_TOKEN>"',
+      },
     });
   });
 
   it('answers ingest tokens with their own codes, and never gates them by plan (D24)', () => {
     const ingest = (presented: Parameters<typeof evaluateAccess>[0]['presented'], found: CredentialLookup | null) =>
       evaluateAccess({ required: 'ingest_token', presented, lookup: found, now: NOW });
-    expect([
-      ingest(none, null),
-      ingest(bearer('fhi_x'), null),
-      ingest(bearer('fhi_x'), lookup({ revokedAt: NOW })),
-      ingest(bearer('fhi_x'), lookup({ expiresAt: NOW })),
-    ].map((result) => (result.ok ? 'ok' : result.denial.code))).toEqual(['missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token']);
+    expect(
+      [
+        ingest(none, null),
+        ingest(bearer('fhi_x'), null),
+        ingest(bearer('fhi_x'), lookup({ revokedAt: NOW })),
+        ingest(bearer('fhi_x'), lookup({ expiresAt: NOW })),
+      ].map((result) => (result.ok ? 'ok' : result.denial.code)),
+    ).toEqual(['missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token']);
     expect(ingest(bearer('fhi_x'), lookup({}, 'starter')).ok).toBe(true);
   });
 
   it('takes every status and default message from the error table', () => {
-    for (const result of [apiKeyAccess(none, null), apiKeyAccess(bearer('fh_x'), null), apiKeyAccess(bearer('fh_x'), lookup({ revokedAt: 1 }))]) {
+    for (const result of [
+      apiKeyAccess(none, null),
+      apiKeyAccess(bearer('fh_x'), null),
+      apiKeyAccess(bearer('fh_x'), lookup({ revokedAt: 1 })),
+    ]) {
       if (result.ok) throw new Error('expected a denial');
-      expect(result.denial).toMatchObject({ status: ERROR_TABLE[result.denial.code].status, message: ERROR_TABLE[result.denial.code].message });
+      expect(result.denial).toMatchObject({
+        status: ERROR_TABLE[result.denial.code].status,
+        message: ERROR_TABLE[result.denial.code].message,
+      });
     }
   });
 

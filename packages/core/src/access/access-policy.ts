@@ -37,7 +37,12 @@ export const CREDENTIALS: Readonly<Record<CredentialKind, CredentialSpec>> = {
     name: 'ingest token',
     article: 'an',
     placeholder: '<INGEST_TOKEN>',
-    codes: { missing: 'missing_ingest_token', unknown: 'unknown_ingest_token', revoked: 'revoked_ingest_token', expired: 'expired_ingest_token' },
+    codes: {
+      missing: 'missing_ingest_token',
+      unknown: 'unknown_ingest_token',
+      revoked: 'revoked_ingest_token',
+      expired: 'expired_ingest_token',
+    },
     planGated: false,
   },
 };
@@ -183,7 +188,12 @@ export function evaluateAccess(input: {
   const found = presented.kind === 'bearer' ? (input.lookup?.credential ?? null) : null;
   const deny = (code: ErrorCode, message?: string, challenge?: AccessDenial['challenge']): AccessResult => ({
     ok: false,
-    denial: { status: ERROR_TABLE[code].status as 401 | 403, code, message: message ?? ERROR_TABLE[code].message, ...(challenge ? { challenge } : {}) },
+    denial: {
+      status: ERROR_TABLE[code].status as 401 | 403,
+      code,
+      message: message ?? ERROR_TABLE[code].message,
+      ...(challenge ? { challenge } : {}),
+    },
     credential: found,
   });
 
@@ -191,23 +201,37 @@ export function evaluateAccess(input: {
   // Still the "missing" code — no credential was presented the way the API reads one — but a
   // message that shows the fix, since the header is there and looks right to whoever sent it.
   if (presented.kind === 'not_bearer') {
-    return deny(spec.codes.missing, `${_capitalized(spec.name)} not sent as a Bearer token: the header must be "Authorization: Bearer ${spec.placeholder}", with "Bearer " before the ${spec.name.split(' ').at(-1)}`);
+    return deny(
+      spec.codes.missing,
+      `${_capitalized(spec.name)} not sent as a Bearer token: the header must be "Authorization: Bearer ${spec.placeholder}", with "Bearer " before the ${spec.name.split(' ').at(-1)}`,
+    );
   }
   if (presented.kind === 'several') {
-    return deny('multiple_credentials', `Authorization is given ${presented.count} times: send one header "Authorization: Bearer ${spec.placeholder}"`, 'invalid_request');
+    return deny(
+      'multiple_credentials',
+      `Authorization is given ${presented.count} times: send one header "Authorization: Bearer ${spec.placeholder}"`,
+      'invalid_request',
+    );
   }
   const presentedKind = credentialKindOf(presented.token);
   if (presentedKind !== null && presentedKind !== input.required) {
     const sent = CREDENTIALS[presentedKind];
     const article = _capitalized(sent.article);
-    return deny(spec.codes.unknown, `${article} ${sent.name} cannot be used here: send ${spec.article} ${spec.name} as "Authorization: Bearer ${spec.placeholder}"`, 'invalid_token');
+    return deny(
+      spec.codes.unknown,
+      `${article} ${sent.name} cannot be used here: send ${spec.article} ${spec.name} as "Authorization: Bearer ${spec.placeholder}"`,
+      'invalid_token',
+    );
   }
   if (input.lookup === null) return deny(spec.codes.unknown, undefined, 'invalid_token');
   const { credential, account } = input.lookup;
   const state = credentialState(credential, input.now);
   if (state !== 'active') return deny(spec.codes[state], undefined, 'invalid_token');
   if (spec.planGated && !(input.apiPlans ?? DEFAULT_API_PLANS).includes(account.plan)) {
-    return deny('plan_without_api_access', `The account's plan "${account.plan}" does not include API access; API access is part of the Business plan`);
+    return deny(
+      'plan_without_api_access',
+      `The account's plan "${account.plan}" does not include API access; API access is part of the Business plan`,
+    );
   }
   return { ok: true, credential, account };
 }

@@ -72,7 +72,8 @@ export function rateLimitSubject(input: {
 }): RateLimitSubject | null {
   const { policy, access, clientAddress, limits } = input;
   if (policy.limit === null) return null;
-  if (policy.credential === null || access === null) return { key: `address:${clientAddress}:${policy.limit}`, limit: routeLimit(policy.limit, limits) };
+  if (policy.credential === null || access === null)
+    return { key: `address:${clientAddress}:${policy.limit}`, limit: routeLimit(policy.limit, limits) };
   const counted = access.ok ? access.credential : access.denial.status === 403 ? access.credential : null;
   if (counted === null) return { key: `address:${clientAddress}:unauthenticated`, limit: limits.unauthenticated };
   const counter = _credentialCounter(policy, limits)!;
@@ -86,7 +87,11 @@ export function rateLimitSubject(input: {
  */
 function _credentialCounter(policy: RoutePolicy, limits: RateLimits): { keyPrefix: string; keySuffix: string; limit: number } | null {
   if (policy.limit === null || policy.credential === null) return null;
-  return { keyPrefix: `${COUNTER_PREFIX[policy.credential]}:`, keySuffix: `:${policy.counter ?? policy.template}`, limit: routeLimit(policy.limit, limits) };
+  return {
+    keyPrefix: `${COUNTER_PREFIX[policy.credential]}:`,
+    keySuffix: `:${policy.counter ?? policy.template}`,
+    limit: routeLimit(policy.limit, limits),
+  };
 }
 
 /**
@@ -131,7 +136,9 @@ export function decideAdmission(input: {
     if (denial.status === 401 && access.credential === null && overBudget) return refuse(_rateLimited(rateLimit, policy, true));
     const realm = input.realm ?? 'fleet-hours';
     const challenge: Record<string, string> =
-      denial.status !== 401 ? {} : { 'WWW-Authenticate': `Bearer realm="${realm}"${denial.challenge ? `, error="${denial.challenge}"` : ''}` };
+      denial.status !== 401
+        ? {}
+        : { 'WWW-Authenticate': `Bearer realm="${realm}"${denial.challenge ? `, error="${denial.challenge}"` : ''}` };
     return refuse(new FleetHoursError(denial.code, { message: denial.message, headers: challenge }));
   }
   if (overBudget) return refuse(_rateLimited(rateLimit, policy, false));
@@ -183,7 +190,9 @@ export async function admitRequest(input: {
    * count is used only when the request is counted on that counter (a valid key, or a 403); every
    * 401 is then counted on the address's budget as without it (D14, P21).
    */
-  readonly authenticateAndCount?: (input: AuthenticateAndCountInput) => Promise<{ readonly access: AccessResult; readonly count: RateLimitCount | null }>;
+  readonly authenticateAndCount?: (
+    input: AuthenticateAndCountInput,
+  ) => Promise<{ readonly access: AccessResult; readonly count: RateLimitCount | null }>;
   readonly rateLimitStore: RateLimitStore;
   readonly rateLimits: RateLimits;
   readonly now: number;
@@ -198,7 +207,12 @@ export async function admitRequest(input: {
   let speculativeCount: RateLimitCount | null = null;
   if (speculative !== null && policy.credential !== null) {
     const counter: CredentialCounter = { ...speculative, ...window };
-    ({ access, count: speculativeCount } = await input.authenticateAndCount!({ authorization, credential: policy.credential, counters: rateLimitStore, counter }));
+    ({ access, count: speculativeCount } = await input.authenticateAndCount!({
+      authorization,
+      credential: policy.credential,
+      counters: rateLimitStore,
+      counter,
+    }));
   } else if (policy.credential !== null) access = await input.authenticate(authorization, policy.credential);
   const subject = rateLimitSubject({ policy, access, clientAddress: input.clientAddress, limits: input.rateLimits });
   // The count made along with the lookup stands only when it is the very counter the request is
@@ -241,7 +255,11 @@ function _pathAuthorization(token: string | null | undefined): string | null {
 function _rateLimited(decision: RateLimitDecision, policy: RoutePolicy, withoutCredential: boolean): FleetHoursError {
   const seconds = String(decision.resetSeconds);
   const scope =
-    policy.credential === null ? 'for this client address' : withoutCredential ? `for requests without a valid ${CREDENTIALS[policy.credential].name}` : 'for this endpoint';
+    policy.credential === null
+      ? 'for this client address'
+      : withoutCredential
+        ? `for requests without a valid ${CREDENTIALS[policy.credential].name}`
+        : 'for this endpoint';
   return new FleetHoursError('rate_limited', {
     message: `Rate limit of ${decision.limit} requests per minute reached ${scope}: retry in ${seconds} s`,
     headers: { 'Retry-After': seconds, 'X-RateLimit-Reset': seconds },

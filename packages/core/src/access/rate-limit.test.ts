@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { consumeRateLimit, createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, rateLimitHeaders, resolveRateLimits, type RateLimitStore } from './rate-limit.js';
+import {
+  consumeRateLimit,
+  createMemoryRateLimitStore,
+  DEFAULT_RATE_LIMITS,
+  rateLimitHeaders,
+  resolveRateLimits,
+  type RateLimitStore,
+} from './rate-limit.js';
 
 const MINUTE_START = 1_800_000_000 - (1_800_000_000 % 60);
 
 describe('DEFAULT_RATE_LIMITS (D13, D14, D33, ingestion)', () => {
   it('allows 120 /devices, 30 of each other endpoint, 60 of each fleet endpoint, 6000 ingestion and 30 unauthenticated requests per minute', () => {
-    expect(DEFAULT_RATE_LIMITS).toEqual({ devices: 120, hours: 30, daily: 30, meter: 30, fleetHours: 60, fleetDaily: 60, fleetMeter: 60, ingest: 6000, unauthenticated: 30 });
+    expect(DEFAULT_RATE_LIMITS).toEqual({
+      devices: 120,
+      hours: 30,
+      daily: 30,
+      meter: 30,
+      fleetHours: 60,
+      fleetDaily: 60,
+      fleetMeter: 60,
+      ingest: 6000,
+      unauthenticated: 30,
+    });
     expect(Object.isFrozen(DEFAULT_RATE_LIMITS)).toBe(true);
   });
 });
@@ -26,7 +43,10 @@ describe('resolveRateLimits()', () => {
 
 describe('rateLimitHeaders() (D14, P15)', () => {
   it('sends the limit and what is left of it', () => {
-    expect(rateLimitHeaders(30, { allowed: true, limit: 30, remaining: 12, resetSeconds: 40 })).toEqual({ 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '12' });
+    expect(rateLimitHeaders(30, { allowed: true, limit: 30, remaining: 12, resetSeconds: 40 })).toEqual({
+      'X-RateLimit-Limit': '30',
+      'X-RateLimit-Remaining': '12',
+    });
   });
 
   it('promises nothing for a request that could not be counted: remaining 0', () => {
@@ -51,8 +71,14 @@ describe('consumeRateLimit() with createMemoryRateLimitStore() (D13, D14)', () =
     const store = createMemoryRateLimitStore();
     for (let request = 0; request < 30; request += 1) await consumeRateLimit({ store, key: 'key:1:/hours', limit: 30, now: MINUTE_START });
     expect((await consumeRateLimit({ store, key: 'key:1:/hours', limit: 30, now: MINUTE_START })).allowed).toBe(false);
-    expect(await consumeRateLimit({ store, key: 'key:2:/hours', limit: 30, now: MINUTE_START })).toMatchObject({ allowed: true, remaining: 29 });
-    expect(await consumeRateLimit({ store, key: 'key:1:/meter', limit: 30, now: MINUTE_START })).toMatchObject({ allowed: true, remaining: 29 });
+    expect(await consumeRateLimit({ store, key: 'key:2:/hours', limit: 30, now: MINUTE_START })).toMatchObject({
+      allowed: true,
+      remaining: 29,
+    });
+    expect(await consumeRateLimit({ store, key: 'key:1:/meter', limit: 30, now: MINUTE_START })).toMatchObject({
+      allowed: true,
+      remaining: 29,
+    });
   });
 
   it('does not use up budget with refused requests: the next window is full again', async () => {
@@ -73,7 +99,8 @@ describe('consumeRateLimit() with createMemoryRateLimitStore() (D13, D14)', () =
 
   it('reports whole seconds ≥ 1 until the window resets', async () => {
     const store = createMemoryRateLimitStore();
-    const reset = async (offset: number) => (await consumeRateLimit({ store, key: `k${offset}`, limit: 1, now: MINUTE_START + offset })).resetSeconds;
+    const reset = async (offset: number) =>
+      (await consumeRateLimit({ store, key: `k${offset}`, limit: 1, now: MINUTE_START + offset })).resetSeconds;
     expect(await reset(0)).toBe(60);
     expect(await reset(0.5)).toBe(60);
     expect(await reset(30)).toBe(30);
@@ -90,7 +117,7 @@ describe('consumeRateLimit() with createMemoryRateLimitStore() (D13, D14)', () =
     expect((await consumeRateLimit({ store, key: 'k', limit: 1, now: 7_200 + 3_600, windowSeconds: 3_600 })).allowed).toBe(true);
   });
 
-  it('keeps a long window\'s count while keys with shorter windows move on', async () => {
+  it("keeps a long window's count while keys with shorter windows move on", async () => {
     const store = createMemoryRateLimitStore();
     await consumeRateLimit({ store, key: 'hourly', limit: 1, now: 7_200, windowSeconds: 3_600 });
     await consumeRateLimit({ store, key: 'minutely', limit: 1, now: 7_200 + 61 });

@@ -57,7 +57,8 @@ export function resolveRateLimits(limits: { readonly [Name in keyof RateLimits]?
   for (const [name, limit] of Object.entries(limits)) {
     if (limit === undefined) continue;
     if (!Object.hasOwn(DEFAULT_RATE_LIMITS, name)) throw new RangeError(`Unknown rate limit "${name}"`);
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`Rate limit "${name}" must be a positive integer, got ${String(limit)}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`Rate limit "${name}" must be a positive integer, got ${String(limit)}`);
     resolved[name] = limit;
   }
   return resolved as unknown as RateLimits;
@@ -180,7 +181,12 @@ export async function consumeRateLimit(input: {
   readonly windowSeconds?: number;
 }): Promise<RateLimitDecision> {
   const window = rateWindow(input.now, input.windowSeconds);
-  const counted = await input.store.consume({ key: input.key, windowStart: window.windowStart, windowSeconds: window.windowSeconds, limit: input.limit });
+  const counted = await input.store.consume({
+    key: input.key,
+    windowStart: window.windowStart,
+    windowSeconds: window.windowSeconds,
+    limit: input.limit,
+  });
   return rateLimitDecision(counted, input.limit, window, input.now);
 }
 

@@ -4,7 +4,11 @@ import { ROUTE_POLICIES, routeLimit, type RoutePolicy } from './route-policy.js'
 
 describe('ROUTE_POLICIES', () => {
   it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, D33, P12)', () => {
-    expect(Object.fromEntries(Object.entries(ROUTE_POLICIES).map(([name, policy]) => [name, [policy.template, policy.credential, policy.limit]]))).toEqual({
+    expect(
+      Object.fromEntries(
+        Object.entries(ROUTE_POLICIES).map(([name, policy]) => [name, [policy.template, policy.credential, policy.limit]]),
+      ),
+    ).toEqual({
       devices: ['/api/v1/devices', 'api_key', 'devices'],
       hours: ['/api/v1/devices/{id}/hours', 'api_key', 'hours'],
       daily: ['/api/v1/devices/{id}/hours/daily', 'api_key', 'daily'],
@@ -26,7 +30,12 @@ describe('ROUTE_POLICIES', () => {
 
 describe('ROUTE_POLICIES of ingestion (D24)', () => {
   it('share one counter per ingest token over every ingestion route, and only OsmAnd reads the token from the path', () => {
-    const ingest = [ROUTE_POLICIES.ingestTelemetry, ROUTE_POLICIES.ingestTraccar, ROUTE_POLICIES.ingestOsmand, ROUTE_POLICIES.ingestUnmatched];
+    const ingest = [
+      ROUTE_POLICIES.ingestTelemetry,
+      ROUTE_POLICIES.ingestTraccar,
+      ROUTE_POLICIES.ingestOsmand,
+      ROUTE_POLICIES.ingestUnmatched,
+    ];
     expect(ingest.map((policy: RoutePolicy) => policy.counter)).toEqual(['/ingest', '/ingest', '/ingest', '/ingest']);
     expect(ingest.map((policy: RoutePolicy) => policy.credentialFrom ?? 'header')).toEqual(['header', 'header', 'path', 'header']);
   });

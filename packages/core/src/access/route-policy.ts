@@ -66,7 +66,13 @@ export const ROUTE_POLICIES = {
   ingestTelemetry: { template: '/ingest/v1/telemetry', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
   ingestTraccar: { template: '/ingest/traccar', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
   /** OsmAnd trackers cannot set headers: the token is the last path segment, never logged (the log names this template). */
-  ingestOsmand: { template: '/ingest/osmand/{token}', credential: 'ingest_token', limit: 'ingest', counter: '/ingest', credentialFrom: 'path' },
+  ingestOsmand: {
+    template: '/ingest/osmand/{token}',
+    credential: 'ingest_token',
+    limit: 'ingest',
+    counter: '/ingest',
+    credentialFrom: 'path',
+  },
   /** Any other path or method under /ingest: checked and counted like an ingestion route, then 404 or 405. */
   ingestUnmatched: { template: '/ingest/*', credential: 'ingest_token', limit: 'ingest', counter: '/ingest' },
   /** Any path outside the API when the app is served alone: counted per client address, then 404 (D31, P23). */

@@ -8,7 +8,16 @@ import { sumSegmentsByBucket, type CountableSegment } from './sum-by-bucket.js';
 import { intlLocalDate, intlStartOfDay } from '../testing/oracle.js';
 import type { SegmentInput } from '../types.js';
 
-const ZONES = ['UTC', 'America/New_York', 'America/Sao_Paulo', 'Asia/Beirut', 'Australia/Lord_Howe', 'Pacific/Apia', 'Pacific/Chatham', 'Asia/Kathmandu'];
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Asia/Beirut',
+  'Australia/Lord_Howe',
+  'Pacific/Apia',
+  'Pacific/Chatham',
+  'Asia/Kathmandu',
+];
 const FROM_2011 = 1_293_840_000;
 const TO_2027 = 1_798_761_600;
 const HOUR = 3600;
@@ -38,7 +47,10 @@ const segmentsArbitrary = fc
   });
 
 /** The day buckets of `dayBuckets` over the local dates from the first to the last instant of the segments. */
-function bucketsAround(segments: readonly CountableSegment[], timeZone: string): { dates: readonly string[]; boundaries: readonly number[] } {
+function bucketsAround(
+  segments: readonly CountableSegment[],
+  timeZone: string,
+): { dates: readonly string[]; boundaries: readonly number[] } {
   const first = Math.min(...segments.map((segment) => segment.startedAt));
   const last = Math.max(...segments.map((segment) => segment.endedAt ?? segment.startedAt));
   const fromDate = localDateAt(first, timeZone).subtract({ days: 1 });
@@ -88,7 +100,12 @@ describe('dailyFigures() (D27)', () => {
     expect(figures).toEqual([
       { dayStart: intlStartOfDay('2026-03-28', timeZone), dayEnd: midnight, movingSeconds: 0, idleSeconds: HOUR },
       { dayStart: midnight, dayEnd: intlStartOfDay('2026-03-30', timeZone), movingSeconds: 0, idleSeconds: 23 * HOUR },
-      { dayStart: intlStartOfDay('2026-03-30', timeZone), dayEnd: intlStartOfDay('2026-03-31', timeZone), movingSeconds: 0, idleSeconds: 2 * HOUR },
+      {
+        dayStart: intlStartOfDay('2026-03-30', timeZone),
+        dayEnd: intlStartOfDay('2026-03-31', timeZone),
+        movingSeconds: 0,
+        idleSeconds: 2 * HOUR,
+      },
     ]);
   });
 
@@ -141,7 +158,10 @@ describe('dailyFigureChanges() (D27)', () => {
       fc.property(segmentsArbitrary, fc.constantFrom(...ZONES), fc.integer({ min: 0, max: 2 ** 12 }), (segments, timeZone, keepMask) => {
         const removed = segments.filter((_, index) => (keepMask >> index) & 1);
         const kept = segments.filter((_, index) => !((keepMask >> index) & 1));
-        const added = removed.map((segment) => ({ ...segment, endedAt: segment.endedAt === null ? segment.startedAt + 60 : segment.endedAt }));
+        const added = removed.map((segment) => ({
+          ...segment,
+          endedAt: segment.endedAt === null ? segment.startedAt + 60 : segment.endedAt,
+        }));
         const totals = new Map<number, DayFigure>();
         for (const figure of [...dailyFigures([...kept, ...removed], timeZone), ...dailyFigureChanges({ removed, added }, timeZone)]) {
           const stored = totals.get(figure.dayStart);
@@ -151,7 +171,9 @@ describe('dailyFigureChanges() (D27)', () => {
             idleSeconds: (stored?.idleSeconds ?? 0) + figure.idleSeconds,
           });
         }
-        const after = [...totals.values()].filter((figure) => figure.movingSeconds + figure.idleSeconds !== 0).sort((a, b) => a.dayStart - b.dayStart);
+        const after = [...totals.values()]
+          .filter((figure) => figure.movingSeconds + figure.idleSeconds !== 0)
+          .sort((a, b) => a.dayStart - b.dayStart);
         expect(after).toEqual(dailyFigures([...kept, ...added], timeZone));
       }),
       { numRuns: 200 },

@@ -22,7 +22,12 @@ describe('toEngineSeconds()', () => {
 
 describe('addBuckets()', () => {
   it('adds buckets field by field', () => {
-    expect(addBuckets([{ movingSeconds: 1, idleSeconds: 2 }, { movingSeconds: 3, idleSeconds: 4 }])).toEqual({ movingSeconds: 4, idleSeconds: 6 });
+    expect(
+      addBuckets([
+        { movingSeconds: 1, idleSeconds: 2 },
+        { movingSeconds: 3, idleSeconds: 4 },
+      ]),
+    ).toEqual({ movingSeconds: 4, idleSeconds: 6 });
   });
 
   it('is zero for no buckets and takes any iterable', () => {

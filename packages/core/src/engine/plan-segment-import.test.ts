@@ -72,7 +72,12 @@ describe('planSegmentImport() (D1)', () => {
   });
 
   it('skips an open segment re-imported after it was stored closed (P8)', () => {
-    expect(planSegmentImport({ incoming: [idle(0, null)], stored: [idle(0, 60)] })).toEqual({ insert: [], close: [], skipped: 1, lastReportedAt: 0 });
+    expect(planSegmentImport({ incoming: [idle(0, null)], stored: [idle(0, 60)] })).toEqual({
+      insert: [],
+      close: [],
+      skipped: 1,
+      lastReportedAt: 0,
+    });
   });
 
   it('skips the open version of a segment the same batch closes', () => {
@@ -140,9 +145,15 @@ describe('planSegmentImport() (D1)', () => {
   });
 
   it('refuses a malformed row with a RangeError naming it, before looking for overlaps', () => {
-    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(20.5, 30)], stored: [] })).toThrow('Row 2: started_at must be whole epoch seconds, got "20.5"');
-    expect(() => planSegmentImport({ incoming: [idle(0, 10.5)], stored: [] })).toThrow('Row 1: ended_at must be whole epoch seconds, got "10.5"');
-    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(10, 10)], stored: [] })).toThrow('Row 2: ended_at must be after started_at');
+    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(20.5, 30)], stored: [] })).toThrow(
+      'Row 2: started_at must be whole epoch seconds, got "20.5"',
+    );
+    expect(() => planSegmentImport({ incoming: [idle(0, 10.5)], stored: [] })).toThrow(
+      'Row 1: ended_at must be whole epoch seconds, got "10.5"',
+    );
+    expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(10, 10)], stored: [] })).toThrow(
+      'Row 2: ended_at must be after started_at',
+    );
     expect(() => planSegmentImport({ incoming: [idle(10, 5)], stored: [] })).toThrow(RangeError);
     expect(() => planSegmentImport({ incoming: [{ startedAt: 0, endedAt: 5, state: 'parked' as SegmentState }], stored: [] })).toThrow(
       'Row 1: state must be "moving" or "idle", got "parked"',
@@ -156,7 +167,9 @@ describe('planSegmentImport() (D1)', () => {
     expect(() => planSegmentImport({ incoming: [idle(0, 10), idle(ms, ms + 60_000)], stored: [] })).toThrow(
       'Row 2: started_at must be epoch seconds between the years 0001 and 9999, got "1767225600000": it looks like milliseconds ("1767225600" in seconds)',
     );
-    expect(() => planSegmentImport({ incoming: [idle(1_767_225_600, ms)], stored: [] })).toThrow(/^Row 1: ended_at .* looks like milliseconds/);
+    expect(() => planSegmentImport({ incoming: [idle(1_767_225_600, ms)], stored: [] })).toThrow(
+      /^Row 1: ended_at .* looks like milliseconds/,
+    );
     expect(() => planSegmentImport({ incoming: [], stored: [], reportedAt: ms })).toThrow(/^reportedAt .* looks like milliseconds/);
     expect(() => segmentSpan([idle(0, 10), idle(ms, null)])).toThrow(/^Row 2: started_at .* looks like milliseconds/);
   });
@@ -171,13 +184,13 @@ describe('planSegmentImport() (D1)', () => {
       expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [idle(0, 100)], lastReportedAt: 50 }).lastReportedAt).toBe(100);
     });
 
-    it('raises the device\'s value, never lowers it', () => {
+    it("raises the device's value, never lowers it", () => {
       expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], lastReportedAt: 50 }).lastReportedAt).toBe(100);
       expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], lastReportedAt: 500 }).lastReportedAt).toBe(500);
       expect(planSegmentImport({ incoming: [], stored: [], reportedAt: 40, lastReportedAt: 50 }).lastReportedAt).toBe(50);
     });
 
-    it('an explicit reportedAt replaces the batch\'s latest instant, even an earlier one', () => {
+    it("an explicit reportedAt replaces the batch's latest instant, even an earlier one", () => {
       expect(planSegmentImport({ incoming: [idle(0, 100)], stored: [], reportedAt: 70 }).lastReportedAt).toBe(70);
       expect(planSegmentImport({ incoming: [], stored: [], reportedAt: 70 }).lastReportedAt).toBe(70);
     });
@@ -211,22 +224,26 @@ describe('planSegmentImport() (D1)', () => {
     const HORIZON = 400; // open segments are checked up to here; every start and end is below it
     const segmentArbitrary = fc
       .tuple(fc.integer({ min: 0, max: 380 }), fc.integer({ min: 1, max: 15 }), fc.boolean(), fc.integer({ min: 0, max: 14 }))
-      .map(([startedAt, length, isMoving, openChance]): SegmentInput => ({
-        startedAt,
-        endedAt: openChance === 0 ? null : startedAt + length,
-        state: isMoving ? 'moving' : 'idle',
-      }));
+      .map(
+        ([startedAt, length, isMoving, openChance]): SegmentInput => ({
+          startedAt,
+          endedAt: openChance === 0 ? null : startedAt + length,
+          state: isMoving ? 'moving' : 'idle',
+        }),
+      );
     // Stored segments never overlap: cut a random sequence into consecutive pieces.
-    const storedArbitrary = fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.boolean()), { maxLength: 8 }).chain((pieces) =>
-      fc.boolean().map((lastOpen) => {
-        let cursor = 0;
-        return pieces.map(([gap, length, isMoving], index): SegmentInput => {
-          const startedAt = cursor + gap;
-          cursor = startedAt + length;
-          return { startedAt, endedAt: lastOpen && index === pieces.length - 1 ? null : cursor, state: isMoving ? 'moving' : 'idle' };
-        });
-      }),
-    );
+    const storedArbitrary = fc
+      .array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.boolean()), { maxLength: 8 })
+      .chain((pieces) =>
+        fc.boolean().map((lastOpen) => {
+          let cursor = 0;
+          return pieces.map(([gap, length, isMoving], index): SegmentInput => {
+            const startedAt = cursor + gap;
+            cursor = startedAt + length;
+            return { startedAt, endedAt: lastOpen && index === pieces.length - 1 ? null : cursor, state: isMoving ? 'moving' : 'idle' };
+          });
+        }),
+      );
     const batchArbitrary = storedArbitrary.chain((stored) =>
       fc.record({
         stored: fc.constant(stored),
@@ -265,11 +282,13 @@ describe('planSegmentImport() (D1)', () => {
             seen.add(identity);
             const twin = stored.find((candidate) => candidate.startedAt === segment.startedAt && candidate.state === segment.state);
             if (twin && (twin.endedAt === segment.endedAt || segment.endedAt === null)) return void (skipped += 1);
-            if (twin && twin.endedAt === null && !closes.has(segment.startedAt)) return void closes.set(segment.startedAt, segment.endedAt!);
+            if (twin && twin.endedAt === null && !closes.has(segment.startedAt))
+              return void closes.set(segment.startedAt, segment.endedAt!);
             fresh.push({ segment, row: index + 1 });
           });
           // Who covers each second once the batch is applied.
-          const covers = (segment: SegmentInput, end: number | null, second: number) => segment.startedAt <= second && second < (end ?? Infinity);
+          const covers = (segment: SegmentInput, end: number | null, second: number) =>
+            segment.startedAt <= second && second < (end ?? Infinity);
           const owners = (second: number) => [
             ...stored.filter((segment) => covers(segment, closes.get(segment.startedAt) ?? segment.endedAt, second)).map(() => null),
             ...fresh.filter(({ segment }) => covers(segment, segment.endedAt, second)).map(({ row }) => row),

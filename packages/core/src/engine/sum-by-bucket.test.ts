@@ -37,11 +37,15 @@ describe('sumSegmentsByBucket()', () => {
       { movingSeconds: 40, idleSeconds: 0 },
       { movingSeconds: 20, idleSeconds: 0 },
     ]);
-    expect(sumSegmentsByBucket([{ startedAt: 70, endedAt: null, state: 'moving' }], [0, 100], 70)).toEqual([{ movingSeconds: 0, idleSeconds: 0 }]);
+    expect(sumSegmentsByBucket([{ startedAt: 70, endedAt: null, state: 'moving' }], [0, 100], 70)).toEqual([
+      { movingSeconds: 0, idleSeconds: 0 },
+    ]);
   });
 
   it('counts a closed segment as stored, whatever now is', () => {
-    expect(sumSegmentsByBucket([{ startedAt: 10, endedAt: 90, state: 'idle' }], [0, 100], 20)).toEqual([{ movingSeconds: 0, idleSeconds: 80 }]);
+    expect(sumSegmentsByBucket([{ startedAt: 10, endedAt: 90, state: 'idle' }], [0, 100], 20)).toEqual([
+      { movingSeconds: 0, idleSeconds: 80 },
+    ]);
   });
 
   it('gives zero-length buckets (a day that does not exist locally) zero seconds and skips them', () => {

@@ -23,11 +23,7 @@ export type CountableSegment = Pick<EngineSegment, 'startedAt' | 'endedAt' | 'st
  * // [{ movingSeconds: 0, idleSeconds: 50 }, { movingSeconds: 0, idleSeconds: 50 }]
  * ```
  */
-export function sumSegmentsByBucket(
-  segments: Iterable<CountableSegment>,
-  boundaries: readonly number[],
-  now: number,
-): BucketSeconds[] {
+export function sumSegmentsByBucket(segments: Iterable<CountableSegment>, boundaries: readonly number[], now: number): BucketSeconds[] {
   const bucketCount = Math.max(0, boundaries.length - 1);
   if (bucketCount === 0) return [];
   // Moving and idle seconds interleaved: bucket i has moving at 2i and idle at 2i + 1. Picking the

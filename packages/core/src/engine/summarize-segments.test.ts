@@ -19,12 +19,24 @@ describe('summarizeSegments() (D3)', () => {
   });
 
   it('counts an open segment up to now', () => {
-    expect(summarizeSegments([{ startedAt: 10, endedAt: null, state: 'moving' }], 70)).toEqual({ firstStartedAt: 10, movingSeconds: 60, idleSeconds: 0 });
+    expect(summarizeSegments([{ startedAt: 10, endedAt: null, state: 'moving' }], 70)).toEqual({
+      firstStartedAt: 10,
+      movingSeconds: 60,
+      idleSeconds: 0,
+    });
   });
 
   it('counts nothing after now, even of a closed segment', () => {
-    expect(summarizeSegments([{ startedAt: 10, endedAt: 100, state: 'idle' }], 40)).toEqual({ firstStartedAt: 10, movingSeconds: 0, idleSeconds: 30 });
-    expect(summarizeSegments([{ startedAt: 50, endedAt: null, state: 'idle' }], 40)).toEqual({ firstStartedAt: 50, movingSeconds: 0, idleSeconds: 0 });
+    expect(summarizeSegments([{ startedAt: 10, endedAt: 100, state: 'idle' }], 40)).toEqual({
+      firstStartedAt: 10,
+      movingSeconds: 0,
+      idleSeconds: 30,
+    });
+    expect(summarizeSegments([{ startedAt: 50, endedAt: null, state: 'idle' }], 40)).toEqual({
+      firstStartedAt: 50,
+      movingSeconds: 0,
+      idleSeconds: 0,
+    });
   });
 
   it('equals a second-by-second count from the first start up to now', () => {

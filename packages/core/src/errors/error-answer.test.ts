@@ -4,7 +4,14 @@ import { FleetHoursError, InvalidParameterError, SegmentOverlapError, StorageUna
 
 describe('errorAnswer() (D16)', () => {
   it('answers a FleetHoursError with its code, the status of the table, its message and headers', () => {
-    expect(errorAnswer(new FleetHoursError('method_not_allowed', { message: 'Method PUT is not allowed: use GET or HEAD', headers: { Allow: 'GET, HEAD' } }))).toEqual({
+    expect(
+      errorAnswer(
+        new FleetHoursError('method_not_allowed', {
+          message: 'Method PUT is not allowed: use GET or HEAD',
+          headers: { Allow: 'GET, HEAD' },
+        }),
+      ),
+    ).toEqual({
       status: 405,
       code: 'method_not_allowed',
       message: 'Method PUT is not allowed: use GET or HEAD',
@@ -33,8 +40,20 @@ describe('errorAnswer() (D16)', () => {
   });
 
   it('answers anything else with 500 internal_error and nothing of it', () => {
-    for (const thrown of [new Error('select * from api_keys failed'), new TypeError("Cannot read properties of undefined (reading 'x')"), 'a string', null, Object.assign(new Error('x'), { code: 'not_found', status: 404 })]) {
-      expect(errorAnswer(thrown)).toEqual({ status: 500, code: 'internal_error', message: 'Internal error: it has been logged', headers: {}, internal: true });
+    for (const thrown of [
+      new Error('select * from api_keys failed'),
+      new TypeError("Cannot read properties of undefined (reading 'x')"),
+      'a string',
+      null,
+      Object.assign(new Error('x'), { code: 'not_found', status: 404 }),
+    ]) {
+      expect(errorAnswer(thrown)).toEqual({
+        status: 500,
+        code: 'internal_error',
+        message: 'Internal error: it has been logged',
+        headers: {},
+        internal: true,
+      });
     }
   });
 });

@@ -18,7 +18,7 @@ const D16 = [
 ];
 
 describe('ERROR_TABLE (D16)', () => {
-  it('starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29\'s', () => {
+  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's", () => {
     expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
     expect(ERROR_CODES.slice(D16.length)).toEqual([
       'multiple_credentials',
@@ -38,7 +38,20 @@ describe('ERROR_TABLE (D16)', () => {
   });
 
   it.each([
-    [401, ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials', 'missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token']],
+    [
+      401,
+      [
+        'missing_api_key',
+        'unknown_api_key',
+        'revoked_api_key',
+        'expired_api_key',
+        'multiple_credentials',
+        'missing_ingest_token',
+        'unknown_ingest_token',
+        'revoked_ingest_token',
+        'expired_ingest_token',
+      ],
+    ],
     [400, ['invalid_parameter', 'invalid_body', 'bad_request']],
     [403, ['plan_without_api_access']],
     [404, ['device_not_found', 'not_found']],

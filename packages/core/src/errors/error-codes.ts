@@ -17,7 +17,10 @@ export const ERROR_TABLE = {
   unknown_api_key: { status: 401, message: 'API key unknown' },
   revoked_api_key: { status: 401, message: 'API key revoked' },
   expired_api_key: { status: 401, message: 'API key expired' },
-  plan_without_api_access: { status: 403, message: "The account's plan does not include API access; API access is part of the Business plan" },
+  plan_without_api_access: {
+    status: 403,
+    message: "The account's plan does not include API access; API access is part of the Business plan",
+  },
   rate_limited: { status: 429, message: 'Rate limit reached: retry later' },
   invalid_parameter: { status: 400, message: 'A query parameter is invalid' },
   device_not_found: { status: 404, message: 'No such device on this account' },

@@ -5,13 +5,28 @@ describe('FleetHoursError (D16)', () => {
   it('is thrown by code: status and default message come from the table', () => {
     const error = new FleetHoursError('device_not_found');
     expect(error).toBeInstanceOf(Error);
-    expect([error.name, error.code, error.status, error.message, error.headers]).toEqual(['FleetHoursError', 'device_not_found', 404, 'No such device on this account', {}]);
+    expect([error.name, error.code, error.status, error.message, error.headers]).toEqual([
+      'FleetHoursError',
+      'device_not_found',
+      404,
+      'No such device on this account',
+      {},
+    ]);
   });
 
   it('takes a more specific message, headers and a cause', () => {
     const cause = new Error('inner');
-    const error = new FleetHoursError('method_not_allowed', { message: 'Method PUT is not allowed: use GET or HEAD', headers: { Allow: 'GET, HEAD' }, cause });
-    expect([error.status, error.message, error.headers, error.cause]).toEqual([405, 'Method PUT is not allowed: use GET or HEAD', { Allow: 'GET, HEAD' }, cause]);
+    const error = new FleetHoursError('method_not_allowed', {
+      message: 'Method PUT is not allowed: use GET or HEAD',
+      headers: { Allow: 'GET, HEAD' },
+      cause,
+    });
+    expect([error.status, error.message, error.headers, error.cause]).toEqual([
+      405,
+      'Method PUT is not allowed: use GET or HEAD',
+      { Allow: 'GET, HEAD' },
+      cause,
+    ]);
     expect('cause' in new FleetHoursError('not_found')).toBe(false);
   });
 });

@@ -57,7 +57,11 @@ Object.defineProperty(FleetHoursError.prototype, FLEET_HOURS_ERROR, { value: tru
  */
 export function isFleetHoursError(error: unknown): error is FleetHoursError {
   if (error instanceof FleetHoursError) return true;
-  return error instanceof Error && (error as unknown as Record<symbol, unknown>)[FLEET_HOURS_ERROR] === true && isErrorCode((error as { code?: unknown }).code);
+  return (
+    error instanceof Error &&
+    (error as unknown as Record<symbol, unknown>)[FLEET_HOURS_ERROR] === true &&
+    isErrorCode((error as { code?: unknown }).code)
+  );
 }
 
 /**
@@ -90,11 +94,13 @@ export class SegmentOverlapError extends FleetHoursError {
   readonly conflicts: readonly SegmentConflict[];
 
   constructor(conflicts: readonly SegmentConflict[]) {
-    const shown = conflicts.slice(0, 5).map((conflict) =>
-      conflict.otherRow === null
-        ? `row ${conflict.row} overlaps a stored segment`
-        : `row ${conflict.row} overlaps row ${conflict.otherRow}`,
-    );
+    const shown = conflicts
+      .slice(0, 5)
+      .map((conflict) =>
+        conflict.otherRow === null
+          ? `row ${conflict.row} overlaps a stored segment`
+          : `row ${conflict.row} overlaps row ${conflict.otherRow}`,
+      );
     const more = conflicts.length > 5 ? ` and ${conflicts.length - 5} more` : '';
     super('conflict', { message: `Import refused, nothing written: ${shown.join('; ')}${more}` });
     this.conflicts = conflicts;
@@ -169,7 +175,10 @@ export class TelemetryOverlapError extends FleetHoursError {
 
   constructor(input: { readonly deviceId: number; readonly instant: number; readonly written: 'telemetry' | 'import' }) {
     const at = new Date(input.instant * 1000).toISOString().replace('.000Z', 'Z');
-    const what = input.written === 'telemetry' ? 'the telemetry would overlap imported segments' : 'the import would overlap segments derived from telemetry';
+    const what =
+      input.written === 'telemetry'
+        ? 'the telemetry would overlap imported segments'
+        : 'the import would overlap segments derived from telemetry';
     super('conflict', { message: `Device ${input.deviceId}: ${what} at "${at}": nothing was written` });
     this.deviceId = input.deviceId;
     this.instant = input.instant;

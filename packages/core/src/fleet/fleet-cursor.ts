@@ -47,7 +47,10 @@ export function decodeFleetCursor(text: string, expected: { readonly endpoint: F
   const decoded = _decode(text);
   if (decoded === null) {
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-    throw new InvalidParameterError('cursor', `Parameter cursor "${shown}" is not a cursor of this API: give the next_cursor of a previous page`);
+    throw new InvalidParameterError(
+      'cursor',
+      `Parameter cursor "${shown}" is not a cursor of this API: give the next_cursor of a previous page`,
+    );
   }
   if (decoded.endpoint !== expected.endpoint) {
     throw new InvalidParameterError(
@@ -56,7 +59,10 @@ export function decodeFleetCursor(text: string, expected: { readonly endpoint: F
     );
   }
   if (decoded.accountId !== expected.accountId) {
-    throw new InvalidParameterError('cursor', 'Parameter cursor belongs to another account: give the next_cursor of a page read with a key of this account');
+    throw new InvalidParameterError(
+      'cursor',
+      'Parameter cursor belongs to another account: give the next_cursor of a page read with a key of this account',
+    );
   }
   return decoded.afterDeviceId;
 }

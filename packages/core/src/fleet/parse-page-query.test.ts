@@ -3,11 +3,16 @@ import { InvalidParameterError } from '../errors/errors.js';
 import { FLEET_PAGE_SIZES, parsePageQuery, type FleetEndpoint, type PageQueryParameters } from './parse-page-query.js';
 import { thrownBy } from '../testing/refusal.js';
 
-const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hours'): InvalidParameterError => thrownBy(InvalidParameterError, () => parsePageQuery(parameters, endpoint));
+const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hours'): InvalidParameterError =>
+  thrownBy(InvalidParameterError, () => parsePageQuery(parameters, endpoint));
 
 describe('parsePageQuery() (D32)', () => {
   it('FLEET_PAGE_SIZES: 100 devices by default and 500 at most, /hours/daily 20 and 100', () => {
-    expect(FLEET_PAGE_SIZES).toEqual({ hours: { default: 100, max: 500 }, daily: { default: 20, max: 100 }, meter: { default: 100, max: 500 } });
+    expect(FLEET_PAGE_SIZES).toEqual({
+      hours: { default: 100, max: 500 },
+      daily: { default: 20, max: 100 },
+      meter: { default: 100, max: 500 },
+    });
   });
 
   it('leaves limit undefined when it is not given, for the endpoint default, and passes the cursor through', () => {
@@ -42,8 +47,14 @@ describe('parsePageQuery() (D32)', () => {
   });
 
   it('refuses a repeated limit or cursor, like a repeated date (D7)', () => {
-    expect(refusal({ limit: ['10', '10'] })).toMatchObject({ parameter: 'limit', message: 'Parameter limit is given 2 times: give it once' });
-    expect(refusal({ cursor: ['a', 'b', 'c'] })).toMatchObject({ parameter: 'cursor', message: 'Parameter cursor is given 3 times: give it once' });
+    expect(refusal({ limit: ['10', '10'] })).toMatchObject({
+      parameter: 'limit',
+      message: 'Parameter limit is given 2 times: give it once',
+    });
+    expect(refusal({ cursor: ['a', 'b', 'c'] })).toMatchObject({
+      parameter: 'cursor',
+      message: 'Parameter cursor is given 3 times: give it once',
+    });
   });
 
   it('checks limit before cursor', () => {

@@ -47,7 +47,10 @@ export function parsePageQuery(parameters: PageQueryParameters, endpoint: FleetE
   let limit: number | undefined;
   if (given !== undefined) {
     if (!/^[0-9]{1,9}$/.test(given)) {
-      throw new InvalidParameterError('limit', `Cannot parse limit "${_shown(given)}": give a whole number from 1 to ${FLEET_PAGE_SIZES[endpoint].max}`);
+      throw new InvalidParameterError(
+        'limit',
+        `Cannot parse limit "${_shown(given)}": give a whole number from 1 to ${FLEET_PAGE_SIZES[endpoint].max}`,
+      );
     }
     limit = pageSize(endpoint, Number(given));
   }

@@ -20,16 +20,26 @@ const _KINDS = {
   'date?': {
     accepts: (value) => value === undefined || _isPlainDate(value),
     // Temporal's PlainDate is found by its tag, not `instanceof`, so that a date made by another copy of the polyfill (ESM and CJS) passes.
-    expected: (name, value) => `a Temporal.PlainDate (use parseWindowQuery({ ${name}: "${typeof value === 'string' ? value : '2026-11-01'}" }))`,
+    expected: (name, value) =>
+      `a Temporal.PlainDate (use parseWindowQuery({ ${name}: "${typeof value === 'string' ? value : '2026-11-01'}" }))`,
   },
-  'limit?': { accepts: (value) => value === undefined || typeof value === 'number', expected: () => 'a number of devices per page (use parsePageQuery({ limit: "50" }))' },
-  'cursor?': { accepts: (value) => value === undefined || typeof value === 'string', expected: () => 'the nextCursor of a previous page, a string' },
+  'limit?': {
+    accepts: (value) => value === undefined || typeof value === 'number',
+    expected: () => 'a number of devices per page (use parsePageQuery({ limit: "50" }))',
+  },
+  'cursor?': {
+    accepts: (value) => value === undefined || typeof value === 'string',
+    expected: () => 'the nextCursor of a previous page, a string',
+  },
   authorization: {
     accepts: (value) => value === undefined || value === null || typeof value === 'string',
     expected: () => 'the Authorization header value, a string such as "Bearer fh_…" (or null or undefined when absent)',
   },
   credential: { accepts: (value) => value === 'api_key' || value === 'ingest_token', expected: () => '"api_key" or "ingest_token"' },
-  'credential?': { accepts: (value) => value === undefined || value === 'api_key' || value === 'ingest_token', expected: () => '"api_key" or "ingest_token"' },
+  'credential?': {
+    accepts: (value) => value === undefined || value === 'api_key' || value === 'ingest_token',
+    expected: () => '"api_key" or "ingest_token"',
+  },
   clock: { accepts: (value) => typeof value === 'function', expected: () => 'a function returning epoch milliseconds (pass Date.now)' },
   object: { accepts: (value) => typeof value === 'object' && value !== null, expected: () => 'an object' },
 } as const satisfies Readonly<Record<string, _ArgumentKind>>;

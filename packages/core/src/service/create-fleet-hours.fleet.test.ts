@@ -19,10 +19,23 @@ const HOUR = 3600;
 const DAY = 86_400;
 /** 2026-12-01T10:30:00Z: already 2 December in Kiritimati (+14), still 30 November in Pago Pago (−11). */
 const NOW = Date.UTC(2026, 11, 1, 10, 30) / 1000;
-const ZONES = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kathmandu', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Australia/Lord_Howe', 'America/St_Johns'] as const;
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/Berlin',
+  'Asia/Kathmandu',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
+  'Australia/Lord_Howe',
+  'America/St_Johns',
+] as const;
 
 /** A store without the batch capabilities: the core serves pages one device at a time. */
-const withoutBatch = (store: FleetHoursStore): FleetHoursStore => ({ ...store, sumSegmentSecondsMany: undefined, summarizeDeviceSegmentsMany: undefined });
+const withoutBatch = (store: FleetHoursStore): FleetHoursStore => ({
+  ...store,
+  sumSegmentSecondsMany: undefined,
+  summarizeDeviceSegmentsMany: undefined,
+});
 
 /** Counts the calls of each store method. */
 function counted(store: FleetHoursStore): { store: FleetHoursStore; calls: Map<string, number> } {
@@ -40,7 +53,11 @@ function counted(store: FleetHoursStore): { store: FleetHoursStore; calls: Map<s
   return { store: wrapped, calls };
 }
 
-async function seedFleet(store: FleetHoursStore, zones: readonly string[], segmentsOf: (index: number) => readonly SegmentInput[] = () => []) {
+async function seedFleet(
+  store: FleetHoursStore,
+  zones: readonly string[],
+  segmentsOf: (index: number) => readonly SegmentInput[] = () => [],
+) {
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
   const other = await store.createAccount({ name: 'Other', plan: 'business', now: 0 });
   const devices = [];
@@ -73,9 +90,12 @@ const refusal = (promise: Promise<unknown>): Promise<InvalidParameterError> => r
 
 describe('createFleetHours().fleet (D32)', () => {
   describe('pages', () => {
-    it('walks every device of the account exactly once, by ascending id, and never another account\'s', async () => {
+    it("walks every device of the account exactly once, by ascending id, and never another account's", async () => {
       const store = createMemoryStore();
-      const { account, devices } = await seedFleet(store, Array.from({ length: 7 }, () => 'UTC'));
+      const { account, devices } = await seedFleet(
+        store,
+        Array.from({ length: 7 }, () => 'UTC'),
+      );
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
       for (const limit of [1, 2, 3, 6, 7, 8, 500]) {
         const { items, pages } = await walk((cursor) => fleetHours.fleet.meter({ accountId: account.id, limit, cursor }));
@@ -87,7 +107,10 @@ describe('createFleetHours().fleet (D32)', () => {
 
     it('uses the endpoint default when limit is not given: 100 devices, 20 for the daily series', async () => {
       const store = createMemoryStore();
-      const { account } = await seedFleet(store, Array.from({ length: 101 }, () => 'UTC'));
+      const { account } = await seedFleet(
+        store,
+        Array.from({ length: 101 }, () => 'UTC'),
+      );
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
       const dates = parseWindowQuery({ from: '2026-11-30', to: '2026-11-30' });
       expect((await fleetHours.fleet.hours({ accountId: account.id, ...dates })).items).toHaveLength(100);
@@ -99,7 +122,10 @@ describe('createFleetHours().fleet (D32)', () => {
       const store = createMemoryStore();
       const account = await store.createAccount({ name: 'Empty', plan: 'business', now: 0 });
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
-      expect(await fleetHours.fleet.hours({ accountId: account.id, ...parseWindowQuery({ from: '2099-01-01' }) })).toEqual({ items: [], nextCursor: null });
+      expect(await fleetHours.fleet.hours({ accountId: account.id, ...parseWindowQuery({ from: '2099-01-01' }) })).toEqual({
+        items: [],
+        nextCursor: null,
+      });
       expect(await fleetHours.fleet.daily({ accountId: account.id })).toEqual({ items: [], nextCursor: null });
     });
 
@@ -138,7 +164,9 @@ describe('createFleetHours().fleet (D32)', () => {
       await store.createDevice({ accountId: other.id, name: 'x', imei: 'x', model: 'm', timeZone: 'UTC' });
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
       const cursor = (await fleetHours.fleet.meter({ accountId: account.id, limit: 1 })).nextCursor!;
-      expect((await refusal(fleetHours.fleet.hours({ accountId: account.id, cursor }))).message).toMatch(/cursor of \/api\/v1\/meter, not of \/api\/v1\/hours/);
+      expect((await refusal(fleetHours.fleet.hours({ accountId: account.id, cursor }))).message).toMatch(
+        /cursor of \/api\/v1\/meter, not of \/api\/v1\/hours/,
+      );
       expect((await refusal(fleetHours.fleet.meter({ accountId: other.id, cursor }))).message).toMatch(/belongs to another account/);
     });
   });
@@ -147,9 +175,11 @@ describe('createFleetHours().fleet (D32)', () => {
     for (const size of [1, 100]) {
       it(`${size} device(s): one listDevices() and one batch call per page, nothing per device`, async () => {
         const { store, calls } = counted(createMemoryStore());
-        const { account } = await seedFleet(store, Array.from({ length: size }, (_, index) => ZONES[index % ZONES.length]!), (index) => [
-          { startedAt: NOW - 3 * DAY + index * 60, endedAt: NOW - 3 * DAY + index * 60 + HOUR, state: 'moving' },
-        ]);
+        const { account } = await seedFleet(
+          store,
+          Array.from({ length: size }, (_, index) => ZONES[index % ZONES.length]!),
+          (index) => [{ startedAt: NOW - 3 * DAY + index * 60, endedAt: NOW - 3 * DAY + index * 60 + HOUR, state: 'moving' }],
+        );
         const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
         const dates = parseWindowQuery({ from: '2026-11-01', to: '2026-11-30' });
         for (const read of [
@@ -160,7 +190,10 @@ describe('createFleetHours().fleet (D32)', () => {
           calls.clear();
           const page = await read();
           expect(page.items).toHaveLength(size);
-          expect(Object.fromEntries(calls)).toEqual({ listDevices: 1, ...(page.items[0] && 'asOf' in page.items[0] ? { summarizeDeviceSegmentsMany: 1 } : { sumSegmentSecondsMany: 1 }) });
+          expect(Object.fromEntries(calls)).toEqual({
+            listDevices: 1,
+            ...(page.items[0] && 'asOf' in page.items[0] ? { summarizeDeviceSegmentsMany: 1 } : { sumSegmentSecondsMany: 1 }),
+          });
         }
       });
     }
@@ -172,7 +205,11 @@ describe('createFleetHours().fleet (D32)', () => {
         fc.record({
           timeZone: fc.constantFrom(...ZONES),
           pieces: fc.array(
-            fc.record({ offset: fc.integer({ min: -400 * 24, max: 2 * 24 }), hours: fc.integer({ min: 1, max: 60 }), moving: fc.boolean() }),
+            fc.record({
+              offset: fc.integer({ min: -400 * 24, max: 2 * 24 }),
+              hours: fc.integer({ min: 1, max: 60 }),
+              moving: fc.boolean(),
+            }),
             { maxLength: 6 },
           ),
           openLast: fc.boolean(),
@@ -195,31 +232,45 @@ describe('createFleetHours().fleet (D32)', () => {
       for (const [index, piece] of sorted.entries()) {
         const startedAt = Math.max(NOW + piece.offset * HOUR, free);
         const endedAt = startedAt + piece.hours * HOUR;
-        segments.push({ startedAt, endedAt: openLast && index === sorted.length - 1 ? null : endedAt, state: piece.moving ? 'moving' : 'idle' });
+        segments.push({
+          startedAt,
+          endedAt: openLast && index === sorted.length - 1 ? null : endedAt,
+          state: piece.moving ? 'moving' : 'idle',
+        });
         free = endedAt;
       }
       return segments;
     };
 
-    const single = async <T>(read: () => Promise<T>): Promise<T | InvalidParameterError> => read().catch((error: unknown) => {
-      if (error instanceof InvalidParameterError) return error;
-      throw error;
-    });
+    const single = async <T>(read: () => Promise<T>): Promise<T | InvalidParameterError> =>
+      read().catch((error: unknown) => {
+        if (error instanceof InvalidParameterError) return error;
+        throw error;
+      });
 
     it('hours(), daily() and meter() for random fleets, zones, windows and page sizes, with and without the batch capabilities', async () => {
       await fc.assert(
         fc.asyncProperty(fleetArbitrary, async ({ devices, fromDays: anyFrom, spanDays: anySpan, sinceNearToday, limit, batch }) => {
           const [fromDays, spanDays] = sinceNearToday === undefined ? [anyFrom, anySpan] : [sinceNearToday, undefined];
           const memory = createMemoryStore();
-          const { account, devices: seeded } = await seedFleet(memory, devices.map((device) => device.timeZone), (index) => segmentsOf(devices[index]!.pieces, devices[index]!.openLast));
+          const { account, devices: seeded } = await seedFleet(
+            memory,
+            devices.map((device) => device.timeZone),
+            (index) => segmentsOf(devices[index]!.pieces, devices[index]!.openLast),
+          );
           const fleetHours: FleetHours = createFleetHours({ store: batch ? memory : withoutBatch(memory), now: () => NOW * 1000 + 999 });
           const base = Temporal.PlainDate.from('2026-12-01');
           const from = fromDays === undefined ? undefined : base.add({ days: fromDays }).toString();
-          const to = spanDays === undefined || from === undefined ? undefined : Temporal.PlainDate.from(from).add({ days: spanDays }).toString();
+          const to =
+            spanDays === undefined || from === undefined ? undefined : Temporal.PlainDate.from(from).add({ days: spanDays }).toString();
           const dates = parseWindowQuery({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
 
-          const hoursOne = await Promise.all(seeded.map((device) => single(() => fleetHours.hours({ accountId: account.id, deviceId: device.id, ...dates }))));
-          const dailyOne = await Promise.all(seeded.map((device) => single(() => fleetHours.daily({ accountId: account.id, deviceId: device.id, ...dates }))));
+          const hoursOne = await Promise.all(
+            seeded.map((device) => single(() => fleetHours.hours({ accountId: account.id, deviceId: device.id, ...dates }))),
+          );
+          const dailyOne = await Promise.all(
+            seeded.map((device) => single(() => fleetHours.daily({ accountId: account.id, deviceId: device.id, ...dates }))),
+          );
           const meterOne = await Promise.all(seeded.map((device) => fleetHours.meter({ accountId: account.id, deviceId: device.id })));
           expect((await walk((cursor) => fleetHours.fleet.meter({ accountId: account.id, limit, cursor }))).items).toEqual(meterOne);
 
@@ -233,13 +284,22 @@ describe('createFleetHours().fleet (D32)', () => {
           // P32: a device whose today is before `from` (no `to`) has an empty window: from its start to now, no second.
           const empty = (index: number) => {
             const { timeZone } = seeded[index]!;
-            return { deviceId: seeded[index]!.id, timeZone, from: formatInstant(startOfLocalDay(dates.from!, timeZone), timeZone), to: formatInstant(NOW, timeZone) };
+            return {
+              deviceId: seeded[index]!.id,
+              timeZone,
+              from: formatInstant(startOfLocalDay(dates.from!, timeZone), timeZone),
+              to: formatInstant(NOW, timeZone),
+            };
           };
           const zeros = { engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 };
           const hours = await walk((cursor) => fleetHours.fleet.hours({ accountId: account.id, limit, cursor, ...dates }));
-          expect(hours.items).toEqual(hoursOne.map((item, index) => (item instanceof InvalidParameterError ? { ...empty(index), ...zeros } : item)));
+          expect(hours.items).toEqual(
+            hoursOne.map((item, index) => (item instanceof InvalidParameterError ? { ...empty(index), ...zeros } : item)),
+          );
           const daily = await walk((cursor) => fleetHours.fleet.daily({ accountId: account.id, limit, cursor, ...dates }));
-          expect(daily.items).toEqual(dailyOne.map((item, index) => (item instanceof InvalidParameterError ? { ...empty(index), days: [] } : item)));
+          expect(daily.items).toEqual(
+            dailyOne.map((item, index) => (item instanceof InvalidParameterError ? { ...empty(index), days: [] } : item)),
+          );
         }),
         { numRuns: 60 },
       );
@@ -266,7 +326,13 @@ describe('createFleetHours().fleet (D32)', () => {
           to: '2026-12-02T00:30:00+14:00',
           days: [{ date: '2026-12-02', engineSeconds: 1800, movingSeconds: 1800, idleSeconds: 0 }],
         },
-        { deviceId: devices[1]!.id, timeZone: 'America/New_York', from: '2026-12-02T00:00:00-05:00', to: '2026-12-01T05:30:00-05:00', days: [] },
+        {
+          deviceId: devices[1]!.id,
+          timeZone: 'America/New_York',
+          from: '2026-12-02T00:00:00-05:00',
+          to: '2026-12-01T05:30:00-05:00',
+          days: [],
+        },
       ]);
       const hours = await fleetHours.fleet.hours({ accountId: account.id, ...dates });
       expect(hours.items.map((item) => [item.timeZone, item.engineSeconds])).toEqual([
@@ -281,9 +347,21 @@ describe('createFleetHours().fleet (D32)', () => {
       const { account, fleetHours } = await setup(['America/New_York', 'Pacific/Honolulu']);
       const error = await refusal(fleetHours.fleet.hours({ accountId: account.id, ...parseWindowQuery({ from: '2026-12-02' }) }));
       expect(error.parameter).toBe('from');
-      expect(error.message).toBe('Parameter from "2026-12-02" is after today in the zone of every device of the account (the latest is 2026-12-01 in America/New_York)');
+      expect(error.message).toBe(
+        'Parameter from "2026-12-02" is after today in the zone of every device of the account (the latest is 2026-12-01 in America/New_York)',
+      );
       // With a `to`, a from after it is refused whatever the zones (D7).
-      expect((await refusal(fleetHours.fleet.daily({ accountId: account.id, from: Temporal.PlainDate.from('2026-03-02'), to: Temporal.PlainDate.from('2026-03-01') }))).parameter).toBe('from');
+      expect(
+        (
+          await refusal(
+            fleetHours.fleet.daily({
+              accountId: account.id,
+              from: Temporal.PlainDate.from('2026-03-02'),
+              to: Temporal.PlainDate.from('2026-03-01'),
+            }),
+          )
+        ).parameter,
+      ).toBe('from');
     });
   });
 });

@@ -107,7 +107,9 @@ describe('createFleetHours(): one store call for the device and its figures (iss
 
   it('meter() reads the device and its figures in one call', async () => {
     const { calls, account, device, fleetHours, reference } = await setup('Europe/Berlin', SEGMENTS);
-    expect(await fleetHours.meter({ accountId: account.id, deviceId: device.id })).toEqual(await reference.meter({ accountId: account.id, deviceId: device.id }));
+    expect(await fleetHours.meter({ accountId: account.id, deviceId: device.id })).toEqual(
+      await reference.meter({ accountId: account.id, deviceId: device.id }),
+    );
     expect(calls).toEqual(['findDeviceWithSummary']);
     expect(await fleetHours.meter({ accountId: account.id + 1, deviceId: device.id })).toBeNull();
   });
@@ -136,8 +138,17 @@ describe('createFleetHours().authenticateAndCount()', () => {
   it('asks the counters for the key and its count when they can, and evaluates the key as authenticate() does', async () => {
     const { memory, account } = await setup();
     const secret = generateApiKey();
-    const apiKey = (await memory.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 }))!;
-    const findApiKeyAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({ lookup: await memory.findApiKey({ fingerprint }), count: { count: 1, allowed: true } }));
+    const apiKey = (await memory.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(secret),
+      label: null,
+      expiresAt: null,
+      now: 0,
+    }))!;
+    const findApiKeyAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({
+      lookup: await memory.findApiKey({ fingerprint }),
+      count: { count: 1, allowed: true },
+    }));
     const counters: RateLimitStore = { ...createMemoryRateLimitStore(), findApiKeyAndConsume };
     const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
     const counted = await fleetHours.authenticateAndCount({ authorization: `Bearer ${secret}`, credential: 'api_key', counters, counter });
@@ -155,18 +166,44 @@ describe('createFleetHours().authenticateAndCount()', () => {
   it('asks the counters for an ingest token and its count when they can (D24), and evaluates it as authenticate() does', async () => {
     const { memory, account } = await setup();
     const secret = generateIngestToken();
-    const token = (await memory.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 }))!;
-    const findIngestTokenAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({ lookup: await memory.findIngestToken({ fingerprint }), count: { count: 2, allowed: true } }));
+    const token = (await memory.createIngestToken({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(secret),
+      label: null,
+      expiresAt: null,
+      now: 0,
+    }))!;
+    const findIngestTokenAndConsume = vi.fn(async ({ fingerprint }: { fingerprint: string }) => ({
+      lookup: await memory.findIngestToken({ fingerprint }),
+      count: { count: 2, allowed: true },
+    }));
     const findApiKeyAndConsume = vi.fn();
     const counters: RateLimitStore = { ...createMemoryRateLimitStore(), findApiKeyAndConsume, findIngestTokenAndConsume };
     const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
     const tokenCounter = { ...counter, keyPrefix: 'token:', keySuffix: ':/ingest' };
-    const counted = await fleetHours.authenticateAndCount({ authorization: `Bearer ${secret}`, credential: 'ingest_token', counters, counter: tokenCounter });
-    expect(counted).toEqual({ access: await fleetHours.authenticate(`Bearer ${secret}`, 'ingest_token'), count: { count: 2, allowed: true } });
+    const counted = await fleetHours.authenticateAndCount({
+      authorization: `Bearer ${secret}`,
+      credential: 'ingest_token',
+      counters,
+      counter: tokenCounter,
+    });
+    expect(counted).toEqual({
+      access: await fleetHours.authenticate(`Bearer ${secret}`, 'ingest_token'),
+      count: { count: 2, allowed: true },
+    });
     expect(counted.access.credential?.id).toBe(token.id);
     expect(findIngestTokenAndConsume).toHaveBeenCalledWith({ fingerprint: await fingerprintApiKey(secret), counter: tokenCounter });
     // An API key on an ingestion route is refused by its prefix: nothing asked, nothing counted.
-    expect((await fleetHours.authenticateAndCount({ authorization: `Bearer ${generateApiKey()}`, credential: 'ingest_token', counters, counter: tokenCounter })).count).toBeNull();
+    expect(
+      (
+        await fleetHours.authenticateAndCount({
+          authorization: `Bearer ${generateApiKey()}`,
+          credential: 'ingest_token',
+          counters,
+          counter: tokenCounter,
+        })
+      ).count,
+    ).toBeNull();
     expect(findIngestTokenAndConsume).toHaveBeenCalledTimes(1);
     expect(findApiKeyAndConsume).not.toHaveBeenCalled();
   });
@@ -175,12 +212,36 @@ describe('createFleetHours().authenticateAndCount()', () => {
     const { memory } = await setup();
     const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000 });
     const plain = createMemoryRateLimitStore();
-    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: plain, counter })).count).toBeNull();
-    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters: plain, counter })).count).toBeNull();
+    expect(
+      (await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: plain, counter }))
+        .count,
+    ).toBeNull();
+    expect(
+      (await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters: plain, counter }))
+        .count,
+    ).toBeNull();
     const findApiKeyAndConsume = vi.fn();
     const findIngestTokenAndConsume = vi.fn();
-    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fhi_unknown', credential: 'ingest_token', counters: { ...plain, findApiKeyAndConsume }, counter })).count).toBeNull();
-    expect((await fleetHours.authenticateAndCount({ authorization: 'Bearer fh_unknown', credential: 'api_key', counters: { ...plain, findIngestTokenAndConsume }, counter })).count).toBeNull();
+    expect(
+      (
+        await fleetHours.authenticateAndCount({
+          authorization: 'Bearer fhi_unknown',
+          credential: 'ingest_token',
+          counters: { ...plain, findApiKeyAndConsume },
+          counter,
+        })
+      ).count,
+    ).toBeNull();
+    expect(
+      (
+        await fleetHours.authenticateAndCount({
+          authorization: 'Bearer fh_unknown',
+          credential: 'api_key',
+          counters: { ...plain, findIngestTokenAndConsume },
+          counter,
+        })
+      ).count,
+    ).toBeNull();
     expect(findApiKeyAndConsume).not.toHaveBeenCalled();
     expect(findIngestTokenAndConsume).not.toHaveBeenCalled();
   });
@@ -188,7 +249,13 @@ describe('createFleetHours().authenticateAndCount()', () => {
   it('fingerprints a presented credential with the fingerprint option when given', async () => {
     const { memory, account } = await setup();
     const secret = generateApiKey();
-    await memory.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: null, now: 0 });
+    await memory.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(secret),
+      label: null,
+      expiresAt: null,
+      now: 0,
+    });
     const fingerprint = vi.fn((text: string) => fingerprintApiKey(text));
     const fleetHours = createFleetHours({ store: memory, now: () => NOW * 1000, fingerprint });
     expect((await fleetHours.authenticate(`Bearer ${secret}`)).ok).toBe(true);

@@ -18,12 +18,26 @@ const NY = 'America/New_York';
 /** 2026-03-12T15:04:05-04:00. */
 const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
 
-async function setup(options: { timeZone?: string; segments?: readonly SegmentInput[]; now?: number; store?: FleetHoursStore; plan?: string } = {}) {
+async function setup(
+  options: { timeZone?: string; segments?: readonly SegmentInput[]; now?: number; store?: FleetHoursStore; plan?: string } = {},
+) {
   const store = options.store ?? createMemoryStore();
   const account = await store.createAccount({ name: 'Acme', plan: options.plan ?? 'business', now: 0 });
   const other = await store.createAccount({ name: 'Other', plan: 'business', now: 0 });
-  const device = (await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: options.timeZone ?? NY }))!;
-  const foreign = (await store.createDevice({ accountId: other.id, name: 'Their truck', imei: '350000000000002', model: 'FMB920', timeZone: NY }))!;
+  const device = (await store.createDevice({
+    accountId: account.id,
+    name: 'Truck 1',
+    imei: '350000000000001',
+    model: 'FMB920',
+    timeZone: options.timeZone ?? NY,
+  }))!;
+  const foreign = (await store.createDevice({
+    accountId: other.id,
+    name: 'Their truck',
+    imei: '350000000000002',
+    model: 'FMB920',
+    timeZone: NY,
+  }))!;
   if (options.segments) await store.importSegments({ deviceId: device.id, segments: options.segments });
   const clock = { now: (options.now ?? NOW) * 1000 };
   const fleetHours = createFleetHours({ store, now: () => clock.now });
@@ -46,7 +60,9 @@ describe('createFleetHours()', () => {
           { startedAt: dayStart + 24 * HOUR - 60, endedAt: dayStart + 24 * HOUR + 60, state: 'idle' }, // half inside
         ],
       });
-      expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-10'), to: day('2026-03-10') })).toEqual({
+      expect(
+        await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-10'), to: day('2026-03-10') }),
+      ).toEqual({
         deviceId: device.id,
         timeZone: NY,
         from: '2026-03-10T00:00:00-04:00',
@@ -60,7 +76,13 @@ describe('createFleetHours()', () => {
     it('counts an open segment up to now (D1), and the default window ends now (D5)', async () => {
       const { fleetHours, account, device } = await setup({ segments: [{ startedAt: NOW - 90 * 60, endedAt: null, state: 'moving' }] });
       const total = await fleetHours.hours({ accountId: account.id, deviceId: device.id });
-      expect(total).toMatchObject({ from: '2026-03-05T00:00:00-05:00', to: '2026-03-12T15:04:05-04:00', movingSeconds: 90 * 60, idleSeconds: 0, engineSeconds: 90 * 60 });
+      expect(total).toMatchObject({
+        from: '2026-03-05T00:00:00-05:00',
+        to: '2026-03-12T15:04:05-04:00',
+        movingSeconds: 90 * 60,
+        idleSeconds: 0,
+        engineSeconds: 90 * 60,
+      });
     });
 
     it('counts an open segment only up to now when to lies in the future', async () => {
@@ -72,7 +94,9 @@ describe('createFleetHours()', () => {
     });
 
     it('never counts time after now: a closed segment stamped in the future counts only up to now, as in the meter (P1, D3)', async () => {
-      const { fleetHours, account, device } = await setup({ segments: [{ startedAt: NOW - 60, endedAt: NOW + 2 * HOUR, state: 'moving' }] });
+      const { fleetHours, account, device } = await setup({
+        segments: [{ startedAt: NOW - 60, endedAt: NOW + 2 * HOUR, state: 'moving' }],
+      });
       const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-12'), to: day('2026-03-13') };
       expect((await fleetHours.hours(query))?.movingSeconds).toBe(60);
       expect((await fleetHours.daily(query))?.days.map((day) => day.movingSeconds)).toEqual([60, 0]);
@@ -82,7 +106,10 @@ describe('createFleetHours()', () => {
     it('reads the clock in milliseconds and floors it to the second (P3)', async () => {
       const { fleetHours, account, device, clock } = await setup({ segments: [{ startedAt: NOW - 10, endedAt: null, state: 'idle' }] });
       clock.now = NOW * 1000 + 999;
-      expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id })).toMatchObject({ to: '2026-03-12T15:04:05-04:00', idleSeconds: 10 });
+      expect(await fleetHours.hours({ accountId: account.id, deviceId: device.id })).toMatchObject({
+        to: '2026-03-12T15:04:05-04:00',
+        idleSeconds: 10,
+      });
     });
 
     it('is null for a device of another account and for a device that does not exist (D11)', async () => {
@@ -100,8 +127,13 @@ describe('createFleetHours()', () => {
 
     it('rejects a from after today in the device zone, or after to, with InvalidParameterError naming from (D7)', async () => {
       const { fleetHours, account, device } = await setup();
-      expect((await refusal(fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-13') }))).parameter).toBe('from');
-      expect((await refusal(fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-09'), to: day('2026-03-08') }))).parameter).toBe('from');
+      expect((await refusal(fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-13') }))).parameter).toBe(
+        'from',
+      );
+      expect(
+        (await refusal(fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-09'), to: day('2026-03-08') })))
+          .parameter,
+      ).toBe('from');
     });
 
     it('clamps a from older than 365 days and reports the window used (D6)', async () => {
@@ -114,7 +146,9 @@ describe('createFleetHours()', () => {
       const { store, account, device } = await setup();
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000, window: { defaultDays: 1, maxDays: 2 } });
       expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id }))?.from).toBe('2026-03-11T00:00:00-04:00');
-      expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-01-01') }))?.from).toBe('2026-03-10T00:00:00-04:00');
+      expect((await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-01-01') }))?.from).toBe(
+        '2026-03-10T00:00:00-04:00',
+      );
     });
   });
 
@@ -150,11 +184,17 @@ describe('createFleetHours()', () => {
           { startedAt: NOW - 999, endedAt: null, state: 'idle' },
         ],
       });
-      for (const query of [{}, { from: day('2026-03-01') }, { from: day('2026-03-06'), to: day('2026-03-09') }, { to: day('2026-03-12') }]) {
+      for (const query of [
+        {},
+        { from: day('2026-03-01') },
+        { from: day('2026-03-06'), to: day('2026-03-09') },
+        { to: day('2026-03-12') },
+      ]) {
         const total = await fleetHours.hours({ accountId: account.id, deviceId: device.id, ...query });
         const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, ...query });
         expect([daily!.from, daily!.to]).toEqual([total!.from, total!.to]);
-        const sum = (field: 'engineSeconds' | 'movingSeconds' | 'idleSeconds') => daily!.days.reduce((seconds, day) => seconds + day[field], 0);
+        const sum = (field: 'engineSeconds' | 'movingSeconds' | 'idleSeconds') =>
+          daily!.days.reduce((seconds, day) => seconds + day[field], 0);
         expect({ engineSeconds: sum('engineSeconds'), movingSeconds: sum('movingSeconds'), idleSeconds: sum('idleSeconds') }).toEqual({
           engineSeconds: total!.engineSeconds,
           movingSeconds: total!.movingSeconds,
@@ -221,7 +261,7 @@ describe('createFleetHours()', () => {
       });
     });
 
-    it('uses the store\'s summarizeDeviceSegments() when it has one', async () => {
+    it("uses the store's summarizeDeviceSegments() when it has one", async () => {
       const memory = createMemoryStore();
       const summarizeDeviceSegments = vi.fn(async ({ deviceId, now }: { deviceId: number; now: number }) =>
         summarizeSegments(await memory.listSegments({ deviceId }), now),
@@ -236,21 +276,34 @@ describe('createFleetHours()', () => {
   describe('stores that aggregate', () => {
     it('asks sumSegmentSeconds() for the day boundaries instead of listing segments, when the store offers it', async () => {
       const memory = createMemoryStore();
-      const sumSegmentSeconds = vi.fn(async ({ deviceId, boundaries, now }: { deviceId: number; boundaries: readonly number[]; now: number }) =>
-        sumSegmentsByBucket(await memory.listSegments({ deviceId }), boundaries, now),
+      const sumSegmentSeconds = vi.fn(
+        async ({ deviceId, boundaries, now }: { deviceId: number; boundaries: readonly number[]; now: number }) =>
+          sumSegmentsByBucket(await memory.listSegments({ deviceId }), boundaries, now),
       );
       const listSegments = vi.fn(memory.listSegments);
       const store: FleetHoursStore = { ...memory, listSegments, sumSegmentSeconds };
-      const { fleetHours, account, device } = await setup({ store, segments: [{ startedAt: NOW - 3 * 24 * HOUR, endedAt: NOW - 3 * 24 * HOUR + 60, state: 'moving' }] });
+      const { fleetHours, account, device } = await setup({
+        store,
+        segments: [{ startedAt: NOW - 3 * 24 * HOUR, endedAt: NOW - 3 * 24 * HOUR + 60, state: 'moving' }],
+      });
       const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
       expect(sumSegmentSeconds).toHaveBeenCalledWith({
         deviceId: device.id,
-        boundaries: [Date.UTC(2026, 2, 8, 5) / 1000, Date.UTC(2026, 2, 9, 4) / 1000, Date.UTC(2026, 2, 10, 4) / 1000, Date.UTC(2026, 2, 11, 4) / 1000],
+        boundaries: [
+          Date.UTC(2026, 2, 8, 5) / 1000,
+          Date.UTC(2026, 2, 9, 4) / 1000,
+          Date.UTC(2026, 2, 10, 4) / 1000,
+          Date.UTC(2026, 2, 11, 4) / 1000,
+        ],
         now: NOW,
       });
       expect(daily?.days.map((day) => day.movingSeconds)).toEqual([0, 60, 0]);
       await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
-      expect(sumSegmentSeconds).toHaveBeenLastCalledWith({ deviceId: device.id, boundaries: [Date.UTC(2026, 2, 8, 5) / 1000, Date.UTC(2026, 2, 11, 4) / 1000], now: NOW });
+      expect(sumSegmentSeconds).toHaveBeenLastCalledWith({
+        deviceId: device.id,
+        boundaries: [Date.UTC(2026, 2, 8, 5) / 1000, Date.UTC(2026, 2, 11, 4) / 1000],
+        now: NOW,
+      });
       expect(listSegments).not.toHaveBeenCalled();
     });
 
@@ -259,7 +312,11 @@ describe('createFleetHours()', () => {
       const listSegments = vi.fn(memory.listSegments);
       const { fleetHours, account, device } = await setup({ store: { ...memory, listSegments } });
       await fleetHours.hours({ accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-10') });
-      expect(listSegments).toHaveBeenCalledWith({ deviceId: device.id, start: Date.UTC(2026, 2, 8, 5) / 1000, end: Date.UTC(2026, 2, 11, 4) / 1000 });
+      expect(listSegments).toHaveBeenCalledWith({
+        deviceId: device.id,
+        start: Date.UTC(2026, 2, 8, 5) / 1000,
+        end: Date.UTC(2026, 2, 11, 4) / 1000,
+      });
     });
   });
 
@@ -267,7 +324,13 @@ describe('createFleetHours()', () => {
     const withKey = async (options: { plan?: string; expiresAt?: number | null } = {}) => {
       const context = await setup({ plan: options.plan ?? 'business' });
       const key = generateApiKey();
-      const record = await context.store.createApiKey({ accountId: context.account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: options.expiresAt ?? null, now: 0 });
+      const record = await context.store.createApiKey({
+        accountId: context.account.id,
+        fingerprint: await fingerprintApiKey(key),
+        label: null,
+        expiresAt: options.expiresAt ?? null,
+        now: 0,
+      });
       return { ...context, key, record: record! };
     };
     const code = async (fleetHours: FleetHours, header: string | undefined) => {
@@ -304,11 +367,14 @@ describe('createFleetHours()', () => {
       const findApiKey = vi.spyOn(store, 'findApiKey');
       expect(await code(fleetHours, `Bearer ${key}, Bearer ${key}`)).toBe('multiple_credentials');
       const token = await fleetHours.authenticate('Bearer fhi_someIngestToken');
-      expect(token).toMatchObject({ ok: false, denial: { status: 401, code: 'unknown_api_key', message: expect.stringContaining('send an API key') } });
+      expect(token).toMatchObject({
+        ok: false,
+        denial: { status: 401, code: 'unknown_api_key', message: expect.stringContaining('send an API key') },
+      });
       expect(findApiKey).not.toHaveBeenCalled();
     });
 
-    it('lists only the account\'s devices, by id (D19)', async () => {
+    it("lists only the account's devices, by id (D19)", async () => {
       const { fleetHours, account, device, store } = await setup();
       const second = await store.createDevice({ accountId: account.id, name: 'Truck 2', imei: '3', model: 'm', timeZone: 'UTC' });
       expect((await fleetHours.listDevices({ accountId: account.id })).map((listed) => listed.id)).toEqual([device.id, second!.id]);
@@ -316,7 +382,16 @@ describe('createFleetHours()', () => {
   });
 
   describe('against a minute-by-minute Intl oracle, in random zones, windows and data', () => {
-    const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
+    const ZONES = [
+      'America/New_York',
+      'America/Sao_Paulo',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'Pacific/Apia',
+      'Europe/London',
+      'UTC',
+      'Pacific/Chatham',
+    ];
     // Instants close to each zone's offset changes, so most windows hold one.
     const utc = (year: number, month: number, day: number, hour: number) => Date.UTC(year, month - 1, day, hour) / 1000;
     const ANCHORS: Record<string, number[]> = {
@@ -334,13 +409,21 @@ describe('createFleetHours()', () => {
       fc.record({
         timeZone: fc.constant(timeZone),
         now: fc.oneof(
-          { arbitrary: fc.tuple(fc.constantFrom(...ANCHORS[timeZone]!), fc.integer({ min: -86_400, max: 7 * 86_400 })).map(([anchor, offset]) => anchor + offset), weight: 6 },
+          {
+            arbitrary: fc
+              .tuple(fc.constantFrom(...ANCHORS[timeZone]!), fc.integer({ min: -86_400, max: 7 * 86_400 }))
+              .map(([anchor, offset]) => anchor + offset),
+            weight: 6,
+          },
           { arbitrary: fc.integer({ min: utc(2010, 1, 1, 0), max: utc(2030, 1, 1, 0) }), weight: 1 },
         ),
         nowMilliseconds: fc.integer({ min: 0, max: 999 }),
         toOffset: fc.option(fc.integer({ min: -4, max: 2 }), { nil: undefined }),
         fromBack: fc.option(fc.integer({ min: -1, max: 8 }), { nil: undefined }),
-        pieces: fc.array(fc.tuple(fc.integer({ min: 0, max: 480 }), fc.integer({ min: 1, max: 900 }), fc.boolean()), { minLength: 5, maxLength: 40 }),
+        pieces: fc.array(fc.tuple(fc.integer({ min: 0, max: 480 }), fc.integer({ min: 1, max: 900 }), fc.boolean()), {
+          minLength: 5,
+          maxLength: 40,
+        }),
         lastOpen: fc.boolean(),
       }),
     );
@@ -382,12 +465,18 @@ describe('createFleetHours()', () => {
           let idle = 0;
           for (const day of daily.days) {
             const oracle = oracleDays.get(day.date)!;
-            expect({ date: day.date, movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }).toEqual({ date: day.date, ...oracle });
+            expect({ date: day.date, movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }).toEqual({
+              date: day.date,
+              ...oracle,
+            });
             expect(day.engineSeconds).toBe(day.movingSeconds + day.idleSeconds);
             moving += day.movingSeconds;
             idle += day.idleSeconds;
           }
-          expect({ movingSeconds: total.movingSeconds, idleSeconds: total.idleSeconds }).toEqual({ movingSeconds: moving, idleSeconds: idle });
+          expect({ movingSeconds: total.movingSeconds, idleSeconds: total.idleSeconds }).toEqual({
+            movingSeconds: moving,
+            idleSeconds: idle,
+          });
           expect(total.engineSeconds).toBe(total.movingSeconds + total.idleSeconds);
         }),
         { numRuns: 120 },

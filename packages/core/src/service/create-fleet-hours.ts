@@ -1,7 +1,14 @@
 import { Temporal } from 'temporal-polyfill';
 import { checkArguments } from './argument-checks.js';
 import { decodeFleetCursor, encodeFleetCursor } from '../fleet/fleet-cursor.js';
-import { credentialKindOf, evaluateAccess, readAuthorization, type AccessResult, type CredentialKind, type CredentialLookup } from '../access/access-policy.js';
+import {
+  credentialKindOf,
+  evaluateAccess,
+  readAuthorization,
+  type AccessResult,
+  type CredentialKind,
+  type CredentialLookup,
+} from '../access/access-policy.js';
 import { fingerprintApiKey } from '../access/api-key.js';
 import { dayBuckets } from '../window/day-buckets.js';
 import { addBuckets, toEngineSeconds } from '../engine/engine-seconds.js';
@@ -150,7 +157,12 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     },
 
     async authenticateAndCount(input) {
-      checkArguments('authenticateAndCount()', input, { authorization: 'authorization', credential: 'credential', counters: 'object', counter: 'object' });
+      checkArguments('authenticateAndCount()', input, {
+        authorization: 'authorization',
+        credential: 'credential',
+        counters: 'object',
+        counter: 'object',
+      });
       const { authorization, credential, counters, counter } = input;
       const findAndConsume = _findAndConsume(counters, credential);
       if (!findAndConsume) return { access: await authenticateWith(authorization, credential, findCredential[credential]), count: null };
@@ -217,7 +229,9 @@ interface _Context {
 }
 
 /** One lookup per credential kind (D10, D24). */
-function _findCredential(store: FleetHoursStore): Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> {
+function _findCredential(
+  store: FleetHoursStore,
+): Readonly<Record<CredentialKind, (fingerprint: string) => Promise<CredentialLookup | null>>> {
   return {
     api_key: async (fingerprint) => {
       const found = await store.findApiKey({ fingerprint });
@@ -234,7 +248,11 @@ function _findCredential(store: FleetHoursStore): Readonly<Record<CredentialKind
 function _authenticator(context: _Context) {
   const fingerprint = context.options.fingerprint ?? fingerprintApiKey;
   const { apiPlans } = context.options;
-  return async (authorization: string | null | undefined, credential: CredentialKind, find: (fingerprint: string) => Promise<CredentialLookup | null>): Promise<AccessResult> => {
+  return async (
+    authorization: string | null | undefined,
+    credential: CredentialKind,
+    find: (fingerprint: string) => Promise<CredentialLookup | null>,
+  ): Promise<AccessResult> => {
     const presented = readAuthorization(authorization);
     const asked = presented.kind === 'bearer' && (credentialKindOf(presented.token) ?? credential) === credential;
     const lookup = asked ? await find(await fingerprint(presented.token)) : null;
@@ -257,7 +275,11 @@ interface _StoreSums {
   /** The buckets of one device, its window's boundaries capped at now. */
   buckets(deviceId: number, windowBoundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]>;
   /** The buckets of each device of a page; a device without boundaries (an empty window, P32) asks the store nothing and gets none. */
-  page(devices: readonly Device[], boundaries: readonly (readonly number[] | null)[], now: number): Promise<readonly (readonly BucketSeconds[])[]>;
+  page(
+    devices: readonly Device[],
+    boundaries: readonly (readonly number[] | null)[],
+    now: number,
+  ): Promise<readonly (readonly BucketSeconds[])[]>;
   summarize(deviceId: number, now: number): Promise<SegmentSummary>;
   summarizeMany(deviceIds: readonly number[], now: number): Promise<readonly SegmentSummary[]>;
 }
@@ -270,18 +292,25 @@ function _storeSums(store: FleetHoursStore): _StoreSums {
   };
   // A page of the fleet (D32): one store call for every device when the store can (no query per
   // device), otherwise the single-device path for each.
-  const sumMany = async (requests: readonly { deviceId: number; boundaries: readonly number[] }[], now: number): Promise<readonly (readonly BucketSeconds[])[]> => {
+  const sumMany = async (
+    requests: readonly { deviceId: number; boundaries: readonly number[] }[],
+    now: number,
+  ): Promise<readonly (readonly BucketSeconds[])[]> => {
     const capped = requests.map((request) => ({ deviceId: request.deviceId, boundaries: _capAtNow(request.boundaries, now) }));
     if (capped.length === 0) return [];
     if (store.sumSegmentSecondsMany) return store.sumSegmentSecondsMany({ requests: capped, now });
     return Promise.all(capped.map((request) => sumCapped(request.deviceId, request.boundaries, now)));
   };
   const summarize = async (deviceId: number, now: number): Promise<SegmentSummary> =>
-    store.summarizeDeviceSegments ? store.summarizeDeviceSegments({ deviceId, now }) : summarizeSegments(await store.listSegments({ deviceId }), now);
+    store.summarizeDeviceSegments
+      ? store.summarizeDeviceSegments({ deviceId, now })
+      : summarizeSegments(await store.listSegments({ deviceId }), now);
   return {
     buckets: (deviceId, windowBoundaries, now) => sumCapped(deviceId, _capAtNow(windowBoundaries, now), now),
     async page(devices, boundaries, now) {
-      const asked = devices.flatMap((device, index) => (boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : []));
+      const asked = devices.flatMap((device, index) =>
+        boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : [],
+      );
       const sums = await sumMany(asked, now);
       const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
       return devices.map((_device, index) => found.get(index) ?? []);
@@ -326,7 +355,12 @@ function _hoursTotal(device: Device, window: ResolvedWindow | _EmptyWindow, buck
   return { deviceId: device.id, timeZone: device.timeZone, from: window.from, to: window.to, ...toEngineSeconds(addBuckets(buckets)) };
 }
 
-function _dailyHours(device: Device, window: ResolvedWindow | _EmptyWindow, dates: readonly string[], buckets: readonly BucketSeconds[]): DailyHours {
+function _dailyHours(
+  device: Device,
+  window: ResolvedWindow | _EmptyWindow,
+  dates: readonly string[],
+  buckets: readonly BucketSeconds[],
+): DailyHours {
   return {
     deviceId: device.id,
     timeZone: device.timeZone,
@@ -386,7 +420,8 @@ async function _deviceBuckets<Days>(
         return null;
       }
       zones.remember(found.device);
-      if (found.buckets !== null && found.device.timeZone === guessed) return { device: found.device, window: guess.window, days: guess.days, buckets: found.buckets };
+      if (found.buckets !== null && found.device.timeZone === guessed)
+        return { device: found.device, window: guess.window, days: guess.days, buckets: found.buckets };
       return inZone(found.device);
     }
   }
@@ -405,7 +440,11 @@ function _fleetReads(context: _Context): FleetReads {
       const now = nowSeconds();
       const { devices, nextCursor } = await _devicePage(context, 'hours', query);
       const windows = await _fleetWindows(context, devices, query, now);
-      const buckets = await sums.page(devices, windows.map((window) => (_isEmpty(window) ? null : [window.start, window.end])), now);
+      const buckets = await sums.page(
+        devices,
+        windows.map((window) => (_isEmpty(window) ? null : [window.start, window.end])),
+        now,
+      );
       return { items: devices.map((device, index) => _hoursTotal(device, windows[index]!, buckets[index]!)), nextCursor };
     },
 
@@ -422,8 +461,15 @@ function _fleetReads(context: _Context): FleetReads {
         if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
         return cut;
       });
-      const buckets = await sums.page(devices, series.map((days) => days?.boundaries ?? null), now);
-      return { items: devices.map((device, index) => _dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!)), nextCursor };
+      const buckets = await sums.page(
+        devices,
+        series.map((days) => days?.boundaries ?? null),
+        now,
+      );
+      return {
+        items: devices.map((device, index) => _dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!)),
+        nextCursor,
+      };
     },
 
     async meter(query) {
@@ -440,13 +486,24 @@ function _fleetReads(context: _Context): FleetReads {
 }
 
 /** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */
-async function _devicePage(context: _Context, endpoint: FleetEndpoint, query: FleetPageQuery): Promise<{ devices: readonly Device[]; nextCursor: string | null }> {
+async function _devicePage(
+  context: _Context,
+  endpoint: FleetEndpoint,
+  query: FleetPageQuery,
+): Promise<{ devices: readonly Device[]; nextCursor: string | null }> {
   const size = pageSize(endpoint, query.limit);
   const afterId = query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
-  const fetched = await context.store.listDevices({ accountId: query.accountId, ...(afterId === undefined ? {} : { afterId }), limit: size + 1 });
+  const fetched = await context.store.listDevices({
+    accountId: query.accountId,
+    ...(afterId === undefined ? {} : { afterId }),
+    limit: size + 1,
+  });
   const devices = fetched.slice(0, size);
   devices.forEach(context.zones.remember);
-  const nextCursor = fetched.length > size ? encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id }) : null;
+  const nextCursor =
+    fetched.length > size
+      ? encodeFleetCursor({ endpoint, accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id })
+      : null;
   return { devices, nextCursor };
 }
 
@@ -458,10 +515,16 @@ async function _devicePage(context: _Context, endpoint: FleetEndpoint, query: Fl
  * asked of the store only when a device of this page does, so that the answer does not depend
  * on the page.
  */
-async function _fleetWindows(context: _Context, devices: readonly Device[], query: FleetWindowQuery, now: number): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> {
+async function _fleetWindows(
+  context: _Context,
+  devices: readonly Device[],
+  query: FleetWindowQuery,
+  now: number,
+): Promise<readonly (ResolvedWindow | _EmptyWindow)[]> {
   // A `from` after `to` is refused by parseWindowQuery, and by resolveWindow below for each device (D7).
   const { from, to } = query;
-  const afterToday = (device: Device) => from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
+  const afterToday = (device: Device) =>
+    from !== undefined && to === undefined && Temporal.PlainDate.compare(from, localDateAt(now, device.timeZone)) > 0;
   if (devices.some(afterToday)) {
     const every = await context.store.listDevices({ accountId: query.accountId });
     if (every.every(afterToday)) {
@@ -526,17 +589,26 @@ function _isEmpty(window: ResolvedWindow | _EmptyWindow): window is _EmptyWindow
 function _findAndConsume(
   counters: RateLimitStore,
   kind: CredentialKind,
-): ((input: { readonly fingerprint: string; readonly counter: CredentialCounter }) => Promise<{ lookup: CredentialLookup | null; count: RateLimitCount | null }>) | null {
+):
+  | ((input: {
+      readonly fingerprint: string;
+      readonly counter: CredentialCounter;
+    }) => Promise<{ lookup: CredentialLookup | null; count: RateLimitCount | null }>)
+  | null {
   if (kind === 'api_key') {
     const find = counters.findApiKeyAndConsume?.bind(counters);
-    return find ? async (input) => {
-      const { lookup, count } = await find(input);
-      return { lookup: lookup && { credential: lookup.apiKey, account: lookup.account }, count };
-    } : null;
+    return find
+      ? async (input) => {
+          const { lookup, count } = await find(input);
+          return { lookup: lookup && { credential: lookup.apiKey, account: lookup.account }, count };
+        }
+      : null;
   }
   const find = counters.findIngestTokenAndConsume?.bind(counters);
-  return find ? async (input) => {
-    const { lookup, count } = await find(input);
-    return { lookup: lookup && { credential: lookup.ingestToken, account: lookup.account }, count };
-  } : null;
+  return find
+    ? async (input) => {
+        const { lookup, count } = await find(input);
+        return { lookup: lookup && { credential: lookup.ingestToken, account: lookup.account }, count };
+      }
+    : null;
 }

@@ -118,8 +118,11 @@ function _memoryDevices(state: _MemoryState) {
   return {
     async listDevices({ accountId, afterId, limit }) {
       if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
-      const listed = _byId([...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)));
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
+        throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+      const listed = _byId(
+        [...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)),
+      );
       return listed.slice(0, limit ?? listed.length).map((device) => ({ ...device }));
     },
 
@@ -170,22 +173,30 @@ function _memorySegments(state: _MemoryState) {
     async listSegments({ deviceId, start, end }) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(({ startedAt, endedAt, state }) => ({
-        deviceId,
-        startedAt,
-        endedAt,
-        state,
-      }));
+      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(
+        ({ startedAt, endedAt, state }) => ({
+          deviceId,
+          startedAt,
+          endedAt,
+          state,
+        }),
+      );
     },
 
     // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
     async sumSegmentSecondsMany({ requests, now }) {
-      requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
+      requests.forEach((request, index) =>
+        request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)),
+      );
       assertEpochSeconds('now', now);
       return requests.map(({ deviceId, boundaries }) =>
         boundaries.length < 2
           ? []
-          : sumSegmentsByBucket(_overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!), boundaries, now),
+          : sumSegmentsByBucket(
+              _overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!),
+              boundaries,
+              now,
+            ),
       );
     },
 
@@ -240,7 +251,8 @@ function _memoryTelemetry(state: _MemoryState) {
       // D25: every point's device is an active device of the account, the same refusal otherwise.
       const batches = new Map<number, TelemetryPoint[]>();
       const byImei = new Map<string, Device>();
-      for (const device of devices.values()) if (device.accountId === accountId && device.status === 'active') byImei.set(device.imei, device);
+      for (const device of devices.values())
+        if (device.accountId === accountId && device.status === 'active') byImei.set(device.imei, device);
       points.forEach((point, index) => {
         const device = point.deviceId !== undefined ? devices.get(point.deviceId) : byImei.get(point.imei);
         if (!device || device.accountId !== accountId || device.status !== 'active') throw new UnknownDeviceError(index, point);
@@ -251,32 +263,40 @@ function _memoryTelemetry(state: _MemoryState) {
 
       // Everything is planned (and may be refused) before anything changes: all points or none.
       // Nothing is awaited in between, so concurrent writes take turns.
-      const plans = [...batches].sort(([a], [b]) => a - b).map(([deviceId, batch]) => {
-        const stored = pointsByDevice.get(deviceId) ?? [];
-        let earliest = Infinity;
-        let latest = -Infinity;
-        for (const point of batch) {
-          earliest = Math.min(earliest, point.time);
-          latest = Math.max(latest, point.time);
-        }
-        // From the last stored point before the batch through the first after it.
-        const from = Math.max(0, _firstIndex(stored, (point) => point.time >= earliest) - 1);
-        const through = _firstIndex(stored, (point) => point.time > latest);
-        const plan = planTelemetryWrite({ batch, stored: stored.slice(from, through + 1), lastReportedAt: devices.get(deviceId)!.lastReportedAt });
-        let change: SpanRederivation | null = null;
-        if (plan.segmentRange) {
-          // Every segment with startedAt ≤ end and endedAt ≥ start: integer instants, so widen by one.
-          const segments = _overlapping(segmentsByDevice.get(deviceId) ?? [], plan.segmentRange.start - 1, plan.segmentRange.end + 1);
-          change = planTelemetrySegments({ deviceId, plan, segments });
-        }
-        return { deviceId, plan, change };
-      });
+      const plans = [...batches]
+        .sort(([a], [b]) => a - b)
+        .map(([deviceId, batch]) => {
+          const stored = pointsByDevice.get(deviceId) ?? [];
+          let earliest = Infinity;
+          let latest = -Infinity;
+          for (const point of batch) {
+            earliest = Math.min(earliest, point.time);
+            latest = Math.max(latest, point.time);
+          }
+          // From the last stored point before the batch through the first after it.
+          const from = Math.max(0, _firstIndex(stored, (point) => point.time >= earliest) - 1);
+          const through = _firstIndex(stored, (point) => point.time > latest);
+          const plan = planTelemetryWrite({
+            batch,
+            stored: stored.slice(from, through + 1),
+            lastReportedAt: devices.get(deviceId)!.lastReportedAt,
+          });
+          let change: SpanRederivation | null = null;
+          if (plan.segmentRange) {
+            // Every segment with startedAt ≤ end and endedAt ≥ start: integer instants, so widen by one.
+            const segments = _overlapping(segmentsByDevice.get(deviceId) ?? [], plan.segmentRange.start - 1, plan.segmentRange.end + 1);
+            change = planTelemetrySegments({ deviceId, plan, segments });
+          }
+          return { deviceId, plan, change };
+        });
 
       for (const { deviceId, plan, change } of plans) {
         if (!change) continue;
         pointsByDevice.set(deviceId, _mergeSorted(pointsByDevice.get(deviceId) ?? [], plan.writes));
         const removed = new Set(change.removed.map((segment) => segment.startedAt));
-        const next: StoredSegment[] = (segmentsByDevice.get(deviceId) ?? []).filter((segment) => segment.source !== 'telemetry' || !removed.has(segment.startedAt));
+        const next: StoredSegment[] = (segmentsByDevice.get(deviceId) ?? []).filter(
+          (segment) => segment.source !== 'telemetry' || !removed.has(segment.startedAt),
+        );
         for (const segment of change.added) next.push({ deviceId, ...segment, source: 'telemetry' });
         next.sort((a, b) => a.startedAt - b.startedAt);
         segmentsByDevice.set(deviceId, next);
@@ -287,7 +307,14 @@ function _memoryTelemetry(state: _MemoryState) {
         duplicates: plans.reduce((sum, { plan }) => sum + plan.duplicates, 0),
         devices: plans.map(({ deviceId, plan }) => {
           const device = devices.get(deviceId)!;
-          return { deviceId, imei: device.imei, timeZone: device.timeZone, lastReportedAt: device.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates };
+          return {
+            deviceId,
+            imei: device.imei,
+            timeZone: device.timeZone,
+            lastReportedAt: device.lastReportedAt,
+            accepted: plan.accepted,
+            duplicates: plan.duplicates,
+          };
         }),
       };
     },
@@ -353,7 +380,19 @@ function _memoryCredentials<Name extends string>(accounts: ReadonlyMap<number, A
       }
       return null;
     },
-    create({ accountId, fingerprint, label, expiresAt, now }: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): _Credential | null {
+    create({
+      accountId,
+      fingerprint,
+      label,
+      expiresAt,
+      now,
+    }: {
+      accountId: number;
+      fingerprint: string;
+      label: string | null;
+      expiresAt: number | null;
+      now: number;
+    }): _Credential | null {
       if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
       assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;

@@ -59,7 +59,11 @@ export interface FleetHoursStore {
    * everything after its start), ordered by `startedAt`. Without `start` / `end` the range is
    * unbounded on that side.
    */
-  listSegments(input: { readonly deviceId: number; readonly start?: EpochSeconds; readonly end?: EpochSeconds }): Promise<readonly EngineSegment[]>;
+  listSegments(input: {
+    readonly deviceId: number;
+    readonly start?: EpochSeconds;
+    readonly end?: EpochSeconds;
+  }): Promise<readonly EngineSegment[]>;
 
   /**
    * Optional capability: aggregation in the store. When present it MUST return, for each bucket
@@ -130,7 +134,10 @@ export interface FleetHoursStore {
    * database whatever the number of devices. Stores without it are served by the core one device
    * at a time.
    */
-  summarizeDeviceSegmentsMany?(input: { readonly deviceIds: readonly number[]; readonly now: EpochSeconds }): Promise<readonly SegmentSummary[]>;
+  summarizeDeviceSegmentsMany?(input: {
+    readonly deviceIds: readonly number[];
+    readonly now: EpochSeconds;
+  }): Promise<readonly SegmentSummary[]>;
 
   /**
    * Optional capability: the cheapest round trip to the backing database, for the readiness probe
@@ -264,5 +271,9 @@ export interface FleetHoursStore {
    * MUST return the device's stored telemetry points with `start ≤ time < end` (either side may be
    * open), one per second (D21), in time order.
    */
-  listTelemetryPoints(input: { readonly deviceId: number; readonly start?: EpochSeconds; readonly end?: EpochSeconds }): Promise<readonly TelemetryPoint[]>;
+  listTelemetryPoints(input: {
+    readonly deviceId: number;
+    readonly start?: EpochSeconds;
+    readonly end?: EpochSeconds;
+  }): Promise<readonly TelemetryPoint[]>;
 }

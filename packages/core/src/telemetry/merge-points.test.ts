@@ -39,7 +39,9 @@ describe('mergeSameSecond() (D21)', () => {
   });
 
   it('is commutative, associative and idempotent', () => {
-    const sameSecond = fc.tuple(pointArbitrary, pointArbitrary, pointArbitrary).map((points) => points.map((point) => ({ ...point, time: 3 })));
+    const sameSecond = fc
+      .tuple(pointArbitrary, pointArbitrary, pointArbitrary)
+      .map((points) => points.map((point) => ({ ...point, time: 3 })));
     fc.assert(
       fc.property(sameSecond, ([a, b, c]) => {
         expect(mergeSameSecond(a!, b!)).toEqual(mergeSameSecond(b!, a!));
@@ -63,16 +65,27 @@ describe('mergePoints() (D21)', () => {
   });
 
   it('counts a point below the stored one in both fields as a duplicate: it changes nothing', () => {
-    expect(mergePoints([on(60, 50)], [off(60, 10), on(60, 49.5)])).toMatchObject({ writes: [], outcomes: ['duplicate', 'duplicate'], accepted: 0, duplicates: 2 });
+    expect(mergePoints([on(60, 50)], [off(60, 10), on(60, 49.5)])).toMatchObject({
+      writes: [],
+      outcomes: ['duplicate', 'duplicate'],
+      accepted: 0,
+      duplicates: 2,
+    });
     // Ignition on over a stored "off" is a change even at a lower speed.
     expect(mergePoints([off(60, 50)], [on(60, 10)])).toMatchObject({ writes: [on(60, 50)], inserted: 0, outcomes: ['changed'] });
   });
 
   it('judges every point against the stored state before the batch, so the order inside a batch does not change the counts', () => {
-    for (const batch of [[on(5, 1), on(5, 9)], [on(5, 9), on(5, 1)]]) {
+    for (const batch of [
+      [on(5, 1), on(5, 9)],
+      [on(5, 9), on(5, 1)],
+    ]) {
       expect(mergePoints([], batch)).toEqual({ writes: [on(5, 9)], inserted: 1, outcomes: ['new', 'new'], accepted: 2, duplicates: 0 });
     }
-    for (const batch of [[on(5, 1), on(5, 9)], [on(5, 9), on(5, 1)]]) {
+    for (const batch of [
+      [on(5, 1), on(5, 9)],
+      [on(5, 9), on(5, 1)],
+    ]) {
       expect(mergePoints([on(5, 4)], batch)).toMatchObject({ writes: [on(5, 9)], inserted: 0, accepted: 1, duplicates: 1 });
     }
   });

@@ -52,11 +52,15 @@ describe('parseSegmentRecord() (D1)', () => {
     const error = errorOf(() => parseSegmentRecord({ started_at: 1_772_973_000, state: 'idle' }));
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe('Field started_at must be text, got 1772973000');
-    expect(errorOf(() => parseSegmentRecord({ started_at: '1970-01-01T00:00:00Z', state: true })).message).toBe('Field state must be text, got true');
+    expect(errorOf(() => parseSegmentRecord({ started_at: '1970-01-01T00:00:00Z', state: true })).message).toBe(
+      'Field state must be text, got true',
+    );
   });
 
   it('refuses an ended_at not after started_at', () => {
-    const error = errorOf(() => parseSegmentRecord({ started_at: '1970-01-01T00:01:00Z', ended_at: '1970-01-01T00:01:00Z', state: 'idle' }));
+    const error = errorOf(() =>
+      parseSegmentRecord({ started_at: '1970-01-01T00:01:00Z', ended_at: '1970-01-01T00:01:00Z', state: 'idle' }),
+    );
     expect(error).toBeInstanceOf(RangeError);
     expect(error.message).toBe('Field ended_at must be after started_at');
   });
@@ -72,7 +76,11 @@ describe('parseSegmentRecord() (D1)', () => {
 
 describe('parseTelemetryRecord() (D2)', () => {
   it('reads an NDJSON object with a boolean ignition and a numeric speed', () => {
-    expect(parseTelemetryRecord({ time: '1970-01-01T00:01:00Z', ignition: true, speed_kmh: 12.5 })).toEqual({ time: 60, ignition: true, speedKmh: 12.5 });
+    expect(parseTelemetryRecord({ time: '1970-01-01T00:01:00Z', ignition: true, speed_kmh: 12.5 })).toEqual({
+      time: 60,
+      ignition: true,
+      speedKmh: 12.5,
+    });
   });
 
   it('reads a CSV row: ignition true/false/1/0 in any case, speed as decimal text', () => {
@@ -93,7 +101,21 @@ describe('parseTelemetryRecord() (D2)', () => {
   });
 
   it('refuses a speed that is negative, missing or not plain decimal notation', () => {
-    for (const speed of ['-1', -1, '', '   ', 'fast', '0x10', '0b1', 'Infinity', Number.NaN, Number.POSITIVE_INFINITY, null, undefined, '5 km/h']) {
+    for (const speed of [
+      '-1',
+      -1,
+      '',
+      '   ',
+      'fast',
+      '0x10',
+      '0b1',
+      'Infinity',
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      null,
+      undefined,
+      '5 km/h',
+    ]) {
       const error = errorOf(() => parseTelemetryRecord({ time: '1970-01-01T00:00:00Z', ignition: 'true', speed_kmh: speed }));
       expect(error).toBeInstanceOf(RangeError);
       expect(error.message).toMatch(/^Field speed_kmh must be a number ≥ 0, got /);
@@ -108,13 +130,19 @@ describe('parseTelemetryRecord() (D2)', () => {
     expect(errorOf(() => parseTelemetryRecord({ time: 60, ignition: true, speed_kmh: 0 })).message).toBe('Field time must be text, got 60');
   });
 
-  it('refuses a time before 0001-01-02T00:00:00Z, the read API\'s first date, and a speed that is not finite (D37)', () => {
+  it("refuses a time before 0001-01-02T00:00:00Z, the read API's first date, and a speed that is not finite (D37)", () => {
     const early = errorOf(() => parseTelemetryRecord({ time: '0001-01-01T23:59:59Z', ignition: true, speed_kmh: 0 }));
     expect(early).toBeInstanceOf(RangeError);
-    expect(early.message).toBe('Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T23:59:59Z"');
-    expect(parseTelemetryRecord({ time: '0001-01-02T00:00:00Z', ignition: true, speed_kmh: 0 }).time).toBe(Date.parse('0001-01-02T00:00:00Z') / 1000);
+    expect(early.message).toBe(
+      'Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T23:59:59Z"',
+    );
+    expect(parseTelemetryRecord({ time: '0001-01-02T00:00:00Z', ignition: true, speed_kmh: 0 }).time).toBe(
+      Date.parse('0001-01-02T00:00:00Z') / 1000,
+    );
     for (const speed of ['1e400', JSON.parse('1e400') as number, Number.NEGATIVE_INFINITY, 'NaN']) {
-      expect(errorOf(() => parseTelemetryRecord({ time: '1970-01-01T00:00:00Z', ignition: 'true', speed_kmh: speed })).message).toMatch(/^Field speed_kmh must be a number ≥ 0, got /);
+      expect(errorOf(() => parseTelemetryRecord({ time: '1970-01-01T00:00:00Z', ignition: 'true', speed_kmh: speed })).message).toMatch(
+        /^Field speed_kmh must be a number ≥ 0, got /,
+      );
     }
   });
 });

@@ -42,9 +42,8 @@ const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 export function parseSegmentRecord(record: ImportRecord): SegmentInput {
   const startedAt = _instant(record, 'started_at');
   const rawEnd = _field(record, 'ended_at');
-  const endedAt = rawEnd === null || rawEnd === undefined || (typeof rawEnd === 'string' && rawEnd.trim() === '')
-    ? null
-    : _instant(record, 'ended_at');
+  const endedAt =
+    rawEnd === null || rawEnd === undefined || (typeof rawEnd === 'string' && rawEnd.trim() === '') ? null : _instant(record, 'ended_at');
   const state = _requiredText(record, 'state');
   if (state !== 'moving' && state !== 'idle') throw new RangeError(`Field state must be "moving" or "idle", got "${state}"`);
   if (endedAt !== null && endedAt <= startedAt) throw new RangeError('Field ended_at must be after started_at');
@@ -76,7 +75,8 @@ export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   else if (typeof rawIgnition === 'string' && /^(false|0)$/i.test(rawIgnition.trim())) ignition = false;
   else throw new TypeError(`Field ignition must be true or false, got ${JSON.stringify(rawIgnition)}`);
   const rawSpeed = _field(record, 'speed_kmh');
-  const speedKmh = typeof rawSpeed === 'number' ? rawSpeed : typeof rawSpeed === 'string' && DECIMAL.test(rawSpeed.trim()) ? Number(rawSpeed) : NaN;
+  const speedKmh =
+    typeof rawSpeed === 'number' ? rawSpeed : typeof rawSpeed === 'string' && DECIMAL.test(rawSpeed.trim()) ? Number(rawSpeed) : NaN;
   if (!Number.isFinite(speedKmh) || speedKmh < 0) {
     throw new RangeError(`Field speed_kmh must be a number ≥ 0, got ${JSON.stringify(rawSpeed)}`);
   }

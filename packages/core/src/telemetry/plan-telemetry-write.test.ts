@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TelemetryOverlapError } from '../errors/errors.js';
-import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, raiseLastReportedAt } from './plan-telemetry-write.js';
+import {
+  assertSourcesApart,
+  assertTelemetryPoints,
+  planTelemetrySegments,
+  planTelemetryWrite,
+  raiseLastReportedAt,
+} from './plan-telemetry-write.js';
 import { InvalidTelemetryPointError, type TelemetryPoint } from './telemetry-point.js';
 import { telemetryToSegments } from './telemetry-to-segments.js';
 import type { DeviceTelemetryPoint, SegmentInput } from '../types.js';
@@ -22,23 +28,31 @@ describe('assertTelemetryPoints() (D26)', () => {
       return null;
     })();
     expect(refusal).toBeInstanceOf(InvalidTelemetryPointError);
-    expect(refusal).toMatchObject({ field: 'time', index: 1, message: `time must be at most 300 s ahead of the server clock, got ${T0 + 301} (301 s ahead)` });
+    expect(refusal).toMatchObject({
+      field: 'time',
+      index: 1,
+      message: `time must be at most 300 s ahead of the server clock, got ${T0 + 301} (301 s ahead)`,
+    });
   });
 
   it('refuses a malformed point with a RangeError naming it, before any clock check', () => {
     expect(() => assertTelemetryPoints([point(T0 + 10_000), { ...point(T0), time: T0 + 0.5 }], { now: T0 })).toThrow(
       new RangeError(`points[1].time must be whole epoch seconds, got "${T0 + 0.5}"`),
     );
-    expect(() => assertTelemetryPoints([{ ...point(T0), speedKmh: -1 }], { now: T0 })).toThrow(new RangeError('points[0].speedKmh must be a number ≥ 0, got -1'));
+    expect(() => assertTelemetryPoints([{ ...point(T0), speedKmh: -1 }], { now: T0 })).toThrow(
+      new RangeError('points[0].speedKmh must be a number ≥ 0, got -1'),
+    );
     expect(() => assertTelemetryPoints([{ time: T0, ignition: true, speedKmh: 0 } as DeviceTelemetryPoint], { now: T0 })).toThrow(
       new RangeError('points[0] must name its device by deviceId or by imei, got neither'),
     );
     expect(() => assertTelemetryPoints([{ ...point(T0), imei: '1' } as unknown as DeviceTelemetryPoint], { now: T0 })).toThrow(/not both/);
-    expect(() => assertTelemetryPoints([point(T0)], { now: T0 * 1000 })).toThrow(/^now must be epoch seconds .* it looks like milliseconds/);
+    expect(() => assertTelemetryPoints([point(T0)], { now: T0 * 1000 })).toThrow(
+      /^now must be epoch seconds .* it looks like milliseconds/,
+    );
   });
 });
 
-describe('assertTelemetryPoints() at the wire\'s edges (D37)', () => {
+describe("assertTelemetryPoints() at the wire's edges (D37)", () => {
   const point = (time: number): DeviceTelemetryPoint => ({ deviceId: 1, time, ignition: true, speedKmh: 0 });
   const refusalOf = (points: readonly DeviceTelemetryPoint[]) => {
     try {
@@ -49,7 +63,7 @@ describe('assertTelemetryPoints() at the wire\'s edges (D37)', () => {
     return null;
   };
 
-  it('refuses a point before 0001-01-02T00:00:00Z, the read API\'s first date, naming time and its index, whoever writes it', () => {
+  it("refuses a point before 0001-01-02T00:00:00Z, the read API's first date, naming time and its index, whoever writes it", () => {
     const first = Date.parse('0001-01-02T00:00:00Z') / 1000;
     expect(refusalOf([point(T0), point(first)])).toBeNull();
     const refusal = refusalOf([point(T0), point(first - 1)]);
@@ -62,7 +76,9 @@ describe('assertTelemetryPoints() at the wire\'s edges (D37)', () => {
   });
 
   it('refuses a non-finite speed and an imei PostgreSQL cannot store with a RangeError naming the point', () => {
-    expect(refusalOf([{ ...point(T0), speedKmh: Number.POSITIVE_INFINITY }])).toEqual(new RangeError('points[0].speedKmh must be a number ≥ 0, got Infinity'));
+    expect(refusalOf([{ ...point(T0), speedKmh: Number.POSITIVE_INFINITY }])).toEqual(
+      new RangeError('points[0].speedKmh must be a number ≥ 0, got Infinity'),
+    );
     expect(refusalOf([{ ...point(T0), speedKmh: Number.NaN }])).toEqual(new RangeError('points[0].speedKmh must be a number ≥ 0, got NaN'));
     const byImei = (imei: string): DeviceTelemetryPoint => ({ imei, time: T0, ignition: true, speedKmh: 0 });
     expect(refusalOf([byImei('35630704'), byImei('3563\u00000704')])).toEqual(
@@ -93,7 +109,11 @@ describe('planTelemetryWrite() and planTelemetrySegments() (D20–D23)', () => {
   });
 
   it('applied write after write, as a store does, keeps the segments equal to those of all points (D20)', () => {
-    const pointArbitrary = fc.record({ time: fc.integer({ min: T0, max: T0 + 3000 }), ignition: fc.boolean(), speedKmh: fc.constantFrom(0, 4, 5, 30) });
+    const pointArbitrary = fc.record({
+      time: fc.integer({ min: T0, max: T0 + 3000 }),
+      ignition: fc.boolean(),
+      speedKmh: fc.constantFrom(0, 4, 5, 30),
+    });
     fc.assert(
       fc.property(fc.array(fc.array(pointArbitrary, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 8 }), (batches) => {
         let points: TelemetryPoint[] = [];
@@ -105,12 +125,18 @@ describe('planTelemetryWrite() and planTelemetrySegments() (D20–D23)', () => {
           if (!plan.segmentRange) continue;
           const { start, end } = plan.segmentRange;
           const touching = segments.filter((segment) => segment.startedAt <= end && segment.endedAt! >= start);
-          const change = planTelemetrySegments({ deviceId: 1, plan, segments: touching.map((segment) => ({ ...segment, source: 'telemetry' as const })) });
+          const change = planTelemetrySegments({
+            deviceId: 1,
+            plan,
+            segments: touching.map((segment) => ({ ...segment, source: 'telemetry' as const })),
+          });
           const written = new Map(points.map((point) => [point.time, point]));
           for (const point of plan.writes) written.set(point.time, point);
           points = [...written.values()].sort((a, b) => a.time - b.time);
           const removed = new Set(change.removed.map((segment) => segment.startedAt));
-          segments = [...segments.filter((segment) => !removed.has(segment.startedAt)), ...change.added].sort((a, b) => a.startedAt - b.startedAt);
+          segments = [...segments.filter((segment) => !removed.has(segment.startedAt)), ...change.added].sort(
+            (a, b) => a.startedAt - b.startedAt,
+          );
         }
         const all = batches.flat();
         expect(segments).toEqual(telemetryToSegments(all));
@@ -128,7 +154,9 @@ describe('planTelemetryWrite() and planTelemetrySegments() (D20–D23)', () => {
     );
     // Touching is not overlapping.
     const touching = { ...imported, startedAt: T0 + 400 };
-    expect(planTelemetrySegments({ deviceId: 7, plan, segments: [touching] }).added).toEqual([{ startedAt: T0 + 100, endedAt: T0 + 400, state: 'idle' }]);
+    expect(planTelemetrySegments({ deviceId: 7, plan, segments: [touching] }).added).toEqual([
+      { startedAt: T0 + 100, endedAt: T0 + 400, state: 'idle' },
+    ]);
   });
 
   it('ignores segments outside the segment range, so a store may read a wider range (D20)', () => {
@@ -158,9 +186,11 @@ describe('assertSourcesApart() (D23)', () => {
   it('names the first instant both lists cover, found second by second', () => {
     fc.assert(
       fc.property(listArbitrary, listArbitrary, (incoming, other) => {
-        const covers = (list: readonly SegmentInput[], second: number) => list.some((segment) => segment.startedAt <= second && second < (segment.endedAt ?? Infinity));
+        const covers = (list: readonly SegmentInput[], second: number) =>
+          list.some((segment) => segment.startedAt <= second && second < (segment.endedAt ?? Infinity));
         let expected: number | null = null;
-        for (let second = 0; second < 1000 && expected === null; second += 1) if (covers(incoming, second) && covers(other, second)) expected = second;
+        for (let second = 0; second < 1000 && expected === null; second += 1)
+          if (covers(incoming, second) && covers(other, second)) expected = second;
         let instant: number | null = null;
         try {
           assertSourcesApart({ deviceId: 1, written: 'import', incoming, other });
@@ -176,7 +206,12 @@ describe('assertSourcesApart() (D23)', () => {
 
   it('says which write was refused, naming the device and the instant in UTC', () => {
     expect(() =>
-      assertSourcesApart({ deviceId: 3, written: 'import', incoming: [{ startedAt: T0, endedAt: null, state: 'idle' }], other: [{ startedAt: T0 + 60, endedAt: T0 + 120, state: 'moving' }] }),
+      assertSourcesApart({
+        deviceId: 3,
+        written: 'import',
+        incoming: [{ startedAt: T0, endedAt: null, state: 'idle' }],
+        other: [{ startedAt: T0 + 60, endedAt: T0 + 120, state: 'moving' }],
+      }),
     ).toThrow('Device 3: the import would overlap segments derived from telemetry at "2026-01-01T00:01:00Z": nothing was written');
   });
 });

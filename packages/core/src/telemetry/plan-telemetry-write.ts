@@ -35,12 +35,18 @@ export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], o
   points.forEach((point, index) => {
     const byId = point.deviceId !== undefined;
     const byImei = point.imei !== undefined;
-    if (byId === byImei) throw new RangeError(`points[${index}] must name its device by deviceId or by imei, ${byId ? 'not both' : 'got neither'}`);
-    if (byImei && typeof point.imei !== 'string') throw new RangeError(`points[${index}].imei must be a string, got ${showValue((point as { imei: unknown }).imei)}`);
+    if (byId === byImei)
+      throw new RangeError(`points[${index}] must name its device by deviceId or by imei, ${byId ? 'not both' : 'got neither'}`);
+    if (byImei && typeof point.imei !== 'string')
+      throw new RangeError(`points[${index}].imei must be a string, got ${showValue((point as { imei: unknown }).imei)}`);
     // D37: PostgreSQL cannot store a NUL, and an unpaired surrogate is not text.
-    if (byImei && !isStorableText(point.imei!)) throw new RangeError(`points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${showValue(point.imei)}`);
+    if (byImei && !isStorableText(point.imei!))
+      throw new RangeError(
+        `points[${index}].imei must be text without NUL characters or unpaired surrogates, got ${showValue(point.imei)}`,
+      );
     assertEpochSeconds(`points[${index}].time`, point.time);
-    if (typeof point.ignition !== 'boolean') throw new RangeError(`points[${index}].ignition must be true or false, got ${showValue(point.ignition)}`);
+    if (typeof point.ignition !== 'boolean')
+      throw new RangeError(`points[${index}].ignition must be true or false, got ${showValue(point.ignition)}`);
     if (typeof point.speedKmh !== 'number' || !Number.isFinite(point.speedKmh) || point.speedKmh < 0) {
       throw new RangeError(`points[${index}].speedKmh must be a number ≥ 0, got ${showValue(point.speedKmh)}`);
     }
@@ -117,14 +123,19 @@ export interface TelemetryWritePlan extends Pick<PointMerge, 'writes' | 'inserte
  * ```
  */
 export function planTelemetryWrite(
-  input: { readonly batch: readonly TelemetryPoint[]; readonly stored: readonly TelemetryPoint[]; readonly lastReportedAt: EpochSeconds | null },
+  input: {
+    readonly batch: readonly TelemetryPoint[];
+    readonly stored: readonly TelemetryPoint[];
+    readonly lastReportedAt: EpochSeconds | null;
+  },
   options: Omit<TelemetryOptions, 'tail'> = {},
 ): TelemetryWritePlan {
   const merge = mergePoints(input.stored, input.batch);
   const { writes, inserted, accepted, duplicates } = merge;
   const storedTimes = input.stored.map((point) => point.time).sort((a, b) => a - b);
   const span = rederivationSpan({ written: writes.map((point) => point.time), storedTimes });
-  if (!span) return { writes, inserted, accepted, duplicates, span, spanPoints: [], segmentRange: null, lastReportedAt: input.lastReportedAt };
+  if (!span)
+    return { writes, inserted, accepted, duplicates, span, spanPoints: [], segmentRange: null, lastReportedAt: input.lastReportedAt };
 
   const after = new Map<number, TelemetryPoint>();
   for (const point of input.stored) after.set(point.time, point);

@@ -48,7 +48,8 @@ class TestStore {
     if (!span) return { merge, span, result: null };
 
     const inSpan = (time: number) => time >= span.firstPoint && (span.lastPoint === null || time <= span.lastPoint);
-    const touches = (segment: SegmentInput) => segment.endedAt! >= span.firstPoint && (span.lastPoint === null || segment.startedAt <= span.lastPoint);
+    const touches = (segment: SegmentInput) =>
+      segment.endedAt! >= span.firstPoint && (span.lastPoint === null || segment.startedAt <= span.lastPoint);
     const result = rederiveSpan(
       { span, points: [...this.points.values()].filter((point) => inSpan(point.time)), segments: this.segments.filter(touches) },
       this.options,
@@ -126,7 +127,12 @@ describe('rederiveSpan() (D20, D22)', () => {
   it('adds a point at the very start, before every stored point', () => {
     const store = storeWith([on(100, 0), on(200, 0)]);
     expect(store.write([on(0, 0)]).result).toMatchObject({ start: 0, end: 100, segments: [idle(0, 500)], removed: [idle(100, 500)] });
-    expect(store.write([on(-1000, 50)]).result).toMatchObject({ start: -1000, end: 0, segments: [moving(-1000, -700), idle(0, 500)], added: [moving(-1000, -700)] });
+    expect(store.write([on(-1000, 50)]).result).toMatchObject({
+      start: -1000,
+      end: 0,
+      segments: [moving(-1000, -700), idle(0, 500)],
+      added: [moving(-1000, -700)],
+    });
     // An ignition-off point at the start covers nothing: nothing changes.
     expect(store.write([off(-2000)]).result).toMatchObject({ start: -2000, end: -1000, removed: [], added: [] });
     expect(store.segments).toEqual(telemetryToSegments(store.all()));
@@ -136,13 +142,22 @@ describe('rederiveSpan() (D20, D22)', () => {
     const store = storeWith([on(0, 0)]);
     expect(store.segments).toEqual([idle(0, 300)]);
     expect(store.write([on(100, 0)]).result).toMatchObject({ start: 0, end: 400, segments: [idle(0, 400)] });
-    expect(store.write([on(1000, 50)]).result).toMatchObject({ start: 100, end: 1300, segments: [idle(0, 400), moving(1000, 1300)], added: [moving(1000, 1300)] });
+    expect(store.write([on(1000, 50)]).result).toMatchObject({
+      start: 100,
+      end: 1300,
+      segments: [idle(0, 400), moving(1000, 1300)],
+      added: [moving(1000, 1300)],
+    });
     expect(store.segments).toEqual([idle(0, 400), moving(1000, 1300)]);
   });
 
   it('lowers the provisional tail when a late report inside it says the engine went off (D22)', () => {
     const store = storeWith([on(0, 50)]);
-    expect(store.write([off(100)]).result).toMatchObject({ segments: [moving(0, 100)], removed: [moving(0, 300)], added: [moving(0, 100)] });
+    expect(store.write([off(100)]).result).toMatchObject({
+      segments: [moving(0, 100)],
+      removed: [moving(0, 300)],
+      added: [moving(0, 100)],
+    });
   });
 
   it('keeps a segment that only touches the span edge, and joins one that continues in the same state', () => {
@@ -176,7 +191,11 @@ describe('rederiveSpan() (D20, D22)', () => {
     const store = storeWith([on(100, 0), on(200, 0)]);
     const { span, result } = store.write([on(0, 50), on(150, 50), on(250, 50)]);
     expect(span).toEqual({ firstPoint: 0, lastPoint: null });
-    expect(result).toMatchObject({ start: 0, end: 550, segments: [moving(0, 100), idle(100, 150), moving(150, 200), idle(200, 250), moving(250, 550)] });
+    expect(result).toMatchObject({
+      start: 0,
+      end: 550,
+      segments: [moving(0, 100), idle(100, 150), moving(150, 200), idle(200, 250), moving(250, 550)],
+    });
   });
 
   it('takes the thresholds of D2 as options and ends the tail at the newest point plus the cap', () => {
@@ -189,10 +208,16 @@ describe('rederiveSpan() (D20, D22)', () => {
   it('refuses input that breaks its contract', () => {
     const span = { firstPoint: 100, lastPoint: 200 };
     const points = [on(100, 0), on(200, 0)];
-    expect(() => rederiveSpan({ span, points: [...points, on(300, 0)], segments: [] })).toThrow('Point at 300 lies outside the span 100–200');
+    expect(() => rederiveSpan({ span, points: [...points, on(300, 0)], segments: [] })).toThrow(
+      'Point at 300 lies outside the span 100–200',
+    );
     expect(() => rederiveSpan({ span, points: [on(50, 0), ...points], segments: [] })).toThrow(RangeError);
-    expect(() => rederiveSpan({ span, points: [on(200, 0)], segments: [] })).toThrow('The point at firstPoint 100 is missing from the points');
-    expect(() => rederiveSpan({ span, points: [on(100, 0)], segments: [] })).toThrow('The point at lastPoint 200 is missing from the points');
+    expect(() => rederiveSpan({ span, points: [on(200, 0)], segments: [] })).toThrow(
+      'The point at firstPoint 100 is missing from the points',
+    );
+    expect(() => rederiveSpan({ span, points: [on(100, 0)], segments: [] })).toThrow(
+      'The point at lastPoint 200 is missing from the points',
+    );
     expect(() => rederiveSpan({ span: { firstPoint: 100, lastPoint: null }, points: [on(100, 0)], segments: [idle(0, 50)] })).toThrow(
       'Segment 0–50 neither overlaps nor touches the span 100–tail',
     );

@@ -151,7 +151,8 @@ export function rederiveSpan(input: RederiveSpanInput, options: Omit<TelemetryOp
       throw new RangeError(`Segment ${segment.startedAt}–${segment.endedAt} neither overlaps nor touches the span ${_describe(span)}`);
     }
     // What lies outside [start, end) was derived from points outside the span and stays.
-    if (segment.startedAt < start) pieces.push({ startedAt: segment.startedAt, endedAt: Math.min(segment.endedAt, start), state: segment.state });
+    if (segment.startedAt < start)
+      pieces.push({ startedAt: segment.startedAt, endedAt: Math.min(segment.endedAt, start), state: segment.state });
     if (segment.endedAt > end) pieces.push({ startedAt: Math.max(segment.startedAt, end), endedAt: segment.endedAt, state: segment.state });
   }
   for (const segment of derived) pieces.push({ startedAt: segment.startedAt, endedAt: segment.endedAt!, state: segment.state });

@@ -1,4 +1,12 @@
-import { aheadMessage, EARLIEST_POINT_TIME, LATEST_POINT_TIME, MAX_AHEAD_SECONDS, outOfRangeMessage, secondsAhead, showValue } from './telemetry-clock.js';
+import {
+  aheadMessage,
+  EARLIEST_POINT_TIME,
+  LATEST_POINT_TIME,
+  MAX_AHEAD_SECONDS,
+  outOfRangeMessage,
+  secondsAhead,
+  showValue,
+} from './telemetry-clock.js';
 import { parseInstant } from '../time/parse-instant.js';
 
 /**
@@ -55,6 +63,7 @@ export class InvalidTelemetryPointError extends Error {
 }
 
 /** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL cannot store (D37). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is what this pattern is for (D37).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -136,7 +145,10 @@ function _time(value: unknown): number {
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) {
-      throw new InvalidTelemetryPointError('time', `time must be an ISO 8601 instant with an offset or epoch seconds, got ${showValue(value)}`);
+      throw new InvalidTelemetryPointError(
+        'time',
+        `time must be an ISO 8601 instant with an offset or epoch seconds, got ${showValue(value)}`,
+      );
     }
     return Math.floor(value) + 0;
   }

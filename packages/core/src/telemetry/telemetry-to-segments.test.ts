@@ -143,7 +143,9 @@ describe('telemetryToSegments() (D2, D21, D22)', () => {
   it('equals a second-by-second walk of D2, D21 and D22 on random telemetry and thresholds', () => {
     fc.assert(
       fc.property(fc.array(pointArbitrary, { maxLength: 30 }), fc.option(optionsArbitrary, { nil: undefined }), (points, options) => {
-        expect(telemetryToSegments(points, options)).toEqual(oracleSegments(points, options ?? { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' }));
+        expect(telemetryToSegments(points, options)).toEqual(
+          oracleSegments(points, options ?? { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' }),
+        );
       }),
       { numRuns: 300 },
     );
@@ -151,9 +153,14 @@ describe('telemetryToSegments() (D2, D21, D22)', () => {
 
   it('depends only on the set of points, never on their order (D20)', () => {
     fc.assert(
-      fc.property(fc.array(pointArbitrary, { maxLength: 30 }).chain((points) => fc.tuple(fc.constant(points), fc.shuffledSubarray(points, { minLength: points.length }))), ([points, shuffled]) => {
-        expect(telemetryToSegments(shuffled)).toEqual(telemetryToSegments(points));
-      }),
+      fc.property(
+        fc
+          .array(pointArbitrary, { maxLength: 30 })
+          .chain((points) => fc.tuple(fc.constant(points), fc.shuffledSubarray(points, { minLength: points.length }))),
+        ([points, shuffled]) => {
+          expect(telemetryToSegments(shuffled)).toEqual(telemetryToSegments(points));
+        },
+      ),
       { numRuns: 200 },
     );
   });

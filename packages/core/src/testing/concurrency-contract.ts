@@ -31,7 +31,10 @@ const DEVICES = 3;
 /** One write, as a client would send it. */
 type Delivery =
   /** A batch of points of any of the devices, each named by id or by IMEI. */
-  | { readonly kind: 'batch'; readonly points: readonly { readonly device: number; readonly byImei: boolean; readonly point: TelemetryPoint }[] }
+  | {
+      readonly kind: 'batch';
+      readonly points: readonly { readonly device: number; readonly byImei: boolean; readonly point: TelemetryPoint }[];
+    }
   /** One position of one device, by IMEI (a Traccar forward, an OsmAnd report). */
   | { readonly kind: 'position'; readonly device: number; readonly point: TelemetryPoint }
   /** Closed segments of one device, imported, a day before its telemetry (D23 keeps sources apart). */
@@ -47,7 +50,16 @@ const pointArbitrary = fc.record({
 const deviceArbitrary = fc.integer({ min: 0, max: DEVICES - 1 });
 
 const deliveryArbitrary: fc.Arbitrary<Delivery> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('batch' as const), points: fc.array(fc.record({ device: deviceArbitrary, byImei: fc.boolean(), point: pointArbitrary }), { minLength: 1, maxLength: 40 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('batch' as const),
+      points: fc.array(fc.record({ device: deviceArbitrary, byImei: fc.boolean(), point: pointArbitrary }), {
+        minLength: 1,
+        maxLength: 40,
+      }),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('position' as const), device: deviceArbitrary, point: pointArbitrary }) },
   {
     weight: 1,
@@ -56,9 +68,13 @@ const deliveryArbitrary: fc.Arbitrary<Delivery> = fc.oneof(
       device: deviceArbitrary,
       // Closed segments on a grid of 10 minutes a day before the telemetry, each slot's segment
       // always the same: two imports never overlap, and importing a segment again changes nothing (D1).
-      segments: fc
-        .uniqueArray(fc.integer({ min: 0, max: 143 }), { minLength: 1, maxLength: 4 })
-        .map((slots) => slots.map((slot) => ({ startedAt: BASE - 86_400 + slot * 600, endedAt: BASE - 86_400 + slot * 600 + 1 + ((slot * 37) % 599), state: slot % 2 === 0 ? ('moving' as const) : ('idle' as const) }))),
+      segments: fc.uniqueArray(fc.integer({ min: 0, max: 143 }), { minLength: 1, maxLength: 4 }).map((slots) =>
+        slots.map((slot) => ({
+          startedAt: BASE - 86_400 + slot * 600,
+          endedAt: BASE - 86_400 + slot * 600 + 1 + ((slot * 37) % 599),
+          state: slot % 2 === 0 ? ('moving' as const) : ('idle' as const),
+        })),
+      ),
     }),
   },
 );
@@ -81,15 +97,29 @@ export function describeConcurrencyContract(current: () => FleetHoursStore): voi
   let imeis = 0;
   const newDevices = async (store: FleetHoursStore, accountId: number) =>
     Promise.all(
-      ZONES.map(async (timeZone) => (await store.createDevice({ accountId, name: `Truck ${++imeis}`, imei: `86${String(imeis).padStart(13, '0')}`, model: 'FMB920', timeZone }))!),
+      ZONES.map(
+        async (timeZone) =>
+          (await store.createDevice({
+            accountId,
+            name: `Truck ${++imeis}`,
+            imei: `86${String(imeis).padStart(13, '0')}`,
+            model: 'FMB920',
+            timeZone,
+          }))!,
+      ),
     );
 
   /** Sends one delivery to `devices` (the store's answer is ignored: only the state is compared). */
   const deliver = async (store: FleetHoursStore, accountId: number, devices: readonly Device[], delivery: Delivery): Promise<void> => {
-    const named = (device: Device, byImei: boolean, point: TelemetryPoint): DeviceTelemetryPoint => (byImei ? { imei: device.imei, ...point } : { deviceId: device.id, ...point });
+    const named = (device: Device, byImei: boolean, point: TelemetryPoint): DeviceTelemetryPoint =>
+      byImei ? { imei: device.imei, ...point } : { deviceId: device.id, ...point };
     switch (delivery.kind) {
       case 'batch':
-        await store.writeTelemetry({ accountId, points: delivery.points.map(({ device, byImei, point }) => named(devices[device]!, byImei, point)), now: LATER });
+        await store.writeTelemetry({
+          accountId,
+          points: delivery.points.map(({ device, byImei, point }) => named(devices[device]!, byImei, point)),
+          now: LATER,
+        });
         return;
       case 'position':
         await store.writeTelemetry({ accountId, points: [named(devices[delivery.device]!, true, delivery.point)], now: LATER });
@@ -148,14 +178,24 @@ export function describeConcurrencyContract(current: () => FleetHoursStore): voi
 
             // And both as the oracles say: the points merged by second (D21), their segments (D2) beside the imported ones.
             const sent = run.flatMap((delivery) =>
-              delivery.kind === 'batch' ? delivery.points.filter(({ device }) => device === index).map(({ point }) => point) : delivery.kind === 'position' && delivery.device === index ? [delivery.point] : [],
+              delivery.kind === 'batch'
+                ? delivery.points.filter(({ device }) => device === index).map(({ point }) => point)
+                : delivery.kind === 'position' && delivery.device === index
+                  ? [delivery.point]
+                  : [],
             );
             const imported = new Map<number, SegmentInput>();
-            for (const delivery of run) if (delivery.kind === 'import' && delivery.device === index) for (const segment of delivery.segments) imported.set(segment.startedAt, segment);
+            for (const delivery of run)
+              if (delivery.kind === 'import' && delivery.device === index)
+                for (const segment of delivery.segments) imported.set(segment.startedAt, segment);
             expect(concurrent.points).toEqual(oracleMergedPoints(sent));
             const segments = [...imported.values(), ...oracleSegments(sent, RULES)].sort((a, b) => a.startedAt - b.startedAt);
             expect(concurrent.segments).toEqual(segments);
-            const newest = Math.max(-Infinity, ...sent.map((point) => point.time), ...[...imported.values()].map((segment) => segment.endedAt!));
+            const newest = Math.max(
+              -Infinity,
+              ...sent.map((point) => point.time),
+              ...[...imported.values()].map((segment) => segment.endedAt!),
+            );
             expect(concurrent.lastReportedAt).toBe(newest === -Infinity ? null : newest);
           }
         }),

@@ -102,7 +102,9 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
         // Batches in time order; the last segment open first when it is to be closed by a later import.
         const segments = scenario.segments;
         const openFirst = scenario.lastOpen || scenario.closeLater;
-        const written = segments.map((segment, index) => (openFirst && index === segments.length - 1 ? { ...segment, endedAt: null } : segment));
+        const written = segments.map((segment, index) =>
+          openFirst && index === segments.length - 1 ? { ...segment, endedAt: null } : segment,
+        );
         const size = Math.ceil(written.length / scenario.batches);
         for (let offset = 0; offset < written.length; offset += size) {
           await store.importSegments({ deviceId: device.id, segments: written.slice(offset, offset + size) });
@@ -121,7 +123,9 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
         const stored = await store.listSegments({ deviceId: device.id });
         const { now } = scenario;
         const fleetHours = createFleetHours({ store, now: () => now * 1000 + 999 });
-        const nowDate = Temporal.Instant.fromEpochMilliseconds(now * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+        const nowDate = Temporal.Instant.fromEpochMilliseconds(now * 1000)
+          .toZonedDateTimeISO(timeZone)
+          .toPlainDate();
         const from = nowDate.subtract({ days: scenario.fromDays + scenario.spanDays });
         const to = scenario.toGiven ? nowDate.subtract({ days: scenario.fromDays }) : undefined;
         const query = { accountId: account.id, deviceId: device.id, from, ...(to ? { to } : {}) };
@@ -133,19 +137,29 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
         const meter = (await fleetHours.meter({ accountId: account.id, deviceId: device.id }))!;
 
         // The raw path: every segment over the oracle's day boundaries, capped at now (P1: nothing after now counts).
-        const boundaries = [window.start, ...window.dates.slice(1).map((date) => Math.min(intlStartOfDay(date, timeZone), window.end)), window.end].map(
-          (boundary) => Math.min(boundary, now),
-        );
+        const boundaries = [
+          window.start,
+          ...window.dates.slice(1).map((date) => Math.min(intlStartOfDay(date, timeZone), window.end)),
+          window.end,
+        ].map((boundary) => Math.min(boundary, now));
         const raw = sumSegmentsByBucket(stored, boundaries, now);
         expect(daily.days.map((day) => ({ movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }))).toEqual(raw);
         const rawTotal = sumSegmentsByBucket(stored, [boundaries[0]!, boundaries[boundaries.length - 1]!], now)[0]!;
         expect({ movingSeconds: hours.movingSeconds, idleSeconds: hours.idleSeconds }).toEqual(rawTotal);
         const rawMeter = summarizeSegments(stored, now);
-        expect({ movingSeconds: meter.movingSeconds, idleSeconds: meter.idleSeconds }).toEqual({ movingSeconds: rawMeter.movingSeconds, idleSeconds: rawMeter.idleSeconds });
+        expect({ movingSeconds: meter.movingSeconds, idleSeconds: meter.idleSeconds }).toEqual({
+          movingSeconds: rawMeter.movingSeconds,
+          idleSeconds: rawMeter.idleSeconds,
+        });
 
         // The oracle: minute by minute in Intl's calendar, segments cut at now.
         const cut = stored.map((segment) => ({ ...segment, endedAt: Math.min(segment.endedAt ?? now, now) }));
-        const oracle = oracleDailySeconds(cut, { dates: window.dates, start: window.start, end: Math.max(window.start, Math.min(window.end, now)) }, now, timeZone);
+        const oracle = oracleDailySeconds(
+          cut,
+          { dates: window.dates, start: window.start, end: Math.max(window.start, Math.min(window.end, now)) },
+          now,
+          timeZone,
+        );
         expect(daily.days.map((day) => ({ date: day.date, movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }))).toEqual(
           window.dates.map((date) => ({ date, ...oracle.get(date)! })),
         );
@@ -155,48 +169,57 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
   });
 
   const offered = context.offers('sumSegmentSeconds') && context.offers('summarizeDeviceSegments');
-  const title = 'D27: sumSegmentSeconds() and summarizeDeviceSegments() equal the raw path for any boundaries and now, before and after a zone change';
-  it.skipIf(!offered)(offered ? title : `${title} (skipped: the store offers no aggregation; the core's fallback is the raw path itself)`, async () => {
-    let round = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        scenarioArbitrary,
-        fc.array(fc.integer({ min: -2 * DAY, max: 6 * DAY }), { minLength: 2, maxLength: 12 }),
-        fc.integer({ min: -DAY, max: 5 * DAY }),
-        async (scenario, offsets, nowOffset) => {
-          const store = context.store();
-          round += 1;
-          const account = await store.createAccount({ name: `D27 direct ${round}`, plan: 'business', now: scenario.first });
-          const device = (await store.createDevice({
-            accountId: account.id,
-            name: 'd',
-            imei: `d27-direct-${round}-${scenario.first}`,
-            model: 'm',
-            timeZone: scenario.day.timeZone,
-          }))!;
-          const written = scenario.segments.map((segment, index) =>
-            scenario.lastOpen && index === scenario.segments.length - 1 ? { ...segment, endedAt: null } : segment,
-          );
-          await store.importSegments({ deviceId: device.id, segments: written });
-          const boundaries = offsets.map((offset) => scenario.first + offset).sort((a, b) => a - b);
-          // Day boundaries of the device's zone too, so that whole stored days are asked for.
-          const dayStarts = Array.from({ length: 7 }, (_, index) => startOfDayNear(scenario.first + (index - 1) * DAY, scenario.day.timeZone));
-          const now = scenario.first + nowOffset;
-          for (const zoneChange of [undefined, scenario.newZone]) {
-            if (zoneChange !== undefined) await store.updateDevice({ deviceId: device.id, changes: { timeZone: zoneChange } });
-            const stored = await store.listSegments({ deviceId: device.id });
-            for (const asked of [boundaries, [...new Set(dayStarts)].sort((a, b) => a - b)]) {
-              expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries: asked, now })).toEqual(sumSegmentsByBucket(stored, asked, now));
+  const title =
+    'D27: sumSegmentSeconds() and summarizeDeviceSegments() equal the raw path for any boundaries and now, before and after a zone change';
+  it.skipIf(!offered)(
+    offered ? title : `${title} (skipped: the store offers no aggregation; the core's fallback is the raw path itself)`,
+    async () => {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          scenarioArbitrary,
+          fc.array(fc.integer({ min: -2 * DAY, max: 6 * DAY }), { minLength: 2, maxLength: 12 }),
+          fc.integer({ min: -DAY, max: 5 * DAY }),
+          async (scenario, offsets, nowOffset) => {
+            const store = context.store();
+            round += 1;
+            const account = await store.createAccount({ name: `D27 direct ${round}`, plan: 'business', now: scenario.first });
+            const device = (await store.createDevice({
+              accountId: account.id,
+              name: 'd',
+              imei: `d27-direct-${round}-${scenario.first}`,
+              model: 'm',
+              timeZone: scenario.day.timeZone,
+            }))!;
+            const written = scenario.segments.map((segment, index) =>
+              scenario.lastOpen && index === scenario.segments.length - 1 ? { ...segment, endedAt: null } : segment,
+            );
+            await store.importSegments({ deviceId: device.id, segments: written });
+            const boundaries = offsets.map((offset) => scenario.first + offset).sort((a, b) => a - b);
+            // Day boundaries of the device's zone too, so that whole stored days are asked for.
+            const dayStarts = Array.from({ length: 7 }, (_, index) =>
+              startOfDayNear(scenario.first + (index - 1) * DAY, scenario.day.timeZone),
+            );
+            const now = scenario.first + nowOffset;
+            for (const zoneChange of [undefined, scenario.newZone]) {
+              if (zoneChange !== undefined) await store.updateDevice({ deviceId: device.id, changes: { timeZone: zoneChange } });
+              const stored = await store.listSegments({ deviceId: device.id });
+              for (const asked of [boundaries, [...new Set(dayStarts)].sort((a, b) => a - b)]) {
+                expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries: asked, now })).toEqual(
+                  sumSegmentsByBucket(stored, asked, now),
+                );
+              }
+              expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now })).toEqual(summarizeSegments(stored, now));
             }
-            expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now })).toEqual(summarizeSegments(stored, now));
-          }
-        },
-      ),
-      { numRuns: 40 },
-    );
-  });
+          },
+        ),
+        { numRuns: 40 },
+      );
+    },
+  );
 
-  const namedTitle = 'D27: the day that holds now is its row less what comes after now (a live tail, a segment ahead), and only when the window ends at now';
+  const namedTitle =
+    'D27: the day that holds now is its row less what comes after now (a live tail, a segment ahead), and only when the window ends at now';
   it.skipIf(!offered)(offered ? namedTitle : `${namedTitle} (skipped: the store offers no aggregation)`, async () => {
     const store = context.store();
     const account = await store.createAccount({ name: 'D27 named', plan: 'business', now: 0 });
@@ -221,7 +244,9 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
       [day - DAY, day + 6 * HOUR], // ends before now inside today's row: counted to its end
       [day + 2 * HOUR, now], // starts inside today's row
     ]) {
-      expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries, now }), JSON.stringify(boundaries)).toEqual(sumSegmentsByBucket(stored, boundaries, now));
+      expect(await store.sumSegmentSeconds!({ deviceId: device.id, boundaries, now }), JSON.stringify(boundaries)).toEqual(
+        sumSegmentsByBucket(stored, boundaries, now),
+      );
     }
     expect(sumSegmentsByBucket(stored, [day - DAY, day + 6 * HOUR], now)).toEqual([{ movingSeconds: 5 * HOUR, idleSeconds: 3 * HOUR }]);
     expect(sumSegmentsByBucket(stored, [day - DAY, now], now)).toEqual([{ movingSeconds: 9 * HOUR, idleSeconds: 4 * HOUR }]);
@@ -230,5 +255,9 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
 
 /** The start of the local day at an instant, from Temporal (a different path from the core's cached offsets). */
 function startOfDayNear(instant: number, timeZone: string): number {
-  return Temporal.Instant.fromEpochMilliseconds(instant * 1000).toZonedDateTimeISO(timeZone).startOfDay().epochMilliseconds / 1000;
+  return (
+    Temporal.Instant.fromEpochMilliseconds(instant * 1000)
+      .toZonedDateTimeISO(timeZone)
+      .startOfDay().epochMilliseconds / 1000
+  );
 }

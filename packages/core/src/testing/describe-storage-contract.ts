@@ -90,7 +90,13 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
     const seedDevice = async (timeZone = 'America/New_York') => {
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-      const device = await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone });
+      const device = await store.createDevice({
+        accountId: account.id,
+        name: 'Truck 1',
+        imei: '350000000000001',
+        model: 'FMB920',
+        timeZone,
+      });
       return { account, device: device! };
     };
 
@@ -110,7 +116,12 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const first = await store.createAccount({ name: 'First', plan: 'business', now: T0 });
         const second = await store.createAccount({ name: 'Second', plan: 'starter', now: T0 + 1 });
         expect(second.id).not.toBe(first.id);
-        expect(await store.findAccount({ accountId: second.id })).toEqual({ id: second.id, name: 'Second', plan: 'starter', createdAt: T0 + 1 });
+        expect(await store.findAccount({ accountId: second.id })).toEqual({
+          id: second.id,
+          name: 'Second',
+          plan: 'starter',
+          createdAt: T0 + 1,
+        });
         expect((await store.listAccounts()).map((account) => account.name)).toEqual(['First', 'Second']);
       });
 
@@ -126,26 +137,48 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describe('api keys (D10)', () => {
       it('findApiKey() finds a key by fingerprint with its account; an unknown fingerprint is null', async () => {
         const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-        const created = await store.createApiKey({ accountId: account.id, fingerprint: 'a'.repeat(64), label: 'ci', expiresAt: T0 + HOUR, now: T0 });
-        expect(created).toEqual({ id: created!.id, accountId: account.id, fingerprint: 'a'.repeat(64), label: 'ci', createdAt: T0, expiresAt: T0 + HOUR, revokedAt: null });
+        const created = await store.createApiKey({
+          accountId: account.id,
+          fingerprint: 'a'.repeat(64),
+          label: 'ci',
+          expiresAt: T0 + HOUR,
+          now: T0,
+        });
+        expect(created).toEqual({
+          id: created!.id,
+          accountId: account.id,
+          fingerprint: 'a'.repeat(64),
+          label: 'ci',
+          createdAt: T0,
+          expiresAt: T0 + HOUR,
+          revokedAt: null,
+        });
         expect(await store.findApiKey({ fingerprint: 'a'.repeat(64) })).toEqual({ apiKey: created, account });
         expect(await store.findApiKey({ fingerprint: 'b'.repeat(64) })).toBeNull();
       });
 
       it('createApiKey() for a missing account is null', async () => {
-        expect(await store.createApiKey({ accountId: 999_999, fingerprint: 'c'.repeat(64), label: null, expiresAt: null, now: T0 })).toBeNull();
+        expect(
+          await store.createApiKey({ accountId: 999_999, fingerprint: 'c'.repeat(64), label: null, expiresAt: null, now: T0 }),
+        ).toBeNull();
       });
 
       it('revokeApiKey() takes effect on the next findApiKey() and keeps the first revocation instant', async () => {
         const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-        const created = await store.createApiKey({ accountId: account.id, fingerprint: 'd'.repeat(64), label: null, expiresAt: null, now: T0 });
+        const created = await store.createApiKey({
+          accountId: account.id,
+          fingerprint: 'd'.repeat(64),
+          label: null,
+          expiresAt: null,
+          now: T0,
+        });
         expect((await store.revokeApiKey({ keyId: created!.id, now: T0 + 10 }))?.revokedAt).toBe(T0 + 10);
         expect((await store.findApiKey({ fingerprint: 'd'.repeat(64) }))?.apiKey.revokedAt).toBe(T0 + 10);
         expect((await store.revokeApiKey({ keyId: created!.id, now: T0 + 20 }))?.revokedAt).toBe(T0 + 10);
         expect(await store.revokeApiKey({ keyId: created!.id + 1000, now: T0 })).toBeNull();
       });
 
-      it('listApiKeys() returns only the account\'s keys, by id', async () => {
+      it("listApiKeys() returns only the account's keys, by id", async () => {
         const mine = await store.createAccount({ name: 'Mine', plan: 'business', now: T0 });
         const theirs = await store.createAccount({ name: 'Theirs', plan: 'business', now: T0 });
         await store.createApiKey({ accountId: mine.id, fingerprint: '1'.repeat(64), label: 'one', expiresAt: null, now: T0 });
@@ -172,7 +205,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         expect(await store.createDevice({ accountId: account.id + 1000, name: 'x', imei: 'x', model: 'x', timeZone: 'UTC' })).toBeNull();
       });
 
-      it('listDevices() returns only the account\'s devices ordered by id (D19)', async () => {
+      it("listDevices() returns only the account's devices ordered by id (D19)", async () => {
         const mine = await store.createAccount({ name: 'Mine', plan: 'business', now: T0 });
         const theirs = await store.createAccount({ name: 'Theirs', plan: 'business', now: T0 });
         const names = ['c', 'a', 'b'];
@@ -196,7 +229,10 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
       it('updateDevice() changes only the given fields; a miss is null', async () => {
         const { device } = await seedDevice();
-        const updated = await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' } });
+        const updated = await store.updateDevice({
+          deviceId: device.id,
+          changes: { timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' },
+        });
         expect(updated).toEqual({ ...device, timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' });
         expect(await store.updateDevice({ deviceId: device.id + 1000, changes: { name: 'x' } })).toBeNull();
       });
@@ -211,7 +247,11 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
       it('importSegments() writes a batch that listSegments() returns in time order', async () => {
         const { device } = await seedDevice();
-        expect(await store.importSegments({ deviceId: device.id, segments: [...batch].reverse() })).toEqual({ inserted: 3, closed: 0, skipped: 0 });
+        expect(await store.importSegments({ deviceId: device.id, segments: [...batch].reverse() })).toEqual({
+          inserted: 3,
+          closed: 0,
+          skipped: 0,
+        });
         expect(await store.listSegments({ deviceId: device.id })).toEqual(batch.map((segment) => ({ deviceId: device.id, ...segment })));
       });
 
@@ -272,7 +312,10 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const { account, device } = await seedDevice();
         await store.importSegments({ deviceId: device.id, segments: batch.slice(0, 2) });
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 3 * HOUR);
-        await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0 - 10 * HOUR, endedAt: T0 - 9 * HOUR, state: 'idle' }] });
+        await store.importSegments({
+          deviceId: device.id,
+          segments: [{ startedAt: T0 - 10 * HOUR, endedAt: T0 - 9 * HOUR, state: 'idle' }],
+        });
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 3 * HOUR);
         await store.importSegments({ deviceId: device.id, segments: [], reportedAt: T0 + 4 * HOUR });
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + 4 * HOUR);
@@ -310,21 +353,39 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const { device } = await seedDevice();
         let round = 0;
         await fc.assert(
-          fc.asyncProperty(segmentsArbitrary, boundariesArbitrary, fc.integer({ min: 0, max: 30_000 }), async (segments, boundaries, nowOffset) => {
-            // Each round uses its own device, so earlier rounds never overlap this one's segments.
-            const deviceId = round++ === 0 ? device.id : (await store.createDevice({ accountId: device.accountId, name: `r${round}`, imei: `r${round}`, model: 'm', timeZone: 'UTC' }))!.id;
-            await store.importSegments({ deviceId, segments });
-            const now = T0 + nowOffset;
-            const expected = sumSegmentsByBucket(await store.listSegments({ deviceId }), boundaries, now);
-            expect(await store.sumSegmentSeconds!({ deviceId, boundaries, now })).toEqual(expected);
-          }),
+          fc.asyncProperty(
+            segmentsArbitrary,
+            boundariesArbitrary,
+            fc.integer({ min: 0, max: 30_000 }),
+            async (segments, boundaries, nowOffset) => {
+              // Each round uses its own device, so earlier rounds never overlap this one's segments.
+              const deviceId =
+                round++ === 0
+                  ? device.id
+                  : (await store.createDevice({
+                      accountId: device.accountId,
+                      name: `r${round}`,
+                      imei: `r${round}`,
+                      model: 'm',
+                      timeZone: 'UTC',
+                    }))!.id;
+              await store.importSegments({ deviceId, segments });
+              const now = T0 + nowOffset;
+              const expected = sumSegmentsByBucket(await store.listSegments({ deviceId }), boundaries, now);
+              expect(await store.sumSegmentSeconds!({ deviceId, boundaries, now })).toEqual(expected);
+            },
+          ),
           { numRuns: 25 },
         );
       });
 
       itWith('summarizeDeviceSegments', 'summarizeDeviceSegments() equals summarizeSegments() over listSegments()', async () => {
         const { device } = await seedDevice();
-        expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now: T0 })).toEqual({ firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 });
+        expect(await store.summarizeDeviceSegments!({ deviceId: device.id, now: T0 })).toEqual({
+          firstStartedAt: null,
+          movingSeconds: 0,
+          idleSeconds: 0,
+        });
         await store.importSegments({
           deviceId: device.id,
           segments: [
@@ -377,8 +438,14 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
       it('concurrent imports of overlapping batches: one is written whole, the other refused (D1)', async () => {
         const { device } = await seedDevice();
-        const first = Array.from({ length: 50 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 120, endedAt: T0 + index * 120 + 60, state: 'idle' }));
-        const second = Array.from({ length: 50 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 120 + 30, endedAt: T0 + index * 120 + 90, state: 'moving' }));
+        const first = Array.from(
+          { length: 50 },
+          (_, index): SegmentInput => ({ startedAt: T0 + index * 120, endedAt: T0 + index * 120 + 60, state: 'idle' }),
+        );
+        const second = Array.from(
+          { length: 50 },
+          (_, index): SegmentInput => ({ startedAt: T0 + index * 120 + 30, endedAt: T0 + index * 120 + 90, state: 'moving' }),
+        );
         const outcomes = await Promise.allSettled([
           store.importSegments({ deviceId: device.id, segments: first }),
           store.importSegments({ deviceId: device.id, segments: second }),
@@ -401,10 +468,14 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const { device } = await seedDevice();
         await store.importSegments({ deviceId: device.id, segments: longSegments });
         const windowStart = T0 + 5 * DAY;
-        const starts = (await store.listSegments({ deviceId: device.id, start: windowStart, end: windowStart + DAY })).map((segment) => segment.startedAt);
+        const starts = (await store.listSegments({ deviceId: device.id, start: windowStart, end: windowStart + DAY })).map(
+          (segment) => segment.startedAt,
+        );
         expect(starts).toEqual([T0]);
         // Reaching a single second into the window is enough to be found.
-        const lastSecond = (await store.listSegments({ deviceId: device.id, start: T0 + 10 * DAY - 1, end: T0 + 10 * DAY })).map((segment) => segment.startedAt);
+        const lastSecond = (await store.listSegments({ deviceId: device.id, start: T0 + 10 * DAY - 1, end: T0 + 10 * DAY })).map(
+          (segment) => segment.startedAt,
+        );
         expect(lastSecond).toEqual([T0]);
       });
 
@@ -430,7 +501,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     // writes nothing, instead of storing an instant some 56,000 years away.
     describe('units: instants are epoch seconds, milliseconds are refused', () => {
       const looksLikeMs = (field: string) =>
-        new RegExp(`^${field.replace(/[[\]]/g, '\\$&')} must be epoch seconds between the years 0001 and 9999, got "\\d+": it looks like milliseconds \\("\\d+" in seconds\\)$`);
+        new RegExp(
+          `^${field.replace(/[[\]]/g, '\\$&')} must be epoch seconds between the years 0001 and 9999, got "\\d+": it looks like milliseconds \\("\\d+" in seconds\\)$`,
+        );
 
       it('a refusal is a rejected promise with a RangeError, never a synchronous throw', async () => {
         let call: Promise<unknown> | undefined;
@@ -439,7 +512,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         }).not.toThrow();
         const error = await refusalOf(call!);
         expect(error).toBeInstanceOf(RangeError);
-        expect(error.message).toBe(`now must be epoch seconds between the years 0001 and 9999, got "${T0_MS}": it looks like milliseconds ("${T0}" in seconds)`);
+        expect(error.message).toBe(
+          `now must be epoch seconds between the years 0001 and 9999, got "${T0_MS}": it looks like milliseconds ("${T0}" in seconds)`,
+        );
       });
 
       it('createAccount() refuses now in milliseconds and creates nothing', async () => {
@@ -470,9 +545,13 @@ export function describeStorageContract(name: string, subject: StorageContractSu
           { startedAt: T0, endedAt: T0 + HOUR, state: 'idle' },
           { startedAt: T0_MS + 2 * HOUR * 1000, endedAt: T0_MS + 3 * HOUR * 1000, state: 'moving' },
         ];
-        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: batch }))).message).toMatch(looksLikeMs('Row 2: started_at'));
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: batch }))).message).toMatch(
+          looksLikeMs('Row 2: started_at'),
+        );
         const ended = [{ startedAt: T0, endedAt: T0_MS + HOUR * 1000, state: 'idle' as const }];
-        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: ended }))).message).toMatch(looksLikeMs('Row 1: ended_at'));
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: ended }))).message).toMatch(
+          looksLikeMs('Row 1: ended_at'),
+        );
         expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBeNull();
       });
@@ -481,7 +560,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const { account, device } = await seedDevice();
         await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + HOUR, state: 'idle' }] });
         const next = [{ startedAt: T0 + 2 * HOUR, endedAt: T0 + 3 * HOUR, state: 'moving' as const }];
-        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: next, reportedAt: T0_MS }))).message).toMatch(looksLikeMs('reportedAt'));
+        expect((await refusalOf(store.importSegments({ deviceId: device.id, segments: next, reportedAt: T0_MS }))).message).toMatch(
+          looksLikeMs('reportedAt'),
+        );
         expect(await store.listSegments({ deviceId: device.id })).toHaveLength(1);
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(T0 + HOUR);
       });
@@ -516,7 +597,13 @@ export function describeStorageContract(name: string, subject: StorageContractSu
         const latest = 253_402_300_799; // 9999-12-31T23:59:59Z
         const account = await store.createAccount({ name: 'Acme', plan: 'business', now: earliest });
         expect((await store.findAccount({ accountId: account.id }))?.createdAt).toBe(earliest);
-        const key = await store.createApiKey({ accountId: account.id, fingerprint: 'c'.repeat(64), label: null, expiresAt: latest, now: earliest });
+        const key = await store.createApiKey({
+          accountId: account.id,
+          fingerprint: 'c'.repeat(64),
+          label: null,
+          expiresAt: latest,
+          now: earliest,
+        });
         expect((await store.findApiKey({ fingerprint: 'c'.repeat(64) }))?.apiKey).toEqual(key);
         expect(key?.expiresAt).toBe(latest);
         const device = (await store.createDevice({ accountId: account.id, name: 'Old', imei: '1', model: 'm', timeZone: 'UTC' }))!;
@@ -525,7 +612,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
           { startedAt: latest - 60, endedAt: latest, state: 'moving' },
         ];
         await store.importSegments({ deviceId: device.id, segments });
-        expect(await store.listSegments({ deviceId: device.id, start: earliest, end: latest })).toEqual(segments.map((segment) => ({ deviceId: device.id, ...segment })));
+        expect(await store.listSegments({ deviceId: device.id, start: earliest, end: latest })).toEqual(
+          segments.map((segment) => ({ deviceId: device.id, ...segment })),
+        );
         expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(latest);
       });
     });

@@ -24,7 +24,16 @@ const HOUR = 3600;
 const DAY = 86_400;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const T0_MS = T0 * 1000;
-const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns', 'America/Sao_Paulo'] as const;
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/London',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  'America/St_Johns',
+  'America/Sao_Paulo',
+] as const;
 
 /** What the D32 block needs from the contract suite around it. */
 export interface FleetPagesContractContext {
@@ -61,8 +70,16 @@ const deviceArbitrary = fc
 
 /** A window asked of one device: local dates in its zone (the fleet pages' boundaries) or arbitrary instants. */
 const windowArbitrary = fc.oneof(
-  fc.record({ kind: fc.constant('dates' as const), fromDay: fc.integer({ min: -3, max: 70 }), days: fc.integer({ min: 0, max: 40 }), toGiven: fc.boolean() }),
-  fc.record({ kind: fc.constant('instants' as const), offsets: fc.array(fc.integer({ min: -DAY, max: 80 * DAY }), { minLength: 0, maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant('dates' as const),
+    fromDay: fc.integer({ min: -3, max: 70 }),
+    days: fc.integer({ min: 0, max: 40 }),
+    toGiven: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('instants' as const),
+    offsets: fc.array(fc.integer({ min: -DAY, max: 80 * DAY }), { minLength: 0, maxLength: 6 }),
+  }),
 );
 
 type WindowSpec = typeof windowArbitrary extends fc.Arbitrary<infer T> ? T : never;
@@ -89,14 +106,17 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
     const ids: number[] = [];
     for (let index = 0; index < count; index += 1) {
       await store().createDevice({ accountId: theirs.id, name: `theirs-${index}`, imei: `t${index}`, model: 'm', timeZone: 'UTC' });
-      ids.push((await store().createDevice({ accountId: mine.id, name: `mine-${index}`, imei: `m${index}`, model: 'm', timeZone: 'UTC' }))!.id);
+      ids.push(
+        (await store().createDevice({ accountId: mine.id, name: `mine-${index}`, imei: `m${index}`, model: 'm', timeZone: 'UTC' }))!.id,
+      );
     }
     return { accountId: mine.id, ids };
   };
 
-  it('listDevices() with afterId and limit returns a keyset page of the account\'s devices by id (D32)', async () => {
+  it("listDevices() with afterId and limit returns a keyset page of the account's devices by id (D32)", async () => {
     const { accountId, ids } = await seedFleet(5);
-    const page = async (input: { afterId?: number; limit?: number }) => (await store().listDevices({ accountId, ...input })).map((device) => device.id);
+    const page = async (input: { afterId?: number; limit?: number }) =>
+      (await store().listDevices({ accountId, ...input })).map((device) => device.id);
     expect(await page({})).toEqual(ids);
     expect(await page({ limit: 2 })).toEqual(ids.slice(0, 2));
     expect(await page({ afterId: ids[1]!, limit: 2 })).toEqual(ids.slice(2, 4));
@@ -112,83 +132,142 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
 
   it('listDevices() refuses a limit that is not a positive integer and an afterId that is not an integer, with a RangeError naming it', async () => {
     const { accountId } = await seedFleet(1);
-    for (const limit of [0, -1, 1.5, Number.NaN]) await expect(store().listDevices({ accountId, limit })).rejects.toThrow(/^limit must be a positive safe integer/);
+    for (const limit of [0, -1, 1.5, Number.NaN])
+      await expect(store().listDevices({ accountId, limit })).rejects.toThrow(/^limit must be a positive safe integer/);
     await expect(store().listDevices({ accountId, afterId: 1.5 })).rejects.toThrow(/^afterId must be a safe integer/);
   });
 
-  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() equals the single-device answer for every request: random devices, zones and windows', async () => {
-    const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    let made = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.record({ device: deviceArbitrary, window: windowArbitrary }), { minLength: 1, maxLength: 6 }),
-        fc.integer({ min: 0, max: 90 * DAY }),
-        async (requests, nowOffset) => {
-          const now = T0 + nowOffset;
-          const asked = [];
-          for (const [index, { device, window }] of requests.entries()) {
-            const created = (await store().createDevice({ accountId: account.id, name: `d${index}`, imei: `i${(made += 1)}`, model: 'm', timeZone: device.timeZone }))!;
-            await store().importSegments({ deviceId: created.id, segments: device.segments });
-            asked.push({ deviceId: created.id, boundaries: boundariesOf(window, device.timeZone, now) });
-          }
-          // The same device twice, a device that does not exist, and an id no store can hold get their own answers.
-          asked.push(asked[0]!, { deviceId: 2_000_000_000, boundaries: [T0, T0 + DAY] }, { deviceId: -1, boundaries: [T0, T0 + DAY, T0 + 2 * DAY] });
-          const many = await store().sumSegmentSecondsMany!({ requests: asked, now });
-          expect(many).toHaveLength(asked.length);
-          for (const [index, request] of asked.entries()) {
-            const raw = sumSegmentsByBucket(await store().listSegments({ deviceId: request.deviceId }), request.boundaries, now);
-            expect({ index, buckets: many[index] }).toEqual({ index, buckets: raw });
-            if (store().sumSegmentSeconds) expect({ index, buckets: many[index] }).toEqual({ index, buckets: await store().sumSegmentSeconds!({ ...request, now }) });
-          }
-        },
-      ),
-      { numRuns: 15 },
-    );
-  });
+  itWith(
+    'sumSegmentSecondsMany',
+    'sumSegmentSecondsMany() equals the single-device answer for every request: random devices, zones and windows',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      let made = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ device: deviceArbitrary, window: windowArbitrary }), { minLength: 1, maxLength: 6 }),
+          fc.integer({ min: 0, max: 90 * DAY }),
+          async (requests, nowOffset) => {
+            const now = T0 + nowOffset;
+            const asked = [];
+            for (const [index, { device, window }] of requests.entries()) {
+              const created = (await store().createDevice({
+                accountId: account.id,
+                name: `d${index}`,
+                imei: `i${(made += 1)}`,
+                model: 'm',
+                timeZone: device.timeZone,
+              }))!;
+              await store().importSegments({ deviceId: created.id, segments: device.segments });
+              asked.push({ deviceId: created.id, boundaries: boundariesOf(window, device.timeZone, now) });
+            }
+            // The same device twice, a device that does not exist, and an id no store can hold get their own answers.
+            asked.push(
+              asked[0]!,
+              { deviceId: 2_000_000_000, boundaries: [T0, T0 + DAY] },
+              { deviceId: -1, boundaries: [T0, T0 + DAY, T0 + 2 * DAY] },
+            );
+            const many = await store().sumSegmentSecondsMany!({ requests: asked, now });
+            expect(many).toHaveLength(asked.length);
+            for (const [index, request] of asked.entries()) {
+              const raw = sumSegmentsByBucket(await store().listSegments({ deviceId: request.deviceId }), request.boundaries, now);
+              expect({ index, buckets: many[index] }).toEqual({ index, buckets: raw });
+              if (store().sumSegmentSeconds)
+                expect({ index, buckets: many[index] }).toEqual({ index, buckets: await store().sumSegmentSeconds!({ ...request, now }) });
+            }
+          },
+        ),
+        { numRuns: 15 },
+      );
+    },
+  );
 
-  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() of no request is empty, and a request of fewer than two boundaries has no bucket', async () => {
-    expect(await store().sumSegmentSecondsMany!({ requests: [], now: T0 })).toEqual([]);
-    const { ids } = await seedFleet(1);
-    expect(await store().sumSegmentSecondsMany!({ requests: [{ deviceId: ids[0]!, boundaries: [T0] }, { deviceId: ids[0]!, boundaries: [] }], now: T0 })).toEqual([[], []]);
-  });
+  itWith(
+    'sumSegmentSecondsMany',
+    'sumSegmentSecondsMany() of no request is empty, and a request of fewer than two boundaries has no bucket',
+    async () => {
+      expect(await store().sumSegmentSecondsMany!({ requests: [], now: T0 })).toEqual([]);
+      const { ids } = await seedFleet(1);
+      expect(
+        await store().sumSegmentSecondsMany!({
+          requests: [
+            { deviceId: ids[0]!, boundaries: [T0] },
+            { deviceId: ids[0]!, boundaries: [] },
+          ],
+          now: T0,
+        }),
+      ).toEqual([[], []]);
+    },
+  );
 
-  itWith('sumSegmentSecondsMany', 'sumSegmentSecondsMany() refuses a boundary or now in milliseconds, naming it, before reading anything', async () => {
-    const { ids } = await seedFleet(2);
-    const requests = [
-      { deviceId: ids[0]!, boundaries: [T0, T0 + HOUR] },
-      { deviceId: ids[1]!, boundaries: [T0_MS, T0_MS + 3_600_000] },
-    ];
-    await expect(store().sumSegmentSecondsMany!({ requests, now: T0 })).rejects.toThrow(/^requests\[1\]\.boundaries\[0\] must be epoch seconds .* it looks like milliseconds/);
-    await expect(store().sumSegmentSecondsMany!({ requests: requests.slice(0, 1), now: T0_MS })).rejects.toThrow(/^now must be epoch seconds .* it looks like milliseconds/);
-  });
+  itWith(
+    'sumSegmentSecondsMany',
+    'sumSegmentSecondsMany() refuses a boundary or now in milliseconds, naming it, before reading anything',
+    async () => {
+      const { ids } = await seedFleet(2);
+      const requests = [
+        { deviceId: ids[0]!, boundaries: [T0, T0 + HOUR] },
+        { deviceId: ids[1]!, boundaries: [T0_MS, T0_MS + 3_600_000] },
+      ];
+      await expect(store().sumSegmentSecondsMany!({ requests, now: T0 })).rejects.toThrow(
+        /^requests\[1\]\.boundaries\[0\] must be epoch seconds .* it looks like milliseconds/,
+      );
+      await expect(store().sumSegmentSecondsMany!({ requests: requests.slice(0, 1), now: T0_MS })).rejects.toThrow(
+        /^now must be epoch seconds .* it looks like milliseconds/,
+      );
+    },
+  );
 
-  itWith('summarizeDeviceSegmentsMany', 'summarizeDeviceSegmentsMany() equals the single-device meter for every device, in order', async () => {
-    const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    let made = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(deviceArbitrary, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 90 * DAY }), async (devices, nowOffset) => {
-        const now = T0 + nowOffset;
-        const ids: number[] = [];
-        for (const [index, device] of devices.entries()) {
-          const created = (await store().createDevice({ accountId: account.id, name: `d${index}`, imei: `i${(made += 1)}`, model: 'm', timeZone: device.timeZone }))!;
-          await store().importSegments({ deviceId: created.id, segments: device.segments });
-          ids.push(created.id);
-        }
-        const asked = [...ids].reverse().concat([ids[0]!, 2_000_000_000, -1]);
-        const many = await store().summarizeDeviceSegmentsMany!({ deviceIds: asked, now });
-        expect(many).toHaveLength(asked.length);
-        for (const [index, deviceId] of asked.entries()) {
-          expect({ deviceId, summary: many[index] }).toEqual({ deviceId, summary: summarizeSegments(await store().listSegments({ deviceId }), now) });
-          if (store().summarizeDeviceSegments) expect({ deviceId, summary: many[index] }).toEqual({ deviceId, summary: await store().summarizeDeviceSegments!({ deviceId, now }) });
-        }
-      }),
-      { numRuns: 15 },
-    );
-    expect(await store().summarizeDeviceSegmentsMany!({ deviceIds: [], now: T0 })).toEqual([]);
-  });
+  itWith(
+    'summarizeDeviceSegmentsMany',
+    'summarizeDeviceSegmentsMany() equals the single-device meter for every device, in order',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      let made = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(deviceArbitrary, { minLength: 1, maxLength: 6 }),
+          fc.integer({ min: 0, max: 90 * DAY }),
+          async (devices, nowOffset) => {
+            const now = T0 + nowOffset;
+            const ids: number[] = [];
+            for (const [index, device] of devices.entries()) {
+              const created = (await store().createDevice({
+                accountId: account.id,
+                name: `d${index}`,
+                imei: `i${(made += 1)}`,
+                model: 'm',
+                timeZone: device.timeZone,
+              }))!;
+              await store().importSegments({ deviceId: created.id, segments: device.segments });
+              ids.push(created.id);
+            }
+            const asked = [...ids].reverse().concat([ids[0]!, 2_000_000_000, -1]);
+            const many = await store().summarizeDeviceSegmentsMany!({ deviceIds: asked, now });
+            expect(many).toHaveLength(asked.length);
+            for (const [index, deviceId] of asked.entries()) {
+              expect({ deviceId, summary: many[index] }).toEqual({
+                deviceId,
+                summary: summarizeSegments(await store().listSegments({ deviceId }), now),
+              });
+              if (store().summarizeDeviceSegments)
+                expect({ deviceId, summary: many[index] }).toEqual({
+                  deviceId,
+                  summary: await store().summarizeDeviceSegments!({ deviceId, now }),
+                });
+            }
+          },
+        ),
+        { numRuns: 15 },
+      );
+      expect(await store().summarizeDeviceSegmentsMany!({ deviceIds: [], now: T0 })).toEqual([]);
+    },
+  );
 
   itWith('summarizeDeviceSegmentsMany', 'summarizeDeviceSegmentsMany() refuses now in milliseconds', async () => {
     const { ids } = await seedFleet(1);
-    await expect(store().summarizeDeviceSegmentsMany!({ deviceIds: ids, now: T0_MS })).rejects.toThrow(/^now must be epoch seconds .* it looks like milliseconds/);
+    await expect(store().summarizeDeviceSegmentsMany!({ deviceIds: ids, now: T0_MS })).rejects.toThrow(
+      /^now must be epoch seconds .* it looks like milliseconds/,
+    );
   });
 }

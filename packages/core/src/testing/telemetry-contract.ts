@@ -38,8 +38,15 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
     return newDevice(store, account.id, timeZone);
   };
   const newDevice = async (store: FleetHoursStore, accountId: number, timeZone = ZONE): Promise<Device> =>
-    (await store.createDevice({ accountId, name: `Truck ${++imeis}`, imei: `35${String(imeis).padStart(13, '0')}`, model: 'FMB920', timeZone }))!;
-  const of = (device: Device, points: readonly TelemetryPoint[]): DeviceTelemetryPoint[] => points.map((point) => ({ deviceId: device.id, ...point }));
+    (await store.createDevice({
+      accountId,
+      name: `Truck ${++imeis}`,
+      imei: `35${String(imeis).padStart(13, '0')}`,
+      model: 'FMB920',
+      timeZone,
+    }))!;
+  const of = (device: Device, points: readonly TelemetryPoint[]): DeviceTelemetryPoint[] =>
+    points.map((point) => ({ deviceId: device.id, ...point }));
   const segmentsOf = async (store: FleetHoursStore, device: Device) =>
     (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }));
 
@@ -51,17 +58,15 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
       speedKmh: fc.constantFrom(0, 2.5, 4.99, 5, 12.5, 80),
     });
     /** Points, then how they are delivered: split into batches, shuffled, some sent twice. */
-    const deliveryArbitrary = fc
-      .array(pointArbitrary, { minLength: 1, maxLength: 60 })
-      .chain((points) =>
-        fc.record({
-          points: fc.constant(points),
-          cuts: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, points.length - 1) }), { maxLength: 5 }),
-          order: fc.shuffledSubarray([0, 1, 2, 3, 4, 5], { minLength: 6, maxLength: 6 }),
-          resends: fc.array(fc.nat(5), { maxLength: 3 }),
-          nowOffset: fc.integer({ min: -600, max: 15_500 }),
-        }),
-      );
+    const deliveryArbitrary = fc.array(pointArbitrary, { minLength: 1, maxLength: 60 }).chain((points) =>
+      fc.record({
+        points: fc.constant(points),
+        cuts: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, points.length - 1) }), { maxLength: 5 }),
+        order: fc.shuffledSubarray([0, 1, 2, 3, 4, 5], { minLength: 6, maxLength: 6 }),
+        resends: fc.array(fc.nat(5), { maxLength: 3 }),
+        nowOffset: fc.integer({ min: -600, max: 15_500 }),
+      }),
+    );
 
     it('D20: points split into batches, in any order, resent, give exactly the segments of all points at once; /hours, /hours/daily and /meter follow the oracle', async () => {
       const store = current();
@@ -70,10 +75,16 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         fc.asyncProperty(deliveryArbitrary, async ({ points, cuts, order, resends, nowOffset }) => {
           const device = await newDevice(store, account.id);
           const edges = [0, ...[...cuts].filter((cut) => cut < points.length).sort((a, b) => a - b), points.length];
-          const batches = edges.slice(1).map((end, index) => points.slice(edges[index], end)).filter((batch) => batch.length > 0);
-          const sequence = order.filter((index) => index < batches.length).concat(batches.map((_, index) => index).filter((index) => index >= order.length));
+          const batches = edges
+            .slice(1)
+            .map((end, index) => points.slice(edges[index], end))
+            .filter((batch) => batch.length > 0);
+          const sequence = order
+            .filter((index) => index < batches.length)
+            .concat(batches.map((_, index) => index).filter((index) => index >= order.length));
           for (const resend of resends) if (batches.length > 0) sequence.push(resend % batches.length);
-          for (const index of sequence) await store.writeTelemetry({ accountId: account.id, points: of(device, batches[index]!), now: LATER });
+          for (const index of sequence)
+            await store.writeTelemetry({ accountId: account.id, points: of(device, batches[index]!), now: LATER });
 
           expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(points));
           expect(await segmentsOf(store, device)).toEqual(oracleSegments(points, RULES));
@@ -128,10 +139,20 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
           fc.array(fc.nat(7), { maxLength: 3 }),
           fc.boolean(),
           async (tagged, cuts, resends, reversed) => {
-            const fleet = [await newDevice(store, account.id), await newDevice(store, account.id, 'Asia/Kathmandu'), await newDevice(store, account.id, 'America/New_York')];
-            const sent = tagged.map(([which, point, byImei]): DeviceTelemetryPoint => (byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point }));
+            const fleet = [
+              await newDevice(store, account.id),
+              await newDevice(store, account.id, 'Asia/Kathmandu'),
+              await newDevice(store, account.id, 'America/New_York'),
+            ];
+            const sent = tagged.map(
+              ([which, point, byImei]): DeviceTelemetryPoint =>
+                byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point },
+            );
             const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
-            const batches = edges.slice(1).map((end, index) => sent.slice(edges[index], end)).filter((batch) => batch.length > 0);
+            const batches = edges
+              .slice(1)
+              .map((end, index) => sent.slice(edges[index], end))
+              .filter((batch) => batch.length > 0);
             const sequence = batches.map((_, index) => index);
             if (reversed) sequence.reverse();
             for (const resend of resends) sequence.push(resend % batches.length);
@@ -158,7 +179,8 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
     it('D20: a late point lands where it belongs and changes only the segments around it', async () => {
       const store = current();
       const device = await seed(store);
-      const write = (points: TelemetryPoint[]) => store.writeTelemetry({ accountId: device.accountId, points: of(device, points), now: LATER });
+      const write = (points: TelemetryPoint[]) =>
+        store.writeTelemetry({ accountId: device.accountId, points: of(device, points), now: LATER });
       await write([
         { time: BASE, ignition: true, speedKmh: 0 },
         { time: BASE + 600, ignition: true, speedKmh: 0 },
@@ -180,9 +202,14 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
     it('D22: the newest point runs live for 300 s, stored closed; reads stop at now (P1)', async () => {
       const store = current();
       const device = await seed(store);
-      await store.writeTelemetry({ accountId: device.accountId, points: of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]), now: BASE });
+      await store.writeTelemetry({
+        accountId: device.accountId,
+        points: of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]),
+        now: BASE,
+      });
       expect(await segmentsOf(store, device)).toEqual([{ startedAt: BASE, endedAt: BASE + 300, state: 'idle' }]);
-      const meterAt = async (now: number) => createFleetHours({ store, now: () => now * 1000 }).meter({ accountId: device.accountId, deviceId: device.id });
+      const meterAt = async (now: number) =>
+        createFleetHours({ store, now: () => now * 1000 }).meter({ accountId: device.accountId, deviceId: device.id });
       expect(await meterAt(BASE + 100)).toMatchObject({ engineSeconds: 100, idleSeconds: 100 });
       expect(await meterAt(BASE + 1000)).toMatchObject({ engineSeconds: 300, idleSeconds: 300 });
     });
@@ -212,14 +239,20 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
       });
       expect(await segmentsOf(store, device)).toEqual(before);
       const changed = of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]);
-      expect(await store.writeTelemetry({ accountId: device.accountId, points: changed, now: LATER })).toMatchObject({ accepted: 1, duplicates: 0 });
-      expect(await store.listTelemetryPoints({ deviceId: device.id, start: BASE, end: BASE + 1 })).toEqual([{ time: BASE, ignition: true, speedKmh: 0 }]);
+      expect(await store.writeTelemetry({ accountId: device.accountId, points: changed, now: LATER })).toMatchObject({
+        accepted: 1,
+        duplicates: 0,
+      });
+      expect(await store.listTelemetryPoints({ deviceId: device.id, start: BASE, end: BASE + 1 })).toEqual([
+        { time: BASE, ignition: true, speedKmh: 0 },
+      ]);
     });
 
     it('D26: lastReportedAt is the newest stored point: an older batch never lowers it', async () => {
       const store = current();
       const device = await seed(store);
-      const write = (time: number) => store.writeTelemetry({ accountId: device.accountId, points: of(device, [{ time, ignition: true, speedKmh: 0 }]), now: LATER });
+      const write = (time: number) =>
+        store.writeTelemetry({ accountId: device.accountId, points: of(device, [{ time, ignition: true, speedKmh: 0 }]), now: LATER });
       expect((await write(BASE + 1000)).devices).toMatchObject([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
       expect((await write(BASE)).devices).toMatchObject([{ deviceId: device.id, lastReportedAt: BASE + 1000 }]);
       expect((await store.findDevice({ accountId: device.accountId, deviceId: device.id }))?.lastReportedAt).toBe(BASE + 1000);
@@ -228,7 +261,10 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
     it('two concurrent writes of one device take turns: its segments are those of all points', async () => {
       const store = current();
       const device = await seed(store);
-      const points = Array.from({ length: 200 }, (_, index): TelemetryPoint => ({ time: BASE + index * 37, ignition: index % 7 !== 0, speedKmh: (index * 13) % 20 }));
+      const points = Array.from(
+        { length: 200 },
+        (_, index): TelemetryPoint => ({ time: BASE + index * 37, ignition: index % 7 !== 0, speedKmh: (index * 13) % 20 }),
+      );
       const [even, odd] = [points.filter((_, index) => index % 2 === 0), points.filter((_, index) => index % 2 === 1)];
       await Promise.all([
         store.writeTelemetry({ accountId: device.accountId, points: of(device, even), now: LATER }),
@@ -262,7 +298,14 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
           { deviceId: second.id, imei: second.imei, timeZone: 'Asia/Kathmandu', lastReportedAt: BASE + 6, accepted: 3, duplicates: 0 },
         ],
       });
-      const again = await store.writeTelemetry({ accountId: first.accountId, points: [{ deviceId: second.id, time: BASE + 6, ignition: true, speedKmh: 0 }, { imei: first.imei, time: BASE + 1, ignition: true, speedKmh: 50 }], now: LATER });
+      const again = await store.writeTelemetry({
+        accountId: first.accountId,
+        points: [
+          { deviceId: second.id, time: BASE + 6, ignition: true, speedKmh: 0 },
+          { imei: first.imei, time: BASE + 1, ignition: true, speedKmh: 50 },
+        ],
+        now: LATER,
+      });
       expect(again.devices).toEqual([
         { deviceId: first.id, imei: first.imei, timeZone: ZONE, lastReportedAt: BASE + 1, accepted: 1, duplicates: 0 },
         { deviceId: second.id, imei: second.imei, timeZone: 'Asia/Kathmandu', lastReportedAt: BASE + 6, accepted: 0, duplicates: 1 },
@@ -271,7 +314,11 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
     });
 
     describe('a refused batch writes nothing at all', () => {
-      const valid = (device: Device) => of(device, Array.from({ length: 50 }, (_, index) => ({ time: BASE + index * 30, ignition: true, speedKmh: index % 3 === 0 ? 20 : 0 })));
+      const valid = (device: Device) =>
+        of(
+          device,
+          Array.from({ length: 50 }, (_, index) => ({ time: BASE + index * 30, ignition: true, speedKmh: index % 3 === 0 ? 20 : 0 })),
+        );
       const nothingWritten = async (store: FleetHoursStore, ...devices: Device[]) => {
         for (const device of devices) {
           expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual([]);
@@ -287,11 +334,21 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const inactive = await newDevice(store, device.accountId);
         await store.updateDevice({ deviceId: inactive.id, changes: { status: 'retired' } });
         const refusals: Error[] = [];
-        for (const named of [{ deviceId: foreign.id }, { deviceId: 999_999 }, { deviceId: inactive.id }, { imei: foreign.imei }, { imei: 'no-such-imei' }, { deviceId: 1.5 }]) {
+        for (const named of [
+          { deviceId: foreign.id },
+          { deviceId: 999_999 },
+          { deviceId: inactive.id },
+          { imei: foreign.imei },
+          { imei: 'no-such-imei' },
+          { deviceId: 1.5 },
+        ]) {
           const points = [...valid(device), { ...named, time: BASE + 3000, ignition: true, speedKmh: 0 } as DeviceTelemetryPoint];
           const error = await refusalOf(store.writeTelemetry({ accountId: device.accountId, points, now: LATER }));
           expect(error).toBeInstanceOf(UnknownDeviceError);
-          expect({ code: (error as UnknownDeviceError).code, index: (error as UnknownDeviceError).index }).toEqual({ code: 'unknown_device', index: 50 });
+          expect({ code: (error as UnknownDeviceError).code, index: (error as UnknownDeviceError).index }).toEqual({
+            code: 'unknown_device',
+            index: 50,
+          });
           refusals.push(error);
         }
         // The same answer for a missing device and another account's: only the name given differs.
@@ -306,7 +363,10 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const points = [...valid(device), { deviceId: device.id, time: now + 301, ignition: true, speedKmh: 0 }];
         const error = await refusalOf(store.writeTelemetry({ accountId: device.accountId, points, now }));
         expect(error).toBeInstanceOf(InvalidTelemetryPointError);
-        expect({ field: (error as InvalidTelemetryPointError).field, index: (error as InvalidTelemetryPointError).index }).toEqual({ field: 'time', index: 50 });
+        expect({ field: (error as InvalidTelemetryPointError).field, index: (error as InvalidTelemetryPointError).index }).toEqual({
+          field: 'time',
+          index: 50,
+        });
         await nothingWritten(store, device);
         // 300 s ahead is still accepted.
         const atEdge = [...valid(device), { deviceId: device.id, time: now + 300, ignition: true, speedKmh: 0 }];
@@ -332,7 +392,9 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const error = await refusalOf(store.writeTelemetry({ accountId: device.accountId, points, now: LATER * 1000 }));
         expect(error).toBeInstanceOf(RangeError);
         expect(error.message).toMatch(/^now must be epoch seconds .* it looks like milliseconds/);
-        expect((await refusalOf(store.writeTelemetry({ accountId: device.accountId, points, now: LATER }))).message).toMatch(/^points\[50\]\.time must be epoch seconds .* it looks like milliseconds/);
+        expect((await refusalOf(store.writeTelemetry({ accountId: device.accountId, points, now: LATER }))).message).toMatch(
+          /^points\[50\]\.time must be epoch seconds .* it looks like milliseconds/,
+        );
         await nothingWritten(store, device);
       });
     });
@@ -342,7 +404,8 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const store = current();
         const device = await seed(store);
         await store.importSegments({ deviceId: device.id, segments: [{ startedAt: BASE + 1000, endedAt: BASE + 2000, state: 'moving' }] });
-        const write = (points: TelemetryPoint[]) => store.writeTelemetry({ accountId: device.accountId, points: of(device, points), now: LATER });
+        const write = (points: TelemetryPoint[]) =>
+          store.writeTelemetry({ accountId: device.accountId, points: of(device, points), now: LATER });
         // The live tail of a point at 800 would run to 1100, into the import.
         const error = await refusalOf(write([{ time: BASE + 800, ignition: true, speedKmh: 0 }]));
         expect(error).toBeInstanceOf(TelemetryOverlapError);
@@ -359,14 +422,24 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         // Telemetry over an open imported segment is refused from its start on.
         const open = await newDevice(store, device.accountId);
         await store.importSegments({ deviceId: open.id, segments: [{ startedAt: BASE, endedAt: null, state: 'idle' }] });
-        const late = await refusalOf(store.writeTelemetry({ accountId: device.accountId, points: of(open, [{ time: BASE + 5000, ignition: true, speedKmh: 0 }]), now: LATER }));
+        const late = await refusalOf(
+          store.writeTelemetry({
+            accountId: device.accountId,
+            points: of(open, [{ time: BASE + 5000, ignition: true, speedKmh: 0 }]),
+            now: LATER,
+          }),
+        );
         expect(late).toMatchObject({ code: 'conflict', deviceId: open.id, instant: BASE + 5000 });
       });
 
       it('an import over telemetry segments is refused whole, even one identical to a telemetry segment', async () => {
         const store = current();
         const device = await seed(store);
-        await store.writeTelemetry({ accountId: device.accountId, points: of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]), now: LATER });
+        await store.writeTelemetry({
+          accountId: device.accountId,
+          points: of(device, [{ time: BASE, ignition: true, speedKmh: 0 }]),
+          now: LATER,
+        });
         for (const segments of [
           [{ startedAt: BASE + 200, endedAt: BASE + 400, state: 'idle' as SegmentState }],
           [{ startedAt: BASE, endedAt: BASE + 300, state: 'idle' as SegmentState }],
@@ -377,7 +450,12 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         ]) {
           const error = await refusalOf(store.importSegments({ deviceId: device.id, segments }));
           expect(error).toBeInstanceOf(TelemetryOverlapError);
-          expect(error).toMatchObject({ code: 'conflict', deviceId: device.id, written: 'import', instant: Math.max(BASE, segments.at(-1)!.startedAt) });
+          expect(error).toMatchObject({
+            code: 'conflict',
+            deviceId: device.id,
+            written: 'import',
+            instant: Math.max(BASE, segments.at(-1)!.startedAt),
+          });
         }
         expect(await segmentsOf(store, device)).toEqual([{ startedAt: BASE, endedAt: BASE + 300, state: 'idle' }]);
         // Beside it, an import is stored.
@@ -402,7 +480,9 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const elsewhere = await store.createAccount({ name: 'Other', plan: 'business', now: BASE });
         expect((await store.createDevice({ ...same, accountId: elsewhere.id }))?.imei).toBe(device.imei);
 
-        expect(await refusalOf(store.updateDevice({ deviceId: retired!.id, changes: { status: 'active' } }))).toBeInstanceOf(ImeiInUseError);
+        expect(await refusalOf(store.updateDevice({ deviceId: retired!.id, changes: { status: 'active' } }))).toBeInstanceOf(
+          ImeiInUseError,
+        );
         expect((await store.findDevice({ accountId: device.accountId, deviceId: retired!.id }))?.status).toBe('retired');
         // A replaced tracker (D3): the old device retires, the new one takes over the IMEI.
         await store.updateDevice({ deviceId: device.id, changes: { status: 'retired' } });
@@ -427,31 +507,63 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
         const store = current();
         const mine = await store.createAccount({ name: 'Mine', plan: 'starter', now: BASE });
         const theirs = await store.createAccount({ name: 'Theirs', plan: 'business', now: BASE });
-        const token = await store.createIngestToken({ accountId: mine.id, fingerprint: 'a'.repeat(64), label: 'traccar', expiresAt: BASE + 3600, now: BASE });
-        expect(token).toEqual({ id: token!.id, accountId: mine.id, fingerprint: 'a'.repeat(64), label: 'traccar', createdAt: BASE, expiresAt: BASE + 3600, revokedAt: null });
+        const token = await store.createIngestToken({
+          accountId: mine.id,
+          fingerprint: 'a'.repeat(64),
+          label: 'traccar',
+          expiresAt: BASE + 3600,
+          now: BASE,
+        });
+        expect(token).toEqual({
+          id: token!.id,
+          accountId: mine.id,
+          fingerprint: 'a'.repeat(64),
+          label: 'traccar',
+          createdAt: BASE,
+          expiresAt: BASE + 3600,
+          revokedAt: null,
+        });
         await store.createIngestToken({ accountId: theirs.id, fingerprint: 'b'.repeat(64), label: null, expiresAt: null, now: BASE });
-        const second = await store.createIngestToken({ accountId: mine.id, fingerprint: 'c'.repeat(64), label: null, expiresAt: null, now: BASE + 1 });
+        const second = await store.createIngestToken({
+          accountId: mine.id,
+          fingerprint: 'c'.repeat(64),
+          label: null,
+          expiresAt: null,
+          now: BASE + 1,
+        });
         expect((await store.listIngestTokens({ accountId: mine.id })).map((listed) => listed.id)).toEqual([token!.id, second!.id]);
         expect(await store.findIngestToken({ fingerprint: 'a'.repeat(64) })).toEqual({ ingestToken: token, account: mine });
         expect(await store.findIngestToken({ fingerprint: 'd'.repeat(64) })).toBeNull();
         // Tokens and API keys are apart: a token's fingerprint is no API key.
         expect(await store.findApiKey({ fingerprint: 'a'.repeat(64) })).toBeNull();
-        expect(await store.createIngestToken({ accountId: 999_999, fingerprint: 'e'.repeat(64), label: null, expiresAt: null, now: BASE })).toBeNull();
+        expect(
+          await store.createIngestToken({ accountId: 999_999, fingerprint: 'e'.repeat(64), label: null, expiresAt: null, now: BASE }),
+        ).toBeNull();
         expect((await store.revokeIngestToken({ tokenId: token!.id, now: BASE + 10 }))?.revokedAt).toBe(BASE + 10);
         expect((await store.revokeIngestToken({ tokenId: token!.id, now: BASE + 20 }))?.revokedAt).toBe(BASE + 10);
         expect((await store.findIngestToken({ fingerprint: 'a'.repeat(64) }))?.ingestToken.revokedAt).toBe(BASE + 10);
         expect(await store.revokeIngestToken({ tokenId: 999_999, now: BASE })).toBeNull();
         expect(await store.listIngestTokens({ accountId: -1 })).toEqual([]);
-        expect((await refusalOf(store.createIngestToken({ accountId: mine.id, fingerprint: 'f'.repeat(64), label: null, expiresAt: BASE * 1000, now: BASE }))).message).toMatch(
-          /^expiresAt must be epoch seconds .* it looks like milliseconds/,
-        );
+        expect(
+          (
+            await refusalOf(
+              store.createIngestToken({ accountId: mine.id, fingerprint: 'f'.repeat(64), label: null, expiresAt: BASE * 1000, now: BASE }),
+            )
+          ).message,
+        ).toMatch(/^expiresAt must be epoch seconds .* it looks like milliseconds/);
       });
 
       it('createFleetHours().authenticate() admits an ingest token on any plan, and refuses it once revoked or expired', async () => {
         const store = current();
         const account = await store.createAccount({ name: 'Starter', plan: 'starter', now: BASE });
         const secret = generateIngestToken();
-        const token = await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(secret), label: null, expiresAt: BASE + 100, now: BASE });
+        const token = await store.createIngestToken({
+          accountId: account.id,
+          fingerprint: await fingerprintApiKey(secret),
+          label: null,
+          expiresAt: BASE + 100,
+          now: BASE,
+        });
         const at = (now: number) => createFleetHours({ store, now: () => now * 1000 }).authenticate(`Bearer ${secret}`, 'ingest_token');
         expect(await at(BASE)).toMatchObject({ ok: true, credential: { id: token!.id }, account: { id: account.id } });
         expect(await at(BASE + 100)).toMatchObject({ ok: false, denial: { code: 'expired_ingest_token' } });

@@ -31,7 +31,7 @@ export function oracleMergedPoints(points: readonly OraclePoint[]): OraclePoint[
     .map(([time, group]) => ({
       time,
       ignition: group.some((point) => point.ignition),
-      speedKmh: group.reduce((highest, point) => (point.speedKmh > highest ? point.speedKmh : highest), 0),
+      speedKmh: group.reduce((highest, point) => Math.max(point.speedKmh, highest), 0),
     }));
 }
 

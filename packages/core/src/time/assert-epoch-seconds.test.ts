@@ -15,7 +15,9 @@ describe('assertEpochSeconds()', () => {
   it('refuses milliseconds, naming the field and saying it looks like milliseconds', () => {
     const ms = Date.UTC(2026, 0, 2); // what Date.now() + 86_400_000 gives on 2026-01-01
     expect(() => assertEpochSeconds('expiresAt', ms)).toThrow(
-      new RangeError('expiresAt must be epoch seconds between the years 0001 and 9999, got "1767312000000": it looks like milliseconds ("1767312000" in seconds)'),
+      new RangeError(
+        'expiresAt must be epoch seconds between the years 0001 and 9999, got "1767312000000": it looks like milliseconds ("1767312000" in seconds)',
+      ),
     );
     // A fraction of a millisecond (performance.timeOrigin + performance.now()) is still milliseconds.
     expect(() => assertEpochSeconds('now', ms + 0.25)).toThrow(/^now must be .* it looks like milliseconds \("1767312000" in seconds\)$/);
@@ -23,15 +25,20 @@ describe('assertEpochSeconds()', () => {
 
   it('every millisecond count of an instant from 1979 to 9999 is refused as milliseconds', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1979-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
-        expect(() => assertEpochSeconds('now', date.getTime())).toThrow(/looks like milliseconds/);
-        expect(() => assertEpochSeconds('now', Math.floor(date.getTime() / 1000))).not.toThrow();
-      }),
+      fc.property(
+        fc.date({ min: new Date('1979-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (date) => {
+          expect(() => assertEpochSeconds('now', date.getTime())).toThrow(/looks like milliseconds/);
+          expect(() => assertEpochSeconds('now', Math.floor(date.getTime() / 1000))).not.toThrow();
+        },
+      ),
     );
   });
 
   it('a value beyond the range that is not milliseconds either gets no hint', () => {
-    expect(() => assertEpochSeconds('end', 1e21)).toThrow(new RangeError('end must be epoch seconds between the years 0001 and 9999, got "1e+21"'));
+    expect(() => assertEpochSeconds('end', 1e21)).toThrow(
+      new RangeError('end must be epoch seconds between the years 0001 and 9999, got "1e+21"'),
+    );
   });
 
   it('a value just before the year 0001 is too early, not milliseconds', () => {
@@ -43,8 +50,12 @@ describe('assertEpochSeconds()', () => {
   it('refuses fractions, NaN, infinities and non-numbers', () => {
     expect(() => assertEpochSeconds('now', 1.5)).toThrow(new RangeError('now must be whole epoch seconds, got "1.5"'));
     expect(() => assertEpochSeconds('now', Number.NaN)).toThrow(new RangeError('now must be whole epoch seconds, got "NaN"'));
-    expect(() => assertEpochSeconds('start', Number.NEGATIVE_INFINITY)).toThrow(new RangeError('start must be whole epoch seconds, got "-Infinity"'));
-    expect(() => assertEpochSeconds('now', '1767225600' as unknown as number)).toThrow(new RangeError('now must be whole epoch seconds, got a string'));
+    expect(() => assertEpochSeconds('start', Number.NEGATIVE_INFINITY)).toThrow(
+      new RangeError('start must be whole epoch seconds, got "-Infinity"'),
+    );
+    expect(() => assertEpochSeconds('now', '1767225600' as unknown as number)).toThrow(
+      new RangeError('now must be whole epoch seconds, got a string'),
+    );
     expect(() => assertEpochSeconds('now', null as unknown as number)).toThrow(new RangeError('now must be whole epoch seconds, got null'));
   });
 });

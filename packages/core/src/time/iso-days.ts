@@ -27,7 +27,9 @@ export function isoDateOfEpochDay(epochDays: number): { year: number; month: num
   const shifted = epochDays + DAYS_FROM_MARCH_0000_TO_EPOCH;
   const era = Math.floor(shifted / DAYS_PER_400_YEARS);
   const dayOfEra = shifted - era * DAYS_PER_400_YEARS;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfMarchYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const marchMonth = Math.floor((5 * dayOfMarchYear + 2) / 153);
   const day = dayOfMarchYear - Math.floor((153 * marchMonth + 2) / 5) + 1;

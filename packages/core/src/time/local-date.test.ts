@@ -6,7 +6,16 @@ import { localDateAt, parseLocalDate, startOfLocalDay } from './local-date.js';
 import { daysBetween, intlLocalDate, intlStartOfDay } from '../testing/oracle.js';
 import { thrownBy } from '../testing/refusal.js';
 
-const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
+const ZONES = [
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Apia',
+  'Europe/London',
+  'UTC',
+  'Pacific/Chatham',
+];
 
 const refusal = (run: () => unknown): InvalidParameterError => thrownBy(InvalidParameterError, run);
 
@@ -30,7 +39,19 @@ describe('parseLocalDate() (D4, D7)', () => {
   });
 
   it('refuses malformed text, naming the parameter', () => {
-    for (const text of ['', '2026-3-8', '2026/03/08', '20260308', '2026-03-08T00:00', ' 2026-03-08', '2026-03-08 ', '2026-03-08\n', 'yesterday', '+2026-03-08', '٢٠٢٦-٠٣-٠٨']) {
+    for (const text of [
+      '',
+      '2026-3-8',
+      '2026/03/08',
+      '20260308',
+      '2026-03-08T00:00',
+      ' 2026-03-08',
+      '2026-03-08 ',
+      '2026-03-08\n',
+      'yesterday',
+      '+2026-03-08',
+      '٢٠٢٦-٠٣-٠٨',
+    ]) {
       const error = refusal(() => parseLocalDate('from', text));
       expect(error.parameter).toBe('from');
       expect(error.message).toBe(`Cannot parse from "${text}": expected a date as YYYY-MM-DD`);
@@ -39,10 +60,13 @@ describe('parseLocalDate() (D4, D7)', () => {
 
   it('round-trips every real date', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }), (instant) => {
-        const text = instant.toISOString().slice(0, 10);
-        expect(parseLocalDate('from', text).toString()).toBe(text);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }),
+        (instant) => {
+          const text = instant.toISOString().slice(0, 10);
+          expect(parseLocalDate('from', text).toString()).toBe(text);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -106,7 +130,9 @@ describe('localDateAt()', () => {
 // offsets once per year from a cache.
 const temporalStartOfDay = (date: Temporal.PlainDate, timeZone: string) => date.toZonedDateTime({ timeZone }).epochMilliseconds / 1000;
 const temporalLocalDate = (epochSeconds: number, timeZone: string) =>
-  Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+  Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000)
+    .toZonedDateTimeISO(timeZone)
+    .toPlainDate();
 
 const ALL_ZONES = [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'US/Eastern', 'Asia/Calcutta'])];
 const FIRST_1900 = Date.UTC(1900, 0, 1) / 1000;
@@ -115,10 +141,14 @@ const LAST_2100 = Date.UTC(2100, 11, 31, 23, 59, 59) / 1000;
 describe('startOfLocalDay() and localDateAt() from cached zone offsets agree with Temporal', () => {
   it('give the same day starts as Temporal on random dates in every IANA zone from 1900 to 2100 (D4)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALL_ZONES), fc.integer({ min: 0, max: daysBetween('1900-01-01', '2100-12-31') }), (timeZone, offset) => {
-        const date = Temporal.PlainDate.from('1900-01-01').add({ days: offset });
-        expect(startOfLocalDay(date, timeZone)).toBe(temporalStartOfDay(date, timeZone));
-      }),
+      fc.property(
+        fc.constantFrom(...ALL_ZONES),
+        fc.integer({ min: 0, max: daysBetween('1900-01-01', '2100-12-31') }),
+        (timeZone, offset) => {
+          const date = Temporal.PlainDate.from('1900-01-01').add({ days: offset });
+          expect(startOfLocalDay(date, timeZone)).toBe(temporalStartOfDay(date, timeZone));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -73,7 +73,9 @@ export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): num
 export function localDateAt(epochSeconds: number, timeZone: string): Temporal.PlainDate {
   const utcDate = Number.isSafeInteger(epochSeconds) ? isoDateOfEpochDay(Math.floor(epochSeconds / SECONDS_PER_DAY)) : undefined;
   if (utcDate === undefined || Math.abs(utcDate.year) > FAST_YEAR_LIMIT) {
-    return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(timeZone).toPlainDate();
+    return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000)
+      .toZonedDateTimeISO(timeZone)
+      .toPlainDate();
   }
   const wallSeconds = epochSeconds + offsetIn(yearOffsets(timeZone, utcDate.year), epochSeconds);
   const { year, month, day } = isoDateOfEpochDay(Math.floor(wallSeconds / SECONDS_PER_DAY));

@@ -56,9 +56,15 @@ describe('parseInstant(): the common form, read without Temporal', () => {
       minute: twoDigits(60),
       second: twoDigits(60),
       fraction: fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined }),
-      offset: fc.oneof(fc.constant('Z'), fc.tuple(fc.constantFrom('+', '-'), twoDigits(24), twoDigits(60)).map(([sign, hours, minutes]) => `${sign}${hours}:${minutes}`)),
+      offset: fc.oneof(
+        fc.constant('Z'),
+        fc.tuple(fc.constantFrom('+', '-'), twoDigits(24), twoDigits(60)).map(([sign, hours, minutes]) => `${sign}${hours}:${minutes}`),
+      ),
     })
-    .map((parts) => `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${parts.fraction === undefined ? '' : `.${parts.fraction}`}${parts.offset}`);
+    .map(
+      (parts) =>
+        `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${parts.fraction === undefined ? '' : `.${parts.fraction}`}${parts.offset}`,
+    );
 
   /** The oracle: Temporal itself, floored to whole seconds, or the refusal. */
   const temporal = (text: string): number | 'refused' => {

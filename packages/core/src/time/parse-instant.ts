@@ -50,7 +50,8 @@ function _commonInstant(text: string): number | undefined {
   const second = Number(match[6]);
   const offsetHours = match[8] === undefined ? 0 : Number(match[8]);
   const offsetMinutes = match[9] === undefined ? 0 : Number(match[9]);
-  if (year < 100 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  if (year < 100 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59)
+    return undefined;
   const epochMilliseconds = Date.UTC(year, month - 1, day, hour, minute, second);
   // Date.UTC rolls an impossible day over into the next month: such text is Temporal's to refuse.
   if (new Date(epochMilliseconds).getUTCDate() !== day) return undefined;

@@ -3,7 +3,15 @@ import { normalizeTimeZone } from './time-zone.js';
 
 describe('normalizeTimeZone()', () => {
   it('returns an IANA name as given when it is already canonical', () => {
-    for (const zone of ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Pacific/Chatham', 'UTC']) {
+    for (const zone of [
+      'America/New_York',
+      'America/Sao_Paulo',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'Pacific/Apia',
+      'Pacific/Chatham',
+      'UTC',
+    ]) {
       expect(normalizeTimeZone(zone)).toBe(zone);
     }
   });

@@ -7,7 +7,16 @@ import { parseWindowQuery } from './parse-window-query.js';
 import { resolveWindow, type ResolveWindowInput, type ResolvedWindow } from './resolve-window.js';
 import { addDays, daysBetween, intlLocalDate } from '../testing/oracle.js';
 
-const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
+const ZONES = [
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Apia',
+  'Europe/London',
+  'UTC',
+  'Pacific/Chatham',
+];
 const NOW = 1_900_000_000; // 2030: every window below lies in the past
 
 /** resolveWindow over `from` / `to` given as text, parsed first as the HTTP layer does. */
@@ -119,7 +128,11 @@ describe('dayBuckets() (D8)', () => {
     it('Asia/Kathmandu (+05:45) days start at 18:15 UTC and are 24 hours', () => {
       const { dates, boundaries } = buckets('Asia/Kathmandu', '2026-03-07', '2026-03-08');
       expect(dates).toEqual(['2026-03-07', '2026-03-08']);
-      expect(boundaries).toEqual([Date.UTC(2026, 2, 6, 18, 15) / 1000, Date.UTC(2026, 2, 7, 18, 15) / 1000, Date.UTC(2026, 2, 8, 18, 15) / 1000]);
+      expect(boundaries).toEqual([
+        Date.UTC(2026, 2, 6, 18, 15) / 1000,
+        Date.UTC(2026, 2, 7, 18, 15) / 1000,
+        Date.UTC(2026, 2, 8, 18, 15) / 1000,
+      ]);
       expect(formatInstant(boundaries[1]!, 'Asia/Kathmandu')).toBe('2026-03-08T00:00:00+05:45');
     });
 

@@ -7,7 +7,16 @@ import { resolveWindow, type ResolveWindowInput } from './resolve-window.js';
 import { addDays, intlFormatInstant, intlLocalDate, oracleWindow } from '../testing/oracle.js';
 import { thrownBy } from '../testing/refusal.js';
 
-const ZONES = ['America/New_York', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'Europe/London', 'UTC', 'Pacific/Chatham'];
+const ZONES = [
+  'America/New_York',
+  'America/Sao_Paulo',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Apia',
+  'Europe/London',
+  'UTC',
+  'Pacific/Chatham',
+];
 const NY = 'America/New_York';
 /** 2026-03-12T15:04:05-04:00, a Thursday. */
 const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
@@ -133,14 +142,16 @@ describe('resolveWindow()', () => {
     });
   });
 
-  describe('bad input (D7; malformed, impossible and repeated dates are parseWindowQuery()\'s)', () => {
+  describe("bad input (D7; malformed, impossible and repeated dates are parseWindowQuery()'s)", () => {
     it('refuses a from after to, naming from, also when given dates directly', () => {
       const error = refusal({ from: '2026-03-09', to: '2026-03-08', now: NOW, timeZone: NY });
       expect(error).toBeInstanceOf(InvalidParameterError);
       expect(error.parameter).toBe('from');
       expect(error.message).toBe('Parameter from "2026-03-09" is after to "2026-03-08"');
       const date = (text: string) => Temporal.PlainDate.from(text);
-      expect(() => resolveWindow({ from: date('2026-03-09'), to: date('2026-03-08'), now: NOW, timeZone: NY })).toThrow('Parameter from "2026-03-09" is after to "2026-03-08"');
+      expect(() => resolveWindow({ from: date('2026-03-09'), to: date('2026-03-08'), now: NOW, timeZone: NY })).toThrow(
+        'Parameter from "2026-03-09" is after to "2026-03-08"',
+      );
     });
 
     it('refuses a from after today when to is missing', () => {
@@ -156,13 +167,62 @@ describe('resolveWindow()', () => {
 
   describe('DST and odd zones, exact seconds and text', () => {
     const cases: { name: string; timeZone: string; date: string; seconds: number; from: string; to: string }[] = [
-      { name: 'America/New_York 2026-03-08 is 23 hours', timeZone: NY, date: '2026-03-08', seconds: 82_800, from: '2026-03-08T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00' },
-      { name: 'America/New_York 2026-11-01 is 25 hours', timeZone: NY, date: '2026-11-01', seconds: 90_000, from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T23:59:59-05:00' },
-      { name: 'America/Sao_Paulo 2018-11-04 starts at 01:00 and is 23 hours', timeZone: 'America/Sao_Paulo', date: '2018-11-04', seconds: 82_800, from: '2018-11-04T01:00:00-02:00', to: '2018-11-04T23:59:59-02:00' },
-      { name: 'Australia/Lord_Howe 2026-04-05 is 24.5 hours (30-minute shift back)', timeZone: 'Australia/Lord_Howe', date: '2026-04-05', seconds: 88_200, from: '2026-04-05T00:00:00+11:00', to: '2026-04-05T23:59:59+10:30' },
-      { name: 'Australia/Lord_Howe 2026-10-04 is 23.5 hours (30-minute shift forward)', timeZone: 'Australia/Lord_Howe', date: '2026-10-04', seconds: 84_600, from: '2026-10-04T00:00:00+10:30', to: '2026-10-04T23:59:59+11:00' },
-      { name: 'Asia/Kathmandu (+05:45) is 24 hours', timeZone: 'Asia/Kathmandu', date: '2026-03-08', seconds: 86_400, from: '2026-03-08T00:00:00+05:45', to: '2026-03-08T23:59:59+05:45' },
-      { name: 'UTC is 24 hours, shown as +00:00', timeZone: 'UTC', date: '2026-03-08', seconds: 86_400, from: '2026-03-08T00:00:00+00:00', to: '2026-03-08T23:59:59+00:00' },
+      {
+        name: 'America/New_York 2026-03-08 is 23 hours',
+        timeZone: NY,
+        date: '2026-03-08',
+        seconds: 82_800,
+        from: '2026-03-08T00:00:00-05:00',
+        to: '2026-03-08T23:59:59-04:00',
+      },
+      {
+        name: 'America/New_York 2026-11-01 is 25 hours',
+        timeZone: NY,
+        date: '2026-11-01',
+        seconds: 90_000,
+        from: '2026-11-01T00:00:00-04:00',
+        to: '2026-11-01T23:59:59-05:00',
+      },
+      {
+        name: 'America/Sao_Paulo 2018-11-04 starts at 01:00 and is 23 hours',
+        timeZone: 'America/Sao_Paulo',
+        date: '2018-11-04',
+        seconds: 82_800,
+        from: '2018-11-04T01:00:00-02:00',
+        to: '2018-11-04T23:59:59-02:00',
+      },
+      {
+        name: 'Australia/Lord_Howe 2026-04-05 is 24.5 hours (30-minute shift back)',
+        timeZone: 'Australia/Lord_Howe',
+        date: '2026-04-05',
+        seconds: 88_200,
+        from: '2026-04-05T00:00:00+11:00',
+        to: '2026-04-05T23:59:59+10:30',
+      },
+      {
+        name: 'Australia/Lord_Howe 2026-10-04 is 23.5 hours (30-minute shift forward)',
+        timeZone: 'Australia/Lord_Howe',
+        date: '2026-10-04',
+        seconds: 84_600,
+        from: '2026-10-04T00:00:00+10:30',
+        to: '2026-10-04T23:59:59+11:00',
+      },
+      {
+        name: 'Asia/Kathmandu (+05:45) is 24 hours',
+        timeZone: 'Asia/Kathmandu',
+        date: '2026-03-08',
+        seconds: 86_400,
+        from: '2026-03-08T00:00:00+05:45',
+        to: '2026-03-08T23:59:59+05:45',
+      },
+      {
+        name: 'UTC is 24 hours, shown as +00:00',
+        timeZone: 'UTC',
+        date: '2026-03-08',
+        seconds: 86_400,
+        from: '2026-03-08T00:00:00+00:00',
+        to: '2026-03-08T23:59:59+00:00',
+      },
     ];
     for (const { name, timeZone, date, seconds, from, to } of cases) {
       it(`resolves one day in ${name}`, () => {

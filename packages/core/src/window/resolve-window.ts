@@ -122,7 +122,12 @@ function _isIsoInRange(date: Temporal.PlainDate): boolean {
   return date.calendarId === 'iso8601' && Math.abs(date.year) <= FAST_YEAR_LIMIT;
 }
 
-function _isCountable(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): boolean {
+function _isCountable(
+  toDate: Temporal.PlainDate,
+  givenFrom: Temporal.PlainDate | undefined,
+  maxDays: number,
+  defaultDays: number,
+): boolean {
   return (
     _isIsoInRange(toDate) &&
     (givenFrom === undefined || _isIsoInRange(givenFrom)) &&
@@ -141,19 +146,33 @@ function _dateOfEpochDay(epochDay: number): Temporal.PlainDate {
 }
 
 /** The D5/D6 rule on whole days since 1970, with no Temporal arithmetic. */
-function _fromDateByDayCount(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): FromDate {
+function _fromDateByDayCount(
+  toDate: Temporal.PlainDate,
+  givenFrom: Temporal.PlainDate | undefined,
+  maxDays: number,
+  defaultDays: number,
+): FromDate {
   const toDay = _epochDay(toDate);
   const earliestDay = Math.max(toDay - maxDays, FIRST_SUPPORTED_DAY);
   const wantedDay = givenFrom === undefined ? toDay - defaultDays : _epochDay(givenFrom);
   const clamped = wantedDay < earliestDay;
   const fromDay = clamped ? earliestDay : wantedDay;
   const fromDate =
-    clamped && fromDay === FIRST_SUPPORTED_DAY ? FIRST_SUPPORTED_DATE : !clamped && givenFrom !== undefined ? givenFrom : _dateOfEpochDay(fromDay);
+    clamped && fromDay === FIRST_SUPPORTED_DAY
+      ? FIRST_SUPPORTED_DATE
+      : !clamped && givenFrom !== undefined
+        ? givenFrom
+        : _dateOfEpochDay(fromDay);
   return { fromDate, clamped, fromAfterTo: fromDay > toDay };
 }
 
 /** The same rule through Temporal, for dates and day counts outside the integer path. */
-function _fromDateByTemporal(toDate: Temporal.PlainDate, givenFrom: Temporal.PlainDate | undefined, maxDays: number, defaultDays: number): FromDate {
+function _fromDateByTemporal(
+  toDate: Temporal.PlainDate,
+  givenFrom: Temporal.PlainDate | undefined,
+  maxDays: number,
+  defaultDays: number,
+): FromDate {
   const clampedToLength = toDate.subtract({ days: maxDays });
   const earliest = Temporal.PlainDate.compare(clampedToLength, FIRST_SUPPORTED_DATE) < 0 ? FIRST_SUPPORTED_DATE : clampedToLength;
   let fromDate = givenFrom ?? toDate.subtract({ days: defaultDays });

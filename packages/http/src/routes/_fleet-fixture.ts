@@ -10,13 +10,25 @@ import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 const HOUR = 3600;
 /** 2026-12-01T10:30:00Z: already 2 December in Kiritimati (+14), still 30 November in Pago Pago (−11). */
 export const FLEET_NOW = Date.UTC(2026, 11, 1, 10, 30, 7) / 1000;
-const ZONES = ['UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kathmandu', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Australia/Lord_Howe', 'America/Sao_Paulo'];
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/Berlin',
+  'Asia/Kathmandu',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
+  'Australia/Lord_Howe',
+  'America/Sao_Paulo',
+];
 
 /** A random fleet: each device's zone and segments (hours around now, a year back at most). */
 export const fleetArbitrary = fc.array(
   fc.record({
     timeZone: fc.constantFrom(...ZONES),
-    pieces: fc.array(fc.record({ offset: fc.integer({ min: -400 * 24, max: 24 }), hours: fc.integer({ min: 1, max: 50 }), moving: fc.boolean() }), { maxLength: 5 }),
+    pieces: fc.array(
+      fc.record({ offset: fc.integer({ min: -400 * 24, max: 24 }), hours: fc.integer({ min: 1, max: 50 }), moving: fc.boolean() }),
+      { maxLength: 5 },
+    ),
     openLast: fc.boolean(),
   }),
   { maxLength: 7, size: 'small' },
@@ -27,7 +39,9 @@ export const windowQueryArbitrary = fc.oneof(
   fc.constant(''),
   fc.integer({ min: -420, max: 2 }).map((days) => `from=${_date(days)}`),
   fc.constantFrom(0, 1, 2).map((days) => `from=${_date(days)}`),
-  fc.tuple(fc.integer({ min: -420, max: 2 }), fc.integer({ min: 0, max: 40 })).map(([days, span]) => `from=${_date(days)}&to=${_date(days + span)}`),
+  fc
+    .tuple(fc.integer({ min: -420, max: 2 }), fc.integer({ min: 0, max: 40 }))
+    .map(([days, span]) => `from=${_date(days)}&to=${_date(days + span)}`),
 );
 
 function _date(daysFromFirstDecember: number): string {
@@ -35,7 +49,9 @@ function _date(daysFromFirstDecember: number): string {
 }
 
 /** Builds the app over a store holding `fleet` for one account (and a device of another account between each). */
-export async function createFleetApp(fleet: readonly { timeZone: string; pieces: readonly { offset: number; hours: number; moving: boolean }[]; openLast: boolean }[]) {
+export async function createFleetApp(
+  fleet: readonly { timeZone: string; pieces: readonly { offset: number; hours: number; moving: boolean }[]; openLast: boolean }[],
+) {
   const store = createMemoryStore();
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
   const other = await store.createAccount({ name: 'Other', plan: 'business', now: 0 });
@@ -44,14 +60,24 @@ export async function createFleetApp(fleet: readonly { timeZone: string; pieces:
   const deviceIds: number[] = [];
   for (const [index, device] of fleet.entries()) {
     await store.createDevice({ accountId: other.id, name: `Theirs ${index}`, imei: `36${index}`, model: 'm', timeZone: 'UTC' });
-    const created = (await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: `35${index}`, model: 'm', timeZone: device.timeZone }))!;
+    const created = (await store.createDevice({
+      accountId: account.id,
+      name: `Truck ${index}`,
+      imei: `35${index}`,
+      model: 'm',
+      timeZone: device.timeZone,
+    }))!;
     const sorted = [...device.pieces].sort((a, b) => a.offset - b.offset);
     const segments: SegmentInput[] = [];
     let free = -Infinity;
     for (const [position, piece] of sorted.entries()) {
       const startedAt = Math.max(FLEET_NOW + piece.offset * HOUR, free);
       free = startedAt + piece.hours * HOUR;
-      segments.push({ startedAt, endedAt: device.openLast && position === sorted.length - 1 ? null : free, state: piece.moving ? 'moving' : 'idle' });
+      segments.push({
+        startedAt,
+        endedAt: device.openLast && position === sorted.length - 1 ? null : free,
+        state: piece.moving ? 'moving' : 'idle',
+      });
     }
     if (segments.length > 0) await store.importSegments({ deviceId: created.id, segments });
     deviceIds.push(created.id);
@@ -62,7 +88,14 @@ export async function createFleetApp(fleet: readonly { timeZone: string; pieces:
     fleetHours: createFleetHours({ store, now }),
     now,
     logger: () => {},
-    rateLimits: { hours: unlimited, daily: unlimited, meter: unlimited, fleetHours: unlimited, fleetDaily: unlimited, fleetMeter: unlimited },
+    rateLimits: {
+      hours: unlimited,
+      daily: unlimited,
+      meter: unlimited,
+      fleetHours: unlimited,
+      fleetDaily: unlimited,
+      fleetMeter: unlimited,
+    },
   });
   const get = async (path: string): Promise<Response> => app.request(path, { headers: { Authorization: `Bearer ${key}` } });
   return { app, store, account, deviceIds, get };
@@ -84,7 +117,9 @@ export async function checkFleetPagesMatchDevices(options: {
   await fc.assert(
     fc.asyncProperty(fleetArbitrary, windowQueryArbitrary, fc.integer({ min: 1, max: 4 }), async (fleet, query, limit) => {
       const { get, deviceIds } = await createFleetApp(fleet);
-      const singles = await Promise.all(deviceIds.map(async (id) => get(`/api/v1/devices/${id}${options.path}${query ? `?${query}` : ''}`)));
+      const singles = await Promise.all(
+        deviceIds.map(async (id) => get(`/api/v1/devices/${id}${options.path}${query ? `?${query}` : ''}`)),
+      );
       const statuses = singles.map((response) => response.status);
       const texts = await Promise.all(singles.map((response) => response.text()));
       const pageQuery = [query, `limit=${limit}`].filter(Boolean).join('&');
@@ -109,7 +144,11 @@ export async function checkFleetPagesMatchDevices(options: {
 }
 
 /** Every page of a fleet endpoint, following `next_cursor`: the elements' JSON texts, in order, and the page count. */
-export async function walkPages(get: (path: string) => Promise<Response>, path: string, query: string): Promise<{ elements: string[]; pages: number }> {
+export async function walkPages(
+  get: (path: string) => Promise<Response>,
+  path: string,
+  query: string,
+): Promise<{ elements: string[]; pages: number }> {
   const elements: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -127,5 +166,6 @@ export async function walkPages(get: (path: string) => Promise<Response>, path: 
 }
 
 function expectKeys(body: object, keys: readonly string[]): void {
-  if (JSON.stringify(Object.keys(body)) !== JSON.stringify(keys)) throw new Error(`Expected the fields ${keys.join(', ')}, got ${Object.keys(body).join(', ')}`);
+  if (JSON.stringify(Object.keys(body)) !== JSON.stringify(keys))
+    throw new Error(`Expected the fields ${keys.join(', ')}, got ${Object.keys(body).join(', ')}`);
 }

@@ -23,7 +23,11 @@ describe('the onIngest hook of createFleetHoursApp', () => {
       { device_id: idle.id, time: t + 60, ignition: true, speed_kmh: 30 },
     ];
     const send = (body: unknown) =>
-      fixture.app.request('/ingest/v1/telemetry', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+      fixture.app.request('/ingest/v1/telemetry', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
     expect((await send(batch)).status).toBe(200);
     expect((await send([...batch, { device_id: idle.id, time: t + 120, ignition: false, speed_kmh: 0 }])).status).toBe(200);
 
@@ -31,13 +35,18 @@ describe('the onIngest hook of createFleetHoursApp', () => {
       fixture.app.request('/ingest/traccar', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ position: { deviceTime: new Date((t + 180) * 1000).toISOString(), speed: 10, attributes }, device: { uniqueId: idle.imei } }),
+        body: JSON.stringify({
+          position: { deviceTime: new Date((t + 180) * 1000).toISOString(), speed: 10, attributes },
+          device: { uniqueId: idle.imei },
+        }),
       });
     expect((await traccar({ ignition: true })).status).toBe(200);
     expect((await traccar({})).status).toBe(200);
 
     const osmand = (ignition: string | null) =>
-      fixture.app.request(`/ingest/osmand/${token}?${String(new URLSearchParams({ id: idle.imei!, timestamp: String(t + 240), speed: '0', ...(ignition === null ? {} : { ignition }) }))}`);
+      fixture.app.request(
+        `/ingest/osmand/${token}?${String(new URLSearchParams({ id: idle.imei!, timestamp: String(t + 240), speed: '0', ...(ignition === null ? {} : { ignition }) }))}`,
+      );
     expect((await osmand('false')).status).toBe(200);
     expect((await osmand('false')).status).toBe(200);
     expect((await osmand(null)).status).toBe(200);
@@ -72,7 +81,9 @@ describe('the onIngest hook of createFleetHoursApp', () => {
     });
     const { idle } = fixture.devices;
     const t = fixture.nowSeconds - 60;
-    const response = await fixture.app.request(`/ingest/osmand/${fixture.tokens.acme.token}?${String(new URLSearchParams({ id: idle.imei!, timestamp: String(t), speed: '0', ignition: 'true' }))}`);
+    const response = await fixture.app.request(
+      `/ingest/osmand/${fixture.tokens.acme.token}?${String(new URLSearchParams({ id: idle.imei!, timestamp: String(t), speed: '0', ignition: 'true' }))}`,
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ accepted: 1, duplicates: 0 });
     expect(await fixture.pointsOf(idle.id)).toEqual([{ time: t, ignition: true, speedKmh: 0 }]);

@@ -90,10 +90,14 @@ export async function _writePoints(input: {
   try {
     const [single] = points;
     // One position (Traccar, OsmAnd): written with the others that arrive meanwhile.
-    if (positionOf === null && points.length === 1 && single!.imei !== undefined) result = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
+    if (positionOf === null && points.length === 1 && single!.imei !== undefined)
+      result = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
     else result = await fleetHours.store.writeTelemetry({ accountId, points, now });
   } catch (error) {
-    if (error instanceof UnknownDeviceError || (isFleetHoursError(error) && error.code === 'unknown_device' && typeof (error as { index?: unknown }).index === 'number')) {
+    if (
+      error instanceof UnknownDeviceError ||
+      (isFleetHoursError(error) && error.code === 'unknown_device' && typeof (error as { index?: unknown }).index === 'number')
+    ) {
       const index = (error as UnknownDeviceError).index;
       const point = points[index];
       const named =

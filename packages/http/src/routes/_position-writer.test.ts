@@ -93,20 +93,36 @@ async function setup() {
   const fixture = await createIngestFixture({ wrapStore: watch.wrap });
   const trucks: Device[] = [];
   for (let index = 0; index < TRUCKS; index += 1) {
-    trucks.push((await fixture.store.createDevice({ accountId: fixture.accounts.acme.id, name: `Coalesced ${index}`, imei: imeiOf(index), model: 'FMB920', registration: null, timeZone: index % 2 === 0 ? 'Europe/Berlin' : 'America/New_York' }))!);
+    trucks.push(
+      (await fixture.store.createDevice({
+        accountId: fixture.accounts.acme.id,
+        name: `Coalesced ${index}`,
+        imei: imeiOf(index),
+        model: 'FMB920',
+        registration: null,
+        timeZone: index % 2 === 0 ? 'Europe/Berlin' : 'America/New_York',
+      }))!,
+    );
   }
   const traccar = (uniqueId: string, seconds: number, knots: number, ignition = true) =>
     fixture.app.request('/ingest/traccar', {
       method: 'POST',
       headers: { Authorization: `Bearer ${fixture.tokens.acme.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ position: { deviceTime: traccarTime(seconds), fixTime: traccarTime(seconds), speed: knots, attributes: { ignition } }, device: { uniqueId } }),
+      body: JSON.stringify({
+        position: { deviceTime: traccarTime(seconds), fixTime: traccarTime(seconds), speed: knots, attributes: { ignition } },
+        device: { uniqueId },
+      }),
     });
   const osmand = (id: string, seconds: number, knots: number, ignition = true) =>
-    fixture.app.request(`/ingest/osmand/${fixture.tokens.acme.token}?id=${id}&timestamp=${seconds}&speed=${knots}&ignition=${String(ignition)}`);
+    fixture.app.request(
+      `/ingest/osmand/${fixture.tokens.acme.token}?id=${id}&timestamp=${seconds}&speed=${knots}&ignition=${String(ignition)}`,
+    );
   /** The fleet's answers to a reader: the devices list and each new device's hours over the default window. */
   const readings = async () => {
     const list = await (await fixture.request('/api/v1/devices', fixture.keys.acme.key)).json();
-    const hours = await Promise.all(trucks.map(async (truck) => (await fixture.request(`/api/v1/devices/${truck.id}/hours`, fixture.keys.acme.key)).json()));
+    const hours = await Promise.all(
+      trucks.map(async (truck) => (await fixture.request(`/api/v1/devices/${truck.id}/hours`, fixture.keys.acme.key)).json()),
+    );
     const points = await Promise.all(trucks.map((truck) => fixture.store.listTelemetryPoints({ deviceId: truck.id })));
     const segments = await Promise.all(trucks.map((truck) => fixture.store.listSegments({ deviceId: truck.id })));
     return { list, hours, points, segments };
@@ -155,7 +171,8 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     // The same positions forwarded one by one, in time order, into a fresh store.
     const alone = await setup();
     expect(alone.trucks.map((truck) => truck.id)).toEqual(trucks.map((truck) => truck.id));
-    for (const position of positions) expect((await alone.traccar(position.imei, position.seconds, position.knots, position.ignition)).status).toBe(200);
+    for (const position of positions)
+      expect((await alone.traccar(position.imei, position.seconds, position.knots, position.ignition)).status).toBe(200);
     expect(alone.watch.calls).toHaveLength(positions.length);
 
     const coalesced = await readings();
@@ -231,14 +248,22 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const answers = await Promise.all([...busy, ...good]);
     expect(answers.map((response) => response.status)).toEqual(answers.map(() => 200));
     const bodies = await Promise.all(answers.map((response) => bodyOf<Answer>(response)));
-    bodies.forEach((body, index) => expect(body).toMatchObject({ accepted: 1, duplicates: 0, devices: [{ device_id: trucks[index]!.id }] }));
+    bodies.forEach((body, index) =>
+      expect(body).toMatchObject({ accepted: 1, duplicates: 0, devices: [{ device_id: trucks[index]!.id }] }),
+    );
     for (const truck of trucks) expect(await pointsOf(truck.id)).toHaveLength(1);
     // The unknown IMEI did share a write with the good ones (it was refused there, then alone).
     expect(watch.calls.some((call) => call.imeis.includes('999000111222333') && call.imeis.length > 1)).toBe(true);
     // The store named it: it alone was written on its own, and the four good ones went again as
     // one batch; the retries stayed within the account's writes in flight.
     const afterRefusal = watch.calls.slice(_POSITION_WRITES_IN_FLIGHT + 1).map((call) => [...call.imeis].sort());
-    expect(afterRefusal).toEqual([['999000111222333'], trucks.slice(2).map((truck) => truck.imei).sort()]);
+    expect(afterRefusal).toEqual([
+      ['999000111222333'],
+      trucks
+        .slice(2)
+        .map((truck) => truck.imei)
+        .sort(),
+    ]);
     expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
   });
 
@@ -318,16 +343,28 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     watch.hold();
     const busy = [osmand(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
     await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
-    const mixed = [osmand(trucks[2]!.imei, nowSeconds - 100, 12), traccar(trucks[3]!.imei, nowSeconds - 100, 20), osmand(trucks[4]!.imei, nowSeconds - 100, 0, false), traccar(trucks[5]!.imei, nowSeconds - 100, 7)];
+    const mixed = [
+      osmand(trucks[2]!.imei, nowSeconds - 100, 12),
+      traccar(trucks[3]!.imei, nowSeconds - 100, 20),
+      osmand(trucks[4]!.imei, nowSeconds - 100, 0, false),
+      traccar(trucks[5]!.imei, nowSeconds - 100, 7),
+    ];
     await settle();
     watch.release();
     const answers = await Promise.all([...busy, ...mixed]);
     expect(answers.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const bodies = await Promise.all(answers.map((response) => bodyOf<Answer>(response)));
-    bodies.forEach((body, index) => expect(body).toMatchObject({ accepted: 1, duplicates: 0, devices: [{ device_id: trucks[index]!.id }] }));
+    bodies.forEach((body, index) =>
+      expect(body).toMatchObject({ accepted: 1, duplicates: 0, devices: [{ device_id: trucks[index]!.id }] }),
+    );
 
     expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 1);
-    expect([...watch.calls.at(-1)!.imeis].sort()).toEqual(trucks.slice(2).map((truck) => truck.imei).sort());
+    expect([...watch.calls.at(-1)!.imeis].sort()).toEqual(
+      trucks
+        .slice(2)
+        .map((truck) => truck.imei)
+        .sort(),
+    );
     expect(await pointsOf(trucks[2]!.id)).toEqual([{ time: nowSeconds - 100, ignition: true, speedKmh: 12 * KMH_PER_KNOT }]);
     expect(await pointsOf(trucks[3]!.id)).toEqual([{ time: nowSeconds - 100, ignition: true, speedKmh: 20 * KMH_PER_KNOT }]);
     expect(await pointsOf(trucks[4]!.id)).toEqual([{ time: nowSeconds - 100, ignition: false, speedKmh: 0 }]);

@@ -1,4 +1,10 @@
-import { InvalidTelemetryPointError, isFleetHoursError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryWriteResult } from '@fleet-hours/core';
+import {
+  InvalidTelemetryPointError,
+  isFleetHoursError,
+  type DeviceTelemetryPoint,
+  type FleetHoursStore,
+  type TelemetryWriteResult,
+} from '@fleet-hours/core';
 
 /** One position of a single-position request (a Traccar forward, an OsmAnd report), named by its device's IMEI. */
 export interface _Position {
@@ -7,7 +13,6 @@ export interface _Position {
   /** The server's clock when the request was read, epoch seconds (D26). */
   readonly now: number;
 }
-
 
 /**
  * Writes at most this many batches of one account at a time; positions that arrive meanwhile wait
@@ -87,7 +92,7 @@ export class _PositionWriter {
   }
 
   async #run(accountId: number, batch: readonly _Waiting[]): Promise<void> {
-    let pending = [...batch];
+    const pending = [...batch];
     while (pending.length > 0) {
       try {
         const answer = await this.#writeBatch(accountId, pending);

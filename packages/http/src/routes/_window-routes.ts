@@ -1,4 +1,11 @@
-import { FleetHoursError, parseWindowQuery, type FleetEndpoint, type FleetPage, type FleetWindowQuery, type WindowQuery } from '@fleet-hours/core';
+import {
+  FleetHoursError,
+  parseWindowQuery,
+  type FleetEndpoint,
+  type FleetPage,
+  type FleetWindowQuery,
+  type WindowQuery,
+} from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Context, Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';

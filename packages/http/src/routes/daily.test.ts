@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../_fixture.js';
 
-type Daily = { device_id: number; timezone: string; from: string; to: string; data: { date: string; engine_seconds: number; moving_seconds: number; idle_seconds: number }[] };
+type Daily = {
+  device_id: number;
+  timezone: string;
+  from: string;
+  to: string;
+  data: { date: string; engine_seconds: number; moving_seconds: number; idle_seconds: number }[];
+};
 
 const get = async (fixture: Awaited<ReturnType<typeof createFixture>>, path: string) => {
   const response = await fixture.request(path, fixture.keys.acme.key);
@@ -42,8 +48,15 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
     for (const query of ['?from=2026-03-01&to=2026-03-31', '?from=2026-10-25&to=2026-11-08', '', '?from=2020-01-01&to=2026-11-30']) {
       const daily = (await get(fixture, `/api/v1/devices/${id}/hours/daily${query}`)) as Daily;
       const hours = await get(fixture, `/api/v1/devices/${id}/hours${query}`);
-      const sum = (field: 'engine_seconds' | 'moving_seconds' | 'idle_seconds') => daily.data.reduce((total, entry) => total + entry[field], 0);
-      expect({ from: daily.from, to: daily.to, engine_seconds: sum('engine_seconds'), moving_seconds: sum('moving_seconds'), idle_seconds: sum('idle_seconds') }).toEqual({
+      const sum = (field: 'engine_seconds' | 'moving_seconds' | 'idle_seconds') =>
+        daily.data.reduce((total, entry) => total + entry[field], 0);
+      expect({
+        from: daily.from,
+        to: daily.to,
+        engine_seconds: sum('engine_seconds'),
+        moving_seconds: sum('moving_seconds'),
+        idle_seconds: sum('idle_seconds'),
+      }).toEqual({
         from: hours.from,
         to: hours.to,
         engine_seconds: hours.engine_seconds,
@@ -75,7 +88,16 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
   it('defaults like /hours: eight local dates from seven days back to today, today counted up to now (D5, P5)', async () => {
     const fixture = await createFixture();
     const body = (await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/hours/daily`)) as Daily;
-    expect(body.data.map((entry) => entry.date)).toEqual(['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30', '2026-12-01']);
+    expect(body.data.map((entry) => entry.date)).toEqual([
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+      '2026-11-29',
+      '2026-11-30',
+      '2026-12-01',
+    ]);
     expect(body.to).toBe('2026-12-01T07:00:15-05:00');
   });
 

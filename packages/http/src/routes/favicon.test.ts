@@ -28,7 +28,16 @@ describe('GET /favicon.ico', () => {
     expect(response.headers.get('Content-Type')).toBe('image/x-icon');
     expect(response.headers.get('Cache-Control')).toBe('public, max-age=86400');
     expect(response.headers.get('X-Request-Id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(readIcon(new Uint8Array(await response.arrayBuffer()))).toEqual({ reserved: 0, type: 1, images: 1, width: 16, height: 16, bitsPerPixel: 32, imageFits: true, headerSize: 40 });
+    expect(readIcon(new Uint8Array(await response.arrayBuffer()))).toEqual({
+      reserved: 0,
+      type: 1,
+      images: 1,
+      width: 16,
+      height: 16,
+      bitsPerPixel: 32,
+      imageFits: true,
+      headerSize: 40,
+    });
     expect(logs.map((entry) => [entry.route, entry.status])).toEqual([['/favicon.ico', 200]]);
   });
 
@@ -51,7 +60,10 @@ describe('GET /favicon.ico', () => {
   });
 
   it('is left to the host app when mounted in one', async () => {
-    const fleetHoursApp = createFleetHoursApp({ fleetHours: createFleetHours({ store: createMemoryStore(), now: Date.now }), logger: () => {} });
+    const fleetHoursApp = createFleetHoursApp({
+      fleetHours: createFleetHours({ store: createMemoryStore(), now: Date.now }),
+      logger: () => {},
+    });
     const host = new Hono();
     host.get('/favicon.ico', (c) => c.text('the host icon'));
     host.route('/', fleetHoursApp);

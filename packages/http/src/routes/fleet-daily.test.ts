@@ -20,15 +20,28 @@ describe('GET /api/v1/hours/daily (D32)', () => {
 
   it('each element adds up to the element of /api/v1/hours for the same device and window (D8)', async () => {
     const { get } = await createFleetApp([
-      { timeZone: 'America/New_York', pieces: [{ offset: -300 * 24, hours: 40, moving: true }, { offset: -10, hours: 5, moving: false }], openLast: true },
+      {
+        timeZone: 'America/New_York',
+        pieces: [
+          { offset: -300 * 24, hours: 40, moving: true },
+          { offset: -10, hours: 5, moving: false },
+        ],
+        openLast: true,
+      },
       { timeZone: 'Asia/Kathmandu', pieces: [{ offset: -24 * 7, hours: 30, moving: false }], openLast: false },
     ]);
     for (const query of ['', 'from=2026-01-01&to=2026-12-31', 'from=2025-11-01']) {
       const daily = (await walkPages(get, '/api/v1/hours/daily', query)).elements.map((element) => JSON.parse(element) as Daily);
-      const hours = (await walkPages(get, '/api/v1/hours', query)).elements.map((element) => JSON.parse(element) as { from: string; to: string; engine_seconds: number });
-      expect(daily.map((element) => ({ from: element.from, to: element.to, engine_seconds: element.data.reduce((sum, day) => sum + day.engine_seconds, 0) }))).toEqual(
-        hours.map(({ from, to, engine_seconds }) => ({ from, to, engine_seconds })),
+      const hours = (await walkPages(get, '/api/v1/hours', query)).elements.map(
+        (element) => JSON.parse(element) as { from: string; to: string; engine_seconds: number },
       );
+      expect(
+        daily.map((element) => ({
+          from: element.from,
+          to: element.to,
+          engine_seconds: element.data.reduce((sum, day) => sum + day.engine_seconds, 0),
+        })),
+      ).toEqual(hours.map(({ from, to, engine_seconds }) => ({ from, to, engine_seconds })));
     }
   });
 
@@ -40,7 +53,9 @@ describe('GET /api/v1/hours/daily (D32)', () => {
     expect(((await (await get('/api/v1/hours/daily?limit=100')).json()) as { data: unknown[]; next_cursor: null }).next_cursor).toBeNull();
     const tooMany = await get('/api/v1/hours/daily?limit=101');
     expect(tooMany.status).toBe(400);
-    expect(((await tooMany.json()) as ErrorBody).error.message).toBe('Parameter limit "101" is out of range: give a whole number from 1 to 100');
+    expect(((await tooMany.json()) as ErrorBody).error.message).toBe(
+      'Parameter limit "101" is out of range: give a whole number from 1 to 100',
+    );
   });
 
   it('answers 400 for a bad window like the single-device endpoint (D7), and for a cursor of /api/v1/hours (P33)', async () => {
@@ -52,10 +67,12 @@ describe('GET /api/v1/hours/daily (D32)', () => {
     }
     const cursor = ((await (await request('/api/v1/hours?limit=1', keys.acme.key)).json()) as { next_cursor: string }).next_cursor;
     const response = await request(`/api/v1/hours/daily?cursor=${cursor}`, keys.acme.key);
-    expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter cursor is a cursor of \/api\/v1\/hours, not of \/api\/v1\/hours\/daily/);
+    expect(((await response.json()) as ErrorBody).error.message).toMatch(
+      /^Parameter cursor is a cursor of \/api\/v1\/hours, not of \/api\/v1\/hours\/daily/,
+    );
   });
 
-  it('P32: a from after today in some zones gives those devices an empty window, and is 400 only when it is after today in every device\'s zone', async () => {
+  it("P32: a from after today in some zones gives those devices an empty window, and is 400 only when it is after today in every device's zone", async () => {
     // The fixture's now is 2026-12-01T12:00:15Z: 2 December has begun nowhere among its devices
     // (New York, Kathmandu +05:45, Berlin), so from=2026-12-02 is refused; adding a device in
     // Kiritimati (+14, already 2 December) makes it a fleet with one window and three empty ones.
@@ -65,14 +82,38 @@ describe('GET /api/v1/hours/daily (D32)', () => {
     expect(((await refused.json()) as ErrorBody).error.message).toBe(
       'Parameter from "2026-12-02" is after today in the zone of every device of the account (the latest is 2026-12-01 in America/New_York)',
     );
-    const kiritimati = (await store.createDevice({ accountId: accounts.acme.id, name: 'Line Islands', imei: '1', model: 'm', timeZone: 'Pacific/Kiritimati' }))!;
+    const kiritimati = (await store.createDevice({
+      accountId: accounts.acme.id,
+      name: 'Line Islands',
+      imei: '1',
+      model: 'm',
+      timeZone: 'Pacific/Kiritimati',
+    }))!;
     const response = await request('/api/v1/hours/daily?from=2026-12-02', keys.acme.key);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: Daily[] };
     expect(body.data).toEqual([
-      { device_id: devices.newYork.id, timezone: 'America/New_York', from: '2026-12-02T00:00:00-05:00', to: '2026-12-01T07:00:15-05:00', data: [] },
-      { device_id: devices.kathmandu.id, timezone: 'Asia/Kathmandu', from: '2026-12-02T00:00:00+05:45', to: '2026-12-01T17:45:15+05:45', data: [] },
-      { device_id: devices.idle.id, timezone: 'Europe/Berlin', from: '2026-12-02T00:00:00+01:00', to: '2026-12-01T13:00:15+01:00', data: [] },
+      {
+        device_id: devices.newYork.id,
+        timezone: 'America/New_York',
+        from: '2026-12-02T00:00:00-05:00',
+        to: '2026-12-01T07:00:15-05:00',
+        data: [],
+      },
+      {
+        device_id: devices.kathmandu.id,
+        timezone: 'Asia/Kathmandu',
+        from: '2026-12-02T00:00:00+05:45',
+        to: '2026-12-01T17:45:15+05:45',
+        data: [],
+      },
+      {
+        device_id: devices.idle.id,
+        timezone: 'Europe/Berlin',
+        from: '2026-12-02T00:00:00+01:00',
+        to: '2026-12-01T13:00:15+01:00',
+        data: [],
+      },
       {
         device_id: kiritimati.id,
         timezone: 'Pacific/Kiritimati',

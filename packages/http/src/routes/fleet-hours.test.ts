@@ -12,12 +12,22 @@ describe('GET /api/v1/hours (D32)', () => {
       // P32: refused only when the window fails for every device of the account.
       allRefused: async (response) => {
         expect(response.status).toBe(400);
-        expect(((await response.json()) as ErrorBody).error.message).toMatch(/^Parameter from ".*" is after today in the zone of every device of the account/);
+        expect(((await response.json()) as ErrorBody).error.message).toMatch(
+          /^Parameter from ".*" is after today in the zone of every device of the account/,
+        );
       },
       // P32: this device's today is before `from`: an empty window, from the start of that date to now.
       refusedElement: (element, deviceId) => {
         expect(JSON.parse(element)).toMatchObject({ device_id: deviceId, engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 });
-        expect(Object.keys(JSON.parse(element))).toEqual(['device_id', 'from', 'to', 'timezone', 'engine_seconds', 'moving_seconds', 'idle_seconds']);
+        expect(Object.keys(JSON.parse(element))).toEqual([
+          'device_id',
+          'from',
+          'to',
+          'timezone',
+          'engine_seconds',
+          'moving_seconds',
+          'idle_seconds',
+        ]);
       },
     });
   });
@@ -36,12 +46,15 @@ describe('GET /api/v1/hours (D32)', () => {
     const first = (await (await get('/api/v1/hours')).json()) as { data: unknown[]; next_cursor: string | null };
     expect(first.data).toHaveLength(100);
     expect(typeof first.next_cursor).toBe('string');
-    const second = (await (await get(`/api/v1/hours?cursor=${first.next_cursor}`)).json()) as { data: { device_id: number }[]; next_cursor: string | null };
+    const second = (await (await get(`/api/v1/hours?cursor=${first.next_cursor}`)).json()) as {
+      data: { device_id: number }[];
+      next_cursor: string | null;
+    };
     expect(second).toEqual({ data: [expect.objectContaining({ device_id: deviceIds[100] })], next_cursor: null });
     expect(((await (await get('/api/v1/hours?limit=500')).json()) as { data: unknown[] }).data).toHaveLength(101);
   });
 
-  it('shows a key only its own account\'s devices, and an account without devices an empty page', async () => {
+  it("shows a key only its own account's devices, and an account without devices an empty page", async () => {
     const { request, keys, devices, store, accounts } = await createFixture();
     const body = (await (await request('/api/v1/hours', keys.other.key)).json()) as { data: { device_id: number }[]; next_cursor: null };
     expect(body.data.map((element) => element.device_id)).toEqual([devices.foreign.id]);
@@ -68,16 +81,29 @@ describe('GET /api/v1/hours (D32)', () => {
     const { error } = (await response.json()) as ErrorBody;
     expect(error).toMatchObject({ status: 400, code: 'invalid_parameter' });
     expect(error.message).toContain(parameter);
-    expect(error.message).toMatch(message.startsWith('Cannot parse from') ? /Cannot parse from "2026-02-30"/ : new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(error.message).toMatch(
+      message.startsWith('Cannot parse from')
+        ? /Cannot parse from "2026-02-30"/
+        : new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+    );
   });
 
   it('answers 400 naming cursor for a cursor of another endpoint or of another account (P33)', async () => {
     const { request, keys } = await createFixture();
-    const dailyCursor = ((await (await request('/api/v1/hours/daily?limit=1', keys.acme.key)).json()) as { next_cursor: string }).next_cursor;
+    const dailyCursor = ((await (await request('/api/v1/hours/daily?limit=1', keys.acme.key)).json()) as { next_cursor: string })
+      .next_cursor;
     const hoursCursor = ((await (await request('/api/v1/hours?limit=1', keys.acme.key)).json()) as { next_cursor: string }).next_cursor;
     const cases = [
-      [keys.acme.key, dailyCursor, 'Parameter cursor is a cursor of /api/v1/hours/daily, not of /api/v1/hours: give the next_cursor of a page of this endpoint'],
-      [keys.other.key, hoursCursor, 'Parameter cursor belongs to another account: give the next_cursor of a page read with a key of this account'],
+      [
+        keys.acme.key,
+        dailyCursor,
+        'Parameter cursor is a cursor of /api/v1/hours/daily, not of /api/v1/hours: give the next_cursor of a page of this endpoint',
+      ],
+      [
+        keys.other.key,
+        hoursCursor,
+        'Parameter cursor belongs to another account: give the next_cursor of a page read with a key of this account',
+      ],
     ] as const;
     for (const [key, cursor, message] of cases) {
       const response = await request(`/api/v1/hours?cursor=${cursor}`, key);
@@ -89,10 +115,15 @@ describe('GET /api/v1/hours (D32)', () => {
   });
 
   it('a cursor survives devices added meanwhile: the walk goes on after the last device seen (P33)', async () => {
-    const { get, store, account, deviceIds } = await createFleetApp(Array.from({ length: 3 }, () => ({ timeZone: 'UTC', pieces: [], openLast: false })));
+    const { get, store, account, deviceIds } = await createFleetApp(
+      Array.from({ length: 3 }, () => ({ timeZone: 'UTC', pieces: [], openLast: false })),
+    );
     const first = (await (await get('/api/v1/hours?limit=2')).json()) as { data: { device_id: number }[]; next_cursor: string };
     const added = (await store.createDevice({ accountId: account.id, name: 'New', imei: '999', model: 'm', timeZone: 'UTC' }))!;
-    const second = (await (await get(`/api/v1/hours?limit=2&cursor=${first.next_cursor}`)).json()) as { data: { device_id: number }[]; next_cursor: string | null };
+    const second = (await (await get(`/api/v1/hours?limit=2&cursor=${first.next_cursor}`)).json()) as {
+      data: { device_id: number }[];
+      next_cursor: string | null;
+    };
     expect([...first.data, ...second.data].map((element) => element.device_id)).toEqual([...deviceIds, added.id]);
     expect(second.next_cursor).toBeNull();
   });
@@ -110,7 +141,11 @@ describe('GET /api/v1/hours (D32)', () => {
       const { request, keys } = await createFixture({ rateLimits: { unauthenticated: 1000 } });
       const codeOf = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
       const missing = await request('/api/v1/hours');
-      expect([missing.status, await codeOf(missing.clone()), missing.headers.get('WWW-Authenticate')]).toEqual([401, 'missing_api_key', expect.stringContaining('Bearer')]);
+      expect([missing.status, await codeOf(missing.clone()), missing.headers.get('WWW-Authenticate')]).toEqual([
+        401,
+        'missing_api_key',
+        expect.stringContaining('Bearer'),
+      ]);
       const revoked = await request('/api/v1/hours', keys.revoked.key);
       expect([revoked.status, await codeOf(revoked)]).toEqual([401, 'revoked_api_key']);
       const starter = await request('/api/v1/hours', keys.starter.key);
@@ -125,18 +160,22 @@ describe('GET /api/v1/hours (D32)', () => {
       const { request, keys, devices, clock } = await createFixture();
       for (let count = 1; count <= 60; count += 1) {
         const response = await request('/api/v1/hours', keys.acme.key);
-        expect([response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining')]).toEqual([200, '60', String(60 - count)]);
+        expect([response.status, response.headers.get('X-RateLimit-Limit'), response.headers.get('X-RateLimit-Remaining')]).toEqual([
+          200,
+          '60',
+          String(60 - count),
+        ]);
       }
       const refused = await request('/api/v1/hours', keys.acme.key);
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as ErrorBody).error.code).toBe('rate_limited');
       // The fixture's clock is 15 s into its minute.
-      expect([refused.headers.get('X-RateLimit-Limit'), refused.headers.get('X-RateLimit-Remaining'), refused.headers.get('Retry-After'), refused.headers.get('X-RateLimit-Reset')]).toEqual([
-        '60',
-        '0',
-        '45',
-        '45',
-      ]);
+      expect([
+        refused.headers.get('X-RateLimit-Limit'),
+        refused.headers.get('X-RateLimit-Remaining'),
+        refused.headers.get('Retry-After'),
+        refused.headers.get('X-RateLimit-Reset'),
+      ]).toEqual(['60', '0', '45', '45']);
       // Still 401 and 403 before 429 (D11); the other endpoints, fleet or not, and other keys have their own budgets.
       expect((await request('/api/v1/hours', keys.revoked.key)).status).toBe(401);
       expect((await request('/api/v1/hours', keys.starter.key)).status).toBe(403);

@@ -19,16 +19,35 @@ describe('GET /api/v1/meter (D32)', () => {
     );
   });
 
-  it('shows the fixture\'s devices with their meters, by ascending id', async () => {
+  it("shows the fixture's devices with their meters, by ascending id", async () => {
     const { request, keys, devices } = await createFixture();
     const response = await request('/api/v1/meter', keys.acme.key);
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
     expect(await response.json()).toEqual({
       data: [
-        expect.objectContaining({ device_id: devices.newYork.id, timezone: 'America/New_York', since: '2026-03-07T00:00:00-05:00', as_of: '2026-12-01T07:00:15-05:00' }),
-        expect.objectContaining({ device_id: devices.kathmandu.id, since: '2026-06-10T00:00:00+05:45', engine_seconds: 14_400, moving_seconds: 10_800, idle_seconds: 3_600 }),
-        { device_id: devices.idle.id, timezone: 'Europe/Berlin', since: null, as_of: '2026-12-01T13:00:15+01:00', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+        expect.objectContaining({
+          device_id: devices.newYork.id,
+          timezone: 'America/New_York',
+          since: '2026-03-07T00:00:00-05:00',
+          as_of: '2026-12-01T07:00:15-05:00',
+        }),
+        expect.objectContaining({
+          device_id: devices.kathmandu.id,
+          since: '2026-06-10T00:00:00+05:45',
+          engine_seconds: 14_400,
+          moving_seconds: 10_800,
+          idle_seconds: 3_600,
+        }),
+        {
+          device_id: devices.idle.id,
+          timezone: 'Europe/Berlin',
+          since: null,
+          as_of: '2026-12-01T13:00:15+01:00',
+          engine_seconds: 0,
+          moving_seconds: 0,
+          idle_seconds: 0,
+        },
       ],
       next_cursor: null,
     });

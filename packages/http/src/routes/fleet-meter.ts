@@ -1,4 +1,4 @@
-import { type FleetHours } from '@fleet-hours/core';
+import type { FleetHours } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';

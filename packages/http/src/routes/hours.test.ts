@@ -25,7 +25,13 @@ describe('GET /api/v1/devices/{id}/hours', () => {
   it('counts a 25-hour DST day whole: America/New_York 2026-11-01 is 90 000 s', async () => {
     const fixture = await createFixture();
     const { body } = await hoursOf(fixture, fixture.devices.newYork.id, '?from=2026-11-01&to=2026-11-01');
-    expect(body).toMatchObject({ from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T23:59:59-05:00', engine_seconds: 90_000, moving_seconds: 86_400, idle_seconds: 3_600 });
+    expect(body).toMatchObject({
+      from: '2026-11-01T00:00:00-04:00',
+      to: '2026-11-01T23:59:59-05:00',
+      engine_seconds: 90_000,
+      moving_seconds: 86_400,
+      idle_seconds: 3_600,
+    });
   });
 
   it('resolves days in a +05:45 zone: Asia/Kathmandu', async () => {
@@ -52,7 +58,12 @@ describe('GET /api/v1/devices/{id}/hours', () => {
     const fixture = await createFixture();
     const { body } = await hoursOf(fixture, fixture.devices.newYork.id);
     // The fixture's now is 2026-12-01T12:00:15Z = 07:00:15 EST.
-    expect(body).toMatchObject({ from: '2026-11-24T00:00:00-05:00', to: '2026-12-01T07:00:15-05:00', engine_seconds: 7_200, moving_seconds: 7_200 });
+    expect(body).toMatchObject({
+      from: '2026-11-24T00:00:00-05:00',
+      to: '2026-12-01T07:00:15-05:00',
+      engine_seconds: 7_200,
+      moving_seconds: 7_200,
+    });
   });
 
   it('ends at now when only from is given (D5)', async () => {
@@ -107,7 +118,11 @@ describe('GET /api/v1/devices/{id}/hours', () => {
 
   it('ignores unknown query parameters, repeated or not (D7)', async () => {
     const fixture = await createFixture();
-    const { status, body } = await hoursOf(fixture, fixture.devices.newYork.id, '?from=2026-03-08&to=2026-03-08&unit=hours&unit=days&page=2');
+    const { status, body } = await hoursOf(
+      fixture,
+      fixture.devices.newYork.id,
+      '?from=2026-03-08&to=2026-03-08&unit=hours&unit=days&page=2',
+    );
     expect(status).toBe(200);
     expect(body.engine_seconds).toBe(82_800);
   });

@@ -1,4 +1,4 @@
-import { FleetHoursError, InvalidTelemetryPointError, type FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type FleetHours, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
@@ -23,7 +23,12 @@ const _MILLISECONDS_FROM = 1e10;
  * parameters are ignored. The token is in the path and the access middleware reads it there; no
  * message ever quotes the path.
  */
-export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
+export function ingestOsmandRoute(options: {
+  readonly fleetHours: FleetHours;
+  readonly limits: IngestLimits;
+  readonly now: () => number;
+  readonly onIngest?: _OnIngest;
+}): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestOsmand(c) {
     const parameters = new URLSearchParams(new URL(c.req.url).search);
@@ -56,7 +61,8 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
     const speedText = _parameter(parameters, 'speed');
     if (speedText === undefined || speedText.trim() === '') throw _invalid('speed is missing: give the speed in knots');
     const knots = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(speedText) ? Number(speedText) : NaN;
-    if (!Number.isFinite(knots * KMH_PER_KNOT) || knots < 0) throw _invalid(`speed must be a number of knots ≥ 0, got ${_describe(speedText)}`);
+    if (!Number.isFinite(knots * KMH_PER_KNOT) || knots < 0)
+      throw _invalid(`speed must be a number of knots ≥ 0, got ${_describe(speedText)}`);
 
     const now = Math.floor(options.now() / 1000);
     const timestampText = _parameter(parameters, 'timestamp');
@@ -67,7 +73,7 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
         time = value >= _MILLISECONDS_FROM ? value / 1000 : value;
       } else time = timestampText.trim();
     }
-    let point;
+    let point: TelemetryPoint;
     try {
       point = parseTelemetryPoint({ time, ignition, speed_kmh: knots * KMH_PER_KNOT }, { now });
     } catch (error) {
@@ -76,7 +82,14 @@ export function ingestOsmandRoute(options: { readonly fleetHours: FleetHours; re
       }
       throw error;
     }
-    const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: [{ imei, ...point }], now, positionOf: null, deviceField: 'id' });
+    const answer = await _writePoints({
+      fleetHours,
+      accountId: _accountId(c),
+      points: [{ imei, ...point }],
+      now,
+      positionOf: null,
+      deviceField: 'id',
+    });
     _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
     return jsonResponse(c, answer);
   };

@@ -13,7 +13,12 @@ import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest } from './
  * deadline, every point is checked before the store is asked anything, and a 2xx is sent only
  * once the store has committed.
  */
-export function ingestTelemetryRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
+export function ingestTelemetryRoute(options: {
+  readonly fleetHours: FleetHours;
+  readonly limits: IngestLimits;
+  readonly now: () => number;
+  readonly onIngest?: _OnIngest;
+}): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTelemetry(c) {
     const format = telemetryBatchFormat(c.req.header('Content-Type'));

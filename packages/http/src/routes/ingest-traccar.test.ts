@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createIngestFixture, type IngestFixture } from './_ingest-fixture.js';
 
-const errorOf = async (response: Response) => ((await response.json()) as { error: { status: number; code: string; message: string } }).error;
+const errorOf = async (response: Response) =>
+  ((await response.json()) as { error: { status: number; code: string; message: string } }).error;
 
 /** A Traccar time as its JSON forwarder writes dates: milliseconds and a `+00:00` offset. */
 const traccarTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace('Z', '+00:00');
@@ -10,7 +11,14 @@ const traccarTime = (seconds: number) => new Date(seconds * 1000).toISOString().
  * A body exactly as Traccar's JSON position forwarding posts it: every field of the position and
  * of the device, most of which Fleet Hours ignores.
  */
-function traccarBody(input: { uniqueId: string; deviceTime: number | null; fixTime: number; knots: number; ignition?: unknown; outdated?: boolean }) {
+function traccarBody(input: {
+  uniqueId: string;
+  deviceTime: number | null;
+  fixTime: number;
+  knots: number;
+  ignition?: unknown;
+  outdated?: boolean;
+}) {
   return {
     position: {
       id: 918_273,
@@ -67,7 +75,12 @@ function traccarBody(input: { uniqueId: string; deviceTime: number | null; fixTi
   };
 }
 
-const forward = (fixture: IngestFixture, body: unknown, token: string | null = fixture.tokens.acme.token, contentType = 'application/json') =>
+const forward = (
+  fixture: IngestFixture,
+  body: unknown,
+  token: string | null = fixture.tokens.acme.token,
+  contentType = 'application/json',
+) =>
   fixture.app.request('/ingest/traccar', {
     method: 'POST',
     headers: { 'Content-Type': contentType, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
@@ -79,10 +92,17 @@ describe('POST /ingest/traccar', () => {
     const fixture = await createIngestFixture();
     const { idle } = fixture.devices;
     const t = fixture.nowSeconds - 120;
-    const response = await forward(fixture, traccarBody({ uniqueId: idle.imei!, deviceTime: t, fixTime: t - 30, knots: 10, ignition: true }));
+    const response = await forward(
+      fixture,
+      traccarBody({ uniqueId: idle.imei!, deviceTime: t, fixTime: t - 30, knots: 10, ignition: true }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('X-RateLimit-Limit')).toBe('6000');
-    expect(await response.json()).toEqual({ accepted: 1, duplicates: 0, devices: [{ device_id: idle.id, last_reported_at: '2026-12-01T12:58:15+01:00' }] });
+    expect(await response.json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      devices: [{ device_id: idle.id, last_reported_at: '2026-12-01T12:58:15+01:00' }],
+    });
     expect(await fixture.pointsOf(idle.id)).toEqual([{ time: t, ignition: true, speedKmh: 18.52 }]);
     expect(fixture.logs.at(-1)).toMatchObject({ route: '/ingest/traccar', status: 200, key_id: fixture.tokens.acme.id });
   });
@@ -91,8 +111,17 @@ describe('POST /ingest/traccar', () => {
     const fixture = await createIngestFixture();
     const { idle } = fixture.devices;
     const t = fixture.nowSeconds - 600;
-    expect((await forward(fixture, traccarBody({ uniqueId: idle.imei!, deviceTime: null, fixTime: t, knots: 0, ignition: true }))).status).toBe(200);
-    expect((await forward(fixture, traccarBody({ uniqueId: idle.imei!, deviceTime: t + 60, fixTime: t - 86_400, knots: 0, ignition: false, outdated: true }))).status).toBe(200);
+    expect(
+      (await forward(fixture, traccarBody({ uniqueId: idle.imei!, deviceTime: null, fixTime: t, knots: 0, ignition: true }))).status,
+    ).toBe(200);
+    expect(
+      (
+        await forward(
+          fixture,
+          traccarBody({ uniqueId: idle.imei!, deviceTime: t + 60, fixTime: t - 86_400, knots: 0, ignition: false, outdated: true }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await fixture.pointsOf(idle.id)).toEqual([
       { time: t, ignition: true, speedKmh: 0 },
       { time: t + 60, ignition: false, speedKmh: 0 },
@@ -102,21 +131,34 @@ describe('POST /ingest/traccar', () => {
   it('answers a position without ignition 200 ignored and stores nothing, so that Traccar does not retry it', async () => {
     const fixture = await createIngestFixture();
     const { idle } = fixture.devices;
-    const response = await forward(fixture, traccarBody({ uniqueId: idle.imei!, deviceTime: fixture.nowSeconds, fixTime: fixture.nowSeconds, knots: 3 }));
+    const response = await forward(
+      fixture,
+      traccarBody({ uniqueId: idle.imei!, deviceTime: fixture.nowSeconds, fixTime: fixture.nowSeconds, knots: 3 }),
+    );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ accepted: 0, ignored: 1, reason: 'The position has no position.attributes.ignition: it was not stored' });
+    expect(await response.json()).toEqual({
+      accepted: 0,
+      ignored: 1,
+      reason: 'The position has no position.attributes.ignition: it was not stored',
+    });
     expect(await fixture.pointsOf(idle.id)).toEqual([]);
   });
 
   it('answers a position of a device that is not an active device of the account 422 unknown_device, the same for a foreign one (D25)', async () => {
     const fixture = await createIngestFixture();
     const t = fixture.nowSeconds;
-    const unknown = await forward(fixture, traccarBody({ uniqueId: '999999999999999', deviceTime: t, fixTime: t, knots: 0, ignition: true }));
+    const unknown = await forward(
+      fixture,
+      traccarBody({ uniqueId: '999999999999999', deviceTime: t, fixTime: t, knots: 0, ignition: true }),
+    );
     expect([unknown.status, await errorOf(unknown)]).toEqual([
       422,
       { status: 422, code: 'unknown_device', message: 'device.uniqueId "999999999999999" is not an active device of this account' },
     ]);
-    const foreign = await forward(fixture, traccarBody({ uniqueId: fixture.devices.foreign.imei!, deviceTime: t, fixTime: t, knots: 0, ignition: true }));
+    const foreign = await forward(
+      fixture,
+      traccarBody({ uniqueId: fixture.devices.foreign.imei!, deviceTime: t, fixTime: t, knots: 0, ignition: true }),
+    );
     expect(await errorOf(foreign)).toEqual({
       status: 422,
       code: 'unknown_device',
@@ -142,16 +184,27 @@ describe('POST /ingest/traccar', () => {
       [body((position) => (position['speed'] = -1)), 'position.speed must be a number of knots ≥ 0, got -1'],
       [body((position) => (position['speed'] = '5')), 'position.speed must be a number of knots ≥ 0, got "5"'],
       [body((position) => delete position['speed']), 'position.speed is missing'],
-      [body((position) => ((position['attributes'] as Record<string, unknown>)['ignition'] = 'on')), 'position.attributes.ignition must be true or false, got "on"'],
-      [body((position) => (position['deviceTime'] = 'yesterday')), 'position.deviceTime must be an ISO 8601 instant with an offset or epoch seconds, got "yesterday"'],
-      [body((position) => (position['deviceTime'] = traccarTime(t + 3600))), `position.deviceTime must be at most 300 s ahead of the server clock, got "${traccarTime(t + 3600)}" (3600 s ahead)`],
+      [
+        body((position) => ((position['attributes'] as Record<string, unknown>)['ignition'] = 'on')),
+        'position.attributes.ignition must be true or false, got "on"',
+      ],
+      [
+        body((position) => (position['deviceTime'] = 'yesterday')),
+        'position.deviceTime must be an ISO 8601 instant with an offset or epoch seconds, got "yesterday"',
+      ],
+      [
+        body((position) => (position['deviceTime'] = traccarTime(t + 3600))),
+        `position.deviceTime must be at most 300 s ahead of the server clock, got "${traccarTime(t + 3600)}" (3600 s ahead)`,
+      ],
     ];
     for (const [sent, message] of cases) {
       const response = await forward(fixture, sent);
       expect([response.status, await errorOf(response)]).toEqual([400, { status: 400, code: 'invalid_body', message }]);
     }
     const xml = await forward(fixture, '<position/>', fixture.tokens.acme.token, 'application/xml');
-    expect((await errorOf(xml)).message).toBe('Content-Type must be "application/json" (Traccar\'s forward.type json), got "application/xml"');
+    expect((await errorOf(xml)).message).toBe(
+      'Content-Type must be "application/json" (Traccar\'s forward.type json), got "application/xml"',
+    );
     expect(await fixture.pointsOf(idle.id)).toEqual([]);
   });
 

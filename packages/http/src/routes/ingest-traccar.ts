@@ -1,4 +1,4 @@
-import { FleetHoursError, InvalidTelemetryPointError, type FleetHours } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type FleetHours, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
@@ -21,7 +21,12 @@ export const KMH_PER_KNOT = 1.852;
  * ignition is answered 200 `{ accepted: 0, ignored: 1, reason }` and not stored, so that the
  * forwarder does not send it again. Every other field is ignored.
  */
-export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; readonly limits: IngestLimits; readonly now: () => number; readonly onIngest?: _OnIngest }): Handler<FleetHoursEnv> {
+export function ingestTraccarRoute(options: {
+  readonly fleetHours: FleetHours;
+  readonly limits: IngestLimits;
+  readonly now: () => number;
+  readonly onIngest?: _OnIngest;
+}): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTraccar(c) {
     const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -39,15 +44,21 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
     const device = _object(_field(body, 'device', 'body'), 'device');
     const uniqueId = device['uniqueId'];
     if (uniqueId === undefined || uniqueId === null) throw _invalid('device.uniqueId is missing');
-    if (typeof uniqueId !== 'string' || uniqueId.trim() === '') throw _invalid(`device.uniqueId must be a non-empty string, got ${_describe(uniqueId)}`);
+    if (typeof uniqueId !== 'string' || uniqueId.trim() === '')
+      throw _invalid(`device.uniqueId must be a non-empty string, got ${_describe(uniqueId)}`);
     const unstorable = _unstorableText('device.uniqueId', uniqueId);
     if (unstorable !== null) throw _invalid(unstorable);
 
     const attributes = position['attributes'] ?? {};
-    if (typeof attributes !== 'object' || Array.isArray(attributes)) throw _invalid(`position.attributes must be a JSON object, got ${_describe(attributes)}`);
+    if (typeof attributes !== 'object' || Array.isArray(attributes))
+      throw _invalid(`position.attributes must be a JSON object, got ${_describe(attributes)}`);
     const ignition = (attributes as Record<string, unknown>)['ignition'];
     if (ignition === undefined || ignition === null) {
-      const ignored: IgnoredAnswer = { accepted: 0, ignored: 1, reason: 'The position has no position.attributes.ignition: it was not stored' };
+      const ignored: IgnoredAnswer = {
+        accepted: 0,
+        ignored: 1,
+        reason: 'The position has no position.attributes.ignition: it was not stored',
+      };
       _reportIngest(options.onIngest, { accepted: 0, duplicates: 0, ignored: 1 });
       return jsonResponse(c, ignored);
     }
@@ -60,7 +71,7 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
     }
     const timeField = position['deviceTime'] !== undefined && position['deviceTime'] !== null ? 'deviceTime' : 'fixTime';
     const now = Math.floor(options.now() / 1000);
-    let point;
+    let point: TelemetryPoint;
     try {
       point = parseTelemetryPoint({ time: position[timeField], ignition, speed_kmh: knots * KMH_PER_KNOT }, { now });
     } catch (error) {
@@ -84,14 +95,16 @@ export function ingestTraccarRoute(options: { readonly fleetHours: FleetHours; r
 }
 
 function _field(value: unknown, name: string, of: string): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw _invalid(`The ${of} must be a JSON object with position and device, got ${_describe(value)}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw _invalid(`The ${of} must be a JSON object with position and device, got ${_describe(value)}`);
   const field = (value as Record<string, unknown>)[name];
   if (field === undefined || field === null) throw _invalid(`${name} is missing`);
   return field;
 }
 
 function _object(value: unknown, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw _invalid(`${name} must be a JSON object, got ${_describe(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw _invalid(`${name} must be a JSON object, got ${_describe(value)}`);
   return value as Record<string, unknown>;
 }
 

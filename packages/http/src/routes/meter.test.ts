@@ -35,8 +35,12 @@ describe('GET /api/v1/devices/{id}/meter', () => {
   it('counts a still-running segment up to now, and keeps counting as the clock moves', async () => {
     const fixture = await createFixture();
     const id = fixture.devices.idle.id;
-    await fixture.store.importSegments({ deviceId: id, segments: [{ startedAt: fixture.clock.nowMs / 1000 - 600, endedAt: null, state: 'idle' }] });
-    const read = async () => (await (await fixture.request(`/api/v1/devices/${id}/meter`, fixture.keys.acme.key)).json()) as Record<string, unknown>;
+    await fixture.store.importSegments({
+      deviceId: id,
+      segments: [{ startedAt: fixture.clock.nowMs / 1000 - 600, endedAt: null, state: 'idle' }],
+    });
+    const read = async () =>
+      (await (await fixture.request(`/api/v1/devices/${id}/meter`, fixture.keys.acme.key)).json()) as Record<string, unknown>;
     expect(await read()).toMatchObject({ since: '2026-12-01T12:50:15+01:00', engine_seconds: 600, idle_seconds: 600 });
     fixture.clock.advance(90_000);
     expect(await read()).toMatchObject({ engine_seconds: 690, as_of: '2026-12-01T13:01:45+01:00' });

@@ -31,7 +31,10 @@ describe('GET /healthz and GET /readyz (D30, P27)', () => {
     // Five probes used none of the per-address budget of 2: a request without a key still gets its 401.
     const unauthenticated = await app.request('/api/v1/devices');
     expect([unauthenticated.status, unauthenticated.headers.get('X-RateLimit-Remaining')]).toEqual([401, '1']);
-    expect(logs.map((entry) => [entry.route, entry.status])).toEqual([...Array.from({ length: 5 }, () => ['/healthz', 200]), ['/api/v1/devices', 401]]);
+    expect(logs.map((entry) => [entry.route, entry.status])).toEqual([
+      ...Array.from({ length: 5 }, () => ['/healthz', 200]),
+      ['/api/v1/devices', 401],
+    ]);
   });
 
   it('/readyz answers 200 { status: "ready" } while the store answers its ping, counting nothing', async () => {
@@ -40,7 +43,11 @@ describe('GET /healthz and GET /readyz (D30, P27)', () => {
     const { app } = probeApp({ ...store, ping: async () => void (pings += 1) });
     for (let request = 0; request < 3; request += 1) {
       const response = await app.request('/readyz');
-      expect([response.status, await response.json(), response.headers.get('X-RateLimit-Remaining')]).toEqual([200, { status: 'ready' }, null]);
+      expect([response.status, await response.json(), response.headers.get('X-RateLimit-Remaining')]).toEqual([
+        200,
+        { status: 'ready' },
+        null,
+      ]);
     }
     expect(pings).toBe(3);
     expect((await app.request('/readyz', { method: 'HEAD' })).status).toBe(200);
@@ -52,7 +59,9 @@ describe('GET /healthz and GET /readyz (D30, P27)', () => {
     outage.fail(() => new StorageUnavailableError('Storage is unavailable (ECONNREFUSED)'));
     const down = await app.request('/readyz');
     expect(down.status).toBe(503);
-    expect(await down.json()).toEqual({ error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' } });
+    expect(await down.json()).toEqual({
+      error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' },
+    });
     expect(logs.at(-1)).toMatchObject({ route: '/readyz', status: 503, error: { message: 'Storage is unavailable (ECONNREFUSED)' } });
     expect((await app.request('/healthz')).status).toBe(200);
     outage.fail(null);

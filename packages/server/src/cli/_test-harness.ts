@@ -32,7 +32,10 @@ export function createCliHarness(options: { readonly cwd?: string; readonly now?
   };
   const nowMs = options.now ?? Date.UTC(2026, 2, 15, 12, 0, 0);
 
-  const run = async (argv: readonly string[], extra: { stdin?: string; env?: Record<string, string>; stderrIsTTY?: boolean } = {}): Promise<CliRun> => {
+  const run = async (
+    argv: readonly string[],
+    extra: { stdin?: string; env?: Record<string, string>; stderrIsTTY?: boolean } = {},
+  ): Promise<CliRun> => {
     let stdout = '';
     let stderr = '';
     const io: CliIo = {

@@ -46,20 +46,36 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 };
 
 const port: OptionSpec = { type: 'string', placeholder: 'PORT', description: 'TCP port to listen on; 0 picks a free one (default 8080).' };
-const host: OptionSpec = { type: 'string', placeholder: 'HOST', description: 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).' };
+const host: OptionSpec = {
+  type: 'string',
+  placeholder: 'HOST',
+  description: 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).',
+};
 /** The options of `serve`: one per setting of {@link SERVER_SETTINGS}, with its default and variable (D30, P29). */
 const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
   Object.values(SERVER_SETTINGS).map((setting: ServerSetting<unknown>) => [
     setting.flag,
-    { type: 'string', placeholder: setting.placeholder, description: `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.` },
+    {
+      type: 'string',
+      placeholder: setting.placeholder,
+      description: `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.`,
+    },
   ]),
 );
 /** Points per transaction of `import telemetry` (its `TELEMETRY_BATCH_POINTS`). */
 const TELEMETRY_BATCH_POINTS_TEXT = '10,000';
 const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
 const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
-const windowFrom: OptionSpec = { type: 'string', placeholder: 'DATE', description: "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to)." };
-const windowTo: OptionSpec = { type: 'string', placeholder: 'DATE', description: "Last local day, YYYY-MM-DD, included (default: today, up to now)." };
+const windowFrom: OptionSpec = {
+  type: 'string',
+  placeholder: 'DATE',
+  description: "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to).",
+};
+const windowTo: OptionSpec = {
+  type: 'string',
+  placeholder: 'DATE',
+  description: 'Last local day, YYYY-MM-DD, included (default: today, up to now).',
+};
 const format: OptionSpec = {
   type: 'string',
   placeholder: 'ndjson|csv',
@@ -129,25 +145,58 @@ export const COMMANDS: readonly CommandSpec[] = [
       url: { type: 'string', placeholder: 'URL', description: 'Base URL of the server (default http://127.0.0.1:8080).' },
       token: { type: 'string', placeholder: 'TOKEN', description: 'Ingest token, fhi_… (default: env FLEET_HOURS_INGEST_TOKEN).' },
       protocol: { type: 'string', placeholder: 'native|traccar|osmand', description: 'Ingestion endpoint to use (default native).' },
-      vehicles: { type: 'string', placeholder: 'N', description: 'Number of vehicles (default 3, or as many as --imeis/--device-ids name).' },
-      'imei-prefix': { type: 'string', placeholder: 'DIGITS', description: 'IMEIs are this prefix and the vehicle number, 15 digits (default 35630704250).' },
+      vehicles: {
+        type: 'string',
+        placeholder: 'N',
+        description: 'Number of vehicles (default 3, or as many as --imeis/--device-ids name).',
+      },
+      'imei-prefix': {
+        type: 'string',
+        placeholder: 'DIGITS',
+        description: 'IMEIs are this prefix and the vehicle number, 15 digits (default 35630704250).',
+      },
       imeis: { type: 'string', placeholder: 'LIST', description: 'Comma-separated IMEIs of the vehicles, instead of --imei-prefix.' },
       'device-ids': { type: 'string', placeholder: 'LIST', description: 'Comma-separated device ids, sent as device_id (native only).' },
-      interval: { type: 'string', placeholder: 'SECONDS', description: "Seconds between a vehicle's reports while its engine runs (default 10; live with --rate: vehicles / rate)." },
-      'parked-interval': { type: 'string', placeholder: 'SECONDS', description: 'Seconds between heartbeats while parked (default 10 × --interval, at most 1800).' },
+      interval: {
+        type: 'string',
+        placeholder: 'SECONDS',
+        description: "Seconds between a vehicle's reports while its engine runs (default 10; live with --rate: vehicles / rate).",
+      },
+      'parked-interval': {
+        type: 'string',
+        placeholder: 'SECONDS',
+        description: 'Seconds between heartbeats while parked (default 10 × --interval, at most 1800).',
+      },
       rate: { type: 'string', placeholder: 'N', description: 'At most N positions per second, all vehicles together (default: no limit).' },
       duration: { type: 'string', placeholder: 'SECONDS', description: 'Stop after this many seconds.' },
       count: { type: 'string', placeholder: 'N', description: 'Stop after N reports (repeats not counted).' },
       realtime: { type: 'boolean', description: 'Timestamps are now; each report is sent as it happens (the default).' },
-      backfill: { type: 'string', placeholder: 'FROM..TO', description: 'Historic reports, sent as fast as allowed: FROM and TO are dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset; TO is capped at now.' },
+      backfill: {
+        type: 'string',
+        placeholder: 'FROM..TO',
+        description:
+          'Historic reports, sent as fast as allowed: FROM and TO are dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset; TO is capped at now.',
+      },
       timezone: { type: 'string', placeholder: 'IANA', description: 'Zone whose wall clock the shifts follow (default UTC).' },
-      'shift-start': { type: 'string', placeholder: 'now|schedule', description: 'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).' },
-      seed: { type: 'string', placeholder: 'N', description: 'Seed of every random choice: the same seed sends the same reports (default 1).' },
+      'shift-start': {
+        type: 'string',
+        placeholder: 'now|schedule',
+        description: 'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).',
+      },
+      seed: {
+        type: 'string',
+        placeholder: 'N',
+        description: 'Seed of every random choice: the same seed sends the same reports (default 1).',
+      },
       shuffle: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent late, out of order (default 0).' },
       resend: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent twice (default 0).' },
       concurrency: { type: 'string', placeholder: 'N', description: 'Requests in flight at once (default 4).' },
       'batch-size': { type: 'string', placeholder: 'N', description: 'Points per native batch, at most 10000 (default 500).' },
-      method: { type: 'string', placeholder: 'GET|POST', description: 'How OsmAnd positions are sent: query string or form body (default GET).' },
+      method: {
+        type: 'string',
+        placeholder: 'GET|POST',
+        description: 'How OsmAnd positions are sent: query string or form body (default GET).',
+      },
     },
     examples: [
       'fleet-hours simulate --token fhi_… --imeis 356307042441062,861585040812392 --duration 60',
@@ -164,7 +213,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       plan: { type: 'string', placeholder: 'PLAN', description: 'business (includes API access, the default) or starter (no API access).' },
     },
     required: ['name'],
-    examples: ['fleet-hours accounts create --name "Acme Haulage"', 'fleet-hours accounts create --name "Corner Shop" --plan starter --json'],
+    examples: [
+      'fleet-hours accounts create --name "Acme Haulage"',
+      'fleet-hours accounts create --name "Corner Shop" --plan starter --json',
+    ],
   }),
   spec({
     name: 'accounts set-plan',
@@ -183,7 +235,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   spec({
     name: 'keys create',
     summary: 'Create an API key (shown once)',
-    details: 'The key is printed this once and never again: only its SHA-256 fingerprint is stored. A lost key cannot be recovered; create a new one.',
+    details:
+      'The key is printed this once and never again: only its SHA-256 fingerprint is stored. A lost key cannot be recovered; create a new one.',
     options: {
       account,
       label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell keys apart, e.g. "billing export".' },
@@ -194,7 +247,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
     },
     required: ['account'],
-    examples: ['fleet-hours keys create --account 1 --label "billing export"', 'fleet-hours keys create --account 1 --expires-at 2027-01-01T00:00:00Z --json'],
+    examples: [
+      'fleet-hours keys create --account 1 --label "billing export"',
+      'fleet-hours keys create --account 1 --expires-at 2027-01-01T00:00:00Z --json',
+    ],
   }),
   spec({
     name: 'keys list',
@@ -213,7 +269,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'ingest-tokens create',
     summary: 'Create an ingest token for live telemetry (shown once)',
     details:
-      'An ingest token (fhi_…) writes the telemetry of the account\'s devices over HTTP (POST /ingest/v1/telemetry, /ingest/traccar, ' +
+      "An ingest token (fhi_…) writes the telemetry of the account's devices over HTTP (POST /ingest/v1/telemetry, /ingest/traccar, " +
       '/ingest/osmand/TOKEN) and reads nothing. It is printed this once and never again: only its SHA-256 fingerprint is stored.',
     options: {
       account,
@@ -225,7 +281,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
     },
     required: ['account'],
-    examples: ['fleet-hours ingest-tokens create --account 1 --label "traccar forwarder"', 'fleet-hours ingest-tokens create --account 1 --expires-at 2027-01-01T00:00:00Z --json'],
+    examples: [
+      'fleet-hours ingest-tokens create --account 1 --label "traccar forwarder"',
+      'fleet-hours ingest-tokens create --account 1 --expires-at 2027-01-01T00:00:00Z --json',
+    ],
   }),
   spec({
     name: 'ingest-tokens list',
@@ -289,16 +348,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
     options: { device, format },
     required: ['device'],
-    examples: ['fleet-hours import segments --device 4 ./segments-2026-03.ndjson', 'gunzip -c segments.csv.gz | fleet-hours import segments --device 4 --format csv -'],
+    examples: [
+      'fleet-hours import segments --device 4 ./segments-2026-03.ndjson',
+      'gunzip -c segments.csv.gz | fleet-hours import segments --device 4 --format csv -',
+    ],
   }),
   spec({
     name: 'import telemetry',
     summary: 'Import telemetry points, stored as live ingestion stores them',
     details:
       'NDJSON: one {"time": ISO, "ignition": bool, "speed_kmh": number} per line. CSV: a header time,ignition,speed_kmh. ' +
-      'The points are stored through the same code as HTTP ingestion: the device\'s engine segments are made of all its points, ' +
+      "The points are stored through the same code as HTTP ingestion: the device's engine segments are made of all its points, " +
       'whatever order and files they came in. A point with the ignition on counts as moving at 5 km/h or more, else idle, for the ' +
-      'time until the device\'s next point, but for 300 s at most: a longer silence counts as engine off, so no hours are made up ' +
+      "time until the device's next point, but for 300 s at most: a longer silence counts as engine off, so no hours are made up " +
       'across a gap in the data (the newest point counts for up to 300 s). A point equal to a stored one is a duplicate, so importing a file again ' +
       'changes nothing. The whole file is checked first: a bad line writes nothing. The points are then written in time order in ' +
       `batches of ${TELEMETRY_BATCH_POINTS_TEXT} points, each its own transaction: the file is not one transaction, and a batch refused ` +
@@ -306,19 +368,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
     options: { device, format },
     required: ['device'],
-    examples: ['fleet-hours import telemetry --device 4 ./telemetry.csv', 'gunzip -c tractor.ndjson.gz | fleet-hours import telemetry --device 4 --format ndjson -'],
+    examples: [
+      'fleet-hours import telemetry --device 4 ./telemetry.csv',
+      'gunzip -c tractor.ndjson.gz | fleet-hours import telemetry --device 4 --format ndjson -',
+    ],
   }),
   spec({
     name: 'hours',
-    summary: "Engine, moving and idle time of a device over local days in its zone",
+    summary: 'Engine, moving and idle time of a device over local days in its zone',
     details:
-      "Reads what GET /api/v1/devices/ID/hours answers, straight from the database: no server or API key needed. The window is " +
+      'Reads what GET /api/v1/devices/ID/hours answers, straight from the database: no server or API key needed. The window is ' +
       "whole local days in the device's own time zone, --from to --to, both included (a day of a clock change is 23 or 25 hours " +
       'long). Without --from and --to: the last 7 days up to now; --from alone runs to now; --to alone starts 7 days before it. ' +
       'A window longer than 365 days is shortened to the 365 days that end at --to. --json prints the same body as the API.',
     options: { device, from: windowFrom, to: windowTo },
     required: ['device'],
-    examples: ['fleet-hours hours --device 4', 'fleet-hours hours --device 4 --from 2026-11-01 --to 2026-11-01', 'fleet-hours hours --device 4 --from 2026-03-01 --to 2026-03-31 --json'],
+    examples: [
+      'fleet-hours hours --device 4',
+      'fleet-hours hours --device 4 --from 2026-11-01 --to 2026-11-01',
+      'fleet-hours hours --device 4 --from 2026-03-01 --to 2026-03-31 --json',
+    ],
   }),
   spec({
     name: 'daily',
@@ -329,7 +398,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       '--json prints the same body as the API.',
     options: { device, from: windowFrom, to: windowTo },
     required: ['device'],
-    examples: ['fleet-hours daily --device 4', 'fleet-hours daily --device 4 --from 2026-10-29 --to 2026-11-04', 'fleet-hours daily --device 4 --from 2026-03-01 --json'],
+    examples: [
+      'fleet-hours daily --device 4',
+      'fleet-hours daily --device 4 --from 2026-10-29 --to 2026-11-04',
+      'fleet-hours daily --device 4 --from 2026-03-01 --json',
+    ],
   }),
   spec({
     name: 'meter',
@@ -373,7 +446,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   spec({
     name: 'figures verify',
     summary: 'Check the daily figures of a device or all against their segments (verify checks more)',
-    details: 'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
+    details:
+      'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
     options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
     examples: ['fleet-hours figures verify', 'fleet-hours figures verify --device 4 --json'],
   }),

@@ -60,7 +60,11 @@ function commandHelp(command: CommandSpec): string {
   if (command.details) lines.push(...wrap(command.details, 96), '');
   if (command.positionals.length > 0) {
     const width = Math.max(...command.positionals.map((positional) => positional.name.length));
-    lines.push('Arguments:', ...command.positionals.map((positional) => `  ${positional.name.padEnd(width)}  ${positional.description}`), '');
+    lines.push(
+      'Arguments:',
+      ...command.positionals.map((positional) => `  ${positional.name.padEnd(width)}  ${positional.description}`),
+      '',
+    );
   }
   if (Object.keys(command.options).length > 0) {
     const marked = Object.fromEntries(
@@ -87,7 +91,9 @@ function optionBlock(title: string, options: Readonly<Record<string, OptionSpec>
   const indent = ' '.repeat(width + 4);
   return [
     title,
-    ...labels.flatMap(([label, description]) => wrap(description, textWidth).map((line, index) => (index === 0 ? `  ${label.padEnd(width)}  ${line}` : `${indent}${line}`))),
+    ...labels.flatMap(([label, description]) =>
+      wrap(description, textWidth).map((line, index) => (index === 0 ? `  ${label.padEnd(width)}  ${line}` : `${indent}${line}`)),
+    ),
     '',
   ].join('\n');
 }

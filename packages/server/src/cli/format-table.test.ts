@@ -14,7 +14,14 @@ describe('formatTable()', () => {
   });
 
   it('counts characters, not UTF-16 units or combining marks, so accented names line up', () => {
-    const table = formatTable([{ header: 'CITY' }, { header: 'N' }], [['São Paulo', 1], ['Sa\u0303o Paulo', 2], ['Kathmandu', 3]]);
+    const table = formatTable(
+      [{ header: 'CITY' }, { header: 'N' }],
+      [
+        ['São Paulo', 1],
+        ['Sa\u0303o Paulo', 2],
+        ['Kathmandu', 3],
+      ],
+    );
     expect(table).toBe('CITY       N\nSão Paulo  1\nSa\u0303o Paulo  2\nKathmandu  3\n');
   });
 

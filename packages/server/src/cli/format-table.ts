@@ -17,13 +17,13 @@ export function formatTable(columns: readonly TableColumn[], rows: readonly (rea
   const cells = rows.map((row) => columns.map((_, index) => cellText(row[index])));
   const widths = columns.map((column, index) => Math.max(displayWidth(column.header), ...cells.map((row) => displayWidth(row[index]!))));
   const line = (values: readonly string[]) =>
-    values
+    `${values
       .map((value, index) => {
         const padding = ' '.repeat(widths[index]! - displayWidth(value));
         return columns[index]!.align === 'right' ? padding + value : value + padding;
       })
       .join('  ')
-      .trimEnd() + '\n';
+      .trimEnd()}\n`;
   return line(columns.map((column) => column.header)) + cells.map(line).join('');
 }
 

@@ -25,8 +25,24 @@ describe('what the CLI shows its users', () => {
 
   it('the common error messages cite no rule id', async () => {
     await cli.json(['accounts', 'create', '--name', 'Acme']);
-    await cli.json(['devices', 'create', '--account', '1', '--name', 'Truck', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
-    writeFileSync(join(dir, 'bad.ndjson'), '{"started_at": "2026-11-01T08:00:00Z", "ended_at": "2026-11-01T07:00:00Z", "state": "moving"}\n');
+    await cli.json([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Truck',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'M',
+      '--timezone',
+      'UTC',
+    ]);
+    writeFileSync(
+      join(dir, 'bad.ndjson'),
+      '{"started_at": "2026-11-01T08:00:00Z", "ended_at": "2026-11-01T07:00:00Z", "state": "moving"}\n',
+    );
     writeFileSync(join(dir, 'bad.csv'), 'time,ignition,speed_kmh\n2026-11-01T08:00:00Z,maybe,12\n');
     const failing = [
       ['lorries'],

@@ -75,7 +75,9 @@ export function parseCliArgs(argv: readonly string[]): ParsedCli {
   const name = isGroup ? `${groupOrCommand} ${subcommand}` : groupOrCommand;
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
-    const siblings = COMMANDS.filter((candidate) => candidate.name.startsWith(`${groupOrCommand} `)).map((candidate) => candidate.name.split(' ')[1]!);
+    const siblings = COMMANDS.filter((candidate) => candidate.name.startsWith(`${groupOrCommand} `)).map(
+      (candidate) => candidate.name.split(' ')[1]!,
+    );
     throw new UsageError(`Unknown command "${name}"${suggest(subcommand!, siblings)}`, groupOrCommand);
   }
   if (wantsHelp) return { kind: 'help', command, group: null };
@@ -99,7 +101,10 @@ export function parseCliArgs(argv: readonly string[]): ParsedCli {
     const wanted = command.positionals.map((positional) => positional.name).join(' ');
     const message =
       parsed.positionals.length < expected
-        ? `Missing argument ${command.positionals.slice(parsed.positionals.length).map((positional) => positional.name).join(' ')}`
+        ? `Missing argument ${command.positionals
+            .slice(parsed.positionals.length)
+            .map((positional) => positional.name)
+            .join(' ')}`
         : `Unexpected argument "${parsed.positionals[expected]}"${expected === 0 ? '' : ` (expected ${wanted})`}`;
     throw new UsageError(message, command.name);
   }
@@ -121,13 +126,21 @@ export function parseCliArgs(argv: readonly string[]): ParsedCli {
 
 function toParseArgsOptions(options: CommandSpec['options']) {
   return Object.fromEntries(
-    Object.entries(options).map(([name, option]) => [name, option.short ? { type: option.type, short: option.short } : { type: option.type }]),
+    Object.entries(options).map(([name, option]) => [
+      name,
+      option.short ? { type: option.type, short: option.short } : { type: option.type },
+    ]),
   ) as Record<string, { type: 'string' | 'boolean'; short?: string }>;
 }
 
 /** Refuses an option the command does not take, a value missing, or a value given to a flag. */
 function checkOption(
-  token: { readonly rawName: string; readonly name: string; readonly value?: string | undefined; readonly inlineValue?: boolean | undefined },
+  token: {
+    readonly rawName: string;
+    readonly name: string;
+    readonly value?: string | undefined;
+    readonly inlineValue?: boolean | undefined;
+  },
   known: CommandSpec['options'],
   commandName: string,
 ): void {

@@ -19,7 +19,15 @@ describe('createProgressBar()', () => {
   it('draws the bar in place with percent and amounts, at most once per interval, and always at 100%', () => {
     let clock = 0;
     const { writes, stream } = recorder();
-    const bar = createProgressBar({ stream, enabled: true, total: 200, label: 'Reading f.csv', width: 10, now: () => clock, formatAmount: (amount) => `${amount} B` });
+    const bar = createProgressBar({
+      stream,
+      enabled: true,
+      total: 200,
+      label: 'Reading f.csv',
+      width: 10,
+      now: () => clock,
+      formatAmount: (amount) => `${amount} B`,
+    });
     bar.update(50);
     clock = 50;
     bar.update(60); // too soon: skipped

@@ -20,7 +20,11 @@ describe('runCli() accounts, keys and devices', () => {
   it('accounts create prints { id, name, plan } with --json, and a sentence without', async () => {
     expect(await cli.json(['accounts', 'create', '--name', 'Acme Haulage'])).toEqual({ id: 1, name: 'Acme Haulage', plan: 'business' });
     const text = await cli.run(['accounts', 'create', '--name', 'Corner Shop', '--plan', 'starter']);
-    expect(text).toEqual({ code: 0, stdout: expect.stringMatching(/^Created account 2 "Corner Shop" on plan starter \(without API access/), stderr: '' });
+    expect(text).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^Created account 2 "Corner Shop" on plan starter \(without API access/),
+      stderr: '',
+    });
   });
 
   it('accounts list prints an aligned table, or { data } with --json', async () => {
@@ -40,12 +44,23 @@ describe('runCli() accounts, keys and devices', () => {
     const unknownPlan = await cli.run(['accounts', 'set-plan', '2', 'gold']);
     expect(unknownPlan).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining('Unknown plan "gold": use business or starter') });
     expect(unknownPlan.stderr).toContain('Run "fleet-hours accounts set-plan --help" for usage.');
-    expect(await cli.run(['accounts', 'set-plan', '99', 'business'])).toEqual({ code: 1, stdout: '', stderr: 'fleet-hours: No account with id 99\n' });
+    expect(await cli.run(['accounts', 'set-plan', '99', 'business'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'fleet-hours: No account with id 99\n',
+    });
   });
 
   it('keys create shows the key once and stores only its SHA-256 fingerprint (D10)', async () => {
     const created = await cli.json<{ id: number; key: string; fingerprint: string; label: string; expires_at: string }>([
-      'keys', 'create', '--account', '1', '--label', 'billing', '--expires-at', '2027-01-01T01:00:00+01:00',
+      'keys',
+      'create',
+      '--account',
+      '1',
+      '--label',
+      'billing',
+      '--expires-at',
+      '2027-01-01T01:00:00+01:00',
     ]);
     expect(Object.keys(created)).toEqual(['id', 'key', 'fingerprint', 'label', 'expires_at']);
     expect(created.key).toMatch(/^fh_[0-9A-Za-z]{43}$/);
@@ -73,12 +88,21 @@ describe('runCli() accounts, keys and devices', () => {
 
   it("keys list shows a key's state; keys revoke revokes a key", async () => {
     const created = await cli.json<{ id: number }>(['keys', 'create', '--account', '1']);
-    expect(await cli.json(['keys', 'revoke', String(created.id)])).toMatchObject({ id: created.id, state: 'revoked', revoked_at: '2026-03-15T12:00:00+00:00' });
+    expect(await cli.json(['keys', 'revoke', String(created.id)])).toMatchObject({
+      id: created.id,
+      state: 'revoked',
+      revoked_at: '2026-03-15T12:00:00+00:00',
+    });
     const list = await cli.run(['keys', 'list', '--account', '1']);
-    expect(list.stdout.split('\n')[0]).toBe('ID  STATE    LABEL    FINGERPRINT        CREATED                    EXPIRES                    REVOKED');
+    expect(list.stdout.split('\n')[0]).toBe(
+      'ID  STATE    LABEL    FINGERPRINT        CREATED                    EXPIRES                    REVOKED',
+    );
     expect(list.stdout).toMatch(new RegExp(`\\n\\s*${created.id}  revoked  -  `));
     expect(await cli.run(['keys', 'revoke', '999'])).toMatchObject({ code: 1, stderr: 'fleet-hours: No API key with id 999\n' });
-    expect(await cli.run(['keys', 'revoke', 'abc'])).toMatchObject({ code: 2, stderr: expect.stringContaining('KEY-ID must be a positive whole number, got "abc"') });
+    expect(await cli.run(['keys', 'revoke', 'abc'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('KEY-ID must be a positive whole number, got "abc"'),
+    });
   });
 
   it('keys create refuses an expiry without an offset and a missing account', async () => {
@@ -90,7 +114,18 @@ describe('runCli() accounts, keys and devices', () => {
 
   it('devices create prints the device as the API shows it, with the zone normalised', async () => {
     const device = await cli.json([
-      'devices', 'create', '--account', '1', '--name', 'Truck 14', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'america/new_york',
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Truck 14',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'FMB920',
+      '--timezone',
+      'america/new_york',
     ]);
     expect(device).toEqual({
       id: 1,
@@ -107,19 +142,75 @@ describe('runCli() accounts, keys and devices', () => {
 
   it('devices create refuses an unknown time zone or an offset, before touching the database', async () => {
     const opened = cli.opened.length;
-    const unknown = await cli.run(['devices', 'create', '--account', '1', '--name', 'X', '--imei', '1', '--model', 'M', '--timezone', 'Mars/Olympus_Mons']);
+    const unknown = await cli.run([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'X',
+      '--imei',
+      '1',
+      '--model',
+      'M',
+      '--timezone',
+      'Mars/Olympus_Mons',
+    ]);
     expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('Unknown time zone "Mars/Olympus_Mons"') });
-    const offset = await cli.run(['devices', 'create', '--account', '1', '--name', 'X', '--imei', '1', '--model', 'M', '--timezone', '+05:00']);
+    const offset = await cli.run([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'X',
+      '--imei',
+      '1',
+      '--model',
+      'M',
+      '--timezone',
+      '+05:00',
+    ]);
     expect(offset.code).toBe(2);
     expect(cli.opened.length).toBe(opened);
   });
 
   it('devices update changes the given fields and clears the registration with ""', async () => {
-    await cli.json(['devices', 'create', '--account', '1', '--name', 'Van', '--imei', '2', '--model', 'M', '--timezone', 'Europe/Berlin', '--registration', 'B-1']);
-    const updated = await cli.json(['devices', 'update', '2', '--timezone', 'Asia/Kathmandu', '--status', 'inactive', '--registration', '', '--name', 'Van 2']);
+    await cli.json([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Van',
+      '--imei',
+      '2',
+      '--model',
+      'M',
+      '--timezone',
+      'Europe/Berlin',
+      '--registration',
+      'B-1',
+    ]);
+    const updated = await cli.json([
+      'devices',
+      'update',
+      '2',
+      '--timezone',
+      'Asia/Kathmandu',
+      '--status',
+      'inactive',
+      '--registration',
+      '',
+      '--name',
+      'Van 2',
+    ]);
     expect(updated).toMatchObject({ id: 2, name: 'Van 2', timezone: 'Asia/Kathmandu', status: 'inactive', registration: null, model: 'M' });
     expect(await cli.run(['devices', 'update', '2'])).toMatchObject({ code: 2, stderr: expect.stringContaining('Nothing to change') });
-    expect(await cli.run(['devices', 'update', '77', '--name', 'x'])).toMatchObject({ code: 1, stderr: 'fleet-hours: No device with id 77\n' });
+    expect(await cli.run(['devices', 'update', '77', '--name', 'x'])).toMatchObject({
+      code: 1,
+      stderr: 'fleet-hours: No device with id 77\n',
+    });
     expect(await cli.run(['devices', 'update', '2', '--status', 'Out of order'])).toMatchObject({ code: 2 });
   });
 
@@ -158,17 +249,46 @@ describe('runCli() imports', () => {
   let deviceId = 0;
   beforeAll(async () => {
     await cli.json(['accounts', 'create', '--name', 'Importers']);
-    deviceId = (await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'T', '--imei', '1', '--model', 'M', '--timezone', 'UTC'])).id;
+    deviceId = (
+      await cli.json<{ id: number }>([
+        'devices',
+        'create',
+        '--account',
+        '1',
+        '--name',
+        'T',
+        '--imei',
+        '1',
+        '--model',
+        'M',
+        '--timezone',
+        'UTC',
+      ])
+    ).id;
   });
   const segmentsOf = () => cli.store.listSegments({ deviceId });
 
   it('imports NDJSON segments in one batch and reports inserted, closed and skipped', async () => {
-    const name = file('day1.ndjson', [segmentLine('2026-03-01T08:00:00Z', '2026-03-01T08:30:00Z'), '', segmentLine('2026-03-01T08:30:00Z', null, 'idle')].join('\n'));
+    const name = file(
+      'day1.ndjson',
+      [segmentLine('2026-03-01T08:00:00Z', '2026-03-01T08:30:00Z'), '', segmentLine('2026-03-01T08:30:00Z', null, 'idle')].join('\n'),
+    );
     const report = await cli.json(['import', 'segments', '--device', String(deviceId), name]);
-    expect(report).toMatchObject({ device_id: deviceId, file: name, format: 'ndjson', records: 2, segments: 2, inserted: 2, closed: 0, skipped: 0 });
+    expect(report).toMatchObject({
+      device_id: deviceId,
+      file: name,
+      format: 'ndjson',
+      records: 2,
+      segments: 2,
+      inserted: 2,
+      closed: 0,
+      skipped: 0,
+    });
     expect(report.segments_per_second).toEqual(expect.any(Number));
     const again = await cli.run(['import', 'segments', '--device', String(deviceId), name]);
-    expect(again.stdout).toMatch(/^Imported 2 segments from day1\.ndjson into device \d+: 0 inserted, 0 closed, 2 skipped \(already stored\)\.\n/);
+    expect(again.stdout).toMatch(
+      /^Imported 2 segments from day1\.ndjson into device \d+: 0 inserted, 0 closed, 2 skipped \(already stored\)\.\n/,
+    );
     expect(again.stdout).toMatch(/segments\/s\.\n$/);
   });
 
@@ -181,20 +301,36 @@ describe('runCli() imports', () => {
 
   it('a bad line is reported as FILE:LINE, exit 1, and nothing is written', async () => {
     const before = await segmentsOf();
-    const name = file('bad.ndjson', [segmentLine('2026-03-02T08:00:00Z', '2026-03-02T09:00:00Z'), '{"started_at": "2026-03-02T09:00:00Z",', segmentLine('2026-03-02T10:00:00Z', 'soon')].join('\n'));
+    const name = file(
+      'bad.ndjson',
+      [
+        segmentLine('2026-03-02T08:00:00Z', '2026-03-02T09:00:00Z'),
+        '{"started_at": "2026-03-02T09:00:00Z",',
+        segmentLine('2026-03-02T10:00:00Z', 'soon'),
+      ].join('\n'),
+    );
     const result = await cli.run(['import', 'segments', '--device', String(deviceId), name]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^bad\.ndjson:2: Not valid JSON: .*\nbad\.ndjson:3: Field ended_at "soon" is not an ISO 8601 instant with an offset\n2 problems in bad\.ndjson: nothing was imported\n$/);
+    expect(result.stderr).toMatch(
+      /^bad\.ndjson:2: Not valid JSON: .*\nbad\.ndjson:3: Field ended_at "soon" is not an ISO 8601 instant with an offset\n2 problems in bad\.ndjson: nothing was imported\n$/,
+    );
     expect(await segmentsOf()).toEqual(before);
   });
 
   it('a segment the lines pass but no store can hold (before the year 0001) names its FILE:LINE, and writes nothing (D1)', async () => {
     const before = await segmentsOf();
-    const name = file('too-old.ndjson', [segmentLine('2026-03-05T08:00:00Z', '2026-03-05T09:00:00Z'), '', segmentLine('0000-12-31T22:00:00Z', '0000-12-31T23:00:00Z')].join('\n'));
+    const name = file(
+      'too-old.ndjson',
+      [segmentLine('2026-03-05T08:00:00Z', '2026-03-05T09:00:00Z'), '', segmentLine('0000-12-31T22:00:00Z', '0000-12-31T23:00:00Z')].join(
+        '\n',
+      ),
+    );
     const result = await cli.run(['import', 'segments', '--device', String(deviceId), name]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^too-old\.ndjson:3: started_at must be epoch seconds between the years 0001 and 9999, got "-62135604000"\n1 problem in too-old\.ndjson: the import was refused and nothing was written\n$/);
+    expect(result.stderr).toMatch(
+      /^too-old\.ndjson:3: started_at must be epoch seconds between the years 0001 and 9999, got "-62135604000"\n1 problem in too-old\.ndjson: the import was refused and nothing was written\n$/,
+    );
     expect(await segmentsOf()).toEqual(before);
   });
 
@@ -226,43 +362,69 @@ describe('runCli() imports', () => {
   it('imports telemetry as points through writeTelemetry, the code of HTTP ingestion (D20, D23); again, every point is a duplicate', async () => {
     const name = file(
       'telemetry.csv',
-      ['time,ignition,speed_kmh', '2026-03-04T08:08:00Z,true,30', '2026-03-04T08:00:00Z,true,0', '2026-03-04T08:04:00Z,true,3', '2026-03-04T08:12:00Z,false,0'].join('\n'),
+      [
+        'time,ignition,speed_kmh',
+        '2026-03-04T08:08:00Z,true,30',
+        '2026-03-04T08:00:00Z,true,0',
+        '2026-03-04T08:04:00Z,true,3',
+        '2026-03-04T08:12:00Z,false,0',
+      ].join('\n'),
     );
     const report = await cli.json(['import', 'telemetry', '--device', String(deviceId), name]);
     expect(report).toMatchObject({ device_id: deviceId, format: 'csv', records: 4, accepted: 4, duplicates: 0, batches: 1 });
     const march4 = Date.UTC(2026, 2, 4, 8) / 1000;
     expect(await cli.store.listTelemetryPoints({ deviceId, start: march4 })).toHaveLength(4);
-    expect((await cli.store.listSegments({ deviceId, start: march4 })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual([
+    expect(
+      (await cli.store.listSegments({ deviceId, start: march4 })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state })),
+    ).toEqual([
       { startedAt: march4, endedAt: march4 + 480, state: 'idle' },
       { startedAt: march4 + 480, endedAt: march4 + 720, state: 'moving' },
     ]);
-    expect(await cli.json(['import', 'telemetry', '--device', String(deviceId), name])).toMatchObject({ records: 4, accepted: 0, duplicates: 4 });
+    expect(await cli.json(['import', 'telemetry', '--device', String(deviceId), name])).toMatchObject({
+      records: 4,
+      accepted: 0,
+      duplicates: 4,
+    });
     const text = await cli.run(['import', 'telemetry', '--device', String(deviceId), name]);
-    expect(text.stdout).toMatch(/^Imported 4 telemetry points from telemetry\.csv into device \d+: 0 accepted, 4 duplicates \(already stored\)\.\nRead in /);
+    expect(text.stdout).toMatch(
+      /^Imported 4 telemetry points from telemetry\.csv into device \d+: 0 accepted, 4 duplicates \(already stored\)\.\nRead in /,
+    );
   });
 
   it('maps a refusal to FILE:LINE: an overlap with imported segments at the point that covers it (D23), a point from the future (D26)', async () => {
     const before = await segmentsOf();
-    const overlap = file('telemetry-overlap.ndjson', [
-      '{"time":"2026-03-01T07:00:00Z","ignition":false,"speed_kmh":0}',
-      '{"time":"2026-03-01T08:02:00Z","ignition":true,"speed_kmh":50}',
-      '{"time":"2026-03-01T08:03:00Z","ignition":false,"speed_kmh":0}',
-    ].join('\n'));
+    const overlap = file(
+      'telemetry-overlap.ndjson',
+      [
+        '{"time":"2026-03-01T07:00:00Z","ignition":false,"speed_kmh":0}',
+        '{"time":"2026-03-01T08:02:00Z","ignition":true,"speed_kmh":50}',
+        '{"time":"2026-03-01T08:03:00Z","ignition":false,"speed_kmh":0}',
+      ].join('\n'),
+    );
     const result = await cli.run(['import', 'telemetry', '--device', String(deviceId), overlap]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `telemetry-overlap.ndjson:2: Device ${deviceId}: the telemetry would overlap imported segments at "2026-03-01T08:02:00Z"\n1 problem in telemetry-overlap.ndjson: the import was refused and nothing was written\n`,
     );
-    const future = file('telemetry-future.csv', ['time,ignition,speed_kmh', '2026-03-05T08:00:00Z,true,1', '2999-01-01T00:00:00Z,true,1'].join('\n'));
+    const future = file(
+      'telemetry-future.csv',
+      ['time,ignition,speed_kmh', '2026-03-05T08:00:00Z,true,1', '2999-01-01T00:00:00Z,true,1'].join('\n'),
+    );
     const refused = await cli.run(['import', 'telemetry', '--device', String(deviceId), future]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^telemetry-future\.csv:3: Field time must be at most 300 s ahead of the server clock/);
     expect(await segmentsOf()).toEqual(before);
   });
 
-  it('refuses a point before the read API\'s first date (0001-01-02) and a speed that is not finite, naming FILE:LINE and nothing written (D37)', async () => {
+  it("refuses a point before the read API's first date (0001-01-02) and a speed that is not finite, naming FILE:LINE and nothing written (D37)", async () => {
     const before = await segmentsOf();
-    const early = file('telemetry-early.ndjson', ['{"time":"2026-03-06T08:00:00Z","ignition":true,"speed_kmh":1}', '{"time":"0001-01-01T00:00:00Z","ignition":true,"speed_kmh":1}'].join('\n'));
+    const early = file(
+      'telemetry-early.ndjson',
+      [
+        '{"time":"2026-03-06T08:00:00Z","ignition":true,"speed_kmh":1}',
+        '{"time":"0001-01-01T00:00:00Z","ignition":true,"speed_kmh":1}',
+      ].join('\n'),
+    );
     const refused = await cli.run(['import', 'telemetry', '--device', String(deviceId), early]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
@@ -281,14 +443,28 @@ describe('runCli() imports', () => {
   });
 
   it('refuses bad telemetry options, a missing file, a missing device and a bad --format', async () => {
-    expect(await cli.run(['import', 'telemetry', '--device', String(deviceId), '--max-gap-seconds', '0', 'x.csv'])).toMatchObject({ code: 2 });
-    expect(await cli.run(['import', 'segments', '--device', String(deviceId), 'nope.csv'])).toEqual({ code: 1, stdout: '', stderr: 'fleet-hours: Cannot read nope.csv: no such file\n' });
-    expect(await cli.run(['import', 'segments', '--device', '404', 'day1.ndjson'])).toMatchObject({ code: 1, stderr: 'fleet-hours: No device with id 404\n' });
-    expect(await cli.run(['import', 'segments', '--device', String(deviceId), '--format', 'xml', 'day1.ndjson'])).toMatchObject({ code: 2 });
+    expect(await cli.run(['import', 'telemetry', '--device', String(deviceId), '--max-gap-seconds', '0', 'x.csv'])).toMatchObject({
+      code: 2,
+    });
+    expect(await cli.run(['import', 'segments', '--device', String(deviceId), 'nope.csv'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'fleet-hours: Cannot read nope.csv: no such file\n',
+    });
+    expect(await cli.run(['import', 'segments', '--device', '404', 'day1.ndjson'])).toMatchObject({
+      code: 1,
+      stderr: 'fleet-hours: No device with id 404\n',
+    });
+    expect(await cli.run(['import', 'segments', '--device', String(deviceId), '--format', 'xml', 'day1.ndjson'])).toMatchObject({
+      code: 2,
+    });
   });
 
   it('an empty file imports nothing and succeeds', async () => {
-    expect(await cli.json(['import', 'segments', '--device', String(deviceId), file('empty.csv', '')])).toMatchObject({ records: 0, inserted: 0 });
+    expect(await cli.json(['import', 'segments', '--device', String(deviceId), file('empty.csv', '')])).toMatchObject({
+      records: 0,
+      inserted: 0,
+    });
   });
 
   it('draws progress on stderr only when it is a terminal', async () => {
@@ -313,7 +489,9 @@ describe('runCli() usage', () => {
   });
 
   it('refuses --database-url together with --data-dir', async () => {
-    expect(await cli.run(['accounts', 'list', '--database-url', 'postgres://x@localhost/db', '--data-dir', 'x'])).toMatchObject({ code: 2 });
+    expect(await cli.run(['accounts', 'list', '--database-url', 'postgres://x@localhost/db', '--data-dir', 'x'])).toMatchObject({
+      code: 2,
+    });
   });
 });
 
@@ -323,7 +501,12 @@ describe('runCli() errors', () => {
     const cli = createCliHarness({
       store: {
         ...store,
-        listAccounts: () => Promise.reject(new StorageUnavailableError('Storage is unavailable (ECONNRESET)', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) })),
+        listAccounts: () =>
+          Promise.reject(
+            new StorageUnavailableError('Storage is unavailable (ECONNRESET)', {
+              cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+            }),
+          ),
       },
     });
     expect(await cli.run(['accounts', 'list', '--data-dir', '/srv/fleet'])).toEqual({
@@ -351,27 +534,83 @@ describe('runCli() ingest tokens and the IMEI rule (D24, D25)', () => {
 
   it('ingest-tokens create shows the fhi_ token once and stores only its fingerprint; list and revoke as for keys', async () => {
     await cli.json(['accounts', 'create', '--name', 'Acme Haulage']);
-    const created = await cli.json<{ id: number; token: string; fingerprint: string; label: string | null; expires_at: string | null }>(['ingest-tokens', 'create', '--account', '1', '--label', 'forwarder']);
+    const created = await cli.json<{ id: number; token: string; fingerprint: string; label: string | null; expires_at: string | null }>([
+      'ingest-tokens',
+      'create',
+      '--account',
+      '1',
+      '--label',
+      'forwarder',
+    ]);
     expect(created.token).toMatch(/^fhi_[0-9A-Za-z]{43}$/);
     expect(created.fingerprint).toBe(await fingerprintApiKey(created.token));
     expect(JSON.stringify(await cli.store.listIngestTokens({ accountId: 1 }))).not.toContain(created.token);
     const listed = await cli.json<{ data: { id: number; state: string; label: string }[] }>(['ingest-tokens', 'list', '--account', '1']);
     expect(listed.data).toEqual([expect.objectContaining({ id: created.id, state: 'active', label: 'forwarder' })]);
     const revoked = await cli.run(['ingest-tokens', 'revoke', String(created.id)]);
-    expect(revoked).toEqual({ code: 0, stdout: `Revoked ingest token ${created.id}; requests with it now answer 401 revoked_ingest_token.\n`, stderr: '' });
-    expect(await cli.run(['ingest-tokens', 'revoke', '99'])).toEqual({ code: 1, stdout: '', stderr: 'fleet-hours: No ingest token with id 99\n' });
+    expect(revoked).toEqual({
+      code: 0,
+      stdout: `Revoked ingest token ${created.id}; requests with it now answer 401 revoked_ingest_token.\n`,
+      stderr: '',
+    });
+    expect(await cli.run(['ingest-tokens', 'revoke', '99'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'fleet-hours: No ingest token with id 99\n',
+    });
     expect(await cli.run(['ingest-tokens', 'list', '--account', '9'])).toMatchObject({ code: 1 });
   });
 
   it('devices create and update refuse an IMEI that already names an active device, naming the IMEI and the device (exit 1)', async () => {
-    const first = await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Truck', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
-    const copy = await cli.run(['devices', 'create', '--account', '1', '--name', 'Copy', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC']);
+    const first = await cli.json<{ id: number }>([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Truck',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'M',
+      '--timezone',
+      'UTC',
+    ]);
+    const copy = await cli.run([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Copy',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'M',
+      '--timezone',
+      'UTC',
+    ]);
     expect(copy.code).toBe(1);
     expect(copy.stderr).toBe(
       `fleet-hours: IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1: an IMEI names at most one active device of an account; ` +
         `make that device inactive first (fleet-hours devices update ${first.id} --status inactive) or use another IMEI\n`,
     );
-    const spare = await cli.json<{ id: number }>(['devices', 'create', '--account', '1', '--name', 'Spare', '--imei', '356307042441013', '--model', 'M', '--timezone', 'UTC', '--status', 'inactive']);
+    const spare = await cli.json<{ id: number }>([
+      'devices',
+      'create',
+      '--account',
+      '1',
+      '--name',
+      'Spare',
+      '--imei',
+      '356307042441013',
+      '--model',
+      'M',
+      '--timezone',
+      'UTC',
+      '--status',
+      'inactive',
+    ]);
     const activated = await cli.run(['devices', 'update', String(spare.id), '--status', 'active']);
     expect(activated.code).toBe(1);
     expect(activated.stderr).toContain(`IMEI "356307042441013" already names active device ${first.id} "Truck" of account 1`);

@@ -6,9 +6,10 @@ import { formatHelp } from './format-help.js';
 import { readServerSettings, SERVER_SETTINGS, settingEnvName } from './server-settings.js';
 
 describe('SERVER_SETTINGS (D30, P29)', () => {
-  it('has a setting for every rate limit of core, with core\'s default (D13, D14, D33)', () => {
+  it("has a setting for every rate limit of core, with core's default (D13, D14, D33)", () => {
     const settings = readServerSettings({}, {});
-    for (const [name, limit] of Object.entries(DEFAULT_RATE_LIMITS)) expect([name, settings[name as keyof typeof settings]]).toEqual([name, limit]);
+    for (const [name, limit] of Object.entries(DEFAULT_RATE_LIMITS))
+      expect([name, settings[name as keyof typeof settings]]).toEqual([name, limit]);
   });
 
   it('names each variable FLEET_HOURS_ and the flag in upper case, and no two settings share a flag', () => {
@@ -22,10 +23,16 @@ describe('SERVER_SETTINGS (D30, P29)', () => {
   it('serve --help lists every setting with its default and its variable', () => {
     const serve = COMMANDS.find((command) => command.name === 'serve')!;
     // Wrapped lines joined again: each option is one entry of text.
-    const entries = formatHelp({ command: serve }).replace(/\n {6,}/g, ' ').split('\n');
+    const entries = formatHelp({ command: serve })
+      .replace(/\n {6,}/g, ' ')
+      .split('\n');
     for (const setting of Object.values(SERVER_SETTINGS)) {
       const entry = entries.find((each) => each.trimStart().startsWith(`--${setting.flag} ${setting.placeholder} `));
-      expect(entry, setting.flag).toMatch(new RegExp(` ${setting.description.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Default ${setting.shownDefault}; env ${settingEnvName(setting)}\\.$`));
+      expect(entry, setting.flag).toMatch(
+        new RegExp(
+          ` ${setting.description.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Default ${setting.shownDefault}; env ${settingEnvName(setting)}\\.$`,
+        ),
+      );
     }
   });
 });
@@ -42,7 +49,14 @@ describe('the headers deadline setting (D37)', () => {
 
 describe('readServerSettings() (P29)', () => {
   it('takes the defaults when nothing is given', () => {
-    expect(readServerSettings({}, {})).toMatchObject({ port: 8080, host: '127.0.0.1', trustedProxyHops: 0, logLevel: 'info', metricsPort: null, shutdownTimeout: 10 });
+    expect(readServerSettings({}, {})).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      trustedProxyHops: 0,
+      logLevel: 'info',
+      metricsPort: null,
+      shutdownTimeout: 10,
+    });
   });
 
   it('prefers the flag over its variable, and the variable over the default; an empty variable is unset', () => {
@@ -52,10 +66,18 @@ describe('readServerSettings() (P29)', () => {
   });
 
   it('refuses a bad value with a UsageError naming the flag or the variable', () => {
-    expect(() => readServerSettings({ port: '70000' }, {})).toThrow(new UsageError('--port must be a whole number from 0 to 65535, got "70000"', 'serve'));
-    expect(() => readServerSettings({}, { FLEET_HOURS_RATE_LIMIT_METER: '0' })).toThrow('FLEET_HOURS_RATE_LIMIT_METER must be a whole number ≥ 1, got "0"');
-    expect(() => readServerSettings({ 'log-level': 'loud' }, {})).toThrow('--log-level must be one of debug, info, warn, error, got "loud"');
-    expect(() => readServerSettings({ 'shutdown-timeout': '-1' }, {})).toThrow('--shutdown-timeout must be a number of seconds ≥ 0, got "-1"');
+    expect(() => readServerSettings({ port: '70000' }, {})).toThrow(
+      new UsageError('--port must be a whole number from 0 to 65535, got "70000"', 'serve'),
+    );
+    expect(() => readServerSettings({}, { FLEET_HOURS_RATE_LIMIT_METER: '0' })).toThrow(
+      'FLEET_HOURS_RATE_LIMIT_METER must be a whole number ≥ 1, got "0"',
+    );
+    expect(() => readServerSettings({ 'log-level': 'loud' }, {})).toThrow(
+      '--log-level must be one of debug, info, warn, error, got "loud"',
+    );
+    expect(() => readServerSettings({ 'shutdown-timeout': '-1' }, {})).toThrow(
+      '--shutdown-timeout must be a number of seconds ≥ 0, got "-1"',
+    );
     expect(() => readServerSettings({ host: ' ' }, {})).toThrow('--host must not be empty, got " "');
   });
 });

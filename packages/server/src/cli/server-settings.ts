@@ -83,7 +83,14 @@ const _rateLimitSettings = Object.fromEntries(
  * command takes (`--database-url` / `DATABASE_URL`, `--data-dir` / `FLEET_HOURS_DATA_DIR`).
  */
 export const SERVER_SETTINGS = {
-  port: _setting({ flag: 'port', placeholder: 'PORT', description: 'TCP port of the API; 0 picks a free one', defaultValue: 8080, shownDefault: '8080', read: _port }),
+  port: _setting({
+    flag: 'port',
+    placeholder: 'PORT',
+    description: 'TCP port of the API; 0 picks a free one',
+    defaultValue: 8080,
+    shownDefault: '8080',
+    read: _port,
+  }),
   host: _setting({
     flag: 'host',
     placeholder: 'HOST',
@@ -105,7 +112,8 @@ export const SERVER_SETTINGS = {
   queryTimeout: _setting<number | null>({
     flag: 'query-timeout',
     placeholder: 'SECONDS',
-    description: 'How long every database call may take before the request answers 503 service_unavailable with Retry-After; 0 turns the deadline off',
+    description:
+      'How long every database call may take before the request answers 503 service_unavailable with Retry-After; 0 turns the deadline off',
     // The storage's own default (createPostgresDatabase / openStore `queryTimeout`) applies when unset.
     defaultValue: null,
     shownDefault: '5',
@@ -140,7 +148,8 @@ export const SERVER_SETTINGS = {
   ingestMaxBodyBytes: _setting({
     flag: 'ingest-max-body-bytes',
     placeholder: 'BYTES',
-    description: 'Bytes per ingestion request body at most; a larger body is answered 413 payload_too_large as soon as it grows past it, never buffered',
+    description:
+      'Bytes per ingestion request body at most; a larger body is answered 413 payload_too_large as soon as it grows past it, never buffered',
     defaultValue: DEFAULT_INGEST_LIMITS.maxBodyBytes,
     shownDefault: String(DEFAULT_INGEST_LIMITS.maxBodyBytes),
     read: _positive,
@@ -164,7 +173,8 @@ export const SERVER_SETTINGS = {
   headersTimeout: _setting({
     flag: 'headers-timeout',
     placeholder: 'SECONDS',
-    description: 'How long a connection may take to send a complete request line and headers; one that has not is answered 408 request_timeout and closed',
+    description:
+      'How long a connection may take to send a complete request line and headers; one that has not is answered 408 request_timeout and closed',
     defaultValue: 10,
     shownDefault: '10',
     read: _positiveSeconds,
@@ -211,7 +221,9 @@ export const SERVER_SETTINGS = {
 export type ServerSettingName = keyof typeof SERVER_SETTINGS;
 
 /** Every setting's value, read by {@link readServerSettings}. */
-export type ServerSettings = { readonly [Name in ServerSettingName]: (typeof SERVER_SETTINGS)[Name] extends ServerSetting<infer Value> ? Value : never };
+export type ServerSettings = {
+  readonly [Name in ServerSettingName]: (typeof SERVER_SETTINGS)[Name] extends ServerSetting<infer Value> ? Value : never;
+};
 
 /**
  * The environment variable of a setting: `FLEET_HOURS_` and its flag in upper case, `-` as `_`
@@ -230,7 +242,10 @@ export function settingEnvName(setting: { readonly flag: string }): string {
  * @returns Every setting's value.
  * @throws {UsageError} For a bad value, naming the flag or the variable it came from.
  */
-export function readServerSettings(options: Readonly<Record<string, string | boolean | undefined>>, env: Readonly<Record<string, string | undefined>>): ServerSettings {
+export function readServerSettings(
+  options: Readonly<Record<string, string | boolean | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+): ServerSettings {
   const values: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(SERVER_SETTINGS) as [string, ServerSetting<unknown>][]) {
     const flagValue = options[setting.flag];

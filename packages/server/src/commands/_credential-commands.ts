@@ -25,7 +25,10 @@ export interface _CredentialKind {
   readonly usage: readonly string[];
   /** Notes printed under a new credential about its account. */
   accountNotes(account: Account): string[];
-  create(store: FleetHoursStore, input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<ApiKeyRecord | null>;
+  create(
+    store: FleetHoursStore,
+    input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number },
+  ): Promise<ApiKeyRecord | null>;
   list(store: FleetHoursStore, accountId: number): Promise<readonly ApiKeyRecord[]>;
   revoke(store: FleetHoursStore, id: number, now: number): Promise<ApiKeyRecord | null>;
 }
@@ -44,9 +47,16 @@ export async function _createCredentialCommand(kind: _CredentialKind, context: C
   const record = await kind.create(store, { accountId, fingerprint: await fingerprintApiKey(secret), label, expiresAt, now: context.now });
   if (!record) throw new CommandError(`No account with id ${accountId}`);
 
-  const json = { id: record.id, [kind.short]: secret, fingerprint: record.fingerprint, label: record.label, expires_at: formatUtc(record.expiresAt) };
+  const json = {
+    id: record.id,
+    [kind.short]: secret,
+    fingerprint: record.fingerprint,
+    label: record.label,
+    expires_at: formatUtc(record.expiresAt),
+  };
   const notes: string[] = [];
-  if (expiresAt !== null && expiresAt <= context.now) notes.push(`Note: --expires-at is in the past, so the ${kind.short} is already expired.`);
+  if (expiresAt !== null && expiresAt <= context.now)
+    notes.push(`Note: --expires-at is in the past, so the ${kind.short} is already expired.`);
   notes.push(...kind.accountNotes(account));
   const text = [
     `Created ${kind.noun} ${record.id} for account ${account.id} "${account.name}"${label ? ` (${label})` : ''}.`,
@@ -74,8 +84,24 @@ export async function _listCredentialsCommand(kind: _CredentialKind, context: Co
     records.length === 0
       ? `Account ${accountId} has no ${kind.plural}. Create one with: fleet-hours ${kind.command} create --account ${accountId}\n`
       : formatTable(
-          [{ header: 'ID', align: 'right' }, { header: 'STATE' }, { header: 'LABEL' }, { header: 'FINGERPRINT' }, { header: 'CREATED' }, { header: 'EXPIRES' }, { header: 'REVOKED' }],
-          records.map((record) => [record.id, record.state, record.label, `${record.fingerprint.slice(0, 16)}…`, record.created_at, record.expires_at, record.revoked_at]),
+          [
+            { header: 'ID', align: 'right' },
+            { header: 'STATE' },
+            { header: 'LABEL' },
+            { header: 'FINGERPRINT' },
+            { header: 'CREATED' },
+            { header: 'EXPIRES' },
+            { header: 'REVOKED' },
+          ],
+          records.map((record) => [
+            record.id,
+            record.state,
+            record.label,
+            `${record.fingerprint.slice(0, 16)}…`,
+            record.created_at,
+            record.expires_at,
+            record.revoked_at,
+          ]),
         );
   return { json: { data: records }, text };
 }

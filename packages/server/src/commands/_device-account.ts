@@ -7,7 +7,10 @@ import type { Device, FleetHoursStore } from '@fleet-hours/core';
  *
  * @returns The device and its account id, or `null` when no account has the device.
  */
-export async function _findDeviceOfAnyAccount(store: FleetHoursStore, deviceId: number): Promise<{ readonly accountId: number; readonly device: Device } | null> {
+export async function _findDeviceOfAnyAccount(
+  store: FleetHoursStore,
+  deviceId: number,
+): Promise<{ readonly accountId: number; readonly device: Device } | null> {
   for (const account of await store.listAccounts()) {
     const device = await store.findDevice({ accountId: account.id, deviceId });
     if (device) return { accountId: account.id, device };

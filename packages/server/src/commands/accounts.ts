@@ -12,7 +12,9 @@ export async function createAccountCommand(context: CommandContext): Promise<Com
   const plan = planText === undefined ? 'business' : readPlan(planText);
   const store = await context.store();
   const account = presentAccount(await store.createAccount({ name, plan, now: context.now }));
-  const access = DEFAULT_API_PLANS.includes(plan) ? 'with API access' : 'without API access: its keys answer 403 until it moves to business';
+  const access = DEFAULT_API_PLANS.includes(plan)
+    ? 'with API access'
+    : 'without API access: its keys answer 403 until it moves to business';
   return { json: account, text: `Created account ${account.id} "${account.name}" on plan ${account.plan} (${access}).\n` };
 }
 

@@ -40,7 +40,9 @@ export async function demoCommand(input: {
   const host = readHost(input.options.host);
   const dataDir = global.dataDir === undefined ? null : resolve(io.cwd, global.dataDir);
   if (dataDir !== null && existsSync(join(dataDir, 'PG_VERSION'))) {
-    throw new CommandError(`${dataDir} already holds a database; the demo needs a fresh one: name a new directory, or leave out --data-dir to keep it in memory`);
+    throw new CommandError(
+      `${dataDir} already holds a database; the demo needs a fresh one: name a new directory, or leave out --data-dir to keep it in memory`,
+    );
   }
   const target: DatabaseTarget = dataDir === null ? { kind: 'pglite-memory' } : { kind: 'pglite', dataDir };
   const stop = io.waitForStop();
@@ -83,14 +85,25 @@ export async function demoCommand(input: {
         })}\n`,
       );
     } else {
-      io.stdout.write(formatDemoBanner({ url: server.url, seed, examples, dataDir, requestLog: requestLog.path, live: { seed: live, examples: liveLines } }));
+      io.stdout.write(
+        formatDemoBanner({
+          url: server.url,
+          seed,
+          examples,
+          dataDir,
+          requestLog: requestLog.path,
+          live: { seed: live, examples: liveLines },
+        }),
+      );
     }
 
     const signal = await stop;
     say(`Received ${signal}: stopping the demo.\n`);
     const fed = await feed.stop();
     feed = null;
-    say(`The live vehicles sent ${fed.sent} point${fed.sent === 1 ? '' : 's'} in ${fed.requests} request${fed.requests === 1 ? '' : 's'} (${fed.errors.length === 0 ? 'no errors' : `errors: ${fed.errors.map((error) => `${error.count} × ${error.status ?? 'no answer'} ${error.code}`).join(', ')}`}).\n`);
+    say(
+      `The live vehicles sent ${fed.sent} point${fed.sent === 1 ? '' : 's'} in ${fed.requests} request${fed.requests === 1 ? '' : 's'} (${fed.errors.length === 0 ? 'no errors' : `errors: ${fed.errors.map((error) => `${error.count} × ${error.status ?? 'no answer'} ${error.code}`).join(', ')}`}).\n`,
+    );
     return 0;
   } finally {
     try {
@@ -109,7 +122,13 @@ function openRequestLog(): { readonly path: string; readonly stream: WriteStream
   return { path, stream: createWriteStream(path, { flags: 'a' }) };
 }
 
-async function listen(database: OpenedDatabase, host: string, explicitPort: number | undefined, io: CliIo, requestLog: WriteStream): Promise<RunningServer> {
+async function listen(
+  database: OpenedDatabase,
+  host: string,
+  explicitPort: number | undefined,
+  io: CliIo,
+  requestLog: WriteStream,
+): Promise<RunningServer> {
   const log = compactLogger(io, requestLog);
   try {
     return await startServer({ database, host, port: explicitPort ?? DEMO_PORT, log, now: io.now });

@@ -24,7 +24,9 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   const store = await context.store();
   await requireAccount(store, accountId);
 
-  const created = await store.createDevice({ accountId, name, imei, registration, model, status, timeZone }).catch((error: unknown) => _imeiRefusal(error, store, accountId));
+  const created = await store
+    .createDevice({ accountId, name, imei, registration, model, status, timeZone })
+    .catch((error: unknown) => _imeiRefusal(error, store, accountId));
   if (!created) throw new CommandError(`No account with id ${accountId}`);
   const device = deviceBody(created);
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
@@ -36,7 +38,10 @@ export async function listDevicesCommand(context: CommandContext): Promise<Comma
   const store = await context.store();
   await requireAccount(store, accountId);
   const devices = (await store.listDevices({ accountId })).map(deviceBody);
-  const text = devices.length === 0 ? `Account ${accountId} has no devices. Create one with: fleet-hours devices create --help\n` : deviceTable(devices);
+  const text =
+    devices.length === 0
+      ? `Account ${accountId} has no devices. Create one with: fleet-hours devices create --help\n`
+      : deviceTable(devices);
   return { json: { data: devices }, text };
 }
 
@@ -76,10 +81,15 @@ async function _imeiRefusal(error: unknown, store: FleetHoursStore, accountId: n
   if (!(error instanceof ImeiInUseError)) throw error;
   const holder = accountId === null ? null : await store.findDeviceByImei({ accountId, imei: error.imei });
   const which = holder ? `active device ${holder.id} "${holder.name}"` : 'an active device';
-  const free = holder ? `; make that device inactive first (fleet-hours devices update ${holder.id} --status inactive) or use another IMEI` : '';
-  throw new CommandError(`IMEI "${error.imei}" already names ${which} of account ${accountId ?? '?'}: an IMEI names at most one active device of an account${free}`, {
-    cause: error,
-  });
+  const free = holder
+    ? `; make that device inactive first (fleet-hours devices update ${holder.id} --status inactive) or use another IMEI`
+    : '';
+  throw new CommandError(
+    `IMEI "${error.imei}" already names ${which} of account ${accountId ?? '?'}: an IMEI names at most one active device of an account${free}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function deviceTable(devices: readonly DeviceBody[]): string {
@@ -94,6 +104,15 @@ function deviceTable(devices: readonly DeviceBody[]): string {
       { header: 'TIMEZONE' },
       { header: 'LAST REPORTED' },
     ],
-    devices.map((device) => [device.id, device.name, device.imei, device.registration, device.model, device.status, device.timezone, device.last_reported_at]),
+    devices.map((device) => [
+      device.id,
+      device.name,
+      device.imei,
+      device.registration,
+      device.model,
+      device.status,
+      device.timezone,
+      device.last_reported_at,
+    ]),
   );
 }

@@ -66,10 +66,22 @@ function mismatchJson(mismatch: DailyFiguresMismatch): unknown {
     const totals = (figure: typeof mismatch.expected) => ({ moving_seconds: figure.movingSeconds, idle_seconds: figure.idleSeconds });
     return { device_id: mismatch.deviceId, kind: mismatch.kind, expected: totals(mismatch.expected), stored: totals(mismatch.stored) };
   }
-  if (mismatch.kind !== 'day') return { device_id: mismatch.deviceId, kind: mismatch.kind, expected: mismatch.expected, stored: mismatch.stored };
+  if (mismatch.kind !== 'day')
+    return { device_id: mismatch.deviceId, kind: mismatch.kind, expected: mismatch.expected, stored: mismatch.stored };
   const day = (figure: typeof mismatch.expected) =>
-    figure && { day_start: iso(figure.dayStart), day_end: iso(figure.dayEnd), moving_seconds: figure.movingSeconds, idle_seconds: figure.idleSeconds };
-  return { device_id: mismatch.deviceId, kind: 'day', day_start: iso(mismatch.dayStart), expected: day(mismatch.expected), stored: day(mismatch.stored) };
+    figure && {
+      day_start: iso(figure.dayStart),
+      day_end: iso(figure.dayEnd),
+      moving_seconds: figure.movingSeconds,
+      idle_seconds: figure.idleSeconds,
+    };
+  return {
+    device_id: mismatch.deviceId,
+    kind: 'day',
+    day_start: iso(mismatch.dayStart),
+    expected: day(mismatch.expected),
+    stored: day(mismatch.stored),
+  };
 }
 
 function describeMismatch(mismatch: DailyFiguresMismatch): string {

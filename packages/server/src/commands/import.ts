@@ -2,7 +2,18 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { formatInstant, InvalidSegmentError, SegmentOverlapError, InvalidTelemetryPointError, TelemetryOverlapError, type FleetHoursStore, type ImportSummary, type SegmentInput, type TelemetryPoint } from '@fleet-hours/core';
+import {
+  formatInstant,
+  InvalidSegmentError,
+  SegmentOverlapError,
+  InvalidTelemetryPointError,
+  TelemetryOverlapError,
+  type FleetHoursStore,
+  type ImportSummary,
+  type SegmentInput,
+  type TelemetryPoint,
+  type TelemetryWriteResult,
+} from '@fleet-hours/core';
 import { parseSegmentRecord, parseTelemetryRecord } from '@fleet-hours/core/adapter';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
@@ -11,7 +22,15 @@ import { readId } from '../cli/option-values.js';
 import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
 import { _describeFileError } from '../import/_describe-file-error.js';
 import { _deviceAccount } from './_device-account.js';
-import { formatFromFileName, ImportFileError, readImportFile, type ImportFileContents, type ImportFormat, type ImportProblem, type ReadImportFileInput } from '../import/read-import-file.js';
+import {
+  formatFromFileName,
+  ImportFileError,
+  readImportFile,
+  type ImportFileContents,
+  type ImportFormat,
+  type ImportProblem,
+  type ReadImportFileInput,
+} from '../import/read-import-file.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
 /** Files at least this large get a progress bar (on a terminal only). */
@@ -116,7 +135,7 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
     for (let offset = 0; offset < order.length; offset += TELEMETRY_BATCH_POINTS) {
       const indexes = order.slice(offset, offset + TELEMETRY_BATCH_POINTS);
       const points = indexes.map((index) => ({ deviceId, ...contents.items[index]! }));
-      let result;
+      let result: TelemetryWriteResult;
       try {
         result = await store.writeTelemetry({ accountId, points, now: context.now });
       } catch (error) {
@@ -172,14 +191,24 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
  */
 function _telemetryRefusal(
   error: unknown,
-  where: { readonly name: string; readonly lineOf: (batchIndex: number) => number | undefined; readonly lineAt: (instant: number) => number | undefined; readonly stored: number },
+  where: {
+    readonly name: string;
+    readonly lineOf: (batchIndex: number) => number | undefined;
+    readonly lineAt: (instant: number) => number | undefined;
+    readonly stored: number;
+  },
 ): unknown {
   const outcome =
     where.stored === 0
       ? 'the import was refused and nothing was written'
       : `this batch and the ones after it were not written; the ${formatCount(where.stored)} points before it were stored (batches of ${formatCount(TELEMETRY_BATCH_POINTS)} points are separate transactions)`;
   if (error instanceof TelemetryOverlapError) {
-    return new ImportFileError(where.name, [{ line: where.lineAt(error.instant) ?? 0, message: error.message.replace(/: nothing was written$/, '') }], 1, outcome);
+    return new ImportFileError(
+      where.name,
+      [{ line: where.lineAt(error.instant) ?? 0, message: error.message.replace(/: nothing was written$/, '') }],
+      1,
+      outcome,
+    );
   }
   if (error instanceof InvalidTelemetryPointError) {
     return new ImportFileError(where.name, [{ line: where.lineOf(error.index ?? 0) ?? 0, message: `Field ${error.message}` }], 1, outcome);
@@ -269,7 +298,10 @@ async function writeBatch(
   if (showStatus) context.io.stderr.write(`Writing ${formatCount(batch.segments.length)} segments in one transaction…`);
   let summary: ImportSummary | null;
   try {
-    summary = batch.segments.length === 0 ? { inserted: 0, closed: 0, skipped: 0 } : await (await context.store()).importSegments({ deviceId: batch.deviceId, segments: batch.segments });
+    summary =
+      batch.segments.length === 0
+        ? { inserted: 0, closed: 0, skipped: 0 }
+        : await (await context.store()).importSegments({ deviceId: batch.deviceId, segments: batch.segments });
   } catch (error) {
     throw translateBatchError(error, batch.name, batch.lineOfRow);
   } finally {
@@ -300,11 +332,17 @@ function translateBatchError(error: unknown, name: string, lineOfRow: (row: numb
       const line = lineOfRow(conflict.row) ?? 0;
       if (conflict.otherRow !== null) {
         const otherLine = lineOfRow(conflict.otherRow);
-        return { line, message: `Overlaps the segment of line ${otherLine ?? `row ${conflict.otherRow}`} (segments of one device must not overlap)` };
+        return {
+          line,
+          message: `Overlaps the segment of line ${otherLine ?? `row ${conflict.otherRow}`} (segments of one device must not overlap)`,
+        };
       }
       const stored = conflict.stored;
       const span = stored ? ` ${formatSpan(stored.startedAt, stored.endedAt)} (${stored.state})` : '';
-      return { line, message: `Overlaps the stored segment${span}; only an identical segment, or the same one closed, can be imported again` };
+      return {
+        line,
+        message: `Overlaps the stored segment${span}; only an identical segment, or the same one closed, can be imported again`,
+      };
     });
     problems.sort((a, b) => a.line - b.line);
     return new ImportFileError(name, problems.slice(0, 20), problems.length, refused);
@@ -322,7 +360,10 @@ function formatSpan(startedAt: number, endedAt: number | null): string {
 }
 
 function importText(report: ImportReport, unit: string): string {
-  const what = unit === 'segments' ? `${formatCount(report.records)} segments` : `${formatCount(report.records)} ${unit} (${formatCount(report.segments)} segments)`;
+  const what =
+    unit === 'segments'
+      ? `${formatCount(report.records)} segments`
+      : `${formatCount(report.records)} ${unit} (${formatCount(report.segments)} segments)`;
   return [
     `Imported ${what} from ${report.file} into device ${report.device_id}: ${formatCount(report.inserted)} inserted, ${formatCount(report.closed)} closed, ${formatCount(report.skipped)} skipped (already stored).`,
     `Read in ${report.read_seconds.toFixed(1)} s, written in one transaction in ${report.write_seconds.toFixed(1)} s: ${formatCount(report.segments_per_second)} segments/s.`,

@@ -1,5 +1,10 @@
 import { generateIngestToken } from '@fleet-hours/core';
-import { _createCredentialCommand, _listCredentialsCommand, _revokeCredentialCommand, type _CredentialKind } from './_credential-commands.js';
+import {
+  _createCredentialCommand,
+  _listCredentialsCommand,
+  _revokeCredentialCommand,
+  type _CredentialKind,
+} from './_credential-commands.js';
 import type { CommandContext, CommandResult } from './command-context.js';
 
 /** Ingest tokens (D24) as the credential commands manage them: not gated by plan. */

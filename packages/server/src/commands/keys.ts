@@ -1,5 +1,10 @@
 import { DEFAULT_API_PLANS, generateApiKey } from '@fleet-hours/core';
-import { _createCredentialCommand, _listCredentialsCommand, _revokeCredentialCommand, type _CredentialKind } from './_credential-commands.js';
+import {
+  _createCredentialCommand,
+  _listCredentialsCommand,
+  _revokeCredentialCommand,
+  type _CredentialKind,
+} from './_credential-commands.js';
 import type { CommandContext, CommandResult } from './command-context.js';
 
 /** API keys (D10) as the credential commands manage them. */
@@ -12,7 +17,9 @@ const API_KEYS: _CredentialKind = {
   generate: generateApiKey,
   usage: [],
   accountNotes: (account) =>
-    DEFAULT_API_PLANS.includes(account.plan) ? [] : [`Note: account ${account.id} is on plan ${account.plan}; its keys answer 403 until it moves to business.`],
+    DEFAULT_API_PLANS.includes(account.plan)
+      ? []
+      : [`Note: account ${account.id} is on plan ${account.plan}; its keys answer 403 until it moves to business.`],
   create: (store, input) => store.createApiKey(input),
   list: (store, accountId) => store.listApiKeys({ accountId }),
   revoke: (store, keyId, now) => store.revokeApiKey({ keyId, now }),

@@ -8,7 +8,20 @@ async function truckFixture() {
   // 2026-11-05T12:00Z: the window's defaults end here.
   const cli = createCliHarness({ now: Date.UTC(2026, 10, 5, 12, 0, 0) });
   await cli.json(['accounts', 'create', '--name', 'Acme']);
-  await cli.json(['devices', 'create', '--account', '1', '--name', 'Truck 14', '--imei', '356307042441013', '--model', 'FMB920', '--timezone', 'America/New_York']);
+  await cli.json([
+    'devices',
+    'create',
+    '--account',
+    '1',
+    '--name',
+    'Truck 14',
+    '--imei',
+    '356307042441013',
+    '--model',
+    'FMB920',
+    '--timezone',
+    'America/New_York',
+  ]);
   const segments = [
     segment('2026-11-01T00:30:00-04:00', '2026-11-01T01:30:00-05:00', 'moving'), // 7200 s across the repeated hour
     segment('2026-11-02T08:00:00-05:00', '2026-11-02T08:30:00-05:00', 'idle'), // 1800 s
@@ -99,13 +112,18 @@ describe('fleet-hours hours, daily and meter', () => {
     }
     const malformed = await cli.run(['daily', '--device', '1', '--from', '2026/11/01']);
     expect(malformed).toMatchObject({ code: 2, stdout: '' });
-    expect(malformed.stderr).toBe('fleet-hours: Cannot parse --from "2026/11/01": expected a date as YYYY-MM-DD\nRun "fleet-hours daily --help" for usage.\n');
+    expect(malformed.stderr).toBe(
+      'fleet-hours: Cannot parse --from "2026/11/01": expected a date as YYYY-MM-DD\nRun "fleet-hours daily --help" for usage.\n',
+    );
     const noSuchDay = await cli.run(['hours', '--device', '1', '--to', '2026-02-30']);
     expect(noSuchDay).toMatchObject({ code: 2, stderr: expect.stringContaining('Cannot parse --to "2026-02-30": no such day') });
     const reversed = await cli.run(['hours', '--device', '1', '--from', '2026-11-03', '--to', '2026-11-01']);
     expect(reversed).toMatchObject({ code: 2, stderr: expect.stringContaining('--from "2026-11-03" is after --to "2026-11-01"') });
     const future = await cli.run(['hours', '--device', '1', '--from', '2026-12-01']);
-    expect(future).toMatchObject({ code: 2, stderr: expect.stringContaining('--from "2026-12-01" is after today (2026-11-05) in America/New_York') });
+    expect(future).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--from "2026-12-01" is after today (2026-11-05) in America/New_York'),
+    });
   });
 
   it('a bad date is refused before the database is opened', async () => {

@@ -37,7 +37,12 @@ function dailyJson(series: DailyHours) {
     timezone: series.timeZone,
     from: series.from,
     to: series.to,
-    data: series.days.map((day) => ({ date: day.date, engine_seconds: day.engineSeconds, moving_seconds: day.movingSeconds, idle_seconds: day.idleSeconds })),
+    data: series.days.map((day) => ({
+      date: day.date,
+      engine_seconds: day.engineSeconds,
+      moving_seconds: day.movingSeconds,
+      idle_seconds: day.idleSeconds,
+    })),
   };
 }
 
@@ -108,7 +113,10 @@ async function openRead(context: CommandContext, command: string) {
 }
 
 /** The reads go through the API's core over the command's store, with the command's clock. */
-async function findDevice(context: CommandContext, deviceId: number): Promise<{ fleetHours: FleetHours; accountId: number; device: Device }> {
+async function findDevice(
+  context: CommandContext,
+  deviceId: number,
+): Promise<{ fleetHours: FleetHours; accountId: number; device: Device }> {
   const store = await context.store();
   const found = await _findDeviceOfAnyAccount(store, deviceId);
   if (!found) throw new CommandError(`No device with id ${deviceId}`);

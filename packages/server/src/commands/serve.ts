@@ -1,7 +1,14 @@
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
 import { EXIT_CODES } from '../cli/cli-errors.js';
 import type { CliIo, TextSink } from '../cli/cli-io.js';
-import { LOG_LEVELS, readServerSettings, SERVER_SETTINGS, type LogLevel, type ServerSettingName, type ServerSettings } from '../cli/server-settings.js';
+import {
+  LOG_LEVELS,
+  readServerSettings,
+  SERVER_SETTINGS,
+  type LogLevel,
+  type ServerSettingName,
+  type ServerSettings,
+} from '../cli/server-settings.js';
 import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from '../database/database-target.js';
 import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
 import { startServer, type StartedServer } from '../server/start-server.js';
@@ -50,7 +57,11 @@ export async function serveCommand(input: {
       rateLimits,
       trustedProxyHops: settings.trustedProxyHops,
       maxInFlight: settings.maxInFlight,
-      ingest: { maxPoints: settings.ingestMaxPoints, maxBodyBytes: settings.ingestMaxBodyBytes, bodyTimeoutMs: Math.round(settings.ingestBodyTimeout * 1000) },
+      ingest: {
+        maxPoints: settings.ingestMaxPoints,
+        maxBodyBytes: settings.ingestMaxBodyBytes,
+        bodyTimeoutMs: Math.round(settings.ingestBodyTimeout * 1000),
+      },
       maxHeaderBytes: settings.maxHeaderBytes,
       headersTimeoutMs: Math.round(settings.headersTimeout * 1000),
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
@@ -84,8 +95,12 @@ export async function serveCommand(input: {
 
 /** The rate limits as `startServer` takes them, and every setting as the `starting` line shows it. */
 function _splitSettings(settings: ServerSettings): { rateLimits: RateLimits; settingsShown: Record<string, unknown> } {
-  const rateLimits = Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((name) => [name, settings[name as keyof RateLimits]])) as unknown as RateLimits;
-  const settingsShown = Object.fromEntries(Object.entries(SERVER_SETTINGS).map(([name, setting]) => [setting.flag, settings[name as ServerSettingName]]));
+  const rateLimits = Object.fromEntries(
+    Object.keys(DEFAULT_RATE_LIMITS).map((name) => [name, settings[name as keyof RateLimits]]),
+  ) as unknown as RateLimits;
+  const settingsShown = Object.fromEntries(
+    Object.entries(SERVER_SETTINGS).map(([name, setting]) => [setting.flag, settings[name as ServerSettingName]]),
+  );
   return { rateLimits, settingsShown };
 }
 
@@ -104,6 +119,8 @@ function _jsonLineLogger(sink: TextSink, now: () => number, minimum: LogLevel): 
   return (entry) => {
     const level = _levelOf(entry);
     if (LOG_LEVELS.indexOf(level) < threshold) return;
-    sink.write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, ...('method' in entry ? { msg: 'request' } : {}), ...entry })}\n`);
+    sink.write(
+      `${JSON.stringify({ time: new Date(now()).toISOString(), level, ...('method' in entry ? { msg: 'request' } : {}), ...entry })}\n`,
+    );
   };
 }

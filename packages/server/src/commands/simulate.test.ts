@@ -15,9 +15,13 @@ beforeAll(async () => {
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       received.push({ method: request.method!, path: request.url!, body, authorization: request.headers.authorization });
-      const token = request.url!.startsWith('/ingest/osmand/') ? request.url!.split('/')[3]!.split('?')[0] : request.headers.authorization?.slice('Bearer '.length);
+      const token = request.url!.startsWith('/ingest/osmand/')
+        ? request.url!.split('/')[3]!.split('?')[0]
+        : request.headers.authorization?.slice('Bearer '.length);
       if (token !== 'fhi_good') {
-        response.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { status: 401, code: 'unknown_ingest_token', message: 'Unknown ingest token' } }));
+        response
+          .writeHead(401, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: { status: 401, code: 'unknown_ingest_token', message: 'Unknown ingest token' } }));
         return;
       }
       const points = request.url!.startsWith('/ingest/v1/') ? body.split('\n').filter((line) => line !== '').length : 1;
@@ -56,25 +60,51 @@ describe('fleet-hours simulate', () => {
     expect(result.stderr).toContain('Simulating 2 vehicles over traccar');
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as Record<string, unknown> & { devices: Record<string, unknown>[] };
-    expect(summary).toMatchObject({ protocol: 'traccar', mode: 'backfill', from: '2026-03-10T07:00:00+00:00', to: '2026-03-10T08:00:00+00:00', errors: [], stopped_because: null });
+    expect(summary).toMatchObject({
+      protocol: 'traccar',
+      mode: 'backfill',
+      from: '2026-03-10T07:00:00+00:00',
+      to: '2026-03-10T08:00:00+00:00',
+      errors: [],
+      stopped_because: null,
+    });
     expect(summary.sent).toBe(received.length);
     expect(summary.accepted).toBe(received.length);
     expect(summary.devices.map((device) => device.imei)).toEqual(['356307042500001', '356307042500002']);
     expect(summary.devices[0]!.engine_seconds as number).toBeGreaterThan(1800);
-    expect(received.every((request) => request.method === 'POST' && request.path === '/ingest/traccar' && request.authorization === 'Bearer fhi_good')).toBe(true);
+    expect(
+      received.every(
+        (request) => request.method === 'POST' && request.path === '/ingest/traccar' && request.authorization === 'Bearer fhi_good',
+      ),
+    ).toBe(true);
   });
 
   it('prints a readable summary without --json, and exits 1 when the token is refused', async () => {
-    const result = await cli.run(['simulate', '--url', url, '--token', 'fhi_bad', '--protocol', 'osmand', '--backfill', '2026-03-09..2026-03-09', '--concurrency', '1']);
+    const result = await cli.run([
+      'simulate',
+      '--url',
+      url,
+      '--token',
+      'fhi_bad',
+      '--protocol',
+      'osmand',
+      '--backfill',
+      '2026-03-09..2026-03-09',
+      '--concurrency',
+      '1',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('Stopped     The server refused the ingest token (401 unknown_ingest_token): Unknown ingest token');
     expect(result.stdout).toMatch(/Error\s+1 × 401 unknown_ingest_token/);
   });
 
   it('takes the token from FLEET_HOURS_INGEST_TOKEN', async () => {
-    const result = await cli.run(['simulate', '--url', url, '--count', '5', '--backfill', '2026-03-10T07:00:00Z..2026-03-10T08:00:00Z', '--json'], {
-      env: { FLEET_HOURS_INGEST_TOKEN: 'fhi_good' },
-    });
+    const result = await cli.run(
+      ['simulate', '--url', url, '--count', '5', '--backfill', '2026-03-10T07:00:00Z..2026-03-10T08:00:00Z', '--json'],
+      {
+        env: { FLEET_HOURS_INGEST_TOKEN: 'fhi_good' },
+      },
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ generated: 5, accepted: 5 });
   });
@@ -124,7 +154,9 @@ describe('readSimulateOptions()', () => {
 
   it('reads a backfill of dates written with slashes, as its help allows', () => {
     const slashed = readSimulateOptions({ token: 'fhi_x', backfill: '2026/11/16..2026/11/20', timezone: 'Europe/Berlin' }, io);
-    expect(slashed.timing).toEqual(readSimulateOptions({ token: 'fhi_x', backfill: '2026-11-16..2026-11-20', timezone: 'Europe/Berlin' }, io).timing);
+    expect(slashed.timing).toEqual(
+      readSimulateOptions({ token: 'fhi_x', backfill: '2026-11-16..2026-11-20', timezone: 'Europe/Berlin' }, io).timing,
+    );
     expect(slashed.timing).toEqual({ kind: 'backfill', from: Date.UTC(2026, 10, 15, 23) / 1000, to: Date.UTC(2026, 10, 20, 23) / 1000 });
   });
 });
@@ -139,6 +171,8 @@ describe('simulate --backfill: its message and its help name the same forms', ()
     expect(refused.stderr).toContain(`--backfill: "16.11.2026" is neither a date nor an instant: FROM and TO are ${forms}`);
     expect(refused.stderr).not.toContain('must be an ISO 8601 instant');
     const help = await cli.run(['simulate', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain(`--backfill FROM..TO Historic reports, sent as fast as allowed: FROM and TO are ${forms}`);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      `--backfill FROM..TO Historic reports, sent as fast as allowed: FROM and TO are ${forms}`,
+    );
   });
 });

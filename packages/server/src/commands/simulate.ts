@@ -4,7 +4,14 @@ import type { CliIo } from '../cli/cli-io.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
 import { readId, readNumber, readText, readTimeZone } from '../cli/option-values.js';
 import type { GlobalFlags } from '../cli/parse-cli-args.js';
-import { INGEST_PROTOCOLS, runSimulation, type IngestProtocol, type SimulationOptions, type SimulationSummary, type SimulationTiming } from '../simulate/run-simulation.js';
+import {
+  INGEST_PROTOCOLS,
+  runSimulation,
+  type IngestProtocol,
+  type SimulationOptions,
+  type SimulationSummary,
+  type SimulationTiming,
+} from '../simulate/run-simulation.js';
 import type { SimulatedDevice } from '../simulate/telemetry-payloads.js';
 
 /** The tracker ids `simulate` makes up without `--imeis`: this prefix, then the vehicle's number, 15 digits in all. */
@@ -19,7 +26,11 @@ type Options = Readonly<Record<string, string | boolean | undefined>>;
  * in flight and prints the summary). Exit code 1 when any request failed or the run was stopped
  * by the server (a refused token, no server at the URL).
  */
-export async function simulateCommand(input: { readonly io: CliIo; readonly global: GlobalFlags; readonly options: Options }): Promise<number> {
+export async function simulateCommand(input: {
+  readonly io: CliIo;
+  readonly global: GlobalFlags;
+  readonly options: Options;
+}): Promise<number> {
   const { io, global } = input;
   if (global.databaseUrl !== undefined || global.dataDir !== undefined) {
     throw new UsageError('simulate talks to a server over HTTP: --database-url and --data-dir are not used (give --url)', 'simulate');
@@ -42,7 +53,12 @@ export async function simulateCommand(input: { readonly io: CliIo; readonly glob
     signal: stop.signal,
     now: io.now,
     ...(io.stderrIsTTY
-      ? { onProgress: (progress) => say(`  ${progress.elapsedSeconds.toFixed(0)} s: ${formatCount(progress.sent)} sent, ${formatCount(progress.accepted)} accepted, ${progress.failedRequests} failed requests\n`) }
+      ? {
+          onProgress: (progress) =>
+            say(
+              `  ${progress.elapsedSeconds.toFixed(0)} s: ${formatCount(progress.sent)} sent, ${formatCount(progress.accepted)} accepted, ${progress.failedRequests} failed requests\n`,
+            ),
+        }
       : {}),
   });
   io.stdout.write(global.json ? `${JSON.stringify(summaryJson(summary, settings.url))}\n` : formatSummary(summary, settings.url));
@@ -71,7 +87,8 @@ export function readSimulateOptions(options: Options, io: Pick<CliIo, 'env' | 'n
   };
 
   const protocol = (text('protocol') ?? 'native').trim().toLowerCase() as IngestProtocol;
-  if (!INGEST_PROTOCOLS.includes(protocol)) throw new UsageError(`Unknown protocol "${text('protocol')}": use ${INGEST_PROTOCOLS.join(', ')}`, 'simulate');
+  if (!INGEST_PROTOCOLS.includes(protocol))
+    throw new UsageError(`Unknown protocol "${text('protocol')}": use ${INGEST_PROTOCOLS.join(', ')}`, 'simulate');
   const token = readText(text('token') ?? io.env.FLEET_HOURS_INGEST_TOKEN ?? '', '--token (or FLEET_HOURS_INGEST_TOKEN)');
   const url = readUrl(text('url') ?? 'http://127.0.0.1:8080');
   const timeZone = text('timezone') === undefined ? 'UTC' : readTimeZone(text('timezone')!);
@@ -85,17 +102,20 @@ export function readSimulateOptions(options: Options, io: Pick<CliIo, 'env' | 'n
   const rateText = text('rate');
   const rate = rateText === undefined ? undefined : readNumber(rateText, '--rate', { positive: true });
   // Live, a vehicle reports at most once a second (D21): without --interval, --rate sets it.
-  const intervalSeconds = whole('interval') ?? (rate !== undefined && timing.kind === 'realtime' ? Math.max(1, Math.ceil(devices.length / rate)) : 10);
+  const intervalSeconds =
+    whole('interval') ?? (rate !== undefined && timing.kind === 'realtime' ? Math.max(1, Math.ceil(devices.length / rate)) : 10);
   const durationText = text('duration');
   const durationSeconds = durationText === undefined ? undefined : readNumber(durationText, '--duration', { positive: true });
   const count = whole('count');
   const shiftStart = (text('shift-start') ?? (timing.kind === 'realtime' ? 'now' : 'schedule')).trim();
-  if (shiftStart !== 'now' && shiftStart !== 'schedule') throw new UsageError(`--shift-start must be "now" or "schedule", got "${shiftStart}"`, 'simulate');
+  if (shiftStart !== 'now' && shiftStart !== 'schedule')
+    throw new UsageError(`--shift-start must be "now" or "schedule", got "${shiftStart}"`, 'simulate');
   const method = (text('method') ?? 'GET').trim().toUpperCase();
   if (method !== 'GET' && method !== 'POST') throw new UsageError(`--method must be GET or POST, got "${text('method')}"`, 'simulate');
   if (text('method') !== undefined && protocol !== 'osmand') throw new UsageError('--method is for --protocol osmand only', 'simulate');
   const batchSize = whole('batch-size');
-  if (batchSize !== undefined && batchSize > 10_000) throw new UsageError(`--batch-size must be at most 10000 (the server's limit per batch), got "${text('batch-size')}"`, 'simulate');
+  if (batchSize !== undefined && batchSize > 10_000)
+    throw new UsageError(`--batch-size must be at most 10000 (the server's limit per batch), got "${text('batch-size')}"`, 'simulate');
   const seed = whole('seed', { positive: false });
   const parkedIntervalSeconds = whole('parked-interval');
   const concurrency = whole('concurrency');
@@ -133,18 +153,26 @@ function readUrl(text: string): string {
 }
 
 function readDevices(options: Options, protocol: IngestProtocol, vehicles: number | undefined): SimulatedDevice[] {
-  const list = (name: string) => (typeof options[name] === 'string' ? (options[name] as string).split(',').map((entry) => entry.trim()).filter((entry) => entry !== '') : undefined);
+  const list = (name: string) =>
+    typeof options[name] === 'string'
+      ? (options[name] as string)
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '')
+      : undefined;
   const imeis = list('imeis');
   const deviceIds = list('device-ids');
   const prefix = typeof options['imei-prefix'] === 'string' ? options['imei-prefix'].trim() : undefined;
   const given = [imeis && '--imeis', deviceIds && '--device-ids', prefix !== undefined && '--imei-prefix'].filter(Boolean);
   if (given.length > 1) throw new UsageError(`Give one of --imeis, --device-ids and --imei-prefix, not ${given.join(' and ')}`, 'simulate');
   const checkCount = (count: number, what: string) => {
-    if (vehicles !== undefined && vehicles !== count) throw new UsageError(`--vehicles ${vehicles} does not match the ${count} ${what} given`, 'simulate');
+    if (vehicles !== undefined && vehicles !== count)
+      throw new UsageError(`--vehicles ${vehicles} does not match the ${count} ${what} given`, 'simulate');
   };
 
   if (deviceIds) {
-    if (protocol !== 'native') throw new UsageError(`--device-ids works with --protocol native only: ${protocol} names devices by IMEI (give --imeis)`, 'simulate');
+    if (protocol !== 'native')
+      throw new UsageError(`--device-ids works with --protocol native only: ${protocol} names devices by IMEI (give --imeis)`, 'simulate');
     checkCount(deviceIds.length, 'device ids');
     return deviceIds.map((id) => ({ name: `Simulated ${id}`, imei: null, deviceId: readId(id, '--device-ids') }));
   }
@@ -156,7 +184,11 @@ function readDevices(options: Options, protocol: IngestProtocol, vehicles: numbe
   if (!/^\d{1,14}$/.test(stem)) throw new UsageError(`--imei-prefix must be 1 to 14 digits, got "${stem}"`, 'simulate');
   const count = vehicles ?? 3;
   const digits = Math.max(15 - stem.length, String(count).length);
-  return Array.from({ length: count }, (_, index) => ({ name: `Simulated ${index + 1}`, imei: `${stem}${String(index + 1).padStart(digits, '0')}`, deviceId: null }));
+  return Array.from({ length: count }, (_, index) => ({
+    name: `Simulated ${index + 1}`,
+    imei: `${stem}${String(index + 1).padStart(digits, '0')}`,
+    deviceId: null,
+  }));
 }
 
 /** `FROM..TO`: dates (local days of `timeZone`, both included) or ISO instants with an offset; TO is capped at now. */
@@ -180,7 +212,10 @@ function readBackfill(text: string, timeZone: string, nowSeconds: number): Simul
     try {
       return parseInstant(trimmed);
     } catch {
-      throw new UsageError(`--backfill: "${trimmed}" is neither a date nor an instant: FROM and TO are ${BACKFILL_FORMS}, ${example}`, 'simulate');
+      throw new UsageError(
+        `--backfill: "${trimmed}" is neither a date nor an instant: FROM and TO are ${BACKFILL_FORMS}, ${example}`,
+        'simulate',
+      );
     }
   };
   const from = edge(parts[0]!, false);
@@ -243,7 +278,8 @@ function formatSummary(summary: SimulationSummary, url: string): string {
     `  Answers     ${formatCount(responses.ok)} 2xx, ${formatCount(responses.clientErrors)} 4xx, ${formatCount(responses.serverErrors)} 5xx, ${formatCount(responses.network)} without an answer; ${formatCount(summary.retries)} retried after 429/503`,
     `  Latency     ${summary.latencyMs === null ? 'no requests' : `p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms`}`,
   ];
-  for (const error of summary.errors) lines.push(`  Error       ${error.count} × ${error.status ?? 'no answer'} ${error.code}: ${error.message}`);
+  for (const error of summary.errors)
+    lines.push(`  Error       ${error.count} × ${error.status ?? 'no answer'} ${error.code}: ${error.message}`);
   if (summary.stoppedBecause !== null) lines.push(`  Stopped     ${summary.stoppedBecause}`);
   if (summary.devices !== null) {
     const hours = (seconds: number) => `${(seconds / 3600).toFixed(2)} h`;
@@ -259,7 +295,15 @@ function formatSummary(summary: SimulationSummary, url: string): string {
           { header: 'MOVING', align: 'right' },
           { header: 'IDLE', align: 'right' },
         ],
-        summary.devices.map((device) => [device.name, device.imei, device.deviceId, formatCount(device.points), hours(device.engineSeconds), hours(device.movingSeconds), hours(device.idleSeconds)]),
+        summary.devices.map((device) => [
+          device.name,
+          device.imei,
+          device.deviceId,
+          formatCount(device.points),
+          hours(device.engineSeconds),
+          hours(device.movingSeconds),
+          hours(device.idleSeconds),
+        ]),
       ).trimEnd(),
     );
   }

@@ -25,7 +25,8 @@ export async function verifyCommand(context: CommandContext): Promise<CommandRes
   const first = await verifyStore(db, { ...scope, repair });
   if (deviceId !== undefined && first.checked === 0) throw new CommandError(`No device with id ${deviceId}`);
   // After a repair, verify again: the exit code says whether the repair made the store clean.
-  const final: VerifyStoreResult = repair && first.devices.length > 0 ? await verifyStore(db, scope) : repair ? { checked: first.checked, devices: [] } : first;
+  const final: VerifyStoreResult =
+    repair && first.devices.length > 0 ? await verifyStore(db, scope) : repair ? { checked: first.checked, devices: [] } : first;
   const consistent = final.devices.length === 0;
   const json = {
     checked: final.checked,
@@ -34,12 +35,16 @@ export async function verifyCommand(context: CommandContext): Promise<CommandRes
     devices: final.devices.map(deviceJson),
   };
   const lines: string[] = [];
-  if (repair && first.devices.length > 0) lines.push(...reportLines(`Repaired ${plural(first.devices.length, 'device')} of ${first.checked}`, first.devices));
+  if (repair && first.devices.length > 0)
+    lines.push(...reportLines(`Repaired ${plural(first.devices.length, 'device')} of ${first.checked}`, first.devices));
   if (consistent) lines.push(`All derived data of ${plural(final.checked, 'device')} agrees with its sources.`);
   else {
     const still = repair ? ' still' : '';
-    lines.push(...reportLines(`${final.devices.length} of ${plural(final.checked, 'device')}${still} differ from their sources`, final.devices));
-    if (!repair) lines.push(`Repair with: fleet-hours verify --repair${final.devices.length === 1 ? ` --device ${final.devices[0]!.deviceId}` : ''}`);
+    lines.push(
+      ...reportLines(`${final.devices.length} of ${plural(final.checked, 'device')}${still} differ from their sources`, final.devices),
+    );
+    if (!repair)
+      lines.push(`Repair with: fleet-hours verify --repair${final.devices.length === 1 ? ` --device ${final.devices[0]!.deviceId}` : ''}`);
   }
   return { json, text: `${lines.join('\n')}\n`, exitCode: consistent ? 0 : 1 };
 }
@@ -58,7 +63,8 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
-const seconds = (figure: BucketSeconds | null) => (figure === null ? 'no row' : `moving ${figure.movingSeconds} s, idle ${figure.idleSeconds} s`);
+const seconds = (figure: BucketSeconds | null) =>
+  figure === null ? 'no row' : `moving ${figure.movingSeconds} s, idle ${figure.idleSeconds} s`;
 
 /** `+N s` / `-N s`: how much the stored side holds beyond (or short of) its source. */
 const signed = (value: number) => `${value >= 0 ? '+' : '-'}${Math.abs(value)} s`;
@@ -113,16 +119,34 @@ function differenceJson(difference: StoreDifference): unknown {
     case 'telemetry_segments':
     case 'totals': {
       const range = difference.kind === 'totals' ? {} : { start: iso(difference.start), end: iso(difference.end) };
-      return { kind: difference.kind, ...range, expected: bucketJson(difference.expected), stored: bucketJson(difference.stored), difference: bucketDifference(difference.expected, difference.stored) };
+      return {
+        kind: difference.kind,
+        ...range,
+        expected: bucketJson(difference.expected),
+        stored: bucketJson(difference.stored),
+        difference: bucketDifference(difference.expected, difference.stored),
+      };
     }
     case 'day': {
-      const day = (figure: typeof difference.expected) => figure && { day_start: iso(figure.dayStart), day_end: iso(figure.dayEnd), ...bucketJson(figure) };
-      return { kind: 'day', day_start: iso(difference.dayStart), expected: day(difference.expected), stored: day(difference.stored), difference: bucketDifference(difference.expected, difference.stored) };
+      const day = (figure: typeof difference.expected) =>
+        figure && { day_start: iso(figure.dayStart), day_end: iso(figure.dayEnd), ...bucketJson(figure) };
+      return {
+        kind: 'day',
+        day_start: iso(difference.dayStart),
+        expected: day(difference.expected),
+        stored: day(difference.stored),
+        difference: bucketDifference(difference.expected, difference.stored),
+      };
     }
     case 'time_zone':
       return { kind: difference.kind, expected: difference.expected, stored: difference.stored };
     case 'longest_segment':
-      return { kind: difference.kind, expected: difference.expected, stored: difference.stored, difference_seconds: difference.stored - difference.expected };
+      return {
+        kind: difference.kind,
+        expected: difference.expected,
+        stored: difference.stored,
+        difference_seconds: difference.stored - difference.expected,
+      };
     case 'last_reported_at': {
       const gap = difference.expected !== null && difference.stored !== null ? difference.stored - difference.expected : null;
       const at = (instant: number | null) => (instant === null ? null : iso(instant));

@@ -59,7 +59,9 @@ export function redactUrl(url: string): string {
 function readDatabaseUrl(text: string, what: string): string {
   const url = nonEmpty(text, what);
   if (!/^postgres(ql)?:\/\//i.test(url)) {
-    throw new UsageError(`${what} must be a PostgreSQL connection string such as postgres://user@host:5432/dbname, got "${redactUrl(url)}"`);
+    throw new UsageError(
+      `${what} must be a PostgreSQL connection string such as postgres://user@host:5432/dbname, got "${redactUrl(url)}"`,
+    );
   }
   return url;
 }

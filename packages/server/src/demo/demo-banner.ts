@@ -52,7 +52,10 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
   const bakery = byZone('Europe/Berlin');
   const examples: DemoExample[] = [
     { title: 'Every vehicle of the account', command: curl(seed.key, '/api/v1/devices') },
-    { title: `${truck.name}: engine, moving and idle seconds over the last 7 days`, command: curl(seed.key, `/api/v1/devices/${truck.id}/hours`) },
+    {
+      title: `${truck.name}: engine, moving and idle seconds over the last 7 days`,
+      command: curl(seed.key, `/api/v1/devices/${truck.id}/hours`),
+    },
   ];
   const newYorkDay = latestTransitionDay(truck.timeZone, now);
   if (newYorkDay) {
@@ -73,9 +76,15 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
   const bakeryToday = localDateAt(now, bakery.timeZone);
   examples.push({
     title: `${bakery.name}: night rounds split at local midnight in Berlin, last 14 days`,
-    command: curl(seed.key, `/api/v1/devices/${bakery.id}/hours/daily?from=${bakeryToday.subtract({ days: 14 }).toString()}&to=${bakeryToday.toString()}`),
+    command: curl(
+      seed.key,
+      `/api/v1/devices/${bakery.id}/hours/daily?from=${bakeryToday.subtract({ days: 14 }).toString()}&to=${bakeryToday.toString()}`,
+    ),
   });
-  examples.push({ title: `${truck.name}: the running meter since the tracker was fitted`, command: curl(seed.key, `/api/v1/devices/${truck.id}/meter`) });
+  examples.push({
+    title: `${truck.name}: the running meter since the tracker was fitted`,
+    command: curl(seed.key, `/api/v1/devices/${truck.id}/meter`),
+  });
   examples.push({ title: 'A starter-plan key: 403 plan_without_api_access', command: curl(seed.starterKey, '/api/v1/devices') });
   return examples;
 }
@@ -87,10 +96,20 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
  * @param input The server URL, the API key, the live seed and *now* (the time of the sample point).
  * @returns The examples in the order printed.
  */
-export function liveExamples(input: { readonly url: string; readonly key: string; readonly live: LiveSeed; readonly now: number }): DemoExample[] {
+export function liveExamples(input: {
+  readonly url: string;
+  readonly key: string;
+  readonly live: LiveSeed;
+  readonly now: number;
+}): DemoExample[] {
   const { url, key, live, now } = input;
   const [first, second] = live.devices as [Device, Device | undefined];
-  const point = JSON.stringify({ imei: first.imei, time: new Date(now * 1000).toISOString().replace('.000Z', 'Z'), ignition: true, speed_kmh: 42 });
+  const point = JSON.stringify({
+    imei: first.imei,
+    time: new Date(now * 1000).toISOString().replace('.000Z', 'Z'),
+    ignition: true,
+    speed_kmh: 42,
+  });
   const examples: DemoExample[] = [
     {
       title: `${first.name} (live): the meter counts up; run it twice a few seconds apart`,
@@ -152,7 +171,9 @@ export function formatDemoBanner(input: {
     input.dataDir === null
       ? 'The data lives in memory and is gone when the demo stops; every run starts fresh.'
       : `The data lives in ${input.dataDir}; use it later with: fleet-hours serve --data-dir ${input.dataDir}`,
-    ...(input.requestLog ? [`Requests are logged to ${input.requestLog} (tail -f it to watch them); only server errors are printed here.`] : []),
+    ...(input.requestLog
+      ? [`Requests are logged to ${input.requestLog} (tail -f it to watch them); only server errors are printed here.`]
+      : []),
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');

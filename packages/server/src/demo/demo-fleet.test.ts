@@ -15,7 +15,11 @@ describe('generateDemoSegments()', () => {
       for (const [position, segment] of segments.entries()) {
         const next = segments[position + 1];
         if (!Number.isInteger(segment.startedAt) || segment.startedAt >= NOW) problems.push(`start of ${position}`);
-        if (segment.endedAt !== null && (!Number.isInteger(segment.endedAt) || segment.endedAt <= segment.startedAt || segment.endedAt > NOW)) problems.push(`end of ${position}`);
+        if (
+          segment.endedAt !== null &&
+          (!Number.isInteger(segment.endedAt) || segment.endedAt <= segment.startedAt || segment.endedAt > NOW)
+        )
+          problems.push(`end of ${position}`);
         if (segment.endedAt === null && next) problems.push(`open ${position} is not the last`); // only the one running now is open
         if (next && next.startedAt < (segment.endedAt ?? Infinity)) problems.push(`${position} overlaps the next`);
       }
@@ -34,7 +38,8 @@ describe('generateDemoSegments()', () => {
     const earlier = generateDemoSegments({ vehicle, seed: 1, now: NOW - 7 * 86_400 });
     const later = generateDemoSegments({ vehicle, seed: 1, now: NOW });
     const dayStart = Date.UTC(2026, 5, 10, 4) / 1000; // 2026-06-10 in New York (-04:00)
-    const day = (segments: typeof later) => segments.filter((segment) => segment.startedAt >= dayStart && segment.startedAt < dayStart + 86_400);
+    const day = (segments: typeof later) =>
+      segments.filter((segment) => segment.startedAt >= dayStart && segment.startedAt < dayStart + 86_400);
     expect(day(later)).toEqual(day(earlier));
     expect(day(later).length).toBeGreaterThan(0);
   });
@@ -60,15 +65,23 @@ describe('generateDemoSegments()', () => {
   it('night rounds cross local midnight', () => {
     const vehicle = DEMO_VEHICLES.find((candidate) => candidate.pattern === 'night')!;
     const segments = generateDemoSegments({ vehicle, seed: 2, now: NOW, days: 14 });
-    const crossing = segments.filter((segment) => segment.endedAt !== null && localDateAt(segment.startedAt, vehicle.timeZone).toString() !== localDateAt(segment.endedAt - 1, vehicle.timeZone).toString());
-    const hours = new Set(segments.map((segment) => new Date((segment.startedAt + offsetSeconds(segment.startedAt, vehicle.timeZone)) * 1000).getUTCHours()));
+    const crossing = segments.filter(
+      (segment) =>
+        segment.endedAt !== null &&
+        localDateAt(segment.startedAt, vehicle.timeZone).toString() !== localDateAt(segment.endedAt - 1, vehicle.timeZone).toString(),
+    );
+    const hours = new Set(
+      segments.map((segment) => new Date((segment.startedAt + offsetSeconds(segment.startedAt, vehicle.timeZone)) * 1000).getUTCHours()),
+    );
     expect(crossing.length + (hours.has(0) ? 1 : 0)).toBeGreaterThan(0);
     expect(hours.has(12)).toBe(false); // nobody bakes at noon
   });
 
   it('covers zones with DST, a 30-minute DST shift and a +05:45 offset', () => {
     const zones = DEMO_VEHICLES.map((vehicle) => vehicle.timeZone);
-    expect(zones).toEqual(expect.arrayContaining(['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Sao_Paulo']));
+    expect(zones).toEqual(
+      expect.arrayContaining(['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Sao_Paulo']),
+    );
     expect(latestTransitionDay('Australia/Lord_Howe', NOW)?.seconds).toBe(84_600);
   });
 });
@@ -93,7 +106,18 @@ describe('mulberry32()', () => {
 });
 
 function offsetSeconds(epochSeconds: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(epochSeconds * 1000));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(epochSeconds * 1000));
   const part = (type: string) => Number(parts.find((candidate) => candidate.type === type)!.value);
-  return (Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - epochSeconds * 1000) / 1000;
+  return (
+    (Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - epochSeconds * 1000) / 1000
+  );
 }

@@ -22,12 +22,54 @@ export interface DemoVehicle {
  * hours long) and the Chatham Islands (+12:45 / +13:45).
  */
 export const DEMO_VEHICLES: readonly DemoVehicle[] = [
-  { name: 'Truck 14', imei: '356307042441013', registration: 'NY 4821-KT', model: 'Teltonika FMB920', timeZone: 'America/New_York', pattern: 'day' },
-  { name: 'Bakery van B-7', imei: '356307042441021', registration: 'B-FH 2207', model: 'Teltonika FMC130', timeZone: 'Europe/Berlin', pattern: 'night' },
-  { name: 'Island tug Kentia', imei: '861585040812376', registration: null, model: 'Queclink GV350', timeZone: 'Australia/Lord_Howe', pattern: 'split' },
-  { name: 'Valley tractor 3', imei: '356307042441039', registration: 'BA 1 KHA 5521', model: 'Teltonika FMB140', timeZone: 'Asia/Kathmandu', pattern: 'seasonal' },
-  { name: 'City bus 22', imei: '867060031245589', registration: 'SPX-2B22', model: 'Ruptela FM-Eco4', timeZone: 'America/Sao_Paulo', pattern: 'route' },
-  { name: 'Harbour crane truck', imei: '861585040812384', registration: 'CHT 51', model: 'Queclink GV300', timeZone: 'Pacific/Chatham', pattern: 'split' },
+  {
+    name: 'Truck 14',
+    imei: '356307042441013',
+    registration: 'NY 4821-KT',
+    model: 'Teltonika FMB920',
+    timeZone: 'America/New_York',
+    pattern: 'day',
+  },
+  {
+    name: 'Bakery van B-7',
+    imei: '356307042441021',
+    registration: 'B-FH 2207',
+    model: 'Teltonika FMC130',
+    timeZone: 'Europe/Berlin',
+    pattern: 'night',
+  },
+  {
+    name: 'Island tug Kentia',
+    imei: '861585040812376',
+    registration: null,
+    model: 'Queclink GV350',
+    timeZone: 'Australia/Lord_Howe',
+    pattern: 'split',
+  },
+  {
+    name: 'Valley tractor 3',
+    imei: '356307042441039',
+    registration: 'BA 1 KHA 5521',
+    model: 'Teltonika FMB140',
+    timeZone: 'Asia/Kathmandu',
+    pattern: 'seasonal',
+  },
+  {
+    name: 'City bus 22',
+    imei: '867060031245589',
+    registration: 'SPX-2B22',
+    model: 'Ruptela FM-Eco4',
+    timeZone: 'America/Sao_Paulo',
+    pattern: 'route',
+  },
+  {
+    name: 'Harbour crane truck',
+    imei: '861585040812384',
+    registration: 'CHT 51',
+    model: 'Queclink GV300',
+    timeZone: 'Pacific/Chatham',
+    pattern: 'split',
+  },
 ];
 
 /** Options of {@link generateDemoSegments}. */

@@ -9,7 +9,9 @@ describe('seedLiveVehicles()', () => {
     const now = Math.floor(Date.now() / 1000);
     const account = await store.createAccount({ name: 'Demo Logistics', plan: 'business', now });
     const live = await seedLiveVehicles(store, { account, now });
-    expect(live.devices.map((device) => [device.name, device.imei, device.timeZone])).toEqual(LIVE_VEHICLES.map((vehicle) => [vehicle.name, vehicle.imei, vehicle.timeZone]));
+    expect(live.devices.map((device) => [device.name, device.imei, device.timeZone])).toEqual(
+      LIVE_VEHICLES.map((vehicle) => [vehicle.name, vehicle.imei, vehicle.timeZone]),
+    );
     expect(live.ingestToken).toMatch(/^fhi_/);
     expect(live.pointCount).toBeGreaterThan(100);
     expect(await store.listIngestTokens({ accountId: account.id })).toHaveLength(1);
@@ -32,9 +34,17 @@ describe('startLiveFeed()', () => {
     const account = await store.createAccount({ name: 'Demo Logistics', plan: 'business', now: started });
     const live = await seedLiveVehicles(store, { account, now: started, days: 1 });
 
-    const feed = startLiveFeed({ url: 'http://demo.test', ingestToken: live.ingestToken, devices: live.devices, fetch: async (url, init) => app.request(url, init) });
+    const feed = startLiveFeed({
+      url: 'http://demo.test',
+      ingestToken: live.ingestToken,
+      devices: live.devices,
+      fetch: async (url, init) => app.request(url, init),
+    });
     // The first reports (engine on, a shift starts with the feed) are sent at once.
-    const fed = async () => (await Promise.all(live.devices.map((device) => store.listTelemetryPoints({ deviceId: device.id, start: started })))).every((points) => points.length > 0);
+    const fed = async () =>
+      (await Promise.all(live.devices.map((device) => store.listTelemetryPoints({ deviceId: device.id, start: started })))).every(
+        (points) => points.length > 0,
+      );
     for (let attempt = 0; attempt < 500 && !(await fed()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     const summary = await feed.stop();
     expect(summary.errors).toEqual([]);
@@ -45,7 +55,8 @@ describe('startLiveFeed()', () => {
     for (const device of live.devices) {
       const [newest] = (await store.listTelemetryPoints({ deviceId: device.id, start: started })).slice(-1);
       expect(newest!.ignition).toBe(true);
-      const meterAt = async (seconds: number) => (await createFleetHours({ store, now: () => seconds * 1000 }).meter({ accountId: account.id, deviceId: device.id }))!.engineSeconds;
+      const meterAt = async (seconds: number) =>
+        (await createFleetHours({ store, now: () => seconds * 1000 }).meter({ accountId: account.id, deviceId: device.id }))!.engineSeconds;
       expect((await meterAt(newest!.time + 7)) - (await meterAt(newest!.time + 2))).toBe(5);
     }
   });

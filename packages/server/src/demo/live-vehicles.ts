@@ -8,8 +8,22 @@ import type { DemoVehicle } from './demo-fleet.js';
  * the simulator through the real ingestion endpoint, so their meters count up between two reads.
  */
 export const LIVE_VEHICLES: readonly DemoVehicle[] = [
-  { name: 'Courier van L-1', imei: '356307042441062', registration: 'NY 7730-LV', model: 'Teltonika FMC130', timeZone: 'America/New_York', pattern: 'day' },
-  { name: 'Tow truck L-2', imei: '861585040812392', registration: 'B-FH 5150', model: 'Queclink GV350', timeZone: 'Europe/Berlin', pattern: 'day' },
+  {
+    name: 'Courier van L-1',
+    imei: '356307042441062',
+    registration: 'NY 7730-LV',
+    model: 'Teltonika FMC130',
+    timeZone: 'America/New_York',
+    pattern: 'day',
+  },
+  {
+    name: 'Tow truck L-2',
+    imei: '861585040812392',
+    registration: 'B-FH 5150',
+    model: 'Queclink GV350',
+    timeZone: 'Europe/Berlin',
+    pattern: 'day',
+  },
 ];
 
 /** Seconds between a live vehicle's reports while its engine runs. */
@@ -33,7 +47,10 @@ export interface LiveSeed {
  * @param options The account, *now* (epoch seconds) and how many days of history (default 3).
  * @returns The devices, the token and how many points were written.
  */
-export async function seedLiveVehicles(store: FleetHoursStore, options: { readonly account: Account; readonly now: number; readonly days?: number }): Promise<LiveSeed> {
+export async function seedLiveVehicles(
+  store: FleetHoursStore,
+  options: { readonly account: Account; readonly now: number; readonly days?: number },
+): Promise<LiveSeed> {
   const { account, now } = options;
   const days = options.days ?? 3;
   const devices: Device[] = [];
@@ -50,14 +67,28 @@ export async function seedLiveVehicles(store: FleetHoursStore, options: { readon
     if (!created) throw new Error(`Could not create the live demo device "${vehicle.name}"`);
     // History up to a minute ago; the live feed takes over from now.
     const points = [
-      ...simulateVehicle({ seed: 1000 + index, vehicle: index, from: now - days * 86_400, until: now - 60, intervalSeconds: 60, timeZone: vehicle.timeZone, shiftStart: 'schedule' }),
+      ...simulateVehicle({
+        seed: 1000 + index,
+        vehicle: index,
+        from: now - days * 86_400,
+        until: now - 60,
+        intervalSeconds: 60,
+        timeZone: vehicle.timeZone,
+        shiftStart: 'schedule',
+      }),
     ].map((report) => ({ deviceId: created.id, time: report.time, ignition: report.ignition, speedKmh: report.speedKmh }));
     if (points.length > 0) await store.writeTelemetry({ accountId: account.id, points, now });
     pointCount += points.length;
     devices.push((await store.findDevice({ accountId: account.id, deviceId: created.id })) ?? created);
   }
   const ingestToken = generateIngestToken();
-  await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(ingestToken), label: 'demo live feed', expiresAt: null, now });
+  await store.createIngestToken({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(ingestToken),
+    label: 'demo live feed',
+    expiresAt: null,
+    now,
+  });
   return { devices, ingestToken, pointCount };
 }
 

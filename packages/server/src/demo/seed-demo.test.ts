@@ -39,7 +39,12 @@ describe('seedDemo()', () => {
     const seed = await seedDemo(store, { now: NOW });
     const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
     const truck = seed.devices.find((device) => device.name === 'Truck 14')!;
-    const query = (date: string) => ({ accountId: seed.account.id, deviceId: truck.id, from: parseLocalDate('from', date), to: parseLocalDate('to', date) });
+    const query = (date: string) => ({
+      accountId: seed.account.id,
+      deviceId: truck.id,
+      from: parseLocalDate('from', date),
+      to: parseLocalDate('to', date),
+    });
 
     const fall = await fleetHours.daily(query('2026-11-01'));
     expect(fall).toMatchObject({ timeZone: 'America/New_York', from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T23:59:59-05:00' });
@@ -65,7 +70,10 @@ describe('seedDemo()', () => {
     expect(banner).toContain('Fleet Hours demo is serving at http://127.0.0.1:8080');
     expect(banner).toContain(`API key   ${seed.key}`);
     for (const path of ['/api/v1/devices"', '/hours"', '/hours/daily?from=', '/hours?from=', '/meter"']) {
-      expect(examples.some((example) => example.command.includes(path)), path).toBe(true);
+      expect(
+        examples.some((example) => example.command.includes(path)),
+        path,
+      ).toBe(true);
     }
     expect(examples.find((example) => example.title.includes('New York'))?.command).toContain('from=2026-10-29&to=2026-11-04');
     expect(examples.find((example) => example.title.includes('403'))?.command).toContain(seed.starterKey);
@@ -78,7 +86,13 @@ describe('seedDemo()', () => {
     const live = await seedLiveVehicles(store, { account: seed.account, now: NOW, days: 1 });
     const url = 'http://127.0.0.1:8080';
     const examples = liveExamples({ url, key: seed.key, live, now: NOW });
-    const banner = formatDemoBanner({ url, seed, examples: demoExamples({ url, seed, now: NOW }), dataDir: null, live: { seed: live, examples } });
+    const banner = formatDemoBanner({
+      url,
+      seed,
+      examples: demoExamples({ url, seed, now: NOW }),
+      dataDir: null,
+      live: { seed: live, examples },
+    });
     expect(banner).toContain(`Ingest    ${live.ingestToken}`);
     expect(banner).toMatch(/Live\s+Courier van L-1 \(device \d+, IMEI 356307042441062\) and Tow truck L-2/);
     expect(banner).toContain(

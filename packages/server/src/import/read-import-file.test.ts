@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type SegmentInput } from '@fleet-hours/core';
+import type { SegmentInput } from '@fleet-hours/core';
 import { parseSegmentRecord, parseTelemetryRecord } from '@fleet-hours/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { formatFromFileName, ImportFileError, MAX_LISTED_PROBLEMS, readImportFile, type ImportFormat } from './read-import-file.js';
@@ -97,7 +97,9 @@ describe('readImportFile()', () => {
     expect(await problemsOf(readSegments('start,end,state\n', 'csv'))).toEqual([
       '1: The CSV header must name the columns started_at,ended_at,state; missing started_at, ended_at (got "start,end,state")',
     ]);
-    expect(await problemsOf(readSegments('started_at,ended_at,state,state\n', 'csv'))).toEqual(['1: The CSV header names the column state twice']);
+    expect(await problemsOf(readSegments('started_at,ended_at,state,state\n', 'csv'))).toEqual([
+      '1: The CSV header names the column state twice',
+    ]);
     expect(await problemsOf(readSegments('2026-03-08T12:00:00Z,2026-03-08T12:10:00Z,idle\n', 'csv'))).toEqual([
       '1: The CSV file has no header: its first line must be started_at,ended_at,state',
     ]);
@@ -140,7 +142,13 @@ describe('readImportFile()', () => {
   it('reports progress in bytes read', async () => {
     const seen: number[] = [];
     const text = 'started_at,ended_at,state\n2026-03-08T12:00:00Z,2026-03-08T12:10:00Z,idle\n';
-    await readImportFile({ source: source(text, 10), name: 'f.csv', columns: SEGMENT_COLUMNS, parse: parseSegmentRecord, onProgress: (bytes) => seen.push(bytes) });
+    await readImportFile({
+      source: source(text, 10),
+      name: 'f.csv',
+      columns: SEGMENT_COLUMNS,
+      parse: parseSegmentRecord,
+      onProgress: (bytes) => seen.push(bytes),
+    });
     expect(seen.at(-1)).toBe(Buffer.byteLength(text));
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });

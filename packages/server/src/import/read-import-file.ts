@@ -228,7 +228,9 @@ function ndjsonRecord(text: string, columns: readonly string[]): ImportRecord {
   const missing = columns.filter((column) => !(column in record));
   if (missing.length > 0) {
     const hint = missing.includes('ended_at') ? ' (ended_at is null for a segment still running)' : '';
-    throw new Error(`${missing.length === 1 ? 'Field' : 'Fields'} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing${hint}`);
+    throw new Error(
+      `${missing.length === 1 ? 'Field' : 'Fields'} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing${hint}`,
+    );
   }
   return record;
 }

@@ -10,10 +10,24 @@ const T0 = 1_767_225_600;
 async function seededDatabase(): Promise<OpenedDatabase & { key: string; deviceId: number; accountId: number }> {
   const store = createMemoryStore();
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-  const device = (await store.createDevice({ accountId: account.id, name: 'Truck 1', imei: '350000000000001', model: 'FMB920', timeZone: 'Europe/Berlin' }))!;
+  const device = (await store.createDevice({
+    accountId: account.id,
+    name: 'Truck 1',
+    imei: '350000000000001',
+    model: 'FMB920',
+    timeZone: 'Europe/Berlin',
+  }))!;
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: T0 });
-  return { target: { kind: 'pglite-memory' }, store, rateLimitStore: createMemoryRateLimitStore(), close: async () => {}, key, deviceId: device.id, accountId: account.id };
+  return {
+    target: { kind: 'pglite-memory' },
+    store,
+    rateLimitStore: createMemoryRateLimitStore(),
+    close: async () => {},
+    key,
+    deviceId: device.id,
+    accountId: account.id,
+  };
 }
 
 /** The value of one sample line of the Prometheus text, or undefined when there is none. */
@@ -29,7 +43,8 @@ describe('Prometheus metrics of the reference server (D30)', () => {
     try {
       expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       const auth = { Authorization: `Bearer ${database.key}` };
-      for (let request = 0; request < 3; request += 1) await fetch(`${server.url}/api/v1/devices/${database.deviceId}/meter`, { headers: auth });
+      for (let request = 0; request < 3; request += 1)
+        await fetch(`${server.url}/api/v1/devices/${database.deviceId}/meter`, { headers: auth });
       await fetch(`${server.url}/api/v1/devices/999/meter`, { headers: auth });
       await fetch(`${server.url}/api/v1/devices`);
       await fetch(`${server.url}/healthz`);
@@ -73,10 +88,16 @@ describe('Prometheus metrics of the reference server (D30)', () => {
     expect(sample(await metrics.registry.metrics(), 'fleet_hours_http_requests_in_flight', '')).toBe(0);
   });
 
-  it('counts the points ingestion writes by outcome, through the app\'s onIngest: accepted, duplicate and ignored (D21, D30)', async () => {
+  it("counts the points ingestion writes by outcome, through the app's onIngest: accepted, duplicate and ignored (D21, D30)", async () => {
     const database = await seededDatabase();
     const token = generateIngestToken();
-    await database.store.createIngestToken({ accountId: database.accountId, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: T0 });
+    await database.store.createIngestToken({
+      accountId: database.accountId,
+      fingerprint: await fingerprintApiKey(token),
+      label: null,
+      expiresAt: null,
+      now: T0,
+    });
     const server = await startServer({ database, port: 0, metricsPort: 0, log: () => {}, now: () => (T0 + 3600) * 1000 });
     try {
       const auth = { Authorization: `Bearer ${token}` };
@@ -85,7 +106,11 @@ describe('Prometheus metrics of the reference server (D30)', () => {
         { device_id: database.deviceId, time: T0 + 120, ignition: true, speed_kmh: 20 },
       ]);
       for (let send = 0; send < 2; send += 1) {
-        const response = await fetch(`${server.url}/ingest/v1/telemetry`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: batch });
+        const response = await fetch(`${server.url}/ingest/v1/telemetry`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: batch,
+        });
         expect(response.status).toBe(200);
       }
       const ignored = await fetch(`${server.url}/ingest/osmand/${token}?id=350000000000001&speed=0&timestamp=${T0 + 180}`);
@@ -106,7 +131,9 @@ describe('Prometheus metrics of the reference server (D30)', () => {
       const port = Number(new URL(first.metricsUrl!).port);
       const second = startServer({ database: await seededDatabase(), port: 0, metricsPort: port, log: () => {} });
       await expect(second).rejects.toBeInstanceOf(CommandError);
-      await expect(second).rejects.toMatchObject({ message: `Cannot listen on 127.0.0.1:${port}: the port is in use (choose another with --metrics-port)` });
+      await expect(second).rejects.toMatchObject({
+        message: `Cannot listen on 127.0.0.1:${port}: the port is in use (choose another with --metrics-port)`,
+      });
     } finally {
       await first.close();
     }

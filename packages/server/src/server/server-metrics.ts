@@ -40,7 +40,12 @@ export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'fleet_hours_http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'fleet_hours_http_requests_total',
+    help: 'HTTP requests answered, by route template and status',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'fleet_hours_http_request_duration_seconds',
     help: 'Time from a request reaching the app to its response being ready, by route template and status',
@@ -48,7 +53,11 @@ export function createServerMetrics(): ServerMetrics {
     buckets: _DURATION_BUCKETS,
     registers: [registry],
   });
-  const inFlight = new Gauge({ name: 'fleet_hours_http_requests_in_flight', help: 'Requests the app is working on', registers: [registry] });
+  const inFlight = new Gauge({
+    name: 'fleet_hours_http_requests_in_flight',
+    help: 'Requests the app is working on',
+    registers: [registry],
+  });
   const ingested = new Counter({
     name: 'fleet_hours_ingest_points_total',
     help: 'Telemetry points written by ingestion: accepted (new or changed) and duplicate (already stored); ignored: positions without ignition, not stored',
@@ -63,7 +72,11 @@ export function createServerMetrics(): ServerMetrics {
   return {
     registry,
     observeRequest(entry) {
-      const labels = { method: _KNOWN_METHODS.has(entry.method) ? entry.method : 'other', route: entry.route ?? 'none', status: String(entry.status) };
+      const labels = {
+        method: _KNOWN_METHODS.has(entry.method) ? entry.method : 'other',
+        route: entry.route ?? 'none',
+        status: String(entry.status),
+      };
       requests.inc(labels);
       duration.observe(labels, entry.duration_ms / 1000);
     },
@@ -99,7 +112,11 @@ export interface MetricsEndpoint {
  * @returns Once listening: its URL and `close()`.
  * @throws When the port cannot be bound (the socket error, e.g. `EADDRINUSE`).
  */
-export function serveMetrics(options: { readonly metrics: ServerMetrics; readonly port: number; readonly host: string }): Promise<MetricsEndpoint> {
+export function serveMetrics(options: {
+  readonly metrics: ServerMetrics;
+  readonly port: number;
+  readonly host: string;
+}): Promise<MetricsEndpoint> {
   const { registry } = options.metrics;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];

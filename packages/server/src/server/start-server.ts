@@ -99,10 +99,13 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
     const { createFleetHoursApp, forwardedClientAddress, serve } = await import('@fleet-hours/http');
     const now = options.now ?? Date.now;
     const writeLog = options.log;
-    const log = metrics === null ? writeLog : (entry: AccessLogEntry) => {
-      metrics.observeRequest(entry);
-      (writeLog ?? _writeJsonLine)(entry);
-    };
+    const log =
+      metrics === null
+        ? writeLog
+        : (entry: AccessLogEntry) => {
+            metrics.observeRequest(entry);
+            (writeLog ?? _writeJsonLine)(entry);
+          };
     const app = createFleetHoursApp({
       // Fingerprints with node:crypto, synchronously: the same digits as core's WebCrypto default.
       fleetHours: createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint }),

@@ -4,7 +4,8 @@
  */
 export function* _mergeByTime<T extends { readonly time: number }>(streams: readonly Iterator<T>[]): Generator<T, void, undefined> {
   const heap: { item: T; stream: number }[] = [];
-  const before = (a: { item: T; stream: number }, b: { item: T; stream: number }) => a.item.time < b.item.time || (a.item.time === b.item.time && a.stream < b.stream);
+  const before = (a: { item: T; stream: number }, b: { item: T; stream: number }) =>
+    a.item.time < b.item.time || (a.item.time === b.item.time && a.stream < b.stream);
   const push = (entry: { item: T; stream: number }) => {
     heap.push(entry);
     let index = heap.length - 1;

@@ -68,13 +68,17 @@ describe('planDeliveries()', () => {
     const from = Date.UTC(2026, 10, 17, 6) / 1000;
     const reports = [...simulateVehicle({ seed: 4, vehicle: 0, from, until: from + 12 * 3600, intervalSeconds: 10, shiftStart: 'now' })];
     const toPoint = ({ time, ignition, speedKmh }: TelemetryPoint) => ({ time, ignition, speedKmh });
-    const delivered = [...planDeliveries(reports, { shuffle: 0.2, resend: 0.1, maxDelay: 40, random: mulberry32(4) })].map((delivery) => toPoint(delivery.item));
+    const delivered = [...planDeliveries(reports, { shuffle: 0.2, resend: 0.1, maxDelay: 40, random: mulberry32(4) })].map((delivery) =>
+      toPoint(delivery.item),
+    );
     expect(delivered.length).toBeGreaterThan(reports.length);
     expect(telemetryToSegments(delivered)).toEqual(telemetryToSegments(reports.map(toPoint)));
   });
 
   it('refuses a fraction outside 0…1 and a maxDelay below 1', () => {
-    expect(() => planDeliveries([1], { shuffle: 1.5, resend: 0, maxDelay: 1, random: Math.random }).next()).toThrow('Option shuffle must be a fraction from 0 to 1, got 1.5');
+    expect(() => planDeliveries([1], { shuffle: 1.5, resend: 0, maxDelay: 1, random: Math.random }).next()).toThrow(
+      'Option shuffle must be a fraction from 0 to 1, got 1.5',
+    );
     expect(() => planDeliveries([1], { shuffle: 0, resend: 0, maxDelay: 0, random: Math.random }).next()).toThrow(RangeError);
   });
 });

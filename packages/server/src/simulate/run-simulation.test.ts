@@ -1,4 +1,12 @@
-import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, generateIngestToken, telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  fingerprintApiKey,
+  generateApiKey,
+  generateIngestToken,
+  telemetryToSegments,
+  type TelemetryPoint,
+} from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import { summarizeSegments } from '@fleet-hours/core/adapter';
 import { createFleetHoursApp } from '@fleet-hours/http';
@@ -41,8 +49,12 @@ function stubServer(options: StubOptions = {}) {
   let throttle = options.throttle ?? 0;
   const clock = () => options.now?.() ?? Math.floor(Date.now() / 1000);
   const parse = (raw: { time?: unknown; ignition?: unknown; speed_kmh?: unknown }) =>
-    parseTelemetryPoint(raw, { now: clock(), ...(options.maxAheadSeconds === undefined ? {} : { maxAheadSeconds: options.maxAheadSeconds }) });
-  const error = (c: Context, status: 400 | 401 | 422 | 429, code: string, message: string) => c.json({ error: { status, code, message } }, status);
+    parseTelemetryPoint(raw, {
+      now: clock(),
+      ...(options.maxAheadSeconds === undefined ? {} : { maxAheadSeconds: options.maxAheadSeconds }),
+    });
+  const error = (c: Context, status: 400 | 401 | 422 | 429, code: string, message: string) =>
+    c.json({ error: { status, code, message } }, status);
   const write = (c: Context, points: readonly { device: string; point: TelemetryPoint }[]) => {
     for (const { device } of points) {
       if (options.unknownImeis?.includes(device)) return error(c, 422, 'unknown_device', `line 1: no active device "${device}"`);
@@ -53,7 +65,9 @@ function stubServer(options: StubOptions = {}) {
       const byTime = stored.get(device) ?? new Map<number, TelemetryPoint>();
       stored.set(device, byTime);
       const previous = byTime.get(point.time);
-      const merged = previous ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) } : point;
+      const merged = previous
+        ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) }
+        : point;
       if (previous && previous.ignition === merged.ignition && previous.speedKmh === merged.speedKmh) duplicates += 1;
       else accepted += 1;
       byTime.set(point.time, merged);
@@ -93,16 +107,28 @@ function stubServer(options: StubOptions = {}) {
   app.post('/ingest/traccar', async (c) => {
     if (c.req.header('Content-Type') !== 'application/json') problems.push(`Traccar Content-Type ${c.req.header('Content-Type')}`);
     const body = (await c.req.json()) as {
-      position?: { deviceTime?: string; fixTime?: string; speed?: number; attributes?: { ignition?: boolean; motion?: boolean }; latitude?: number };
+      position?: {
+        deviceTime?: string;
+        fixTime?: string;
+        speed?: number;
+        attributes?: { ignition?: boolean; motion?: boolean };
+        latitude?: number;
+      };
       device?: { uniqueId?: string; name?: string };
     };
     const { position, device } = body;
     const traccarTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
     if (!position || !device) problems.push('Traccar body without position or device');
-    if (!traccarTime.test(position?.deviceTime ?? '') || !traccarTime.test(position?.fixTime ?? '')) problems.push(`Traccar times ${position?.deviceTime} ${position?.fixTime}`);
-    if (typeof position?.latitude !== 'number' || typeof device?.name !== 'string') problems.push('Traccar position without latitude or device name');
+    if (!traccarTime.test(position?.deviceTime ?? '') || !traccarTime.test(position?.fixTime ?? ''))
+      problems.push(`Traccar times ${position?.deviceTime} ${position?.fixTime}`);
+    if (typeof position?.latitude !== 'number' || typeof device?.name !== 'string')
+      problems.push('Traccar position without latitude or device name');
     if (typeof position?.attributes?.motion !== 'boolean') problems.push('Traccar attributes without motion');
-    const point = parse({ time: position?.deviceTime ?? position?.fixTime, ignition: position?.attributes?.ignition, speed_kmh: (position?.speed ?? NaN) * 1.852 });
+    const point = parse({
+      time: position?.deviceTime ?? position?.fixTime,
+      ignition: position?.attributes?.ignition,
+      speed_kmh: (position?.speed ?? NaN) * 1.852,
+    });
     requests.push({ method: 'POST', path: c.req.path, points: 1 });
     return write(c, [{ device: String(device?.uniqueId), point }]);
   });
@@ -237,7 +263,9 @@ describe('runSimulation() against a stub of the ingestion contract', () => {
     const summary = await runSimulation(base(stub, { protocol: 'osmand', count: 60 }));
     const refused = stub.requests.length === 0 ? 0 : summary.responses.clientErrors;
     expect(refused).toBeGreaterThan(0);
-    expect(summary.errors).toEqual([{ status: 422, code: 'unknown_device', message: expect.stringContaining('356307042500002'), count: refused }]);
+    expect(summary.errors).toEqual([
+      { status: 422, code: 'unknown_device', message: expect.stringContaining('356307042500002'), count: refused },
+    ]);
     expect(summary.devices![1]).toMatchObject({ points: 0, engineSeconds: 0, firstPoint: null });
     expect(summary.accepted + refused).toBe(60);
   });
@@ -301,9 +329,9 @@ describe('runSimulation() against a stub of the ingestion contract', () => {
 
   it('refuses Traccar or OsmAnd for a device without an IMEI', async () => {
     const stub = stubServer();
-    await expect(runSimulation(base(stub, { protocol: 'osmand', devices: [{ name: 'No IMEI', imei: null, deviceId: 3 }] }))).rejects.toThrow(
-      'Device "No IMEI" has no IMEI: the osmand protocol names devices by their tracker id',
-    );
+    await expect(
+      runSimulation(base(stub, { protocol: 'osmand', devices: [{ name: 'No IMEI', imei: null, deviceId: 3 }] })),
+    ).rejects.toThrow('Device "No IMEI" has no IMEI: the osmand protocol names devices by their tracker id');
   });
 });
 
@@ -316,13 +344,32 @@ describe('runSimulation() against the real ingestion endpoints (the HTTP app in-
     const devices: { id: number; imei: string }[] = [];
     for (const [index, protocol] of ['native', 'traccar', 'osmand-get', 'osmand-post'].entries()) {
       const imei = `35630704260000${index}`;
-      const device = (await store.createDevice({ accountId: account.id, name: `Sim ${protocol}`, imei, registration: null, model: 'Sim', timeZone: 'UTC' }))!;
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: `Sim ${protocol}`,
+        imei,
+        registration: null,
+        model: 'Sim',
+        timeZone: 'UTC',
+      }))!;
       devices.push({ id: device.id, imei });
     }
     const key = generateApiKey();
-    await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: FROM - 86_400 });
+    await store.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(key),
+      label: null,
+      expiresAt: null,
+      now: FROM - 86_400,
+    });
     const token = generateIngestToken();
-    await store.createIngestToken({ accountId: account.id, fingerprint: await fingerprintApiKey(token), label: null, expiresAt: null, now: FROM - 86_400 });
+    await store.createIngestToken({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(token),
+      label: null,
+      expiresAt: null,
+      now: FROM - 86_400,
+    });
     const meter = async (deviceId: number) => {
       const response = await app.request(`/api/v1/devices/${deviceId}/meter`, { headers: { Authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
@@ -336,36 +383,40 @@ describe('runSimulation() against the real ingestion endpoints (the HTTP app in-
     ['traccar', {}],
     ['osmand', { osmandMethod: 'GET' }],
     ['osmand', { osmandMethod: 'POST' }],
-  ] as const)('%s %j: /meter gains exactly the engine time of what the simulator sent, shuffled and resent (D20–D22)', async (protocol, extra) => {
-    const setup = await setUp();
-    const slot = protocol === 'native' ? 0 : protocol === 'traccar' ? 1 : 'osmandMethod' in extra && extra.osmandMethod === 'POST' ? 3 : 2;
-    const device = setup.devices[slot]!;
-    const summary = await runSimulation({
-      url: 'http://fleet.test',
-      token: setup.token,
-      protocol,
-      devices: [{ name: 'Sim', imei: device.imei, deviceId: null }],
-      seed: 3,
-      timing: { kind: 'backfill', from: FROM, to: FROM + 3600 },
-      intervalSeconds: 30,
-      shiftStart: 'now',
-      shuffle: 0.1,
-      resend: 0.1,
-      batchSize: 20,
-      fetch: setup.fetch,
-      ...extra,
-    });
-    expect(summary.errors).toEqual([]);
-    // A repeat in the same native batch as its first sending is counted new, like it (merge-points.ts).
-    expect(summary.accepted + summary.duplicates).toBe(summary.sent);
-    expect(summary.accepted).toBeGreaterThanOrEqual(summary.generated);
-    expect(summary.duplicates).toBeGreaterThan(0);
-    const expected = summary.devices![0]!;
-    expect(expected.engineSeconds).toBeGreaterThan(1800);
-    expect(await setup.meter(device.id)).toMatchObject({
-      engine_seconds: expected.engineSeconds,
-      moving_seconds: expected.movingSeconds,
-      idle_seconds: expected.idleSeconds,
-    });
-  });
+  ] as const)(
+    '%s %j: /meter gains exactly the engine time of what the simulator sent, shuffled and resent (D20–D22)',
+    async (protocol, extra) => {
+      const setup = await setUp();
+      const slot =
+        protocol === 'native' ? 0 : protocol === 'traccar' ? 1 : 'osmandMethod' in extra && extra.osmandMethod === 'POST' ? 3 : 2;
+      const device = setup.devices[slot]!;
+      const summary = await runSimulation({
+        url: 'http://fleet.test',
+        token: setup.token,
+        protocol,
+        devices: [{ name: 'Sim', imei: device.imei, deviceId: null }],
+        seed: 3,
+        timing: { kind: 'backfill', from: FROM, to: FROM + 3600 },
+        intervalSeconds: 30,
+        shiftStart: 'now',
+        shuffle: 0.1,
+        resend: 0.1,
+        batchSize: 20,
+        fetch: setup.fetch,
+        ...extra,
+      });
+      expect(summary.errors).toEqual([]);
+      // A repeat in the same native batch as its first sending is counted new, like it (merge-points.ts).
+      expect(summary.accepted + summary.duplicates).toBe(summary.sent);
+      expect(summary.accepted).toBeGreaterThanOrEqual(summary.generated);
+      expect(summary.duplicates).toBeGreaterThan(0);
+      const expected = summary.devices![0]!;
+      expect(expected.engineSeconds).toBeGreaterThan(1800);
+      expect(await setup.meter(device.id)).toMatchObject({
+        engine_seconds: expected.engineSeconds,
+        moving_seconds: expected.movingSeconds,
+        idle_seconds: expected.idleSeconds,
+      });
+    },
+  );
 });

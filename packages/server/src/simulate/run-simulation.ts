@@ -160,7 +160,8 @@ const _MAX_KEPT_POINTS = 2_000_000;
 export async function runSimulation(options: SimulationOptions): Promise<SimulationSummary> {
   if (options.protocol !== 'native') {
     const nameless = options.devices.find((device) => device.imei === null);
-    if (nameless) throw new TypeError(`Device "${nameless.name}" has no IMEI: the ${options.protocol} protocol names devices by their tracker id`);
+    if (nameless)
+      throw new TypeError(`Device "${nameless.name}" has no IMEI: the ${options.protocol} protocol names devices by their tracker id`);
   }
   const run = _startRun(options);
   const span = _span(options, run.started);
@@ -179,7 +180,16 @@ interface _Run {
   readonly base: string;
   /** Epoch milliseconds. */
   readonly started: number;
-  readonly stats: { sent: number; late: number; repeats: number; requests: number; accepted: number; duplicates: number; ignored: number; retries: number };
+  readonly stats: {
+    sent: number;
+    late: number;
+    repeats: number;
+    requests: number;
+    accepted: number;
+    duplicates: number;
+    ignored: number;
+    retries: number;
+  };
   readonly responses: { ok: number; clientErrors: number; serverErrors: number; network: number };
   readonly errors: Map<string, { status: number | null; code: string; message: string; count: number }>;
   readonly latencies: number[];
@@ -224,11 +234,20 @@ function _startRun(options: SimulationOptions): _Run {
 const _stopped = (run: _Run) => run.stoppedBecause !== null || run.options.signal?.aborted === true;
 
 /** The reports' span in epoch seconds (`until` open for a realtime run without a duration) and the sending deadline in ms. */
-function _span(options: SimulationOptions, started: number): { readonly from: number; readonly until: number | undefined; readonly deadline: number } {
+function _span(
+  options: SimulationOptions,
+  started: number,
+): { readonly from: number; readonly until: number | undefined; readonly deadline: number } {
   const { timing } = options;
   const from = timing.kind === 'realtime' ? Math.floor(started / 1000) : timing.from;
-  const until = timing.kind === 'realtime' ? (options.durationSeconds === undefined ? undefined : from + Math.ceil(options.durationSeconds)) : timing.to;
-  const deadline = timing.kind === 'backfill' && options.durationSeconds !== undefined ? started + options.durationSeconds * 1000 : Infinity;
+  const until =
+    timing.kind === 'realtime'
+      ? options.durationSeconds === undefined
+        ? undefined
+        : from + Math.ceil(options.durationSeconds)
+      : timing.to;
+  const deadline =
+    timing.kind === 'backfill' && options.durationSeconds !== undefined ? started + options.durationSeconds * 1000 : Infinity;
   return { from, until, deadline };
 }
 
@@ -328,18 +347,27 @@ function _request(run: _Run, batch: readonly Delivery<VehicleReport>[]): { url: 
   const authorization = { Authorization: `Bearer ${options.token}` };
   if (protocol === 'native') {
     const body = `${batch.map(({ item }) => nativeTelemetryLine(item, devices[item.vehicle]!)).join('\n')}\n`;
-    return { url: `${base}/ingest/v1/telemetry`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/x-ndjson' }, body } };
+    return {
+      url: `${base}/ingest/v1/telemetry`,
+      init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/x-ndjson' }, body },
+    };
   }
   const report = batch[0]!.item;
   const device = devices[report.vehicle]!;
   if (protocol === 'traccar') {
     const body = JSON.stringify(traccarForwardBody(report, device, { positionId: run.positionId++, deviceId: report.vehicle + 1 }));
-    return { url: `${base}/ingest/traccar`, init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/json' }, body } };
+    return {
+      url: `${base}/ingest/traccar`,
+      init: { method: 'POST', headers: { ...authorization, 'Content-Type': 'application/json' }, body },
+    };
   }
   const parameters = osmandParameters(report, device);
   const path = `${base}/ingest/osmand/${encodeURIComponent(options.token)}`;
   if (options.osmandMethod === 'POST') {
-    return { url: path, init: { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: parameters.toString() } };
+    return {
+      url: path,
+      init: { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: parameters.toString() },
+    };
   }
   return { url: `${path}?${parameters.toString()}`, init: { method: 'GET' } };
 }
@@ -418,7 +446,12 @@ function _confirm(run: _Run, batch: readonly Delivery<VehicleReport>[]): void {
     const previous = stored.get(point.time);
     if (!previous) run.keptPoints += 1;
     // D21: points of one second merge (ignition on if either is, the higher speed).
-    stored.set(point.time, previous ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) } : point);
+    stored.set(
+      point.time,
+      previous
+        ? { time: point.time, ignition: previous.ignition || point.ignition, speedKmh: Math.max(previous.speedKmh, point.speedKmh) }
+        : point,
+    );
   }
 }
 

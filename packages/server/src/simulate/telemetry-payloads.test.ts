@@ -22,9 +22,21 @@ const TRUCK = { name: 'Truck 14', imei: '356307042441013', deviceId: null };
 
 describe('telemetry payloads (docs/ingestion.md)', () => {
   it('nativeTelemetryLine() writes { imei | device_id, time, ignition, speed_kmh }, the time as ISO 8601 UTC', () => {
-    expect(JSON.parse(nativeTelemetryLine(REPORT, TRUCK))).toEqual({ imei: '356307042441013', time: '2026-11-23T15:15:42Z', ignition: true, speed_kmh: 42.6 });
-    expect(JSON.parse(nativeTelemetryLine(REPORT, { ...TRUCK, deviceId: 4 }))).toEqual({ device_id: 4, time: '2026-11-23T15:15:42Z', ignition: true, speed_kmh: 42.6 });
-    expect(() => nativeTelemetryLine(REPORT, { name: 'Nobody', imei: null, deviceId: null })).toThrow('Device "Nobody" has neither a device id nor an IMEI');
+    expect(JSON.parse(nativeTelemetryLine(REPORT, TRUCK))).toEqual({
+      imei: '356307042441013',
+      time: '2026-11-23T15:15:42Z',
+      ignition: true,
+      speed_kmh: 42.6,
+    });
+    expect(JSON.parse(nativeTelemetryLine(REPORT, { ...TRUCK, deviceId: 4 }))).toEqual({
+      device_id: 4,
+      time: '2026-11-23T15:15:42Z',
+      ignition: true,
+      speed_kmh: 42.6,
+    });
+    expect(() => nativeTelemetryLine(REPORT, { name: 'Nobody', imei: null, deviceId: null })).toThrow(
+      'Device "Nobody" has neither a device id nor an IMEI',
+    );
   });
 
   it("traccarForwardBody() looks like Traccar's JSON forwarding: deviceTime, the last fix's fixTime, knots, ignition in attributes", () => {
@@ -48,7 +60,14 @@ describe('telemetry payloads (docs/ingestion.md)', () => {
 
   it('osmandParameters() sends id, timestamp in epoch milliseconds, lat, lon, speed in knots and ignition', () => {
     const parameters = osmandParameters({ ...REPORT, ignition: false, speedKmh: 0 }, TRUCK);
-    expect(Object.fromEntries(parameters)).toMatchObject({ id: '356307042441013', timestamp: '1795446942000', lat: '52.520008', lon: '13.404954', speed: '0', ignition: 'false' });
+    expect(Object.fromEntries(parameters)).toMatchObject({
+      id: '356307042441013',
+      timestamp: '1795446942000',
+      lat: '52.520008',
+      lon: '13.404954',
+      speed: '0',
+      ignition: 'false',
+    });
   });
 
   it('storedPointOf() is what the server stores: km/h as sent natively, knots × 1.852 for Traccar and OsmAnd', () => {

@@ -51,7 +51,11 @@ export function nativeTelemetryLine(report: Pick<VehicleReport, 'time' | 'igniti
  * @returns The JSON-ready object.
  * @throws {TypeError} When the device has no IMEI.
  */
-export function traccarForwardBody(report: VehicleReport, device: SimulatedDevice, ids: { readonly positionId: number; readonly deviceId: number }): Record<string, unknown> {
+export function traccarForwardBody(
+  report: VehicleReport,
+  device: SimulatedDevice,
+  ids: { readonly positionId: number; readonly deviceId: number },
+): Record<string, unknown> {
   if (device.imei === null) throw new TypeError(`Device "${device.name}" has no IMEI: Traccar names devices by uniqueId`);
   const serverTime = _traccarTime(report.time + 1);
   return {
@@ -143,7 +147,10 @@ export function osmandParameters(report: VehicleReport, device: SimulatedDevice)
  * @param protocol The protocol it went over.
  * @returns The point.
  */
-export function storedPointOf(report: Pick<VehicleReport, 'time' | 'ignition' | 'speedKmh'>, protocol: 'native' | 'traccar' | 'osmand'): TelemetryPoint {
+export function storedPointOf(
+  report: Pick<VehicleReport, 'time' | 'ignition' | 'speedKmh'>,
+  protocol: 'native' | 'traccar' | 'osmand',
+): TelemetryPoint {
   const speedKmh = protocol === 'native' ? report.speedKmh : knotsOf(report.speedKmh) * KMH_PER_KNOT;
   return { time: report.time, ignition: report.ignition, speedKmh };
 }

@@ -6,18 +6,23 @@ import { simulateVehicle, type VehicleReport } from './vehicle-model.js';
 /** Monday 2026-11-16 00:00 in Berlin (+01:00). */
 const MONDAY = Date.UTC(2026, 10, 15, 23) / 1000;
 const WEEK = 7 * 86_400;
-const points = (reports: readonly VehicleReport[]): TelemetryPoint[] => reports.map(({ time, ignition, speedKmh }) => ({ time, ignition, speedKmh }));
+const points = (reports: readonly VehicleReport[]): TelemetryPoint[] =>
+  reports.map(({ time, ignition, speedKmh }) => ({ time, ignition, speedKmh }));
 
 describe('simulateVehicle()', () => {
   it('is deterministic: the same seed and vehicle give the same reports, another seed or vehicle others', () => {
-    const run = (seed: number, vehicle: number) => [...simulateVehicle({ seed, vehicle, from: MONDAY, until: MONDAY + 2 * 86_400, intervalSeconds: 15 })];
+    const run = (seed: number, vehicle: number) => [
+      ...simulateVehicle({ seed, vehicle, from: MONDAY, until: MONDAY + 2 * 86_400, intervalSeconds: 15 }),
+    ];
     expect(run(7, 0)).toEqual(run(7, 0));
     expect(run(7, 0)).not.toEqual(run(8, 0));
     expect(run(7, 0)).not.toEqual(run(7, 1));
   });
 
   it('reports in strictly increasing whole seconds within [from, until), never two in one second (D21)', () => {
-    const reports = [...simulateVehicle({ seed: 3, vehicle: 2, from: MONDAY + 17, until: MONDAY + WEEK, intervalSeconds: 7, timeZone: 'Europe/Berlin' })];
+    const reports = [
+      ...simulateVehicle({ seed: 3, vehicle: 2, from: MONDAY + 17, until: MONDAY + WEEK, intervalSeconds: 7, timeZone: 'Europe/Berlin' }),
+    ];
     expect(reports.length).toBeGreaterThan(1000);
     const problems = reports.flatMap((report, index) => {
       const previous = reports[index - 1];
@@ -72,25 +77,70 @@ describe('simulateVehicle()', () => {
 
   it("with shiftStart 'now' the engine starts at `from`, whatever the hour (a live run shows activity at once)", () => {
     const sundayNight = MONDAY - 3600; // Sunday 23:00 in Berlin: no scheduled shift
-    const reports = [...simulateVehicle({ seed: 5, vehicle: 1, from: sundayNight, until: sundayNight + 600, intervalSeconds: 5, shiftStart: 'now', gapProbability: 0 })];
+    const reports = [
+      ...simulateVehicle({
+        seed: 5,
+        vehicle: 1,
+        from: sundayNight,
+        until: sundayNight + 600,
+        intervalSeconds: 5,
+        shiftStart: 'now',
+        gapProbability: 0,
+      }),
+    ];
     expect(reports[0]).toMatchObject({ time: sundayNight, ignition: true, speedKmh: 0 });
     expect(reports.every((report) => report.ignition)).toBe(true);
     expect(reports.map((report) => report.time)).toEqual(Array.from({ length: 120 }, (_, index) => sundayNight + index * 5));
-    const scheduled = [...simulateVehicle({ seed: 5, vehicle: 1, from: sundayNight, until: sundayNight + 600, intervalSeconds: 5, timeZone: 'Europe/Berlin' })];
+    const scheduled = [
+      ...simulateVehicle({
+        seed: 5,
+        vehicle: 1,
+        from: sundayNight,
+        until: sundayNight + 600,
+        intervalSeconds: 5,
+        timeZone: 'Europe/Berlin',
+      }),
+    ];
     expect(scheduled.every((report) => !report.ignition)).toBe(true);
   });
 
   it('leaves data gaps: the tracker falls silent for minutes while the engine runs, and those reports are lost', () => {
-    const reports = [...simulateVehicle({ seed: 11, vehicle: 0, from: MONDAY, until: MONDAY + 86_400, intervalSeconds: 10, shiftStart: 'now', gapProbability: 0.02 })];
-    const silences = reports.filter((report, index) => index > 0 && report.ignition && reports[index - 1]!.ignition && report.time - reports[index - 1]!.time >= 60);
+    const reports = [
+      ...simulateVehicle({
+        seed: 11,
+        vehicle: 0,
+        from: MONDAY,
+        until: MONDAY + 86_400,
+        intervalSeconds: 10,
+        shiftStart: 'now',
+        gapProbability: 0.02,
+      }),
+    ];
+    const silences = reports.filter(
+      (report, index) => index > 0 && report.ignition && reports[index - 1]!.ignition && report.time - reports[index - 1]!.time >= 60,
+    );
     expect(silences.length).toBeGreaterThan(2);
-    const none = [...simulateVehicle({ seed: 11, vehicle: 0, from: MONDAY, until: MONDAY + 86_400, intervalSeconds: 10, shiftStart: 'now', gapProbability: 0 })];
-    const noneSilences = none.filter((report, index) => index > 0 && report.ignition && none[index - 1]!.ignition && report.time - none[index - 1]!.time > 10);
+    const none = [
+      ...simulateVehicle({
+        seed: 11,
+        vehicle: 0,
+        from: MONDAY,
+        until: MONDAY + 86_400,
+        intervalSeconds: 10,
+        shiftStart: 'now',
+        gapProbability: 0,
+      }),
+    ];
+    const noneSilences = none.filter(
+      (report, index) => index > 0 && report.ignition && none[index - 1]!.ignition && report.time - none[index - 1]!.time > 10,
+    );
     expect(noneSilences).toEqual([]);
   });
 
   it('refuses an interval that is not a whole number of seconds ≥ 1', () => {
     expect(() => simulateVehicle({ seed: 1, vehicle: 0, from: MONDAY, intervalSeconds: 0 }).next()).toThrow(RangeError);
-    expect(() => simulateVehicle({ seed: 1, vehicle: 0, from: MONDAY, intervalSeconds: 1.5 }).next()).toThrow('Option intervalSeconds must be a whole number ≥ 1, got 1.5');
+    expect(() => simulateVehicle({ seed: 1, vehicle: 0, from: MONDAY, intervalSeconds: 1.5 }).next()).toThrow(
+      'Option intervalSeconds must be a whole number ≥ 1, got 1.5',
+    );
   });
 });

@@ -89,7 +89,8 @@ const _DEPOTS: readonly (readonly [number, number])[] = [
 export function* simulateVehicle(options: VehicleModelOptions): Generator<VehicleReport, void, undefined> {
   const interval = options.intervalSeconds;
   const parkedInterval = options.parkedIntervalSeconds ?? Math.min(1800, interval * 10);
-  if (!Number.isSafeInteger(interval) || interval < 1) throw new RangeError(`Option intervalSeconds must be a whole number ≥ 1, got ${interval}`);
+  if (!Number.isSafeInteger(interval) || interval < 1)
+    throw new RangeError(`Option intervalSeconds must be a whole number ≥ 1, got ${interval}`);
   if (!Number.isSafeInteger(parkedInterval) || parkedInterval < 1) {
     throw new RangeError(`Option parkedIntervalSeconds must be a whole number ≥ 1, got ${parkedInterval}`);
   }
@@ -119,7 +120,22 @@ export function* simulateVehicle(options: VehicleModelOptions): Generator<Vehicl
     const satellites = valid ? between(6, 14) : between(0, 3);
     const powerVolts = Math.round((ignition ? 13.8 + random() * 0.6 : 12.2 + random() * 0.5) * 100) / 100;
     if (time < silentUntil) return null;
-    return { vehicle: options.vehicle, time, ignition, speedKmh, latitude, longitude, course, altitude, valid, fixTime, satellites, engineSeconds, odometerMeters, powerVolts };
+    return {
+      vehicle: options.vehicle,
+      time,
+      ignition,
+      speedKmh,
+      latitude,
+      longitude,
+      course,
+      altitude,
+      valid,
+      fixTime,
+      satellites,
+      engineSeconds,
+      odometerMeters,
+      powerVolts,
+    };
   };
   const drive = (seconds: number, speedKmh: number) => {
     const kilometres = (speedKmh * seconds) / 3600;
@@ -131,7 +147,10 @@ export function* simulateVehicle(options: VehicleModelOptions): Generator<Vehicl
     odometerMeters += Math.round(kilometres * 1000);
   };
 
-  let shift = options.shiftStart === 'now' ? { start: options.from, end: options.from + between(6, 9) * 3600 + between(0, 3599) } : schedule(options.from);
+  let shift =
+    options.shiftStart === 'now'
+      ? { start: options.from, end: options.from + between(6, 9) * 3600 + between(0, 3599) }
+      : schedule(options.from);
   let nextStart = shift.start;
   let time = options.from;
   for (;;) {

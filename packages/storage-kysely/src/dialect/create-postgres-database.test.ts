@@ -11,8 +11,12 @@ describe('createPostgresDatabase() options', () => {
     expect(() => createPostgresDatabase({})).toThrow(new TypeError('createPostgresDatabase() takes either connectionString or sql'));
     const sqlInstance = postgres('postgres://127.0.0.1:1/none');
     expect(() => createPostgresDatabase({ connectionString: 'postgres://127.0.0.1:1/none', sql: sqlInstance })).toThrow(TypeError);
-    expect(() => createPostgresDatabase({ sql: sqlInstance, schema: 'tenant' })).toThrow(/pass connection: \{ search_path \} to postgres\(\)/);
-    expect(() => createPostgresDatabase({ connectionString: 'postgres://127.0.0.1:1/none', schema: '' })).toThrow(/schema must be a non-empty string/);
+    expect(() => createPostgresDatabase({ sql: sqlInstance, schema: 'tenant' })).toThrow(
+      /pass connection: \{ search_path \} to postgres\(\)/,
+    );
+    expect(() => createPostgresDatabase({ connectionString: 'postgres://127.0.0.1:1/none', schema: '' })).toThrow(
+      /schema must be a non-empty string/,
+    );
   });
 });
 

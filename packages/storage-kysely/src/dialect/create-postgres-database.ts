@@ -65,7 +65,9 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
     throw new TypeError('createPostgresDatabase() takes either connectionString or sql');
   }
   if (sql !== undefined && schema !== undefined) {
-    throw new TypeError('createPostgresDatabase(): schema applies to a connectionString; for your own sql, pass connection: { search_path } to postgres()');
+    throw new TypeError(
+      'createPostgresDatabase(): schema applies to a connectionString; for your own sql, pass connection: { search_path } to postgres()',
+    );
   }
   if (schema !== undefined && (typeof schema !== 'string' || schema.length === 0)) {
     throw new TypeError('createPostgresDatabase(): schema must be a non-empty string');

@@ -26,7 +26,13 @@ describe('PGliteDialect', () => {
   const labels = async () => (await db.selectFrom('items').select('label').orderBy('id').execute()).map((row) => row.label);
 
   it('runs queries through Kysely with PostgreSQL SQL and reports affected rows', async () => {
-    const inserted = await db.insertInto('items').values([{ id: 1, label: 'a' }, { id: 2, label: 'b' }]).executeTakeFirst();
+    const inserted = await db
+      .insertInto('items')
+      .values([
+        { id: 1, label: 'a' },
+        { id: 2, label: 'b' },
+      ])
+      .executeTakeFirst();
     expect(inserted.numInsertedOrUpdatedRows).toBe(2n);
     const updated = await db.updateTable('items').set({ label: 'c' }).where('id', '=', 2).executeTakeFirst();
     expect(updated.numUpdatedRows).toBe(1n);
@@ -78,7 +84,10 @@ describe('PGliteDialect', () => {
   });
 
   it('streams a result in chunks', async () => {
-    await db.insertInto('items').values(Array.from({ length: 5 }, (_, index) => ({ id: index, label: `item ${index}` }))).execute();
+    await db
+      .insertInto('items')
+      .values(Array.from({ length: 5 }, (_, index) => ({ id: index, label: `item ${index}` })))
+      .execute();
     const chunks: number[] = [];
     for await (const row of db.selectFrom('items').select('id').orderBy('id').stream(2)) chunks.push(row.id);
     expect(chunks).toEqual([0, 1, 2, 3, 4]);

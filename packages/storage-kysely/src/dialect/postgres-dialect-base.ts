@@ -22,6 +22,7 @@ export abstract class PostgresDialectBase implements Dialect {
     return new PostgresAdapter();
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's Dialect interface declares it so.
   createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new PostgresIntrospector(db);
   }

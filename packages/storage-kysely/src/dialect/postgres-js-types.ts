@@ -3,6 +3,7 @@ import type { DeadlineControl } from './deadline.js';
 
 /** The part of a postgres.js `Sql` instance (`postgres(...)`) the driver uses. */
 export interface PostgresJsSql {
+  // biome-ignore lint/suspicious/noExplicitAny: postgres.js's own signature, so that its instances fit structurally.
   unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
   begin(options: string, transaction: (sql: PostgresJsTransactionSql) => Promise<unknown>): Promise<unknown>;
   end(options?: { timeout?: number }): Promise<void>;
@@ -10,6 +11,7 @@ export interface PostgresJsSql {
 
 /** The transaction-scoped `sql` postgres.js hands to a `begin()` callback. */
 export interface PostgresJsTransactionSql {
+  // biome-ignore lint/suspicious/noExplicitAny: postgres.js's own signature, so that its instances fit structurally.
   unsafe(query: string, parameters?: any[], options?: { prepare?: boolean }): Promise<any>;
 }
 

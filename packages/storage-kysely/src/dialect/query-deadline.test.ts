@@ -78,13 +78,36 @@ describeWithPostgres('D28 deadline on the PostgreSQL server', () => {
     const counter = { keyPrefix: 'key:', keySuffix: ':/hours', windowStart: T0, windowSeconds: 60, limit: 100 };
     const calls = [
       ...Array.from({ length: 6 }, () => store.findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter })),
-      ...Array.from({ length: 8 }, () => store.findDeviceWithSums!({ accountId: account.id, deviceId: device.id, timeZone: 'UTC', boundaries: [T0, T0 + 86_400], now: T0 + 86_400 })),
-    ].map((call) => call.then(() => 'answered', (error: unknown) => (error instanceof StorageUnavailableError ? 'unavailable' : error)));
+      ...Array.from({ length: 8 }, () =>
+        store.findDeviceWithSums!({
+          accountId: account.id,
+          deviceId: device.id,
+          timeZone: 'UTC',
+          boundaries: [T0, T0 + 86_400],
+          now: T0 + 86_400,
+        }),
+      ),
+    ].map((call) =>
+      call.then(
+        () => 'answered',
+        (error: unknown) => (error instanceof StorageUnavailableError ? 'unavailable' : error),
+      ),
+    );
     expect(await Promise.all(calls)).toEqual(Array.from({ length: 14 }, () => 'unavailable'));
     expect(performance.now() - started).toBeLessThan((DEADLINE_SECONDS + 1) * 1000);
 
     proxy.resume();
-    expect(await eventually(() => store.findDeviceWithSums!({ accountId: account.id, deviceId: device.id, timeZone: 'UTC', boundaries: [T0, T0 + 86_400], now: T0 + 86_400 }))).toMatchObject({ device: { id: device.id } });
+    expect(
+      await eventually(() =>
+        store.findDeviceWithSums!({
+          accountId: account.id,
+          deviceId: device.id,
+          timeZone: 'UTC',
+          boundaries: [T0, T0 + 86_400],
+          now: T0 + 86_400,
+        }),
+      ),
+    ).toMatchObject({ device: { id: device.id } });
     expect((await store.findApiKeyAndConsume!({ fingerprint: 'a'.repeat(64), counter })).count).toEqual({ count: 1, allowed: true });
   });
 
@@ -133,6 +156,8 @@ describe('D28 deadline on PGlite', () => {
   });
 
   it('queryTimeout must be a number of seconds, 0 or more', async () => {
-    await expect(createPGliteDatabase({ queryTimeout: -1 })).rejects.toThrow('queryTimeout must be a number of seconds, 0 or more: got "-1"');
+    await expect(createPGliteDatabase({ queryTimeout: -1 })).rejects.toThrow(
+      'queryTimeout must be a number of seconds, 0 or more: got "-1"',
+    );
   });
 });

@@ -8,7 +8,18 @@ import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
 
-const TABLES = ['accounts', 'api_keys', 'devices', 'engine_day_figures', 'engine_segments', 'fleet_hours_migration', 'fleet_hours_migration_lock', 'ingest_tokens', 'rate_limit_counters', 'telemetry_points'];
+const TABLES = [
+  'accounts',
+  'api_keys',
+  'devices',
+  'engine_day_figures',
+  'engine_segments',
+  'fleet_hours_migration',
+  'fleet_hours_migration_lock',
+  'ingest_tokens',
+  'rate_limit_counters',
+  'telemetry_points',
+];
 const T0 = 1_767_225_600;
 
 const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
@@ -25,7 +36,9 @@ const recording = (queries: string[]): KyselyPlugin => ({
   transformResult: async ({ result }) => result,
 });
 const executedMigrations = async (db: Kysely<FleetHoursDatabase>) =>
-  (await (await createFleetHoursMigrator(db)).getMigrations()).filter((migration) => migration.executedAt !== undefined).map((migration) => migration.name);
+  (await (await createFleetHoursMigrator(db)).getMigrations())
+    .filter((migration) => migration.executedAt !== undefined)
+    .map((migration) => migration.name);
 
 /** The schema tests, run on a fresh database of each backend (PGlite: one instance, reset by dropping its schema). */
 function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHoursDatabase>>): void {
@@ -79,7 +92,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
       // Data as the 0001 schema holds it, written by hand: today's store writes columns of later migrations.
       const { rows } = await sql<{ id: number }>`
-        insert into devices (account_id, name, imei, model, time_zone) values (${account.id}, 'Truck', '1', 'm', 'UTC') returning id`.execute(db);
+        insert into devices (account_id, name, imei, model, time_zone) values (${account.id}, 'Truck', '1', 'm', 'UTC') returning id`.execute(
+        db,
+      );
       const device = rows[0];
       await sql`
         insert into engine_segments (device_id, started_at, ended_at, state)
@@ -96,7 +111,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       await (await createFleetHoursMigrator(db)).migrateTo('0001_initial');
       // Something already occupies the name the next migration needs.
       await sql`create table rate_limit_counters (id integer)`.execute(db);
-      await expect(migrateToLatest(db)).rejects.toThrow(/^Fleet Hours migration "0002_rate_limit_counters" failed: .*rate_limit_counters.*already exists/);
+      await expect(migrateToLatest(db)).rejects.toThrow(
+        /^Fleet Hours migration "0002_rate_limit_counters" failed: .*rate_limit_counters.*already exists/,
+      );
       expect(await executedMigrations(db)).toEqual(['0001_initial']);
     });
 
@@ -106,16 +123,27 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const store = createKyselyStore(db);
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
       const other = await store.createAccount({ name: 'Other', plan: 'business', now: T0 });
-      const device = async (accountId: number, imei: string) => (await store.createDevice({ accountId, name: imei, imei, model: 'm', timeZone: 'UTC' }))!.id;
+      const device = async (accountId: number, imei: string) =>
+        (await store.createDevice({ accountId, name: imei, imei, model: 'm', timeZone: 'UTC' }))!.id;
       const [first, second, third] = [await device(account.id, '1'), await device(account.id, '2'), await device(other.id, '3')];
       // Two engine cycles a device: points, closed segments and a day's figures for each.
       const feed = async (accountId: number, deviceId: number) =>
         store.writeTelemetry({
           accountId,
-          points: [0, 60, 120, 600, 660, 720].map((offset, index) => ({ deviceId, time: T0 + offset, ignition: index % 3 !== 2, speedKmh: index % 3 === 0 ? 30 : 0 })),
+          points: [0, 60, 120, 600, 660, 720].map((offset, index) => ({
+            deviceId,
+            time: T0 + offset,
+            ignition: index % 3 !== 2,
+            speedKmh: index % 3 === 0 ? 30 : 0,
+          })),
           now: T0 + 86_400,
         });
-      for (const [accountId, deviceId] of [[account.id, first], [account.id, second], [other.id, third]] as const) await feed(accountId, deviceId);
+      for (const [accountId, deviceId] of [
+        [account.id, first],
+        [account.id, second],
+        [other.id, third],
+      ] as const)
+        await feed(accountId, deviceId);
       const rowsOf = async () => {
         const { rows } = await sql<{ device_id: number; points: number; segments: number; figures: number }>`
           select d.id as device_id,
@@ -126,10 +154,17 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
            order by 1`.execute(db);
         return rows.map((row) => [row.device_id, row.points, row.segments, row.figures]);
       };
-      expect(await rowsOf()).toEqual([[first, 6, 4, 1], [second, 6, 4, 1], [third, 6, 4, 1]]);
+      expect(await rowsOf()).toEqual([
+        [first, 6, 4, 1],
+        [second, 6, 4, 1],
+        [third, 6, 4, 1],
+      ]);
 
       await sql`delete from devices where id = ${first}`.execute(db);
-      expect(await rowsOf()).toEqual([[second, 6, 4, 1], [third, 6, 4, 1]]);
+      expect(await rowsOf()).toEqual([
+        [second, 6, 4, 1],
+        [third, 6, 4, 1],
+      ]);
       await sql`delete from accounts where id = ${account.id}`.execute(db);
       expect(await rowsOf()).toEqual([[third, 6, 4, 1]]);
       await sql`truncate devices`.execute(db);
@@ -141,7 +176,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0004_telemetry');
       expect(error).toBeUndefined();
       expect(await rowsOf()).toEqual([[fourth, 6, 4, 1]]);
-      await expect(sql`insert into telemetry_points (device_id, "time", ignition, speed_kmh) values (${fourth + 1}, now(), true, 0)`.execute(db)).rejects.toThrow(/foreign key/);
+      await expect(
+        sql`insert into telemetry_points (device_id, "time", ignition, speed_kmh) values (${fourth + 1}, now(), true, 0)`.execute(db),
+      ).rejects.toThrow(/foreign key/);
       await sql`delete from devices where id = ${fourth}`.execute(db);
       expect(await rowsOf()).toEqual([]);
       await migrateToLatest(db);

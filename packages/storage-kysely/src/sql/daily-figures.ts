@@ -183,7 +183,11 @@ function _figureArrays(figures: readonly DayFigure[]) {
 }
 
 /** Adds `sign` × the seconds of closed segments to running totals. */
-export function addSegmentSeconds(segments: readonly SegmentInput[], sign: 1 | -1, into: { moving: number; idle: number }): { moving: number; idle: number } {
+export function addSegmentSeconds(
+  segments: readonly SegmentInput[],
+  sign: 1 | -1,
+  into: { moving: number; idle: number },
+): { moving: number; idle: number } {
   for (const segment of segments) {
     if (segment.endedAt === null) continue;
     if (segment.state === 'moving') into.moving += sign * (segment.endedAt - segment.startedAt);
@@ -196,7 +200,11 @@ export function addSegmentSeconds(segments: readonly SegmentInput[], sign: 1 | -
  * The ids of every device, or of the one named (when it exists), ascending, read `chunkSize` at a
  * time by keyset on the primary key: an operator command never holds every id at once (D36).
  */
-export async function* deviceIdPages(db: Kysely<FleetHoursDatabase>, deviceId: number | undefined, chunkSize: number): AsyncGenerator<number> {
+export async function* deviceIdPages(
+  db: Kysely<FleetHoursDatabase>,
+  deviceId: number | undefined,
+  chunkSize: number,
+): AsyncGenerator<number> {
   if (deviceId !== undefined) {
     if (!isId(deviceId)) return;
     const { rows } = await sql<{ id: number }>`select id from devices where id = ${deviceId}`.execute(db);

@@ -86,8 +86,10 @@ async function _write(
   const rebuilt: number[] = [];
   for (const write of writes) {
     const { deviceId, device } = write;
-    for (const point of write.insertedPoints ?? []) points.inserted.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
-    for (const point of write.updatedPoints ?? []) points.updated.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
+    for (const point of write.insertedPoints ?? [])
+      points.inserted.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
+    for (const point of write.updatedPoints ?? [])
+      points.updated.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
     for (const segment of write.removed) removed.push({ deviceId, startedAt: segment.startedAt });
     let longest = 0;
     for (const segment of write.added) {
@@ -98,19 +100,35 @@ async function _write(
     const closedRemoved = write.removed.filter((segment) => segment.endedAt !== null);
     const closedAdded = write.added.filter((segment) => segment.endedAt !== null);
     const changesFigures = closedRemoved.length > 0 || closedAdded.length > 0;
-    const rebuild = changesFigures && device.figures_time_zone !== device.time_zone && (device.figures_time_zone !== null || device.has_figures);
+    const rebuild =
+      changesFigures && device.figures_time_zone !== device.time_zone && (device.figures_time_zone !== null || device.has_figures);
     let totals = { moving: 0, idle: 0 };
     if (rebuild) rebuilt.push(deviceId);
     else if (changesFigures) {
       const changed: DayFigure[] = dailyFigureChanges({ removed: closedRemoved, added: closedAdded }, device.time_zone);
-      for (const day of changed) figures.push({ deviceId, dayStart: day.dayStart, dayEnd: day.dayEnd, moving: day.movingSeconds, idle: day.idleSeconds });
+      for (const day of changed)
+        figures.push({ deviceId, dayStart: day.dayStart, dayEnd: day.dayEnd, moving: day.movingSeconds, idle: day.idleSeconds });
       totals = addSegmentSeconds(closedAdded, 1, addSegmentSeconds(closedRemoved, -1, totals));
     }
-    records.push({ deviceId, moving: totals.moving, idle: totals.idle, figures: changesFigures && !rebuild ? 't' : 'f', lastReportedAt: write.lastReportedAt, longest });
+    records.push({
+      deviceId,
+      moving: totals.moving,
+      idle: totals.idle,
+      figures: changesFigures && !rebuild ? 't' : 'f',
+      lastReportedAt: write.lastReportedAt,
+      longest,
+    });
   }
 
   if (versions) {
-    if (rebuilt.length > 0 || points.inserted.length > POINT_CHUNK || points.updated.length > POINT_CHUNK || removed.length > SEGMENT_CHUNK || added.length > SEGMENT_CHUNK || figures.length > FIGURE_CHUNK) {
+    if (
+      rebuilt.length > 0 ||
+      points.inserted.length > POINT_CHUNK ||
+      points.updated.length > POINT_CHUNK ||
+      removed.length > SEGMENT_CHUNK ||
+      added.length > SEGMENT_CHUNK ||
+      figures.length > FIGURE_CHUNK
+    ) {
       return 'unfit';
     }
     const checked = [...versions];

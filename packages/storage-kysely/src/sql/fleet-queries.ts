@@ -51,7 +51,11 @@ export function sumByBucketMany(
  * The boundaries of several requests as one flat array (one parameter, whatever the count), each
  * request naming its slice, 1-based and inclusive: `flat[firsts[i]:lasts[i]]` in SQL.
  */
-export function flatBoundaries(requests: readonly { readonly boundaries: readonly number[] }[]): { flat: number[]; firsts: number[]; lasts: number[] } {
+export function flatBoundaries(requests: readonly { readonly boundaries: readonly number[] }[]): {
+  flat: number[];
+  firsts: number[];
+  lasts: number[];
+} {
   const firsts: number[] = [];
   const lasts: number[] = [];
   const flat: number[] = [];
@@ -78,7 +82,10 @@ export function sumByBucketOfRow(alias: string, now: number): RawBuilder<BucketR
 }
 
 /** `summarize` for several devices in one statement: one row per request. */
-export function summarizeMany(requests: readonly { readonly index: number; readonly deviceId: number }[], now: number): RawBuilder<FleetSummaryRow> {
+export function summarizeMany(
+  requests: readonly { readonly index: number; readonly deviceId: number }[],
+  now: number,
+): RawBuilder<FleetSummaryRow> {
   return sql<FleetSummaryRow>`
     select fleet_request.request, per_device.first_started_at, per_device.moving_seconds, per_device.idle_seconds
       from unnest(${requests.map((request) => request.index)}::int[], ${requests.map((request) => request.deviceId)}::int[]) as fleet_request(request, device_id)

@@ -285,11 +285,15 @@ export interface SummaryRow {
  * and the read comes after it (D35): under READ COMMITTED a statement that waited for the lock would
  * read its subqueries (`has_figures`) from the snapshot taken before the wait. No row: no such device.
  */
-export async function lockDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<({ readonly last_reported_at: number | null } & FigureDevice) | undefined> {
+export async function lockDevice(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+): Promise<({ readonly last_reported_at: number | null } & FigureDevice) | undefined> {
   const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
   if (locked.rows.length === 0) return undefined;
   const { rows } = await sql<{ last_reported_at: number | null } & FigureDevice>`
-    select date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(trx);
+    select date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(
+    trx,
+  );
   return rows[0];
 }
-

@@ -17,7 +17,12 @@ interface SourcedRow {
  * longest` on, and the open one. Telemetry writes read their `segmentRange` with it, imports the
  * span of their batch.
  */
-export async function listSourcedSegments(db: Kysely<FleetHoursDatabase>, deviceId: number, start: number, end: number | null): Promise<SourcedSegment[]> {
+export async function listSourcedSegments(
+  db: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  start: number,
+  end: number | null,
+): Promise<SourcedSegment[]> {
   const beforeEnd = end === null ? sql`` : sql`and started_at <= to_timestamp(${end}::float8)`;
   const { rows } = await sql<SourcedRow>`
     select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state, source

@@ -27,7 +27,11 @@ export function accountStore(db: Kysely<FleetHoursDatabase>): AccountStore {
     createAccount: ({ name, plan, now }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
-        const row = await db.insertInto('accounts').values({ name, plan, created_at: instantOf(now) }).returning(ACCOUNT_COLUMNS).executeTakeFirstOrThrow();
+        const row = await db
+          .insertInto('accounts')
+          .values({ name, plan, created_at: instantOf(now) })
+          .returning(ACCOUNT_COLUMNS)
+          .executeTakeFirstOrThrow();
         return toAccount(row);
       }),
 
@@ -47,7 +51,12 @@ export function accountStore(db: Kysely<FleetHoursDatabase>): AccountStore {
     setAccountPlan: ({ accountId, plan }) =>
       guard(async () => {
         if (!isId(accountId)) return null;
-        const row = await db.updateTable('accounts').set({ plan }).where('id', '=', accountId).returning(ACCOUNT_COLUMNS).executeTakeFirst();
+        const row = await db
+          .updateTable('accounts')
+          .set({ plan })
+          .where('id', '=', accountId)
+          .returning(ACCOUNT_COLUMNS)
+          .executeTakeFirst();
         return row ? toAccount(row) : null;
       }),
 

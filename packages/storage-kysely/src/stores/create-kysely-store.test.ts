@@ -35,7 +35,9 @@ describeWithPostgres('kysely on PostgreSQL', () => {
   it('two store instances on separate pools share the rate-limit counters exactly under concurrency (D15)', async () => {
     const stores = [await freshStore(), createKyselyStore(server().connect({ max: 4 }))];
     const results = await Promise.all(
-      Array.from({ length: 60 }, (_, index) => stores[index % 2]!.consume({ key: 'key:1:/hours', windowStart: T0, windowSeconds: 60, limit: 30 })),
+      Array.from({ length: 60 }, (_, index) =>
+        stores[index % 2]!.consume({ key: 'key:1:/hours', windowStart: T0, windowSeconds: 60, limit: 30 }),
+      ),
     );
     expect(results.filter((result) => result.allowed)).toHaveLength(30);
     expect(new Set(results.filter((result) => result.allowed).map((result) => result.count)).size).toBe(30);
@@ -57,9 +59,9 @@ describe('kysely store on PGlite', () => {
 
   it('the fingerprint column refuses anything but a SHA-256 hex digest, so a clear key cannot be stored (D10)', async () => {
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    await expect(store.createApiKey({ accountId: account.id, fingerprint: 'fh_not-a-fingerprint', label: null, expiresAt: null, now: T0 })).rejects.toThrow(
-      /api_keys_fingerprint_is_sha256/,
-    );
+    await expect(
+      store.createApiKey({ accountId: account.id, fingerprint: 'fh_not-a-fingerprint', label: null, expiresAt: null, now: T0 }),
+    ).rejects.toThrow(/api_keys_fingerprint_is_sha256/);
     expect(await store.listApiKeys({ accountId: account.id })).toEqual([]);
   });
 
@@ -70,7 +72,15 @@ describe('kysely store on PGlite', () => {
       { startedAt: T0 + 120, endedAt: 9_000_000_000_000_000, state: 'idle' },
     ];
     const queries: string[] = [];
-    const recorded = createKyselyStore(pglite().withPlugin({ transformQuery: ({ node }) => (queries.push(node.kind), node), transformResult: async ({ result }) => result }));
+    const recorded = createKyselyStore(
+      pglite().withPlugin({
+        transformQuery: ({ node }) => {
+          queries.push(node.kind);
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      }),
+    );
     const refusal = recorded.importSegments({ deviceId: device.id, segments: batch });
     await expect(refusal).rejects.toBeInstanceOf(RangeError);
     await expect(refusal).rejects.toMatchObject({
@@ -78,7 +88,9 @@ describe('kysely store on PGlite', () => {
       row: 2,
       message: 'Row 2: ended_at must be epoch seconds between the years 0001 and 9999, got "9000000000000000"',
     });
-    await expect(recorded.importSegments({ deviceId: device.id, segments: [], reportedAt: 1.5 })).rejects.toThrow(new RangeError('reportedAt must be whole epoch seconds, got "1.5"'));
+    await expect(recorded.importSegments({ deviceId: device.id, segments: [], reportedAt: 1.5 })).rejects.toThrow(
+      new RangeError('reportedAt must be whole epoch seconds, got "1.5"'),
+    );
     expect(queries).toEqual([]);
     expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
   });
@@ -93,9 +105,14 @@ describe('kysely store on PGlite', () => {
         if new.started_at = to_timestamp(${sql.lit(poisoned)}) then raise exception 'injected failure'; end if;
         return new;
       end $$`.execute(pglite());
-    await sql`create trigger fail_on_poisoned_row before insert on engine_segments for each row execute function fail_on_poisoned_row()`.execute(pglite());
+    await sql`create trigger fail_on_poisoned_row before insert on engine_segments for each row execute function fail_on_poisoned_row()`.execute(
+      pglite(),
+    );
     try {
-      const batch = Array.from({ length: 130_000 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 60, endedAt: T0 + index * 60 + 30, state: 'idle' }));
+      const batch = Array.from(
+        { length: 130_000 },
+        (_, index): SegmentInput => ({ startedAt: T0 + index * 60, endedAt: T0 + index * 60 + 30, state: 'idle' }),
+      );
       await expect(store.importSegments({ deviceId: device.id, segments: batch })).rejects.toThrow(/injected failure/);
       expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
       expect((await store.findDevice({ accountId: device.accountId, deviceId: device.id }))?.lastReportedAt).toBeNull();
@@ -136,14 +153,25 @@ describe('kysely store on PGlite', () => {
     expect(year.length).toBeGreaterThan(8000);
 
     const fleetHours = createFleetHours({ store, now: () => (T0 + 400 * DAY) * 1000 });
-    const daily = await fleetHours.daily({ accountId: device.accountId, deviceId: device.id, ...parseWindowQuery({ from: '2026-07-20', to: '2026-07-26' }) });
+    const daily = await fleetHours.daily({
+      accountId: device.accountId,
+      deviceId: device.id,
+      ...parseWindowQuery({ from: '2026-07-20', to: '2026-07-26' }),
+    });
     expect(daily?.days.map((day) => day.engineSeconds)).toEqual(Array.from({ length: 7 }, () => 12 * 3600));
   });
 
   it('concurrent transactions on the single PGlite connection take turns: imports of one device never interleave', async () => {
     const device = await seedDevice();
     const batches = Array.from({ length: 6 }, (_, batch) =>
-      Array.from({ length: 20 }, (_, index): SegmentInput => ({ startedAt: T0 + index * 100 + batch * 5, endedAt: T0 + index * 100 + batch * 5 + 50, state: 'idle' })),
+      Array.from(
+        { length: 20 },
+        (_, index): SegmentInput => ({
+          startedAt: T0 + index * 100 + batch * 5,
+          endedAt: T0 + index * 100 + batch * 5 + 50,
+          state: 'idle',
+        }),
+      ),
     );
     const outcomes = await Promise.allSettled(batches.map((segments) => store.importSegments({ deviceId: device.id, segments })));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
@@ -165,11 +193,14 @@ function describeImportAtScale(database: () => Kysely<FleetHoursDatabase>): void
     const store = createKyselyStore(db);
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '1', model: 'm', timeZone: 'UTC' }))!;
-    const batch = Array.from({ length: 100_000 }, (_, index): SegmentInput => ({
-      startedAt: T0 + index * 60,
-      endedAt: index === 99_999 ? null : T0 + index * 60 + 45,
-      state: index % 3 === 0 ? 'moving' : 'idle',
-    }));
+    const batch = Array.from(
+      { length: 100_000 },
+      (_, index): SegmentInput => ({
+        startedAt: T0 + index * 60,
+        endedAt: index === 99_999 ? null : T0 + index * 60 + 45,
+        state: index % 3 === 0 ? 'moving' : 'idle',
+      }),
+    );
     expect(await store.importSegments({ deviceId: device.id, segments: batch })).toEqual({ inserted: 100_000, closed: 0, skipped: 0 });
     expect(await store.importSegments({ deviceId: device.id, segments: batch })).toEqual({ inserted: 0, closed: 0, skipped: 100_000 });
     const now = T0 + 100_000 * 60;

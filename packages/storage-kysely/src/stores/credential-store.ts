@@ -49,7 +49,13 @@ export interface CredentialQueries<Name extends string> {
   /** The credential with this fingerprint and its account, or `null`. */
   find(fingerprint: string): Promise<CredentialLookup<Name> | null>;
   /** A new credential of the account, or `null` when the account does not exist. */
-  create(input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number }): Promise<Credential | null>;
+  create(input: {
+    accountId: number;
+    fingerprint: string;
+    label: string | null;
+    expiresAt: number | null;
+    now: number;
+  }): Promise<Credential | null>;
   /** The credentials of the account, oldest first. */
   list(accountId: number): Promise<Credential[]>;
   /** Revokes the credential, keeping the first revocation instant; `null` when it does not exist. */
@@ -60,7 +66,11 @@ export interface CredentialQueries<Name extends string> {
  * API keys (D10) and ingest tokens (D24) on Kysely: by SHA-256 fingerprint only, nothing cached,
  * so a revoked or expired credential fails on its next lookup on every server instance.
  */
-export function credentialQueries<Name extends string>(db: Kysely<FleetHoursDatabase>, table: CredentialTable, name: Name): CredentialQueries<Name> {
+export function credentialQueries<Name extends string>(
+  db: Kysely<FleetHoursDatabase>,
+  table: CredentialTable,
+  name: Name,
+): CredentialQueries<Name> {
   return {
     find: (fingerprint) =>
       guard(async () => {
@@ -77,7 +87,12 @@ export function credentialQueries<Name extends string>(db: Kysely<FleetHoursData
           .where('credential.fingerprint', '=', fingerprint)
           .executeTakeFirst();
         if (!row) return null;
-        const account = toAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at });
+        const account = toAccount({
+          id: row.account_id,
+          name: row.account_name,
+          plan: row.account_plan,
+          created_at: row.account_created_at,
+        });
         return { [name]: toCredential(row), account } as CredentialLookup<Name>;
       }),
 

@@ -23,7 +23,17 @@ type _DeviceRow = Parameters<typeof toDevice>[0];
 const MAX_ID = 2_147_483_647;
 
 /** A `devices` row as {@link toDevice} reads it. */
-const DEVICE_COLUMNS = ['id', 'account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone', epochSeconds('last_reported_at').as('last_reported_at')] as const;
+const DEVICE_COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'imei',
+  'registration',
+  'model',
+  'status',
+  'time_zone',
+  epochSeconds('last_reported_at').as('last_reported_at'),
+] as const;
 
 /** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
 const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone, date_part('epoch', d.last_reported_at) as last_reported_at`;
@@ -45,8 +55,12 @@ function _sumsAnswer(request: _SumsRequest, row: _SumsRow | undefined): { device
   if (!row) return null;
   const device = toDevice(row);
   if (row.buckets === null || device.timeZone !== request.timeZone) return { device, buckets: null };
-  const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, request.boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
-  for (const [bucket, moving, idle] of row.buckets) buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
+  const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, request.boundaries.length - 1) }, () => ({
+    movingSeconds: 0,
+    idleSeconds: 0,
+  }));
+  for (const [bucket, moving, idle] of row.buckets)
+    buckets[Number(bucket) - 1] = { movingSeconds: Number(moving), idleSeconds: Number(idle) };
   return { device, buckets };
 }
 
@@ -56,7 +70,10 @@ function _bucketsJson(sums: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** `findDeviceWithSums` for one call, in one statement. */
-async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsRequest): Promise<{ device: Device; buckets: BucketSeconds[] | null } | null> {
+async function _deviceWithSums(
+  db: Kysely<FleetHoursDatabase>,
+  request: _SumsRequest,
+): Promise<{ device: Device; buckets: BucketSeconds[] | null } | null> {
   const { accountId, deviceId, timeZone, boundaries, now } = request;
   const figures = boundaries.length < 2 ? sql`'[]'::json` : _bucketsJson(sumByBucket(deviceId, boundaries, now));
   const { rows } = await sql<_SumsRow>`
@@ -72,7 +89,10 @@ async function _deviceWithSums(db: Kysely<FleetHoursDatabase>, request: _SumsReq
  * query of `sql/segment-queries.ts` (the one place of that SQL) run for the row, through a lateral
  * subquery, only when the device's zone is the request's. Answers in the order of the calls.
  */
-async function _devicesWithSums(db: Kysely<FleetHoursDatabase>, requests: readonly _SumsRequest[]): Promise<({ device: Device; buckets: BucketSeconds[] | null } | null)[]> {
+async function _devicesWithSums(
+  db: Kysely<FleetHoursDatabase>,
+  requests: readonly _SumsRequest[],
+): Promise<({ device: Device; buckets: BucketSeconds[] | null } | null)[]> {
   const { flat, firsts, lasts } = flatBoundaries(requests);
   const perDevice = sumByBucketOfRow('r', requests[0]!.now);
   // As in `sumByBucketMany`: each request's boundaries are cut from the flat array once (`materialized`).
@@ -109,8 +129,10 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
   return {
     listDevices: ({ accountId, afterId, limit }) =>
       guard(async () => {
-        if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
-        if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+        if (afterId !== undefined && !Number.isSafeInteger(afterId))
+          throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
+        if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
+          throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
         // An id column is `integer`: past its range there is nothing (and no value to compare with).
         if (!isId(accountId) || (afterId !== undefined && afterId >= MAX_ID)) return [];
         let query = devices().where('account_id', '=', accountId);
@@ -145,7 +167,9 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
       guard(async () => {
         assertEpochSeconds('now', now);
         if (!isId(accountId) || !isId(deviceId)) return null;
-        const { rows } = await sql<_DeviceRow & { first_started_at: number | null; moving_seconds: number | string; idle_seconds: number | string }>`
+        const { rows } = await sql<
+          _DeviceRow & { first_started_at: number | null; moving_seconds: number | string; idle_seconds: number | string }
+        >`
           select ${DEVICE_SQL}, summary.first_started_at, summary.moving_seconds, summary.idle_seconds
             from devices as d cross join lateral (${summarize(deviceId, now)}) as summary
            where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
@@ -153,7 +177,11 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
         if (!row) return null;
         return {
           device: toDevice(row),
-          summary: { firstStartedAt: secondsOrNull(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) },
+          summary: {
+            firstStartedAt: secondsOrNull(row.first_started_at),
+            movingSeconds: Number(row.moving_seconds),
+            idleSeconds: Number(row.idle_seconds),
+          },
         };
       }),
 
@@ -161,60 +189,73 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
       guard(async () => {
         if (!isId(accountId)) return null;
         // D25: at most one active device of the account has this IMEI (a partial unique index).
-        const row = await devices().where('account_id', '=', accountId).where('imei', '=', imei).where('status', '=', 'active').executeTakeFirst();
+        const row = await devices()
+          .where('account_id', '=', accountId)
+          .where('imei', '=', imei)
+          .where('status', '=', 'active')
+          .executeTakeFirst();
         return row ? toDevice(row) : null;
       }),
 
     createDevice: (input) =>
       // D25: one active device per account and IMEI, enforced by a partial unique index.
-      guard(refusingImeiConflict(async () => {
-        if (!isId(input.accountId)) return null;
-        // One statement: the device is written only if the account exists.
-        const row = await db
-          .insertInto('devices')
-          .columns(['account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone'])
-          .expression((eb) =>
-            eb
-              .selectFrom('accounts')
-              .select([
-                'accounts.id',
-                sql<string>`${input.name}::text`.as('name'),
-                sql<string>`${input.imei}::text`.as('imei'),
-                sql<string | null>`${input.registration ?? null}::text`.as('registration'),
-                sql<string>`${input.model}::text`.as('model'),
-                sql<string>`${input.status ?? 'active'}::text`.as('status'),
-                sql<string>`${input.timeZone}::text`.as('time_zone'),
-              ])
-              .where('accounts.id', '=', input.accountId),
-          )
-          .returning(DEVICE_COLUMNS)
-          .executeTakeFirst();
-        return row ? toDevice(row) : null;
-      })),
+      guard(
+        refusingImeiConflict(async () => {
+          if (!isId(input.accountId)) return null;
+          // One statement: the device is written only if the account exists.
+          const row = await db
+            .insertInto('devices')
+            .columns(['account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone'])
+            .expression((eb) =>
+              eb
+                .selectFrom('accounts')
+                .select([
+                  'accounts.id',
+                  sql<string>`${input.name}::text`.as('name'),
+                  sql<string>`${input.imei}::text`.as('imei'),
+                  sql<string | null>`${input.registration ?? null}::text`.as('registration'),
+                  sql<string>`${input.model}::text`.as('model'),
+                  sql<string>`${input.status ?? 'active'}::text`.as('status'),
+                  sql<string>`${input.timeZone}::text`.as('time_zone'),
+                ])
+                .where('accounts.id', '=', input.accountId),
+            )
+            .returning(DEVICE_COLUMNS)
+            .executeTakeFirst();
+          return row ? toDevice(row) : null;
+        }),
+      ),
 
     updateDevice: ({ deviceId, changes }) =>
-      guard(refusingImeiConflict(async () => {
-        if (!isId(deviceId)) return null;
-        const set = {
-          ...(changes.name !== undefined && { name: changes.name }),
-          ...(changes.registration !== undefined && { registration: changes.registration }),
-          ...(changes.model !== undefined && { model: changes.model }),
-          ...(changes.status !== undefined && { status: changes.status }),
-          ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
-        };
-        if (Object.keys(set).length === 0) {
-          const row = await devices().where('id', '=', deviceId).executeTakeFirst();
-          return row ? toDevice(row) : null;
-        }
-        // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
-        // the same transaction (the update holds the row lock every segment write waits for).
-        return db.transaction().execute(async (trx) => {
-          const row = await trx.updateTable('devices').set(set).where('id', '=', deviceId).returning([...DEVICE_COLUMNS, 'figures_time_zone']).executeTakeFirst();
-          if (!row) return null;
-          if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await rebuildDeviceFigures(trx, deviceId);
-          return toDevice(row);
-        });
-      })),
+      guard(
+        refusingImeiConflict(async () => {
+          if (!isId(deviceId)) return null;
+          const set = {
+            ...(changes.name !== undefined && { name: changes.name }),
+            ...(changes.registration !== undefined && { registration: changes.registration }),
+            ...(changes.model !== undefined && { model: changes.model }),
+            ...(changes.status !== undefined && { status: changes.status }),
+            ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
+          };
+          if (Object.keys(set).length === 0) {
+            const row = await devices().where('id', '=', deviceId).executeTakeFirst();
+            return row ? toDevice(row) : null;
+          }
+          // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
+          // the same transaction (the update holds the row lock every segment write waits for).
+          return db.transaction().execute(async (trx) => {
+            const row = await trx
+              .updateTable('devices')
+              .set(set)
+              .where('id', '=', deviceId)
+              .returning([...DEVICE_COLUMNS, 'figures_time_zone'])
+              .executeTakeFirst();
+            if (!row) return null;
+            if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await rebuildDeviceFigures(trx, deviceId);
+            return toDevice(row);
+          });
+        }),
+      ),
   };
 }
 

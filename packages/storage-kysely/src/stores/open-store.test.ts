@@ -6,8 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 import { openStore } from './open-store.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: any schema, only its tables are counted.
 const tableCount = async (db: Kysely<any>) => {
-  const { rows } = await sql<{ count: number | string }>`select count(*) as count from information_schema.tables where table_schema = current_schema()`.execute(db);
+  const { rows } = await sql<{
+    count: number | string;
+  }>`select count(*) as count from information_schema.tables where table_schema = current_schema()`.execute(db);
   return Number(rows[0]!.count);
 };
 

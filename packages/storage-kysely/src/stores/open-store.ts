@@ -54,7 +54,11 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   let backend: OpenedStore['backend'];
   const timeout = options.queryTimeout === undefined ? {} : { queryTimeout: options.queryTimeout };
   if (options.databaseUrl) {
-    db = createPostgresDatabase({ connectionString: options.databaseUrl, ...timeout, ...(options.poolSize === undefined ? {} : { max: options.poolSize }) });
+    db = createPostgresDatabase({
+      connectionString: options.databaseUrl,
+      ...timeout,
+      ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+    });
     backend = 'postgres';
   } else if (options.dataDir !== undefined && options.dataDir !== '') {
     db = await createPGliteDatabase({ dataDir: options.dataDir, ...timeout });

@@ -45,7 +45,13 @@ export function rateLimitStore(db: Kysely<FleetHoursDatabase>): KyselyRateLimitS
       const swept = sweep
         ? sql`swept as (delete from rate_limit_counters where window_end <= to_timestamp(${windowStart - windowSeconds}::float8)),`
         : sql``;
-      type Row = CredentialRow & { account_name: string; account_plan: string; account_created_at: number; counted: number | null; stored: number | null };
+      type Row = CredentialRow & {
+        account_name: string;
+        account_plan: string;
+        account_created_at: number;
+        counted: number | null;
+        stored: number | null;
+      };
       const { rows } = await sql<Row>`
         with ${swept}
         found as (
@@ -90,7 +96,8 @@ export function rateLimitStore(db: Kysely<FleetHoursDatabase>): KyselyRateLimitS
     const result = await lookupAndCount(input, requests);
     if (result === null) return Array.from({ length: requests }, () => ({ found: null, count: null }));
     const { found, counted, stored } = result;
-    if (counted !== null) return Array.from({ length: requests }, (_, index) => ({ found, count: { count: counted - requests + index + 1, allowed: true } }));
+    if (counted !== null)
+      return Array.from({ length: requests }, (_, index) => ({ found, count: { count: counted - requests + index + 1, allowed: true } }));
     // Refused: the upsert saw the newest version of the row at or above the limit (or would have
     // passed it), but `stored` is the statement's snapshot, which can predate concurrent
     // increments (READ COMMITTED). The counter never goes down within a window. No row at all: a
@@ -145,7 +152,9 @@ export function rateLimitStore(db: Kysely<FleetHoursDatabase>): KyselyRateLimitS
           select request_count, true as allowed from counted
           union all
           select request_count, false from rate_limit_counters
-           where key = ${key}::text and window_start = to_timestamp(${windowStart}::float8) and not exists (select from counted)`.execute(db);
+           where key = ${key}::text and window_start = to_timestamp(${windowStart}::float8) and not exists (select from counted)`.execute(
+          db,
+        );
         const row = rows[0];
         // No row at all: a limit of 0, or a counter created by a concurrent request after this
         // statement's snapshot, which then stood at the limit.

@@ -1,4 +1,4 @@
-import { type BucketSeconds, type FleetHoursStore } from '@fleet-hours/core';
+import type { BucketSeconds, FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
 import { writeDevices } from '../sql/device-writes.js';
@@ -36,7 +36,10 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
       guard(async () => {
         boundaries.forEach((boundary, index) => assertEpochSeconds(`boundaries[${index}]`, boundary));
         assertEpochSeconds('now', now);
-        const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 }));
+        const buckets: BucketSeconds[] = Array.from({ length: Math.max(0, boundaries.length - 1) }, () => ({
+          movingSeconds: 0,
+          idleSeconds: 0,
+        }));
         if (buckets.length === 0 || !isId(deviceId)) return buckets;
         const { rows } = await sumByBucket(deviceId, boundaries, now).execute(db);
         for (const row of rows) {
@@ -48,16 +51,23 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
     // A page of the fleet (D32): every device's buckets in one statement (see `sql/fleet-queries.ts`).
     sumSegmentSecondsMany: ({ requests, now }) =>
       guard(async () => {
-        requests.forEach((request, index) => request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)));
+        requests.forEach((request, index) =>
+          request.boundaries.forEach((boundary, position) => assertEpochSeconds(`requests[${index}].boundaries[${position}]`, boundary)),
+        );
         assertEpochSeconds('now', now);
         const results: BucketSeconds[][] = requests.map(({ boundaries }) =>
           Array.from({ length: Math.max(0, boundaries.length - 1) }, () => ({ movingSeconds: 0, idleSeconds: 0 })),
         );
-        const asked = requests.flatMap(({ deviceId, boundaries }, index) => (boundaries.length > 1 && isId(deviceId) ? [{ index, deviceId, boundaries }] : []));
+        const asked = requests.flatMap(({ deviceId, boundaries }, index) =>
+          boundaries.length > 1 && isId(deviceId) ? [{ index, deviceId, boundaries }] : [],
+        );
         if (asked.length === 0) return results;
         const { rows } = await sumByBucketMany(asked, now).execute(db);
         for (const row of rows) {
-          results[Number(row.request)]![Number(row.bucket) - 1] = { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+          results[Number(row.request)]![Number(row.bucket) - 1] = {
+            movingSeconds: Number(row.moving_seconds),
+            idleSeconds: Number(row.idle_seconds),
+          };
         }
         return results;
       }),
@@ -70,7 +80,11 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         if (asked.length === 0) return results;
         const { rows } = await summarizeMany(asked, now).execute(db);
         for (const row of rows) {
-          results[Number(row.request)] = { firstStartedAt: secondsOrNull(row.first_started_at), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+          results[Number(row.request)] = {
+            firstStartedAt: secondsOrNull(row.first_started_at),
+            movingSeconds: Number(row.moving_seconds),
+            idleSeconds: Number(row.idle_seconds),
+          };
         }
         return results;
       }),
@@ -101,7 +115,12 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
           const stored = span ? await listSourcedSegments(trx, deviceId, span.start, span.end) : [];
           // D1's rules see imported segments only; segments derived from telemetry must not be overlapped at all (D23).
           const imported = stored.filter((segment) => segment.source === 'import');
-          const plan = planSegmentImport({ incoming: segments, stored: imported, reportedAt, lastReportedAt: secondsOrNull(device.last_reported_at) });
+          const plan = planSegmentImport({
+            incoming: segments,
+            stored: imported,
+            reportedAt,
+            lastReportedAt: secondsOrNull(device.last_reported_at),
+          });
           const telemetry = stored.filter((segment) => segment.source === 'telemetry');
           assertSourcesApart({ deviceId, written: 'import', incoming: plan.insert, other: telemetry });
 

@@ -24,14 +24,23 @@ const LATER = T0 + 40 * 86_400;
 
 /** Points every 30 s from `start`, states changing every few points. */
 const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
-  Array.from({ length: count }, (_, index) => ({ time: start + index * 30, ignition: (index + seed) % 9 !== 0, speedKmh: ((index + seed) * 7) % 20 }));
+  Array.from({ length: count }, (_, index) => ({
+    time: start + index * 30,
+    ignition: (index + seed) % 9 !== 0,
+    speedKmh: ((index + seed) * 7) % 20,
+  }));
 
 /** D21 by hand: two points of one second merge into ignition on if either is, the higher speed. */
 function merged(...batches: readonly (readonly TelemetryPoint[])[]): TelemetryPoint[] {
   const bySecond = new Map<number, TelemetryPoint>();
   for (const point of batches.flat()) {
     const stored = bySecond.get(point.time);
-    bySecond.set(point.time, stored ? { time: point.time, ignition: stored.ignition || point.ignition, speedKmh: Math.max(stored.speedKmh, point.speedKmh) } : point);
+    bySecond.set(
+      point.time,
+      stored
+        ? { time: point.time, ignition: stored.ignition || point.ignition, speedKmh: Math.max(stored.speedKmh, point.speedKmh) }
+        : point,
+    );
   }
   return [...bySecond.values()].sort((a, b) => a.time - b.time);
 }
@@ -39,7 +48,9 @@ function merged(...batches: readonly (readonly TelemetryPoint[])[]): TelemetryPo
 /** Resolves once a backend waits for a lock that `holder` (a backend pid) holds. */
 async function someoneWaitsFor(db: Kysely<FleetHoursDatabase>, holder: number): Promise<void> {
   for (let waited = 0; waited < 20_000; waited += 20) {
-    const { rows } = await sql<{ waiting: number }>`select count(*)::integer as waiting from pg_stat_activity where ${holder}::integer = any(pg_blocking_pids(pid))`.execute(db);
+    const { rows } = await sql<{
+      waiting: number;
+    }>`select count(*)::integer as waiting from pg_stat_activity where ${holder}::integer = any(pg_blocking_pids(pid))`.execute(db);
     if (rows[0]!.waiting > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -60,9 +71,19 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
       await resetTables(db());
       const store = createKyselyStore(db());
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-      const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441013', model: 'm', timeZone: 'Europe/Berlin' }))!;
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: 'Truck',
+        imei: '356307042441013',
+        model: 'm',
+        timeZone: 'Europe/Berlin',
+      }))!;
       const history = pointsFrom(T0 - 3_000, 100, 5);
-      await store.writeTelemetry({ accountId: account.id, points: history.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      await store.writeTelemetry({
+        accountId: account.id,
+        points: history.map((point) => ({ deviceId: device.id, ...point })),
+        now: LATER,
+      });
 
       // Theirs: the same seconds as the first of mine, other values, and seconds between them.
       const mine = pointsFrom(T0, size, 0);
@@ -71,9 +92,17 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
       await db()
         .transaction()
         .execute(async (trx) => {
-          await createKyselyStore(trx).writeTelemetry({ accountId: account.id, points: theirs.map((point) => ({ imei: device.imei, ...point })), now: LATER });
+          await createKyselyStore(trx).writeTelemetry({
+            accountId: account.id,
+            points: theirs.map((point) => ({ imei: device.imei, ...point })),
+            now: LATER,
+          });
           const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-          waiting = store.writeTelemetry({ accountId: account.id, points: mine.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+          waiting = store.writeTelemetry({
+            accountId: account.id,
+            points: mine.map((point) => ({ deviceId: device.id, ...point })),
+            now: LATER,
+          });
           // Caught here so that a failure is seen below, after the commit, not as an unhandled rejection.
           waiting = waiting.catch((error: unknown) => error);
           await someoneWaitsFor(db(), rows[0]!.pid);
@@ -84,7 +113,11 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
       const stored = new Map(merged(history, theirs).map((point) => [point.time, point]));
       const duplicates = mine.filter((point) => {
         const before = stored.get(point.time);
-        return before !== undefined && before.ignition === (before.ignition || point.ignition) && before.speedKmh === Math.max(before.speedKmh, point.speedKmh);
+        return (
+          before !== undefined &&
+          before.ignition === (before.ignition || point.ignition) &&
+          before.speedKmh === Math.max(before.speedKmh, point.speedKmh)
+        );
       }).length;
       expect(duplicates).toBeGreaterThan(0);
       expect(answer).toMatchObject({ accepted: mine.length - duplicates, duplicates });
@@ -92,7 +125,11 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
       // The state of the two writes one after the other (in either order: D21 merges alike).
       const points = merged(history, theirs, mine);
       expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(points);
-      const segments = (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }));
+      const segments = (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({
+        startedAt,
+        endedAt,
+        state,
+      }));
       expect(segments).toEqual(telemetryToSegments(points));
       expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
       expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(points.at(-1)!.time);
@@ -114,21 +151,39 @@ describeWithPostgres('D35: a write that waits for the lock of an uncommitted wri
     // An operator's server with default_transaction_isolation = serializable: a row lock on a row
     // another transaction changed since the statement's snapshot fails with 40001 instead of waiting.
     const serializable = createPostgresDatabase({
-      sql: postgres(DATABASE_URL!, { max: 6, onnotice: () => {}, connection: { search_path: rows[0]!.schema, default_transaction_isolation: 'serializable' } }),
+      sql: postgres(DATABASE_URL!, {
+        max: 6,
+        onnotice: () => {},
+        connection: { search_path: rows[0]!.schema, default_transaction_isolation: 'serializable' },
+      }),
     });
     closers.push(() => serializable.destroy());
     const store = createKyselyStore(serializable);
-    const { rows: isolation } = await sql<{ level: string }>`select current_setting('transaction_isolation') as level`.execute(serializable);
+    const { rows: isolation } = await sql<{ level: string }>`select current_setting('transaction_isolation') as level`.execute(
+      serializable,
+    );
     expect(isolation[0]!.level).toBe('serializable');
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441077', model: 'm', timeZone: 'America/New_York' }))!;
+    const device = (await store.createDevice({
+      accountId: account.id,
+      name: 'Truck',
+      imei: '356307042441077',
+      model: 'm',
+      timeZone: 'America/New_York',
+    }))!;
     // 24 writers of one device at once, their points interleaved (each one in 24 of the whole).
     const all = pointsFrom(T0, 24 * 40, 2);
     const shares = Array.from({ length: 24 }, (_, writer) => all.filter((_, index) => index % 24 === writer));
-    const answers = await Promise.allSettled(shares.map((share) => store.writeTelemetry({ accountId: account.id, points: share.map((point) => ({ deviceId: device.id, ...point })), now: LATER })));
+    const answers = await Promise.allSettled(
+      shares.map((share) =>
+        store.writeTelemetry({ accountId: account.id, points: share.map((point) => ({ deviceId: device.id, ...point })), now: LATER }),
+      ),
+    );
     expect(answers.filter((answer) => answer.status === 'rejected')).toEqual([]);
     expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(all);
-    expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
+    expect(
+      (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state })),
+    ).toEqual(telemetryToSegments(all));
     expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
   });
 

@@ -30,7 +30,8 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|57014)$/;
 
 // Drivers that report an outage only in words: Kysely after destroy(), PGlite, node-postgres.
-const UNAVAILABLE_MESSAGE = /driver has already been destroyed|PGlite is closed|connection terminated|not queryable|timeout exceeded when trying to connect/i;
+const UNAVAILABLE_MESSAGE =
+  /driver has already been destroyed|PGlite is closed|connection terminated|not queryable|timeout exceeded when trying to connect/i;
 
 /** Whether an error (or its cause, or one of an AggregateError's errors) says the database is unreachable. */
 export function isUnavailable(error: unknown, depth = 0): boolean {
@@ -99,7 +100,9 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * attempt)));
           continue;
         }
-        throw new StorageUnavailableError(`Storage is busy with concurrent writes of the same device (${errorCode(error)})`, { cause: error });
+        throw new StorageUnavailableError(`Storage is busy with concurrent writes of the same device (${errorCode(error)})`, {
+          cause: error,
+        });
       }
       throw toStorageError(error);
     }

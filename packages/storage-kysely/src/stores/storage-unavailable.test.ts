@@ -92,7 +92,14 @@ describeWithPostgres('recovery on the PostgreSQL server', () => {
   const seededStore = async (connectionString: string, applicationName: string) => {
     server ??= await createTestSchema();
     // closeTimeout: postgres.js may wait for a connection broken mid-query until the timeout.
-    const db = createPostgresDatabase({ connectionString, schema: server.name, max: 3, connectTimeout: 2, closeTimeout: 0.2, applicationName });
+    const db = createPostgresDatabase({
+      connectionString,
+      schema: server.name,
+      max: 3,
+      connectTimeout: 2,
+      closeTimeout: 0.2,
+      applicationName,
+    });
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
     return createKyselyStore(db);
@@ -154,7 +161,18 @@ describe('isUnavailable()', () => {
   it('recognises connection failures by code, SQLSTATE, cause and inner errors', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
     // 57014 and DEADLINE_EXCEEDED: a call past its deadline (D28), cancelled by the server or given up by the client.
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'PGLITE_CLOSED', '57P01', '08006', '53300', '57014', 'DEADLINE_EXCEEDED']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'CONNECTION_CLOSED',
+      'CONNECT_TIMEOUT',
+      'PGLITE_CLOSED',
+      '57P01',
+      '08006',
+      '53300',
+      '57014',
+      'DEADLINE_EXCEEDED',
+    ]) {
       expect(isUnavailable(coded(code))).toBe(true);
     }
     expect(isUnavailable(new Error('wrapped', { cause: coded('ECONNREFUSED') }))).toBe(true);

@@ -8,7 +8,16 @@
  * 2. PostgreSQL's own time-zone rules: minutes of engine time grouped by
  *    `(minute AT TIME ZONE zone)::date` in SQL, which shares no code with the core's bucketing.
  */
-import { createFleetHours, createMemoryStore, dayBuckets, localDateAt, parseWindowQuery, resolveWindow, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  dayBuckets,
+  localDateAt,
+  parseWindowQuery,
+  resolveWindow,
+  type FleetHoursStore,
+  type SegmentInput,
+} from '@fleet-hours/core';
 import { sumSegmentsByBucket } from '@fleet-hours/core/adapter';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
@@ -74,7 +83,10 @@ const scenario = (unit: number) =>
 
 type Scenario = ReturnType<ReturnType<typeof scenario>['generate']>['value'];
 
-function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kysely<FleetHoursDatabase>; close: () => Promise<void> }>): void {
+function describeAggregation(
+  name: string,
+  openDatabase: () => Promise<{ db: Kysely<FleetHoursDatabase>; close: () => Promise<void> }>,
+): void {
   describe(`database aggregation: ${name}`, () => {
     let db: Kysely<FleetHoursDatabase>;
     let close: () => Promise<void>;
@@ -93,12 +105,18 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
 
     /** A new device holding the scenario's segments (each run gets its own device: no truncation between runs). */
     const seed = async (target: FleetHoursStore, account: number, { timeZone, segments }: Scenario) => {
-      const device = (await target.createDevice({ accountId: account, name: 'Truck', imei: globalThis.crypto.randomUUID(), model: 'm', timeZone }))!;
+      const device = (await target.createDevice({
+        accountId: account,
+        name: 'Truck',
+        imei: globalThis.crypto.randomUUID(),
+        model: 'm',
+        timeZone,
+      }))!;
       await target.importSegments({ deviceId: device.id, segments });
       return device.id;
     };
 
-    it('sumSegmentSeconds() equals sumSegmentsByBucket() over the core\'s day boundaries, second for second', async () => {
+    it("sumSegmentSeconds() equals sumSegmentsByBucket() over the core's day boundaries, second for second", async () => {
       await fc.assert(
         fc.asyncProperty(scenario(1), async (run) => {
           const deviceId = await seed(store, accountId, run);
@@ -115,14 +133,19 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
       // off-by-one in the scan's bounds (longest segment, open segment) would show.
       const edgy = scenario(1).chain((run) => {
         const instants = run.segments.flatMap((segment) => [segment.startedAt, segment.endedAt ?? run.now]);
-        const near = instants.length === 0 ? fc.constant(run.now) : fc.constantFrom(...instants).chain((at) => fc.integer({ min: -2, max: 2 }).map((delta) => at + delta));
+        const near =
+          instants.length === 0
+            ? fc.constant(run.now)
+            : fc.constantFrom(...instants).chain((at) => fc.integer({ min: -2, max: 2 }).map((delta) => at + delta));
         return fc.tuple(fc.constant(run), fc.array(near, { minLength: 1, maxLength: 6 }));
       });
       await fc.assert(
         fc.asyncProperty(edgy, async ([run, instants]) => {
           const deviceId = await seed(store, accountId, run);
           const boundaries = [...instants].sort((a, b) => a - b);
-          expect(await store.sumSegmentSeconds({ deviceId, boundaries, now: run.now })).toEqual(sumSegmentsByBucket(run.segments, boundaries, run.now));
+          expect(await store.sumSegmentSeconds({ deviceId, boundaries, now: run.now })).toEqual(
+            sumSegmentsByBucket(run.segments, boundaries, run.now),
+          );
         }),
         { numRuns: 60 },
       );
@@ -150,7 +173,7 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
       );
     });
 
-    it('daily sums equal PostgreSQL\'s own AT TIME ZONE dates for every minute of engine time', async () => {
+    it("daily sums equal PostgreSQL's own AT TIME ZONE dates for every minute of engine time", async () => {
       await fc.assert(
         fc.asyncProperty(scenario(MINUTE), async (run) => {
           const deviceId = await seed(store, accountId, run);
@@ -169,10 +192,15 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
                and minute >= to_timestamp(${window.start}::float8)
                and minute < to_timestamp(${Math.min(window.end, run.now)}::float8) -- no engine time after now counts
              group by 1`.execute(db);
-          const oracle = new Map(rows.map((row) => [row.date, { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) }]));
+          const oracle = new Map(
+            rows.map((row) => [row.date, { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) }]),
+          );
           for (const day of daily!.days) {
             const expected = oracle.get(day.date) ?? { movingSeconds: 0, idleSeconds: 0 };
-            expect({ date: day.date, movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }).toEqual({ date: day.date, ...expected });
+            expect({ date: day.date, movingSeconds: day.movingSeconds, idleSeconds: day.idleSeconds }).toEqual({
+              date: day.date,
+              ...expected,
+            });
             oracle.delete(day.date);
           }
           expect([...oracle.keys()]).toEqual([]); // no engine minute falls on a date outside the series
@@ -184,15 +212,30 @@ function describeAggregation(name: string, openDatabase: () => Promise<{ db: Kys
     it.each([
       { timeZone: 'America/New_York', date: '2026-03-08', seconds: 23 * 3600, from: '2026-03-08T00:00:00-05:00', why: 'a 23-hour day' },
       { timeZone: 'America/New_York', date: '2026-11-01', seconds: 25 * 3600, from: '2026-11-01T00:00:00-04:00', why: 'a 25-hour day' },
-      { timeZone: 'America/Sao_Paulo', date: '2018-11-04', seconds: 23 * 3600, from: '2018-11-04T01:00:00-02:00', why: 'a day that starts at 01:00' },
-      { timeZone: 'Australia/Lord_Howe', date: '2026-04-05', seconds: 24.5 * 3600, from: '2026-04-05T00:00:00+11:00', why: 'a 30-minute DST shift' },
+      {
+        timeZone: 'America/Sao_Paulo',
+        date: '2018-11-04',
+        seconds: 23 * 3600,
+        from: '2018-11-04T01:00:00-02:00',
+        why: 'a day that starts at 01:00',
+      },
+      {
+        timeZone: 'Australia/Lord_Howe',
+        date: '2026-04-05',
+        seconds: 24.5 * 3600,
+        from: '2026-04-05T00:00:00+11:00',
+        why: 'a 30-minute DST shift',
+      },
       { timeZone: 'Asia/Kathmandu', date: '2026-06-15', seconds: 24 * 3600, from: '2026-06-15T00:00:00+05:45', why: 'a +05:45 zone' },
       { timeZone: 'Pacific/Apia', date: '2011-12-30', seconds: 0, from: '2011-12-31T00:00:00+14:00', why: 'a day that does not exist' },
     ])('a device running all day gets the real length of $why ($timeZone $date)', async ({ timeZone, date, seconds, from }) => {
       const device = (await store.createDevice({ accountId, name: 'Truck', imei: globalThis.crypto.randomUUID(), model: 'm', timeZone }))!;
       const dates = parseWindowQuery({ from: date, to: date });
       const window = resolveWindow({ ...dates, now: TO_2027, timeZone });
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: window.start - 2 * DAY, endedAt: window.end + 2 * DAY, state: 'moving' }] });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: window.start - 2 * DAY, endedAt: window.end + 2 * DAY, state: 'moving' }],
+      });
       const daily = await createFleetHours({ store, now: () => TO_2027 * 1000 }).daily({ accountId, deviceId: device.id, ...dates });
       expect(daily!.from).toBe(from);
       expect(daily!.days).toEqual([{ date, engineSeconds: seconds, movingSeconds: seconds, idleSeconds: 0 }]);

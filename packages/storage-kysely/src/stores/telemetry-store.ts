@@ -1,6 +1,19 @@
-import { DEFAULT_TELEMETRY_OPTIONS, UnknownDeviceError, type DeviceTelemetryPoint, type FleetHoursStore, type TelemetryPoint, type TelemetryWriteDevice } from '@fleet-hours/core';
-import { assertEpochSeconds, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite, type SourcedSegment } from '@fleet-hours/core/adapter';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import {
+  DEFAULT_TELEMETRY_OPTIONS,
+  UnknownDeviceError,
+  type DeviceTelemetryPoint,
+  type FleetHoursStore,
+  type TelemetryPoint,
+  type TelemetryWriteDevice,
+} from '@fleet-hours/core';
+import {
+  assertEpochSeconds,
+  assertTelemetryPoints,
+  planTelemetrySegments,
+  planTelemetryWrite,
+  type SourcedSegment,
+} from '@fleet-hours/core/adapter';
+import { sql, type Kysely } from 'kysely';
 import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from '../sql/daily-figures.js';
 import { writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
 import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
@@ -143,7 +156,14 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
     accepted += plan.accepted;
     duplicates += plan.duplicates;
     versions.set(deviceId, device.version);
-    devices.push({ deviceId, imei: device.imei, timeZone: device.time_zone, lastReportedAt: plan.lastReportedAt, accepted: plan.accepted, duplicates: plan.duplicates });
+    devices.push({
+      deviceId,
+      imei: device.imei,
+      timeZone: device.time_zone,
+      lastReportedAt: plan.lastReportedAt,
+      accepted: plan.accepted,
+      duplicates: plan.duplicates,
+    });
     if (!plan.segmentRange) continue;
 
     const change = planTelemetrySegments({ deviceId, plan, segments: device.segments });
@@ -226,7 +246,13 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
   const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & Partial<AroundRow>>`
     with asked as (
       select * from unnest(${planFree([...ids, ...imeis.map(() => null)], 'integer[]')}, ${planFree([...ids.map(() => null), ...imeis], 'text[]')},
-                           ${planFree(spans.map((span) => span.earliest), 'float8[]')}, ${planFree(spans.map((span) => span.latest), 'float8[]')}) as asked(id, imei, earliest, latest)
+                           ${planFree(
+                             spans.map((span) => span.earliest),
+                             'float8[]',
+                           )}, ${planFree(
+                             spans.map((span) => span.latest),
+                             'float8[]',
+                           )}) as asked(id, imei, earliest, latest)
     ),
     found as (
       select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}

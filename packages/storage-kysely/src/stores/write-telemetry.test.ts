@@ -44,7 +44,7 @@ function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times:
     transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
       const text = textOf(args.node);
       if (text.includes('as asked(id, imei, earliest, latest)')) kinds.set(args.queryId, 'read');
-      else if (/^\s*select id from devices\b[^]*\bfor update\s*$/.test(text)) kinds.set(args.queryId, 'lock');
+      else if (/^\s*select id from devices\b[\s\S]*\bfor update\s*$/.test(text)) kinds.set(args.queryId, 'lock');
       return args.node;
     },
     async transformResult(args: Parameters<KyselyPlugin['transformResult']>[0]) {
@@ -67,7 +67,11 @@ function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times:
 
 /** Points every 30 s from `start`, states changing every few points. */
 const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
-  Array.from({ length: count }, (_, index) => ({ time: start + index * 30, ignition: (index + seed) % 9 !== 0, speedKmh: ((index + seed) * 7) % 20 }));
+  Array.from({ length: count }, (_, index) => ({
+    time: start + index * 30,
+    ignition: (index + seed) % 9 !== 0,
+    speedKmh: ((index + seed) * 7) % 20,
+  }));
 
 /**
  * `between`: whether another write can come between a write's read and its write. On PGlite it
@@ -84,8 +88,20 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
       // The write that comes between goes through a store the plugin does not watch.
       const other = createKyselyStore(db);
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-      const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441013', model: 'm', timeZone: 'Europe/Berlin' }))!;
-      const second = (await store.createDevice({ accountId: account.id, name: 'Van', imei: '356307042441014', model: 'm', timeZone: 'Asia/Kathmandu' }))!;
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: 'Truck',
+        imei: '356307042441013',
+        model: 'm',
+        timeZone: 'Europe/Berlin',
+      }))!;
+      const second = (await store.createDevice({
+        accountId: account.id,
+        name: 'Van',
+        imei: '356307042441014',
+        model: 'm',
+        timeZone: 'Asia/Kathmandu',
+      }))!;
       return { db, watch, store, other, account, device, second };
     };
 
@@ -96,16 +112,24 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
       const mine = all.filter((_, index) => index % 3 !== 1);
       const theirs = all.filter((_, index) => index % 3 === 1);
       watch.times = 1;
-      watch.between = () => other.writeTelemetry({ accountId: account.id, points: theirs.map((point) => ({ imei: device.imei, ...point })), now: LATER });
+      watch.between = () =>
+        other.writeTelemetry({ accountId: account.id, points: theirs.map((point) => ({ imei: device.imei, ...point })), now: LATER });
       const result = await store.writeTelemetry({
         accountId: account.id,
-        points: [...mine.map((point) => ({ deviceId: device.id, ...point })), ...pointsFrom(T0, 10, 4).map((point) => ({ deviceId: second.id, ...point }))],
+        points: [
+          ...mine.map((point) => ({ deviceId: device.id, ...point })),
+          ...pointsFrom(T0, 10, 4).map((point) => ({ deviceId: second.id, ...point })),
+        ],
         now: LATER,
       });
       expect(watch.reads).toEqual(['unlocked', 'unlocked']);
       expect(result).toMatchObject({ accepted: mine.length + 10, duplicates: 0 });
-      expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
-      expect((await store.listSegments({ deviceId: second.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(pointsFrom(T0, 10, 4)));
+      expect(
+        (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state })),
+      ).toEqual(telemetryToSegments(all));
+      expect(
+        (await store.listSegments({ deviceId: second.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state })),
+      ).toEqual(telemetryToSegments(pointsFrom(T0, 10, 4)));
       expect(await store.listTelemetryPoints({ deviceId: device.id })).toHaveLength(all.length);
       expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
     });
@@ -118,18 +142,40 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
       const mine = all.filter((_, index) => index % 4 === 0);
       watch.times = 3;
       let next = 0;
-      watch.between = () => other.writeTelemetry({ accountId: account.id, points: theirs[next++]!.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
-      const result = await store.writeTelemetry({ accountId: account.id, points: mine.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      watch.between = () =>
+        other.writeTelemetry({
+          accountId: account.id,
+          points: theirs[next++]!.map((point) => ({ deviceId: device.id, ...point })),
+          now: LATER,
+        });
+      const result = await store.writeTelemetry({
+        accountId: account.id,
+        points: mine.map((point) => ({ deviceId: device.id, ...point })),
+        now: LATER,
+      });
       expect(watch.reads).toEqual(['unlocked', 'unlocked', 'unlocked', 'locked']);
       expect(result).toMatchObject({ accepted: mine.length, duplicates: 0 });
-      expect((await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state }))).toEqual(telemetryToSegments(all));
+      expect(
+        (await store.listSegments({ deviceId: device.id })).map(({ startedAt, endedAt, state }) => ({ startedAt, endedAt, state })),
+      ).toEqual(telemetryToSegments(all));
       expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
       // A resend of the same batch in between counts as what it is at the write: duplicates.
       watch.reads.length = 0;
       watch.times = 1;
-      watch.between = () => other.writeTelemetry({ accountId: account.id, points: mine.slice(0, 10).map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      watch.between = () =>
+        other.writeTelemetry({
+          accountId: account.id,
+          points: mine.slice(0, 10).map((point) => ({ deviceId: device.id, ...point })),
+          now: LATER,
+        });
       const resent = pointsFrom(T0 + 200 * 30, 5, 2);
-      expect(await store.writeTelemetry({ accountId: account.id, points: [...mine.slice(0, 10), ...resent].map((point) => ({ deviceId: device.id, ...point })), now: LATER })).toMatchObject({
+      expect(
+        await store.writeTelemetry({
+          accountId: account.id,
+          points: [...mine.slice(0, 10), ...resent].map((point) => ({ deviceId: device.id, ...point })),
+          now: LATER,
+        }),
+      ).toMatchObject({
         accepted: 5,
         duplicates: 10,
       });
@@ -161,7 +207,11 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
       select relname, seq_tup_read, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) as scans, n_tup_ins
         from pg_stat_user_tables where schemaname = current_schema() and relname in ('devices', 'telemetry_points')`.execute(db());
     const of = (name: string) => rows.find((row) => row.relname === name)!;
-    return { devicesRead: Number(of('devices').seq_tup_read), devicesScanned: Number(of('devices').scans), pointsInserted: Number(of('telemetry_points').n_tup_ins) };
+    return {
+      devicesRead: Number(of('devices').seq_tup_read),
+      devicesScanned: Number(of('devices').scans),
+      pointsInserted: Number(of('telemetry_points').n_tup_ins),
+    };
   };
   /** The counters once they show `points` points inserted since `before`: a backend reports them when idle, at most once a second. */
   const countersOnce = async (before: Awaited<ReturnType<typeof counters>>, points: number) => {
@@ -180,7 +230,9 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
     const setup = createKyselyStore(db());
     const account = await setup.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const devices = await Promise.all(
-      ['356307042441013', '356307042441014', '356307042441015'].map(async (imei) => (await setup.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!),
+      ['356307042441013', '356307042441014', '356307042441015'].map(
+        async (imei) => (await setup.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!,
+      ),
     );
     await db()
       .connection()
@@ -188,13 +240,19 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
         const store = createKyselyStore(connection);
         // Batches of different sizes and devices: a custom plan would be sized for each.
         for (let round = 0; round < 9; round += 1) {
-          const points = devices.slice(0, 1 + (round % 3)).flatMap((device, index) => pointsFrom(T0 + round * 900, 2 + round * index, round).map((point) => ({ imei: device.imei, ...point })));
+          const points = devices
+            .slice(0, 1 + (round % 3))
+            .flatMap((device, index) =>
+              pointsFrom(T0 + round * 900, 2 + round * index, round).map((point) => ({ imei: device.imei, ...point })),
+            );
           await store.writeTelemetry({ accountId: account.id, points, now: LATER });
         }
         const { rows } = await sql<{ read: boolean; generic_plans: number; custom_plans: number }>`
           select statement like '%as asked(id, imei, earliest, latest)%' as read, generic_plans::integer, custom_plans::integer
             from pg_prepared_statements
-           where (statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%'`.execute(connection);
+           where (statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%'`.execute(
+          connection,
+        );
         // The counts are the connection's since it opened (earlier tests used it too): never more
         // than five custom plans, and the rounds past the fifth on the generic one.
         expect(rows.map(({ read }) => read).sort()).toEqual([false, true]);
@@ -213,7 +271,15 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const fleet: number[] = [];
     for (let index = 0; index < 200; index += 1) {
-      fleet.push((await store.createDevice({ accountId: account.id, name: `Truck ${index}`, imei: String(356_307_042_500_000 + index), model: 'm', timeZone: 'UTC' }))!.id);
+      fleet.push(
+        (await store.createDevice({
+          accountId: account.id,
+          name: `Truck ${index}`,
+          imei: String(356_307_042_500_000 + index),
+          model: 'm',
+          timeZone: 'UTC',
+        }))!.id,
+      );
     }
     // As autovacuum leaves a fleet's table: each connection plans its statements again from it.
     await sql`analyze devices`.execute(db());
@@ -233,11 +299,21 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
     await resetTables(db());
     const store = createKyselyStore(db());
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441099', model: 'm', timeZone: 'UTC' }))!;
+    const device = (await store.createDevice({
+      accountId: account.id,
+      name: 'Truck',
+      imei: '356307042441099',
+      model: 'm',
+      timeZone: 'UTC',
+    }))!;
     const before = await counters();
     // Four batches of 2,000 points, each a run of engine cycles: thousands of segments and rows.
     for (let batch = 0; batch < 4; batch += 1) {
-      await store.writeTelemetry({ accountId: account.id, points: pointsFrom(T0 + batch * 60_000, 2_000, 3).map((point) => ({ deviceId: device.id, ...point })), now: LATER });
+      await store.writeTelemetry({
+        accountId: account.id,
+        points: pointsFrom(T0 + batch * 60_000, 2_000, 3).map((point) => ({ deviceId: device.id, ...point })),
+        now: LATER,
+      });
     }
     const after = await countersOnce(before, 8_000);
     expect((await store.listSegments({ deviceId: device.id })).length).toBeGreaterThan(500);

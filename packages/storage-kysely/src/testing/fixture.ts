@@ -12,7 +12,6 @@ import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { migrateToLatest } from '../schema/migrate-to-latest.js';
 
-
 /** One migrated PGlite for the enclosing suite (or file), made before its tests and destroyed after them. */
 export function usePGlite(): () => Kysely<FleetHoursDatabase> {
   let db: Kysely<FleetHoursDatabase>;
@@ -72,7 +71,10 @@ export interface PlanNode {
 }
 
 /** `EXPLAIN (ANALYZE, FORMAT JSON)` of a compiled query. */
-export async function explainAnalyze(db: Kysely<FleetHoursDatabase>, compiled: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode> {
+export async function explainAnalyze(
+  db: Kysely<FleetHoursDatabase>,
+  compiled: { sql: string; parameters: readonly unknown[] },
+): Promise<PlanNode> {
   const { rows } = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
     ...compiled,
     sql: `explain (analyze, format json) ${compiled.sql}`,

@@ -23,7 +23,13 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
 /** Where a device's stored figures (D27) differ from what its segments say. */
 export type DailyFiguresMismatch =
   /** One local day: `null` on a side that has no row for it. */
-  | { readonly deviceId: number; readonly kind: 'day'; readonly dayStart: number; readonly expected: DayFigure | null; readonly stored: DayFigure | null }
+  | {
+      readonly deviceId: number;
+      readonly kind: 'day';
+      readonly dayStart: number;
+      readonly expected: DayFigure | null;
+      readonly stored: DayFigure | null;
+    }
   /** The lifetime totals of closed segments that the meter reads. */
   | { readonly deviceId: number; readonly kind: 'totals'; readonly expected: BucketSeconds; readonly stored: BucketSeconds }
   /** The days were cut in another zone than the device's (`null`: never built, yet there are segments). */
@@ -151,7 +157,12 @@ function _later(a: number | null, b: number | null): number | null {
  *
  * @returns The newest point's time (`null`: no points).
  */
-async function _checkTelemetrySegments(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions, found: _Differences): Promise<number | null> {
+async function _checkTelemetrySegments(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  options: CheckOptions,
+  found: _Differences,
+): Promise<number | null> {
   const points = { newest: null as number | null };
   const derived = new _Peekable(_derivedSegments(trx, deviceId, options.chunkSize, points));
   const stored = new _Peekable(_storedTelemetrySegments(trx, deviceId, options.chunkSize));
@@ -186,7 +197,12 @@ async function _checkTelemetrySegments(trx: Kysely<FleetHoursDatabase>, deviceId
 
 /** Segments found on one side only, in start order, gathered into runs that touch or overlap: one difference each. */
 class _DifferingRanges {
-  #range: { start: number; end: number; expected: { movingSeconds: number; idleSeconds: number }; stored: { movingSeconds: number; idleSeconds: number } } | null = null;
+  #range: {
+    start: number;
+    end: number;
+    expected: { movingSeconds: number; idleSeconds: number };
+    stored: { movingSeconds: number; idleSeconds: number };
+  } | null = null;
 
   constructor(
     private readonly deviceId: number,
@@ -196,7 +212,12 @@ class _DifferingRanges {
   note(segment: SegmentInput, side: 'expected' | 'stored'): void {
     const end = segment.endedAt ?? segment.startedAt;
     if (this.#range && segment.startedAt > this.#range.end) this.close();
-    const range = (this.#range ??= { start: segment.startedAt, end, expected: { movingSeconds: 0, idleSeconds: 0 }, stored: { movingSeconds: 0, idleSeconds: 0 } });
+    const range = (this.#range ??= {
+      start: segment.startedAt,
+      end,
+      expected: { movingSeconds: 0, idleSeconds: 0 },
+      stored: { movingSeconds: 0, idleSeconds: 0 },
+    });
     range.end = Math.max(range.end, end);
     range[side][segment.state === 'moving' ? 'movingSeconds' : 'idleSeconds'] += end - segment.startedAt;
   }
@@ -251,7 +272,11 @@ async function* _derivedSegments(
 }
 
 /** The device's stored telemetry segments in start order, `chunkSize` per statement (keyset on `(device_id, started_at)`). */
-async function* _storedTelemetrySegments(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize: number): AsyncGenerator<SegmentInput> {
+async function* _storedTelemetrySegments(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  chunkSize: number,
+): AsyncGenerator<SegmentInput> {
   let after: number | null = null;
   for (;;) {
     const from: RawBuilder<unknown> = after === null ? sql`` : sql`and started_at > to_timestamp(${after}::float8)`;
@@ -259,7 +284,8 @@ async function* _storedTelemetrySegments(trx: Kysely<FleetHoursDatabase>, device
       select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
         from engine_segments where device_id = ${deviceId} and source = 'telemetry' ${from}
        order by started_at limit ${chunkSize}`.execute(trx);
-    for (const row of rows) yield { startedAt: Number(row.started_at), endedAt: row.ended_at === null ? null : Number(row.ended_at), state: row.state };
+    for (const row of rows)
+      yield { startedAt: Number(row.started_at), endedAt: row.ended_at === null ? null : Number(row.ended_at), state: row.state };
     if (rows.length < chunkSize) return;
     after = Number(rows[rows.length - 1]!.started_at);
   }
@@ -348,10 +374,15 @@ async function _checkFigures(
   const storedDays = new _Peekable(_storedDays(trx, deviceId, options.chunkSize));
   let newestImported: number | null = null;
   const compare = async (expected: DayFigure | null) => {
-    for (let have = await storedDays.peek(); have !== undefined && (expected === null || have.dayStart <= expected.dayStart); have = await storedDays.peek()) {
+    for (
+      let have = await storedDays.peek();
+      have !== undefined && (expected === null || have.dayStart <= expected.dayStart);
+      have = await storedDays.peek()
+    ) {
       storedDays.take();
       if (expected !== null && have.dayStart === expected.dayStart) {
-        const same = have.dayEnd === expected.dayEnd && have.movingSeconds === expected.movingSeconds && have.idleSeconds === expected.idleSeconds;
+        const same =
+          have.dayEnd === expected.dayEnd && have.movingSeconds === expected.movingSeconds && have.idleSeconds === expected.idleSeconds;
         if (!same) found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: have });
         return;
       }
@@ -360,7 +391,8 @@ async function _checkFigures(
     if (expected !== null) found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: null });
   };
   for await (const segments of segmentChunks(trx, deviceId, options.chunkSize, true)) {
-    for (const segment of segments) if (segment.source === 'import') newestImported = _later(newestImported, segment.endedAt ?? segment.startedAt);
+    for (const segment of segments)
+      if (segment.source === 'import') newestImported = _later(newestImported, segment.endedAt ?? segment.startedAt);
     for (const day of figures.add(segments)) await compare(day);
   }
   for (const day of figures.finish()) await compare(day);
@@ -372,7 +404,8 @@ async function _checkFigures(
   }
   const expected = { movingSeconds: figures.movingSeconds, idleSeconds: figures.idleSeconds };
   const stored = { movingSeconds: Number(device.moving), idleSeconds: Number(device.idle) };
-  if (expected.movingSeconds !== stored.movingSeconds || expected.idleSeconds !== stored.idleSeconds) found.add({ deviceId, kind: 'totals', expected, stored });
+  if (expected.movingSeconds !== stored.movingSeconds || expected.idleSeconds !== stored.idleSeconds)
+    found.add({ deviceId, kind: 'totals', expected, stored });
   if (Number(device.longest) < figures.longestSegmentSeconds) {
     found.add({ deviceId, kind: 'longest_segment', expected: figures.longestSegmentSeconds, stored: Number(device.longest) });
   }
@@ -384,11 +417,21 @@ async function* _storedDays(trx: Kysely<FleetHoursDatabase>, deviceId: number, c
   let after: number | null = null;
   for (;;) {
     const from: RawBuilder<unknown> = after === null ? sql`` : sql`and day_start > ${after}`;
-    const { rows } = await sql<{ day_start: number | string; day_end: number | string; moving_seconds: number | string; idle_seconds: number | string }>`
+    const { rows } = await sql<{
+      day_start: number | string;
+      day_end: number | string;
+      moving_seconds: number | string;
+      idle_seconds: number | string;
+    }>`
       select day_start, day_end, moving_seconds, idle_seconds from engine_day_figures
        where device_id = ${deviceId} ${from} order by day_start limit ${chunkSize}`.execute(trx);
     for (const row of rows) {
-      yield { dayStart: Number(row.day_start), dayEnd: Number(row.day_end), movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) };
+      yield {
+        dayStart: Number(row.day_start),
+        dayEnd: Number(row.day_end),
+        movingSeconds: Number(row.moving_seconds),
+        idleSeconds: Number(row.idle_seconds),
+      };
     }
     if (rows.length < chunkSize) return;
     after = Number(rows[rows.length - 1]!.day_start);

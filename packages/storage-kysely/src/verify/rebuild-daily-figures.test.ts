@@ -39,7 +39,10 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       const { db, store, device } = await seed('America/Sao_Paulo');
       await store.importSegments({ deviceId: device.id, segments: [{ startedAt: 1_541_296_000, endedAt: 1_541_304_000, state: 'idle' }] });
       await store.importSegments({ deviceId: device.id, segments: [{ startedAt: 1_541_310_000, endedAt: null, state: 'moving' }] });
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: 1_541_310_000, endedAt: 1_541_400_000, state: 'moving' }] });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: 1_541_310_000, endedAt: 1_541_400_000, state: 'moving' }],
+      });
       expect(await verifyDailyFigures(db)).toEqual({ deviceIds: [device.id], mismatches: [] });
       await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Beirut' } });
       expect(await verifyDailyFigures(db, { deviceId: device.id })).toEqual({ deviceIds: [device.id], mismatches: [] });
@@ -58,14 +61,20 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       }));
       const now = midnight + 10 * HOUR;
       // Late points fall between earlier ones: segments around them are removed and added again.
-      for (const batch of [points.filter((_, index) => index % 3 === 0), points.filter((_, index) => index % 3 === 2), points.filter((_, index) => index % 3 === 1)]) {
+      for (const batch of [
+        points.filter((_, index) => index % 3 === 0),
+        points.filter((_, index) => index % 3 === 2),
+        points.filter((_, index) => index % 3 === 1),
+      ]) {
         await store.writeTelemetry({ accountId: account.id, points: batch, now });
       }
       expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
       const segments = await store.listSegments({ deviceId: device.id });
       expect(segments.length).toBeGreaterThan(3);
       const boundaries = [midnight - DAY, midnight, midnight + 23 * HOUR];
-      expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual(sumSegmentsByBucket(segments, boundaries, now));
+      expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual(
+        sumSegmentsByBucket(segments, boundaries, now),
+      );
       expect(await store.summarizeDeviceSegments({ deviceId: device.id, now })).toEqual(summarizeSegments(segments, now));
     });
 
@@ -92,16 +101,24 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       expect((await meter())?.movingSeconds).toBe(DAY + HOUR);
       const segments = await store.listSegments({ deviceId: device.id });
       const boundaries = [T0 - DAY, T0 + 2 * DAY + 30, T0 + 3 * DAY, T0 + 5 * DAY];
-      expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual(sumSegmentsByBucket(segments, boundaries, now));
+      expect(await store.sumSegmentSeconds({ deviceId: device.id, boundaries, now })).toEqual(
+        sumSegmentsByBucket(segments, boundaries, now),
+      );
       expect(await rebuildDailyFigures(db, { deviceId: device.id + 1000 })).toEqual({ deviceIds: [] });
     });
 
     it('a zone changed by SQL is reported, and the next write rebuilds the figures in the new zone', async () => {
       const { db, store, device } = await seed('UTC');
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0 + 23 * HOUR, endedAt: T0 + 25 * HOUR, state: 'idle' }] });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: T0 + 23 * HOUR, endedAt: T0 + 25 * HOUR, state: 'idle' }],
+      });
       await sql`update devices set time_zone = 'Asia/Kathmandu' where id = ${device.id}`.execute(db);
       expect((await verifyDailyFigures(db)).mismatches.map((mismatch) => mismatch.kind)).toContain('time_zone');
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0 + 30 * HOUR, endedAt: T0 + 31 * HOUR, state: 'moving' }] });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: T0 + 30 * HOUR, endedAt: T0 + 31 * HOUR, state: 'moving' }],
+      });
       expect((await verifyDailyFigures(db)).mismatches).toEqual([]);
     });
 
@@ -119,7 +136,9 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       );
 
       const { boundaries } = dayBuckets(resolveWindow({ from, to, now, timeZone: 'Europe/Berlin' }));
-      expect(daily.days.map(({ movingSeconds, idleSeconds }) => ({ movingSeconds, idleSeconds }))).toEqual(sumSegmentsByBucket(segments, boundaries, now));
+      expect(daily.days.map(({ movingSeconds, idleSeconds }) => ({ movingSeconds, idleSeconds }))).toEqual(
+        sumSegmentsByBucket(segments, boundaries, now),
+      );
       const plan = await explainAnalyze(db, sumByBucket(device.id, boundaries, now).compile(db));
       expect(rowsReadFrom(plan, 'engine_segments')).toBe(0);
       expect(rowsReadFrom(plan, 'engine_day_figures')).toBeLessThanOrEqual(boundaries.length + 1);
@@ -132,7 +151,10 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
     it('migration 0003 builds the figures of devices that already have segments', async () => {
       // Back to 0002 and forward again: the backfill runs over the segments already there.
       const { store, device } = await seed('Pacific/Apia');
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: 1_325_239_200 - 2 * HOUR, endedAt: 1_325_239_200 + 2 * HOUR, state: 'moving' }] });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: 1_325_239_200 - 2 * HOUR, endedAt: 1_325_239_200 + 2 * HOUR, state: 'moving' }],
+      });
       const db = database();
       const migrator = await createFleetHoursMigrator(db);
       expect((await migrator.migrateTo('0002_rate_limit_counters')).error).toBeUndefined();

@@ -25,7 +25,10 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
  * await db.destroy();
  * ```
  */
-export function rebuildDailyFigures(db: Kysely<FleetHoursDatabase>, options: { readonly deviceId?: number } = {}): Promise<{ readonly deviceIds: readonly number[] }> {
+export function rebuildDailyFigures(
+  db: Kysely<FleetHoursDatabase>,
+  options: { readonly deviceId?: number } = {},
+): Promise<{ readonly deviceIds: readonly number[] }> {
   return guard(async () => {
     const rebuilt: number[] = [];
     for await (const deviceId of deviceIdPages(db, options.deviceId, READ_CHUNK)) {

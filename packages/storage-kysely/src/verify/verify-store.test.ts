@@ -20,7 +20,7 @@ const NOW = T0 + 10 * DAY;
 /** Deterministic points over two days: runs of reports 20–400 s apart (gaps beyond 300 s too), ignition and speed changing. */
 function points(deviceId: number, count: number, start = T0 + 6 * 3600, seed = 7): DeviceTelemetryPoint[] {
   let state = seed;
-  const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   const result: DeviceTelemetryPoint[] = [];
   let time = start;
   for (let index = 0; index < count; index += 1) {
@@ -53,7 +53,8 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '356307042441013', model: 'm', timeZone }))!;
       const written = points(device.id, 400);
       // Out of order, in three batches: the stored segments are re-derived around each.
-      for (const share of [0, 2, 1]) await store.writeTelemetry({ accountId: account.id, points: written.filter((_, index) => index % 3 === share), now: NOW });
+      for (const share of [0, 2, 1])
+        await store.writeTelemetry({ accountId: account.id, points: written.filter((_, index) => index % 3 === share), now: NOW });
       return { db, store, account, device, written };
     };
     const telemetrySegments = async (db: Kysely<FleetHoursDatabase>, deviceId: number): Promise<SegmentInput[]> =>
@@ -70,30 +71,62 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
 
     it('D36: a device written through the store (telemetry out of order, imports beside it) agrees with its sources', async () => {
       const { db, store, device } = await seed();
-      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + 3600, state: 'idle' }], reportedAt: NOW });
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: T0, endedAt: T0 + 3600, state: 'idle' }],
+        reportedAt: NOW,
+      });
       expect(await verifyStore(db)).toEqual({ checked: 1, devices: [] });
       // An import's reportedAt (P6) may lie beyond every instant it held: later than the newest point, not a difference.
-      const { rows } = await sql<{ at: number }>`select date_part('epoch', last_reported_at) as at from devices where id = ${device.id}`.execute(db);
+      const { rows } = await sql<{
+        at: number;
+      }>`select date_part('epoch', last_reported_at) as at from devices where id = ${device.id}`.execute(db);
       expect(Number(rows[0]!.at)).toBe(NOW);
     });
 
     it('D36: a day row changed with SQL is named with its seconds; repair rebuilds it', async () => {
       const { db, device } = await seed();
-      const day = (await sql<{ day_start: string; day_end: string; moving: string; idle: string }>`
-        select day_start, day_end, moving_seconds as moving, idle_seconds as idle from engine_day_figures where device_id = ${device.id} order by day_start limit 1`.execute(db)).rows[0]!;
-      await sql`update engine_day_figures set idle_seconds = idle_seconds + 600 where device_id = ${device.id} and day_start = ${day.day_start}`.execute(db);
-      const expected = { dayStart: Number(day.day_start), dayEnd: Number(day.day_end), movingSeconds: Number(day.moving), idleSeconds: Number(day.idle) };
-      const found: StoreDifference[] = [{ deviceId: device.id, kind: 'day', dayStart: expected.dayStart, expected, stored: { ...expected, idleSeconds: expected.idleSeconds + 600 } }];
+      const day = (
+        await sql<{ day_start: string; day_end: string; moving: string; idle: string }>`
+        select day_start, day_end, moving_seconds as moving, idle_seconds as idle from engine_day_figures where device_id = ${device.id} order by day_start limit 1`.execute(
+          db,
+        )
+      ).rows[0]!;
+      await sql`update engine_day_figures set idle_seconds = idle_seconds + 600 where device_id = ${device.id} and day_start = ${day.day_start}`.execute(
+        db,
+      );
+      const expected = {
+        dayStart: Number(day.day_start),
+        dayEnd: Number(day.day_end),
+        movingSeconds: Number(day.moving),
+        idleSeconds: Number(day.idle),
+      };
+      const found: StoreDifference[] = [
+        {
+          deviceId: device.id,
+          kind: 'day',
+          dayStart: expected.dayStart,
+          expected,
+          stored: { ...expected, idleSeconds: expected.idleSeconds + 600 },
+        },
+      ];
       expect((await verifyStore(db)).devices).toEqual([{ deviceId: device.id, differences: found, omitted: 0, repaired: false }]);
       await expectRepairedAndClean(db, device.id, found);
     });
 
     it('D36: lifetime totals changed with SQL are named with their seconds; repair rebuilds them', async () => {
       const { db, device } = await seed();
-      const totals = (await sql<{ moving: string; idle: string }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from devices where id = ${device.id}`.execute(db)).rows[0]!;
+      const totals = (
+        await sql<{
+          moving: string;
+          idle: string;
+        }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from devices where id = ${device.id}`.execute(db)
+      ).rows[0]!;
       await sql`update devices set closed_moving_seconds = closed_moving_seconds - 90 where id = ${device.id}`.execute(db);
       const expected = { movingSeconds: Number(totals.moving), idleSeconds: Number(totals.idle) };
-      const found: StoreDifference[] = [{ deviceId: device.id, kind: 'totals', expected, stored: { ...expected, movingSeconds: expected.movingSeconds - 90 } }];
+      const found: StoreDifference[] = [
+        { deviceId: device.id, kind: 'totals', expected, stored: { ...expected, movingSeconds: expected.movingSeconds - 90 } },
+      ];
       expect((await verifyStore(db, { deviceId: device.id })).devices[0]!.differences).toEqual(found);
       await expectRepairedAndClean(db, device.id, found);
     });
@@ -106,7 +139,14 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       const held = victim.state === 'moving' ? { movingSeconds: seconds, idleSeconds: 0 } : { movingSeconds: 0, idleSeconds: seconds };
       const { devices } = await verifyStore(db);
       const differences = devices[0]!.differences;
-      expect(differences[0]).toEqual({ deviceId: device.id, kind: 'telemetry_segments', start: victim.startedAt, end: victim.endedAt, expected: held, stored: { movingSeconds: 0, idleSeconds: 0 } });
+      expect(differences[0]).toEqual({
+        deviceId: device.id,
+        kind: 'telemetry_segments',
+        start: victim.startedAt,
+        end: victim.endedAt,
+        expected: held,
+        stored: { movingSeconds: 0, idleSeconds: 0 },
+      });
       // The figures still count it: its day (or days) and the totals differ from the segments by its seconds.
       const days = differences.filter((difference) => difference.kind === 'day');
       expect(days.length).toBeGreaterThanOrEqual(1);
@@ -125,16 +165,35 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
     it('D36: a telemetry segment shortened with SQL is named by the seconds it lost; one added where no point is, by the seconds it holds', async () => {
       const { db, device, written } = await seed();
       const victim = (await telemetrySegments(db, device.id))[3]!;
-      await sql`update engine_segments set ended_at = ended_at - interval '60 seconds' where device_id = ${device.id} and started_at = to_timestamp(${victim.startedAt})`.execute(db);
+      await sql`update engine_segments set ended_at = ended_at - interval '60 seconds' where device_id = ${device.id} and started_at = to_timestamp(${victim.startedAt})`.execute(
+        db,
+      );
       const stray = T0 + 5 * DAY;
       await sql`insert into engine_segments (device_id, started_at, ended_at, state, source)
                 values (${device.id}, to_timestamp(${stray}), to_timestamp(${stray + 1200}), 'moving', 'telemetry')`.execute(db);
       const seconds = victim.endedAt! - victim.startedAt;
-      const side = (held: number) => (victim.state === 'moving' ? { movingSeconds: held, idleSeconds: 0 } : { movingSeconds: 0, idleSeconds: held });
-      const segmentDifferences = (await verifyStore(db)).devices[0]!.differences.filter((difference) => difference.kind === 'telemetry_segments');
+      const side = (held: number) =>
+        victim.state === 'moving' ? { movingSeconds: held, idleSeconds: 0 } : { movingSeconds: 0, idleSeconds: held };
+      const segmentDifferences = (await verifyStore(db)).devices[0]!.differences.filter(
+        (difference) => difference.kind === 'telemetry_segments',
+      );
       expect(segmentDifferences).toEqual([
-        { deviceId: device.id, kind: 'telemetry_segments', start: victim.startedAt, end: victim.endedAt, expected: side(seconds), stored: side(seconds - 60) },
-        { deviceId: device.id, kind: 'telemetry_segments', start: stray, end: stray + 1200, expected: { movingSeconds: 0, idleSeconds: 0 }, stored: { movingSeconds: 1200, idleSeconds: 0 } },
+        {
+          deviceId: device.id,
+          kind: 'telemetry_segments',
+          start: victim.startedAt,
+          end: victim.endedAt,
+          expected: side(seconds),
+          stored: side(seconds - 60),
+        },
+        {
+          deviceId: device.id,
+          kind: 'telemetry_segments',
+          start: stray,
+          end: stray + 1200,
+          expected: { movingSeconds: 0, idleSeconds: 0 },
+          stored: { movingSeconds: 1200, idleSeconds: 0 },
+        },
       ]);
       await verifyStore(db, { repair: true });
       expect(await telemetrySegments(db, device.id)).toEqual(telemetryToSegments(written));
@@ -150,7 +209,9 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       await expectRepairedAndClean(db, device.id, found);
       // Later than the newest point is wrong too, for a device without imports.
       await sql`update devices set last_reported_at = last_reported_at + interval '5 minutes' where id = ${device.id}`.execute(db);
-      expect((await verifyStore(db)).devices[0]!.differences).toEqual([{ deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest + 300 }]);
+      expect((await verifyStore(db)).devices[0]!.differences).toEqual([
+        { deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest + 300 },
+      ]);
     });
 
     it('D36: longest_segment_seconds shorter than a closed segment is named; repair raises it', async () => {
@@ -164,7 +225,9 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
 
     it('D36, P41: no statement reads more than chunkSize rows, and any chunk size gives the same answer (segments and days across chunk ends)', async () => {
       const { db, device, written } = await seed('America/New_York');
-      const { rows } = await sql<{ count: string }>`select count(*) as count from engine_segments where device_id = ${device.id}`.execute(db);
+      const { rows } = await sql<{ count: string }>`select count(*) as count from engine_segments where device_id = ${device.id}`.execute(
+        db,
+      );
       const segmentCount = Number(rows[0]!.count);
       expect(segmentCount).toBeGreaterThan(40);
       for (const chunkSize of [1, 2, 3, 7, 25]) {
@@ -178,7 +241,10 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       await sql`delete from engine_segments where device_id = ${device.id}`.execute(db);
       await sql`delete from engine_day_figures where device_id = ${device.id}`.execute(db);
       const counted = countingRows(db);
-      expect((await verifyStore(counted.db, { chunkSize: 4, repair: true, detailLimit: 3 })).devices[0]).toMatchObject({ repaired: true, omitted: expect.any(Number) });
+      expect((await verifyStore(counted.db, { chunkSize: 4, repair: true, detailLimit: 3 })).devices[0]).toMatchObject({
+        repaired: true,
+        omitted: expect.any(Number),
+      });
       expect(Math.max(...counted.sizes)).toBeLessThanOrEqual(4);
       expect(await telemetrySegments(db, device.id)).toEqual(telemetryToSegments(written));
       expect(await verifyStore(db, { chunkSize: 3 })).toEqual({ checked: 1, devices: [] });
@@ -186,7 +252,13 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
 
     it('D36: devices are taken one at a time by id; a missing device is not checked; onDevice sees each report', async () => {
       const { db, store, account } = await seed();
-      const other = (await store.createDevice({ accountId: account.id, name: 'Van', imei: '356307042441021', model: 'm', timeZone: 'UTC' }))!;
+      const other = (await store.createDevice({
+        accountId: account.id,
+        name: 'Van',
+        imei: '356307042441021',
+        model: 'm',
+        timeZone: 'UTC',
+      }))!;
       await store.writeTelemetry({ accountId: account.id, points: points(other.id, 30), now: NOW });
       await sql`update devices set closed_idle_seconds = closed_idle_seconds + 1 where id = ${other.id}`.execute(db);
       const seen: number[] = [];
@@ -217,7 +289,8 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
         const reports: (readonly StoreDifference[])[] = [];
         while (writing || reports.length < 2) {
           // Each round takes the lock and rewrites the device's row while the writers plan and write.
-          if (reports.length > 0) await sql`update devices set closed_idle_seconds = closed_idle_seconds + 7 where id = ${device.id}`.execute(db);
+          if (reports.length > 0)
+            await sql`update devices set closed_idle_seconds = closed_idle_seconds + 7 where id = ${device.id}`.execute(db);
           const result = await verifyStore(db, { repair: true, deviceId: device.id, chunkSize: 50 });
           reports.push(result.devices[0]?.differences ?? []);
         }
@@ -231,7 +304,11 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       for (const differences of rounds) {
         expect(differences).toHaveLength(1);
         const totals = differences[0] as Extract<StoreDifference, { kind: 'totals' }>;
-        expect([totals.kind, totals.stored.idleSeconds - totals.expected.idleSeconds, totals.stored.movingSeconds - totals.expected.movingSeconds]).toEqual(['totals', 7, 0]);
+        expect([
+          totals.kind,
+          totals.stored.idleSeconds - totals.expected.idleSeconds,
+          totals.stored.movingSeconds - totals.expected.movingSeconds,
+        ]).toEqual(['totals', 7, 0]);
       }
       expect(await telemetrySegments(db, device.id)).toEqual(telemetryToSegments([...written, ...later]));
       expect(await verifyStore(db)).toEqual({ checked: 1, devices: [] });

@@ -84,7 +84,8 @@ export function verifyStore(db: Kysely<FleetHoursDatabase>, options: VerifyStore
   const chunkSize = options.chunkSize ?? READ_CHUNK;
   const detailLimit = options.detailLimit ?? 20;
   return guard(async () => {
-    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) throw new RangeError(`Option chunkSize must be a whole number ≥ 1, got ${chunkSize}`);
+    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1)
+      throw new RangeError(`Option chunkSize must be a whole number ≥ 1, got ${chunkSize}`);
     if (detailLimit !== Infinity && (!Number.isSafeInteger(detailLimit) || detailLimit < 1)) {
       throw new RangeError(`Option detailLimit must be a whole number ≥ 1, got ${detailLimit}`);
     }

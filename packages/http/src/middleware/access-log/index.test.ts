@@ -44,7 +44,10 @@ describe('accessLog()', () => {
 
   it('never logs a key, its fingerprint or the Authorization header, and names the key of a 403 by id', async () => {
     const { request, keys, logs, store, accounts } = await createFixture();
-    const fingerprints = [...(await store.listApiKeys({ accountId: accounts.acme.id })), ...(await store.listApiKeys({ accountId: accounts.starter.id }))].map((key) => key.fingerprint);
+    const fingerprints = [
+      ...(await store.listApiKeys({ accountId: accounts.acme.id })),
+      ...(await store.listApiKeys({ accountId: accounts.starter.id })),
+    ].map((key) => key.fingerprint);
     for (const key of Object.values(keys)) await request('/api/v1/devices', key.key);
     const text = JSON.stringify(logs);
     for (const key of Object.values(keys)) expect(text).not.toContain(key.key);
@@ -73,7 +76,13 @@ describe('accessLog()', () => {
     await app.request('/api/v1/devices', { headers: { Authorization: 'Bearer fh_not_a_key' } });
     expect(lines).toHaveLength(1);
     expect(typeof lines[0]).toBe('string');
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ method: 'GET', route: '/api/v1/devices', status: 401, key_id: null, error_code: 'unknown_api_key' });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      method: 'GET',
+      route: '/api/v1/devices',
+      status: 401,
+      key_id: null,
+      error_code: 'unknown_api_key',
+    });
     expect(lines[0]).not.toContain('fh_not_a_key');
   });
 });

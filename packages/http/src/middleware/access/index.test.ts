@@ -21,10 +21,16 @@ describe('access(): D10–D12 in the order of D11', () => {
     const { request, keys } = await createFixture();
     const revoked = await request('/api/v1/devices', keys.revoked.key);
     expect(revoked.status).toBe(401);
-    expect(((await revoked.json()) as ErrorBody).error).toMatchObject({ code: 'revoked_api_key', message: expect.stringMatching(/revoked/i) });
+    expect(((await revoked.json()) as ErrorBody).error).toMatchObject({
+      code: 'revoked_api_key',
+      message: expect.stringMatching(/revoked/i),
+    });
     const expired = await request('/api/v1/devices', keys.expired.key);
     expect(expired.status).toBe(401);
-    expect(((await expired.json()) as ErrorBody).error).toMatchObject({ code: 'expired_api_key', message: expect.stringMatching(/expired/i) });
+    expect(((await expired.json()) as ErrorBody).error).toMatchObject({
+      code: 'expired_api_key',
+      message: expect.stringMatching(/expired/i),
+    });
   });
 
   it('stops a key on the next request after it is revoked (D10)', async () => {
@@ -40,7 +46,13 @@ describe('access(): D10–D12 in the order of D11', () => {
     const { request, store, accounts, clock } = await createFixture();
     const { fingerprintApiKey, generateApiKey } = await import('@fleet-hours/core');
     const key = generateApiKey();
-    await store.createApiKey({ accountId: accounts.acme.id, fingerprint: await fingerprintApiKey(key), label: 'short', expiresAt: clock.nowMs / 1000 + 30, now: 0 });
+    await store.createApiKey({
+      accountId: accounts.acme.id,
+      fingerprint: await fingerprintApiKey(key),
+      label: 'short',
+      expiresAt: clock.nowMs / 1000 + 30,
+      now: 0,
+    });
     expect((await request('/api/v1/devices', key)).status).toBe(200);
     clock.advance(30_000);
     expect(((await (await request('/api/v1/devices', key)).json()) as ErrorBody).error.code).toBe('expired_api_key');
@@ -63,12 +75,26 @@ describe('access(): D10–D12 in the order of D11', () => {
       const response = await app.request('/api/v1/devices', { headers: { Authorization: header } });
       expect([response.status, response.headers.get('WWW-Authenticate')]).toEqual([401, 'Bearer realm="fleet-hours"']);
       expect(await response.json()).toEqual({
-        error: { status: 401, code: 'missing_api_key', message: 'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key' },
+        error: {
+          status: 401,
+          code: 'missing_api_key',
+          message:
+            'API key not sent as a Bearer token: the header must be "Authorization: Bearer <API_KEY>", with "Bearer " before the key',
+        },
       });
     }
-    const ingest = await app.request('/ingest/v1/telemetry', { method: 'POST', headers: { Authorization: 'fhi_whatever', 'Content-Type': 'application/x-ndjson' }, body: '' });
+    const ingest = await app.request('/ingest/v1/telemetry', {
+      method: 'POST',
+      headers: { Authorization: 'fhi_whatever', 'Content-Type': 'application/x-ndjson' },
+      body: '',
+    });
     expect(await ingest.json()).toEqual({
-      error: { status: 401, code: 'missing_ingest_token', message: 'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token' },
+      error: {
+        status: 401,
+        code: 'missing_ingest_token',
+        message:
+          'Ingest token not sent as a Bearer token: the header must be "Authorization: Bearer <INGEST_TOKEN>", with "Bearer " before the token',
+      },
     });
     // Without any header the message stays the plain "missing" one.
     expect(((await (await app.request('/api/v1/devices')).json()) as ErrorBody).error.message).toBe(ERROR_TABLE.missing_api_key.message);
@@ -83,7 +109,11 @@ describe('access(): D10–D12 in the order of D11', () => {
       const response = await app.request('/api/v1/devices', { headers });
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({
-        error: { status: 401, code: 'multiple_credentials', message: 'Authorization is given 2 times: send one header "Authorization: Bearer <API_KEY>"' },
+        error: {
+          status: 401,
+          code: 'multiple_credentials',
+          message: 'Authorization is given 2 times: send one header "Authorization: Bearer <API_KEY>"',
+        },
       });
       expect(response.headers.get('WWW-Authenticate')).toBe('Bearer realm="fleet-hours", error="invalid_request"');
     }
@@ -100,7 +130,11 @@ describe('access(): D10–D12 in the order of D11', () => {
     const response = await request('/api/v1/devices', 'fhi_anIngestTokenWhateverItsState');
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
-      error: { status: 401, code: 'unknown_api_key', message: 'An ingest token cannot be used here: send an API key as "Authorization: Bearer <API_KEY>"' },
+      error: {
+        status: 401,
+        code: 'unknown_api_key',
+        message: 'An ingest token cannot be used here: send an API key as "Authorization: Bearer <API_KEY>"',
+      },
     });
   });
 
@@ -108,7 +142,9 @@ describe('access(): D10–D12 in the order of D11', () => {
     const { request, keys } = await createFixture();
     const response = await request('/api/v1/devices', keys.starter.key);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: { status: 403, code: 'plan_without_api_access', message: expect.stringContaining('Business plan') } });
+    expect(await response.json()).toEqual({
+      error: { status: 403, code: 'plan_without_api_access', message: expect.stringContaining('Business plan') },
+    });
     expect(response.headers.get('WWW-Authenticate')).toBeNull();
   });
 

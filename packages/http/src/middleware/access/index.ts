@@ -1,4 +1,4 @@
-import { type FleetHours, type RateLimits, type RateLimitStore } from '@fleet-hours/core';
+import type { FleetHours, RateLimits, RateLimitStore } from '@fleet-hours/core';
 import { admitRequest, rateLimitHeaders, routeLimit, type RoutePolicy } from '@fleet-hours/core/adapter';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { FleetHoursEnv } from '../../app-env.js';

@@ -20,22 +20,44 @@ describe('access(): counting, D13–D15', () => {
     const refused = await request('/api/v1/devices', keys.acme.key);
     // The fixture's clock is 15 s into its minute: the window resets in 45 s.
     expect(limitHeaders(refused)).toEqual({ status: 429, limit: '120', remaining: '0', retryAfter: '45', reset: '45' });
-    expect(await refused.json()).toEqual({ error: { status: 429, code: 'rate_limited', message: expect.stringContaining('retry in 45 s') } });
+    expect(await refused.json()).toEqual({
+      error: { status: 429, code: 'rate_limited', message: expect.stringContaining('retry in 45 s') },
+    });
   });
 
   it('allows 30 /hours requests a minute, refuses the 31st, and gives the budget back in the next minute', async () => {
     const { request, keys, clock } = await createFixture();
     for (let count = 1; count <= 30; count += 1) {
-      expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toMatchObject({ status: 200, limit: '30', remaining: String(30 - count) });
+      expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toMatchObject({
+        status: 200,
+        limit: '30',
+        remaining: String(30 - count),
+      });
     }
-    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toEqual({ status: 429, limit: '30', remaining: '0', retryAfter: '45', reset: '45' });
+    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toEqual({
+      status: 429,
+      limit: '30',
+      remaining: '0',
+      retryAfter: '45',
+      reset: '45',
+    });
 
     clock.advance(44_500);
     // Half a second before the reset: still refused, and the wait is rounded up to a whole second (D14).
-    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toMatchObject({ status: 429, retryAfter: '1', reset: '1' });
+    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toMatchObject({
+      status: 429,
+      retryAfter: '1',
+      reset: '1',
+    });
 
     clock.advance(500);
-    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toEqual({ status: 200, limit: '30', remaining: '29', retryAfter: null, reset: null });
+    expect(limitHeaders(await request('/api/v1/devices/1/hours', keys.acme.key))).toEqual({
+      status: 200,
+      limit: '30',
+      remaining: '29',
+      retryAfter: null,
+      reset: null,
+    });
   });
 
   it('counts each route template separately: 30 /hours and 30 /hours/daily and 30 /meter in one minute all pass', async () => {
@@ -65,9 +87,15 @@ describe('access(): counting, D13–D15', () => {
 
   it('counts HEAD with GET against the same route budget', async () => {
     const { request, keys } = await createFixture({ rateLimits: { meter: 2 } });
-    expect(limitHeaders(await request('/api/v1/devices/1/meter', keys.acme.key, { method: 'HEAD' }))).toMatchObject({ status: 200, remaining: '1' });
+    expect(limitHeaders(await request('/api/v1/devices/1/meter', keys.acme.key, { method: 'HEAD' }))).toMatchObject({
+      status: 200,
+      remaining: '1',
+    });
     expect(limitHeaders(await request('/api/v1/devices/1/meter', keys.acme.key))).toMatchObject({ status: 200, remaining: '0' });
-    expect(limitHeaders(await request('/api/v1/devices/1/meter', keys.acme.key, { method: 'HEAD' }))).toMatchObject({ status: 429, retryAfter: '45' });
+    expect(limitHeaders(await request('/api/v1/devices/1/meter', keys.acme.key, { method: 'HEAD' }))).toMatchObject({
+      status: 429,
+      retryAfter: '45',
+    });
   });
 
   it('sends X-RateLimit-Limit and X-RateLimit-Remaining on errors too: 400, 401, 403, 404, 405 (D14)', async () => {
@@ -94,7 +122,11 @@ describe('access(): counting, D13–D15', () => {
       const { request, keys } = await createFixture();
       const bad = [null, 'fh_unknown', keys.revoked.key, keys.expired.key];
       for (let count = 1; count <= 30; count += 1) {
-        expect(limitHeaders(await request('/api/v1/devices', bad[count % bad.length]))).toMatchObject({ status: 401, limit: '30', remaining: String(30 - count) });
+        expect(limitHeaders(await request('/api/v1/devices', bad[count % bad.length]))).toMatchObject({
+          status: 401,
+          limit: '30',
+          remaining: String(30 - count),
+        });
       }
       const refused = await request('/api/v1/devices/1/hours', 'fh_yet_another_guess');
       expect(limitHeaders(refused)).toEqual({ status: 429, limit: '30', remaining: '0', retryAfter: '45', reset: '45' });
@@ -105,7 +137,12 @@ describe('access(): counting, D13–D15', () => {
       const { request, keys } = await createFixture({ rateLimits: { unauthenticated: 2 } });
       const answer = async (key: string | null) => {
         const response = await request('/api/v1/devices/1/hours', key);
-        return [response.status, ((await response.json()) as { error: { code: string } }).error.code, response.headers.get('X-RateLimit-Remaining'), response.headers.get('Retry-After')];
+        return [
+          response.status,
+          ((await response.json()) as { error: { code: string } }).error.code,
+          response.headers.get('X-RateLimit-Remaining'),
+          response.headers.get('Retry-After'),
+        ];
       };
       expect(await answer(keys.revoked.key)).toEqual([401, 'revoked_api_key', '1', null]);
       expect(await answer(keys.expired.key)).toEqual([401, 'expired_api_key', '0', null]);
@@ -120,7 +157,10 @@ describe('access(): counting, D13–D15', () => {
     });
 
     it('do not hold back a valid key from the same address, nor requests from another address', async () => {
-      const { request, keys } = await createFixture({ rateLimits: { unauthenticated: 2 }, clientAddress: (c) => c.req.header('X-Test-Address') ?? 'unknown' });
+      const { request, keys } = await createFixture({
+        rateLimits: { unauthenticated: 2 },
+        clientAddress: (c) => c.req.header('X-Test-Address') ?? 'unknown',
+      });
       const from = (address: string) => ({ headers: { 'X-Test-Address': address } });
       for (let count = 0; count < 2; count += 1) expect((await request('/api/v1/devices', 'fh_guess', from('10.0.0.1'))).status).toBe(401);
       expect((await request('/api/v1/devices', 'fh_guess', from('10.0.0.1'))).status).toBe(429);
@@ -174,6 +214,8 @@ describe('access(): counting, D13–D15', () => {
     const { request, keys } = await createFixture({ rateLimits: { devices: 5 } });
     expect(limitHeaders(await request('/api/v1/devices', keys.acme.key))).toMatchObject({ limit: '5', remaining: '4' });
     await expect(createFixture({ rateLimits: { hours: 0 } })).rejects.toThrow(RangeError);
-    await expect(createFixture({ rateLimits: { devices: 1.5 } })).rejects.toThrow('Rate limit "devices" must be a positive integer, got 1.5');
+    await expect(createFixture({ rateLimits: { devices: 1.5 } })).rejects.toThrow(
+      'Rate limit "devices" must be a positive integer, got 1.5',
+    );
   });
 });

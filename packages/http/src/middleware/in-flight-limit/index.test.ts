@@ -60,7 +60,7 @@ async function settle(until: () => boolean): Promise<void> {
 }
 
 describe('inFlightLimit() (D28)', () => {
-  it('refuses request N+1 at once with 503, Retry-After and the route\'s rate-limit headers while N are in flight; serves again once they finish', async () => {
+  it("refuses request N+1 at once with 503, Retry-After and the route's rate-limit headers while N are in flight; serves again once they finish", async () => {
     const { holdable, request, keys, devices } = await boundedApp(2);
     const meter = `/api/v1/devices/${devices.newYork.id}/meter`;
     holdable.hold();
@@ -71,7 +71,9 @@ describe('inFlightLimit() (D28)', () => {
     const refused = await request(meter, keys.acme.key);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('Content-Type')).toBe('application/json; charset=UTF-8');
-    expect(await refused.json()).toEqual({ error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' } });
+    expect(await refused.json()).toEqual({
+      error: { status: 503, code: 'service_unavailable', message: 'The service is temporarily unavailable: retry shortly' },
+    });
     expect(refused.headers.get('Retry-After')).toBe('1');
     // Never counted: the route's limit, nothing promised (P15).
     expect([refused.headers.get('X-RateLimit-Limit'), refused.headers.get('X-RateLimit-Remaining')]).toEqual(['30', '0']);
@@ -115,7 +117,9 @@ describe('inFlightLimit() (D28)', () => {
 
   it('takes a positive integer bound', () => {
     expect(() => inFlightLimit({ maxInFlight: 0 })).toThrow('maxInFlight must be a positive integer: got "0"');
-    expect(() => inFlightLimit({ maxInFlight: 2, retryAfterSeconds: 0.5 })).toThrow('retryAfterSeconds must be a positive integer: got "0.5"');
+    expect(() => inFlightLimit({ maxInFlight: 2, retryAfterSeconds: 0.5 })).toThrow(
+      'retryAfterSeconds must be a positive integer: got "0.5"',
+    );
     expect(() => createFleetHoursApp({ fleetHours: {} as never, maxInFlight: 1.5 })).toThrow(RangeError);
   });
 });

@@ -26,14 +26,20 @@ export interface InFlightLimitOptions {
  */
 export function inFlightLimit(options: InFlightLimitOptions): MiddlewareHandler<FleetHoursEnv> {
   const { maxInFlight, retryAfterSeconds = 1 } = options;
-  for (const [name, value] of [['maxInFlight', maxInFlight], ['retryAfterSeconds', retryAfterSeconds]] as const) {
+  for (const [name, value] of [
+    ['maxInFlight', maxInFlight],
+    ['retryAfterSeconds', retryAfterSeconds],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer: got "${String(value)}"`);
   }
   const refusalHeaders = { 'Retry-After': String(retryAfterSeconds) };
   let inFlight = 0;
   return async function inFlightLimit(_c, next) {
     if (inFlight >= maxInFlight) {
-      throw new FleetHoursError('service_unavailable', { message: `Too many requests in flight (${maxInFlight}): refused at once`, headers: refusalHeaders });
+      throw new FleetHoursError('service_unavailable', {
+        message: `Too many requests in flight (${maxInFlight}): refused at once`,
+        headers: refusalHeaders,
+      });
     }
     inFlight += 1;
     try {

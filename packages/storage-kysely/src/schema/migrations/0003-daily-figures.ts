@@ -40,6 +40,8 @@ export const dailyFiguresMigration: Migration = {
 
   async down(db: Kysely<unknown>) {
     await sql`drop table engine_day_figures`.execute(db);
-    await sql`alter table devices drop column closed_moving_seconds, drop column closed_idle_seconds, drop column figures_time_zone`.execute(db);
+    await sql`alter table devices drop column closed_moving_seconds, drop column closed_idle_seconds, drop column figures_time_zone`.execute(
+      db,
+    );
   },
 };

@@ -46,7 +46,9 @@ export const telemetryMigration: Migration = {
        order by account_id, imei limit 5`.execute(db);
     if (rows.length > 0) {
       const listed = rows.map((row) => `account ${row.account_id}, IMEI "${row.imei}": devices ${row.ids}`).join('; ');
-      throw new Error(`Several active devices share an IMEI (D25): ${listed}; set all but one of each to another status, then migrate again`);
+      throw new Error(
+        `Several active devices share an IMEI (D25): ${listed}; set all but one of each to another status, then migrate again`,
+      );
     }
     await sql`create unique index devices_active_imei_key on devices (account_id, imei) where status = 'active'`.execute(db);
   },

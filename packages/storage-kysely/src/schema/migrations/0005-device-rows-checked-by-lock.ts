@@ -57,7 +57,9 @@ export const deviceRowsCheckedByLockMigration: Migration = {
     for (const table of PER_DEVICE_TABLES) {
       await sql`
         alter table ${sql.table(table)}
-          add constraint ${sql.id(`${table}_device_id_fkey`)} foreign key (device_id) references devices (id) on delete cascade`.execute(db);
+          add constraint ${sql.id(`${table}_device_id_fkey`)} foreign key (device_id) references devices (id) on delete cascade`.execute(
+        db,
+      );
     }
   },
 };
