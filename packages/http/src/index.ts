@@ -15,3 +15,6 @@ export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './
 export { ERROR_CODES, type ErrorCode, type ErrorBody } from '@fleet-hours/core';
 export type { AccessLogEntry } from './middleware/access-log/index.js';
 export { deviceBody, type DeviceBody } from './routes/list-devices.js';
+export { hoursBody } from './routes/hours.js';
+export { dailyBody } from './routes/daily.js';
+export { meterBody } from './routes/meter.js';

@@ -2,61 +2,16 @@ import {
   createFleetHours,
   InvalidParameterError,
   parseWindowQuery,
-  type DailyHours,
   type Device,
   type FleetHours,
-  type HoursTotal,
-  type MeterRecord,
   type WindowDates,
 } from '@fleet-hours/core';
+import { dailyBody, hoursBody, meterBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
 import { readId } from '../cli/option-values.js';
 import { _findDeviceOfAnyAccount } from './_device-account.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
-
-// The bodies below are the API's (`hoursBody`, `dailyBody` and `meterBody` of @fleet-hours/http),
-// field for field and in the same order; that package does not export them, and the end-to-end
-// scenario compares each command's --json with the API's answer for the same device.
-
-function hoursJson(total: HoursTotal) {
-  return {
-    device_id: total.deviceId,
-    from: total.from,
-    to: total.to,
-    timezone: total.timeZone,
-    engine_seconds: total.engineSeconds,
-    moving_seconds: total.movingSeconds,
-    idle_seconds: total.idleSeconds,
-  };
-}
-
-function dailyJson(series: DailyHours) {
-  return {
-    device_id: series.deviceId,
-    timezone: series.timeZone,
-    from: series.from,
-    to: series.to,
-    data: series.days.map((day) => ({
-      date: day.date,
-      engine_seconds: day.engineSeconds,
-      moving_seconds: day.movingSeconds,
-      idle_seconds: day.idleSeconds,
-    })),
-  };
-}
-
-function meterJson(record: MeterRecord) {
-  return {
-    device_id: record.deviceId,
-    timezone: record.timeZone,
-    since: record.since,
-    as_of: record.asOf,
-    engine_seconds: record.engineSeconds,
-    moving_seconds: record.movingSeconds,
-    idle_seconds: record.idleSeconds,
-  };
-}
 
 /**
  * `hours --device ID [--from DATE] [--to DATE]` → the body of `GET /api/v1/devices/{id}/hours`:
@@ -72,7 +27,7 @@ export async function hoursCommand(context: CommandContext): Promise<CommandResu
     `  to      ${total.to}`,
     ...secondsLines(total),
   ];
-  return { json: hoursJson(total), text: `${lines.join('\n')}\n` };
+  return { json: hoursBody(total), text: `${lines.join('\n')}\n` };
 }
 
 /**
@@ -87,7 +42,7 @@ export async function dailyCommand(context: CommandContext): Promise<CommandResu
     series.days.map((day) => [day.date, clock(day.engineSeconds), clock(day.movingSeconds), clock(day.idleSeconds)]),
   );
   const heading = `${describeDevice(device)}, local days in ${series.timeZone} from ${series.from} to ${series.to} (h:mm:ss)\n`;
-  return { json: dailyJson(series), text: heading + table };
+  return { json: dailyBody(series), text: heading + table };
 }
 
 /** `meter --device ID` → the body of `GET /api/v1/devices/{id}/meter`: the running total since the first report. */
@@ -102,7 +57,7 @@ export async function meterCommand(context: CommandContext): Promise<CommandResu
     `  as of   ${record.asOf}`,
     ...secondsLines(record),
   ];
-  return { json: meterJson(record), text: `${lines.join('\n')}\n` };
+  return { json: meterBody(record), text: `${lines.join('\n')}\n` };
 }
 
 /** Checks `--device`, `--from` and `--to` before the database is opened, then finds the device. */
