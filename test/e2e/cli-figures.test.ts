@@ -6,18 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPGliteDatabase } from '@fleet-hours/storage-kysely';
-import { sql } from 'kysely';
-import { createTestDatabase, runCli, runCliJson } from '../support/cli.js';
-
-interface Backend {
-  readonly args: readonly string[];
-  /** Runs SQL on the database while no CLI process holds it. */
-  readonly execute: (statement: string) => Promise<void>;
-  readonly cleanup: () => Promise<void>;
-}
+import { runCli, runCliJson } from '../support/cli.js';
+import { describeOnEveryDatabase, type SqlTarget } from '../support/sql-targets.js';
 
 const SEGMENTS = [
   { started_at: '2018-11-03T23:00:00-03:00', ended_at: '2018-11-04T02:00:00-02:00', state: 'moving' }, // across the skipped midnight
@@ -26,9 +17,9 @@ const SEGMENTS = [
   .map((segment) => JSON.stringify(segment))
   .join('\n');
 
-function describeFigures(name: string, makeBackend: () => Promise<Backend>): void {
+function describeFigures(name: string, makeBackend: () => Promise<SqlTarget>): void {
   describe(`fleet-hours figures verify / rebuild: ${name}`, { timeout: 120_000 }, () => {
-    let backend: Backend;
+    let backend: SqlTarget;
     let work: string;
     let deviceId: number;
     const cli = (args: readonly string[]) => runCli([...args, ...backend.args], { cwd: work });
@@ -108,41 +99,4 @@ function describeFigures(name: string, makeBackend: () => Promise<Backend>): voi
   });
 }
 
-describeFigures('embedded PGlite', async () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-figures-pglite-')), 'data');
-  return {
-    args: ['--data-dir', dataDir],
-    async execute(statement) {
-      const db = await createPGliteDatabase({ dataDir });
-      try {
-        await sql.raw(statement).execute(db);
-      } finally {
-        await db.destroy();
-      }
-    },
-    cleanup: async () => rmSync(join(dataDir, '..'), { recursive: true, force: true }),
-  };
-});
-
-const adminUrl = process.env.DATABASE_URL;
-if (adminUrl) {
-  describeFigures('PostgreSQL server', async () => {
-    const database = await createTestDatabase(adminUrl);
-    return {
-      args: ['--database-url', database.url],
-      async execute(statement) {
-        const client = postgres(database.url, { max: 1, onnotice: () => {} });
-        try {
-          await client.unsafe(statement);
-        } finally {
-          await client.end();
-        }
-      },
-      cleanup: () => database.drop(),
-    };
-  });
-} else {
-  describe('fleet-hours figures verify / rebuild: PostgreSQL server', () => {
-    it.skip('needs DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)', () => {});
-  });
-}
+describeOnEveryDatabase('fleet-hours figures verify / rebuild', describeFigures);

@@ -8,18 +8,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPGliteDatabase } from '@fleet-hours/storage-kysely';
-import { sql } from 'kysely';
-import { createTestDatabase, runCli, runCliJson } from '../support/cli.js';
-
-interface Backend {
-  readonly args: readonly string[];
-  /** Runs SQL on the database while no CLI process holds it. */
-  readonly execute: (statement: string) => Promise<void>;
-  readonly cleanup: () => Promise<void>;
-}
+import { runCli, runCliJson } from '../support/cli.js';
+import { describeOnEveryDatabase, type SqlTarget } from '../support/sql-targets.js';
 
 /** In UTC: idle 240 s, moving 300 s, idle 300 s, moving 300 s (06:40–06:45), engine off, idle 300 s live (D22): 600 s moving, 840 s idle. */
 const TELEMETRY_CSV = [
@@ -32,9 +23,9 @@ const TELEMETRY_CSV = [
   '2025-03-10T07:30:00Z,true,0',
 ].join('\n');
 
-function describeVerify(name: string, makeBackend: () => Promise<Backend>): void {
+function describeVerify(name: string, makeBackend: () => Promise<SqlTarget>): void {
   describe(`D36 fleet-hours verify: ${name}`, { timeout: 120_000 }, () => {
-    let backend: Backend;
+    let backend: SqlTarget;
     let work: string;
     let deviceId: number;
     const cli = (args: readonly string[]) => runCli([...args, ...backend.args], { cwd: work });
@@ -175,41 +166,4 @@ function describeVerify(name: string, makeBackend: () => Promise<Backend>): void
   });
 }
 
-describeVerify('embedded PGlite', async () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-verify-pglite-')), 'data');
-  return {
-    args: ['--data-dir', dataDir],
-    async execute(statement) {
-      const db = await createPGliteDatabase({ dataDir });
-      try {
-        await sql.raw(statement).execute(db);
-      } finally {
-        await db.destroy();
-      }
-    },
-    cleanup: async () => rmSync(join(dataDir, '..'), { recursive: true, force: true }),
-  };
-});
-
-const adminUrl = process.env.DATABASE_URL;
-if (adminUrl) {
-  describeVerify('PostgreSQL server', async () => {
-    const database = await createTestDatabase(adminUrl);
-    return {
-      args: ['--database-url', database.url],
-      async execute(statement) {
-        const client = postgres(database.url, { max: 1, onnotice: () => {} });
-        try {
-          await client.unsafe(statement);
-        } finally {
-          await client.end();
-        }
-      },
-      cleanup: () => database.drop(),
-    };
-  });
-} else {
-  describe('D36 fleet-hours verify: PostgreSQL server', () => {
-    it.skip('needs DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)', () => {});
-  });
-}
+describeOnEveryDatabase('D36 fleet-hours verify', describeVerify);
