@@ -12,7 +12,9 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function runExample(name: string): Promise<string[]> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: root, timeout: 60_000 });
+  // examples/tsconfig.json maps no package to its sources: the packages resolve to their dist, as an embedder's do.
+  const env = { ...process.env, TSX_TSCONFIG_PATH: fileURLToPath(new URL('../examples/tsconfig.json', import.meta.url)) };
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: root, timeout: 60_000, env });
   return stdout.trim().split('\n');
 }
 

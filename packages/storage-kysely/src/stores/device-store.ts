@@ -196,7 +196,14 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
           .executeTakeFirst();
         return row ? toDevice(row) : null;
       }),
+    ...deviceWrites(db),
+  };
+}
 
+/** Creating and changing devices (D25: one active device per account and IMEI; D27: a zone change cuts the figures again). */
+function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'createDevice' | 'updateDevice'> {
+  const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
+  return {
     createDevice: (input) =>
       // D25: one active device per account and IMEI, enforced by a partial unique index.
       guard(
