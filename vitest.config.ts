@@ -17,6 +17,9 @@ export default defineConfig({
     ],
   },
   test: {
+    // Two test files at a time: most of the suite waits on child processes and the database, and
+    // vitest's default on a 2-core machine (cores - 1) runs the files one after another.
+    maxWorkers: 2,
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
