@@ -85,6 +85,12 @@ const scenarioArbitrary = fc
 
 /** Registers the D27 tests inside `describeStorageContract`. */
 export function describeDailyFiguresContract(context: DailyFiguresContractContext): void {
+  describeFiguresAgree(context);
+  describeFiguresEdges(context);
+}
+
+/** D27 on random histories: the figures agree with the raw path and the oracle. */
+function describeFiguresAgree(context: DailyFiguresContractContext): void {
   it('D27: /hours, /hours/daily and /meter equal the raw path and the oracle, after imports in batches, closes and zone changes', async () => {
     let round = 0;
     await fc.assert(
@@ -167,7 +173,10 @@ export function describeDailyFiguresContract(context: DailyFiguresContractContex
       { numRuns: 40 },
     );
   });
+}
 
+/** D27 through the aggregation capabilities: any boundaries and now, and the day that holds now. */
+function describeFiguresEdges(context: DailyFiguresContractContext): void {
   const offered = context.offers('sumSegmentSeconds') && context.offers('summarizeDeviceSegments');
   const title =
     'D27: sumSegmentSeconds() and summarizeDeviceSegments() equal the raw path for any boundaries and now, before and after a zone change';

@@ -98,23 +98,29 @@ function boundariesOf(spec: WindowSpec, timeZone: string, now: number): number[]
 }
 
 /** The D32 tests, inside `describeStorageContract`. */
-export function describeFleetPagesContract({ store, itWith }: FleetPagesContractContext): void {
-  /** An account with devices by the given names, and devices of another account in between. */
-  const seedFleet = async (count: number) => {
-    const mine = await store().createAccount({ name: 'Mine', plan: 'business', now: T0 });
-    const theirs = await store().createAccount({ name: 'Theirs', plan: 'business', now: T0 });
-    const ids: number[] = [];
-    for (let index = 0; index < count; index += 1) {
-      await store().createDevice({ accountId: theirs.id, name: `theirs-${index}`, imei: `t${index}`, model: 'm', timeZone: 'UTC' });
-      ids.push(
-        (await store().createDevice({ accountId: mine.id, name: `mine-${index}`, imei: `m${index}`, model: 'm', timeZone: 'UTC' }))!.id,
-      );
-    }
-    return { accountId: mine.id, ids };
-  };
+/** An account with devices by the given names, and devices of another account in between. */
+async function seedFleet(store: () => FleetHoursStore, count: number) {
+  const mine = await store().createAccount({ name: 'Mine', plan: 'business', now: T0 });
+  const theirs = await store().createAccount({ name: 'Theirs', plan: 'business', now: T0 });
+  const ids: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    await store().createDevice({ accountId: theirs.id, name: `theirs-${index}`, imei: `t${index}`, model: 'm', timeZone: 'UTC' });
+    ids.push(
+      (await store().createDevice({ accountId: mine.id, name: `mine-${index}`, imei: `m${index}`, model: 'm', timeZone: 'UTC' }))!.id,
+    );
+  }
+  return { accountId: mine.id, ids };
+}
 
+export function describeFleetPagesContract({ store, itWith }: FleetPagesContractContext): void {
+  describePagesOfDevices({ store, itWith });
+  describePagesOfSums({ store, itWith });
+}
+
+/** Pages of devices, and the sums of a page equal to the single-device answers (D32). */
+function describePagesOfDevices({ store, itWith }: FleetPagesContractContext): void {
   it("listDevices() with afterId and limit returns a keyset page of the account's devices by id (D32)", async () => {
-    const { accountId, ids } = await seedFleet(5);
+    const { accountId, ids } = await seedFleet(store, 5);
     const page = async (input: { afterId?: number; limit?: number }) =>
       (await store().listDevices({ accountId, ...input })).map((device) => device.id);
     expect(await page({})).toEqual(ids);
@@ -131,7 +137,7 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
   });
 
   it('listDevices() refuses a limit that is not a positive integer and an afterId that is not an integer, with a RangeError naming it', async () => {
-    const { accountId } = await seedFleet(1);
+    const { accountId } = await seedFleet(store, 1);
     for (const limit of [0, -1, 1.5, Number.NaN])
       await expect(store().listDevices({ accountId, limit })).rejects.toThrow(/^limit must be a positive safe integer/);
     await expect(store().listDevices({ accountId, afterId: 1.5 })).rejects.toThrow(/^afterId must be a safe integer/);
@@ -181,13 +187,16 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
       );
     },
   );
+}
 
+/** The batch capabilities of a page at their edges: empty requests, refusals, summaries (D32). */
+function describePagesOfSums({ store, itWith }: FleetPagesContractContext): void {
   itWith(
     'sumSegmentSecondsMany',
     'sumSegmentSecondsMany() of no request is empty, and a request of fewer than two boundaries has no bucket',
     async () => {
       expect(await store().sumSegmentSecondsMany!({ requests: [], now: T0 })).toEqual([]);
-      const { ids } = await seedFleet(1);
+      const { ids } = await seedFleet(store, 1);
       expect(
         await store().sumSegmentSecondsMany!({
           requests: [
@@ -204,7 +213,7 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
     'sumSegmentSecondsMany',
     'sumSegmentSecondsMany() refuses a boundary or now in milliseconds, naming it, before reading anything',
     async () => {
-      const { ids } = await seedFleet(2);
+      const { ids } = await seedFleet(store, 2);
       const requests = [
         { deviceId: ids[0]!, boundaries: [T0, T0 + HOUR] },
         { deviceId: ids[1]!, boundaries: [T0_MS, T0_MS + 3_600_000] },
@@ -265,7 +274,7 @@ export function describeFleetPagesContract({ store, itWith }: FleetPagesContract
   );
 
   itWith('summarizeDeviceSegmentsMany', 'summarizeDeviceSegmentsMany() refuses now in milliseconds', async () => {
-    const { ids } = await seedFleet(1);
+    const { ids } = await seedFleet(store, 1);
     await expect(store().summarizeDeviceSegmentsMany!({ deviceIds: ids, now: T0_MS })).rejects.toThrow(
       /^now must be epoch seconds .* it looks like milliseconds/,
     );

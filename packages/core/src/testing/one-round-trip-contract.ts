@@ -51,19 +51,26 @@ const segmentsArbitrary = fc
   });
 
 /** Registers the tests (inside `describeStorageContract`). */
-export function describeOneRoundTripContract({ store, itWith }: OneRoundTripContractContext): void {
-  const seed = async (timeZone: string, name = 'Acme') => {
-    const account = await store().createAccount({ name, plan: 'business', now: T0 });
-    const device = await store().createDevice({
-      accountId: account.id,
-      name: `${name} truck`,
-      imei: `imei-${name}-${timeZone}`,
-      model: 'FMB920',
-      timeZone,
-    });
-    return { account, device: device! };
-  };
+/** An account and one device in `timeZone`. */
+async function seed(store: () => FleetHoursStore, timeZone: string, name = 'Acme') {
+  const account = await store().createAccount({ name, plan: 'business', now: T0 });
+  const device = await store().createDevice({
+    accountId: account.id,
+    name: `${name} truck`,
+    imei: `imei-${name}-${timeZone}`,
+    model: 'FMB920',
+    timeZone,
+  });
+  return { account, device: device! };
+}
 
+export function describeOneRoundTripContract({ store, itWith }: OneRoundTripContractContext): void {
+  describeDeviceWithSums({ store, itWith });
+  describeDeviceWithSummary({ store, itWith });
+}
+
+/** The device with its figures in one call, alone and for calls made at once (P36). */
+function describeDeviceWithSums({ store, itWith }: OneRoundTripContractContext): void {
   itWith(
     'findDeviceWithSums',
     'findDeviceWithSums() is findDevice() with sumSegmentsByBucket() over listSegments(), in the zone asked only',
@@ -77,7 +84,7 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
           fc.integer({ min: 0, max: 40 }),
           fc.integer({ min: 0, max: 60 * DAY }),
           async (timeZone, segments, fromDay, days, nowOffset) => {
-            const { account, device } = await seed(timeZone, `r${round++}`);
+            const { account, device } = await seed(store, timeZone, `r${round++}`);
             await store().importSegments({ deviceId: device.id, segments });
             const now = T0 + nowOffset;
             const from = localDateAt(T0, timeZone).add({ days: fromDay });
@@ -121,7 +128,7 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
             const now = T0 + nowOffset;
             const seeded: { account: Account; device: Device; timeZone: string; segments: SegmentInput[] }[] = [];
             for (const { timeZone, segments } of fleet) {
-              const { account, device: created } = await seed(timeZone, `m${round++}`);
+              const { account, device: created } = await seed(store, timeZone, `m${round++}`);
               await store().importSegments({ deviceId: created.id, segments });
               const device = (await store().findDevice({ accountId: account.id, deviceId: created.id }))!;
               seeded.push({ account, device, timeZone, segments: [...(await store().listSegments({ deviceId: device.id }))] });
@@ -157,13 +164,16 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
       );
     },
   );
+}
 
+/** Misses and refusals of the device with its figures, the device with its meter, and the key with its count. */
+function describeDeviceWithSummary({ store, itWith }: OneRoundTripContractContext): void {
   itWith(
     'findDeviceWithSums',
     'findDeviceWithSums() is a miss for a missing device or one of another account, and refuses milliseconds',
     async () => {
-      const { account, device } = await seed('UTC');
-      const other = await seed('UTC', 'Other');
+      const { account, device } = await seed(store, 'UTC');
+      const other = await seed(store, 'UTC', 'Other');
       const ask = { timeZone: 'UTC', boundaries: [T0, T0 + DAY], now: T0 + DAY };
       expect(await store().findDeviceWithSums!({ accountId: other.account.id, deviceId: device.id, ...ask })).toBeNull();
       expect(await store().findDeviceWithSums!({ accountId: account.id, deviceId: 999_999, ...ask })).toBeNull();
@@ -184,8 +194,8 @@ export function describeOneRoundTripContract({ store, itWith }: OneRoundTripCont
     'findDeviceWithSummary',
     'findDeviceWithSummary() is findDevice() with summarizeSegments() over listSegments(); a miss for a device of another account',
     async () => {
-      const { account, device } = await seed('America/New_York');
-      const other = await seed('UTC', 'Other');
+      const { account, device } = await seed(store, 'America/New_York');
+      const other = await seed(store, 'UTC', 'Other');
       expect(await store().findDeviceWithSummary!({ accountId: account.id, deviceId: device.id, now: T0 })).toEqual({
         device,
         summary: { firstStartedAt: null, movingSeconds: 0, idleSeconds: 0 },
