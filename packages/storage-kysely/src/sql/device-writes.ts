@@ -79,10 +79,10 @@ async function _write(
   versions: ReadonlyMap<number, string> | undefined,
 ): Promise<'written' | 'changed' | 'unfit'> {
   const points = { inserted: new _Rows<_PointRow>(POINT_COLUMNS), updated: new _Rows<_PointRow>(POINT_COLUMNS) };
-  const removed = new _Rows<_RemovedRow>(['deviceId', 'startedAt']);
-  const added = new _Rows<_AddedRow>(['deviceId', 'startedAt', 'endedAt', 'state', 'source']);
-  const figures = new _Rows<_FigureRow>(['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle']);
-  const records = new _Rows<_RecordRow>(['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest']);
+  const removed = new _Rows<_RemovedRow>(REMOVED_COLUMNS);
+  const added = new _Rows<_AddedRow>(ADDED_COLUMNS);
+  const figures = new _Rows<_FigureRow>(FIGURE_COLUMNS);
+  const records = new _Rows<_RecordRow>(RECORD_COLUMNS);
   const rebuilt: number[] = [];
   for (const write of writes) {
     const { deviceId, device } = write;
@@ -208,6 +208,11 @@ interface _PointRow {
   readonly speedKmh: number;
 }
 const POINT_COLUMNS: readonly (keyof _PointRow)[] = ['deviceId', 'time', 'ignition', 'speedKmh'];
+const REMOVED_COLUMNS: readonly (keyof _RemovedRow)[] = ['deviceId', 'startedAt'];
+const ADDED_COLUMNS: readonly (keyof _AddedRow)[] = ['deviceId', 'startedAt', 'endedAt', 'state', 'source'];
+const FIGURE_COLUMNS: readonly (keyof _FigureRow)[] = ['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle'];
+const RECORD_COLUMNS: readonly (keyof _RecordRow)[] = ['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest'];
+const VERSION_COLUMNS: readonly (keyof _VersionRow)[] = ['deviceId', 'version'];
 interface _RemovedRow {
   readonly deviceId: number;
   readonly startedAt: number;
@@ -257,11 +262,11 @@ interface _StatementRows {
 function _writeStatement(rows: _StatementRows) {
   const pi = rows.insertedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
   const pu = rows.updatedPoints ?? _noRows<_PointRow>(POINT_COLUMNS);
-  const r = rows.removed ?? _noRows<_RemovedRow>(['deviceId', 'startedAt']);
-  const a = rows.added ?? _noRows<_AddedRow>(['deviceId', 'startedAt', 'endedAt', 'state', 'source']);
-  const f = rows.figures ?? _noRows<_FigureRow>(['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle']);
-  const d = rows.records ?? _noRows<_RecordRow>(['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest']);
-  const v = rows.versions ?? _noRows<_VersionRow>(['deviceId', 'version']);
+  const r = rows.removed ?? _noRows<_RemovedRow>(REMOVED_COLUMNS);
+  const a = rows.added ?? _noRows<_AddedRow>(ADDED_COLUMNS);
+  const f = rows.figures ?? _noRows<_FigureRow>(FIGURE_COLUMNS);
+  const d = rows.records ?? _noRows<_RecordRow>(RECORD_COLUMNS);
+  const v = rows.versions ?? _noRows<_VersionRow>(VERSION_COLUMNS);
   return sql<{ written: boolean }>`
     with locked as (
       select id, xmin::text as version from devices where id = any(${planFree(v.deviceId, 'integer[]')}) order by id for update
