@@ -14,21 +14,13 @@ import postgres from 'postgres';
 import { afterAll, expect, it } from 'vitest';
 import { DATABASE_URL, describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
 import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
-import { usePostgresSchema } from '../testing/fixture.js';
+import { pointsFrom, usePostgresSchema } from '../testing/fixture.js';
 import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { verifyDailyFigures } from '../verify/verify-daily-figures.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const LATER = T0 + 40 * 86_400;
-
-/** Points every 30 s from `start`, states changing every few points. */
-const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
-  Array.from({ length: count }, (_, index) => ({
-    time: start + index * 30,
-    ignition: (index + seed) % 9 !== 0,
-    speedKmh: ((index + seed) * 7) % 20,
-  }));
 
 /** D21 by hand: two points of one second merge into ignition on if either is, the higher speed. */
 function merged(...batches: readonly (readonly TelemetryPoint[])[]): TelemetryPoint[] {

@@ -10,11 +10,11 @@
  * write reads a small fleet's table whole at most twice. P40: it checks each device once,
  * by its row lock, not once for every row it writes.
  */
-import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
+import { telemetryToSegments } from '@fleet-hours/core';
 import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
-import { usePGlite, usePostgresSchema } from '../testing/fixture.js';
+import { pointsFrom, usePGlite, usePostgresSchema } from '../testing/fixture.js';
 import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { verifyDailyFigures } from '../verify/verify-daily-figures.js';
@@ -64,14 +64,6 @@ function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times:
   };
   return plugin;
 }
-
-/** Points every 30 s from `start`, states changing every few points. */
-const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
-  Array.from({ length: count }, (_, index) => ({
-    time: start + index * 30,
-    ignition: (index + seed) % 9 !== 0,
-    speedKmh: ((index + seed) * 7) % 20,
-  }));
 
 /**
  * `between`: whether another write can come between a write's read and its write. On PGlite it

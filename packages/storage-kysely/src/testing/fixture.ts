@@ -2,7 +2,7 @@
  * Test fixture (not part of the package): what several storage test files share — the contracts
  * run on a Kysely store, query plans read with `EXPLAIN ANALYZE`, and retries while a pool reconnects.
  */
-import { StorageUnavailableError } from '@fleet-hours/core';
+import { StorageUnavailableError, type TelemetryPoint } from '@fleet-hours/core';
 import { describeRateLimitContract, describeStorageContract, STORAGE_CAPABILITIES } from '@fleet-hours/core/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
@@ -107,3 +107,11 @@ export async function eventually<T>(call: () => Promise<T>, timeoutMs = 10_000):
     }
   }
 }
+
+/** Points every 30 s from `start`, states changing every few points (ignition off one in nine, speeds 0–19 km/h). */
+export const pointsFrom = (start: number, count: number, seed: number): TelemetryPoint[] =>
+  Array.from({ length: count }, (_, index) => ({
+    time: start + index * 30,
+    ignition: (index + seed) % 9 !== 0,
+    speedKmh: ((index + seed) * 7) % 20,
+  }));
