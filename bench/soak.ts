@@ -1,16 +1,4 @@
-/**
- * The soak of D35 (`npm run soak`): rounds of concurrent ingestion over HTTP, as an operator runs
- * it, for a while — 8 clients, 3 devices per round, native batches of 1–500, Traccar and OsmAnd
- * positions mixed, about one request in ten sent again (test/support/concurrent-ingestion.ts) —
- * each round checked against the same 2xx requests sent one after another, then every device
- * verified (D36: segments against points, figures, totals, last_reported_at). Prints what it checked; exits 1 on any difference or 500.
- *
- * SOAK_SECONDS (default 120), SOAK_POINTS per round (default 5,000), SOAK_SEED (default the time);
- * DATABASE_URL (default the local server; PGlite when it cannot be reached).
- */
-import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
-import { telemetryToSegments } from '@fleet-hours/core';
 import {
   createKyselyStore,
   createPGliteDatabase,
@@ -20,7 +8,7 @@ import {
   type FleetHoursDatabase,
 } from '@fleet-hours/storage-kysely';
 import type { Kysely } from 'kysely';
-import { ingestionApp, planRequests, randomFrom, runRound } from '../test/support/concurrent-ingestion.js';
+import { checkRound, ingestionApp, planRequests, randomFrom, runRound } from '../test/support/concurrent-ingestion.js';
 import { reachable } from './_support.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
@@ -41,21 +29,7 @@ async function soak(backend: string, db: Kysely<FleetHoursDatabase>): Promise<bo
     const started = Date.now();
     const requests = planRequests(randomFrom(seed), { devices: 3, points: POINTS });
     const round = await runRound(ingestion, requests, { devices: 3, clients: 8 });
-    const problems: string[] = [];
-    for (const [status, count] of round.statuses) if (status !== 200 && status !== 503) problems.push(`${count} answered ${status}`);
-    let points = 0;
-    let segments = 0;
-    let days = 0;
-    for (const [index, device] of round.concurrent.entries()) {
-      const state = await ingestion.stateOf(device.id);
-      points += state.points.length;
-      segments += state.segments.length;
-      days += ((state.daily.body['data'] as unknown[] | undefined) ?? []).length;
-      if (!isDeepStrictEqual(state.segments, telemetryToSegments(state.points)))
-        problems.push(`device ${device.id}: segments differ from its points'`);
-      if (!isDeepStrictEqual(state, await ingestion.stateOf(round.serial[index]!.id)))
-        problems.push(`device ${device.id}: state differs from the serial delivery`);
-    }
+    const { problems, points, segments, days } = await checkRound(ingestion, round);
     const acknowledged = round.statuses.get(200) ?? 0;
     rounds += 1;
     totals.requests += requests.length;

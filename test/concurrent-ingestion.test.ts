@@ -1,12 +1,3 @@
-/**
- * D35 over HTTP, as an operator runs it: 8 clients send shuffled points of the same 3 devices at
- * once — native batches of 1–500, Traccar forwards and OsmAnd reports (single positions share
- * writes, P34), about one request in ten sent again — on PGlite and on PostgreSQL. No request is
- * answered 500; the points, segments, `last_reported_at` and the read API's hours, daily figures
- * and meter equal those of the 2xx requests sent one after another to other devices; the segments
- * are the points' (D2); and `verifyStore` finds every derived datum in agreement with its source (D36).
- */
-import { telemetryToSegments } from '@fleet-hours/core';
 import {
   createKyselyStore,
   createPGliteDatabase,
@@ -16,7 +7,7 @@ import {
 } from '@fleet-hours/storage-kysely';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestionApp, planRequests, randomFrom, runRound } from './support/concurrent-ingestion.js';
+import { checkRound, ingestionApp, planRequests, randomFrom, runRound } from './support/concurrent-ingestion.js';
 import { createTestSchema, describeWithPostgres, type TestPostgres } from './support/postgres.js';
 
 function describeConcurrentIngestion(backend: string, database: () => Kysely<FleetHoursDatabase>, seeds: readonly number[]): void {
@@ -27,15 +18,10 @@ function describeConcurrentIngestion(backend: string, database: () => Kysely<Fle
         const ingestion = await ingestionApp(createKyselyStore(db));
         const requests = planRequests(randomFrom(seed), { devices: 3, points: 1_500 });
         const round = await runRound(ingestion, requests, { devices: 3, clients: 8 });
-        // Only 200, or 503 for a write that could not finish within its deadline (it writes nothing).
-        expect([...round.statuses.keys()].filter((status) => status !== 200 && status !== 503)).toEqual([]);
+        const checked = await checkRound(ingestion, round);
+        expect(checked.problems).toEqual([]);
         expect(round.statuses.get(200) ?? 0).toBeGreaterThan(requests.length / 2);
-        for (const [index, device] of round.concurrent.entries()) {
-          const state = await ingestion.stateOf(device.id);
-          expect(state.points.length).toBeGreaterThan(0);
-          expect(state.segments).toEqual(telemetryToSegments(state.points));
-          expect(state).toEqual(await ingestion.stateOf(round.serial[index]!.id));
-        }
+        for (const device of round.concurrent) expect((await ingestion.stateOf(device.id)).points.length).toBeGreaterThan(0);
         for (const device of round.concurrent) expect(await verifyStore(db, { deviceId: device.id })).toEqual({ checked: 1, devices: [] });
       });
     }

@@ -5,10 +5,12 @@
  * serial delivery of the requests that were answered 2xx, to devices of their own. Shared by
  * `test/concurrent-ingestion.test.ts` and the soak (`npm run soak`).
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   createFleetHours,
   fingerprintApiKey,
   generateApiKey,
+  telemetryToSegments,
   generateIngestToken,
   type FleetHoursStore,
   type RateLimitStore,
@@ -203,4 +205,37 @@ export async function runRound(
   const counted = new Map<number, number>();
   for (const status of statuses) counted.set(status, (counted.get(status) ?? 0) + 1);
   return { requests: requests.length, statuses: counted, concurrent, serial };
+}
+
+/** What {@link checkRound} found: each difference in words (none: the round was exact), and how much it compared. */
+export interface RoundCheck {
+  readonly problems: readonly string[];
+  readonly points: number;
+  readonly segments: number;
+  readonly days: number;
+}
+
+/**
+ * Compares what a round left (D35): only 200, or 503 for a write that could not finish within its
+ * deadline (it writes nothing); each device's segments are its points' (D2); and each device's
+ * points, segments, read API answers and `last_reported_at` equal those of the serial delivery.
+ */
+export async function checkRound(ingestion: Awaited<ReturnType<typeof ingestionApp>>, round: RoundOutcome): Promise<RoundCheck> {
+  const problems: string[] = [];
+  for (const [status, count] of round.statuses) if (status !== 200 && status !== 503) problems.push(`${count} answered ${status}`);
+  let points = 0;
+  let segments = 0;
+  let days = 0;
+  for (const [index, device] of round.concurrent.entries()) {
+    const state = await ingestion.stateOf(device.id);
+    points += state.points.length;
+    segments += state.segments.length;
+    days += ((state.daily.body['data'] as unknown[] | undefined) ?? []).length;
+    if (!isDeepStrictEqual(state.segments, telemetryToSegments(state.points)))
+      problems.push(`device ${device.id}: segments differ from its points'`);
+    if (!isDeepStrictEqual(state, await ingestion.stateOf(round.serial[index]!.id))) {
+      problems.push(`device ${device.id}: state differs from the serial delivery`);
+    }
+  }
+  return { problems, points, segments, days };
 }
