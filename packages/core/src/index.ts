@@ -34,3 +34,5 @@ export {
 export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
 export * from './service/create-fleet-hours.js';
+export * from './maintenance/hour-meter.js';
+export * from './maintenance/service-status.js';

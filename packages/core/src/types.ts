@@ -165,6 +165,106 @@ export interface MeterRecord extends EngineSeconds {
   readonly since: string | null;
   /** D9 timestamp of *now*. */
   readonly asOf: string;
+  /** The machine's own hour meter at `asOf` (D38): the latest reading plus the engine seconds since it. */
+  readonly hourMeterSeconds: number;
+  /** D9 timestamp of the reading `hourMeterSeconds` counts from; `null` when the device has no reading (uncalibrated: then it equals `engineSeconds`). */
+  readonly hourMeterReadAt: string | null;
+}
+
+/** A reading of a machine's own hour meter, recorded by an operator (D38). */
+export interface HourMeterReading {
+  readonly id: number;
+  readonly deviceId: number;
+  /** Epoch seconds: when the hour meter showed `readingSeconds`. */
+  readonly readAt: EpochSeconds;
+  /** What the hour meter showed, in whole seconds (≥ 0). */
+  readonly readingSeconds: number;
+  /** Epoch seconds: when the reading was recorded. */
+  readonly recordedAt: EpochSeconds;
+}
+
+/**
+ * A service schedule of a device (D39), as stored: an interval of engine time and, optionally, of
+ * calendar days (whichever comes first), due-soon margins, and the last service.
+ */
+export interface ServiceSchedule {
+  readonly id: number;
+  readonly deviceId: number;
+  readonly name: string;
+  /** Hour-meter seconds between services (> 0). */
+  readonly intervalSeconds: number;
+  /** Calendar days between services (> 0), or `null` for none. */
+  readonly intervalDays: number | null;
+  /** The due-soon margin in hour-meter seconds; `null`: a tenth of the interval (D39). */
+  readonly dueSoonSeconds: number | null;
+  /** The due-soon margin in days; `null`: a tenth of the calendar interval, at least 1 (D39). */
+  readonly dueSoonDays: number | null;
+  /** Epoch seconds of the last service (at creation: given, or the creation instant). */
+  readonly lastDoneAt: EpochSeconds;
+  /**
+   * The hour meter at the last service as the operator gave it; `null`: the hour meter at
+   * `lastDoneAt`, computed at every read from the readings and segments (D38, D39).
+   */
+  readonly lastDoneHourMeterSeconds: number | null;
+  /** Epoch seconds. */
+  readonly createdAt: EpochSeconds;
+}
+
+/** What a new service schedule is created with (D39); see {@link ServiceSchedule} for each field. */
+export interface NewServiceSchedule {
+  readonly deviceId: number;
+  readonly name: string;
+  readonly intervalSeconds: number;
+  readonly intervalDays?: number | null;
+  readonly dueSoonSeconds?: number | null;
+  readonly dueSoonDays?: number | null;
+  readonly lastDoneAt: EpochSeconds;
+  readonly lastDoneHourMeterSeconds?: number | null;
+}
+
+/** The fields of a service schedule that can change; recording a service sets `lastDoneAt` (and `lastDoneHourMeterSeconds: null`). */
+export interface ServiceScheduleChanges {
+  readonly name?: string;
+  readonly intervalSeconds?: number;
+  readonly intervalDays?: number | null;
+  readonly dueSoonSeconds?: number | null;
+  readonly dueSoonDays?: number | null;
+  readonly lastDoneAt?: EpochSeconds;
+  readonly lastDoneHourMeterSeconds?: number | null;
+}
+
+/** Where a schedule stands (D39): `overdue` when either interval has run out, else `due_soon` within either margin, else `ok`. */
+export type ServiceStatus = 'ok' | 'due_soon' | 'overdue';
+
+/** The statuses of a schedule, from best to worst. */
+export const SERVICE_STATUSES: readonly ServiceStatus[] = ['ok', 'due_soon', 'overdue'];
+
+/** One schedule as the service endpoint shows it (D39); instants are D9 timestamps, dates `YYYY-MM-DD` in the device zone. */
+export interface ServiceScheduleState {
+  readonly id: number;
+  readonly name: string;
+  readonly intervalSeconds: number;
+  readonly intervalDays: number | null;
+  readonly dueSoonSeconds: number;
+  readonly dueSoonDays: number | null;
+  readonly lastDoneAt: string;
+  readonly lastDoneHourMeterSeconds: number;
+  readonly dueHourMeterSeconds: number;
+  readonly dueDate: string | null;
+  readonly remainingSeconds: number;
+  readonly remainingDays: number | null;
+  readonly status: ServiceStatus;
+}
+
+/** A device's service schedules at *now* (`GET /devices/{id}/service`, D39). */
+export interface DeviceService {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  /** D9 timestamp of *now*. */
+  readonly asOf: string;
+  readonly hourMeterSeconds: number;
+  /** The schedules by ascending id. */
+  readonly schedules: readonly ServiceScheduleState[];
 }
 
 /** What an import did (D1). */

@@ -19,6 +19,10 @@ export interface RateLimits {
   readonly fleetDaily: number;
   /** The fleet endpoint `GET /api/v1/meter`, per API key (D33). */
   readonly fleetMeter: number;
+  /** `GET /api/v1/devices/{id}/service`, per API key (D39). */
+  readonly service: number;
+  /** The fleet endpoint `GET /api/v1/service`, per API key (D39, D32). */
+  readonly fleetService: number;
   /** Telemetry ingestion, per ingest token over all ingestion endpoints (docs/ingestion.md); for its routes once they are served. */
   readonly ingest: number;
   /** Requests without a valid credential (every 401), counted per client address (D14). */
@@ -34,6 +38,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   fleetHours: 60,
   fleetDaily: 60,
   fleetMeter: 60,
+  service: 30,
+  fleetService: 60,
   ingest: 6000,
   unauthenticated: 30,
 });

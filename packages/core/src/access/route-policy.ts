@@ -53,6 +53,9 @@ export const ROUTE_POLICIES = {
   fleetHours: { template: `${API_V1}/hours`, credential: 'api_key', limit: 'fleetHours' },
   fleetDaily: { template: `${API_V1}/hours/daily`, credential: 'api_key', limit: 'fleetDaily' },
   fleetMeter: { template: `${API_V1}/meter`, credential: 'api_key', limit: 'fleetMeter' },
+  /** Service schedules (D39): one device, and the fleet a page at a time (D32). */
+  service: { template: `${API_V1}/devices/{id}/service`, credential: 'api_key', limit: 'service' },
+  fleetService: { template: `${API_V1}/service`, credential: 'api_key', limit: 'fleetService' },
   /** Any other path or method under /api/v1: checked and counted like a data route, then 404 or 405 (P12). */
   unmatched: { template: `${API_V1}/*`, credential: 'api_key', limit: 'unmatched' },
   /** The OpenAPI document: open, not counted (P14). */

@@ -14,11 +14,12 @@ import type { FleetEndpoint } from './parse-page-query.js';
 import { ROUTE_POLICIES } from '../access/route-policy.js';
 
 const VERSION = 1;
-const ENDPOINTS: readonly FleetEndpoint[] = ['hours', 'daily', 'meter'];
+const ENDPOINTS: readonly FleetEndpoint[] = ['hours', 'daily', 'meter', 'service'];
 const TEMPLATES: Readonly<Record<FleetEndpoint, string>> = {
   hours: ROUTE_POLICIES.fleetHours.template,
   daily: ROUTE_POLICIES.fleetDaily.template,
   meter: ROUTE_POLICIES.fleetMeter.template,
+  service: ROUTE_POLICIES.fleetService.template,
 };
 /** Longer text is no cursor of ours (a real one is under 60 characters). */
 const MAX_LENGTH = 200;

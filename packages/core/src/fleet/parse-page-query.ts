@@ -1,13 +1,14 @@
 import { InvalidParameterError } from '../errors/errors.js';
 
-/** The fleet endpoints (D32): `/api/v1/hours`, `/api/v1/hours/daily` and `/api/v1/meter`. */
-export type FleetEndpoint = 'hours' | 'daily' | 'meter';
+/** The fleet endpoints (D32): `/api/v1/hours`, `/api/v1/hours/daily`, `/api/v1/meter` and `/api/v1/service` (D39). */
+export type FleetEndpoint = 'hours' | 'daily' | 'meter' | 'service';
 
 /** Devices per page of each fleet endpoint when `limit` is not given, and the most a page may hold (D32). */
 export const FLEET_PAGE_SIZES: Readonly<Record<FleetEndpoint, { readonly default: number; readonly max: number }>> = Object.freeze({
   hours: Object.freeze({ default: 100, max: 500 }),
   daily: Object.freeze({ default: 20, max: 100 }),
   meter: Object.freeze({ default: 100, max: 500 }),
+  service: Object.freeze({ default: 100, max: 500 }),
 });
 
 /**

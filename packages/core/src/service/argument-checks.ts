@@ -12,6 +12,8 @@ interface _ArgumentKind {
   readonly expected: (name: string, value: unknown) => string;
 }
 
+import { SERVICE_STATUSES } from '../types.js';
+
 const _isPlainDate = (value: unknown) => Object.prototype.toString.call(value) === '[object Temporal.PlainDate]';
 
 /** Every kind of argument the service takes; a name ending in `?` also accepts `undefined`. */
@@ -30,6 +32,10 @@ const _KINDS = {
   'cursor?': {
     accepts: (value) => value === undefined || typeof value === 'string',
     expected: () => 'the nextCursor of a previous page, a string',
+  },
+  'statuses?': {
+    accepts: (value) => value === undefined || (Array.isArray(value) && value.every((status) => SERVICE_STATUSES.includes(status))),
+    expected: () => `an array of statuses (${SERVICE_STATUSES.join(', ')}; use parseServiceStatuses("due_soon,overdue"))`,
   },
   authorization: {
     accepts: (value) => value === undefined || value === null || typeof value === 'string',

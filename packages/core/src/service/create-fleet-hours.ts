@@ -23,7 +23,19 @@ import type { CredentialCounter, RateLimitCount, RateLimitStore } from '../acces
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
-import type { BucketSeconds, DailyHours, Device, HoursTotal, MeterRecord, SegmentSummary } from '../types.js';
+import type {
+  BucketSeconds,
+  DailyHours,
+  Device,
+  DeviceService,
+  HoursTotal,
+  MeterRecord,
+  SegmentSummary,
+  ServiceSchedule,
+  ServiceStatus,
+} from '../types.js';
+import type { HourMeterValue } from '../maintenance/hour-meter.js';
+import { deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -65,6 +77,11 @@ export interface FleetPageQuery extends PageQuery {
   readonly accountId: number;
 }
 
+/** A page of `/service` for the whole fleet (D39): the page, and the statuses a device must have a schedule in (none: every device). */
+export interface FleetServiceQuery extends FleetPageQuery {
+  readonly statuses?: readonly ServiceStatus[] | undefined;
+}
+
 /** A page of `/hours` or `/hours/daily` for the whole fleet: the page and the dates from `parseWindowQuery`, applied in each device's zone (D32). */
 export interface FleetWindowQuery extends FleetPageQuery, WindowDates {}
 
@@ -87,6 +104,12 @@ export interface FleetReads {
   daily(query: FleetWindowQuery): Promise<FleetPage<DailyHours>>;
   /** `meter()` for every device of a page. @throws {InvalidParameterError} (D32, P33) */
   meter(query: FleetPageQuery): Promise<FleetPage<MeterRecord>>;
+  /**
+   * `service()` for every device of a page (D39, D32); with `statuses`, only the devices with at
+   * least one schedule in one of them, a page holding up to `limit` such devices.
+   * @throws {InvalidParameterError} (D32, P33)
+   */
+  service(query: FleetServiceQuery): Promise<FleetPage<DeviceService>>;
 }
 
 /**
@@ -115,8 +138,10 @@ export interface FleetHours {
   hours(input: WindowQuery): Promise<HoursTotal | null>;
   /** The daily series over a window (D8); `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
   daily(input: WindowQuery): Promise<DailyHours | null>;
-  /** The meter (D3); `null` when the account has no such device. */
+  /** The meter (D3) and the hour meter (D38); `null` when the account has no such device. */
   meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null>;
+  /** The device's service schedules at now (D39); `null` when the account has no such device. */
+  service(input: { readonly accountId: number; readonly deviceId: number }): Promise<DeviceService | null>;
   /** The same reads for every device of the account, a page at a time (D32). */
   readonly fleet: FleetReads;
 }
@@ -203,16 +228,16 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
 
     async meter(input) {
       checkArguments('meter()', input, { accountId: 'id', deviceId: 'id' });
-      const { accountId, deviceId } = input;
       const now = context.nowSeconds();
-      // One store call where the store can: the meter does not depend on the zone.
-      if (store.findDeviceWithSummary) {
-        const found = await store.findDeviceWithSummary({ accountId, deviceId, now });
-        return found && _meterRecord(found.device, found.summary, now);
-      }
-      const device = await store.findDevice({ accountId, deviceId });
-      if (!device) return null;
-      return _meterRecord(device, await context.sums.summarize(deviceId, now), now);
+      const read = await _deviceMaintenance(context, input, now, false);
+      return read && _meterRecord(read.device, read.summary, now, read.meters.now);
+    },
+
+    async service(input) {
+      checkArguments('service()', input, { accountId: 'id', deviceId: 'id' });
+      const now = context.nowSeconds();
+      const read = await _deviceMaintenance(context, input, now, true);
+      return read && deviceService(read.device, read.schedules, read.meters, now);
     },
 
     fleet: _fleetReads(context),
@@ -370,14 +395,45 @@ function _dailyHours(
   };
 }
 
-function _meterRecord(device: Device, summary: SegmentSummary, now: number): MeterRecord {
+function _meterRecord(device: Device, summary: SegmentSummary, now: number, hourMeter: HourMeterValue): MeterRecord {
   return {
     deviceId: device.id,
     timeZone: device.timeZone,
     since: summary.firstStartedAt === null ? null : formatInstant(summary.firstStartedAt, device.timeZone),
     asOf: formatInstant(now, device.timeZone),
     ...toEngineSeconds(summary),
+    ...hourMeterFields(hourMeter, device.timeZone),
   };
+}
+
+/**
+ * A device, its meter figures, its readings (and schedules when asked) and its hour meters (D38,
+ * D39): the device and its figures in one store call where the store can, the readings and
+ * schedules beside them, then one call for the sums since the readings when it has any.
+ */
+async function _deviceMaintenance(
+  context: _Context,
+  input: { readonly accountId: number; readonly deviceId: number },
+  now: number,
+  withSchedules: boolean,
+): Promise<{
+  device: Device;
+  summary: SegmentSummary;
+  schedules: readonly ServiceSchedule[];
+  meters: Awaited<ReturnType<typeof hourMetersOf>>[number];
+} | null> {
+  const { store } = context;
+  const { accountId, deviceId } = input;
+  const findWithSummary = async () => {
+    // The meter does not depend on the zone: one store call where the store can.
+    if (store.findDeviceWithSummary) return store.findDeviceWithSummary({ accountId, deviceId, now });
+    const device = await store.findDevice({ accountId, deviceId });
+    return device && { device, summary: await context.sums.summarize(deviceId, now) };
+  };
+  const [found, facts] = await Promise.all([findWithSummary(), maintenanceFacts(store, [deviceId], withSchedules)]);
+  if (!found) return null;
+  const [meters] = await hourMetersOf(context.sums.page, [found.device], [toEngineSeconds(found.summary).engineSeconds], facts, now);
+  return { ...found, schedules: facts.schedules.get(deviceId) ?? [], meters: meters! };
 }
 
 /**
@@ -476,13 +532,40 @@ function _fleetReads(context: _Context): FleetReads {
       checkArguments('fleet.meter()', query, _FLEET_PAGE_QUERY);
       const now = nowSeconds();
       const { devices, nextCursor } = await _devicePage(context, 'meter', query);
-      const summaries = await sums.summarizeMany(
-        devices.map((device) => device.id),
-        now,
-      );
-      return { items: devices.map((device, index) => _meterRecord(device, summaries[index]!, now)), nextCursor };
+      const { summaries, meters } = await _pageMaintenance(context, devices, now, false);
+      return { items: devices.map((device, index) => _meterRecord(device, summaries[index]!, now, meters[index]!.now)), nextCursor };
+    },
+
+    async service(query) {
+      checkArguments('fleet.service()', query, { ..._FLEET_PAGE_QUERY, statuses: 'statuses?' });
+      const now = nowSeconds();
+      const wanted = query.statuses === undefined || query.statuses.length === 0 ? null : new Set(query.statuses);
+      const size = pageSize('service', query.limit);
+      const items: DeviceService[] = [];
+      let cursor = query.cursor;
+      // With a status filter, pages of devices are read until the page is full or the devices run
+      // out: a page holds `limit` matching devices, and its cursor is the last device read.
+      for (;;) {
+        const { devices, nextCursor } = await _devicePage(context, 'service', { ...query, limit: size - items.length, cursor });
+        const { meters, facts } = await _pageMaintenance(context, devices, now, true);
+        devices.forEach((device, index) => {
+          const service = deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now);
+          if (wanted === null || service.schedules.some((schedule) => wanted.has(schedule.status))) items.push(service);
+        });
+        if (nextCursor === null || items.length >= size) return { items, nextCursor };
+        cursor = nextCursor;
+      }
     },
   };
+}
+
+/** The meter figures, readings, schedules (when asked) and hour meters of a page's devices: a bounded number of store calls (D32). */
+async function _pageMaintenance(context: _Context, devices: readonly Device[], now: number, withSchedules: boolean) {
+  const ids = devices.map((device) => device.id);
+  const [summaries, facts] = await Promise.all([context.sums.summarizeMany(ids, now), maintenanceFacts(context.store, ids, withSchedules)]);
+  const engine = summaries.map((summary) => toEngineSeconds(summary).engineSeconds);
+  const meters = await hourMetersOf(context.sums.page, devices, engine, facts, now);
+  return { summaries, facts, meters };
 }
 
 /** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */

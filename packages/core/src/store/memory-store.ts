@@ -4,6 +4,7 @@ import { planSegmentImport, segmentSpan } from '../engine/plan-segment-import.js
 import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from '../telemetry/plan-telemetry-write.js';
 import type { SpanRederivation } from '../telemetry/rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
+import { memoryMaintenance } from './memory-maintenance.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
@@ -47,6 +48,7 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memoryDevices(state),
     ..._memorySegments(state),
     ..._memoryTelemetry(state),
+    ...memoryMaintenance(state.devices),
   };
 }
 

@@ -8,12 +8,16 @@ import type {
   EngineSegment,
   DeviceTelemetryPoint,
   EpochSeconds,
+  HourMeterReading,
   ImportSummary,
   IngestTokenLookup,
   IngestTokenRecord,
   NewDevice,
+  NewServiceSchedule,
   SegmentInput,
   SegmentSummary,
+  ServiceSchedule,
+  ServiceScheduleChanges,
   TelemetryWriteResult,
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
@@ -276,4 +280,47 @@ export interface FleetHoursStore {
     readonly start?: EpochSeconds;
     readonly end?: EpochSeconds;
   }): Promise<readonly TelemetryPoint[]>;
+
+  // ── Hour meter and service schedules (D38, D39) ────────────────────────────────────────────
+  // Operator data: no telemetry write reads it, so these writes change no device row (D35).
+
+  /**
+   * MUST store a reading of the device's hour meter recorded at `now`, or replace the value of
+   * the device's reading at the same `readAt` (keeping its id); `null` when the device does not
+   * exist. Checks are the caller's (`checkHourMeterReading`); instants MUST be checked with
+   * `assertEpochSeconds`.
+   */
+  addHourMeterReading(input: {
+    readonly deviceId: number;
+    readonly readAt: EpochSeconds;
+    readonly readingSeconds: number;
+    readonly now: EpochSeconds;
+  }): Promise<HourMeterReading | null>;
+
+  /** MUST return every reading of the given devices: by device id ascending, then newest `readAt` first. */
+  listHourMeterReadings(input: { readonly deviceIds: readonly number[] }): Promise<readonly HourMeterReading[]>;
+
+  /** MUST delete the device's reading and return it; `null` when the device has no reading with this id. */
+  removeHourMeterReading(input: { readonly deviceId: number; readonly readingId: number }): Promise<HourMeterReading | null>;
+
+  /**
+   * MUST store a schedule with a new id, created at `now`; `null` when the device does not exist.
+   * Optional fields left out are stored as `null`. Checks are the caller's (`checkServiceSchedule`).
+   */
+  createServiceSchedule(input: NewServiceSchedule & { readonly now: EpochSeconds }): Promise<ServiceSchedule | null>;
+
+  /** MUST return the schedule or `null`. */
+  findServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
+
+  /** MUST return every schedule of the given devices, by device id ascending, then id ascending. */
+  listServiceSchedules(input: { readonly deviceIds: readonly number[] }): Promise<readonly ServiceSchedule[]>;
+
+  /**
+   * MUST apply the changes (a field left out keeps its value) and return the schedule, or `null`
+   * when there is no such schedule. Checks are the caller's (`changeServiceSchedule`).
+   */
+  updateServiceSchedule(input: { readonly scheduleId: number; readonly changes: ServiceScheduleChanges }): Promise<ServiceSchedule | null>;
+
+  /** MUST delete the schedule and return it; `null` when there is no such schedule. */
+  removeServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
 }

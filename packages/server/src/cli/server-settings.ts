@@ -64,6 +64,8 @@ const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [fla
   fleetHours: ['rate-limit-fleet-hours', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours'],
   fleetDaily: ['rate-limit-fleet-daily', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours/daily'],
   fleetMeter: ['rate-limit-fleet-meter', 'Requests per minute per API key to the fleet endpoint GET /api/v1/meter'],
+  service: ['rate-limit-service', 'Requests per minute per API key to GET /api/v1/devices/{id}/service'],
+  fleetService: ['rate-limit-fleet-service', 'Requests per minute per API key to the fleet endpoint GET /api/v1/service'],
   ingest: ['rate-limit-ingest', 'Requests per minute per ingest token to the ingestion endpoints, all together'],
   unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401'],
 };

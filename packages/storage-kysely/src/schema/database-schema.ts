@@ -96,6 +96,29 @@ export interface EngineDayFiguresTable {
   idle_seconds: BigintColumn;
 }
 
+/** `hour_meter_readings`: readings of a machine's own hour meter (D38), one per device and instant. */
+export interface HourMeterReadingsTable {
+  id: Generated<number>;
+  device_id: number;
+  read_at: TimestampColumn;
+  reading_seconds: BigintColumn;
+  recorded_at: TimestampColumn;
+}
+
+/** `service_schedules`: service intervals of a device and its last service (D39). */
+export interface ServiceSchedulesTable {
+  id: Generated<number>;
+  device_id: number;
+  name: string;
+  interval_seconds: BigintColumn;
+  interval_days: number | null;
+  due_soon_seconds: BigintColumn | null;
+  due_soon_days: number | null;
+  last_done_at: TimestampColumn;
+  last_done_hour_meter_seconds: BigintColumn | null;
+  created_at: TimestampColumn;
+}
+
 /** `rate_limit_counters`: fixed-window counters shared by every server instance (D13, D15). Unlogged. */
 export interface RateLimitCountersTable {
   key: string;
@@ -125,4 +148,6 @@ export interface FleetHoursDatabase {
   telemetry_points: TelemetryPointsTable;
   ingest_tokens: IngestTokensTable;
   rate_limit_counters: RateLimitCountersTable;
+  hour_meter_readings: HourMeterReadingsTable;
+  service_schedules: ServiceSchedulesTable;
 }

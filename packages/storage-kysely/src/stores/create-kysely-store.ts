@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { accountStore } from './account-store.js';
 import { deviceStore } from './device-store.js';
 import { ingestTokenStore } from './ingest-token-store.js';
+import { maintenanceStore } from './maintenance-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
@@ -53,6 +54,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...segmentStore(db),
     ...telemetryStore(db),
     ...ingestTokenStore(db),
+    ...maintenanceStore(db),
     ...rateLimitStore(db),
     // The readiness probe (D30): one round trip, no data.
     ping: () =>

@@ -1,0 +1,79 @@
+import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import type { FleetHoursStore } from './storage-port.js';
+import type { HourMeterReading, ServiceSchedule } from '../types.js';
+
+/** Hour-meter readings and service schedules of a memory store (D38, D39), over its devices. */
+export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
+  const readings = new Map<number, HourMeterReading>();
+  const schedules = new Map<number, ServiceSchedule>();
+  const ids = { reading: 0, schedule: 0 };
+  return {
+    async addHourMeterReading({ deviceId, readAt, readingSeconds, now }) {
+      assertEpochSeconds('readAt', readAt);
+      assertEpochSeconds('now', now);
+      if (!devices.has(deviceId)) return null;
+      const same = [...readings.values()].find((reading) => reading.deviceId === deviceId && reading.readAt === readAt);
+      const reading: HourMeterReading = { id: same?.id ?? ++ids.reading, deviceId, readAt, readingSeconds, recordedAt: now };
+      readings.set(reading.id, reading);
+      return { ...reading };
+    },
+    async listHourMeterReadings({ deviceIds }) {
+      const wanted = new Set(deviceIds);
+      return [...readings.values()]
+        .filter((reading) => wanted.has(reading.deviceId))
+        .sort((a, b) => a.deviceId - b.deviceId || b.readAt - a.readAt)
+        .map((reading) => ({ ...reading }));
+    },
+    async removeHourMeterReading({ deviceId, readingId }) {
+      const reading = readings.get(readingId);
+      if (!reading || reading.deviceId !== deviceId) return null;
+      readings.delete(readingId);
+      return { ...reading };
+    },
+    async createServiceSchedule(input) {
+      assertEpochSeconds('lastDoneAt', input.lastDoneAt);
+      assertEpochSeconds('now', input.now);
+      if (!devices.has(input.deviceId)) return null;
+      const schedule: ServiceSchedule = {
+        id: ++ids.schedule,
+        deviceId: input.deviceId,
+        name: input.name,
+        intervalSeconds: input.intervalSeconds,
+        intervalDays: input.intervalDays ?? null,
+        dueSoonSeconds: input.dueSoonSeconds ?? null,
+        dueSoonDays: input.dueSoonDays ?? null,
+        lastDoneAt: input.lastDoneAt,
+        lastDoneHourMeterSeconds: input.lastDoneHourMeterSeconds ?? null,
+        createdAt: input.now,
+      };
+      schedules.set(schedule.id, schedule);
+      return { ...schedule };
+    },
+    async findServiceSchedule({ scheduleId }) {
+      const schedule = schedules.get(scheduleId);
+      return schedule ? { ...schedule } : null;
+    },
+    async listServiceSchedules({ deviceIds }) {
+      const wanted = new Set(deviceIds);
+      return [...schedules.values()]
+        .filter((schedule) => wanted.has(schedule.deviceId))
+        .sort((a, b) => a.deviceId - b.deviceId || a.id - b.id)
+        .map((schedule) => ({ ...schedule }));
+    },
+    async updateServiceSchedule({ scheduleId, changes }) {
+      if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
+      const schedule = schedules.get(scheduleId);
+      if (!schedule) return null;
+      const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      const updated: ServiceSchedule = { ...schedule, ...defined };
+      schedules.set(scheduleId, updated);
+      return { ...updated };
+    },
+    async removeServiceSchedule({ scheduleId }) {
+      const schedule = schedules.get(scheduleId);
+      if (!schedule) return null;
+      schedules.delete(scheduleId);
+      return { ...schedule };
+    },
+  } satisfies Partial<FleetHoursStore>;
+}
