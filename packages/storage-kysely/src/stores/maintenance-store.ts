@@ -1,7 +1,7 @@
 import type { FleetHoursStore, HourMeterReading, ServiceSchedule } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
-import { epochSeconds, instantOf, isId, secondsOrNull } from '../sql/sql-values.js';
+import { epochSeconds, instantOf, isId } from '../sql/sql-values.js';
 import { errorCode, guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -226,3 +226,4 @@ function _schedule(row: {
 function _numberOrNull(value: string | number | bigint | null): number | null {
   return value === null ? null : Number(value);
 }
+
