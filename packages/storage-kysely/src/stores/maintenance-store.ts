@@ -226,4 +226,3 @@ function _schedule(row: {
 function _numberOrNull(value: string | number | bigint | null): number | null {
   return value === null ? null : Number(value);
 }
-
