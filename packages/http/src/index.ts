@@ -18,3 +18,4 @@ export { deviceBody, type DeviceBody } from './routes/list-devices.js';
 export { hoursBody } from './routes/hours.js';
 export { dailyBody } from './routes/daily.js';
 export { meterBody } from './routes/meter.js';
+export { serviceBody, serviceScheduleBody } from './routes/service.js';

@@ -15,6 +15,8 @@ export function meterBody(record: MeterRecord) {
     engine_seconds: record.engineSeconds,
     moving_seconds: record.movingSeconds,
     idle_seconds: record.idleSeconds,
+    hour_meter_seconds: record.hourMeterSeconds,
+    hour_meter_read_at: record.hourMeterReadAt,
   };
 }
 
