@@ -10,7 +10,7 @@ import {
 
 const MINUTE_START = 1_800_000_000 - (1_800_000_000 % 60);
 
-describe('DEFAULT_RATE_LIMITS (D13, D14, D33, ingestion)', () => {
+describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
   it('allows 120 /devices, 30 of each other endpoint, 60 of each fleet endpoint, 6000 ingestion and 30 unauthenticated requests per minute', () => {
     expect(DEFAULT_RATE_LIMITS).toEqual({
       devices: 120,
@@ -20,6 +20,8 @@ describe('DEFAULT_RATE_LIMITS (D13, D14, D33, ingestion)', () => {
       fleetHours: 60,
       fleetDaily: 60,
       fleetMeter: 60,
+      service: 30,
+      fleetService: 60,
       ingest: 6000,
       unauthenticated: 30,
     });

@@ -3,7 +3,7 @@ import { DEFAULT_RATE_LIMITS, resolveRateLimits } from './rate-limit.js';
 import { ROUTE_POLICIES, routeLimit, type RoutePolicy } from './route-policy.js';
 
 describe('ROUTE_POLICIES', () => {
-  it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, D33, P12)', () => {
+  it('asks an API key on every data route and on unmatched paths under /api/v1, each with its own budget (D11, D13, D33, D39, P12)', () => {
     expect(
       Object.fromEntries(
         Object.entries(ROUTE_POLICIES).map(([name, policy]) => [name, [policy.template, policy.credential, policy.limit]]),
@@ -16,6 +16,8 @@ describe('ROUTE_POLICIES', () => {
       fleetHours: ['/api/v1/hours', 'api_key', 'fleetHours'],
       fleetDaily: ['/api/v1/hours/daily', 'api_key', 'fleetDaily'],
       fleetMeter: ['/api/v1/meter', 'api_key', 'fleetMeter'],
+      service: ['/api/v1/devices/{id}/service', 'api_key', 'service'],
+      fleetService: ['/api/v1/service', 'api_key', 'fleetService'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],

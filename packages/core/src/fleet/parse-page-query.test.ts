@@ -7,11 +7,12 @@ const refusal = (parameters: PageQueryParameters, endpoint: FleetEndpoint = 'hou
   thrownBy(InvalidParameterError, () => parsePageQuery(parameters, endpoint));
 
 describe('parsePageQuery() (D32)', () => {
-  it('FLEET_PAGE_SIZES: 100 devices by default and 500 at most, /hours/daily 20 and 100', () => {
+  it('FLEET_PAGE_SIZES: 100 devices by default and 500 at most, /hours/daily 20 and 100 (D32, D39)', () => {
     expect(FLEET_PAGE_SIZES).toEqual({
       hours: { default: 100, max: 500 },
       daily: { default: 20, max: 100 },
       meter: { default: 100, max: 500 },
+      service: { default: 100, max: 500 },
     });
   });
 

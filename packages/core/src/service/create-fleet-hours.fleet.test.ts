@@ -173,30 +173,62 @@ describe('createFleetHours().fleet (D32)', () => {
 
   describe('a page costs a bounded number of store calls, never one per device', () => {
     for (const size of [1, 100]) {
-      it(`${size} device(s): one listDevices() and one batch call per page, nothing per device`, async () => {
+      it(`${size} device(s): one listDevices() and one batch call of each kind per page, nothing per device (D32, D38, D39)`, async () => {
         const { store, calls } = counted(createMemoryStore());
-        const { account } = await seedFleet(
+        const { account, devices } = await seedFleet(
           store,
           Array.from({ length: size }, (_, index) => ZONES[index % ZONES.length]!),
           (index) => [{ startedAt: NOW - 3 * DAY + index * 60, endedAt: NOW - 3 * DAY + index * 60 + HOUR, state: 'moving' }],
         );
+        // Half the devices have a reading, every device a schedule whose last service is computed (D38, D39).
+        for (const [index, device] of devices.entries()) {
+          if (index % 2 === 0)
+            await store.addHourMeterReading({ deviceId: device.id, readAt: NOW - 4 * DAY, readingSeconds: 500 * HOUR, now: NOW });
+          await store.createServiceSchedule({
+            deviceId: device.id,
+            name: 'Oil',
+            intervalSeconds: 250 * HOUR,
+            lastDoneAt: NOW - 5 * DAY,
+            now: NOW,
+          });
+        }
         const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
         const dates = parseWindowQuery({ from: '2026-11-01', to: '2026-11-30' });
-        for (const read of [
-          () => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }),
-          () => fleetHours.fleet.daily({ accountId: account.id, limit: Math.min(size, 100), ...dates }),
-          () => fleetHours.fleet.meter({ accountId: account.id, limit: size }),
-        ]) {
+        const figures = { listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1 };
+        for (const [read, expected] of [
+          [() => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }), { listDevices: 1, sumSegmentSecondsMany: 1 }],
+          [
+            () => fleetHours.fleet.daily({ accountId: account.id, limit: Math.min(size, 100), ...dates }),
+            { listDevices: 1, sumSegmentSecondsMany: 1 },
+          ],
+          [() => fleetHours.fleet.meter({ accountId: account.id, limit: size }), { ...figures, sumSegmentSecondsMany: 1 }],
+          [
+            () => fleetHours.fleet.service({ accountId: account.id, limit: size }),
+            { ...figures, listServiceSchedules: 1, sumSegmentSecondsMany: 1 },
+          ],
+        ] as const) {
           calls.clear();
-          const page = await read();
+          const page: FleetPage<unknown> = await read();
           expect(page.items).toHaveLength(size);
-          expect(Object.fromEntries(calls)).toEqual({
-            listDevices: 1,
-            ...(page.items[0] && 'asOf' in page.items[0] ? { summarizeDeviceSegmentsMany: 1 } : { sumSegmentSecondsMany: 1 }),
-          });
+          expect(Object.fromEntries(calls)).toEqual(expected);
         }
       });
     }
+
+    it('a meter page without any reading asks no sum: the hour meter is the meter (D38)', async () => {
+      const { store, calls } = counted(createMemoryStore());
+      const { account } = await seedFleet(store, ['UTC', 'Asia/Kathmandu'], () => [
+        { startedAt: NOW - HOUR, endedAt: null, state: 'idle' },
+      ]);
+      const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+      calls.clear();
+      const page = await fleetHours.fleet.meter({ accountId: account.id });
+      expect(page.items.map((item) => [item.hourMeterSeconds, item.hourMeterReadAt])).toEqual([
+        [HOUR, null],
+        [HOUR, null],
+      ]);
+      expect(Object.fromEntries(calls)).toEqual({ listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1 });
+    });
   });
 
   describe('each item is exactly the single-device read (D32)', () => {

@@ -105,13 +105,24 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     await expect(fleetHours.hours({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
   });
 
-  it('meter() reads the device and its figures in one call', async () => {
+  it('meter() reads the device and its figures in one call, its hour-meter readings beside it (D38)', async () => {
     const { calls, account, device, fleetHours, reference } = await setup('Europe/Berlin', SEGMENTS);
     expect(await fleetHours.meter({ accountId: account.id, deviceId: device.id })).toEqual(
       await reference.meter({ accountId: account.id, deviceId: device.id }),
     );
-    expect(calls).toEqual(['findDeviceWithSummary']);
+    // Both asked at once: one round trip. Without a reading the hour meter is the meter, no sum is asked.
+    expect(calls).toEqual(['findDeviceWithSummary', 'listHourMeterReadings']);
     expect(await fleetHours.meter({ accountId: account.id + 1, deviceId: device.id })).toBeNull();
+  });
+
+  it('meter() of a device with a reading asks one sum more: the engine seconds since the reading (D38)', async () => {
+    const { memory, calls, account, device, fleetHours, reference } = await setup('Europe/Berlin', SEGMENTS);
+    await memory.addHourMeterReading({ deviceId: device.id, readAt: NOW - 40 * HOUR, readingSeconds: 1000 * HOUR, now: NOW });
+    const meter = await fleetHours.meter({ accountId: account.id, deviceId: device.id });
+    expect(meter).toEqual(await reference.meter({ accountId: account.id, deviceId: device.id }));
+    // Since the reading: the idle hour 30 h ago and the open segment's 2 h.
+    expect(meter?.hourMeterSeconds).toBe(1003 * HOUR);
+    expect(calls).toEqual(['findDeviceWithSummary', 'listHourMeterReadings', 'sumSegmentSecondsMany']);
   });
 
   it('learns the zones from a devices list, so that the first read is one call', async () => {

@@ -228,7 +228,7 @@ describe('createFleetHours()', () => {
   });
 
   describe('meter() (D3)', () => {
-    it('sums every segment up to now, since the start of the first, as of now (D9 text)', async () => {
+    it('sums every segment up to now, since the start of the first, as of now (D9 text); without a reading the hour meter is the meter (D38)', async () => {
       const first = Date.UTC(2025, 5, 1, 12) / 1000;
       const { fleetHours, account, device } = await setup({
         segments: [
@@ -245,10 +245,13 @@ describe('createFleetHours()', () => {
         engineSeconds: 3 * HOUR + 300,
         movingSeconds: 2 * HOUR + 300,
         idleSeconds: HOUR,
+        // No reading: the hour meter is the meter, uncalibrated (D38).
+        hourMeterSeconds: 3 * HOUR + 300,
+        hourMeterReadAt: null,
       });
     });
 
-    it('is since null and all zeros for a device without segments', async () => {
+    it('is since null and all zeros for a device without segments, hour meter included (D38)', async () => {
       const { fleetHours, account, device } = await setup({ timeZone: 'Asia/Kathmandu' });
       expect(await fleetHours.meter({ accountId: account.id, deviceId: device.id })).toEqual({
         deviceId: device.id,
@@ -258,6 +261,8 @@ describe('createFleetHours()', () => {
         engineSeconds: 0,
         movingSeconds: 0,
         idleSeconds: 0,
+        hourMeterSeconds: 0,
+        hourMeterReadAt: null,
       });
     });
 
