@@ -17,15 +17,20 @@ export interface ApiRoute {
  */
 const DEVICE_ID = ':id{[^/]*}';
 
-/** The data routes, all GET (and HEAD) only (D17): the list, the three per device, and the three for the whole fleet (D32). */
+/**
+ * The data routes, all GET (and HEAD) only (D17): the list, the four per device, and the four for
+ * the whole fleet (D32); the service schedules (D39) are the fourth of each.
+ */
 export const API_ROUTES = {
   devices: { honoPath: `${API_BASE}/devices`, policy: ROUTE_POLICIES.devices },
   hours: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours`, policy: ROUTE_POLICIES.hours },
   daily: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours/daily`, policy: ROUTE_POLICIES.daily },
   meter: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/meter`, policy: ROUTE_POLICIES.meter },
+  service: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/service`, policy: ROUTE_POLICIES.service },
   fleetHours: { honoPath: `${API_BASE}/hours`, policy: ROUTE_POLICIES.fleetHours },
   fleetDaily: { honoPath: `${API_BASE}/hours/daily`, policy: ROUTE_POLICIES.fleetDaily },
   fleetMeter: { honoPath: `${API_BASE}/meter`, policy: ROUTE_POLICIES.fleetMeter },
+  fleetService: { honoPath: `${API_BASE}/service`, policy: ROUTE_POLICIES.fleetService },
 } as const satisfies Record<string, ApiRoute>;
 
 /** The path of the OpenAPI document. */

@@ -24,9 +24,11 @@ import { dailyRoute } from './routes/daily.js';
 import { fleetDailyRoute } from './routes/fleet-daily.js';
 import { fleetHoursRoute } from './routes/fleet-hours.js';
 import { fleetMeterRoute } from './routes/fleet-meter.js';
+import { fleetServiceRoute } from './routes/fleet-service.js';
 import { hoursRoute } from './routes/hours.js';
 import { listDevicesRoute } from './routes/list-devices.js';
 import { meterRoute } from './routes/meter.js';
+import { serviceRoute } from './routes/service.js';
 import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './routes/favicon.js';
 import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
 import { resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
@@ -104,8 +106,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
 
 /**
  * Creates the Fleet Hours API as a Hono app: `GET /api/v1/devices`, `/devices/{id}/hours`,
- * `/devices/{id}/hours/daily` and `/devices/{id}/meter`, the same for the whole fleet a page at a
- * time at `/hours`, `/hours/daily` and `/meter` (D32) (HEAD too), the OpenAPI document at
+ * `/devices/{id}/hours/daily`, `/devices/{id}/meter` and `/devices/{id}/service` (D39), the same
+ * for the whole fleet a page at a time at `/hours`, `/hours/daily`, `/meter` and `/service` (D32)
+ * (HEAD too), the OpenAPI document at
  * `/api/v1/openapi.json` and a reference page at `/docs`. Serve it alone ({@link serve}) or mount it
  * in an existing Hono app with `app.route('/', fleetHoursApp)`: it claims only `/api/v1/*` and
  * `/docs`, and its middleware never runs for the host app's routes. Served alone, it answers
@@ -213,16 +216,18 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
 
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).
-  const { devices, hours, daily, meter } = API_ROUTES;
+  const { devices, hours, daily, meter, service } = API_ROUTES;
   app.get(devices.honoPath, guard(devices.policy), listDevicesRoute({ fleetHours }));
   app.get(hours.honoPath, guard(hours.policy), hoursRoute({ fleetHours }));
   app.get(daily.honoPath, guard(daily.policy), dailyRoute({ fleetHours }));
   app.get(meter.honoPath, guard(meter.policy), meterRoute({ fleetHours }));
+  app.get(service.honoPath, guard(service.policy), serviceRoute({ fleetHours }));
   // The whole fleet, a page at a time (D32), each endpoint on its own budget (D33).
-  const { fleetHours: fleetHoursPage, fleetDaily, fleetMeter } = API_ROUTES;
+  const { fleetHours: fleetHoursPage, fleetDaily, fleetMeter, fleetService } = API_ROUTES;
   app.get(fleetHoursPage.honoPath, guard(fleetHoursPage.policy), fleetHoursRoute({ fleetHours }));
   app.get(fleetDaily.honoPath, guard(fleetDaily.policy), fleetDailyRoute({ fleetHours }));
   app.get(fleetMeter.honoPath, guard(fleetMeter.policy), fleetMeterRoute({ fleetHours }));
+  app.get(fleetService.honoPath, guard(fleetService.policy), fleetServiceRoute({ fleetHours }));
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.

@@ -95,6 +95,8 @@ export async function createFleetApp(
       fleetHours: unlimited,
       fleetDaily: unlimited,
       fleetMeter: unlimited,
+      service: unlimited,
+      fleetService: unlimited,
     },
   });
   const get = async (path: string): Promise<Response> => app.request(path, { headers: { Authorization: `Bearer ${key}` } });

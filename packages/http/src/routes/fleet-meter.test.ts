@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../_fixture.js';
 import { createFleetApp, fleetArbitrary, walkPages } from './_fleet-fixture.js';
+import { createServiceFixture } from './_service-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 
@@ -47,10 +48,29 @@ describe('GET /api/v1/meter (D32)', () => {
           engine_seconds: 0,
           moving_seconds: 0,
           idle_seconds: 0,
+          hour_meter_seconds: 0,
+          hour_meter_read_at: null,
         },
       ],
       next_cursor: null,
     });
+  });
+
+  it('shows the hour meter of calibrated and uncalibrated devices, as /devices/{id}/meter does (D38)', async () => {
+    const { request, keys, devices, hourMeters } = await createServiceFixture();
+    const response = await request('/api/v1/meter', keys.acme.key);
+    const { data } = (await response.json()) as { data: Record<string, unknown>[] };
+    expect(
+      data.map((element) => [element.device_id, element.engine_seconds, element.hour_meter_seconds, element.hour_meter_read_at]),
+    ).toEqual([
+      [devices.newYork.id, 538_200, hourMeters.newYork, '2026-11-01T00:00:00-04:00'],
+      [devices.kathmandu.id, 14_400, 14_400, null],
+      [devices.idle.id, 0, 1_000_000, '2026-11-30T01:00:00+01:00'],
+    ]);
+    for (const element of data) {
+      const single = await request(`/api/v1/devices/${String(element.device_id)}/meter`, keys.acme.key);
+      expect(await single.text()).toBe(JSON.stringify(element));
+    }
   });
 
   it('ignores from and to, and refuses a bad limit or cursor naming it', async () => {

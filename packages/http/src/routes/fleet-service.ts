@@ -1,0 +1,23 @@
+import { parseServiceStatuses, type FleetHours } from '@fleet-hours/core';
+import { parsePageQuery } from '@fleet-hours/core/adapter';
+import type { Handler } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import { jsonResponse } from '../json-response.js';
+import { _accountId } from './_account-id.js';
+import { serviceBody } from './service.js';
+
+/**
+ * `GET /api/v1/service`: `/service` for every device of the account, a page at a time (D39, D32):
+ * `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/service`. With
+ * `status` (e.g. `due_soon,overdue`, given once), only the devices with at least one schedule in
+ * one of those statuses, each still with all its schedules; a page then holds up to `limit` such
+ * devices. The query is checked whole (`limit`, `cursor`, `status`) before anything is read (P11).
+ */
+export function fleetServiceRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+  return async function fleetServicePage(c) {
+    const page = parsePageQuery(c.req.queries(), 'service');
+    const statuses = parseServiceStatuses(c.req.queries('status'));
+    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: _accountId(c), ...page, statuses });
+    return jsonResponse(c, { data: items.map(serviceBody), next_cursor: nextCursor });
+  };
+}
