@@ -82,8 +82,12 @@ export function demoExamples(input: { readonly url: string; readonly seed: DemoS
     ),
   });
   examples.push({
-    title: `${truck.name}: the running meter since the tracker was fitted`,
+    title: `${truck.name}: the running meter since the tracker was fitted, and the machine's own hour meter`,
     command: curl(seed.key, `/api/v1/devices/${truck.id}/meter`),
+  });
+  examples.push({
+    title: 'The vehicles due soon or overdue for service, each with all its schedules',
+    command: curl(seed.key, '/api/v1/service?status=due_soon,overdue'),
   });
   examples.push({ title: 'A starter-plan key: 403 plan_without_api_access', command: curl(seed.starterKey, '/api/v1/devices') });
   return examples;

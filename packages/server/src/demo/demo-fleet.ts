@@ -13,6 +13,23 @@ export interface DemoVehicle {
   readonly model: string;
   readonly timeZone: string;
   readonly pattern: WorkPattern;
+  /** What the machine's own hour meter showed when its tracker was fitted, in hours (D38); none: never read, so uncalibrated. */
+  readonly hourMeterHours?: number;
+  /** Its service schedules (D39). */
+  readonly service?: readonly DemoSchedule[];
+}
+
+/**
+ * A service schedule of a demo vehicle (D39) and where it stands when the demo starts: so many
+ * engine hours left (negative: overdue by so many), or so many calendar days. The last service is
+ * placed from the vehicle's own generated year (`seedDemoService`), so the demo shows the same
+ * statuses whatever day it is run.
+ */
+export interface DemoSchedule {
+  readonly name: string;
+  readonly everyHours: number;
+  readonly everyDays: number | null;
+  readonly left: { readonly hours: number } | { readonly days: number };
 }
 
 /**
@@ -29,6 +46,11 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Teltonika FMB920',
     timeZone: 'America/New_York',
     pattern: 'day',
+    hourMeterHours: 11_872,
+    service: [
+      { name: 'Engine oil and filter', everyHours: 250, everyDays: 180, left: { hours: 9.5 } },
+      { name: 'Air filter', everyHours: 500, everyDays: 365, left: { hours: 180 } },
+    ],
   },
   {
     name: 'Bakery van B-7',
@@ -37,6 +59,11 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Teltonika FMC130',
     timeZone: 'Europe/Berlin',
     pattern: 'night',
+    hourMeterHours: 6_215,
+    service: [
+      { name: 'Engine oil', everyHours: 250, everyDays: 180, left: { hours: -14 } },
+      { name: 'Brake inspection', everyHours: 600, everyDays: 365, left: { hours: 210 } },
+    ],
   },
   {
     name: 'Island tug Kentia',
@@ -45,6 +72,11 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Queclink GV350',
     timeZone: 'Australia/Lord_Howe',
     pattern: 'split',
+    hourMeterHours: 23_530,
+    service: [
+      { name: 'Engine oil', everyHours: 250, everyDays: 180, left: { hours: 120 } },
+      { name: 'Annual hull survey', everyHours: 4000, everyDays: 365, left: { days: 12 } },
+    ],
   },
   {
     name: 'Valley tractor 3',
@@ -53,6 +85,8 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Teltonika FMB140',
     timeZone: 'Asia/Kathmandu',
     pattern: 'seasonal',
+    hourMeterHours: 3_104,
+    service: [{ name: 'Engine oil', everyHours: 250, everyDays: 365, left: { hours: 150 } }],
   },
   {
     name: 'City bus 22',
@@ -61,6 +95,11 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Ruptela FM-Eco4',
     timeZone: 'America/Sao_Paulo',
     pattern: 'route',
+    hourMeterHours: 41_960,
+    service: [
+      { name: 'Engine oil', everyHours: 500, everyDays: 180, left: { hours: 260 } },
+      { name: 'Transmission fluid', everyHours: 2000, everyDays: 730, left: { hours: 900 } },
+    ],
   },
   {
     name: 'Harbour crane truck',
@@ -69,6 +108,7 @@ export const DEMO_VEHICLES: readonly DemoVehicle[] = [
     model: 'Queclink GV300',
     timeZone: 'Pacific/Chatham',
     pattern: 'split',
+    service: [{ name: 'Hydraulic filters', everyHours: 1000, everyDays: 365, left: { hours: 600 } }],
   },
 ];
 

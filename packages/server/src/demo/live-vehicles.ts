@@ -15,6 +15,7 @@ export const LIVE_VEHICLES: readonly DemoVehicle[] = [
     model: 'Teltonika FMC130',
     timeZone: 'America/New_York',
     pattern: 'day',
+    hourMeterHours: 8_140,
   },
   {
     name: 'Tow truck L-2',
@@ -40,8 +41,9 @@ export interface LiveSeed {
 
 /**
  * Adds the {@link LIVE_VEHICLES} to the demo account with a few days of telemetry history (the
- * simulator's vehicle model, written through the store's telemetry path, D20, D23) and an ingest
- * token.
+ * simulator's vehicle model, written through the store's telemetry path, D20, D23), a reading of
+ * the hour meter at the start of that history for those that have one (D38: the first one's counts
+ * up live beside its meter; the second stays uncalibrated) and an ingest token.
  *
  * @param store The demo's store.
  * @param options The account, *now* (epoch seconds) and how many days of history (default 3).
@@ -79,6 +81,14 @@ export async function seedLiveVehicles(
     ].map((report) => ({ deviceId: created.id, time: report.time, ignition: report.ignition, speedKmh: report.speedKmh }));
     if (points.length > 0) await store.writeTelemetry({ accountId: account.id, points, now });
     pointCount += points.length;
+    if (vehicle.hourMeterHours !== undefined) {
+      await store.addHourMeterReading({
+        deviceId: created.id,
+        readAt: now - days * 86_400,
+        readingSeconds: vehicle.hourMeterHours * 3600,
+        now,
+      });
+    }
     devices.push((await store.findDevice({ accountId: account.id, deviceId: created.id })) ?? created);
   }
   const ingestToken = generateIngestToken();

@@ -69,7 +69,14 @@ describe('seedDemo()', () => {
     const banner = formatDemoBanner({ url: 'http://127.0.0.1:8080', seed, examples, dataDir: null });
     expect(banner).toContain('Fleet Hours demo is serving at http://127.0.0.1:8080');
     expect(banner).toContain(`API key   ${seed.key}`);
-    for (const path of ['/api/v1/devices"', '/hours"', '/hours/daily?from=', '/hours?from=', '/meter"']) {
+    for (const path of [
+      '/api/v1/devices"',
+      '/hours"',
+      '/hours/daily?from=',
+      '/hours?from=',
+      '/meter"',
+      '/service?status=due_soon,overdue"',
+    ]) {
       expect(
         examples.some((example) => example.command.includes(path)),
         path,

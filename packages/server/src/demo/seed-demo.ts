@@ -1,5 +1,6 @@
-import { fingerprintApiKey, generateApiKey, type Account, type Device, type FleetHoursStore } from '@fleet-hours/core';
+import { fingerprintApiKey, generateApiKey, type Account, type Device, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
 import { DEMO_VEHICLES, generateDemoSegments, type DemoVehicle } from './demo-fleet.js';
+import { seedDemoService, type DemoServiceSeed } from './demo-service.js';
 
 /** What {@link seedDemo} created. */
 export interface DemoSeed {
@@ -13,6 +14,8 @@ export interface DemoSeed {
   readonly starterKey: string;
   /** Engine segments written, over every device. */
   readonly segmentCount: number;
+  /** The hour-meter readings and service schedules of the fleet (D38, D39). */
+  readonly service: DemoServiceSeed;
 }
 
 const STARTER_VEHICLE: DemoVehicle = {
@@ -26,7 +29,8 @@ const STARTER_VEHICLE: DemoVehicle = {
 
 /**
  * Seeds an empty store with the demo fleet: a business account "Demo Logistics" with the
- * {@link DEMO_VEHICLES} and a year of their shifts (one import batch per vehicle), an API key for
+ * {@link DEMO_VEHICLES} and a year of their shifts (one import batch per vehicle), their hour-meter
+ * readings and service schedules (`seedDemoService`: some due soon, one overdue), an API key for
  * it, and a starter-plan account "Corner Café" with one vehicle and a key that answers 403.
  *
  * @param store An empty store.
@@ -39,6 +43,7 @@ export async function seedDemo(store: FleetHoursStore, options: { readonly now: 
   const starterAccount = await store.createAccount({ name: 'Corner Café', plan: 'starter', now });
 
   let segmentCount = 0;
+  const fleet: { device: Device; vehicle: DemoVehicle; segments: readonly SegmentInput[] }[] = [];
   const addVehicle = async (owner: Account, vehicle: DemoVehicle, seed: number, days: number): Promise<Device> => {
     const created = await store.createDevice({
       accountId: owner.id,
@@ -52,16 +57,19 @@ export async function seedDemo(store: FleetHoursStore, options: { readonly now: 
     const segments = generateDemoSegments({ vehicle, seed, now, days });
     await store.importSegments({ deviceId: created.id, segments, reportedAt: now });
     segmentCount += segments.length;
-    return (await store.findDevice({ accountId: owner.id, deviceId: created.id })) ?? created;
+    const device = (await store.findDevice({ accountId: owner.id, deviceId: created.id })) ?? created;
+    fleet.push({ device, vehicle, segments });
+    return device;
   };
 
   const devices: Device[] = [];
   for (const [index, vehicle] of DEMO_VEHICLES.entries()) devices.push(await addVehicle(account, vehicle, index + 1, options.days ?? 365));
   await addVehicle(starterAccount, STARTER_VEHICLE, 99, 30);
+  const service = await seedDemoService(store, { vehicles: fleet, now });
 
   const key = await issueKey(store, account.id, 'demo', now);
   const starterKey = await issueKey(store, starterAccount.id, 'demo (starter plan)', now);
-  return { account, key, devices, starterAccount, starterKey, segmentCount };
+  return { account, key, devices, starterAccount, starterKey, segmentCount, service };
 }
 
 async function issueKey(store: FleetHoursStore, accountId: number, label: string, now: number): Promise<string> {
