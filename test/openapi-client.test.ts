@@ -55,8 +55,8 @@ const NOW_MS = utc(2026, 3, 12, 12) * 1000;
 const ORIGIN = 'http://fleet.test';
 
 /**
- * A memory store with a Business account (one key; one device with engine time on 10 March, one
- * that never reported) and a Starter account.
+ * A memory store with a Business account (one key; one device with engine time on 10 March, an
+ * hour-meter reading and a service schedule, one that never reported) and a Starter account.
  */
 async function startApp(options: { readonly prefix?: string; readonly rateLimits?: Partial<RateLimits> } = {}) {
   const store = createMemoryStore();
@@ -90,6 +90,17 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
       { startedAt: utc(2026, 3, 10, 7), endedAt: utc(2026, 3, 10, 8), state: 'idle' },
       { startedAt: utc(2026, 3, 10, 8), endedAt: utc(2026, 3, 10, 10, 30), state: 'moving' },
     ],
+  });
+  // The hour meter read 1,000 h at 09:00 on 10 March (D38); the oil is due every 250 h or 30 days (D39).
+  await store.addHourMeterReading({ deviceId: device.id, readAt: utc(2026, 3, 10, 8), readingSeconds: 1_000 * 3600, now: NOW_MS / 1000 });
+  await store.createServiceSchedule({
+    deviceId: device.id,
+    name: 'Engine oil',
+    intervalSeconds: 250 * 3600,
+    intervalDays: 30,
+    lastDoneAt: utc(2026, 2, 10, 8),
+    lastDoneHourMeterSeconds: 2_800_000,
+    now: NOW_MS / 1000,
   });
   const app = createFleetHoursApp({
     fleetHours: createFleetHours({ store, now: () => NOW_MS }),
@@ -155,9 +166,11 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/devices/{id}/hours'
     | '/api/v1/devices/{id}/hours/daily'
     | '/api/v1/devices/{id}/meter'
+    | '/api/v1/devices/{id}/service'
     | '/api/v1/hours'
     | '/api/v1/hours/daily'
     | '/api/v1/meter'
+    | '/api/v1/service'
     | '/api/v1/openapi.json'
     | '/docs'
     | '/ingest/v1/telemetry'
@@ -247,10 +260,58 @@ for (const prefix of ['', '/fleet']) {
         engine_seconds: 12_600,
         moving_seconds: 9_000,
         idle_seconds: 3_600,
+        // The reading, plus the 2.5 h of engine time after it (D38).
+        hour_meter_seconds: 3_600_000 + 9_000,
+        hour_meter_read_at: '2026-03-10T09:00:00+01:00',
       });
+      expectTypeOf(meter.data!.hour_meter_read_at).toEqualTypeOf<string | null>();
 
       const spareMeter = await api.GET('/api/v1/devices/{id}/meter', { params: { path: { id: spare.id } } });
-      expect(spareMeter.data).toMatchObject({ device_id: spare.id, since: null, engine_seconds: 0, as_of: '2026-03-12T08:00:00-04:00' });
+      expect(spareMeter.data).toMatchObject({
+        device_id: spare.id,
+        since: null,
+        engine_seconds: 0,
+        as_of: '2026-03-12T08:00:00-04:00',
+        hour_meter_seconds: 0,
+        hour_meter_read_at: null,
+      });
+
+      // Service schedules (D39): due soon by the calendar (today is its due date), not yet by engine time.
+      const service = await api.GET('/api/v1/devices/{id}/service', { params: { path: { id } } });
+      expectTypeOf(service.data).toEqualTypeOf<Schemas['ServiceBody'] | undefined>();
+      expectTypeOf(service.data!.data[0]!.status).toEqualTypeOf<'ok' | 'due_soon' | 'overdue'>();
+      expectTypeOf(service.data!.data[0]!.due_date).toEqualTypeOf<string | null>();
+      expect(service.data).toEqual({
+        device_id: id,
+        timezone: 'Europe/Berlin',
+        as_of: '2026-03-12T13:00:00+01:00',
+        hour_meter_seconds: 3_609_000,
+        data: [
+          {
+            id: expect.any(Number),
+            name: 'Engine oil',
+            interval_seconds: 900_000,
+            interval_days: 30,
+            due_soon_seconds: 90_000,
+            due_soon_days: 3,
+            last_done_at: '2026-02-10T09:00:00+01:00',
+            last_done_hour_meter_seconds: 2_800_000,
+            due_hour_meter_seconds: 3_700_000,
+            due_date: '2026-03-12',
+            remaining_seconds: 91_000,
+            remaining_days: 0,
+            status: 'due_soon',
+          },
+        ],
+      });
+      const spareService = await api.GET('/api/v1/devices/{id}/service', { params: { path: { id: spare.id } } });
+      expect(spareService.data).toEqual({
+        device_id: spare.id,
+        timezone: 'America/New_York',
+        as_of: '2026-03-12T08:00:00-04:00',
+        hour_meter_seconds: 0,
+        data: [],
+      });
 
       // The fleet endpoints (D32): a page at a time, each element exactly the single-device body.
       const spareHours = await api.GET('/api/v1/devices/{id}/hours', { params: { path: { id: spare.id }, query: window } });
@@ -273,6 +334,18 @@ for (const prefix of ['', '/fleet']) {
       expectTypeOf(fleetMeter.data).toEqualTypeOf<Schemas['FleetMeterPage'] | undefined>();
       expect(fleetMeter.data).toEqual({ data: [meter.data, spareMeter.data], next_cursor: null });
 
+      const fleetService = await api.GET('/api/v1/service', { params: { query: { limit: 1 } } });
+      expectTypeOf(fleetService.data).toEqualTypeOf<Schemas['FleetServicePage'] | undefined>();
+      expect(fleetService.data).toEqual({ data: [service.data], next_cursor: expect.any(String) });
+      const fleetServiceNext = await api.GET('/api/v1/service', {
+        params: { query: { limit: 1, cursor: fleetService.data!.next_cursor! } },
+      });
+      expect(fleetServiceNext.data).toEqual({ data: [spareService.data], next_cursor: null });
+      const dueSoon = await api.GET('/api/v1/service', { params: { query: { status: 'due_soon,overdue' } } });
+      expect(dueSoon.data).toEqual({ data: [service.data], next_cursor: null });
+      const onlyOverdue = await api.GET('/api/v1/service', { params: { query: { status: 'overdue' } } });
+      expect(onlyOverdue.data).toEqual({ data: [], next_cursor: null });
+
       // HEAD: the same headers, no body.
       for (const head of [
         await api.HEAD('/api/v1/devices'),
@@ -282,6 +355,8 @@ for (const prefix of ['', '/fleet']) {
         await api.HEAD('/api/v1/hours', { params: { query: window } }),
         await api.HEAD('/api/v1/hours/daily', { params: { query: { limit: 1 } } }),
         await api.HEAD('/api/v1/meter'),
+        await api.HEAD('/api/v1/devices/{id}/service', { params: { path: { id } } }),
+        await api.HEAD('/api/v1/service', { params: { query: { status: 'ok' } } }),
       ]) {
         expect(head.response.status).toBe(200);
         expect(head.data).toBeUndefined();
@@ -350,7 +425,7 @@ for (const prefix of ['', '/fleet']) {
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);
     });
 
-    it('gets the typed error bodies of refused requests (D7, D11, D12, D13, D16, D17)', async () => {
+    it('gets the typed error bodies of refused requests (D7, D11, D12, D13, D16, D17, D32, D39)', async () => {
       const { client, device, keys } = await startApp({ prefix, rateLimits: { meter: 1 } });
       const id = device.id;
       const codeOf = (error: { error: { code: ErrorCode } } | undefined) => error?.error.code;
@@ -382,6 +457,17 @@ for (const prefix of ['', '/fleet']) {
       >();
       expect([foreignCursor.response.status, codeOf(foreignCursor.error)]).toEqual([400, 'invalid_parameter']);
       expect(foreignCursor.error!.error.message).toContain('cursor');
+
+      const unknownStatus = await api.GET('/api/v1/service', { params: { query: { status: 'late' } } });
+      expect([unknownStatus.response.status, codeOf(unknownStatus.error)]).toEqual([400, 'invalid_parameter']);
+      expect(unknownStatus.error!.error.message).toContain('status');
+      const meterCursor = await api.GET('/api/v1/meter', { params: { query: { limit: 1 } } });
+      const wrongCursor = await api.GET('/api/v1/service', { params: { query: { cursor: meterCursor.data!.next_cursor! } } });
+      expect([wrongCursor.response.status, codeOf(wrongCursor.error)]).toEqual([400, 'invalid_parameter']);
+      expect(wrongCursor.error!.error.message).toContain('cursor');
+
+      const otherDevice = await api.GET('/api/v1/devices/{id}/service', { params: { path: { id: id + 1000 } } });
+      expect([otherDevice.response.status, codeOf(otherDevice.error)]).toEqual([404, 'device_not_found']);
 
       const noSuchDevice = await api.GET('/api/v1/devices/{id}/hours', { params: { path: { id: id + 1000 } } });
       expect([noSuchDevice.response.status, codeOf(noSuchDevice.error)]).toEqual([404, 'device_not_found']);

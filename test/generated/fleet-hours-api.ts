@@ -75,6 +75,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeviceService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getDeviceServiceHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hours": {
         parameters: {
             query?: never;
@@ -120,6 +138,22 @@ export interface paths {
         delete?: never;
         options?: never;
         head: operations["getFleetMeterHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getFleetService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getFleetServiceHead"];
         patch?: never;
         trace?: never;
     };
@@ -253,6 +287,32 @@ export interface components {
             engine_seconds: number;
             moving_seconds: number;
             idle_seconds: number;
+            hour_meter_seconds: number;
+            hour_meter_read_at: string | null;
+        };
+        /** @enum {string} */
+        ServiceStatus: "ok" | "due_soon" | "overdue";
+        ServiceSchedule: {
+            id: number;
+            name: string;
+            interval_seconds: number;
+            interval_days: number | null;
+            due_soon_seconds: number;
+            due_soon_days: number | null;
+            last_done_at: string;
+            last_done_hour_meter_seconds: number;
+            due_hour_meter_seconds: number;
+            due_date: string | null;
+            remaining_seconds: number;
+            remaining_days: number | null;
+            status: components["schemas"]["ServiceStatus"];
+        };
+        ServiceBody: {
+            device_id: number;
+            timezone: string;
+            as_of: string;
+            hour_meter_seconds: number;
+            data: components["schemas"]["ServiceSchedule"][];
         };
         FleetHoursPage: {
             data: components["schemas"]["HoursTotal"][];
@@ -264,6 +324,10 @@ export interface components {
         };
         FleetMeterPage: {
             data: components["schemas"]["Meter"][];
+            next_cursor: string | null;
+        };
+        FleetServicePage: {
+            data: components["schemas"]["ServiceBody"][];
             next_cursor: string | null;
         };
         Error: {
@@ -605,6 +669,7 @@ export interface components {
     parameters: {
         Cursor: string;
         DeviceId: number;
+        ServiceStatus: string;
         From: string;
         To: string;
     };
@@ -864,6 +929,64 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getDeviceService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceServiceHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getFleetHours: {
         parameters: {
             query?: {
@@ -1028,6 +1151,68 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetService: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                status?: components["parameters"]["ServiceStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetServicePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetServiceHead: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                status?: components["parameters"]["ServiceStatus"];
             };
             header?: never;
             path?: never;

@@ -40,10 +40,12 @@ const DATA_PATHS = [
   '/api/v1/devices/{id}/hours',
   '/api/v1/devices/{id}/hours/daily',
   '/api/v1/devices/{id}/meter',
+  '/api/v1/devices/{id}/service',
   // The fleet endpoints (D32).
   '/api/v1/hours',
   '/api/v1/hours/daily',
   '/api/v1/meter',
+  '/api/v1/service',
 ];
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
@@ -215,13 +217,33 @@ describe('openApiDocument', () => {
         'getDeviceHours',
         'getDeviceDailyHours',
         'getDeviceMeter',
+        'getDeviceService',
         'getFleetHours',
         'getFleetDailyHours',
         'getFleetMeter',
+        'getFleetService',
         'getOpenApiDocument',
         'getDocsPage',
       ]),
     );
+  });
+
+  it('gives examples that match their own schemas, and the service endpoints theirs (D34, D39)', () => {
+    const schemas = resolved.components.schemas;
+    for (const name of ['Meter', 'ServiceBody', 'FleetMeterPage', 'FleetServicePage', 'FleetHoursPage', 'FleetDailyHoursPage']) {
+      const schema = schemas[name]!;
+      const validate = validatorFor(schema);
+      const examples = (schema.examples ?? []) as unknown[];
+      if (name !== 'Meter') expect(examples.length, `${name} has an example`).toBeGreaterThan(0);
+      for (const example of examples) expect(validate(example), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+    const statusParameter = (
+      resolved.paths['/api/v1/service']!.get as unknown as { parameters: { name: string; schema: Schema }[] }
+    ).parameters.find((parameter) => parameter.name === 'status')!;
+    const validateStatus = validatorFor(statusParameter.schema);
+    for (const value of ['ok', 'due_soon,overdue', 'overdue,ok,due_soon']) expect(validateStatus(value), value).toBe(true);
+    for (const value of ['late', '', 'overdue,', 'OK', 'ok,,overdue']) expect(validateStatus(value), value).toBe(false);
+    expect((schemas.ServiceStatus as { enum: string[] }).enum).toEqual(['ok', 'due_soon', 'overdue']);
   });
 
   it('states the license of the project, MIT like the LICENSE file', async () => {
@@ -293,11 +315,13 @@ describe('openApiDocument', () => {
           fleetHours: 10_000,
           fleetDaily: 10_000,
           fleetMeter: 10_000,
+          service: 10_000,
+          fleetService: 10_000,
           unauthenticated: 10_000,
         },
       });
       limited = await createFixture({
-        rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1 },
+        rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1, service: 1, fleetService: 1 },
       });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
       unavailable = await brokenFixture(() => new StorageUnavailableError());
@@ -354,6 +378,35 @@ describe('openApiDocument', () => {
         });
       }
     }
+
+    it('the service and meter bodies with readings and schedules of every status match the document too (D38, D39)', async () => {
+      const { createServiceFixture } = await import('./routes/_service-fixture.js');
+      const fixture = await createServiceFixture();
+      const bodies: unknown[] = [];
+      for (const [path, concretePath] of [
+        ['/api/v1/devices/{id}/service', `/api/v1/devices/${fixture.devices.newYork.id}/service`],
+        ['/api/v1/devices/{id}/service', `/api/v1/devices/${fixture.devices.kathmandu.id}/service`],
+        ['/api/v1/devices/{id}/meter', `/api/v1/devices/${fixture.devices.newYork.id}/meter`],
+        ['/api/v1/service', '/api/v1/service?status=due_soon,overdue&limit=1'],
+        ['/api/v1/meter', '/api/v1/meter'],
+      ] as const) {
+        const response = await fixture.request(concretePath, fixture.keys.acme.key);
+        expect(`${concretePath} ${response.status}`).toBe(`${concretePath} 200`);
+        bodies.push(await response.clone().json());
+        await expectDocumented(response, path, 'get');
+      }
+      // Null calendar fields, every status, a calibrated hour meter and a next cursor were all checked.
+      const text = JSON.stringify(bodies);
+      for (const shown of [
+        '"due_date":null',
+        '"status":"ok"',
+        '"status":"due_soon"',
+        '"status":"overdue"',
+        '"hour_meter_read_at":"',
+        '"next_cursor":"',
+      ])
+        expect(text).toContain(shown);
+    });
 
     it('the other 401 codes, the unknown-route 404 and /docs match the document too', async () => {
       for (const key of [

@@ -1,4 +1,12 @@
-import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, type ErrorCode, type FleetEndpoint, type RateLimits } from '@fleet-hours/core';
+import {
+  ERROR_CODES,
+  ERROR_TABLE,
+  resolveRateLimits,
+  SERVICE_STATUSES,
+  type ErrorCode,
+  type FleetEndpoint,
+  type RateLimits,
+} from '@fleet-hours/core';
 import { FLEET_PAGE_SIZES } from '@fleet-hours/core/adapter';
 import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
 import { MAX_DEVICE_ID } from './parse-device-id.js';
@@ -41,10 +49,109 @@ const dateParameter = (name: string, description: string): Json => ({
   schema: { type: 'string', format: 'date' },
 });
 const seconds = (description: string): Json => ({ type: 'integer', minimum: 0, description });
+/** The `status` filter of the fleet service endpoint: service statuses separated by commas. */
+const STATUS_LIST_PATTERN = `^(${SERVICE_STATUSES.join('|')})(,(${SERVICE_STATUSES.join('|')}))*$`;
 const durations: Json = {
   engine_seconds: seconds('Engine run time in whole seconds; always moving_seconds + idle_seconds, not a third measurement.'),
   moving_seconds: seconds('Seconds with the engine on and the vehicle moving.'),
   idle_seconds: seconds('Seconds with the engine on and the vehicle standing.'),
+};
+
+/** A value that is null when the schedule has no calendar interval (`interval_days`). */
+const calendar = (schema: Json, description: string): Json => ({
+  oneOf: [schema, { type: 'null', description: 'The schedule has no calendar interval.' }],
+  description,
+});
+
+/** One service schedule and where it stands at `as_of`. */
+const SERVICE_SCHEDULE_SCHEMA: Json = {
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'interval_seconds',
+    'interval_days',
+    'due_soon_seconds',
+    'due_soon_days',
+    'last_done_at',
+    'last_done_hour_meter_seconds',
+    'due_hour_meter_seconds',
+    'due_date',
+    'remaining_seconds',
+    'remaining_days',
+    'status',
+  ],
+  properties: {
+    id: { type: 'integer', minimum: 1, description: 'Identifies the schedule.' },
+    name: { type: 'string', description: 'What is serviced, e.g. `Engine oil`.' },
+    interval_seconds: { type: 'integer', minimum: 1, description: 'Engine time between services, in seconds of hour meter.' },
+    interval_days: calendar(
+      { type: 'integer', minimum: 1 },
+      'Calendar days between services, whichever of the two intervals runs out first.',
+    ),
+    due_soon_seconds: seconds(
+      'The margin before `due_hour_meter_seconds` within which the schedule is `due_soon`: as set, or a tenth of `interval_seconds`.',
+    ),
+    due_soon_days: calendar(
+      { type: 'integer', minimum: 0 },
+      'The margin in days before `due_date` within which the schedule is `due_soon`: as set, or a tenth of `interval_days`, at least 1.',
+    ),
+    last_done_at: timestamp('The last service (at creation: as given, or when the schedule was created).', '2026-09-01T08:00:00-04:00'),
+    last_done_hour_meter_seconds: seconds(
+      'The hour meter at the last service: as the operator recorded it, or else the hour meter at `last_done_at`, computed at every read.',
+    ),
+    due_hour_meter_seconds: seconds('`last_done_hour_meter_seconds` + `interval_seconds`.'),
+    due_date: calendar(
+      { type: 'string', format: 'date' },
+      "The local date of `last_done_at` plus `interval_days`, YYYY-MM-DD in the vehicle's zone.",
+    ),
+    remaining_seconds: {
+      type: 'integer',
+      description: '`due_hour_meter_seconds` − `hour_meter_seconds`: negative once the engine time has run past it.',
+    },
+    remaining_days: calendar({ type: 'integer' }, "`due_date` − today's local date, in days: negative once it has passed."),
+    status: ref('schemas', 'ServiceStatus'),
+  },
+};
+
+/** The body of `/devices/{id}/service` for one vehicle, as the examples show it. */
+const SERVICE_EXAMPLE: Json = {
+  device_id: 7,
+  timezone: 'America/New_York',
+  as_of: '2026-11-25T10:00:00-05:00',
+  hour_meter_seconds: 4_512_000,
+  data: [
+    {
+      id: 3,
+      name: 'Engine oil',
+      interval_seconds: 900_000,
+      interval_days: 180,
+      due_soon_seconds: 90_000,
+      due_soon_days: 18,
+      last_done_at: '2026-09-01T08:00:00-04:00',
+      last_done_hour_meter_seconds: 3_690_000,
+      due_hour_meter_seconds: 4_590_000,
+      due_date: '2027-02-28',
+      remaining_seconds: 78_000,
+      remaining_days: 95,
+      status: 'due_soon',
+    },
+    {
+      id: 4,
+      name: 'Hydraulic filter',
+      interval_seconds: 3_600_000,
+      interval_days: null,
+      due_soon_seconds: 360_000,
+      due_soon_days: null,
+      last_done_at: '2026-01-12T07:30:00-05:00',
+      last_done_hour_meter_seconds: 900_000,
+      due_hour_meter_seconds: 4_500_000,
+      due_date: null,
+      remaining_seconds: -12_000,
+      remaining_days: null,
+      status: 'overdue',
+    },
+  ],
 };
 
 const RATE_LIMIT_HEADERS: Json = {
@@ -114,7 +221,7 @@ function errorResponse(response: ErrorResponse): Json {
 const ERROR_RESPONSES = {
   BadRequest: {
     description:
-      'A query parameter is malformed, an impossible date, repeated, or `from` is after `to`; on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor`. The message names the parameter.',
+      'A query parameter is malformed, an impossible date, repeated, or `from` is after `to`; on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor`, and on /api/v1/service a `status` other than `ok`, `due_soon` and `overdue`. The message names the parameter.',
     codes: ['invalid_parameter'],
   },
   Unauthorized: {
@@ -244,6 +351,8 @@ interface DataOperation {
   readonly withDevice: boolean;
   /** A fleet endpoint (D32): paged by `limit` and `cursor`, counted on its own fleet budget (D33). */
   readonly fleet?: FleetEndpoint;
+  /** Query parameters of its own, after the window and page ones (the fleet service's `status`, D39). */
+  readonly parameters?: readonly Json[];
 }
 
 /** The schema of a page of a fleet endpoint (D32): `data`, elements of the single-device schema, and `next_cursor`; with an example. */
@@ -327,6 +436,7 @@ function dataPath(operation: DataOperation): Json {
   const parameters = [
     ...(operation.withWindow ? [ref('parameters', 'From'), ref('parameters', 'To')] : []),
     ...(operation.fleet ? [limitParameter(operation.fleet), ref('parameters', 'Cursor')] : []),
+    ...(operation.parameters ?? []),
   ];
   return {
     ...OTHER_METHODS,
@@ -391,10 +501,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which; more than one credential is `multiple_credentials`); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404.',
         '- **Durations** are whole seconds; `engine_seconds` always equals `moving_seconds + idle_seconds`.',
         "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one, or now when no `to` is given. Windows reaching back more than 365 days are clamped, not refused.",
-        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\`.`,
+        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}, service ${limits.service}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\`.`,
         '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }`.',
         '- This document and the reference page at /docs need no key and are not rate limited.',
-        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily and /api/v1/meter answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null. Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter}.`,
+        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily, /api/v1/meter and /api/v1/service answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null. Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter}, service ${limits.fleetService}.`,
+        "- **Hour meter and service**: the meter's `hour_meter_seconds` is the machine's own hour meter — the latest reading of it an operator recorded, plus the engine time since (`hour_meter_read_at`; without a reading it equals `engine_seconds` and `hour_meter_read_at` is null). /api/v1/devices/{id}/service shows a vehicle's service schedules and where each stands (`ok`, `due_soon`, `overdue`), computed at every read, so late data and new readings show at once. Readings and schedules are managed by the operator, not over this API.",
         '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header, any other path 404 `not_found`; they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
         `- **Telemetry ingestion** under /ingest (tag Ingestion): native batches (NDJSON or a JSON array), Traccar's JSON position forwarding and the OsmAnd protocol. They take an ingest token (\`Authorization: Bearer fhi_…\`; OsmAnd carries it in the path) and no API key, are counted per token (${limits.ingest} per minute over the three), not gated by plan, and answer errors with the same JSON body (\`IngestError\` codes). A 2xx means the points are durable.`,
       ].join('\n'),
@@ -407,7 +518,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
     tags: [
       { name: 'Devices', description: 'The vehicles of the account.' },
       { name: 'Hours', description: 'Engine, moving and idle time.' },
-      { name: 'Fleet', description: 'Engine, moving and idle time of every vehicle of the account, a page at a time.' },
+      { name: 'Service', description: 'Service schedules against the hour meter and the calendar.' },
+      {
+        name: 'Fleet',
+        description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
+      },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -458,6 +573,17 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         withWindow: false,
         withDevice: true,
       }),
+      [API_ROUTES.service.policy.template]: dataPath({
+        operationId: 'getDeviceService',
+        summary: 'The service schedules of a vehicle and where each stands',
+        description:
+          'Every service schedule of the device, by ascending id, at now: due at the last service plus the interval of engine time (`interval_seconds` of hour meter) or the calendar interval (`interval_days`), whichever comes first. Each value is computed at read time from the hour meter, so late telemetry and new readings are reflected at once. A device without schedules has an empty `data`.',
+        tag: 'Service',
+        limit: limits.service,
+        schema: 'ServiceBody',
+        withWindow: false,
+        withDevice: true,
+      }),
       // The fleet paths (D32, D34): like every path item they carry OTHER_METHODS (a 405 is described
       // once, never as an operation; test/openapi-client.test.ts calls them all).
       [API_ROUTES.fleetHours.policy.template]: dataPath({
@@ -495,6 +621,19 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         withWindow: false,
         withDevice: false,
         fleet: 'meter',
+      }),
+      [API_ROUTES.fleetService.policy.template]: dataPath({
+        operationId: 'getFleetService',
+        summary: 'The service schedules of every vehicle',
+        description:
+          '`/devices/{id}/service` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device. With `status`, only the devices with at least one schedule in one of those statuses (each still with all its schedules): a page holds up to `limit` of them, and a page may hold fewer, even none, while `next_cursor` is not null.',
+        tag: 'Fleet',
+        limit: limits.fleetService,
+        schema: 'FleetServicePage',
+        withWindow: false,
+        withDevice: false,
+        fleet: 'service',
+        parameters: [ref('parameters', 'ServiceStatus')],
       }),
       [OPENAPI_PATH]: referencePath({
         operationId: 'getOpenApiDocument',
@@ -548,6 +687,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           required: true,
           description: `The device id: a positive integer up to ${MAX_DEVICE_ID}, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account.`,
           schema: { type: 'integer', minimum: 1, maximum: MAX_DEVICE_ID },
+        },
+        ServiceStatus: {
+          name: 'status',
+          in: 'query',
+          required: false,
+          description:
+            'Only the devices with at least one schedule in one of these statuses: one or more of `ok`, `due_soon` and `overdue`, separated by commas (e.g. `due_soon,overdue`). Without it, every device. Any other value, or a repeated `status`: 400.',
+          schema: { type: 'string', pattern: STATUS_LIST_PATTERN, examples: ['due_soon,overdue'] },
         },
         From: dateParameter(
           'from',
@@ -643,7 +790,17 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         },
         Meter: {
           type: 'object',
-          required: ['device_id', 'timezone', 'since', 'as_of', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
+          required: [
+            'device_id',
+            'timezone',
+            'since',
+            'as_of',
+            'engine_seconds',
+            'moving_seconds',
+            'idle_seconds',
+            'hour_meter_seconds',
+            'hour_meter_read_at',
+          ],
           properties: {
             device_id: { type: 'integer', minimum: 1 },
             timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
@@ -655,7 +812,41 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             },
             as_of: timestamp('Now: the instant the meter was read.', '2026-03-08T17:45:12-04:00'),
             ...durations,
+            hour_meter_seconds: {
+              ...seconds(
+                "The machine's own hour meter at `as_of`: the latest reading of it at or before `as_of` plus the engine seconds since that reading, exact to the second. Without a reading, `engine_seconds`.",
+              ),
+              examples: [45_012_000],
+            },
+            hour_meter_read_at: {
+              oneOf: [
+                timestamp('The instant of the reading the hour meter counts from.', '2026-02-20T07:00:00-05:00'),
+                {
+                  type: 'null',
+                  description: 'No reading at or before `as_of`: the hour meter is uncalibrated and equals `engine_seconds`.',
+                },
+              ],
+            },
           },
+        },
+        ServiceStatus: {
+          type: 'string',
+          enum: [...SERVICE_STATUSES],
+          description:
+            '`overdue` when either interval has run out (`remaining_seconds` ≤ 0, or `remaining_days` < 0); else `due_soon` within either margin (`remaining_seconds` ≤ `due_soon_seconds`, or `remaining_days` ≤ `due_soon_days`); else `ok`.',
+        },
+        ServiceSchedule: SERVICE_SCHEDULE_SCHEMA,
+        ServiceBody: {
+          type: 'object',
+          required: ['device_id', 'timezone', 'as_of', 'hour_meter_seconds', 'data'],
+          properties: {
+            device_id: { type: 'integer', minimum: 1 },
+            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+            as_of: timestamp('Now: the instant the schedules were read.', '2026-11-25T10:00:00-05:00'),
+            hour_meter_seconds: seconds('The hour meter at `as_of`, as the meter shows it.'),
+            data: { type: 'array', items: ref('schemas', 'ServiceSchedule'), description: 'The schedules of the device, by ascending id.' },
+          },
+          examples: [SERVICE_EXAMPLE],
         },
         FleetHoursPage: fleetPage(
           'HoursTotal',
@@ -726,6 +917,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 engine_seconds: 2_764_800,
                 moving_seconds: 2_246_400,
                 idle_seconds: 518_400,
+                hour_meter_seconds: 45_012_000,
+                hour_meter_read_at: '2026-02-20T07:00:00-05:00',
               },
               {
                 device_id: 12,
@@ -735,9 +928,22 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 engine_seconds: 0,
                 moving_seconds: 0,
                 idle_seconds: 0,
+                hour_meter_seconds: 0,
+                hour_meter_read_at: null,
               },
             ],
             next_cursor: null,
+          },
+        ),
+        FleetServicePage: fleetPage(
+          'ServiceBody',
+          'Every device of the account, from the cursor on, by ascending id (with `status`, only those with a schedule in one of its statuses): each the body of `/devices/{id}/service`.',
+          {
+            data: [
+              SERVICE_EXAMPLE,
+              { device_id: 9, timezone: 'Europe/Berlin', as_of: '2026-11-25T16:00:00+01:00', hour_meter_seconds: 0, data: [] },
+            ],
+            next_cursor: 'WzEsInNlcnZpY2UiLDEsOSwiOWx5YmdqIl0',
           },
         ),
         Error: errorBody({
