@@ -127,9 +127,11 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/devices/{id}/hours',
       '/api/v1/devices/{id}/hours/daily',
       '/api/v1/devices/{id}/meter',
+      '/api/v1/devices/{id}/service',
       '/api/v1/hours',
       '/api/v1/hours/daily',
       '/api/v1/meter',
+      '/api/v1/service',
       '/api/v1/openapi.json',
       '/ingest/v1/telemetry',
       '/ingest/traccar',
@@ -205,6 +207,46 @@ describe('the /docs page in a browser (happy-dom)', () => {
     expect(shown).toContain('x-ratelimit-limit: 60');
     expect(shown).toContain(`"device_id": ${devices.newYork.id}`);
     expect(shown).toContain('"next_cursor": "');
+  });
+
+  it('lists the service endpoints like every other, with the status filter, example bodies and a working "Try it" (D34, D39)', async () => {
+    const { createServiceFixture } = await import('./routes/_service-fixture.js');
+    const { app, keys, devices } = await createServiceFixture();
+    const page = await open(app);
+    const single = page.operation('/api/v1/devices/{id}/service');
+    expect([...single.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['id']);
+    expect([...single.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual([
+      'id',
+      '200',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
+    // The body schema with its example: a schedule due soon and one overdue without a calendar interval.
+    for (const shown of ['"remaining_days"', '"Engine oil"', '"due_date": null', '"overdue"', 'Rate limit: 30 requests per minute'])
+      expect(single.textContent).toContain(shown);
+    const fleet = page.operation('/api/v1/service');
+    const inputs = [...fleet.querySelectorAll('form input')];
+    expect(inputs.map((input) => input.getAttribute('name'))).toEqual(['limit', 'cursor', 'status']);
+    expect(inputs[2]!.getAttribute('placeholder')).toBe('e.g. due_soon,overdue (optional)');
+    expect(fleet.textContent).toContain('Rate limit: 60 requests per minute');
+    expect(page.operation('/api/v1/devices/{id}/meter').textContent).toContain('"hour_meter_read_at"');
+
+    const shownSingle = await page.tryIt('/api/v1/devices/{id}/service', { id: String(devices.newYork.id) }, keys.acme.key);
+    expect(shownSingle).toMatch(/^200 GET \/api\/v1\/devices\/\d+\/service/);
+    expect(shownSingle).toContain('x-ratelimit-limit: 30');
+    expect(shownSingle).toContain('"status": "overdue"');
+    const shownFleet = await page.tryIt('/api/v1/service', { status: 'due_soon', limit: '1' }, keys.acme.key);
+    expect(page.sent.at(-1)!.url).toBe('/api/v1/service?limit=1&status=due_soon');
+    expect(shownFleet).toContain('x-ratelimit-limit: 60');
+    expect(shownFleet).toContain(`"device_id": ${devices.newYork.id}`);
+    expect(shownFleet).toContain('"next_cursor": "');
+    const refused = await page.tryIt('/api/v1/service', { status: 'late' }, keys.acme.key);
+    expect(refused).toMatch(/^400 /);
+    expect(refused).toContain('Parameter status');
   });
 
   it('sends a request with the key typed in and shows status, rate-limit headers and body', async () => {

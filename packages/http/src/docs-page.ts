@@ -116,6 +116,7 @@ const SCRIPT = `
     parameters.forEach(function (parameter) {
       var input = el('input', { name: parameter.name, placeholder: parameter.in === 'path' ? 'required' : 'optional', autocomplete: 'off' });
       if (parameter.schema && parameter.schema.format === 'date') input.setAttribute('placeholder', 'YYYY-MM-DD (optional)');
+      else if (parameter.schema && parameter.schema.examples) input.setAttribute('placeholder', 'e.g. ' + parameter.schema.examples[0] + ' (optional)');
       inputs[parameter.name] = { input: input, parameter: parameter };
       form.appendChild(el('label', {}, [parameter.name + (parameter.in === 'path' ? ' (path)' : ' (query)')]));
       form.appendChild(input);
