@@ -4,7 +4,17 @@ import { describe, expect, it, vi } from 'vitest';
 import { createFixture } from './_fixture.js';
 import { createFleetHoursApp } from './create-fleet-hours-app.js';
 
-const DATA_PATHS = ['/api/v1/devices', '/api/v1/devices/1/hours', '/api/v1/devices/1/hours/daily', '/api/v1/devices/1/meter'];
+const DATA_PATHS = [
+  '/api/v1/devices',
+  '/api/v1/devices/1/hours',
+  '/api/v1/devices/1/hours/daily',
+  '/api/v1/devices/1/meter',
+  '/api/v1/devices/1/service',
+  '/api/v1/hours',
+  '/api/v1/hours/daily',
+  '/api/v1/meter',
+  '/api/v1/service',
+];
 
 describe('createFleetHoursApp()', () => {
   it('answers every data route with JSON in UTF-8 that is never cached', async () => {
