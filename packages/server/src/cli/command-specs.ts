@@ -82,6 +82,11 @@ const format: OptionSpec = {
   description: 'File format (default: from the extension .ndjson/.jsonl/.csv, else from the first line).',
 };
 
+const scheduleId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Service schedule id, as service list shows it.' };
+const DURATION_HELP =
+  'Durations are 250h, 90m, 3600s or a bare number of seconds; decimals are read exactly and must come to whole seconds ' +
+  '(1.5h, not 0.5s). Instants are ISO 8601 with an offset or Z (2026-11-20T07:00:00-05:00), or now.';
+
 const spec = (command: Omit<CommandSpec, 'positionals' | 'options' | 'required'> & Partial<CommandSpec>): CommandSpec => ({
   positionals: [],
   options: {},
@@ -415,6 +420,136 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours meter --device 4', 'fleet-hours meter --device 4 --json'],
   }),
   spec({
+    name: 'hour-meter set',
+    summary: "Record a reading of a machine's own hour meter",
+    details:
+      "The machine's hour meter counts its whole life; the meter counts from the first report. From a reading on, the hour " +
+      'meter is the reading plus the engine time (moving and idle) since it, exact to the second; a reading given for the past ' +
+      're-bases everything after it. A reading at an instant that already has one replaces it. A reading lower than the one ' +
+      'before it is stored (a replaced meter) with a note on stderr; one in the future is refused. ' +
+      DURATION_HELP,
+    options: {
+      device,
+      reading: { type: 'string', placeholder: 'DURATION', description: 'What the hour meter shows, e.g. 12500h or 12500.5h.' },
+      at: { type: 'string', placeholder: 'INSTANT', description: 'When it showed it: ISO 8601 with an offset, or now (the default).' },
+    },
+    required: ['device', 'reading'],
+    examples: [
+      'fleet-hours hour-meter set --device 7 --reading 12500h --at 2026-11-20T07:00:00-05:00',
+      'fleet-hours hour-meter set --device 7 --reading 12512.5h --json',
+    ],
+  }),
+  spec({
+    name: 'hour-meter list',
+    summary: "List a device's hour-meter readings, newest first",
+    details:
+      "Instants in the device's zone, readings in h:mm, and the hour meter now. --json prints " +
+      '{ device_id, timezone, data: [{ id, device_id, read_at, reading_seconds, recorded_at }] }.',
+    options: { device },
+    required: ['device'],
+    examples: ['fleet-hours hour-meter list --device 7', 'fleet-hours hour-meter list --device 7 --json'],
+  }),
+  spec({
+    name: 'hour-meter remove',
+    summary: 'Remove an hour-meter reading',
+    details: 'The hour meter then counts from the reading before it (or from the first report). A reading of another device is not found.',
+    options: { device, id: { type: 'string', placeholder: 'ID', description: 'Reading id, as hour-meter list shows it.' } },
+    required: ['device', 'id'],
+    examples: ['fleet-hours hour-meter remove --device 7 --id 2'],
+  }),
+  spec({
+    name: 'service create',
+    summary: 'Create a service schedule: engine hours and days between services, whichever comes first',
+    details:
+      'A schedule is due at its last service plus --every of hour meter, or plus --every-days in local days of the device, ' +
+      'whichever comes first; it is due_soon within --due-soon or --due-soon-days of that (by default a tenth of each ' +
+      'interval, days at least 1), overdue once either has run out. Without --last-done-at the last service is now. With it, ' +
+      "the hour meter at that instant is computed from the device's readings and engine time at every read (late data shows at " +
+      'once), unless --last-done-hours gives it; --last-done-hours alone is refused (exit 2). A zero or negative interval, ' +
+      'a margin larger than its interval, or a last service in the future is refused naming the option (exit 1). ' +
+      DURATION_HELP,
+    options: {
+      device,
+      name: { type: 'string', placeholder: 'NAME', description: 'What is done, e.g. "Engine oil" (1 to 200 characters).' },
+      every: { type: 'string', placeholder: 'DURATION', description: 'Engine time between services, e.g. 250h.' },
+      'every-days': { type: 'string', placeholder: 'DAYS', description: 'Calendar days between services too (default none).' },
+      'due-soon': { type: 'string', placeholder: 'DURATION', description: 'Due-soon margin of engine time (default a tenth of --every).' },
+      'due-soon-days': {
+        type: 'string',
+        placeholder: 'DAYS',
+        description: 'Due-soon margin in days (default a tenth of --every-days, at least 1).',
+      },
+      'last-done-at': { type: 'string', placeholder: 'INSTANT', description: 'When it was last done (default now).' },
+      'last-done-hours': {
+        type: 'string',
+        placeholder: 'DURATION',
+        description: 'The hour meter then, with --last-done-at (default: computed from the stored data).',
+      },
+    },
+    required: ['device', 'name', 'every'],
+    examples: [
+      'fleet-hours service create --device 7 --name "Engine oil" --every 250h --every-days 180',
+      'fleet-hours service create --device 7 --name "Air filter" --every 500h --due-soon 25h --last-done-at 2026-09-01T08:00:00-04:00 --last-done-hours 1025h',
+    ],
+  }),
+  spec({
+    name: 'service list',
+    summary: 'Where each service schedule stands: due, remaining engine time and days, status',
+    details:
+      'With --device, that device (--json: the body of GET /api/v1/devices/ID/service). Otherwise every device of --account, ' +
+      'or of every account, by account then device id (--json: { data: [body…] }, each as GET /api/v1/service shows it). ' +
+      '--status due_soon,overdue keeps the devices with at least one schedule in one of those statuses (each still lists all ' +
+      'its schedules); it is refused with --device. Engine time is shown in h:mm.',
+    options: {
+      device: { type: 'string', placeholder: 'ID', description: 'Only this device.' },
+      account: { type: 'string', placeholder: 'ID', description: "Only this account's devices (default: every account)." },
+      status: { type: 'string', placeholder: 'STATUSES', description: 'Comma-separated statuses: ok, due_soon, overdue.' },
+    },
+    examples: [
+      'fleet-hours service list --device 7',
+      'fleet-hours service list --status due_soon,overdue',
+      'fleet-hours service list --account 1 --json',
+    ],
+  }),
+  spec({
+    name: 'service update',
+    summary: 'Change a service schedule',
+    details:
+      'Give at least one option. --every-days none removes the calendar interval and its margin; --due-soon default and ' +
+      '--due-soon-days default go back to a tenth of the interval. The last service stays (service done changes it). ' +
+      DURATION_HELP,
+    options: {
+      id: scheduleId,
+      name: { type: 'string', placeholder: 'NAME', description: 'New name.' },
+      every: { type: 'string', placeholder: 'DURATION', description: 'New engine time between services.' },
+      'every-days': { type: 'string', placeholder: 'DAYS|none', description: 'New calendar days between services, or none.' },
+      'due-soon': { type: 'string', placeholder: 'DURATION|default', description: 'New due-soon margin of engine time.' },
+      'due-soon-days': { type: 'string', placeholder: 'DAYS|default', description: 'New due-soon margin in days.' },
+    },
+    required: ['id'],
+    examples: ['fleet-hours service update --id 3 --every 300h --every-days none', 'fleet-hours service update --id 3 --due-soon 30h'],
+  }),
+  spec({
+    name: 'service done',
+    summary: 'Record a service: the hour meter at that instant becomes the last service',
+    details:
+      "The hour meter at --at is computed from the device's readings and engine time at every read, so late data and new " +
+      'readings show at once; the output says what it reads now. An instant in the future is refused (exit 1).',
+    options: {
+      id: scheduleId,
+      at: { type: 'string', placeholder: 'INSTANT', description: 'When it was done: ISO 8601 with an offset, or now (the default).' },
+    },
+    required: ['id'],
+    examples: ['fleet-hours service done --id 3', 'fleet-hours service done --id 3 --at 2026-11-24T16:30:00-05:00 --json'],
+  }),
+  spec({
+    name: 'service remove',
+    summary: 'Remove a service schedule',
+    options: { id: scheduleId },
+    required: ['id'],
+    examples: ['fleet-hours service remove --id 3'],
+  }),
+  spec({
     name: 'verify',
     summary: 'Check every derived datum against its source; --repair rebuilds what differs',
     details:
@@ -461,4 +596,6 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   devices: 'Devices (vehicles)',
   import: 'Importing engine segments and telemetry',
   figures: 'Daily figures behind fast reads',
+  'hour-meter': "Readings of a machine's own hour meter",
+  service: 'Service schedules: what is due, due soon or overdue',
 };

@@ -64,6 +64,15 @@ describe('what the CLI shows its users', () => {
       ['simulate', '--token', 'fhi_x', '--protocol', 'mqtt'],
       ['demo', '--database-url', 'postgres://u@127.0.0.1/x'],
       ['verify', '--device', '9'],
+      ['hour-meter', 'set', '--device', '1', '--reading', '12x'],
+      ['hour-meter', 'set', '--device', '1', '--reading', '10h', '--at', '2999-01-01T00:00:00Z'],
+      ['hour-meter', 'remove', '--device', '1', '--id', '9'],
+      ['service', 'create', '--device', '1', '--name', 'Oil', '--every', '0h'],
+      ['service', 'create', '--device', '1', '--name', 'Oil', '--every', '10h', '--due-soon', '11h'],
+      ['service', 'create', '--device', '1', '--name', 'Oil', '--every', '10h', '--last-done-at', '2026-11-01T08:00:00'],
+      ['service', 'list', '--status', 'late'],
+      ['service', 'update', '--id', '9', '--name', 'Oil'],
+      ['service', 'done', '--id', '9'],
     ];
     for (const argv of failing) {
       const result = await cli.run(argv);

@@ -118,3 +118,72 @@ export function readNumber(text: string, what: string, { positive = false, integ
   }
   return value;
 }
+
+/** Seconds per unit of a duration on the command line; no unit is seconds. */
+const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1, '': 1 };
+
+/**
+ * Reads a duration of engine time (D38, D39): a number and a unit, `250h`, `90m`, `3600s`, or a
+ * bare number of seconds. A decimal number is read exactly (`1.5h` is 5400 s) and must come to
+ * whole seconds (`0.5s` is refused). A sign is read too, so that the core's check of the value's
+ * range names the option and says what it must be.
+ *
+ * @param text The argument as typed.
+ * @param what The option, for the message, e.g. `--every`.
+ * @returns Whole seconds.
+ * @throws {UsageError} When it is not such a duration.
+ */
+export function readDuration(text: string, what: string): number {
+  const match = /^([+-]?)(\d+)(?:\.(\d+))?([hms]?)$/.exec(text.trim().toLowerCase());
+  if (!match) throw new UsageError(`${what} must be a duration such as 250h, 90m, 3600s or a number of seconds, got "${text}"`);
+  const [, sign, whole, fraction = '', unit] = match;
+  // Exact decimal arithmetic: 1.1h is 3960 s, not 3960.0000000000005.
+  const scaled = BigInt(`${whole}${fraction}`) * BigInt(DURATION_UNITS[unit!]!);
+  const divisor = 10n ** BigInt(fraction.length);
+  if (scaled % divisor !== 0n) throw new UsageError(`${what} must come to whole seconds, got "${text}"`);
+  const seconds = Number(scaled / divisor);
+  if (!Number.isSafeInteger(seconds)) throw new UsageError(`${what} is too long, got "${text}"`);
+  return sign === '-' ? -seconds : seconds;
+}
+
+/**
+ * Reads a whole number of days (a sign included, as {@link readDuration} reads it), or `keyword`
+ * (e.g. `none`) for `null`.
+ *
+ * @param keyword The word that stands for no value, if any.
+ * @throws {UsageError} For anything else.
+ */
+export function readDays(text: string, what: string, keyword?: string): number | null {
+  const trimmed = text.trim().toLowerCase();
+  if (keyword !== undefined && trimmed === keyword) return null;
+  const value = Number(trimmed);
+  if (!/^[+-]?\d+$/.test(trimmed) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`${what} must be a whole number of days${keyword === undefined ? '' : ` or "${keyword}"`}, got "${text}"`);
+  }
+  return value;
+}
+
+/** A local date or date-time without an offset: an instant only once a zone is chosen, which the CLI never guesses. */
+const WITHOUT_OFFSET = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
+
+/**
+ * Reads an instant: ISO 8601 with an offset or `Z`, or `now` (the command's clock).
+ *
+ * @param now Epoch seconds of the command's clock.
+ * @returns Epoch seconds (a fraction of a second is dropped).
+ * @throws {UsageError} For an instant without an offset (naming the option), or anything else.
+ */
+export function readInstantOrNow(text: string, what: string, now: number): number {
+  const trimmed = text.trim();
+  if (trimmed.toLowerCase() === 'now') return now;
+  if (WITHOUT_OFFSET.test(trimmed)) {
+    throw new UsageError(
+      `${what} "${text}" has no offset: write it with one, e.g. 2026-11-20T07:00:00-05:00 or 2026-11-20T12:00:00Z, or "now"`,
+    );
+  }
+  try {
+    return parseInstant(trimmed);
+  } catch {
+    throw new UsageError(`${what} must be an ISO 8601 instant with an offset, e.g. 2026-11-20T07:00:00-05:00, or "now", got "${text}"`);
+  }
+}

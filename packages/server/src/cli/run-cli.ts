@@ -4,11 +4,19 @@ import type { CommandContext, CommandResult } from '../commands/command-context.
 import { demoCommand } from '../commands/demo.js';
 import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures.js';
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
+import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from '../commands/hour-meter.js';
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
 import { dailyCommand, hoursCommand, meterCommand } from '../commands/read-hours.js';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
 import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from '../commands/ingest-tokens.js';
 import { serveCommand } from '../commands/serve.js';
+import {
+  createServiceCommand,
+  listServiceCommand,
+  removeServiceCommand,
+  serviceDoneCommand,
+  updateServiceCommand,
+} from '../commands/service.js';
 import { simulateCommand } from '../commands/simulate.js';
 import { verifyCommand } from '../commands/verify.js';
 import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
@@ -43,6 +51,14 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   hours: hoursCommand,
   daily: dailyCommand,
   meter: meterCommand,
+  'hour-meter set': setHourMeterCommand,
+  'hour-meter list': listHourMeterCommand,
+  'hour-meter remove': removeHourMeterCommand,
+  'service create': createServiceCommand,
+  'service list': listServiceCommand,
+  'service update': updateServiceCommand,
+  'service done': serviceDoneCommand,
+  'service remove': removeServiceCommand,
   verify: verifyCommand,
   'figures rebuild': rebuildFiguresCommand,
   'figures verify': verifyFiguresCommand,
