@@ -93,6 +93,20 @@ describe('createFleetHours(): the public functions check their arguments at run 
     );
   });
 
+  it('service() takes ids, and fleet.service() the page and an array of statuses (D39)', async () => {
+    await expect(call(fleetHours.service, { accountId: 1, deviceId: '7' })).rejects.toThrow(
+      new TypeError('service(): deviceId must be a positive integer, got "7"'),
+    );
+    await expect(call(fleetHours.fleet.service, { accountId: 1, cursor: 42 })).rejects.toThrow(
+      new TypeError('fleet.service(): cursor must be the nextCursor of a previous page, a string, got number "42"'),
+    );
+    for (const statuses of ['overdue', ['late'], [null]]) {
+      await expect(call(fleetHours.fleet.service, { accountId: 1, statuses })).rejects.toThrow(
+        /^fleet\.service\(\): statuses must be an array of statuses \(ok, due_soon, overdue; use parseServiceStatuses\("due_soon,overdue"\)\), got /,
+      );
+    }
+  });
+
   it('authenticate() and authenticateAndCount() check the header value and the credential kind', async () => {
     const authenticate = fleetHours.authenticate as (authorization: unknown, credential?: unknown) => Promise<unknown>;
     await expect(authenticate({ Authorization: 'Bearer fh_x' })).rejects.toThrow(
