@@ -13,7 +13,7 @@ import fleetViewScript from './fleet-view-script.js?raw';
 
 /** The page's style sheet. */
 export const FLEET_VIEW_STYLE = `
-:root { color-scheme: light dark; --line: #8884; --muted: #6b7280; --accent: #2563eb; --moving: #2563eb; --idle: #f59e0b; --day: #8882; --marker: #9333ea; --bad: #b91c1c; }
+:root { color-scheme: light dark; --line: #8884; --muted: #6b7280; --accent: #2563eb; --moving: #2563eb; --idle: #f59e0b; --day: #8882; --marker: #9333ea; --bad: #b91c1c; --ok: #15803d; --soon: #b45309; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; overflow-wrap: anywhere; }
@@ -54,6 +54,12 @@ svg.chart .dst-day .day-length { fill: none; stroke: var(--marker); stroke-width
 .swatch.idle { background: var(--idle); }
 .swatch.day { border: 1.5px dashed var(--marker); }
 .marker-text { color: var(--marker); font-weight: 700; }
+.status { display: inline-block; padding: 0 .35em; border: 1px solid currentColor; border-radius: 3px; font-size: .85em; font-weight: 600; white-space: nowrap; }
+.status-ok { color: var(--ok); }
+.status-due_soon { color: var(--soon); }
+.status-overdue { color: var(--bad); background: #b91c1c18; }
+td.service .remaining { white-space: nowrap; }
+td.hour-meter .sub { font-variant-numeric: normal; }
 details { margin: .25rem 0; }
 details table { font-size: .9em; }
 @media (max-width: 40rem) {

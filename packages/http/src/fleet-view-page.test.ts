@@ -7,7 +7,7 @@ import { Window } from 'happy-dom';
 import { Hono } from 'hono';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFixture } from './_fixture.js';
+import { createFixture, utc } from './_fixture.js';
 import { createFleetHoursApp } from './create-fleet-hours-app.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
@@ -156,7 +156,13 @@ const device = (id: number, name: string, timezone: string) => ({
   last_reported_at: '2026-11-20T10:00:00-05:00',
 });
 
-const meter = (id: number, timezone: string, moving: number, idle: number) => ({
+const meter = (
+  id: number,
+  timezone: string,
+  moving: number,
+  idle: number,
+  hourMeter: { seconds: number; readAt: string } | null = null,
+) => ({
   device_id: id,
   timezone,
   since: '2025-01-01T00:00:00Z',
@@ -164,7 +170,35 @@ const meter = (id: number, timezone: string, moving: number, idle: number) => ({
   engine_seconds: moving + idle,
   moving_seconds: moving,
   idle_seconds: idle,
+  hour_meter_seconds: hourMeter === null ? moving + idle : hourMeter.seconds,
+  hour_meter_read_at: hourMeter === null ? null : hourMeter.readAt,
 });
+
+/** A schedule of a service body (D39): the fields that matter to the page given, the rest filled in. */
+const schedule = (
+  id: number,
+  name: string,
+  status: 'ok' | 'due_soon' | 'overdue',
+  hours: { interval: number; margin: number; remaining: number },
+  days: { interval: number; margin: number; remaining: number } | null,
+) => ({
+  id,
+  name,
+  interval_seconds: hours.interval,
+  interval_days: days?.interval ?? null,
+  due_soon_seconds: hours.margin,
+  due_soon_days: days?.margin ?? null,
+  last_done_at: '2026-06-01T08:00:00-04:00',
+  last_done_hour_meter_seconds: 40_000_000,
+  due_hour_meter_seconds: 40_000_000 + hours.interval,
+  due_date: days === null ? null : '2026-12-05',
+  remaining_seconds: hours.remaining,
+  remaining_days: days?.remaining ?? null,
+  status,
+});
+
+/** Operator text that must be shown as text, never parsed as HTML. */
+const HOSTILE_NAME = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">Brakes & "pads"';
 
 const dailyOf = (id: number, timezone: string, from: string, to: string, perDay: (date: string) => [number, number]) => {
   const data = [];
@@ -247,7 +281,72 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     device(9, 'Tug Lord Howe', 'Australia/Lord_Howe'),
   ];
 
-  /** A well-behaved API over `fleet`: meters in pages of one (to follow next_cursor), daily in pages of two. */
+  /**
+   * The fleet's schedules (D39). Truck NY: due soon by 9:30 of engine time. Van Berlin: overdue by
+   * 14:00 (a hostile name) and a survey due today. Tug: overdue by a day, a survey 12 days away
+   * (the calendar comes first) and oil due in 22:13. Remaining seconds carry odd seconds, dropped
+   * as everywhere on the page.
+   */
+  const serviceOf = (one: { id: number; timezone: string }) => ({
+    device_id: one.id,
+    timezone: one.timezone,
+    as_of: '2026-11-23T12:00:00Z',
+    hour_meter_seconds: 45_000_000,
+    data:
+      {
+        3: [
+          schedule(
+            31,
+            'Engine oil',
+            'due_soon',
+            { interval: 900_000, margin: 90_000, remaining: 34_259 },
+            { interval: 180, margin: 18, remaining: 95 },
+          ),
+          schedule(32, 'Air filter', 'ok', { interval: 1_800_000, margin: 180_000, remaining: 648_000 }, null),
+        ],
+        7: [
+          schedule(
+            71,
+            HOSTILE_NAME,
+            'overdue',
+            { interval: 360_000, margin: 36_000, remaining: -50_459 },
+            { interval: 365, margin: 36, remaining: 200 },
+          ),
+          schedule(
+            72,
+            'Annual survey',
+            'due_soon',
+            { interval: 14_400_000, margin: 1_440_000, remaining: 7_200_000 },
+            { interval: 365, margin: 36, remaining: 0 },
+          ),
+        ],
+        9: [
+          schedule(
+            91,
+            'Hull survey',
+            'due_soon',
+            { interval: 14_400_000, margin: 1_440_000, remaining: 7_000_000 },
+            { interval: 365, margin: 36, remaining: 12 },
+          ),
+          schedule(
+            92,
+            'Engine oil',
+            'due_soon',
+            { interval: 900_000, margin: 90_000, remaining: 80_000 },
+            { interval: 180, margin: 18, remaining: 170 },
+          ),
+          schedule(
+            93,
+            'Tyres',
+            'overdue',
+            { interval: 3_600_000, margin: 360_000, remaining: 3_000_000 },
+            { interval: 30, margin: 3, remaining: -1 },
+          ),
+        ],
+      }[one.id] ?? [],
+  });
+
+  /** A well-behaved API over `fleet`: meters and schedules in pages of one (to follow next_cursor), daily in pages of two. */
   const scripted = (url: URL): Answer => {
     const from = url.searchParams.get('from') ?? '2026-11-17';
     const to = url.searchParams.get('to') ?? '2026-11-23';
@@ -263,10 +362,19 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     if (url.pathname === '/api/v1/meter')
       return {
         body: page(
-          fleet.map((one) => meter(one.id, one.timezone, one.id * 3600 * 100 + 59, one.id * 1800 + 61)),
+          fleet.map((one) =>
+            meter(
+              one.id,
+              one.timezone,
+              one.id * 3600 * 100 + 59,
+              one.id * 1800 + 61,
+              one.id === 7 ? null : { seconds: 12_500 * 3600 + one.id * 60 + 59, readAt: '2026-03-01T08:00:00-05:00' },
+            ),
+          ),
           1,
         ),
       };
+    if (url.pathname === '/api/v1/service') return { body: page(fleet.map(serviceOf), 1) };
     if (url.pathname === '/api/v1/hours/daily')
       return {
         body: page(
@@ -311,6 +419,149 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     (page.document.getElementById('forget-key') as unknown as { click(): void }).click();
     expect(page.window.sessionStorage.getItem('fleet-hours-api-key')).toBeNull();
     expect(page.document.getElementById('fleet')!.hasAttribute('hidden')).toBe(true);
+  });
+
+  /** The service column and the hour meter of each row, and the rows of the due soon and overdue list, as shown. */
+  const serviceShown = (document: Window['document']) => ({
+    column: [...document.querySelectorAll('#vehicles-body tr')].map((row) => {
+      const cell = row.querySelector('td.service')!;
+      return {
+        id: Number(row.getAttribute('data-device-id')),
+        status: cell.getAttribute('data-status'),
+        badge: cell.querySelector('.status')?.textContent ?? null,
+        remaining: cell.querySelector('.remaining')?.textContent ?? null,
+        schedule: cell.querySelector('.schedule-name')?.textContent ?? null,
+        text: cell.textContent,
+      };
+    }),
+    list: [...document.querySelectorAll('#service-body tr')].map((row) => [
+      row.querySelector('.vehicle')?.textContent ?? null,
+      row.querySelector('.schedule-name')?.textContent ?? null,
+      row.querySelector('.status')?.textContent ?? null,
+      row.querySelector('.remaining')?.textContent ?? row.textContent,
+    ]),
+  });
+
+  it("shows each vehicle's worst service status and what is left of its most urgent schedule: h:mm of engine time, or days when the calendar comes first (D39)", async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the service column', () => page.document.querySelectorAll('#vehicles-body td.service[data-status]').length === 3);
+    expect(serviceShown(page.document).column).toEqual([
+      {
+        id: 3,
+        status: 'due_soon',
+        badge: 'Due soon',
+        remaining: '9:30 h left',
+        schedule: 'Engine oil',
+        text: 'Due soon 9:30 h leftEngine oil',
+      },
+      {
+        id: 7,
+        status: 'overdue',
+        badge: 'Overdue',
+        remaining: '14:00 h over',
+        schedule: HOSTILE_NAME,
+        text: `Overdue 14:00 h over${HOSTILE_NAME}`,
+      },
+      { id: 9, status: 'overdue', badge: 'Overdue', remaining: '1 day over', schedule: 'Tyres', text: 'Overdue 1 day overTyres' },
+    ]);
+    expect(page.document.querySelector('#vehicles-body tr[data-device-id="9"] td.service')!.getAttribute('data-unit')).toBe('days');
+    // The whole fleet's schedules come from the fleet endpoint's pages (D32), never a request per vehicle.
+    const serviceUrls = page.sent.map((exchange) => exchange.url).filter((url) => url.includes('/service'));
+    expect(serviceUrls).toEqual(['/api/v1/service?limit=500', '/api/v1/service?limit=500&cursor=1', '/api/v1/service?limit=500&cursor=2']);
+  });
+
+  it('lists every schedule due soon or overdue over the fleet, overdue first, then by the share of its interval left (D39)', async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the due list', () => page.document.querySelectorAll('#service-body tr[data-schedule-id]').length === 6);
+    expect(serviceShown(page.document).list).toEqual([
+      ['Van Berlin', HOSTILE_NAME, 'Overdue', '14:00 h over'],
+      ['Tug Lord Howe', 'Tyres', 'Overdue', '1 day over'],
+      ['Van Berlin', 'Annual survey', 'Due soon', 'due today'],
+      ['Tug Lord Howe', 'Hull survey', 'Due soon', '12 days left'],
+      ['Truck NY', 'Engine oil', 'Due soon', '9:30 h left'],
+      ['Tug Lord Howe', 'Engine oil', 'Due soon', '22:13 h left'],
+    ]);
+    // Each remaining time says both limits in its tooltip.
+    expect(page.document.querySelector('#service-body tr[data-schedule-id="91"] .remaining')!.getAttribute('title')).toBe(
+      'due at 15111:06 h on the hour meter (1944:26 h left) or on 2026-12-05 (12 days left), whichever comes first',
+    );
+  });
+
+  it('says so when nothing is due, and shows "–" for a vehicle without schedules (D39)', async () => {
+    const page = await open((url) =>
+      url.pathname === '/api/v1/service'
+        ? {
+            body: {
+              data: fleet.map((one) => ({
+                ...serviceOf(one),
+                data:
+                  one.id === 3 ? [schedule(31, 'Engine oil', 'ok', { interval: 900_000, margin: 90_000, remaining: 90_001 }, null)] : [],
+              })),
+              next_cursor: null,
+            },
+          }
+        : scripted(url),
+    );
+    page.enterKey(KEY);
+    await page.until('the service column', () => page.document.querySelectorAll('#vehicles-body td.service[data-status]').length === 3);
+    const shown = serviceShown(page.document);
+    expect(shown.column.map((row) => [row.id, row.status, row.text])).toEqual([
+      [3, 'ok', 'OK 25:00 h leftEngine oil'],
+      [7, 'none', '–'],
+      [9, 'none', '–'],
+    ]);
+    expect(shown.list).toEqual([[null, null, null, 'Nothing is due soon or overdue.']]);
+  });
+
+  it("shows the machine's hour meter beside the meter, marked uncalibrated when it has no reading (D38)", async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the hour meters', () => page.document.querySelectorAll('#vehicles-body td.hour-meter[data-seconds]').length === 3);
+    const cells = [...page.document.querySelectorAll('#vehicles-body tr')].map((row) => {
+      const cell = row.querySelector('td.hour-meter')!;
+      return [
+        cell.previousElementSibling!.className,
+        cell.getAttribute('data-seconds'),
+        cell.getAttribute('data-calibrated'),
+        cell.getAttribute('data-read-at'),
+        cell.textContent,
+      ];
+    });
+    expect(cells).toEqual([
+      ['num meter-engine', String(45_000_000 + 239), 'true', '2026-03-01T08:00:00-05:00', '12500:03'],
+      ['num meter-engine', String(7 * 360_000 + 59 + 7 * 1800 + 61), 'false', null, '703:32uncalibrated'],
+      ['num meter-engine', String(45_000_000 + 599), 'true', '2026-03-01T08:00:00-05:00', '12500:09'],
+    ]);
+    expect(page.document.querySelector('#vehicles-body tr[data-device-id="7"] td.hour-meter')!.getAttribute('title')).toContain(
+      "no reading of the machine's own hour meter yet",
+    );
+  });
+
+  it('renders schedule names as text, never as HTML: no element and no script comes of them', async () => {
+    const page = await open(scripted);
+    page.enterKey(KEY);
+    await page.until('the due list', () => page.document.querySelectorAll('#service-body tr[data-schedule-id]').length === 6);
+    expect(page.document.querySelectorAll('#fleet script, #fleet img')).toHaveLength(0);
+    expect(page.document.querySelector('#service-body tr[data-schedule-id="71"] .schedule-name')!.innerHTML).toBe(
+      '&lt;script&gt;window.pwned = 1&lt;/script&gt;&lt;img src=x onerror="window.pwned = 2"&gt;Brakes &amp; "pads"',
+    );
+    expect((page.window as unknown as { pwned?: number }).pwned).toBeUndefined();
+  });
+
+  it('keeps the vehicles and meters on screen when the schedules cannot be read, and says so as a problem of its own', async () => {
+    const page = await open((url) =>
+      url.pathname === '/api/v1/service'
+        ? { status: 500, body: { error: { status: 500, code: 'internal_error', message: 'The server failed' } } }
+        : scripted(url),
+    );
+    page.enterKey(KEY);
+    await page.until('the problem', () => page.text('#problem') !== '');
+    await page.until('the meters', () => page.document.querySelectorAll('#vehicles-body td.meter-engine[data-seconds]').length === 3);
+    expect(page.text('#problem')).toBe('Service: The server failed to answer (500: The server failed)');
+    expect(page.document.querySelectorAll('#vehicles-body td.service[data-status]')).toHaveLength(0);
+    expect(page.document.querySelectorAll('#service-body tr')).toHaveLength(0);
   });
 
   it("sums every vehicle's daily series by local date into the fleet bars, over all pages, with a text alternative", async () => {
@@ -550,6 +801,87 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
       { date: '2026-11-01', moving: 90_000 - 3600, idle: 3600, daySeconds: 90_000, marker: '25 h' },
       { date: '2026-11-02', moving: 86_400 - 3600, idle: 3600, daySeconds: 86_400, marker: null },
     ]);
+  });
+
+  it("shows what the app's own /meter and /service answer: the hour meter, each vehicle's worst status and most urgent limit, the due list (D38, D39)", async () => {
+    const { app, store, keys, accounts, devices, clock } = await fleetViewApp();
+    const now = clock.nowMs / 1000; // 2026-12-01T12:00:15Z, 07:00 in New York
+    await store.addHourMeterReading({ deviceId: devices.newYork.id, readAt: utc(2026, 3, 1), readingSeconds: 12_500 * 3600, now });
+    // 75 h of engine time since 31 October 04:00 UTC: 25 h of 100 left, ok. Inspection: due on 3 December, 2 days away (margin 3).
+    await store.createServiceSchedule({
+      deviceId: devices.newYork.id,
+      name: 'Engine oil',
+      intervalSeconds: 100 * 3600,
+      lastDoneAt: utc(2026, 10, 31, 4),
+      now,
+    });
+    await store.createServiceSchedule({
+      deviceId: devices.newYork.id,
+      name: 'Inspection',
+      intervalSeconds: 1000 * 3600,
+      intervalDays: 30,
+      lastDoneAt: utc(2026, 11, 3, 12),
+      now,
+    });
+    // Kathmandu ran 4 h since 9 June: a 2-hour interval is 2 h overdue.
+    await store.createServiceSchedule({
+      deviceId: devices.kathmandu.id,
+      name: 'Engine oil',
+      intervalSeconds: 7200,
+      lastDoneAt: utc(2026, 6, 9),
+      now,
+    });
+    const loader = (await store.createDevice({
+      accountId: accounts.acme.id,
+      name: 'Loader',
+      imei: '356000000000099',
+      model: 'FMB920',
+      registration: null,
+      timeZone: 'Europe/Berlin',
+    }))!;
+    await store.createServiceSchedule({ deviceId: loader.id, name: 'Greasing', intervalSeconds: 10 * 3600, lastDoneAt: now - 3600, now });
+
+    const ask = async <T>(path: string) =>
+      (await (await app.request(path, { headers: { Authorization: `Bearer ${keys.acme.key}` } })).json()) as T;
+    const page = await open((url) =>
+      Promise.resolve(app.request(url.pathname + url.search, { headers: { Authorization: `Bearer ${keys.acme.key}` } })),
+    );
+    page.enterKey(keys.acme.key);
+    await page.until('the service column', () => page.document.querySelectorAll('#vehicles-body td.service[data-status]').length === 4);
+    await page.until('the hour meters', () => page.document.querySelectorAll('#vehicles-body td.hour-meter[data-seconds]').length === 4);
+
+    const shown = serviceShown(page.document);
+    expect(shown.column.map((row) => [row.id, row.status, row.text])).toEqual([
+      [devices.newYork.id, 'due_soon', 'Due soon 2 days leftInspection'],
+      [devices.kathmandu.id, 'overdue', 'Overdue 2:00 h overEngine oil'],
+      [devices.idle.id, 'none', '–'],
+      [loader.id, 'ok', 'OK 10:00 h leftGreasing'],
+    ]);
+    expect(shown.list).toEqual([
+      ['Truck KTM', 'Engine oil', 'Overdue', '2:00 h over'],
+      ['Truck NY', 'Inspection', 'Due soon', '2 days left'],
+    ]);
+    // The fixture's clock stands still, so the page and the API agree to the second.
+    const services = (
+      await ask<{
+        data: { device_id: number; data: { id: number; status: string; remaining_seconds: number; remaining_days: number | null }[] }[];
+      }>('/api/v1/service')
+    ).data;
+    for (const row of page.document.querySelectorAll('#vehicles-body td.service[data-schedule-id], #service-body tr[data-schedule-id]')) {
+      const schedule = services.flatMap((service) => service.data).find((one) => one.id === Number(row.getAttribute('data-schedule-id')))!;
+      expect(row.getAttribute('data-status')).toBe(schedule.status);
+      const unit = row.getAttribute('data-unit');
+      expect(Number(row.getAttribute('data-remaining'))).toBe(unit === 'days' ? schedule.remaining_days : schedule.remaining_seconds);
+    }
+    const meters = (
+      await ask<{ data: { device_id: number; hour_meter_seconds: number; hour_meter_read_at: string | null }[] }>('/api/v1/meter')
+    ).data;
+    const hourMeters = [...page.document.querySelectorAll('#vehicles-body tr')].map((row) => {
+      const cell = row.querySelector('td.hour-meter')!;
+      return [Number(row.getAttribute('data-device-id')), Number(cell.getAttribute('data-seconds')), cell.getAttribute('data-read-at')];
+    });
+    expect(hourMeters).toEqual(meters.map((meter) => [meter.device_id, meter.hour_meter_seconds, meter.hour_meter_read_at]));
+    expect(hourMeters.map(([, , readAt]) => readAt !== null)).toEqual([true, false, false, false]);
   });
 
   it('reads the meters again periodically, so a running engine is seen counting up', async () => {

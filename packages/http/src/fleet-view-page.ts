@@ -1,9 +1,10 @@
 /**
  * The fleet view served at `/` when `createFleetHoursApp({ fleetView: true })`: one self-contained
- * HTML page where a fleet manager enters an API key and sees every vehicle with its meters, the
- * fleet's engine time per local day and one vehicle's days with its 23- and 25-hour days marked.
- * It reads only the public API (`/api/v1/devices`, the fleet endpoints of D32 and a device's
- * `/hours/daily`), from its own origin. Nothing is fetched from anywhere else — it works with no
+ * HTML page where a fleet manager enters an API key and sees every vehicle with its meters and hour
+ * meter (D38), where its service stands (D39) and the schedules due soon or overdue, the fleet's
+ * engine time per local day and one vehicle's days with its 23- and 25-hour days marked. It reads
+ * only the public API (`/api/v1/devices`, the fleet endpoints of D32 — `/meter`, `/service`,
+ * `/hours/daily` — and a device's `/hours/daily`), from its own origin. Nothing is fetched from anywhere else — it works with no
  * internet access — and a strict Content-Security-Policy admits exactly its inline style and script
  * by hash, like the reference page at `/docs`.
  */
@@ -55,10 +56,19 @@ const _HTML = `<!doctype html>
 <h2 id="vehicles-title">Vehicles</h2>
 <p class="muted" id="meters-note"></p>
 <table id="vehicles">
-<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes) and its last report</caption>
-<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Last report</th></tr></thead>
+<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes), the machine's own hour meter, where its service stands and its last report</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
 <tbody id="vehicles-body"></tbody>
 </table>
+</section>
+<section aria-labelledby="service-title">
+<h2 id="service-title">Due soon and overdue</h2>
+<table id="service-list">
+<caption class="visually-hidden">Every service schedule that is due soon or overdue, the most urgent first</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col">Schedule</th><th scope="col">Status</th><th scope="col" class="num">Remaining</th></tr></thead>
+<tbody id="service-body"></tbody>
+</table>
+<p class="muted" id="service-note">A schedule is due at its last service plus its interval of engine hours or of calendar days, whichever comes first; it is due soon within its margin. What remains is shown for the limit that comes first: engine time as h:mm, calendar time in days.</p>
 </section>
 <section aria-labelledby="days-title">
 <h2 id="days-title">Engine time per local day</h2>

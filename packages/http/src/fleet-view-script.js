@@ -7,7 +7,11 @@
  */
 
 /** @typedef {{ id: number, name: string, registration: string | null, model: string | null, timezone: string, last_reported_at: string | null }} Device A vehicle, as `/api/v1/devices` lists it (the fields the page reads). */
-/** @typedef {{ device_id: number, as_of: string, engine_seconds: number, moving_seconds: number, idle_seconds: number }} Meter An element of `/api/v1/meter`. */
+/** @typedef {{ device_id: number, as_of: string, engine_seconds: number, moving_seconds: number, idle_seconds: number, hour_meter_seconds: number, hour_meter_read_at: string | null }} Meter An element of `/api/v1/meter` (the hour meter: D38). */
+/** @typedef {'ok' | 'due_soon' | 'overdue'} ServiceStatus Where a schedule stands (D39). */
+/** @typedef {{ id: number, name: string, interval_seconds: number, interval_days: number | null, due_soon_seconds: number, due_soon_days: number | null, due_hour_meter_seconds: number, due_date: string | null, remaining_seconds: number, remaining_days: number | null, status: ServiceStatus }} Schedule A schedule of a service body (the fields the page reads). */
+/** @typedef {{ device_id: number, as_of: string, hour_meter_seconds: number, data: Schedule[] }} Service An element of `/api/v1/service` (D39). */
+/** @typedef {{ schedule: Schedule, unit: 'seconds' | 'days', remaining: number, share: number }} Limit The limit of a schedule that comes first: engine seconds or calendar days left, and the share of its interval that is left. */
 /** @typedef {{ date: string, moving_seconds: number, idle_seconds: number }} DailyEntry One local date of a daily series. */
 /** @typedef {{ device_id: number, timezone: string, from: string, to: string, data: DailyEntry[] }} Daily The body of `/hours/daily`, and an element of the fleet's. */
 /** @typedef {{ date: string, moving: number, idle: number, dayLength?: number }} Day A bar of a chart: engine seconds of one local date, and the date's length when it is one vehicle's. */
@@ -331,6 +335,9 @@
   let devices = [];
   /** @type {Map<number, Meter>} */
   let meters = new Map();
+  // Null until the service schedules have been read once for this key.
+  /** @type {Map<number, Service> | null} */
+  let services = null;
   /** @type {ReturnType<typeof setInterval> | null} */
   let refreshTimer = null;
   let refreshingGeneration = -1;
@@ -344,6 +351,7 @@
     const myGeneration = generation;
     refreshingGeneration = myGeneration;
     try {
+      refreshService();
       /** @type {[{ data: Device[] }, Meter[]]} */
       const [list, meterList] = await Promise.all([
         api('Vehicles', '/api/v1/devices'),
@@ -355,11 +363,37 @@
       setProblem('Vehicles', '');
       setProblem('Meters', '');
       renderVehicles();
+      renderServiceList();
       fillVehicleChoice();
     } catch (error) {
       handleError(error instanceof ApiProblem && error.code === 'not_found' ? 'Meters' : 'Vehicles', error);
     } finally {
       if (refreshingGeneration === myGeneration) refreshingGeneration = -1;
+    }
+  }
+
+  let serviceGeneration = -1;
+  /**
+   * Reads the whole fleet's service schedules in pages (D32, D39), not a request per vehicle, beside
+   * the vehicles and meters rather than with them: while it waits or fails, they are shown all the
+   * same (with the schedules read last), and it is its own problem on screen.
+   */
+  async function refreshService() {
+    if (serviceGeneration === generation) return;
+    const myGeneration = generation;
+    serviceGeneration = myGeneration;
+    try {
+      /** @type {Service[]} */
+      const list = await allPages('Service', '/api/v1/service', { limit: 500 });
+      if (myGeneration !== generation) return;
+      services = new Map(list.map((service) => [service.device_id, service]));
+      setProblem('Service', '');
+      renderVehicles();
+      renderServiceList();
+    } catch (error) {
+      handleError('Service', error);
+    } finally {
+      if (serviceGeneration === myGeneration) serviceGeneration = -1;
     }
   }
 
@@ -430,7 +464,10 @@
             [seconds === null ? '–' : hoursMinutes(seconds)],
           ),
         );
+        // The machine's own hour meter beside the tracker's engine meter.
+        if (kind === 'engine') row.appendChild(hourMeterCell(device, meter));
       });
+      row.appendChild(serviceCell(services === null ? undefined : services.get(device.id) || null));
       const last = device.last_reported_at
         ? el('time', { datetime: device.last_reported_at, title: device.last_reported_at }, [
             `${localTime(device.last_reported_at, device.timezone)} · ${ago(device.last_reported_at)}`,
@@ -439,12 +476,153 @@
       row.appendChild(el('td', { class: 'last-report', 'data-label': 'Last report' }, [last]));
       body.appendChild(row);
     });
-    if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 6 }, ['No vehicles on this account yet.'])]));
+    if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 8 }, ['No vehicles on this account yet.'])]));
     $('meters-note').textContent =
       (asOf ? `Meters since each tracker was fitted, as of ${browserTime(asOf)}; ` : '') +
       'refreshed every ' +
       REFRESH_MS / 1000 +
       ' s. Times of the last report are local to each vehicle.';
+  }
+
+  /**
+   * The hour meter of a vehicle (D38), marked "uncalibrated" when no reading of the machine's own
+   * hour meter exists: then it is the tracker's engine meter.
+   * @param {Device} device
+   * @param {Meter | null} meter
+   */
+  function hourMeterCell(device, meter) {
+    const seconds = meter && typeof meter.hour_meter_seconds === 'number' ? meter.hour_meter_seconds : null;
+    const readAt = meter ? meter.hour_meter_read_at : null;
+    const calibrated = seconds !== null && readAt !== null;
+    return el(
+      'td',
+      {
+        class: 'num hour-meter',
+        'data-label': 'Hour meter (h:mm)',
+        'data-seconds': seconds,
+        'data-read-at': calibrated ? readAt : null,
+        'data-calibrated': seconds === null ? null : String(calibrated),
+        title:
+          seconds === null
+            ? null
+            : calibrated
+              ? `${seconds} s, counted from the reading of ${localTime(readAt, device.timezone)}`
+              : `${seconds} s: no reading of the machine's own hour meter yet, so this is the tracker's engine meter`,
+      },
+      [
+        seconds === null ? '–' : hoursMinutes(seconds),
+        seconds !== null && !calibrated ? el('span', { class: 'sub uncalibrated' }, ['uncalibrated']) : null,
+      ],
+    );
+  }
+
+  // --- Service schedules (D39) -------------------------------------------------------------------
+  /** @type {Record<ServiceStatus, string>} */
+  const STATUS_WORDS = { ok: 'OK', due_soon: 'Due soon', overdue: 'Overdue' };
+  /** @type {Record<ServiceStatus, number>} */
+  const STATUS_RANK = { ok: 0, due_soon: 1, overdue: 2 };
+  /** @param {ServiceStatus} status */
+  const statusBadge = (status) => el('span', { class: `status status-${status}` }, [STATUS_WORDS[status] || status]);
+
+  /**
+   * The limit of a schedule that comes first: the one whose own status is worse (an interval run
+   * out, then a margin reached), else the one with the smaller share of its interval left; engine
+   * hours on a tie.
+   * @param {Schedule} schedule
+   * @returns {Limit}
+   */
+  function firstLimit(schedule) {
+    /** @type {Limit} */
+    const hours = {
+      schedule: schedule,
+      unit: 'seconds',
+      remaining: schedule.remaining_seconds,
+      share: schedule.remaining_seconds / schedule.interval_seconds,
+    };
+    if (schedule.remaining_days === null || schedule.interval_days === null) return hours;
+    /** @type {Limit} */
+    const days = {
+      schedule: schedule,
+      unit: 'days',
+      remaining: schedule.remaining_days,
+      share: schedule.remaining_days / schedule.interval_days,
+    };
+    const hoursRank = schedule.remaining_seconds <= 0 ? 2 : schedule.remaining_seconds <= schedule.due_soon_seconds ? 1 : 0;
+    const daysRank = schedule.remaining_days < 0 ? 2 : schedule.remaining_days <= (schedule.due_soon_days || 0) ? 1 : 0;
+    return daysRank > hoursRank || (daysRank === hoursRank && days.share < hours.share) ? days : hours;
+  }
+  /** Orders limits most urgent first: the schedule's status (D39), then the share of the interval left. @param {Limit} a @param {Limit} b */
+  const byUrgency = (a, b) => STATUS_RANK[b.schedule.status] - STATUS_RANK[a.schedule.status] || a.share - b.share;
+
+  /** @param {number} days */
+  const daysText = (days) => `${days} day${days === 1 ? '' : 's'}`;
+  /** What is left of a limit: "9:30 h left", "14:00 h over", "12 days left", "due today", "3 days over". @param {Limit} limit */
+  function remainingText(limit) {
+    const value = limit.remaining;
+    if (limit.unit === 'seconds') return value > 0 ? `${hoursMinutes(value)} h left` : `${hoursMinutes(-value)} h over`;
+    if (value === 0) return 'due today';
+    return value > 0 ? `${daysText(value)} left` : `${daysText(-value)} over`;
+  }
+  /** Both limits of a schedule in words, for a tooltip. @param {Schedule} schedule */
+  function limitsText(schedule) {
+    const hours = `due at ${hoursMinutes(schedule.due_hour_meter_seconds)} h on the hour meter (${remainingText({ schedule: schedule, unit: 'seconds', remaining: schedule.remaining_seconds, share: 0 })})`;
+    if (schedule.due_date === null || schedule.remaining_days === null) return hours;
+    return `${hours} or on ${schedule.due_date} (${remainingText({ schedule: schedule, unit: 'days', remaining: schedule.remaining_days, share: 0 })}), whichever comes first`;
+  }
+  /** The data attributes of a shown limit, which the tests read. @param {Limit} limit */
+  const limitData = (limit) => ({
+    'data-status': limit.schedule.status,
+    'data-schedule-id': limit.schedule.id,
+    'data-unit': limit.unit,
+    'data-remaining': limit.remaining,
+  });
+
+  /**
+   * A vehicle's service: its worst status and what is left of its most urgent schedule; "–" for a
+   * vehicle without schedules, and nothing until the schedules have been read.
+   * @param {Service | null | undefined} service
+   */
+  function serviceCell(service) {
+    const attributes = { class: 'service', 'data-label': 'Service' };
+    if (service === undefined) return el('td', attributes, ['…']);
+    if (service === null || !service.data.length) {
+      return el('td', Object.assign(attributes, { 'data-status': 'none', title: 'No service schedules' }), ['–']);
+    }
+    const urgent = service.data.map(firstLimit).sort(byUrgency)[0];
+    if (!urgent) return el('td', attributes, ['–']);
+    return el('td', Object.assign(attributes, limitData(urgent), { title: `${urgent.schedule.name}: ${limitsText(urgent.schedule)}` }), [
+      statusBadge(urgent.schedule.status),
+      ' ',
+      el('span', { class: 'remaining' }, [remainingText(urgent)]),
+      el('span', { class: 'sub schedule-name' }, [urgent.schedule.name]),
+    ]);
+  }
+
+  /** The schedules due soon or overdue over the whole fleet, the most urgent first. */
+  function renderServiceList() {
+    const body = $('service-body');
+    body.textContent = '';
+    if (services === null) return;
+    const names = new Map(devices.map((device) => [device.id, device.name]));
+    /** @type {{ deviceId: number, limit: Limit }[]} */
+    const due = [];
+    services.forEach((service) =>
+      service.data.forEach((schedule) => {
+        if (schedule.status !== 'ok') due.push({ deviceId: service.device_id, limit: firstLimit(schedule) });
+      }),
+    );
+    due.sort((a, b) => byUrgency(a.limit, b.limit));
+    due.forEach(({ deviceId, limit }) =>
+      body.appendChild(
+        el('tr', Object.assign({ 'data-device-id': deviceId }, limitData(limit)), [
+          el('th', { scope: 'row', class: 'vehicle' }, [names.get(deviceId) || `Vehicle ${deviceId}`]),
+          el('td', { class: 'schedule-name' }, [limit.schedule.name]),
+          el('td', { class: 'status-cell' }, [statusBadge(limit.schedule.status)]),
+          el('td', { class: 'num remaining', title: limitsText(limit.schedule) }, [remainingText(limit)]),
+        ]),
+      ),
+    );
+    if (!due.length) body.appendChild(el('tr', {}, [el('td', { colspan: 4 }, ['Nothing is due soon or overdue.'])]));
   }
 
   let choiceSignature = '';
@@ -753,9 +931,11 @@
     setProblem('', '');
     devices = [];
     meters = new Map();
+    services = null;
     choiceSignature = '';
     vehicleSelect().textContent = '';
     $('vehicles-body').textContent = '';
+    $('service-body').textContent = '';
     $('meters-note').textContent = '';
     drawn.clear();
     ['fleet-chart', 'vehicle-chart'].forEach((id) => {
