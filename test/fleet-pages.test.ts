@@ -16,8 +16,12 @@ const NOW = T0 + 40 * DAY;
 const ZONES = ['America/New_York', 'Asia/Kathmandu', 'Europe/Berlin', 'Australia/Lord_Howe', 'UTC'];
 
 function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
-  /** Seeds an account of `size` devices with a few segments each; returns the account, a key, and a store whose every query is counted. */
-  const seed = async (size: number) => {
+  /**
+   * Seeds an account of `size` devices with a few segments each — and, with `maintenance`, an
+   * hour-meter reading and two schedules each (D38, D39) — and returns the account, a key, and a
+   * store whose every query is counted.
+   */
+  const seed = async (size: number, maintenance = false) => {
     const db = database();
     await resetTables(db);
     const store = createKyselyStore(db);
@@ -38,6 +42,25 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
         state: day % 2 === 0 ? 'moving' : 'idle',
       }));
       await store.importSegments({ deviceId: device.id, segments: [...segments, { startedAt: NOW - 600, endedAt: null, state: 'idle' }] });
+      if (maintenance) {
+        await store.addHourMeterReading({ deviceId: device.id, readAt: T0 + 10 * DAY, readingSeconds: 1_000 * 3600, now: NOW });
+        await store.createServiceSchedule({
+          deviceId: device.id,
+          name: 'Oil',
+          intervalSeconds: 250 * 3600,
+          lastDoneAt: T0 + 20 * DAY,
+          now: NOW,
+        });
+        await store.createServiceSchedule({
+          deviceId: device.id,
+          name: 'Filter',
+          intervalSeconds: 500 * 3600,
+          intervalDays: 90,
+          lastDoneAt: T0 + 5 * DAY,
+          lastDoneHourMeterSeconds: 900 * 3600,
+          now: NOW,
+        });
+      }
     }
     const queries: string[] = [];
     const counted = createKyselyStore(
@@ -53,14 +76,13 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
   };
 
   for (const size of [1, 100]) {
-    it(`a page of ${size} device(s) is two queries — the devices, then the figures of all of them — for /hours, /hours/daily and /meter`, async () => {
+    it(`a page of ${size} device(s) is two queries — the devices, then the figures of all of them — for /hours and /hours/daily`, async () => {
       const { account, counted, queries } = await seed(size);
       const fleetHours = createFleetHours({ store: counted, now: () => NOW * 1000 });
       const dates = parseWindowQuery({ from: '2026-01-01', to: '2026-01-31' });
       const reads = {
         hours: () => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }),
         daily: () => fleetHours.fleet.daily({ accountId: account.id, limit: size, ...dates }),
-        meter: () => fleetHours.fleet.meter({ accountId: account.id, limit: size }),
       };
       for (const [name, read] of Object.entries(reads)) {
         queries.length = 0;
@@ -72,8 +94,36 @@ function describeQueryCounts(database: () => Kysely<FleetHoursDatabase>): void {
       for (const item of hours.items)
         expect(item).toEqual(await fleetHours.hours({ accountId: account.id, deviceId: item.deviceId, ...dates }));
       expect(hours.items.some((item) => item.movingSeconds > 0 && item.idleSeconds > 0)).toBe(true);
-      const meter = await reads.meter();
-      expect(meter.items.every((item) => item.movingSeconds === 15 * 3600 && item.idleSeconds === 15 * 3600 + 600)).toBe(true);
+    });
+
+    it(`a page of ${size} device(s) of /meter and /service is a bounded number of queries: the devices, then their figures, readings and schedules, and the engine time since the readings when there are any (D32, D38, D39)`, async () => {
+      for (const maintenance of [false, true]) {
+        const { account, counted, queries } = await seed(size, maintenance);
+        const fleetHours = createFleetHours({ store: counted, now: () => NOW * 1000 });
+        const reads = {
+          meter: () => fleetHours.fleet.meter({ accountId: account.id, limit: size }),
+          service: () => fleetHours.fleet.service({ accountId: account.id, limit: size }),
+          // The filter keeps every device (each has a schedule): the same page, the same queries.
+          serviceFiltered: () => fleetHours.fleet.service({ accountId: account.id, limit: size, statuses: ['ok', 'due_soon', 'overdue'] }),
+        };
+        const expected = { meter: 3, service: 4, serviceFiltered: 4 };
+        for (const [name, read] of Object.entries(reads)) {
+          queries.length = 0;
+          const page = await read();
+          expect({ name, maintenance, devices: page.items.length, queries: queries.length }).toEqual({
+            name,
+            maintenance,
+            devices: maintenance || name !== 'serviceFiltered' ? size : 0,
+            queries: expected[name as keyof typeof expected] + (maintenance ? 1 : 0),
+          });
+        }
+        // And each element is the single-device read (not counted).
+        for (const item of (await reads.service()).items)
+          expect(item).toEqual(await fleetHours.service({ accountId: account.id, deviceId: item.deviceId }));
+        const meter = await reads.meter();
+        expect(meter.items.every((item) => item.movingSeconds === 15 * 3600 && item.idleSeconds === 15 * 3600 + 600)).toBe(true);
+        expect(meter.items.every((item) => (item.hourMeterReadAt !== null) === maintenance)).toBe(true);
+      }
     });
   }
 

@@ -185,18 +185,36 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       expect(await forward(now - 560, 25, 'Bearer fhi_unknown')).toMatchObject({ status: 401, statements: 2 });
     });
 
-    it('/hours, /hours/daily and /meter with a valid key: at most 2 once the device is known (listed or read before)', async () => {
+    it('/hours, /hours/daily with a valid key: at most 2 once the device is known (listed or read before); /meter 3 and /service 4 (D38, D39)', async () => {
       const { get, device } = await seed();
-      const paths = [
-        `/api/v1/devices/${device.id}/hours`,
-        `/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`,
-        `/api/v1/devices/${device.id}/meter`,
+      // The meter reads the device's hour-meter readings beside its figures (D38), the service its
+      // schedules too (D39): at the same time, so no request waits for more than the key, then the reads.
+      const paths: [string, number][] = [
+        [`/api/v1/devices/${device.id}/hours`, 2],
+        [`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`, 2],
+        [`/api/v1/devices/${device.id}/meter`, 3],
+        [`/api/v1/devices/${device.id}/service`, 4],
       ];
       // A device never read nor listed by this service: its zone is read first, one statement more.
-      expect(await get(paths[0]!)).toMatchObject({ status: 200, statements: 3 });
-      for (const path of paths)
-        for (let round = 0; round < 3; round += 1)
-          expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements: 2 });
+      expect(await get(paths[0]![0])).toMatchObject({ status: 200, statements: 3 });
+      for (const [path, statements] of paths)
+        for (let round = 0; round < 3; round += 1) expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 200, statements });
+    });
+
+    it('with a reading, /meter and /service read the engine time since it once more, whatever the number of schedules (D38, D39)', async () => {
+      const { get, device, store } = await seed();
+      const now = NOW_MS / 1000;
+      await store.addHourMeterReading({ deviceId: device.id, readAt: now - 49 * HOUR, readingSeconds: 1_000 * HOUR, now });
+      for (const hoursAgo of [48, 30, 1])
+        await store.createServiceSchedule({
+          deviceId: device.id,
+          name: `Every ${hoursAgo}`,
+          intervalSeconds: 250 * HOUR,
+          lastDoneAt: now - hoursAgo * HOUR,
+          now,
+        });
+      expect(await get(`/api/v1/devices/${device.id}/meter`)).toMatchObject({ status: 200, statements: 4 });
+      expect(await get(`/api/v1/devices/${device.id}/service`)).toMatchObject({ status: 200, statements: 5 });
     });
 
     it('P35, P36: requests of one key at once share the lookup and count (D13, D15) and their reads: 16 make far fewer than 32 statements, and each is counted once', async () => {
@@ -234,13 +252,17 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       const { get, device } = await seed();
       expect(await get('/api/v1/devices')).toMatchObject({ status: 200, statements: 2 });
       expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toMatchObject({ status: 200, statements: 2 });
-      expect(await get(`/api/v1/devices/${device.id}/meter`)).toMatchObject({ status: 200, statements: 2 });
+      // The meter needs no zone: its readings beside its figures (D38).
+      expect(await get(`/api/v1/devices/${device.id}/meter`)).toMatchObject({ status: 200, statements: 3 });
     });
 
-    it('a missing device is 404 in 2; an unknown key is 401 in 2 (the lookup, then the address\u2019s budget: D14)', async () => {
+    it('a missing device is 404 in 2 (3 for /meter, 4 for /service: their readings and schedules are read beside it); an unknown key is 401 in 2 (the lookup, then the address\u2019s budget: D14)', async () => {
       const { get, device } = await seed();
-      expect(await get(`/api/v1/devices/${device.id + 1000}/meter`)).toMatchObject({ status: 404, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id + 1000}/hours`)).toMatchObject({ status: 404, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id + 1000}/meter`)).toMatchObject({ status: 404, statements: 3 });
+      expect(await get(`/api/v1/devices/${device.id + 1000}/service`)).toMatchObject({ status: 404, statements: 4 });
       expect(await get(`/api/v1/devices/${device.id}/meter`, 'Bearer fh_unknown')).toMatchObject({ status: 401, statements: 2 });
+      expect(await get(`/api/v1/devices/${device.id}/service`, 'Bearer fh_unknown')).toMatchObject({ status: 401, statements: 2 });
     });
 
     it('the rules hold with the count made along with the lookup: a 429 uses no budget (D13), 403 is never 429 (D11), a revoked key keeps its 401 when the address’s budget is spent (P21)', async () => {
