@@ -543,16 +543,23 @@ function _fleetReads(context: _Context): FleetReads {
       const size = pageSize('service', query.limit);
       const items: DeviceService[] = [];
       let cursor = query.cursor;
-      // With a status filter, pages of devices are read until the page is full or the devices run
-      // out: a page holds `limit` matching devices, and its cursor is the last device read.
+      // With a status filter (P45), whole pages of `limit` devices are read until the page holds
+      // `limit` matching devices or the devices run out: each read costs the same few store calls
+      // whatever the matches (D32). A full page's cursor goes on after its last device.
       for (;;) {
-        const { devices, nextCursor } = await _devicePage(context, 'service', { ...query, limit: size - items.length, cursor });
+        const { devices, nextCursor } = await _devicePage(context, 'service', { ...query, limit: size, cursor });
         const { meters, facts } = await _pageMaintenance(context, devices, now, true);
-        devices.forEach((device, index) => {
+        for (const [index, device] of devices.entries()) {
           const service = deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now);
-          if (wanted === null || service.schedules.some((schedule) => wanted.has(schedule.status))) items.push(service);
-        });
-        if (nextCursor === null || items.length >= size) return { items, nextCursor };
+          if (wanted !== null && !service.schedules.some((schedule) => wanted.has(schedule.status))) continue;
+          items.push(service);
+          if (items.length === size) {
+            const more = index < devices.length - 1 || nextCursor !== null;
+            const next = more ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: device.id }) : null;
+            return { items, nextCursor: next };
+          }
+        }
+        if (nextCursor === null) return { items, nextCursor: null };
         cursor = nextCursor;
       }
     },
