@@ -36,7 +36,7 @@ describe('readDuration() (D38, D39 on the command line)', () => {
   });
 });
 
-describe('readDays()', () => {
+describe('readDays() (D39)', () => {
   it('reads a whole number of days with its sign, and the keyword for none', () => {
     expect(readDays('180', '--every-days')).toBe(180);
     expect(readDays('-3', '--every-days')).toBe(-3);
@@ -51,7 +51,7 @@ describe('readDays()', () => {
   });
 });
 
-describe('readInstantOrNow()', () => {
+describe('readInstantOrNow() (D38, D39)', () => {
   const now = 1_795_618_800;
 
   it('reads an instant with an offset or Z, dropping a fraction of a second, and now', () => {
