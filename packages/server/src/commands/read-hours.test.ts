@@ -89,7 +89,7 @@ describe('fleet-hours hours, daily and meter', () => {
     });
   });
 
-  it('meter prints the running total since the first segment; --json is the API body', async () => {
+  it('meter prints the running total since the first segment; --json is the API body, with the hour meter (D38)', async () => {
     const cli = await truckFixture();
     expect(await cli.json(['meter', '--device', '1'])).toEqual({
       device_id: 1,
@@ -99,6 +99,9 @@ describe('fleet-hours hours, daily and meter', () => {
       engine_seconds: 9000,
       moving_seconds: 7200,
       idle_seconds: 1800,
+      // No reading: the hour meter is the meter, uncalibrated.
+      hour_meter_seconds: 9000,
+      hour_meter_read_at: null,
     });
     const text = await cli.run(['meter', '--device', '1']);
     expect(text.stdout).toContain('  since   2026-11-01T00:30:00-04:00\n');
