@@ -82,17 +82,18 @@ export async function createServiceCommand(context: CommandContext): Promise<Com
 export async function updateServiceCommand(context: CommandContext): Promise<CommandResult> {
   const scheduleId = readId(requiredOption(context, 'id'), '--id');
   const changes: { -readonly [Field in keyof ServiceScheduleChanges]: ServiceScheduleChanges[Field] } = {};
-  const name = optionalOption(context, 'name');
-  if (name !== undefined) changes.name = name.trim();
-  const every = optionalOption(context, 'every');
-  if (every !== undefined) changes.intervalSeconds = readDuration(every, '--every');
-  const everyDays = optionalOption(context, 'every-days');
-  if (everyDays !== undefined) changes.intervalDays = readDays(everyDays, '--every-days', 'none');
-  const dueSoon = optionalOption(context, 'due-soon');
-  if (dueSoon !== undefined)
-    changes.dueSoonSeconds = dueSoon.trim().toLowerCase() === 'default' ? null : readDuration(dueSoon, '--due-soon');
-  const dueSoonDays = optionalOption(context, 'due-soon-days');
-  if (dueSoonDays !== undefined) changes.dueSoonDays = readDays(dueSoonDays, '--due-soon-days', 'default');
+  const nameText = optionalOption(context, 'name');
+  if (nameText !== undefined) changes.name = nameText.trim();
+  const everyText = optionalOption(context, 'every');
+  if (everyText !== undefined) changes.intervalSeconds = readDuration(everyText, '--every');
+  const everyDaysText = optionalOption(context, 'every-days');
+  if (everyDaysText !== undefined) changes.intervalDays = readDays(everyDaysText, '--every-days', 'none');
+  const dueSoonText = optionalOption(context, 'due-soon');
+  if (dueSoonText !== undefined) {
+    changes.dueSoonSeconds = dueSoonText.trim().toLowerCase() === 'default' ? null : readDuration(dueSoonText, '--due-soon');
+  }
+  const dueSoonDaysText = optionalOption(context, 'due-soon-days');
+  if (dueSoonDaysText !== undefined) changes.dueSoonDays = readDays(dueSoonDaysText, '--due-soon-days', 'default');
   if (Object.keys(changes).length === 0) {
     throw new UsageError(
       'Nothing to change: give at least one of --name, --every, --every-days, --due-soon, --due-soon-days',
@@ -102,11 +103,11 @@ export async function updateServiceCommand(context: CommandContext): Promise<Com
 
   const { store, schedule, device } = await findSchedule(context, scheduleId);
   const changed = _withOptionNames(SCHEDULE_OPTIONS, () => changeServiceSchedule(schedule, changes, context.now));
-  const { intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays: days } = changed;
   // The checked result, not the bare changes: removing the calendar interval removes its margin too.
+  const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays } = changed;
   const updated = await store.updateServiceSchedule({
     scheduleId,
-    changes: { name: changed.name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays: days },
+    changes: { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays },
   });
   if (!updated) throw new CommandError(`No service schedule with id ${scheduleId}`);
   return scheduleResult(await scheduleState(context, store, device, scheduleId), 'Updated');
