@@ -19,6 +19,7 @@ import {
 import { thrownBy } from '../testing/refusal.js';
 
 const HOUR = 3600;
+const DAY = 24 * HOUR;
 /** 2026-06-01T00:00:00Z. */
 const T0 = Date.UTC(2026, 5, 1) / 1000;
 const NOW = T0 + 5 * HOUR;
@@ -148,6 +149,14 @@ describe('hour meter (D38)', () => {
     expect(hourMeterBoundaries([], [NOW], NOW)).toEqual([NOW]);
     expect(hourMeterBoundaries([], [NOW, T0, T0, NOW], NOW)).toEqual([T0, NOW]);
     expect(() => hourMeterBoundaries([], [NOW + 1], NOW)).toThrow(RangeError);
+  });
+
+  it('P44: the sums asked start at the earliest reading or instant needed, never at the first report', () => {
+    const readings = [reading(1, T0 - 400 * DAY, 1), reading(2, NOW - 30 * DAY, 2)];
+    // The hour meter now counts from the reading of 30 days ago: the older one is not asked about.
+    expect(hourMeterBoundaries(readings, [NOW], NOW)).toEqual([NOW - 30 * DAY, NOW]);
+    // Uncalibrated at an instant: from that instant on (the meter's total minus what came after).
+    expect(hourMeterBoundaries([], [NOW, NOW - DAY], NOW)).toEqual([NOW - DAY, NOW]);
   });
 
   it('hourMeterValues(): refuses buckets that do not match the boundaries', () => {

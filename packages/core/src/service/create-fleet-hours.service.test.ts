@@ -143,7 +143,7 @@ describe('createFleetHours().service() (D39)', () => {
     });
   });
 
-  describe('computed at read time (D38, D39)', () => {
+  describe('computed at read time (D38, D39, P42)', () => {
     it('D39: late telemetry before the last service moves its hour meter at once, and the hour meter now with it', async () => {
       const { account, devices, store, fleetHours } = await setup();
       const deviceId = devices[0]!.id;
@@ -247,7 +247,7 @@ describe('createFleetHours().fleet.service() (D39, D32)', () => {
     }
   });
 
-  it('D39: a status-filtered page reads device pages until it is full: the matching devices, however far apart', async () => {
+  it('D39, P45: a status-filtered page reads whole device pages until it is full: the matching devices, however far apart', async () => {
     const { account, devices, store, fleetHours: plain } = await sparseFleet();
     const counting = countingDevices(store);
     const fleetHours = createFleetHours({ store: counting.store, now: () => NOW * 1000 });
@@ -256,6 +256,8 @@ describe('createFleetHours().fleet.service() (D39, D32)', () => {
     const first = await fleetHours.fleet.service({ accountId: account.id, limit: 2, statuses: ['overdue'] });
     expect(ids(first.items)).toEqual([devices[1]!.id, devices[5]!.id]);
     expect(counting.pages()).toBeGreaterThan(1);
+    // Whole pages of `limit` devices, never a store call per device (D32).
+    expect(counting.pages()).toBeLessThanOrEqual(Math.ceil(devices.length / 2));
     // Each element still lists all its schedules.
     expect(first.items[0]!.schedules.map((schedule) => schedule.status)).toEqual(['ok', 'overdue']);
     // The cursor is the last device read: the rest is one page with nothing to show.
