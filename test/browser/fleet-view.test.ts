@@ -4,14 +4,24 @@
  *
  * Chromium comes from PUPPETEER_EXECUTABLE_PATH or the usual system paths (puppeteer-core downloads
  * none; `.ci/run` installs the distribution's). Without one the tests are skipped, loudly.
- * Screenshots go to a temporary directory; with UPDATE_SCREENSHOTS=1 the desktop one also replaces
- * docs/fleet-view.png.
+ * Screenshots go to a temporary directory; with UPDATE_SCREENSHOTS=1 the one of the vehicles with
+ * their service (1280 px wide, down to the end of the vehicles) also replaces docs/fleet-view.png,
+ * the README's picture.
  */
 import { accessSync, constants, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localDateAt, parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
+import {
+  createFleetHours,
+  createMemoryStore,
+  fingerprintApiKey,
+  generateApiKey,
+  localDateAt,
+  parseLocalDate,
+  startOfLocalDay,
+} from '@fleet-hours/core';
+import { createFleetHoursApp, serve, type RunningServer } from '@fleet-hours/http';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer, type CliServer } from '../support/cli.js';
@@ -63,6 +73,31 @@ interface MeterBody {
   readonly engine_seconds: number;
   readonly moving_seconds: number;
   readonly idle_seconds: number;
+  readonly hour_meter_seconds: number;
+  readonly hour_meter_read_at: string | null;
+}
+type ServiceStatus = 'ok' | 'due_soon' | 'overdue';
+interface ServiceBody {
+  readonly device_id: number;
+  readonly data: readonly {
+    readonly id: number;
+    readonly name: string;
+    readonly remaining_seconds: number;
+    readonly remaining_days: number | null;
+    readonly status: ServiceStatus;
+  }[];
+}
+/** A shown limit: the service cell of a vehicle row, or a row of the due soon and overdue list. */
+interface ShownLimit {
+  readonly deviceId: number;
+  readonly vehicle: string;
+  readonly status: string | null;
+  readonly scheduleId: number | null;
+  readonly unit: string | null;
+  readonly remaining: number | null;
+  readonly badge: string | null;
+  readonly remainingText: string | null;
+  readonly schedule: string | null;
 }
 interface DailyBody {
   readonly device_id: number;
@@ -87,6 +122,67 @@ const hoursMinutes = (seconds: number) => `${Math.floor(seconds / 3600)}:${Strin
 const dayLength = (date: string, zone: string) =>
   startOfLocalDay(parseLocalDate('from', date).add({ days: 1 }), zone) - startOfLocalDay(parseLocalDate('from', date), zone);
 const shift = (date: string, days: number) => parseLocalDate('from', date).add({ days }).toString();
+/** What is left of a limit in words — written here again as the oracle of the page's. */
+const remainingWords = (unit: string | null, remaining: number): string => {
+  const days = (count: number) => `${count} day${count === 1 ? '' : 's'}`;
+  if (unit === 'seconds') return remaining > 0 ? `${hoursMinutes(remaining)} h left` : `${hoursMinutes(-remaining)} h over`;
+  if (remaining === 0) return 'due today';
+  return remaining > 0 ? `${days(remaining)} left` : `${days(-remaining)} over`;
+};
+const RANK: Record<ServiceStatus, number> = { ok: 0, due_soon: 1, overdue: 2 };
+const worstOf = (service: ServiceBody | undefined): ServiceStatus | 'none' =>
+  service?.data.length ? service.data.map((schedule) => schedule.status).sort((a, b) => RANK[b] - RANK[a])[0]! : 'none';
+
+/** The service cells of the vehicles and the rows of the due soon and overdue list, as the page shows them. */
+function shownService(page: Page): Promise<{ column: ShownLimit[]; list: ShownLimit[] }> {
+  return page.evaluate(() => {
+    const read = (element: Element, deviceId: number, vehicle: string) => ({
+      deviceId,
+      vehicle,
+      status: element.getAttribute('data-status'),
+      scheduleId: element.hasAttribute('data-schedule-id') ? Number(element.getAttribute('data-schedule-id')) : null,
+      unit: element.getAttribute('data-unit'),
+      remaining: element.hasAttribute('data-remaining') ? Number(element.getAttribute('data-remaining')) : null,
+      badge: element.querySelector('.status')?.textContent ?? null,
+      remainingText: element.querySelector('.remaining')?.textContent ?? null,
+      schedule: element.querySelector('.schedule-name')?.textContent ?? null,
+    });
+    return {
+      column: Array.from(document.querySelectorAll('#vehicles-body tr')).map((row) =>
+        read(row.querySelector('td.service')!, Number(row.getAttribute('data-device-id')), row.querySelector('th button')!.textContent!),
+      ),
+      list: Array.from(document.querySelectorAll('#service-body tr[data-schedule-id]')).map((row) =>
+        read(row, Number(row.getAttribute('data-device-id')), row.querySelector('.vehicle')!.textContent!),
+      ),
+    };
+  });
+}
+
+/** The hour-meter cell of each vehicle row. */
+function shownHourMeters(page: Page) {
+  return page.$$eval('#vehicles-body tr', (rows) =>
+    rows.map((row) => {
+      const cell = row.querySelector('td.hour-meter')!;
+      return {
+        deviceId: Number(row.getAttribute('data-device-id')),
+        seconds: Number(cell.getAttribute('data-seconds')),
+        readAt: cell.getAttribute('data-read-at'),
+        calibrated: cell.getAttribute('data-calibrated'),
+        figure: cell.querySelector('.figure')!.textContent,
+        mark: cell.querySelector('.uncalibrated')?.textContent ?? null,
+        besideEngine: cell.previousElementSibling!.classList.contains('meter-engine'),
+      };
+    }),
+  );
+}
+
+async function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: (chromium as { path: string }).path,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
 
 describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout: 240_000 }, () => {
   let demo: CliServer | undefined;
@@ -149,11 +245,7 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
     ) as { key: string; starter_key: string };
     key = banner.key;
     starterKey = banner.starter_key;
-    browser = await puppeteer.launch({
-      executablePath: (chromium as { path: string }).path,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -286,10 +378,103 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
       expect(await page.$eval('#vehicle-chart figcaption', (caption) => caption.textContent)).toContain(`${withDst.date} lasted`);
 
       await page.screenshot({ path: join(shots, 'fleet-view-desktop.png'), fullPage: true });
-      if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(join(shots, 'fleet-view-desktop.png'), join(root, 'docs/fleet-view.png'));
 
       // The key lives in this tab's session storage, never in a URL or in local storage.
       expect(await page.evaluate(() => [sessionStorage.getItem('fleet-hours-api-key'), localStorage.length])).toEqual([key, 0]);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.skipIf(skipped)(
+    title(
+      "shows the demo's hour meters beside the meters, each vehicle's service and the vehicles due soon and overdue, all as the API says (D38, D39)",
+    ),
+    async () => {
+      const devices = (await api<{ data: DeviceBody[] }>('/api/v1/devices')).data;
+      const metersBefore = await fleetPages<MeterBody>('/api/v1/meter', 'limit=500');
+      const servicesBefore = await fleetPages<ServiceBody>('/api/v1/service', 'limit=500');
+
+      const page = await openPage(1280, 1000);
+      await page.goto(`${demo!.url}/`, { waitUntil: 'load' });
+      await page.type('#api-key', key);
+      await page.click('#key-form button[type=submit]');
+      await page.waitForFunction(
+        (count) =>
+          document.querySelectorAll('#vehicles-body td.service[data-status]').length === count &&
+          document.querySelectorAll('#vehicles-body td.hour-meter[data-seconds]').length === count &&
+          document.querySelectorAll('#service-body tr').length > 0,
+        { timeout: 60_000 },
+        devices.length,
+      );
+      const { column, list } = await shownService(page);
+      const hourMeters = await shownHourMeters(page);
+      const metersAfter = await fleetPages<MeterBody>('/api/v1/meter', 'limit=500');
+      const servicesAfter = await fleetPages<ServiceBody>('/api/v1/service', 'limit=500');
+      const due = await fleetPages<ServiceBody>('/api/v1/service', 'status=due_soon,overdue&limit=500');
+
+      // The hour meter, beside the engine meter, between the API's answers before and after; marked when uncalibrated.
+      expect(hourMeters.map((cell) => cell.deviceId)).toEqual(devices.map((device) => device.id));
+      for (const cell of hourMeters) {
+        const before = metersBefore.find((meter) => meter.device_id === cell.deviceId)!;
+        const after = metersAfter.find((meter) => meter.device_id === cell.deviceId)!;
+        expect(cell.besideEngine).toBe(true);
+        expect(cell.seconds).toBeGreaterThanOrEqual(before.hour_meter_seconds);
+        expect(cell.seconds).toBeLessThanOrEqual(after.hour_meter_seconds);
+        expect(cell.figure).toBe(hoursMinutes(cell.seconds));
+        expect(cell.readAt).toBe(after.hour_meter_read_at);
+        expect([cell.calibrated, cell.mark]).toEqual(after.hour_meter_read_at === null ? ['false', 'uncalibrated'] : ['true', null]);
+      }
+      expect(new Set(hourMeters.map((cell) => cell.calibrated))).toEqual(new Set(['true', 'false']));
+
+      // Each vehicle's worst status, and a schedule in that status with what is left of it, between the API's answers.
+      const schedulesOf = (services: readonly ServiceBody[], id: number | null) =>
+        services.flatMap((service) => service.data).find((schedule) => schedule.id === id);
+      for (const cell of column) {
+        const worst = worstOf(servicesAfter.find((service) => service.device_id === cell.deviceId));
+        expect(worstOf(servicesBefore.find((service) => service.device_id === cell.deviceId)), cell.vehicle).toBe(worst);
+        expect(cell.status, cell.vehicle).toBe(worst);
+        if (worst === 'none') continue;
+        const before = schedulesOf(servicesBefore, cell.scheduleId)!;
+        const after = schedulesOf(servicesAfter, cell.scheduleId)!;
+        expect([after.status, cell.schedule, cell.badge], cell.vehicle).toEqual([
+          worst,
+          after.name,
+          { ok: 'OK', due_soon: 'Due soon', overdue: 'Overdue' }[worst],
+        ]);
+        const field = cell.unit === 'days' ? 'remaining_days' : 'remaining_seconds';
+        expect(cell.remaining!, cell.vehicle).toBeLessThanOrEqual(before[field]!);
+        expect(cell.remaining!, cell.vehicle).toBeGreaterThanOrEqual(after[field]!);
+        expect(cell.remainingText, cell.vehicle).toBe(remainingWords(cell.unit, cell.remaining!));
+      }
+      // The demo's first start: one vehicle overdue, two due soon (one of them by the calendar), the others ok or without schedules.
+      expect(column.map((cell) => [cell.vehicle, cell.status, cell.schedule, cell.unit])).toEqual([
+        ['Truck 14', 'due_soon', 'Engine oil and filter', 'seconds'],
+        ['Bakery van B-7', 'overdue', 'Engine oil', 'seconds'],
+        ['Island tug Kentia', 'due_soon', 'Annual hull survey', 'days'],
+        ['Valley tractor 3', 'ok', 'Engine oil', 'seconds'],
+        ['City bus 22', 'ok', 'Transmission fluid', 'seconds'],
+        ['Harbour crane truck', 'ok', 'Hydraulic filters', 'seconds'],
+        ['Courier van L-1', 'none', null, null],
+        ['Tow truck L-2', 'none', null, null],
+      ]);
+      expect(column.find((cell) => cell.vehicle === 'Island tug Kentia')!.remainingText).toBe('12 days left');
+
+      // The list: every schedule due soon or overdue, of exactly the vehicles the fleet endpoint's filter answers with.
+      expect(list.map((row) => [row.vehicle, row.schedule, row.badge])).toEqual([
+        ['Bakery van B-7', 'Engine oil', 'Overdue'],
+        ['Island tug Kentia', 'Annual hull survey', 'Due soon'],
+        ['Truck 14', 'Engine oil and filter', 'Due soon'],
+      ]);
+      expect(new Set(list.map((row) => row.deviceId))).toEqual(new Set(due.map((service) => service.device_id)));
+      const dueSchedules = due.flatMap((service) => service.data).filter((schedule) => schedule.status !== 'ok');
+      expect(list.map((row) => row.scheduleId).sort()).toEqual(dueSchedules.map((schedule) => schedule.id).sort());
+      for (const row of list) expect(row.remainingText, row.schedule!).toBe(remainingWords(row.unit, row.remaining!));
+
+      // The README's picture: the page from its top to the end of the vehicles, the due list above them.
+      const bottom = await page.$eval('#vehicles', (table) => Math.ceil(table.getBoundingClientRect().bottom + window.scrollY));
+      await page.screenshot({ path: join(shots, 'fleet-view-service.png'), clip: { x: 0, y: 0, width: 1280, height: bottom + 16 } });
+      if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(join(shots, 'fleet-view-service.png'), join(root, 'docs/fleet-view.png'));
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -387,6 +572,151 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
     expect(problems.filter((problem) => !/status of 403/.test(problem))).toEqual([]);
     await page.close();
   });
+});
+
+/** Operator text that must reach the screen as text: were it parsed as HTML, its script would run or be refused by the page's policy. */
+const HOSTILE_NAME = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">Brakes & "pads"';
+
+describe('the fleet view in Chromium, over an app with schedules set by hand (D38, D39)', { timeout: 120_000 }, () => {
+  // A clock that stands still, so every figure on the page is known to the second.
+  const NOW = Date.UTC(2026, 10, 25, 15, 0) / 1000; // 2026-11-25T15:00:00Z: 10:00 in New York
+  const hour = 3600;
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  let key = '';
+
+  beforeAll(async () => {
+    if (skipped) return;
+    const store = createMemoryStore();
+    const account = await store.createAccount({ name: 'Quarry Works', plan: 'business', now: NOW - 86_400 });
+    key = generateApiKey();
+    await store.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(key),
+      label: null,
+      expiresAt: null,
+      now: NOW - 86_400,
+    });
+    const vehicle = async (name: string, imei: string, timeZone: string) =>
+      (await store.createDevice({ accountId: account.id, name, imei, registration: null, model: 'FMB920', timeZone }))!;
+    const excavator = await vehicle('Excavator 7', '356307042440001', 'America/New_York');
+    const grader = await vehicle('Grader 2', '356307042440002', 'America/New_York');
+    const dumper = await vehicle('Dumper 5', '356307042440003', 'Europe/Berlin');
+    await vehicle('Spare pump', '356307042440004', 'Europe/Berlin');
+    // Each machine ran 10 hours a day on the 20th to the 24th: 50 h.
+    for (const device of [excavator, grader, dumper]) {
+      const segments = [20, 21, 22, 23, 24].map((day) => ({
+        startedAt: Date.UTC(2026, 10, day, 12) / 1000,
+        endedAt: Date.UTC(2026, 10, day, 22) / 1000,
+        state: 'moving' as const,
+      }));
+      await store.importSegments({ deviceId: device.id, segments, reportedAt: NOW - 3600 });
+    }
+    // Excavator: read at 4,200 h before its first shift; the hostile schedule was done 20 h of engine time ago
+    // (the 23rd at 12:00 UTC) with an interval of 8 h: 12 h over. Its oil is ok.
+    await store.addHourMeterReading({
+      deviceId: excavator.id,
+      readAt: Date.UTC(2026, 10, 19) / 1000,
+      readingSeconds: 4200 * hour,
+      now: NOW,
+    });
+    await store.createServiceSchedule({
+      deviceId: excavator.id,
+      name: HOSTILE_NAME,
+      intervalSeconds: 8 * hour,
+      lastDoneAt: Date.UTC(2026, 10, 23, 12) / 1000,
+      now: NOW,
+    });
+    await store.createServiceSchedule({
+      deviceId: excavator.id,
+      name: 'Engine oil',
+      intervalSeconds: 250 * hour,
+      lastDoneAt: Date.UTC(2026, 10, 19) / 1000,
+      now: NOW,
+    });
+    // Grader: a yearly inspection last done on 2025-11-26 (New York): due on 2026-11-26, tomorrow; 1 day left of a 36-day margin.
+    await store.createServiceSchedule({
+      deviceId: grader.id,
+      name: 'Yearly inspection',
+      intervalSeconds: 2000 * hour,
+      intervalDays: 365,
+      lastDoneAt: Date.UTC(2025, 10, 26, 15) / 1000,
+      now: NOW,
+    });
+    // Dumper: 30 h of 100 used since the 22nd at 12:00 UTC: 70 h left, ok.
+    await store.createServiceSchedule({
+      deviceId: dumper.id,
+      name: 'Greasing',
+      intervalSeconds: 100 * hour,
+      lastDoneAt: Date.UTC(2026, 10, 22, 12) / 1000,
+      now: NOW,
+    });
+
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+    const app = createFleetHoursApp({ fleetHours, now: () => NOW * 1000, fleetView: true, logger: () => {} });
+    server = await serve({ app, port: 0, handleSignals: false });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it.skipIf(skipped)(
+    title('shows the column, the list and the hour meter to the minute, and a schedule named with <script> as text that runs nothing'),
+    async () => {
+      const problems: string[] = [];
+      const page = await browser!.newPage();
+      await page.setViewport({ width: 1280, height: 900 });
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+      await page.goto(`${server!.url}/`, { waitUntil: 'load' });
+      await page.type('#api-key', key);
+      await page.click('#key-form button[type=submit]');
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('#vehicles-body td.service[data-status]').length === 4 &&
+          document.querySelectorAll('#vehicles-body td.hour-meter[data-seconds]').length === 4,
+        { timeout: 30_000 },
+      );
+      const { column, list } = await shownService(page);
+      expect(column.map((cell) => [cell.vehicle, cell.badge, cell.remainingText, cell.schedule])).toEqual([
+        ['Excavator 7', 'Overdue', '12:00 h over', HOSTILE_NAME],
+        ['Grader 2', 'Due soon', '1 day left', 'Yearly inspection'],
+        ['Dumper 5', 'OK', '70:00 h left', 'Greasing'],
+        ['Spare pump', null, null, null],
+      ]);
+      expect(await page.$eval('#vehicles-body tr:last-child td.service', (cell) => cell.textContent)).toBe('–');
+      expect(list.map((row) => [row.vehicle, row.schedule, row.badge, row.remainingText])).toEqual([
+        ['Excavator 7', HOSTILE_NAME, 'Overdue', '12:00 h over'],
+        ['Grader 2', 'Yearly inspection', 'Due soon', '1 day left'],
+      ]);
+      // The hour meter: 4,200 h + 50 h for the excavator; the others' own 50 h and 0 h, uncalibrated.
+      expect((await shownHourMeters(page)).map((cell) => [cell.figure, cell.mark])).toEqual([
+        ['4250:00', null],
+        ['50:00', 'uncalibrated'],
+        ['50:00', 'uncalibrated'],
+        ['0:00', 'uncalibrated'],
+      ]);
+
+      // The name is text: no element came of it, its script never ran, and the page logged no refused script.
+      const injected = await page.evaluate(() => ({
+        elements: document.querySelectorAll('#fleet script, #fleet img').length,
+        pwned: (window as unknown as { pwned?: number }).pwned ?? null,
+        html: document.querySelector('#service-body .schedule-name')!.innerHTML,
+      }));
+      expect(injected).toEqual({
+        elements: 0,
+        pwned: null,
+        html: '&lt;script&gt;window.pwned = 1&lt;/script&gt;&lt;img src=x onerror="window.pwned = 2"&gt;Brakes &amp; "pads"',
+      });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 });
 
 function shown(cells: readonly { readonly seconds: number }[]): { engine: number; moving: number; idle: number } {

@@ -8,7 +8,7 @@ const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-demo-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () => {
-  it('serves a fresh seeded database and prints a URL, a key and curl lines that work (P17)', async () => {
+  it('serves a fresh seeded database and prints a URL, a key and curl lines that work (P17), with vehicles due soon and overdue on its first start (D38, D39)', async () => {
     // DATABASE_URL is set on purpose: the demo must ignore it and stay embedded.
     const demo = await startCliServer(['demo', '--port', '0'], (stdout) => (/Press Ctrl\+C to stop\./.test(stdout) ? stdout : null), {
       cwd: work,
@@ -23,10 +23,51 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
 
       const devices = await fetch(`${url}/api/v1/devices`, { headers: { Authorization: `Bearer ${key}` } });
       expect(devices.status).toBe(200);
-      const { data } = (await devices.json()) as { data: { id: number; timezone: string }[] };
+      const { data } = (await devices.json()) as { data: { id: number; name: string; timezone: string }[] };
       expect(data.map((device) => device.timezone)).toEqual(
         expect.arrayContaining(['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Sao_Paulo']),
       );
+
+      // The first start shows service due (D38, D39): the fleet endpoint's filter answers with the
+      // vehicles due soon and overdue, each with all its schedules; the rest of the fleet is ok.
+      const readService = async (query: string) => {
+        const response = await fetch(`${url}/api/v1/service${query}`, { headers: { Authorization: `Bearer ${key}` } });
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as {
+          data: { device_id: number; hour_meter_seconds: number; data: { name: string; status: string }[] }[];
+          next_cursor: string | null;
+        };
+        expect(body.next_cursor).toBeNull();
+        return body.data.map((service) => ({
+          vehicle: data.find((device) => device.id === service.device_id)!.name,
+          schedules: service.data.map((schedule) => [schedule.name, schedule.status]),
+        }));
+      };
+      expect(await readService('?status=due_soon,overdue')).toEqual([
+        {
+          vehicle: 'Truck 14',
+          schedules: [
+            ['Engine oil and filter', 'due_soon'],
+            ['Air filter', 'ok'],
+          ],
+        },
+        {
+          vehicle: 'Bakery van B-7',
+          schedules: [
+            ['Engine oil', 'overdue'],
+            ['Brake inspection', 'ok'],
+          ],
+        },
+        {
+          vehicle: 'Island tug Kentia',
+          schedules: [
+            ['Engine oil', 'ok'],
+            ['Annual hull survey', 'due_soon'],
+          ],
+        },
+      ]);
+      const everyStatus = (await readService('')).flatMap((service) => service.schedules.map(([, status]) => status));
+      expect(everyStatus.filter((status) => status === 'ok').length).toBe(everyStatus.length - 3);
 
       // Every printed curl line answers as its comment says.
       const curls = [...banner.matchAll(/# (.+)\n\s+curl -s -H "Authorization: Bearer (fh_\w+)" "([^"]+)"/g)];
@@ -44,6 +85,7 @@ describe('fleet-hours demo (what `npm start` runs)', { timeout: 120_000 }, () =>
         if (curlUrl!.includes('/hours?')) expect(body.engine_seconds as number, title).toBeGreaterThanOrEqual(0);
         if (curlUrl!.endsWith('/hours')) expect(body.engine_seconds as number, title).toBeGreaterThan(0);
         if (curlUrl!.includes('/hours/daily')) expect((body.data as unknown[]).length, title).toBeGreaterThanOrEqual(7);
+        if (curlUrl!.includes('/service?status=due_soon,overdue')) expect((body.data as unknown[]).length, title).toBe(3);
       }
       // The request log goes to the file the banner names, not to the terminal, so the banner stays on screen.
       const requestLog = /Requests are logged to (\S+) \(tail -f it/.exec(banner)?.[1];

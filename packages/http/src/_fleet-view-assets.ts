@@ -17,7 +17,7 @@ export const FLEET_VIEW_STYLE = `
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; overflow-wrap: anywhere; }
-header, main { max-width: 68rem; margin: 0 auto; padding: .75rem 1rem; }
+header, main { max-width: 80rem; margin: 0 auto; padding: .75rem 1rem; }
 header { border-bottom: 1px solid var(--line); }
 h1 { margin: 0; font-size: 1.5rem; }
 h2 { margin: 1.5rem 0 .5rem; font-size: 1.2rem; }
@@ -58,17 +58,18 @@ svg.chart .dst-day .day-length { fill: none; stroke: var(--marker); stroke-width
 .status-ok { color: var(--ok); }
 .status-due_soon { color: var(--soon); }
 .status-overdue { color: var(--bad); background: #b91c1c18; }
-td.service .remaining { white-space: nowrap; }
+td.service { white-space: nowrap; }
+td.service .sub { white-space: normal; }
 td.hour-meter .sub { font-variant-numeric: normal; }
 details { margin: .25rem 0; }
 details table { font-size: .9em; }
 @media (max-width: 40rem) {
-  #vehicles thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  #vehicles, #vehicles tbody, #vehicles tr, #vehicles th, #vehicles td { display: block; width: 100%; }
-  #vehicles tr { border-top: 1px solid var(--line); padding: .4rem 0; }
-  #vehicles th, #vehicles td { border: 0; padding: .1rem 0; }
-  #vehicles td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
-  #vehicles td::before { content: attr(data-label); color: var(--muted); text-align: left; }
+  :is(#vehicles, #service-list) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  :is(#vehicles, #service-list), :is(#vehicles, #service-list) :is(tbody, tr, th, td) { display: block; width: 100%; }
+  :is(#vehicles, #service-list) tr { border-top: 1px solid var(--line); padding: .4rem 0; }
+  :is(#vehicles, #service-list) :is(th, td) { border: 0; padding: .1rem 0; }
+  :is(#vehicles, #service-list) td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
+  :is(#vehicles, #service-list) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
 }
 `;
 

@@ -40,7 +40,7 @@ const _HTML = `<!doctype html>
 <body>
 <header>
 <h1>Fleet view</h1>
-<p class="muted">Engine time of every vehicle on the account — moving and idle, per local day and as a running meter — read from the Fleet Hours API. <a id="docs-link" href="docs">API reference</a></p>
+<p class="muted">Engine time of every vehicle on the account — moving and idle, per local day and as a running meter — with its hour meter and service schedules, read from the Fleet Hours API. <a id="docs-link" href="docs">API reference</a></p>
 <form id="key-form" class="row" autocomplete="off">
 <label for="api-key">API key</label>
 <input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="fh_…" aria-describedby="key-note">
@@ -52,15 +52,6 @@ const _HTML = `<!doctype html>
 <div id="problem" role="alert"></div>
 </header>
 <main id="fleet" hidden data-refresh-seconds="30">
-<section aria-labelledby="vehicles-title">
-<h2 id="vehicles-title">Vehicles</h2>
-<p class="muted" id="meters-note"></p>
-<table id="vehicles">
-<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes), the machine's own hour meter, where its service stands and its last report</caption>
-<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
-<tbody id="vehicles-body"></tbody>
-</table>
-</section>
 <section aria-labelledby="service-title">
 <h2 id="service-title">Due soon and overdue</h2>
 <table id="service-list">
@@ -69,6 +60,15 @@ const _HTML = `<!doctype html>
 <tbody id="service-body"></tbody>
 </table>
 <p class="muted" id="service-note">A schedule is due at its last service plus its interval of engine hours or of calendar days, whichever comes first; it is due soon within its margin. What remains is shown for the limit that comes first: engine time as h:mm, calendar time in days.</p>
+</section>
+<section aria-labelledby="vehicles-title">
+<h2 id="vehicles-title">Vehicles</h2>
+<p class="muted" id="meters-note"></p>
+<table id="vehicles">
+<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes), the machine's own hour meter, where its service stands and its last report</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
+<tbody id="vehicles-body"></tbody>
+</table>
 </section>
 <section aria-labelledby="days-title">
 <h2 id="days-title">Engine time per local day</h2>

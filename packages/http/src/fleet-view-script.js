@@ -443,7 +443,15 @@
       });
       const row = el('tr', { 'data-device-id': device.id }, [
         el('th', { scope: 'row' }, [pick, el('span', { class: 'sub' }, [[device.registration, device.model].filter(Boolean).join(' · ')])]),
-        el('td', { 'data-label': 'Zone' }, [device.timezone]),
+        // A zone breaks after its slashes, never inside a name ("America/" "New_York"). A cell of
+        // several parts holds them in one span: on a phone each cell is a flex row of label and value.
+        el('td', { 'data-label': 'Zone' }, [
+          el(
+            'span',
+            {},
+            device.timezone.split('/').flatMap((part, index) => (index ? [el('wbr'), `/${part}`] : [part])),
+          ),
+        ]),
       ]);
       /** @type {[string, number | null][]} */
       const figures = [
@@ -510,8 +518,10 @@
               : `${seconds} s: no reading of the machine's own hour meter yet, so this is the tracker's engine meter`,
       },
       [
-        seconds === null ? '–' : hoursMinutes(seconds),
-        seconds !== null && !calibrated ? el('span', { class: 'sub uncalibrated' }, ['uncalibrated']) : null,
+        el('span', {}, [
+          el('span', { class: 'figure' }, [seconds === null ? '–' : hoursMinutes(seconds)]),
+          seconds !== null && !calibrated ? el('span', { class: 'sub uncalibrated' }, ['uncalibrated']) : null,
+        ]),
       ],
     );
   }
@@ -591,10 +601,12 @@
     const urgent = service.data.map(firstLimit).sort(byUrgency)[0];
     if (!urgent) return el('td', attributes, ['–']);
     return el('td', Object.assign(attributes, limitData(urgent), { title: `${urgent.schedule.name}: ${limitsText(urgent.schedule)}` }), [
-      statusBadge(urgent.schedule.status),
-      ' ',
-      el('span', { class: 'remaining' }, [remainingText(urgent)]),
-      el('span', { class: 'sub schedule-name' }, [urgent.schedule.name]),
+      el('span', {}, [
+        statusBadge(urgent.schedule.status),
+        ' ',
+        el('span', { class: 'remaining' }, [remainingText(urgent)]),
+        el('span', { class: 'sub schedule-name' }, [urgent.schedule.name]),
+      ]),
     ]);
   }
 
@@ -616,9 +628,9 @@
       body.appendChild(
         el('tr', Object.assign({ 'data-device-id': deviceId }, limitData(limit)), [
           el('th', { scope: 'row', class: 'vehicle' }, [names.get(deviceId) || `Vehicle ${deviceId}`]),
-          el('td', { class: 'schedule-name' }, [limit.schedule.name]),
-          el('td', { class: 'status-cell' }, [statusBadge(limit.schedule.status)]),
-          el('td', { class: 'num remaining', title: limitsText(limit.schedule) }, [remainingText(limit)]),
+          el('td', { class: 'schedule-name', 'data-label': 'Schedule' }, [limit.schedule.name]),
+          el('td', { class: 'status-cell', 'data-label': 'Status' }, [statusBadge(limit.schedule.status)]),
+          el('td', { class: 'num remaining', 'data-label': 'Remaining', title: limitsText(limit.schedule) }, [remainingText(limit)]),
         ]),
       ),
     );
