@@ -16,8 +16,10 @@ const TABLES = [
   'engine_segments',
   'fleet_hours_migration',
   'fleet_hours_migration_lock',
+  'hour_meter_readings',
   'ingest_tokens',
   'rate_limit_counters',
+  'service_schedules',
   'telemetry_points',
 ];
 const T0 = 1_767_225_600;
@@ -117,7 +119,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(await executedMigrations(db)).toEqual(['0001_initial']);
     });
 
-    it('P40: deleting a device or its account takes its points, segments and day figures; truncating devices empties them; down restores the keys', async () => {
+    it('P40, D38, D39: deleting a device or its account takes its points, segments, day figures, readings and schedules; truncate devices cascade empties them; down restores the keys', async () => {
       const db = await fresh();
       await migrateToLatest(db);
       const store = createKyselyStore(db);
@@ -138,36 +140,56 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
           })),
           now: T0 + 86_400,
         });
+      // And an operator's readings and schedules (D38, D39): two readings, one schedule.
+      const operate = async (deviceId: number) => {
+        for (const readAt of [T0, T0 + 3600]) await store.addHourMeterReading({ deviceId, readAt, readingSeconds: 1000, now: T0 + 86_400 });
+        await store.createServiceSchedule({ deviceId, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 + 86_400 });
+      };
       for (const [accountId, deviceId] of [
         [account.id, first],
         [account.id, second],
         [other.id, third],
-      ] as const)
+      ] as const) {
         await feed(accountId, deviceId);
-      const rowsOf = async () => {
-        const { rows } = await sql<{ device_id: number; points: number; segments: number; figures: number }>`
+        await operate(deviceId);
+      }
+      const rowsOf = async (tables: 'all' | 'telemetry' = 'all') => {
+        const { rows } = await sql<{
+          device_id: number;
+          points: number;
+          segments: number;
+          figures: number;
+          readings: number;
+          schedules: number;
+        }>`
           select d.id as device_id,
                  (select count(*)::integer from telemetry_points p where p.device_id = d.id) as points,
                  (select count(*)::integer from engine_segments s where s.device_id = d.id) as segments,
-                 (select count(*)::integer from engine_day_figures f where f.device_id = d.id) as figures
-            from (select device_id as id from telemetry_points union select device_id from engine_segments union select device_id from engine_day_figures) d
+                 (select count(*)::integer from engine_day_figures f where f.device_id = d.id) as figures,
+                 ${tables === 'all' ? sql`(select count(*)::integer from hour_meter_readings r where r.device_id = d.id)` : sql`0`} as readings,
+                 ${tables === 'all' ? sql`(select count(*)::integer from service_schedules c where c.device_id = d.id)` : sql`0`} as schedules
+            from (select device_id as id from telemetry_points union select device_id from engine_segments union select device_id from engine_day_figures
+                  ${tables === 'all' ? sql`union select device_id from hour_meter_readings union select device_id from service_schedules` : sql``}) d
            order by 1`.execute(db);
-        return rows.map((row) => [row.device_id, row.points, row.segments, row.figures]);
+        return rows.map((row) => [row.device_id, row.points, row.segments, row.figures, row.readings, row.schedules]);
       };
       expect(await rowsOf()).toEqual([
-        [first, 6, 4, 1],
-        [second, 6, 4, 1],
-        [third, 6, 4, 1],
+        [first, 6, 4, 1, 2, 1],
+        [second, 6, 4, 1, 2, 1],
+        [third, 6, 4, 1, 2, 1],
       ]);
 
       await sql`delete from devices where id = ${first}`.execute(db);
       expect(await rowsOf()).toEqual([
-        [second, 6, 4, 1],
-        [third, 6, 4, 1],
+        [second, 6, 4, 1, 2, 1],
+        [third, 6, 4, 1, 2, 1],
       ]);
       await sql`delete from accounts where id = ${account.id}`.execute(db);
-      expect(await rowsOf()).toEqual([[third, 6, 4, 1]]);
-      await sql`truncate devices`.execute(db);
+      expect(await rowsOf()).toEqual([[third, 6, 4, 1, 2, 1]]);
+      // The readings' and schedules' foreign keys (0006) make a truncate of devices name them: `cascade`.
+      await expect(sql`truncate devices`.execute(db)).rejects.toThrow(/cannot truncate a table referenced in a foreign key constraint/);
+      expect(await rowsOf()).toEqual([[third, 6, 4, 1, 2, 1]]);
+      await sql`truncate devices cascade`.execute(db);
       expect(await rowsOf()).toEqual([]);
 
       // Down to 0004: the foreign keys are back, and refuse a row of no device.
@@ -175,14 +197,65 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       await feed(other.id, fourth);
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0004_telemetry');
       expect(error).toBeUndefined();
-      expect(await rowsOf()).toEqual([[fourth, 6, 4, 1]]);
+      expect(await rowsOf('telemetry')).toEqual([[fourth, 6, 4, 1, 0, 0]]);
       await expect(
         sql`insert into telemetry_points (device_id, "time", ignition, speed_kmh) values (${fourth + 1}, now(), true, 0)`.execute(db),
       ).rejects.toThrow(/foreign key/);
       await sql`delete from devices where id = ${fourth}`.execute(db);
-      expect(await rowsOf()).toEqual([]);
+      expect(await rowsOf('telemetry')).toEqual([]);
       await migrateToLatest(db);
       expect(await executedMigrations(db)).toEqual(Object.keys(FLEET_HOURS_MIGRATIONS));
+    });
+
+    it('D38, D39: 0006 down drops the readings and schedules and keeps every other row; up again makes them, empty and in use', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+      await store.importSegments({ deviceId: device.id, segments: [{ startedAt: T0, endedAt: T0 + 60, state: 'idle' }] });
+      await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 36_000_000_000, now: T0 });
+      await store.createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 });
+
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0005_device_rows_checked_by_lock');
+      expect(error).toBeUndefined();
+      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => table !== 'hour_meter_readings' && table !== 'service_schedules'));
+      expect(await store.listSegments({ deviceId: device.id })).toHaveLength(1);
+      // 0005's trigger alone takes a device's rows again: a plain truncate of devices works.
+      await sql`truncate devices`.execute(db);
+      expect(await store.listSegments({ deviceId: device.id })).toEqual([]);
+
+      await migrateToLatest(db);
+      expect(await tablesOf(db)).toEqual(TABLES);
+      const again = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+      expect(await store.listHourMeterReadings({ deviceIds: [device.id, again.id] })).toEqual([]);
+      expect(await store.addHourMeterReading({ deviceId: again.id, readAt: T0, readingSeconds: 60, now: T0 })).toMatchObject({
+        readingSeconds: 60,
+      });
+      expect(
+        await store.createServiceSchedule({ deviceId: again.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 }),
+      ).toMatchObject({ name: 'Oil' });
+    });
+
+    it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+      const schedule = { deviceId: device.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 };
+      await expect(store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: -1, now: T0 })).rejects.toThrow(
+        /hour_meter_readings_reading_check/,
+      );
+      await expect(store.createServiceSchedule({ ...schedule, intervalSeconds: 0 })).rejects.toThrow(
+        /service_schedules_interval_seconds_check/,
+      );
+      await expect(store.createServiceSchedule({ ...schedule, intervalDays: 0 })).rejects.toThrow(/service_schedules_interval_days_check/);
+      await expect(store.createServiceSchedule({ ...schedule, lastDoneHourMeterSeconds: -1 })).rejects.toThrow(
+        /service_schedules_last_done_check/,
+      );
+      expect(await store.listHourMeterReadings({ deviceIds: [device.id] })).toEqual([]);
+      expect(await store.listServiceSchedules({ deviceIds: [device.id] })).toEqual([]);
     });
 
     it('refuses a database migrated by a newer version, naming the unknown migration', async () => {

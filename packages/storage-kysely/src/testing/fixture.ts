@@ -63,6 +63,7 @@ export function describeKyselyContracts(name: string, db: () => Kysely<FleetHour
 export interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
   readonly 'Actual Rows': number;
   readonly 'Actual Loops': number;
   readonly 'Rows Removed by Filter'?: number;

@@ -1,0 +1,225 @@
+/**
+ * The statements on hour-meter readings (D38) and service schedules (D39): each one statement,
+ * whatever the number of devices it names. Writes name their device's row in the statement itself
+ * (`insert … select … from devices where id = $1`), so a missing device writes nothing and returns
+ * no row; reads of a page of devices send the ids as one array and reach only those devices' rows
+ * through an index (readings: the unique `(device_id, read_at)`; schedules: the primary key `(device_id, id)`).
+ */
+import type { HourMeterReading, NewServiceSchedule, ServiceSchedule, ServiceScheduleChanges } from '@fleet-hours/core';
+import { sql, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { epochSeconds, instantOf } from './sql-values.js';
+
+/** A `bigint` column as postgres.js (a string) or PGlite (a number) reads it. */
+type BigintValue = string | number | bigint;
+
+const READING_COLUMNS = [
+  'id',
+  'device_id',
+  epochSeconds('read_at').as('read_at'),
+  'reading_seconds',
+  epochSeconds('recorded_at').as('recorded_at'),
+] as const;
+
+const SCHEDULE_COLUMNS = [
+  'id',
+  'device_id',
+  'name',
+  'interval_seconds',
+  'interval_days',
+  'due_soon_seconds',
+  'due_soon_days',
+  epochSeconds('last_done_at').as('last_done_at'),
+  'last_done_hour_meter_seconds',
+  epochSeconds('created_at').as('created_at'),
+] as const;
+
+/** A reading of an existing device, or the new value and `recorded_at` of its reading at the same `read_at` (same id). */
+export function upsertReading(
+  db: Kysely<FleetHoursDatabase>,
+  reading: { readonly deviceId: number; readonly readAt: number; readonly readingSeconds: number; readonly now: number },
+) {
+  return db
+    .insertInto('hour_meter_readings')
+    .columns(['device_id', 'read_at', 'reading_seconds', 'recorded_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('devices')
+        .select([
+          'devices.id',
+          instantOf(reading.readAt).as('read_at'),
+          sql<string>`${reading.readingSeconds}::bigint`.as('reading_seconds'),
+          instantOf(reading.now).as('recorded_at'),
+        ])
+        .where('devices.id', '=', reading.deviceId),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(['device_id', 'read_at']).doUpdateSet((eb) => ({
+        reading_seconds: eb.ref('excluded.reading_seconds'),
+        recorded_at: eb.ref('excluded.recorded_at'),
+      })),
+    )
+    .returning(READING_COLUMNS);
+}
+
+/**
+ * The readings of some devices (valid ids), by device, then newest first: one statement whatever
+ * their number (the ids travel as one array), and for each device a backward range of the unique
+ * `(device_id, read_at)` index, never a scan of the table. The per-device subquery is ordered, so
+ * PostgreSQL keeps it a subquery run for each id (a nested loop over the index) instead of joining
+ * the ids with the whole table, whatever the table's size or the planner's page costs.
+ */
+export function readingsOfDevices(deviceIds: readonly number[]): RawBuilder<ReadingRow> {
+  return sql<ReadingRow>`
+    select reading.*
+      from unnest(${_sortedOnce(deviceIds)}::integer[]) as asked(device_id)
+     cross join lateral (
+           select id, device_id, date_part('epoch', read_at) as read_at, reading_seconds, date_part('epoch', recorded_at) as recorded_at
+             from hour_meter_readings
+            where hour_meter_readings.device_id = asked.device_id
+            order by hour_meter_readings.read_at desc) as reading
+     order by reading.device_id, reading.read_at desc`;
+}
+
+/** Deletes a device's reading, returning it. */
+export function deleteReading(db: Kysely<FleetHoursDatabase>, deviceId: number, readingId: number) {
+  return db.deleteFrom('hour_meter_readings').where('id', '=', readingId).where('device_id', '=', deviceId).returning(READING_COLUMNS);
+}
+
+/** A schedule of an existing device, optional fields left out as null. */
+export function insertSchedule(db: Kysely<FleetHoursDatabase>, input: NewServiceSchedule & { readonly now: number }) {
+  const bigint = (value: number | null | undefined) => sql<string | null>`${value ?? null}::bigint`;
+  const integer = (value: number | null | undefined) => sql<number | null>`${value ?? null}::integer`;
+  return db
+    .insertInto('service_schedules')
+    .columns([
+      'device_id',
+      'name',
+      'interval_seconds',
+      'interval_days',
+      'due_soon_seconds',
+      'due_soon_days',
+      'last_done_at',
+      'last_done_hour_meter_seconds',
+      'created_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('devices')
+        .select([
+          'devices.id',
+          sql<string>`${input.name}::text`.as('name'),
+          bigint(input.intervalSeconds).as('interval_seconds'),
+          integer(input.intervalDays).as('interval_days'),
+          bigint(input.dueSoonSeconds).as('due_soon_seconds'),
+          integer(input.dueSoonDays).as('due_soon_days'),
+          instantOf(input.lastDoneAt).as('last_done_at'),
+          bigint(input.lastDoneHourMeterSeconds).as('last_done_hour_meter_seconds'),
+          instantOf(input.now).as('created_at'),
+        ])
+        .where('devices.id', '=', input.deviceId),
+    )
+    .returning(SCHEDULE_COLUMNS);
+}
+
+/** One schedule by id. */
+export function scheduleById(db: Kysely<FleetHoursDatabase>, scheduleId: number) {
+  return db.selectFrom('service_schedules').select(SCHEDULE_COLUMNS).where('id', '=', scheduleId);
+}
+
+/** The schedules of some devices (valid ids), by device, then id: one statement, a range of the primary key `(device_id, id)` per device (as {@link readingsOfDevices}). */
+export function schedulesOfDevices(deviceIds: readonly number[]): RawBuilder<ScheduleRow> {
+  return sql<ScheduleRow>`
+    select schedule.*
+      from unnest(${_sortedOnce(deviceIds)}::integer[]) as asked(device_id)
+     cross join lateral (
+           select id, device_id, name, interval_seconds, interval_days, due_soon_seconds, due_soon_days,
+                  date_part('epoch', last_done_at) as last_done_at, last_done_hour_meter_seconds,
+                  date_part('epoch', created_at) as created_at
+             from service_schedules
+            where service_schedules.device_id = asked.device_id
+            order by service_schedules.id) as schedule
+     order by schedule.device_id, schedule.id`;
+}
+
+/**
+ * Applies the changes given (a field left out keeps its value; `null` clears it) and returns the
+ * schedule; with no change, the schedule as it is.
+ */
+export function changeSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: number, changes: ServiceScheduleChanges) {
+  const set: UpdateObject<FleetHoursDatabase, 'service_schedules'> = {
+    ...(changes.name === undefined ? {} : { name: changes.name }),
+    ...(changes.intervalSeconds === undefined ? {} : { interval_seconds: changes.intervalSeconds }),
+    ...(changes.intervalDays === undefined ? {} : { interval_days: changes.intervalDays }),
+    ...(changes.dueSoonSeconds === undefined ? {} : { due_soon_seconds: changes.dueSoonSeconds }),
+    ...(changes.dueSoonDays === undefined ? {} : { due_soon_days: changes.dueSoonDays }),
+    ...(changes.lastDoneAt === undefined ? {} : { last_done_at: instantOf(changes.lastDoneAt) }),
+    ...(changes.lastDoneHourMeterSeconds === undefined ? {} : { last_done_hour_meter_seconds: changes.lastDoneHourMeterSeconds }),
+  };
+  if (Object.keys(set).length === 0) return scheduleById(db, scheduleId);
+  return db.updateTable('service_schedules').set(set).where('id', '=', scheduleId).returning(SCHEDULE_COLUMNS);
+}
+
+/** Deletes a schedule, returning it. */
+export function deleteSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: number) {
+  return db.deleteFrom('service_schedules').where('id', '=', scheduleId).returning(SCHEDULE_COLUMNS);
+}
+
+/** A reading's row, its instants in epoch seconds. */
+export interface ReadingRow {
+  readonly id: number;
+  readonly device_id: number;
+  readonly read_at: number;
+  readonly reading_seconds: BigintValue;
+  readonly recorded_at: number;
+}
+
+/** A schedule's row, its instants in epoch seconds. */
+export interface ScheduleRow {
+  readonly id: number;
+  readonly device_id: number;
+  readonly name: string;
+  readonly interval_seconds: BigintValue;
+  readonly interval_days: number | null;
+  readonly due_soon_seconds: BigintValue | null;
+  readonly due_soon_days: number | null;
+  readonly last_done_at: number;
+  readonly last_done_hour_meter_seconds: BigintValue | null;
+  readonly created_at: number;
+}
+
+/** A reading's row as the port's reading. */
+export function toReading(row: ReadingRow): HourMeterReading {
+  return {
+    id: row.id,
+    deviceId: row.device_id,
+    readAt: Number(row.read_at),
+    readingSeconds: Number(row.reading_seconds),
+    recordedAt: Number(row.recorded_at),
+  };
+}
+
+/** A schedule's row as the port's schedule. */
+export function toSchedule(row: ScheduleRow): ServiceSchedule {
+  return {
+    id: row.id,
+    deviceId: row.device_id,
+    name: row.name,
+    intervalSeconds: Number(row.interval_seconds),
+    intervalDays: row.interval_days,
+    dueSoonSeconds: _numberOrNull(row.due_soon_seconds),
+    dueSoonDays: row.due_soon_days,
+    lastDoneAt: Number(row.last_done_at),
+    lastDoneHourMeterSeconds: _numberOrNull(row.last_done_hour_meter_seconds),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** Each id once, ascending: a device asked twice is read once. */
+function _sortedOnce(ids: readonly number[]): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+function _numberOrNull(value: BigintValue | null): number | null {
+  return value === null ? null : Number(value);
+}
