@@ -106,6 +106,7 @@ describe('fleet-hours hours, daily and meter', () => {
     const text = await cli.run(['meter', '--device', '1']);
     expect(text.stdout).toContain('  since   2026-11-01T00:30:00-04:00\n');
     expect(text.stdout).toContain('  engine     2:30:00  (9,000 s)\n');
+    expect(text.stdout).toContain('  hour meter 2:30 h, uncalibrated (no reading: the meter above)\n');
   });
 
   it('an unknown device is a failure (exit 1); a bad date is a usage error naming the option (exit 2)', async () => {

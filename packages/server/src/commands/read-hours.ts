@@ -7,6 +7,7 @@ import {
   type WindowDates,
 } from '@fleet-hours/core';
 import { dailyBody, hoursBody, meterBody } from '@fleet-hours/http';
+import { formatHoursMinutes } from '../cli/format-hours-minutes.js';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
 import { readId } from '../cli/option-values.js';
@@ -56,6 +57,9 @@ export async function meterCommand(context: CommandContext): Promise<CommandResu
     `  since   ${record.since ?? '- (no engine time yet)'}`,
     `  as of   ${record.asOf}`,
     ...secondsLines(record),
+    `  hour meter ${formatHoursMinutes(record.hourMeterSeconds)} h, ${
+      record.hourMeterReadAt === null ? 'uncalibrated (no reading: the meter above)' : `from the reading of ${record.hourMeterReadAt}`
+    }`,
   ];
   return { json: meterBody(record), text: `${lines.join('\n')}\n` };
 }
