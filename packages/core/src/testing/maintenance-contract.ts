@@ -71,7 +71,7 @@ function _describeReadings(store: () => FleetHoursStore): void {
     expect(await store().listHourMeterReadings({ deviceIds: [device!.id, device!.id + 1000] })).toEqual([reading]);
   });
 
-  it('D38: a reading at the same readAt replaces the value and recordedAt and keeps its id; another instant is another reading', async () => {
+  it('D38, P43: a reading at the same readAt replaces the value and recordedAt and keeps its id; another instant is another reading', async () => {
     const [device, other] = await seedDevices(store(), 2);
     const first = (await store().addHourMeterReading({ deviceId: device!.id, readAt: T0, readingSeconds: 100 * HOUR, now: T0 }))!;
     const theirs = (await store().addHourMeterReading({ deviceId: other!.id, readAt: T0, readingSeconds: 7 * HOUR, now: T0 }))!;
