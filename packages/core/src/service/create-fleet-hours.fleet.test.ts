@@ -14,6 +14,7 @@ import { parseWindowQuery } from '../window/parse-window-query.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { rejectionBy } from '../testing/refusal.js';
 import type { SegmentInput } from '../types.js';
+import { countedStore } from '../testing/counted-store.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -36,22 +37,6 @@ const withoutBatch = (store: FleetHoursStore): FleetHoursStore => ({
   sumSegmentSecondsMany: undefined,
   summarizeDeviceSegmentsMany: undefined,
 });
-
-/** Counts the calls of each store method. */
-function counted(store: FleetHoursStore): { store: FleetHoursStore; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const wrapped = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(property), (calls.get(String(property)) ?? 0) + 1);
-        return (value as (...callArgs: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: wrapped, calls };
-}
 
 async function seedFleet(
   store: FleetHoursStore,
@@ -141,7 +126,7 @@ describe('createFleetHours().fleet (D32)', () => {
     });
 
     it('refuses a limit out of range and a malformed or foreign cursor, naming the parameter, before reading anything', async () => {
-      const { store, calls } = counted(createMemoryStore());
+      const { store, calls } = countedStore(createMemoryStore());
       const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
       const hoursCursor = (await fleetHours.fleet.hours({ accountId: 1 })).nextCursor;
       expect(hoursCursor).toBeNull();
@@ -174,7 +159,7 @@ describe('createFleetHours().fleet (D32)', () => {
   describe('a page costs a bounded number of store calls, never one per device', () => {
     for (const size of [1, 100]) {
       it(`${size} device(s): one listDevices() and one batch call of each kind per page, nothing per device (D32, D38, D39)`, async () => {
-        const { store, calls } = counted(createMemoryStore());
+        const { store, calls } = countedStore(createMemoryStore());
         const { account, devices } = await seedFleet(
           store,
           Array.from({ length: size }, (_, index) => ZONES[index % ZONES.length]!),
@@ -216,7 +201,7 @@ describe('createFleetHours().fleet (D32)', () => {
     }
 
     it('a meter page without any reading asks no sum: the hour meter is the meter (D38)', async () => {
-      const { store, calls } = counted(createMemoryStore());
+      const { store, calls } = countedStore(createMemoryStore());
       const { account } = await seedFleet(store, ['UTC', 'Asia/Kathmandu'], () => [
         { startedAt: NOW - HOUR, endedAt: null, state: 'idle' },
       ]);

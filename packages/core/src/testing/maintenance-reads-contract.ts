@@ -17,6 +17,7 @@ import { telemetryToSegments } from '../telemetry/telemetry-to-segments.js';
 import type { Device, DeviceTelemetryPoint, SegmentInput } from '../types.js';
 import { intlFormatInstant } from './oracle.js';
 import { oracleSecondStates } from './telemetry-oracle.js';
+import { countedStore } from './counted-store.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -134,22 +135,6 @@ function rawPath(store: FleetHoursStore): FleetHoursStore {
   });
 }
 
-/** The store, counting the calls of each method. */
-function counted(store: FleetHoursStore): { store: FleetHoursStore; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const wrapped = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(property), (calls.get(String(property)) ?? 0) + 1);
-        return (value as (...callArgs: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: wrapped, calls };
-}
-
 /** Writes one scenario's devices into a new account; returns the account id and the devices with their scenarios. */
 async function seedScenario(store: FleetHoursStore, devices: readonly DeviceScenario[], round: number) {
   const account = await store.createAccount({ name: `D38 ${round}`, plan: 'business', now: BASE });
@@ -249,7 +234,7 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
   const title =
     'D32, D38, D39: a page of fleet.meter() or fleet.service() makes the same store calls for 1 device as for 12: readings, schedules and the sums since the readings asked once';
   it.skipIf(!offered)(offered ? title : `${title} (skipped: the store does not offer ${BATCH_CAPABILITIES.join(' and ')})`, async () => {
-    const { store: countedStore, calls } = counted(store());
+    const { store: counting, calls } = countedStore(store());
     const devices = Array.from(
       { length: 12 },
       (_, index): DeviceScenario => ({
@@ -264,7 +249,7 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
       }),
     );
     const { accountId } = await seedScenario(store(), devices, 0);
-    const fleetHours = createFleetHours({ store: countedStore, now: () => BASE * 1000 });
+    const fleetHours = createFleetHours({ store: counting, now: () => BASE * 1000 });
     const page = { listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1, sumSegmentSecondsMany: 1 };
     for (const limit of [1, 12]) {
       calls.clear();
