@@ -12,19 +12,9 @@ import type { Account, Device, SegmentInput } from '../types.js';
 import { describeConcurrencyContract } from './concurrency-contract.js';
 import { describeTelemetryContract } from './telemetry-contract.js';
 import { refusalOf } from './refusal.js';
+import { STORAGE_CAPABILITIES, type StorageCapability } from './storage-capabilities.js';
 
-/** The optional capabilities of the storage port a store may offer. */
-export type StorageCapability =
-  | 'sumSegmentSeconds'
-  | 'summarizeDeviceSegments'
-  | 'sumSegmentSecondsMany'
-  | 'summarizeDeviceSegmentsMany'
-  | 'findDeviceWithSums'
-  | 'findDeviceWithSummary'
-  /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
-  | 'findApiKeyAndConsume'
-  /** The same for ingest tokens (D24): the token and the count in one round trip. */
-  | 'findIngestTokenAndConsume';
+export { STORAGE_CAPABILITIES, type StorageCapability } from './storage-capabilities.js';
 
 /** What a contract run needs from an adapter. */
 export interface StorageContractSubject {
@@ -47,17 +37,6 @@ const HOUR = 3600;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 /** T0 in milliseconds: the unit mistake every store must refuse (`Date.now()` where seconds belong). */
 const T0_MS = T0 * 1000;
-/** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
-export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
-  'sumSegmentSeconds',
-  'summarizeDeviceSegments',
-  'sumSegmentSecondsMany',
-  'summarizeDeviceSegmentsMany',
-  'findDeviceWithSums',
-  'findDeviceWithSummary',
-  'findApiKeyAndConsume',
-  'findIngestTokenAndConsume',
-];
 
 /** What the parts of the contract share: the store of the running test, a seeded device, the capability-aware \`it\`. */
 interface _Suite {

@@ -18,6 +18,7 @@ import type { Device, DeviceTelemetryPoint, SegmentInput } from '../types.js';
 import { intlFormatInstant } from './oracle.js';
 import { oracleSecondStates } from './telemetry-oracle.js';
 import { countedStore } from './counted-store.js';
+import { STORAGE_CAPABILITIES } from './storage-capabilities.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -32,14 +33,7 @@ const ZONES = ['UTC', 'America/New_York', 'Asia/Kathmandu'] as const;
 type BatchCapability = 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany';
 const BATCH_CAPABILITIES: readonly BatchCapability[] = ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'];
 /** Every optional capability of the port: hidden from the core to read the raw path. */
-const OPTIONAL_METHODS = new Set([
-  'sumSegmentSeconds',
-  'summarizeDeviceSegments',
-  'sumSegmentSecondsMany',
-  'summarizeDeviceSegmentsMany',
-  'findDeviceWithSums',
-  'findDeviceWithSummary',
-]);
+const OPTIONAL_METHODS = new Set<string>(STORAGE_CAPABILITIES);
 
 /** What the reads of readings and schedules need from the contract suite around it. */
 export interface MaintenanceReadsContext {

@@ -1,0 +1,24 @@
+/** The optional capabilities of the storage port a store may offer. */
+export type StorageCapability =
+  | 'sumSegmentSeconds'
+  | 'summarizeDeviceSegments'
+  | 'sumSegmentSecondsMany'
+  | 'summarizeDeviceSegmentsMany'
+  | 'findDeviceWithSums'
+  | 'findDeviceWithSummary'
+  /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
+  | 'findApiKeyAndConsume'
+  /** The same for ingest tokens (D24): the token and the count in one round trip. */
+  | 'findIngestTokenAndConsume';
+
+/** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
+export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
+  'sumSegmentSeconds',
+  'summarizeDeviceSegments',
+  'sumSegmentSecondsMany',
+  'summarizeDeviceSegmentsMany',
+  'findDeviceWithSums',
+  'findDeviceWithSummary',
+  'findApiKeyAndConsume',
+  'findIngestTokenAndConsume',
+];
