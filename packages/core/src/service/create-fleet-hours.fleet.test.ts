@@ -15,6 +15,7 @@ import type { FleetHoursStore } from '../store/storage-port.js';
 import { rejectionBy } from '../testing/refusal.js';
 import type { SegmentInput } from '../types.js';
 import { countedStore } from '../testing/counted-store.js';
+import { walkFleetPages } from '../testing/walk-fleet-pages.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -57,18 +58,10 @@ async function seedFleet(
   return { account, other, devices };
 }
 
-/** Every page of a fleet read, following next_cursor. */
+/** Every item of a fleet read, following next_cursor, and the number of pages. */
 async function walk<Item>(read: (cursor: string | undefined) => Promise<FleetPage<Item>>): Promise<{ items: Item[]; pages: number }> {
-  const items: Item[] = [];
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    const page = await read(cursor);
-    pages += 1;
-    items.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined && pages < 1000);
-  return { items, pages };
+  const pages = await walkFleetPages(read, 1000);
+  return { items: pages.flatMap((page) => page.items), pages: pages.length };
 }
 
 const refusal = (promise: Promise<unknown>): Promise<InvalidParameterError> => rejectionBy(InvalidParameterError, promise);

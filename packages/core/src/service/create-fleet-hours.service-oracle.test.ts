@@ -12,6 +12,7 @@ import { createFleetHours, type FleetHours, type FleetPage } from './create-flee
 import { createMemoryStore } from '../store/memory-store.js';
 import { daysBetween, intlFormatInstant, intlLocalDate } from '../testing/oracle.js';
 import type { DeviceService, SegmentInput, ServiceSchedule, ServiceScheduleState, ServiceStatus } from '../types.js';
+import { walkFleetPages } from '../testing/walk-fleet-pages.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -214,16 +215,7 @@ async function seed(devices: readonly DeviceArbitrary[], now: number) {
 }
 
 /** Every page of a fleet read, following next_cursor. */
-async function walk<Item>(read: (cursor: string | undefined) => Promise<FleetPage<Item>>): Promise<FleetPage<Item>[]> {
-  const pages: FleetPage<Item>[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await read(cursor);
-    pages.push(page);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined && pages.length < 100);
-  return pages;
-}
+const walk = <Item>(read: (cursor: string | undefined) => Promise<FleetPage<Item>>) => walkFleetPages(read, 100);
 
 describe('createFleetHours(): the hour meter and service schedules against an independent oracle (D38, D39)', () => {
   it('D38, D39: meter(), service() and fleet.service() with and without statuses, for random segments, readings, schedules and zones', async () => {

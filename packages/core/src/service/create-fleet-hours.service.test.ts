@@ -9,6 +9,7 @@ import { createMemoryStore } from '../store/memory-store.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { rejectionBy } from '../testing/refusal.js';
 import type { DeviceService, NewServiceSchedule } from '../types.js';
+import { walkFleetPages } from '../testing/walk-fleet-pages.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -45,16 +46,7 @@ const oil = (deviceId: number, fields: Partial<NewServiceSchedule> = {}) => ({
 });
 
 /** Every page of a fleet read, following next_cursor. */
-async function walk<Item>(read: (cursor: string | undefined) => Promise<FleetPage<Item>>): Promise<FleetPage<Item>[]> {
-  const pages: FleetPage<Item>[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await read(cursor);
-    pages.push(page);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined && pages.length < 100);
-  return pages;
-}
+const walk = <Item>(read: (cursor: string | undefined) => Promise<FleetPage<Item>>) => walkFleetPages(read, 100);
 
 /** Counts listDevices() calls. */
 function countingDevices(store: FleetHoursStore): { store: FleetHoursStore; pages: () => number } {
