@@ -1,6 +1,7 @@
 import { InvalidParameterError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
 import { localDateAt } from '../time/local-date.js';
+import { applyChanges } from '../store/apply-changes.js';
 import type {
   EpochSeconds,
   NewServiceSchedule,
@@ -166,10 +167,7 @@ export function checkServiceSchedule<Schedule extends NewServiceSchedule | Servi
  * @throws {InvalidParameterError} As {@link checkServiceSchedule}.
  */
 export function changeServiceSchedule(schedule: ServiceSchedule, changes: ServiceScheduleChanges, now: EpochSeconds): ServiceSchedule {
-  const changed: ServiceSchedule = { ...schedule };
-  for (const [field, value] of Object.entries(changes)) {
-    if (value !== undefined) (changed as unknown as Record<string, unknown>)[field] = value;
-  }
+  const changed = applyChanges(schedule, changes);
   // A margin in days means nothing without a calendar interval: removing the interval removes it.
   const cleared = changed.intervalDays === null && changes.dueSoonDays === undefined ? { ...changed, dueSoonDays: null } : changed;
   return checkServiceSchedule(cleared, now);

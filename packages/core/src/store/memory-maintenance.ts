@@ -1,5 +1,6 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { FleetHoursStore } from './storage-port.js';
+import { applyChanges } from './apply-changes.js';
 import type { HourMeterReading, ServiceSchedule } from '../types.js';
 
 /** Hour-meter readings and service schedules of a memory store (D38, D39), over its devices. */
@@ -64,8 +65,7 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
       if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
       const schedule = schedules.get(scheduleId);
       if (!schedule) return null;
-      const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      const updated: ServiceSchedule = { ...schedule, ...defined };
+      const updated = applyChanges(schedule, changes);
       schedules.set(scheduleId, updated);
       return { ...updated };
     },

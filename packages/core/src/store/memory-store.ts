@@ -5,6 +5,7 @@ import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planT
 import type { SpanRederivation } from '../telemetry/rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { memoryMaintenance } from './memory-maintenance.js';
+import { applyChanges } from './apply-changes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
@@ -153,8 +154,7 @@ function _memoryDevices(state: _MemoryState) {
     async updateDevice({ deviceId, changes }) {
       const device = devices.get(deviceId);
       if (!device) return null;
-      const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      const updated: Device = { ...device, ...defined };
+      const updated = applyChanges(device, changes);
       assertImeiFree(updated);
       devices.set(deviceId, updated);
       return { ...updated };
