@@ -295,12 +295,30 @@ function _capAtNow(boundaries: readonly number[], now: number): number[] {
   return boundaries.map((boundary) => Math.min(boundary, now));
 }
 
+/** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
+function _differences(before: readonly BucketSeconds[]): BucketSeconds[] {
+  return before.slice(1).map((end, index) => ({
+    movingSeconds: end.movingSeconds - before[index]!.movingSeconds,
+    idleSeconds: end.idleSeconds - before[index]!.idleSeconds,
+  }));
+}
+
 /** The sums a read asks of the store: by its capabilities when it has them, else by the core's fallback over its segments. */
 interface _StoreSums {
   /** The buckets of one device, its window's boundaries capped at now. */
   buckets(deviceId: number, windowBoundaries: readonly number[], now: number): Promise<readonly BucketSeconds[]>;
   /** The buckets of each device of a page; a device without boundaries (an empty window, P32) asks the store nothing and gets none. */
   page(
+    devices: readonly Device[],
+    boundaries: readonly (readonly number[] | null)[],
+    now: number,
+  ): Promise<readonly (readonly BucketSeconds[])[]>;
+  /**
+   * The same buckets for the hour meter (D38), whose few boundaries lie far apart: from the engine
+   * time before each boundary when the store can give it (P56: its cost does not follow the time
+   * between them), else as {@link page}.
+   */
+  hourMeterPage(
     devices: readonly Device[],
     boundaries: readonly (readonly number[] | null)[],
     now: number,
@@ -330,14 +348,24 @@ function _storeSums(store: FleetHoursStore): _StoreSums {
     store.summarizeDeviceSegments
       ? store.summarizeDeviceSegments({ deviceId, now })
       : summarizeSegments(await store.listSegments({ deviceId }), now);
+  const page: _StoreSums['page'] = async (devices, boundaries, now) => {
+    const asked = devices.flatMap((device, index) =>
+      boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : [],
+    );
+    const sums = await sumMany(asked, now);
+    const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
+    return devices.map((_device, index) => found.get(index) ?? []);
+  };
   return {
     buckets: (deviceId, windowBoundaries, now) => sumCapped(deviceId, _capAtNow(windowBoundaries, now), now),
-    async page(devices, boundaries, now) {
+    page,
+    async hourMeterPage(devices, boundaries, now) {
+      if (!store.engineSecondsBeforeMany) return page(devices, boundaries, now);
       const asked = devices.flatMap((device, index) =>
-        boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : [],
+        boundaries[index] ? [{ index, deviceId: device.id, instants: _capAtNow(boundaries[index], now) }] : [],
       );
-      const sums = await sumMany(asked, now);
-      const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
+      const before = asked.length === 0 ? [] : await store.engineSecondsBeforeMany({ requests: asked, now });
+      const found = new Map(asked.map((request, position) => [request.index, _differences(before[position]!)]));
       return devices.map((_device, index) => found.get(index) ?? []);
     },
     summarize,
@@ -432,7 +460,13 @@ async function _deviceMaintenance(
   };
   const [found, facts] = await Promise.all([findWithSummary(), maintenanceFacts(store, [deviceId], withSchedules)]);
   if (!found) return null;
-  const [meters] = await hourMetersOf(context.sums.page, [found.device], [toEngineSeconds(found.summary).engineSeconds], facts, now);
+  const [meters] = await hourMetersOf(
+    context.sums.hourMeterPage,
+    [found.device],
+    [toEngineSeconds(found.summary).engineSeconds],
+    facts,
+    now,
+  );
   return { ...found, schedules: facts.schedules.get(deviceId) ?? [], meters: meters! };
 }
 
@@ -571,7 +605,7 @@ async function _pageMaintenance(context: _Context, devices: readonly Device[], n
   const ids = devices.map((device) => device.id);
   const [summaries, facts] = await Promise.all([context.sums.summarizeMany(ids, now), maintenanceFacts(context.store, ids, withSchedules)]);
   const engine = summaries.map((summary) => toEngineSeconds(summary).engineSeconds);
-  const meters = await hourMetersOf(context.sums.page, devices, engine, facts, now);
+  const meters = await hourMetersOf(context.sums.hourMeterPage, devices, engine, facts, now);
   return { summaries, facts, meters };
 }
 

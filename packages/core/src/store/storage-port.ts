@@ -132,6 +132,23 @@ export interface FleetHoursStore {
   }): Promise<readonly (readonly BucketSeconds[])[]>;
 
   /**
+   * Optional capability: the engine seconds of devices before instants, for the hour meter (D38)
+   * of single and fleet reads. When present it MUST return one list per request, in request order,
+   * with one value per instant, each exactly what `sumSegmentsByBucket` over `listSegments`
+   * returns for the single bucket from the device's first segment (or the instant, without one)
+   * to the instant capped at `now` (P1): the moving and idle seconds of every segment before it,
+   * an open one counting up to `now`; zeros for a device without segments or that does not
+   * exist. It MUST check every instant first, naming it (`requests[2].instants[0]`), and SHOULD
+   * answer in one round trip whatever the number of requests, at a cost that follows neither the
+   * history nor the time between the instants (P56). Stores without it are served by bucket sums
+   * between the instants.
+   */
+  engineSecondsBeforeMany?(input: {
+    readonly requests: readonly { readonly deviceId: number; readonly instants: readonly EpochSeconds[] }[];
+    readonly now: EpochSeconds;
+  }): Promise<readonly (readonly BucketSeconds[])[]>;
+
+  /**
    * Optional capability: `summarizeDeviceSegments` for many devices at once, for a page of the
    * fleet meter (D32). When present it MUST return one summary per device id, in order, each equal
    * to `summarizeSegments(allSegmentsOfTheDevice, now)`, and SHOULD answer in one round trip to its

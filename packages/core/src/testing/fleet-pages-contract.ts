@@ -40,7 +40,11 @@ export interface FleetPagesContractContext {
   /** The store of the running test (made fresh before each). */
   readonly store: () => FleetHoursStore;
   /** A test of an optional capability, skipped with its reason for a store without it. */
-  readonly itWith: (capability: 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany', title: string, test: () => Promise<void>) => void;
+  readonly itWith: (
+    capability: 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany' | 'engineSecondsBeforeMany',
+    title: string,
+    test: () => Promise<void>,
+  ) => void;
 }
 
 /** One device of a random fleet: its zone and segments. */
@@ -115,6 +119,89 @@ async function seedFleet(store: () => FleetHoursStore, count: number) {
 export function describeFleetPagesContract({ store, itWith }: FleetPagesContractContext): void {
   describePagesOfDevices({ store, itWith });
   describePagesOfSums({ store, itWith });
+  describeEngineBefore({ store, itWith });
+}
+
+/**
+ * `engineSecondsBeforeMany` (the hour meter's engine time, D38; P56): for random devices whose
+ * segments arrive in random batches in random order (late ones move the running totals of the days
+ * after them), with a zone change now and then, each value equals the raw path's single bucket up to
+ * the instant capped at now.
+ */
+function describeEngineBefore({ store, itWith }: FleetPagesContractContext): void {
+  itWith(
+    'engineSecondsBeforeMany',
+    'P56: engineSecondsBeforeMany() equals the raw sum of every segment before each instant, after batches in any order and zone changes',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      let made = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              device: deviceArbitrary,
+              order: fc.array(fc.nat(), { minLength: 10, maxLength: 10 }),
+              batch: fc.integer({ min: 1, max: 4 }),
+              zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+              instants: fc.array(fc.integer({ min: -2 * DAY, max: 120 * DAY }), { maxLength: 6 }),
+            }),
+            { minLength: 1, maxLength: 4 },
+          ),
+          fc.integer({ min: 0, max: 120 * DAY }),
+          async (devices, nowOffset) => {
+            const now = T0 + nowOffset;
+            const asked = [];
+            for (const [index, { device, order, batch, zone, instants }] of devices.entries()) {
+              const created = (await store().createDevice({
+                accountId: account.id,
+                name: `e${index}`,
+                imei: `e${(made += 1)}`,
+                model: 'm',
+                timeZone: device.timeZone,
+              }))!;
+              const batches: SegmentInput[][] = [];
+              for (let from = 0; from < device.segments.length; from += batch) batches.push(device.segments.slice(from, from + batch));
+              const shuffled = batches
+                .map((segments, position) => ({ segments, key: order[position % order.length]! * 100 + position }))
+                .sort((a, b) => a.key - b.key);
+              for (const [position, { segments }] of shuffled.entries()) {
+                await store().importSegments({ deviceId: created.id, segments });
+                if (zone && position === 0) await store().updateDevice({ deviceId: created.id, changes: { timeZone: zone } });
+              }
+              asked.push({ deviceId: created.id, instants: instants.map((offset) => T0 + offset) });
+            }
+            asked.push({ deviceId: 2_000_000_000, instants: [T0 + DAY] }, { deviceId: -1, instants: [T0, T0 + DAY] });
+            const before = await store().engineSecondsBeforeMany!({ requests: asked, now });
+            expect(before).toHaveLength(asked.length);
+            for (const [index, request] of asked.entries()) {
+              const segments = await store().listSegments({ deviceId: request.deviceId });
+              const raw = request.instants.map(
+                (instant) => sumSegmentsByBucket(segments, [T0 - 10 * DAY, Math.min(instant, now)], now)[0]!,
+              );
+              expect({ index, before: before[index] }).toEqual({ index, before: raw });
+            }
+          },
+        ),
+        { numRuns: 15 },
+      );
+    },
+  );
+
+  itWith(
+    'engineSecondsBeforeMany',
+    'P56: engineSecondsBeforeMany() of no request or no instant is empty, and refuses an instant or now in milliseconds, naming it',
+    async () => {
+      expect(await store().engineSecondsBeforeMany!({ requests: [], now: T0 })).toEqual([]);
+      const { ids } = await seedFleet(store, 1);
+      expect(await store().engineSecondsBeforeMany!({ requests: [{ deviceId: ids[0]!, instants: [] }], now: T0 })).toEqual([[]]);
+      await expect(store().engineSecondsBeforeMany!({ requests: [{ deviceId: ids[0]!, instants: [T0, T0_MS] }], now: T0 })).rejects.toThrow(
+        /^requests\[0\]\.instants\[1\] must be epoch seconds/,
+      );
+      await expect(store().engineSecondsBeforeMany!({ requests: [{ deviceId: ids[0]!, instants: [T0] }], now: T0_MS })).rejects.toThrow(
+        /^now must be epoch seconds/,
+      );
+    },
+  );
 }
 
 /** Pages of devices, and the sums of a page equal to the single-device answers (D32). */

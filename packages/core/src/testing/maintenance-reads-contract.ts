@@ -30,7 +30,7 @@ const RULES = { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' as const };
 const ZONES = ['UTC', 'America/New_York', 'Asia/Kathmandu'] as const;
 
 /** The optional capabilities this block depends on. */
-type BatchCapability = 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany';
+type BatchCapability = 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany' | 'engineSecondsBeforeMany';
 const BATCH_CAPABILITIES: readonly BatchCapability[] = ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'];
 /** Every optional capability of the port: hidden from the core to read the raw path. */
 const OPTIONAL_METHODS = new Set<string>(STORAGE_CAPABILITIES);
@@ -244,7 +244,9 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
     );
     const { accountId } = await seedScenario(store(), devices, 0);
     const fleetHours = createFleetHours({ store: counting, now: () => BASE * 1000 });
-    const page = { listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1, sumSegmentSecondsMany: 1 };
+    // The engine time since the readings: from the engine time before each instant when the store offers it (P56), else bucket sums.
+    const sums = offers('engineSecondsBeforeMany') ? 'engineSecondsBeforeMany' : 'sumSegmentSecondsMany';
+    const page = { listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1, [sums]: 1 };
     for (const limit of [1, 12]) {
       calls.clear();
       expect((await fleetHours.fleet.meter({ accountId, limit })).items).toHaveLength(limit);

@@ -4,6 +4,7 @@ export type StorageCapability =
   | 'summarizeDeviceSegments'
   | 'sumSegmentSecondsMany'
   | 'summarizeDeviceSegmentsMany'
+  | 'engineSecondsBeforeMany'
   | 'findDeviceWithSums'
   | 'findDeviceWithSummary'
   /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
@@ -17,6 +18,7 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'summarizeDeviceSegments',
   'sumSegmentSecondsMany',
   'summarizeDeviceSegmentsMany',
+  'engineSecondsBeforeMany',
   'findDeviceWithSums',
   'findDeviceWithSummary',
   'findApiKeyAndConsume',

@@ -62,9 +62,16 @@ const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString(
 
 /** A mismatch as `--json` prints it: instants as ISO 8601 UTC, seconds as numbers. */
 function mismatchJson(mismatch: DailyFiguresMismatch): unknown {
-  if (mismatch.kind === 'totals') {
+  if (mismatch.kind === 'totals' || mismatch.kind === 'running_total') {
     const totals = (figure: typeof mismatch.expected) => ({ moving_seconds: figure.movingSeconds, idle_seconds: figure.idleSeconds });
-    return { device_id: mismatch.deviceId, kind: mismatch.kind, expected: totals(mismatch.expected), stored: totals(mismatch.stored) };
+    const day = mismatch.kind === 'running_total' ? { day_start: iso(mismatch.dayStart) } : {};
+    return {
+      device_id: mismatch.deviceId,
+      kind: mismatch.kind,
+      ...day,
+      expected: totals(mismatch.expected),
+      stored: totals(mismatch.stored),
+    };
   }
   if (mismatch.kind !== 'day')
     return { device_id: mismatch.deviceId, kind: mismatch.kind, expected: mismatch.expected, stored: mismatch.stored };
@@ -95,6 +102,8 @@ function describeMismatch(mismatch: DailyFiguresMismatch): string {
       return `${device}, lifetime totals: segments say ${seconds(mismatch.expected)}, stored ${seconds(mismatch.stored)}`;
     case 'time_zone':
       return `${device}, days cut in zone "${mismatch.stored ?? 'none'}" instead of "${mismatch.expected}"`;
+    case 'running_total':
+      return `${device}, day from ${iso(mismatch.dayStart)}: the days before it hold ${seconds(mismatch.expected)}, its running total says ${seconds(mismatch.stored)}`;
     case 'longest_segment':
       return `${device}, longest segment ${mismatch.expected} s but "longest_segment_seconds" is ${mismatch.stored}`;
   }

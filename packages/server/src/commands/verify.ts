@@ -88,6 +88,8 @@ function describe(difference: StoreDifference): string {
       return `lifetime totals: segments say ${seconds(difference.expected)}, stored ${seconds(difference.stored)} (${bucketGap(difference.expected, difference.stored)})`;
     case 'time_zone':
       return `days cut in zone "${difference.stored ?? 'none'}" instead of "${difference.expected}"`;
+    case 'running_total':
+      return `day from ${iso(difference.dayStart)}: the days before it hold ${seconds(difference.expected)}, its running total says ${seconds(difference.stored)} (${bucketGap(difference.expected, difference.stored)})`;
     case 'longest_segment':
       return `longest segment ${difference.expected} s but longest_segment_seconds is ${difference.stored} (${signed(difference.stored - difference.expected)})`;
     case 'last_reported_at': {
@@ -138,6 +140,14 @@ function differenceJson(difference: StoreDifference): unknown {
         difference: bucketDifference(difference.expected, difference.stored),
       };
     }
+    case 'running_total':
+      return {
+        kind: difference.kind,
+        day_start: iso(difference.dayStart),
+        expected: bucketJson(difference.expected),
+        stored: bucketJson(difference.stored),
+        difference: bucketDifference(difference.expected, difference.stored),
+      };
     case 'time_zone':
       return { kind: difference.kind, expected: difference.expected, stored: difference.stored };
     case 'longest_segment':

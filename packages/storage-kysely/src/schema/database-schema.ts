@@ -94,6 +94,10 @@ export interface EngineDayFiguresTable {
   day_end: BigintColumn;
   moving_seconds: BigintColumn;
   idle_seconds: BigintColumn;
+  /** The device's moving seconds in every earlier row: its closed engine time before `day_start` (P56). */
+  moving_before_seconds: Generated<BigintColumn>;
+  /** The same for idle seconds. */
+  idle_before_seconds: Generated<BigintColumn>;
 }
 
 /** `hour_meter_readings`: readings of a machine's own hour meter (D38), one per device and instant. */

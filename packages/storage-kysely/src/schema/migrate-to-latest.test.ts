@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 import { parseSearchPath } from '../dialect/search-path.js';
 import { createKyselyStore } from '../stores/create-kysely-store.js';
+import { verifyStore } from '../verify/verify-store.js';
 import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
 import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
@@ -235,6 +236,57 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(
         await store.createServiceSchedule({ deviceId: again.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 }),
       ).toMatchObject({ name: 'Oil' });
+    });
+
+    it('P56: 0007 fills the running totals of existing day rows as the store keeps them; down drops them, keeping the rows', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      for (const timeZone of ['UTC', 'America/New_York']) {
+        const device = (await store.createDevice({ accountId: account.id, name: timeZone, imei: timeZone, model: 'm', timeZone }))!;
+        // Ten days of two segments each, the later days first: each earlier batch moves the totals of the days after it.
+        for (let day = 9; day >= 0; day -= 1) {
+          const start = T0 + day * 86_400 + 3600 * (day % 5);
+          await store.importSegments({
+            deviceId: device.id,
+            segments: [
+              { startedAt: start, endedAt: start + 1800 + day, state: 'moving' },
+              { startedAt: start + 7200, endedAt: start + 7200 + 600 * (day + 1), state: 'idle' },
+            ],
+          });
+        }
+      }
+      const rows = async () =>
+        (
+          await sql<{ device_id: number; day_start: string; moving: string; idle: string; moving_before: string; idle_before: string }>`
+            select device_id, day_start, moving_seconds as moving, idle_seconds as idle,
+                   moving_before_seconds as moving_before, idle_before_seconds as idle_before
+              from engine_day_figures order by device_id, day_start`.execute(db)
+        ).rows.map((row) => ({ ...row, device_id: Number(row.device_id) }));
+      const written = await rows();
+      expect(written.length).toBeGreaterThanOrEqual(20);
+      // The store's running totals are the sums of the rows before, device by device.
+      const sums = new Map<number, { moving: number; idle: number }>();
+      for (const row of written) {
+        const before = sums.get(row.device_id) ?? { moving: 0, idle: 0 };
+        expect({ day: row.day_start, moving: Number(row.moving_before), idle: Number(row.idle_before) }).toEqual({
+          day: row.day_start,
+          ...before,
+        });
+        sums.set(row.device_id, { moving: before.moving + Number(row.moving), idle: before.idle + Number(row.idle) });
+      }
+
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0006_hour_meter_and_service');
+      expect(error).toBeUndefined();
+      const columns = await sql<{ name: string }>`
+        select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'engine_day_figures'`.execute(
+        db,
+      );
+      expect(columns.rows.map((column) => column.name)).not.toContain('moving_before_seconds');
+      await migrateToLatest(db);
+      expect(await rows()).toEqual(written);
+      expect((await verifyStore(db)).devices).toEqual([]);
     });
 
     it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {

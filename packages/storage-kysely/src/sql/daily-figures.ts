@@ -5,7 +5,9 @@
  * - `engine_day_figures`: per device and local day of its zone, `[day_start, day_end)` in epoch
  *   seconds, the moving and idle seconds of its *closed* segments in that day (core's
  *   `dailyFigures`). Days without engine time have no row. Open segments are never in it: they
- *   are counted at read time, up to now.
+ *   are counted at read time, up to now. Each row also holds the device's engine time in every
+ *   earlier row (`moving_before_seconds`, `idle_before_seconds`, P56): the engine seconds up to
+ *   any instant are then one row and that day's segments (`sql/engine-before.ts`).
  * - `devices.closed_moving_seconds` / `closed_idle_seconds`: the same over the device's whole
  *   history, for the meter (D3).
  * - `devices.figures_time_zone`: the zone the day rows were cut in. A write that finds it differs
@@ -48,17 +50,24 @@ export const READ_CHUNK = 10_000;
  * ones; also raises `longest_segment_seconds` to the longest closed segment, so segments written
  * outside Fleet Hours are found by the window scans. The segments are read `chunkSize` at a time
  * in time order (D36: a device with millions of segments is rebuilt in flat memory), and the
- * device's row is always updated. The caller holds the device's row lock.
+ * device's row is always updated. The caller holds the device's row lock. `withRunningTotals: false`
+ * leaves out the rows' running totals (P56), for migration 0003, which runs before they exist.
  *
  * @returns `false` when there is no such device.
  */
-export async function rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize = READ_CHUNK): Promise<boolean> {
+export async function rebuildDeviceFigures(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  chunkSize = READ_CHUNK,
+  withRunningTotals = true,
+): Promise<boolean> {
   const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(trx)).rows[0];
   if (!device) return false;
   await sql`delete from engine_day_figures where device_id = ${deviceId}`.execute(trx);
   const figures = new DayFigureAccumulator(device.time_zone);
-  for await (const segments of segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments));
-  await _insertFigures(trx, deviceId, figures.finish());
+  const before = withRunningTotals ? { moving: 0, idle: 0 } : null;
+  for await (const segments of segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments), before);
+  await _insertFigures(trx, deviceId, figures.finish(), before);
   await sql`
     update devices
        set closed_moving_seconds = ${figures.movingSeconds}::bigint,
@@ -69,13 +78,51 @@ export async function rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, devi
   return true;
 }
 
-async function _insertFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, days: readonly DayFigure[]): Promise<void> {
+/**
+ * Inserts days given in ascending order, each with the running totals of the days before it (P56):
+ * `before` holds the totals of every day inserted so far and moves past the days given (`null`:
+ * the rows have no running totals yet, see {@link rebuildDeviceFigures}).
+ */
+async function _insertFigures(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  days: readonly DayFigure[],
+  before: { moving: number; idle: number } | null,
+): Promise<void> {
   for (let offset = 0; offset < days.length; offset += FIGURE_CHUNK) {
+    const slice = days.slice(offset, offset + FIGURE_CHUNK);
+    if (before === null) {
+      await sql`
+        insert into engine_day_figures (device_id, day_start, day_end, moving_seconds, idle_seconds)
+        select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+          from ${_figureArrays(runningTotals(slice, { moving: 0, idle: 0 }))}`.execute(trx);
+      continue;
+    }
     await sql`
-      insert into engine_day_figures (device_id, day_start, day_end, moving_seconds, idle_seconds)
-      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
-        from ${_figureArrays(days.slice(offset, offset + FIGURE_CHUNK))}`.execute(trx);
+      insert into engine_day_figures (device_id, day_start, day_end, moving_seconds, idle_seconds, moving_before_seconds, idle_before_seconds)
+      select ${deviceId}, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint,
+             change.moving_before::bigint, change.idle_before::bigint
+        from ${_figureArrays(runningTotals(slice, before))}`.execute(trx);
   }
+}
+
+/** A day with the device's engine time before it (P56). */
+export interface RunningDay extends DayFigure {
+  readonly movingBeforeSeconds: number;
+  readonly idleBeforeSeconds: number;
+}
+
+/**
+ * Days in ascending order with their running totals (P56), starting from `before` (the totals of
+ * every earlier day), which is moved past them.
+ */
+export function runningTotals(days: readonly DayFigure[], before: { moving: number; idle: number }): RunningDay[] {
+  return days.map((day) => {
+    const running = { ...day, movingBeforeSeconds: before.moving, idleBeforeSeconds: before.idle };
+    before.moving += day.movingSeconds;
+    before.idle += day.idleSeconds;
+    return running;
+  });
 }
 
 /** A stored segment with its source (D23; `null` when not asked for), instants as epoch seconds. */
@@ -174,12 +221,14 @@ export class DayFigureAccumulator {
   }
 }
 
-/** `unnest(…) as change(day_start, day_end, moving, idle)` over figures: four array parameters, whatever the count. */
-function _figureArrays(figures: readonly DayFigure[]) {
+/** `unnest(…) as change(day_start, day_end, moving, idle, moving_before, idle_before)` over figures: six array parameters, whatever the count. */
+function _figureArrays(figures: readonly RunningDay[]) {
   return sql`unnest(${figures.map((figure) => figure.dayStart)}::float8[],
                     ${figures.map((figure) => figure.dayEnd)}::float8[],
                     ${figures.map((figure) => figure.movingSeconds)}::float8[],
-                    ${figures.map((figure) => figure.idleSeconds)}::float8[]) as change(day_start, day_end, moving, idle)`;
+                    ${figures.map((figure) => figure.idleSeconds)}::float8[],
+                    ${figures.map((figure) => figure.movingBeforeSeconds)}::float8[],
+                    ${figures.map((figure) => figure.idleBeforeSeconds)}::float8[]) as change(day_start, day_end, moving, idle, moving_before, idle_before)`;
 }
 
 /** Adds `sign` × the seconds of closed segments to running totals. */

@@ -307,9 +307,18 @@ function _writeStatement(rows: _StatementRows) {
              as segment(device_id, started_at, ended_at, state, source)
        where (select count(*) from removed_segments) >= 0 and (select ok from unchanged)
     ),
+    -- Each changed day (a change of nothing is left out: it would only add an empty row) with what
+    -- the device's changed days before it add (P56: the running totals of later rows move by that much).
     figure_changes as (
-      select * from unnest(${planFree(f.deviceId, 'integer[]')}, ${planFree(f.dayStart, 'float8[]')}, ${planFree(f.dayEnd, 'float8[]')}, ${planFree(f.moving, 'float8[]')}, ${planFree(f.idle, 'float8[]')})
-                 as change(device_id, day_start, day_end, moving, idle)
+      select change.device_id, change.day_start::bigint as day_start, change.day_end::bigint as day_end,
+             change.moving::bigint as moving, change.idle::bigint as idle,
+             coalesce(sum(change.moving::bigint) over earlier, 0) as moving_shift,
+             coalesce(sum(change.idle::bigint) over earlier, 0) as idle_shift,
+             lead(change.day_start::bigint) over (partition by change.device_id order by change.day_start) as next_day_start
+        from unnest(${planFree(f.deviceId, 'integer[]')}, ${planFree(f.dayStart, 'float8[]')}, ${planFree(f.dayEnd, 'float8[]')}, ${planFree(f.moving, 'float8[]')}, ${planFree(f.idle, 'float8[]')})
+             as change(device_id, day_start, day_end, moving, idle)
+       where change.moving <> 0 or change.idle <> 0
+      window earlier as (partition by change.device_id order by change.day_start rows between unbounded preceding and 1 preceding)
     ),
     -- A day the change leaves without engine time loses its row (days without engine time have none).
     figures_emptied as (
@@ -317,21 +326,56 @@ function _writeStatement(rows: _StatementRows) {
        where (select ok from unchanged)
          and ctid = any(array(
                select (select figure.ctid from engine_day_figures as figure
-                        where figure.device_id = change.device_id and figure.day_start = change.day_start::bigint
-                          and figure.moving_seconds + change.moving::bigint = 0 and figure.idle_seconds + change.idle::bigint = 0)
+                        where figure.device_id = change.device_id and figure.day_start = change.day_start
+                          and figure.moving_seconds + change.moving = 0 and figure.idle_seconds + change.idle = 0)
                  from figure_changes as change))
       returning device_id, day_start
     ),
-    -- Every other changed day is added to or created; a change of nothing is skipped (it would only add an empty row).
+    -- Every other changed day is added to or created. Its running totals (P56) are those at the end of the device's row before it
+    -- (one probe backwards on the key, in the statement's snapshot: before this write) plus what
+    -- the changed days before it add.
     figures as (
-      insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds)
-      select change.device_id, change.day_start::bigint, change.day_end::bigint, change.moving::bigint, change.idle::bigint
+      insert into engine_day_figures as figure (device_id, day_start, day_end, moving_seconds, idle_seconds, moving_before_seconds, idle_before_seconds)
+      select change.device_id, change.day_start, change.day_end, change.moving, change.idle,
+             coalesce(previous.moving_through, 0) + change.moving_shift, coalesce(previous.idle_through, 0) + change.idle_shift
         from figure_changes as change
-       where (change.moving <> 0 or change.idle <> 0) and (select ok from unchanged)
-         and not exists (select 1 from figures_emptied as emptied where emptied.device_id = change.device_id and emptied.day_start = change.day_start::bigint)
+        left join lateral (
+               select earlier.moving_before_seconds + earlier.moving_seconds as moving_through,
+                      earlier.idle_before_seconds + earlier.idle_seconds as idle_through
+                 from engine_day_figures as earlier
+                where earlier.device_id = change.device_id and earlier.day_start < change.day_start
+                order by earlier.day_start desc limit 1
+             ) as previous on true
+       where (select ok from unchanged)
+         and not exists (select 1 from figures_emptied as emptied where emptied.device_id = change.device_id and emptied.day_start = change.day_start)
       on conflict (device_id, day_start) do update
          set moving_seconds = figure.moving_seconds + excluded.moving_seconds,
-             idle_seconds = figure.idle_seconds + excluded.idle_seconds
+             idle_seconds = figure.idle_seconds + excluded.idle_seconds,
+             moving_before_seconds = excluded.moving_before_seconds,
+             idle_before_seconds = excluded.idle_before_seconds
+    ),
+    -- The device's unchanged rows after a changed day take what the changed days before them add
+    -- (P56): each row between one changed day and the next (or after the last) is found by a range
+    -- probe on the key, so a write at the live edge (no later rows) reads nothing here, and a late
+    -- one touches the rows after it. The changed rows themselves are the insertion's, and a
+    -- statement changes a row once.
+    figures_shifted as (
+      update engine_day_figures as figure
+         set (moving_before_seconds, idle_before_seconds) = (
+               select figure.moving_before_seconds + change.moving_shift + change.moving, figure.idle_before_seconds + change.idle_shift + change.idle
+                 from figure_changes as change
+                where change.device_id = figure.device_id and change.day_start < figure.day_start
+                order by change.day_start desc limit 1)
+       where (select ok from unchanged)
+         and figure.ctid = any(array(
+               select later.ctid
+                 from figure_changes as change
+                cross join lateral (
+                      select ctid from engine_day_figures as later_figure
+                       where later_figure.device_id = change.device_id and later_figure.day_start > change.day_start
+                         and (change.next_day_start is null or later_figure.day_start < change.next_day_start)
+                      offset 0
+                    ) as later))
     ),
     recorded as (
       update devices

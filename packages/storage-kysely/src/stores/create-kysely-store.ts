@@ -21,6 +21,7 @@ export type KyselyFleetHoursStore = FleetHoursStore &
     summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
     sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
     summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
+    engineSecondsBeforeMany: NonNullable<FleetHoursStore['engineSecondsBeforeMany']>;
     ping: NonNullable<FleetHoursStore['ping']>;
   };
 

@@ -6,6 +6,7 @@ import { listOverlapping, lockDevice, summarize, sumByBucket } from '../sql/segm
 import { listSourcedSegments } from '../sql/sourced-segments.js';
 import { isId, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
+import { engineSecondsBeforeMany } from '../sql/engine-before.js';
 import { summarizeMany, sumByBucketMany } from '../sql/fleet-queries.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -15,6 +16,7 @@ export interface SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'im
   summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
   sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
   summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
+  engineSecondsBeforeMany: NonNullable<FleetHoursStore['engineSecondsBeforeMany']>;
 }
 
 /**
@@ -65,6 +67,28 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         const { rows } = await sumByBucketMany(asked, now).execute(db);
         for (const row of rows) {
           results[Number(row.request)]![Number(row.bucket) - 1] = {
+            movingSeconds: Number(row.moving_seconds),
+            idleSeconds: Number(row.idle_seconds),
+          };
+        }
+        return results;
+      }),
+
+    // The hour meter's engine time at its instants (D38): one statement, running totals (P56, `sql/engine-before.ts`).
+    engineSecondsBeforeMany: ({ requests, now }) =>
+      guard(async () => {
+        requests.forEach((request, index) =>
+          request.instants.forEach((instant, position) => assertEpochSeconds(`requests[${index}].instants[${position}]`, instant)),
+        );
+        assertEpochSeconds('now', now);
+        const results: BucketSeconds[][] = requests.map(({ instants }) => instants.map(() => ({ movingSeconds: 0, idleSeconds: 0 })));
+        const asked = requests.flatMap(({ deviceId, instants }, index) =>
+          instants.length > 0 && isId(deviceId) ? [{ index, deviceId, instants: instants.map((instant) => Math.min(instant, now)) }] : [],
+        );
+        if (asked.length === 0) return results;
+        const { rows } = await engineSecondsBeforeMany(asked).execute(db);
+        for (const row of rows) {
+          results[Number(row.request)]![Number(row.position)] = {
             movingSeconds: Number(row.moving_seconds),
             idleSeconds: Number(row.idle_seconds),
           };

@@ -5,8 +5,8 @@
  *
  * 1. telemetry segments against what the core derives from the stored points (D2, D21, D22),
  *    both streams walked side by side in time order;
- * 2. per-day figures against the closed segments, in the device's zone, and the lifetime totals and
- *    `longest_segment_seconds` against the same segments (D27);
+ * 2. per-day figures against the closed segments, in the device's zone, with their running totals
+ *    (P56), and the lifetime totals and `longest_segment_seconds` against the same segments (D27);
  * 3. `last_reported_at` against the newest stored point or imported segment instant (D26, P6).
  *
  * With `repair`, differing telemetry segments are replaced by the derived ones as the walk passes
@@ -17,7 +17,7 @@
 import { telemetryToSegments, type BucketSeconds, type SegmentInput, type SegmentState, type TelemetryPoint } from '@fleet-hours/core';
 import type { DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { DayFigureAccumulator, rebuildDeviceFigures, segmentChunks } from '../sql/daily-figures.js';
+import { DayFigureAccumulator, rebuildDeviceFigures, segmentChunks, type RunningDay } from '../sql/daily-figures.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** Where a device's stored figures (D27) differ from what its segments say. */
@@ -34,6 +34,14 @@ export type DailyFiguresMismatch =
   | { readonly deviceId: number; readonly kind: 'totals'; readonly expected: BucketSeconds; readonly stored: BucketSeconds }
   /** The days were cut in another zone than the device's (`null`: never built, yet there are segments). */
   | { readonly deviceId: number; readonly kind: 'time_zone'; readonly expected: string; readonly stored: string | null }
+  /** The engine time a day row holds of the days before it (P56) is not what the rows before it hold. */
+  | {
+      readonly deviceId: number;
+      readonly kind: 'running_total';
+      readonly dayStart: number;
+      readonly expected: BucketSeconds;
+      readonly stored: BucketSeconds;
+    }
   /** `longest_segment_seconds` is shorter than a closed segment: window scans could miss it. */
   | { readonly deviceId: number; readonly kind: 'longest_segment'; readonly expected: number; readonly stored: number };
 
@@ -373,6 +381,11 @@ async function _checkFigures(
   const figures = new DayFigureAccumulator(device.time_zone);
   const storedDays = new _Peekable(_storedDays(trx, deviceId, options.chunkSize));
   let newestImported: number | null = null;
+  // Each stored row's running totals against the rows before it (P56), while every row before it
+  // agrees with its segments: a day that differs is named once, as a day (its repair rebuilds every
+  // running total), not again in the totals of every row after it.
+  const storedBefore = { moving: 0, idle: 0 };
+  let daysAgree = true;
   const compare = async (expected: DayFigure | null) => {
     for (
       let have = await storedDays.peek();
@@ -380,15 +393,33 @@ async function _checkFigures(
       have = await storedDays.peek()
     ) {
       storedDays.take();
+      if (daysAgree && (have.movingBeforeSeconds !== storedBefore.moving || have.idleBeforeSeconds !== storedBefore.idle)) {
+        found.add({
+          deviceId,
+          kind: 'running_total',
+          dayStart: have.dayStart,
+          expected: { movingSeconds: storedBefore.moving, idleSeconds: storedBefore.idle },
+          stored: { movingSeconds: have.movingBeforeSeconds, idleSeconds: have.idleBeforeSeconds },
+        });
+      }
+      storedBefore.moving += have.movingSeconds;
+      storedBefore.idle += have.idleSeconds;
       if (expected !== null && have.dayStart === expected.dayStart) {
         const same =
           have.dayEnd === expected.dayEnd && have.movingSeconds === expected.movingSeconds && have.idleSeconds === expected.idleSeconds;
-        if (!same) found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: have });
+        if (!same) {
+          found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: _dayOf(have) });
+          daysAgree = false;
+        }
         return;
       }
-      found.add({ deviceId, kind: 'day', dayStart: have.dayStart, expected: null, stored: have });
+      found.add({ deviceId, kind: 'day', dayStart: have.dayStart, expected: null, stored: _dayOf(have) });
+      daysAgree = false;
     }
-    if (expected !== null) found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: null });
+    if (expected !== null) {
+      found.add({ deviceId, kind: 'day', dayStart: expected.dayStart, expected, stored: null });
+      daysAgree = false;
+    }
   };
   for await (const segments of segmentChunks(trx, deviceId, options.chunkSize, true)) {
     for (const segment of segments)
@@ -413,7 +444,12 @@ async function _checkFigures(
 }
 
 /** The device's stored day rows in order, `chunkSize` per statement. */
-async function* _storedDays(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize: number): AsyncGenerator<DayFigure> {
+/** A stored row's day, without its running totals. */
+function _dayOf({ dayStart, dayEnd, movingSeconds, idleSeconds }: RunningDay): DayFigure {
+  return { dayStart, dayEnd, movingSeconds, idleSeconds };
+}
+
+async function* _storedDays(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize: number): AsyncGenerator<RunningDay> {
   let after: number | null = null;
   for (;;) {
     const from: RawBuilder<unknown> = after === null ? sql`` : sql`and day_start > ${after}`;
@@ -422,8 +458,10 @@ async function* _storedDays(trx: Kysely<FleetHoursDatabase>, deviceId: number, c
       day_end: number | string;
       moving_seconds: number | string;
       idle_seconds: number | string;
+      moving_before_seconds: number | string;
+      idle_before_seconds: number | string;
     }>`
-      select day_start, day_end, moving_seconds, idle_seconds from engine_day_figures
+      select day_start, day_end, moving_seconds, idle_seconds, moving_before_seconds, idle_before_seconds from engine_day_figures
        where device_id = ${deviceId} ${from} order by day_start limit ${chunkSize}`.execute(trx);
     for (const row of rows) {
       yield {
@@ -431,6 +469,8 @@ async function* _storedDays(trx: Kysely<FleetHoursDatabase>, deviceId: number, c
         dayEnd: Number(row.day_end),
         movingSeconds: Number(row.moving_seconds),
         idleSeconds: Number(row.idle_seconds),
+        movingBeforeSeconds: Number(row.moving_before_seconds),
+        idleBeforeSeconds: Number(row.idle_before_seconds),
       };
     }
     if (rows.length < chunkSize) return;

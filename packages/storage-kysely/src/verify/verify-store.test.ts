@@ -114,6 +114,36 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       await expectRepairedAndClean(db, device.id, found);
     });
 
+    it('D36, P56: a running total changed with SQL is named with the rows before it; repair rebuilds it', async () => {
+      const { db, device } = await seed();
+      const rows = (
+        await sql<{ day_start: string; moving: string; idle: string; moving_before: string; idle_before: string }>`
+        select day_start, moving_seconds as moving, idle_seconds as idle, moving_before_seconds as moving_before, idle_before_seconds as idle_before
+          from engine_day_figures where device_id = ${device.id} order by day_start`.execute(db)
+      ).rows;
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+      const second = rows[1]!;
+      expect({ moving: Number(second.moving_before), idle: Number(second.idle_before) }).toEqual({
+        moving: Number(rows[0]!.moving),
+        idle: Number(rows[0]!.idle),
+      });
+      await sql`update engine_day_figures set moving_before_seconds = moving_before_seconds + 42 where device_id = ${device.id} and day_start = ${second.day_start}`.execute(
+        db,
+      );
+      const expected = { movingSeconds: Number(second.moving_before), idleSeconds: Number(second.idle_before) };
+      const found: StoreDifference[] = [
+        {
+          deviceId: device.id,
+          kind: 'running_total',
+          dayStart: Number(second.day_start),
+          expected,
+          stored: { ...expected, movingSeconds: expected.movingSeconds + 42 },
+        },
+      ];
+      expect((await verifyStore(db)).devices).toEqual([{ deviceId: device.id, differences: found, omitted: 0, repaired: false }]);
+      await expectRepairedAndClean(db, device.id, found);
+    });
+
     it('D36: lifetime totals changed with SQL are named with their seconds; repair rebuilds them', async () => {
       const { db, device } = await seed();
       const totals = (

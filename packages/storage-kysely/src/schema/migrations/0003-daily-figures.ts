@@ -35,7 +35,8 @@ export const dailyFiguresMigration: Migration = {
 
     const typed = db as unknown as Kysely<FleetHoursDatabase>;
     const { rows } = await sql<{ id: number }>`select id from devices order by id`.execute(typed);
-    for (const { id } of rows) await rebuildDeviceFigures(typed, id);
+    // Without running totals: their columns come with 0007, which fills them.
+    for (const { id } of rows) await rebuildDeviceFigures(typed, id, undefined, false);
   },
 
   async down(db: Kysely<unknown>) {
