@@ -22,7 +22,10 @@ export interface EngineBeforeRow {
  *   range scan on the segments' key (as in `overlappingSegments`: a segment that reaches into the
  *   range started at most the device's longest segment before it). Without any such row there is
  *   no closed engine time before the instant.
- * - the open segment (never in the figures), from its start up to the instant.
+ * - the open segment (never in the figures), from its start up to the instant. It is the device's
+ *   latest segment when there is one (no segment can start after it without overlapping it, D1),
+ *   so one probe backwards on the key finds it: the planner, left to choose, may scan the whole
+ *   key for `ended_at is null` instead of the partial index (seen on 274,000 segments: 57 ms).
  *
  * Exact whatever zone the rows were cut in: they tile time without overlapping and each holds every
  * second of every closed segment in it. The requests and instants travel as four arrays (one row per
@@ -64,9 +67,12 @@ export function engineSecondsBeforeMany(
                 and started_at >= to_timestamp(day.day_start - (select longest_segment_seconds from devices where id = asked.device_id))
            ) as part on true
       left join lateral (
-             select case when state = 'moving' then greatest(0, asked.instant - date_part('epoch', started_at)) else 0 end as moving_seconds,
-                    case when state = 'idle' then greatest(0, asked.instant - date_part('epoch', started_at)) else 0 end as idle_seconds
-               from engine_segments
-              where device_id = asked.device_id and ended_at is null
+             select case when last.state = 'moving' then greatest(0, asked.instant - date_part('epoch', last.started_at)) else 0 end as moving_seconds,
+                    case when last.state = 'idle' then greatest(0, asked.instant - date_part('epoch', last.started_at)) else 0 end as idle_seconds
+               from (
+                      select state, started_at, ended_at from engine_segments
+                       where device_id = asked.device_id order by started_at desc limit 1
+                    ) as last
+              where last.ended_at is null
            ) as open_segment on true`;
 }
