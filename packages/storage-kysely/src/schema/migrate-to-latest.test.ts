@@ -1,10 +1,12 @@
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql, type DatabaseConnection, type Driver, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestSchema, describeWithPostgres, type TestPostgres } from '../../../../test/support/postgres.js';
 import { parseSearchPath } from '../dialect/search-path.js';
 import { createKyselyStore } from '../stores/create-kysely-store.js';
 import { verifyStore } from '../verify/verify-store.js';
 import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
+import { PGliteDialect } from '../dialect/pglite-dialect.js';
 import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
@@ -346,6 +348,63 @@ describe('schemaIsCurrent() looks only at the schema the migrator uses', () => {
     await migrateToLatest(pglite);
     expect(await tablesOf(pglite)).toEqual(TABLES);
     expect(await schemaIsCurrent(pglite)).toBe(true);
+  });
+});
+
+describe('migrateToLatest() when another client drops a schema while Kysely reads the catalog', () => {
+  it('reads the catalog again on 3F000 (invalid_schema_name) before migrating, and still names any other failure', async () => {
+    // A dialect whose connections fail the catalog read (every schema's tables) with 3F000 the
+    // first `failures` times, as PostgreSQL does when a schema is dropped under that read.
+    let failures = 1;
+    let catalogReads = 0;
+    class CatalogRaceDialect extends PGliteDialect {
+      override createDriver(): Driver {
+        const driver = super.createDriver();
+        const originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
+        const original = (connection: DatabaseConnection) => originals.get(connection) ?? connection;
+        return {
+          init: () => driver.init(),
+          acquireConnection: async () => {
+            const connection = await driver.acquireConnection();
+            const racing: DatabaseConnection = {
+              executeQuery: async (query) => {
+                if (query.sql.includes('pg_attribute')) {
+                  catalogReads += 1;
+                  if (failures > 0) {
+                    failures -= 1;
+                    throw Object.assign(new Error('schema "dropped_meanwhile" does not exist'), { code: '3F000' });
+                  }
+                }
+                return connection.executeQuery(query);
+              },
+              streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+            };
+            originals.set(racing, connection);
+            return racing;
+          },
+          beginTransaction: (connection, settings) => driver.beginTransaction(original(connection), settings),
+          commitTransaction: (connection) => driver.commitTransaction(original(connection)),
+          rollbackTransaction: (connection) => driver.rollbackTransaction(original(connection)),
+          releaseConnection: (connection) => driver.releaseConnection(original(connection)),
+          destroy: () => driver.destroy(),
+        };
+      }
+    }
+    const db = new Kysely<FleetHoursDatabase>({ dialect: new CatalogRaceDialect({ pglite: () => new PGlite() }) });
+    try {
+      await migrateToLatest(db);
+      // The failed read, then the reads of a clean run (one per bookkeeping table).
+      expect({ failures, catalogReads }).toEqual({ failures: 0, catalogReads: 3 });
+      expect(await executedMigrations(db)).toEqual(Object.keys(FLEET_HOURS_MIGRATIONS));
+      // A race that outlasts the attempts is a failure that says what happened.
+      await sql`drop schema public cascade`.execute(db);
+      await sql`create schema public`.execute(db);
+      failures = 3;
+      await expect(migrateToLatest(db)).rejects.toThrow('Fleet Hours migration failed: schema "dropped_meanwhile" does not exist');
+      expect(await tablesOf(db)).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
   });
 });
 

@@ -100,9 +100,14 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
   try {
     if (await _isCurrent(db)) return;
     const migrator = await createFleetHoursMigrator(db);
-    // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
-    const { error, results } = await withoutDeadline(db, () => migrator.migrateToLatest());
-    if (error !== undefined) {
+    for (let attempt = 1; ; attempt += 1) {
+      // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
+      const { error, results } = await withoutDeadline(db, () => migrator.migrateToLatest());
+      if (error === undefined) return;
+      // Before migrating, Kysely reads the tables of every schema of the database; another client
+      // dropping a schema meanwhile fails that read with 3F000 (invalid_schema_name). Nothing ran
+      // yet (no results): read again.
+      if (results === undefined && errorCode(error) === '3F000' && attempt < CATALOG_READ_ATTEMPTS) continue;
       const failed = results?.find((result) => result.status === 'Error');
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`Fleet Hours migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`, { cause: error });
@@ -113,6 +118,9 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
     throw new StorageUnavailableError(`Cannot migrate: the database is unavailable${code ? ` (${code})` : ''}`, { cause: error });
   }
 }
+
+/** How many times {@link migrateToLatest} reads the catalog when another client's schema vanished under the read. */
+const CATALOG_READ_ATTEMPTS = 3;
 
 /**
  * The schema unqualified names resolve to: `current_schema()`, or, when no schema of the
