@@ -75,26 +75,7 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
       }),
 
     // The hour meter's engine time at its instants (D38): one statement, running totals (P56, `sql/engine-before.ts`).
-    engineSecondsBeforeMany: ({ requests, now }) =>
-      guard(async () => {
-        requests.forEach((request, index) =>
-          request.instants.forEach((instant, position) => assertEpochSeconds(`requests[${index}].instants[${position}]`, instant)),
-        );
-        assertEpochSeconds('now', now);
-        const results: BucketSeconds[][] = requests.map(({ instants }) => instants.map(() => ({ movingSeconds: 0, idleSeconds: 0 })));
-        const asked = requests.flatMap(({ deviceId, instants }, index) =>
-          instants.length > 0 && isId(deviceId) ? [{ index, deviceId, instants: instants.map((instant) => Math.min(instant, now)) }] : [],
-        );
-        if (asked.length === 0) return results;
-        const { rows } = await engineSecondsBeforeMany(asked).execute(db);
-        for (const row of rows) {
-          results[Number(row.request)]![Number(row.position)] = {
-            movingSeconds: Number(row.moving_seconds),
-            idleSeconds: Number(row.idle_seconds),
-          };
-        }
-        return results;
-      }),
+    engineSecondsBeforeMany: _engineSecondsBeforeMany(db),
 
     summarizeDeviceSegmentsMany: ({ deviceIds, now }) =>
       guard(async () => {
@@ -166,4 +147,28 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         });
       }),
   };
+}
+
+/** `engineSecondsBeforeMany` on Kysely: every instant checked first, each capped at now (P1), one statement for all. */
+function _engineSecondsBeforeMany(db: Kysely<FleetHoursDatabase>): SegmentStore['engineSecondsBeforeMany'] {
+  return ({ requests, now }) =>
+    guard(async () => {
+      requests.forEach((request, index) =>
+        request.instants.forEach((instant, position) => assertEpochSeconds(`requests[${index}].instants[${position}]`, instant)),
+      );
+      assertEpochSeconds('now', now);
+      const results: BucketSeconds[][] = requests.map(({ instants }) => instants.map(() => ({ movingSeconds: 0, idleSeconds: 0 })));
+      const asked = requests.flatMap(({ deviceId, instants }, index) =>
+        instants.length > 0 && isId(deviceId) ? [{ index, deviceId, instants: instants.map((instant) => Math.min(instant, now)) }] : [],
+      );
+      if (asked.length === 0) return results;
+      const { rows } = await engineSecondsBeforeMany(asked).execute(db);
+      for (const row of rows) {
+        results[Number(row.request)]![Number(row.position)] = {
+          movingSeconds: Number(row.moving_seconds),
+          idleSeconds: Number(row.idle_seconds),
+        };
+      }
+      return results;
+    });
 }
