@@ -40,3 +40,4 @@ export * from './events/decide-events.js';
 export * from './events/retry-schedule.js';
 export * from './events/webhook-message.js';
 export * from './events/webhook-endpoint.js';
+export type * from './events/webhook-records.js';

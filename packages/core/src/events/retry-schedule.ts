@@ -114,3 +114,36 @@ export function parseRetrySchedule(text: string): number[] {
     return seconds;
   });
 }
+
+/**
+ * A delivery's state after its `attempts`-th attempt (D41): delivered on a 2xx, failed on a 410
+ * or once the schedule is spent, else pending until the next attempt. Every store applies it.
+ *
+ * @param attempts The attempts made, this one included.
+ * @param attempt The attempt: when, its status (`null`: no answer) and the receiver's `Retry-After`.
+ * @param retrySchedule The delays between attempts.
+ * @returns The delivery's state, attempts and next attempt.
+ * @example
+ * ```ts
+ * import { deliveryAfterAttempt } from '@fleet-hours/core';
+ * deliveryAfterAttempt(1, { attemptedAt: 100, status: 500, retryAfterSeconds: null }, [5]); // { state: 'pending', attempts: 1, nextAttemptAt: 105 }
+ * ```
+ */
+export function deliveryAfterAttempt(
+  attempts: number,
+  attempt: { readonly attemptedAt: number; readonly status: number | null; readonly retryAfterSeconds: number | null },
+  retrySchedule: readonly number[],
+): { readonly state: 'pending' | 'delivered' | 'failed'; readonly attempts: number; readonly nextAttemptAt: EpochSeconds | null } {
+  if (attempt.status !== null && attempt.status >= 200 && attempt.status < 300)
+    return { state: 'delivered', attempts, nextAttemptAt: null };
+  const next =
+    attempt.status === 410
+      ? null
+      : nextAttemptAt({
+          failedAttempts: attempts,
+          attemptedAt: attempt.attemptedAt,
+          retryAfterSeconds: attempt.retryAfterSeconds,
+          schedule: retrySchedule,
+        });
+  return next === null ? { state: 'failed', attempts, nextAttemptAt: null } : { state: 'pending', attempts, nextAttemptAt: next };
+}
