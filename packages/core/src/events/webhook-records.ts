@@ -54,9 +54,13 @@ export interface WebhookEvent {
   readonly raisedAt: EpochSeconds;
 }
 
-/** An event to put in the outbox; `endpointId` sends it to that endpoint only (`webhook.test`). */
+/**
+ * An event to put in the outbox; `endpointId` sends it to that endpoint only (`webhook.test`);
+ * `cause` is the decision's (`RaisedEvent.cause`): for a silence event, the report it follows.
+ */
 export interface NewWebhookEvent extends WebhookEvent {
   readonly endpointId?: number;
+  readonly cause?: EpochSeconds;
 }
 
 /** Where the delivery of one event to one endpoint stands. */

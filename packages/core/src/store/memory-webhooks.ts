@@ -14,6 +14,8 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
   const deliveries = new Map<number, _Delivery>();
   const attempts: WebhookAttempt[] = [];
   const silentAfter = new Map<number, number>();
+  /** `device:cause` of the silences raised, and of those closed by `device.reporting`. */
+  const silences = { raised: new Map<string, { deviceId: number; since: number }>(), closed: new Set<string>() };
   const ids = { endpoint: 0, delivery: 0, attempt: 0 };
   const shown = (delivery: _Delivery): WebhookDelivery => {
     const { claimant: _claimant, claimedUntil: _claimedUntil, ...visible } = delivery;
@@ -96,9 +98,13 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
       assertEpochSeconds('now', now);
       raised.forEach((event, index) => assertEpochSeconds(`events[${index}].raisedAt`, event.raisedAt));
       const stored: string[] = [];
-      for (const { endpointId, ...event } of raised) {
+      for (const { endpointId, cause, ...event } of raised) {
         if (events.has(event.id)) continue;
         events.set(event.id, { ...event });
+        if (cause !== undefined && event.deviceId !== null && event.type === 'device.silent') {
+          silences.raised.set(`${event.deviceId}:${cause}`, { deviceId: event.deviceId, since: cause });
+        }
+        if (cause !== undefined && event.type === 'device.reporting') silences.closed.add(`${event.deviceId}:${cause}`);
         stored.push(event.id);
         for (const endpoint of _byId(endpoints.values())) {
           if (endpoint.accountId !== event.accountId) continue;
@@ -179,6 +185,13 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
       for (const delivery of replayed)
         Object.assign(delivery, { state: 'pending', attempts: 0, nextAttemptAt: now, claimant: null, claimedUntil: null });
       return replayed.map(shown);
+    },
+    async listOpenSilences({ deviceIds }) {
+      const wanted = new Set(deviceIds);
+      return [...silences.raised]
+        .filter(([key, silence]) => wanted.has(silence.deviceId) && !silences.closed.has(key))
+        .map(([, silence]) => ({ ...silence }))
+        .sort((a, b) => a.deviceId - b.deviceId || a.since - b.since);
     },
     async webhookBacklog() {
       const pending = [...deliveries.values()].filter((delivery) => delivery.state === 'pending');

@@ -431,6 +431,14 @@ export interface WebhookOutboxStore {
    */
   replayWebhookEvent(input: { readonly eventId: string; readonly now: EpochSeconds }): Promise<readonly WebhookDelivery[] | null>;
 
+  /**
+   * MUST return, for each of the devices, the open silence (D40): the `cause` of a `device.silent`
+   * event of the device with no `device.reporting` event of the same device and cause; by device id.
+   */
+  listOpenSilences(input: {
+    readonly deviceIds: readonly number[];
+  }): Promise<readonly { readonly deviceId: number; readonly since: EpochSeconds }[]>;
+
   /** MUST return the number of pending deliveries and the instant the oldest one's event was raised (`null`: none). */
   webhookBacklog(): Promise<{ readonly pending: number; readonly oldestRaisedAt: EpochSeconds | null }>;
 

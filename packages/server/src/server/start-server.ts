@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../database/database-target.js';
 import { openDatabase, type OpenedDatabase } from '../database/open-database.js';
 import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMetrics } from './server-metrics.js';
 import { _nodeFingerprint } from './_node-fingerprint.js';
+import { startEventDelivery, type EventDelivery, type EventDeliveryOptions } from '../webhooks/event-delivery.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -48,6 +49,13 @@ export interface StartServerOptions {
   readonly maxInFlight?: number;
   /** The limits of one ingestion request (points, body bytes, body deadline): `createFleetHoursApp`'s `ingest`. */
   readonly ingest?: Partial<IngestLimits>;
+  /**
+   * Deliver webhooks and run the periodic event check in this process (D40, D41), with these
+   * settings (`{}`: the defaults). Default `null`: neither (`fleet-hours serve` turns them on).
+   */
+  readonly webhooks?: EventDeliveryOptions | null;
+  /** Receives the server's own log lines beyond the access log (webhook attempts). Default: one JSON line each on stdout. */
+  readonly logEvent?: (entry: object) => void;
 }
 
 /** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
@@ -146,6 +154,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       }
     }
     const endpoint = metricsEndpoint;
+    const fleetHoursForEvents = createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint });
+    let delivery: EventDelivery | null = null;
     const server = await serve({
       app: served,
       port,
@@ -156,10 +166,21 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
       ...(options.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
       onClose: async () => {
+        // Finishes the webhook requests under way and releases what it claimed, before the database closes.
+        await delivery?.close();
         await endpoint?.close();
         if (ownsDatabase) await database.close();
       },
     });
+    if (options.webhooks) {
+      delivery = startEventDelivery({
+        ...options.webhooks,
+        fleetHours: fleetHoursForEvents,
+        now,
+        log: options.logEvent ?? _writeJsonLine,
+        ...(metrics === null ? {} : { metrics }),
+      });
+    }
     return { ...server, close: () => server.close(), metricsUrl: endpoint?.url ?? null, metrics };
   } catch (error) {
     await metricsEndpoint?.close();
@@ -168,7 +189,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   }
 }
 
-function _writeJsonLine(entry: AccessLogEntry): void {
+function _writeJsonLine(entry: object): void {
   console.log(JSON.stringify(entry));
 }
 

@@ -140,7 +140,10 @@ export interface WebhookEventsTable {
   id: string;
   account_id: number;
   type: string;
-  device_id: number | null;
+  /** The device the event is about (payload: the outbox is not a per-device table). */
+  about_device_id: number | null;
+  /** For a silence event, the report it follows (D40). */
+  cause: NullableTimestampColumn;
   body: string;
   raised_at: TimestampColumn;
 }

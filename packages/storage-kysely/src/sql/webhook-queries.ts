@@ -102,7 +102,8 @@ export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], 
         id: event.id,
         account_id: event.accountId,
         type: event.type,
-        device_id: event.deviceId,
+        about_device_id: event.deviceId,
+        cause: event.cause === undefined ? null : instantOf(event.cause),
         body: event.body,
         raised_at: instantOf(event.raisedAt),
       })),
@@ -132,7 +133,7 @@ export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], 
 
 /** The claim: the due rows no one holds, locked and skipped when another claim holds them (D41). */
 export function claimDue(input: { claimant: string; limit: number; leaseSeconds: number; now: number }) {
-  return sql<DeliveryRow & { type: string; account_id: number; device_id: number | null; body: string; raised_at: number | string }>`
+  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
     with due as (
       select d.id
         from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
@@ -145,7 +146,7 @@ export function claimDue(input: { claimant: string; limit: number; leaseSeconds:
        set claimant = ${input.claimant}, claimed_until = ${instantOf(input.now + input.leaseSeconds)}
       from due, webhook_events e
      where d.id = due.id and e.id = d.event_id
-    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.device_id, e.body, date_part('epoch', e.raised_at) as raised_at`;
+    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at`;
 }
 
 /** An attempt row as `listAttempts` reads it. */

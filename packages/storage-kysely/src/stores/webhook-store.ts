@@ -145,7 +145,7 @@ export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore
               id: row.event_id,
               accountId: row.account_id,
               type: row.type as EventType,
-              deviceId: row.device_id,
+              deviceId: row.about_device_id,
               body: row.body,
               raisedAt: Number(row.raised_at),
             },
@@ -220,6 +220,20 @@ export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore
             returning ${DELIVERY_COLUMNS}`.execute(trx);
           return rows.map(toDelivery).sort((a, b) => a.id - b.id);
         });
+      }),
+
+    listOpenSilences: ({ deviceIds }) =>
+      guard(async () => {
+        const wanted = deviceIds.filter(isId);
+        if (wanted.length === 0) return [];
+        const { rows } = await sql<{ device_id: number; since: number | string }>`
+          select s.about_device_id as device_id, date_part('epoch', s.cause) as since
+            from webhook_events s
+           where s.about_device_id = any(${wanted}::integer[]) and s.cause is not null and s.type = 'device.silent'
+             and not exists (select 1 from webhook_events r
+                              where r.about_device_id = s.about_device_id and r.cause = s.cause and r.type = 'device.reporting')
+           order by s.about_device_id, s.cause`.execute(db);
+        return rows.map((row) => ({ deviceId: row.device_id, since: Number(row.since) }));
       }),
 
     webhookBacklog: () =>

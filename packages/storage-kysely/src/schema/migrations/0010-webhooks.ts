@@ -30,12 +30,14 @@ export const webhooksMigration: Migration = {
         id text primary key,
         account_id integer not null references accounts (id) on delete cascade,
         type text not null,
-        device_id integer,
+        -- The device an event is about: payload, not a per-device row (the outbox is shared, docs/operations.md).
+        about_device_id integer,
+        cause timestamptz,
         body text not null,
         raised_at timestamptz not null
       )`.execute(db);
-    // The latest silence event of a device: whether a silence is open (D40).
-    await sql`create index webhook_events_device_idx on webhook_events (device_id, raised_at) where device_id is not null`.execute(db);
+    // A device's silences, raised and closed: whether one is open (D40).
+    await sql`create index webhook_events_silence_idx on webhook_events (about_device_id, cause, type) where cause is not null`.execute(db);
 
     await sql`
       create table webhook_deliveries (
