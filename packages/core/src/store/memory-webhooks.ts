@@ -115,7 +115,7 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
       }
       return stored;
     },
-    async claimDeliveries({ claimant, limit, leaseSeconds, now }) {
+    async claimDeliveries({ claimant, eventId, limit, leaseSeconds, now }) {
       assertEpochSeconds('now', now);
       const due = [...deliveries.values()]
         .filter(
@@ -124,7 +124,7 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
             delivery.nextAttemptAt! <= now &&
             (delivery.claimedUntil === null || delivery.claimedUntil <= now),
         )
-        .filter((delivery) => endpoints.get(delivery.endpointId)?.enabled === true)
+        .filter((delivery) => endpoints.get(delivery.endpointId)?.enabled === true && (eventId === undefined || delivery.eventId === eventId))
         .sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.id - b.id)
         .slice(0, limit);
       return due.map((delivery) => {

@@ -389,10 +389,12 @@ export interface WebhookOutboxStore {
    * MUST claim up to `limit` pending deliveries due at `now` of enabled endpoints, oldest due
    * first, that no unexpired claim holds, for `claimant` until `now + leaseSeconds`, and return
    * them. Two concurrent calls never claim one delivery (D41: one event is never sent by two
-   * senders at once); a claim that expires (its sender died) is claimed again.
+   * senders at once); a claim that expires (its sender died) is claimed again. With `eventId`, only
+   * that event's deliveries (a command that sends one event now).
    */
   claimDeliveries(input: {
     readonly claimant: string;
+    readonly eventId?: string;
     readonly limit: number;
     readonly leaseSeconds: number;
     readonly now: EpochSeconds;

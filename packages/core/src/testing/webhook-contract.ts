@@ -210,6 +210,13 @@ function _describeOutbox(store: () => FleetHoursStore): void {
     ).toEqual(['evt_1', 'evt_2', 'evt_3']);
   });
 
+  it('D41: a claim of one event takes only its deliveries', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId), event('evt_2', accountId)], now: T0 });
+    const claimed = await store().claimDeliveries({ claimant: 'a', eventId: 'evt_2', limit: 10, leaseSeconds: 30, now: T0 });
+    expect(claimed.map((found) => found.event.id)).toEqual(['evt_2']);
+  });
+
   it('D41: claims made at once never share a delivery', async () => {
     const { accountId } = await seed(store());
     await store().raiseEvents({ events: Array.from({ length: 40 }, (_, index) => event(`evt_${index}`, accountId)), now: T0 });

@@ -45,8 +45,8 @@ export interface WebhookAttemptEntry {
 
 /** A running sender. */
 export interface WebhookSender {
-  /** Claims and sends what is due now, once; resolves with the number of deliveries sent. */
-  runOnce(): Promise<number>;
+  /** Claims and sends what is due now (only that event's deliveries with `eventId`), once; resolves with the attempts made. */
+  runOnce(eventId?: string): Promise<readonly WebhookAttemptEntry[]>;
   /** Stops claiming, finishes the requests under way, releases anything still claimed. */
   close(): Promise<void>;
 }
@@ -83,25 +83,40 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     const attemptedAt = Math.floor(now() / 1000);
     const attempt = await sendWebhook(claimed, attemptedAt, send);
     const delivery = await options.store.recordWebhookAttempt({ deliveryId: claimed.delivery.id, claimant, attempt, retrySchedule });
-    options.onAttempt?.({
+    const entry: WebhookAttemptEntry = {
       eventId: claimed.event.id,
       eventType: claimed.event.type,
       endpointId: claimed.endpoint.id,
       attempt,
       delivery,
       ageSeconds: attemptedAt - claimed.event.raisedAt,
-    });
+    };
+    options.onAttempt?.(entry);
+    return entry;
   };
-  const runOnce = async () => {
-    const claimed = await options.store.claimDeliveries({ claimant, limit: concurrency, leaseSeconds, now: Math.floor(now() / 1000) });
-    await Promise.all(claimed.map((one) => deliver(one).catch((error: unknown) => options.onError?.(error))));
-    return claimed.length;
+  const runOnce = async (eventId?: string) => {
+    const claimed = await options.store.claimDeliveries({
+      claimant,
+      limit: concurrency,
+      leaseSeconds,
+      now: Math.floor(now() / 1000),
+      ...(eventId === undefined ? {} : { eventId }),
+    });
+    const entries = await Promise.all(
+      claimed.map((one) =>
+        deliver(one).catch((error: unknown) => {
+          options.onError?.(error);
+          return null;
+        }),
+      ),
+    );
+    return entries.filter((entry) => entry !== null);
   };
   const loop = (async () => {
     while (!stopping && options.poll !== false) {
       let sent = 0;
       try {
-        sent = await runOnce();
+        sent = (await runOnce()).length;
       } catch (error) {
         options.onError?.(error);
       }

@@ -132,13 +132,14 @@ export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], 
 }
 
 /** The claim: the due rows no one holds, locked and skipped when another claim holds them (D41). */
-export function claimDue(input: { claimant: string; limit: number; leaseSeconds: number; now: number }) {
+export function claimDue(input: { claimant: string; eventId?: string | undefined; limit: number; leaseSeconds: number; now: number }) {
   return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
     with due as (
       select d.id
         from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
        where d.state = 'pending' and d.next_attempt_at <= ${instantOf(input.now)}
          and (d.claimed_until is null or d.claimed_until <= ${instantOf(input.now)}) and p.enabled
+         ${input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`}
        order by d.next_attempt_at, d.id
        limit ${input.limit}
        for update of d skip locked)
