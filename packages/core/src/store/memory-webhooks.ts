@@ -124,7 +124,9 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
             delivery.nextAttemptAt! <= now &&
             (delivery.claimedUntil === null || delivery.claimedUntil <= now),
         )
-        .filter((delivery) => endpoints.get(delivery.endpointId)?.enabled === true && (eventId === undefined || delivery.eventId === eventId))
+        .filter(
+          (delivery) => endpoints.get(delivery.endpointId)?.enabled === true && (eventId === undefined || delivery.eventId === eventId),
+        )
         .sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.id - b.id)
         .slice(0, limit);
       return due.map((delivery) => {
