@@ -62,7 +62,8 @@ export async function startWebhookReceiver(options: { readonly port?: number; re
       };
       const seenBefore = received.filter((one) => one.id === id && one.path === path).length;
       received.push(entry);
-      const answer = (options.answers[path] ?? (() => ({ status: 404 })))(entry, seenBefore);
+      const notFound: WebhookAnswer = () => ({ status: 404 });
+      const answer = (options.answers[path] ?? notFound)(entry, seenBefore);
       if (answer === null) {
         inFlight.delete(id);
         hanging.push(response);
