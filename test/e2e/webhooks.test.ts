@@ -187,4 +187,71 @@ describe(`D40, D41 webhooks from serve processes (${adminUrl ? 'PostgreSQL serve
     expect(receiver.received.every((one) => one.verified)).toBe(true);
     expect(receiver.received.map((one) => one.type).sort()).toEqual(['service.due_soon', 'service.overdue']);
   }, 120_000);
+
+  it('D40: a write that makes a schedule overdue raises its events at once, without waiting for the periodic check', async () => {
+    if (database) {
+      await database.drop();
+      database = await createTestDatabase(adminUrl!);
+    }
+    const args = database ? ['--database-url', database.url] : ['--data-dir', join(work, 'written')];
+    const cliJson = <T>(argv: readonly string[]) => runCliJson<T>([...argv, ...args], { cwd: work });
+    const account = await cliJson<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
+    const device = await cliJson<{ id: number }>([
+      'devices',
+      'create',
+      '--account',
+      String(account.id),
+      '--name',
+      'Loader 9',
+      '--imei',
+      '356307042441021',
+      '--model',
+      'M',
+      '--timezone',
+      'UTC',
+    ]);
+    const start = Math.floor(Date.now() / 1000) - 7_300;
+    const lastDone = new Date(start * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const schedule = await cliJson<{ id: number }>([
+      'service',
+      'create',
+      '--device',
+      String(device.id),
+      '--name',
+      'Greasing',
+      '--every',
+      '1h',
+      '--last-done-at',
+      lastDone,
+      '--last-done-hours',
+      '0',
+    ]);
+    const { token } = await cliJson<{ token: string }>(['ingest-tokens', 'create', '--account', String(account.id)]);
+    const receiver = await startWebhookReceiver({ answers: { '/in': () => ({ status: 200 }) } });
+    closers.push(receiver.close);
+    const created = await endpoint(cliJson, account.id, receiver.url('/in'));
+    receiver.trust('/in', created.secret);
+    // The periodic check runs once, at the start, when the schedule is still ok.
+    const server = await startServe([...args, ...FAST, '--event-check-interval', '3600'], { cwd: work });
+    servers.push(server);
+    const points = Array.from({ length: 121 }, (_, index) => ({
+      device_id: device.id,
+      time: start + 100 + index * 60,
+      ignition: true,
+      speed_kmh: 20,
+    }));
+    const response = await fetch(`${server.url}/ingest/v1/telemetry`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(points),
+    });
+    expect(response.status).toBe(200);
+    await waitFor(() => receiver.received.length >= 2, 'the events of the write');
+    expect(receiver.received.map((one) => one.id).sort()).toEqual([
+      `evt_due_soon_s${schedule.id}_c${start}`,
+      `evt_overdue_s${schedule.id}_c${start}`,
+    ]);
+    expect(receiver.received.every((one) => one.verified)).toBe(true);
+    expect((await servers.pop()!.stop('SIGTERM')).code).toBe(0);
+  }, 120_000);
 });

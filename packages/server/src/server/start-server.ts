@@ -114,6 +114,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
             metrics.observeRequest(entry);
             (writeLog ?? _writeJsonLine)(entry);
           };
+    const fleetHoursForEvents = createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint });
+    let delivery: EventDelivery | null = null;
     const app = createFleetHoursApp({
       // Fingerprints with node:crypto, synchronously: the same digits as core's WebCrypto default.
       fleetHours: createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint }),
@@ -128,8 +130,15 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),
-      // D30: what ingestion wrote, by outcome (the app calls it once the points are committed).
-      ...(metrics === null ? {} : { onIngest: (outcome) => metrics.recordIngest(outcome) }),
+      // D30: what ingestion wrote, by outcome (the app calls it once the points are committed); D40: the events of the devices written.
+      ...(metrics === null && !options.webhooks
+        ? {}
+        : {
+            onIngest: (outcome) => {
+              metrics?.recordIngest(outcome);
+              if (outcome.accountId !== undefined && outcome.deviceIds) delivery?.afterWrite(outcome.accountId, outcome.deviceIds);
+            },
+          }),
     });
     // The metrics count the requests in flight around the app; everything else comes from the access log.
     const served =
@@ -154,8 +163,6 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       }
     }
     const endpoint = metricsEndpoint;
-    const fleetHoursForEvents = createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint });
-    let delivery: EventDelivery | null = null;
     const server = await serve({
       app: served,
       port,

@@ -90,6 +90,34 @@ describe('checkEvents() (D40)', () => {
     expect(bodies.get(`evt_reporting_d${device.id}_r${T0 + 60}`)?.data).toMatchObject({ silent_seconds: 1000 });
   });
 
+  it('checks only the devices a write named, of their account, when given them', async () => {
+    const store = createMemoryStore();
+    const { account, device, schedule } = await seed(store);
+    const other = (await store.createDevice({ accountId: account.id, name: 'Loader 8', imei: '2', model: 'm', timeZone: 'UTC' }))!;
+    const otherSchedule = (await store.createServiceSchedule({
+      deviceId: other.id,
+      name: 'Oil',
+      intervalSeconds: HOUR,
+      lastDoneAt: T0,
+      now: T0,
+    }))!;
+    for (const { id } of [device, other]) {
+      await store.importSegments({
+        deviceId: id,
+        segments: [{ startedAt: T0, endedAt: T0 + 11 * HOUR, state: 'moving' }],
+        reportedAt: T0 + 11 * HOUR,
+      });
+    }
+    const now = T0 + 11 * HOUR + 60;
+    const fleetHours = createFleetHours({ store, now: () => now * 1000 });
+    expect(await checkEvents({ fleetHours, now, accountId: account.id, deviceIds: [device.id] })).toBe(2);
+    expect(await checkEvents({ fleetHours, now, accountId: account.id + 1, deviceIds: [other.id] })).toBe(0);
+    const bodies = await pendingBodies(store, now);
+    expect([...bodies.keys()].sort()).toEqual([`evt_due_soon_s${schedule.id}_c${T0}`, `evt_overdue_s${schedule.id}_c${T0}`]);
+    expect(await checkEvents({ fleetHours, now })).toBe(2);
+    expect((await pendingBodies(store, now)).has(`evt_overdue_s${otherSchedule.id}_c${T0}`)).toBe(true);
+  });
+
   it('testEvent() makes a webhook.test event for one endpoint, under a new id each time', () => {
     const first = testEvent({ endpointId: 4, accountId: 1, now: T0 });
     expect(JSON.parse(first.body)).toEqual({ type: 'webhook.test', timestamp: '2026-01-01T00:00:00Z', data: { endpoint_id: 4 } });

@@ -17,21 +17,25 @@ import { serviceScheduleBody } from '@fleet-hours/http';
 const PAGE = 500;
 
 /**
- * The periodic check (D40): for every device of every account, raises the service events of the
- * statuses its schedules have reached in their cycle and the silence events of its reports, each
- * under its stable id — the outbox stores an id once, so checking again raises nothing new. Each
- * page of devices costs a bounded number of store calls.
+ * The check of events (D40): for every device of every account (the periodic check), or for the
+ * devices a write named (`deviceIds`, with `accountId`), raises the service events of the statuses
+ * its schedules have reached in their cycle and the silence events of its reports, each under its
+ * stable id — the outbox stores an id once, so checking again raises nothing new. Each page of
+ * devices costs a bounded number of store calls.
  *
- * @param input The service, now (epoch seconds) and, optionally, the one account to check.
+ * @param input The service, now (epoch seconds) and, optionally, the one account and its devices to check.
  * @returns The number of events stored (new ones only).
  */
 export async function checkEvents(input: {
   readonly fleetHours: FleetHours;
   readonly now: number;
   readonly accountId?: number;
+  readonly deviceIds?: readonly number[];
 }): Promise<number> {
   const { fleetHours, now } = input;
   const store = fleetHours.store;
+  if (input.accountId !== undefined && input.deviceIds !== undefined)
+    return _checkDevices(fleetHours, now, input.accountId, input.deviceIds);
   const accounts = input.accountId === undefined ? await store.listAccounts() : [{ id: input.accountId }];
   let stored = 0;
   for (const account of accounts) {
@@ -67,6 +71,25 @@ export async function checkEvents(input: {
     } while (cursor);
   }
   return stored;
+}
+
+/** The check of some devices of one account: one service read per device (a write names a few). */
+async function _checkDevices(fleetHours: FleetHours, now: number, accountId: number, deviceIds: readonly number[]): Promise<number> {
+  const store = fleetHours.store;
+  const silentAfterSeconds = (await store.findSilentAfter({ accountId })) ?? 0;
+  const open = new Map((await store.listOpenSilences({ deviceIds })).map((silence) => [silence.deviceId, silence.since]));
+  const events: NewWebhookEvent[] = [];
+  for (const deviceId of deviceIds) {
+    const [device, service] = await Promise.all([store.findDevice({ accountId, deviceId }), fleetHours.service({ accountId, deviceId })]);
+    if (!device || !service) continue;
+    const after = _watch(device, service);
+    const raised = [
+      ...decideServiceEvents(null, after),
+      ...decideSilenceEvents({ before: null, after, openSilence: open.get(deviceId) ?? null, now, silentAfterSeconds }),
+    ];
+    events.push(...raised.map((event) => _newEvent(event, accountId, device, service, silentAfterSeconds, now)));
+  }
+  return events.length === 0 ? 0 : (await store.raiseEvents({ events, now })).length;
 }
 
 /**

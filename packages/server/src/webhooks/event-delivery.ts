@@ -19,6 +19,8 @@ export interface EventDeliveryOptions {
 
 /** Events and webhooks running in a server. */
 export interface EventDelivery {
+  /** Checks the events of devices a write just changed (D40), soon and once for writes that come together. */
+  afterWrite(accountId: number, deviceIds: readonly number[]): void;
   /** Stops the check, finishes the requests under way and releases what the sender claimed. */
   close(): Promise<void>;
 }
@@ -72,8 +74,33 @@ export function startEventDelivery(
   };
   check();
   const timer = setInterval(check, options.checkIntervalMs ?? 60_000);
+  // Devices written since the last check of written devices, by account: checked together, one check at a time.
+  let written = new Map<number, Set<number>>();
+  let scheduled = false;
+  const checkWritten = () => {
+    scheduled = false;
+    const batch = written;
+    written = new Map();
+    checking = checking.then(async () => {
+      for (const [accountId, deviceIds] of batch) {
+        await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).catch(onError);
+      }
+    });
+  };
+  let closed = false;
   return {
+    afterWrite(accountId, deviceIds) {
+      if (closed || deviceIds.length === 0) return;
+      const devices = written.get(accountId) ?? new Set<number>();
+      for (const deviceId of deviceIds) devices.add(deviceId);
+      written.set(accountId, devices);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(checkWritten, 20);
+      }
+    },
     async close() {
+      closed = true;
       clearInterval(timer);
       await checking;
       await sender.close();
