@@ -189,7 +189,7 @@ function _describeOutbox(store: () => FleetHoursStore): void {
     ]);
   });
 
-  it('D41: a claim takes the due deliveries, oldest first, up to the limit, and no one else takes them until it expires or is released', async () => {
+  it('D41, P54: a claim takes the due deliveries, oldest first, up to the limit, and no one else takes them until its lease ends or it is released', async () => {
     const { accountId } = await seed(store());
     await store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 });
     await store().raiseEvents({ events: [event('evt_2', accountId)], now: T0 + 1 });

@@ -1,7 +1,7 @@
 /**
  * The periodic check (D40) through `checkEvents` over a memory store: service events once per
  * schedule and cycle with the schedule as `/service` shows it, silence events once per silence,
- * and a second check that raises nothing new.
+ * and a second check that raises nothing new; the check of the devices a write named (P53).
  */
 import { createFleetHours, createMemoryStore, type FleetHoursStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ describe('checkEvents() (D40)', () => {
     expect(bodies.get(`evt_reporting_d${device.id}_r${T0 + 60}`)?.data).toMatchObject({ silent_seconds: 1000 });
   });
 
-  it('checks only the devices a write named, of their account, when given them', async () => {
+  it('P53: checks only the devices a write named, of their account, when given them; the periodic check every device', async () => {
     const store = createMemoryStore();
     const { account, device, schedule } = await seed(store);
     const other = (await store.createDevice({ accountId: account.id, name: 'Loader 8', imei: '2', model: 'm', timeZone: 'UTC' }))!;

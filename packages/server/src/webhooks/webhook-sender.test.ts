@@ -94,7 +94,7 @@ describe('startWebhookSender() (D41)', () => {
   };
   const attempts = (endpointId: number) => store.listWebhookAttempts({ endpointId, limit: 10 });
 
-  it('sends the stored body signed per Standard Webhooks; the reference library verifies it, and a wrong secret does not', async () => {
+  it('sends the stored body (P55) signed per Standard Webhooks; the reference library verifies it, and a wrong secret does not', async () => {
     const { receiver, endpoint, sender, body } = await setUp((_, response) => response.writeHead(204).end());
     expect(await sender.runOnce()).toHaveLength(1);
     expect(receiver.received).toEqual([{ id: 'evt_silent_d7_r1', body, verifiedWith: [SECRET] }]);
