@@ -7,8 +7,8 @@ import type { WebhookOutboxStore } from './storage-port.js';
 /** A delivery as the memory store keeps it: with its claim. */
 type _Delivery = WebhookDelivery & { claimant: string | null; claimedUntil: number | null };
 
-/** Endpoints, the outbox, deliveries and attempts of a memory store (D40, D41), over its accounts. */
-export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookOutboxStore {
+/** What the parts of a memory store's webhooks share. */
+function _memoryWebhookState() {
   const endpoints = new Map<number, WebhookEndpoint>();
   const events = new Map<string, WebhookEvent>();
   const deliveries = new Map<number, _Delivery>();
@@ -35,6 +35,20 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
     };
     deliveries.set(delivery.id, delivery);
   };
+  return { endpoints, events, deliveries, attempts, silentAfter, silences, ids, shown, deliver };
+}
+
+type _State = ReturnType<typeof _memoryWebhookState>;
+
+/** Endpoints, the outbox, deliveries and attempts of a memory store (D40, D41), over its accounts. */
+export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookOutboxStore {
+  const state = _memoryWebhookState();
+  return { ..._memoryEndpoints(state, accounts), ..._memoryOutbox(state), ..._memoryAccountEvents(state, accounts) };
+}
+
+/** Endpoints. */
+function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>) {
+  const { endpoints, deliveries, attempts, ids } = state;
   return {
     async createWebhookEndpoint({ accountId, url, eventTypes, secret, now }) {
       assertEpochSeconds('now', now);
@@ -94,6 +108,13 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
         if (attempts[index]!.endpointId === endpointId) attempts.splice(index, 1);
       return { ...endpoint };
     },
+  } satisfies Partial<WebhookOutboxStore>;
+}
+
+/** The outbox, deliveries and attempts. */
+function _memoryOutbox(state: _State) {
+  const { endpoints, events, deliveries, attempts, silences, ids, shown, deliver } = state;
+  return {
     async raiseEvents({ events: raised, now }) {
       assertEpochSeconds('now', now);
       raised.forEach((event, index) => assertEpochSeconds(`events[${index}].raisedAt`, event.raisedAt));
@@ -188,6 +209,13 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
         Object.assign(delivery, { state: 'pending', attempts: 0, nextAttemptAt: now, claimant: null, claimedUntil: null });
       return replayed.map(shown);
     },
+  } satisfies Partial<WebhookOutboxStore>;
+}
+
+/** Open silences, the backlog and each account's quiet time. */
+function _memoryAccountEvents(state: _State, accounts: ReadonlyMap<number, unknown>) {
+  const { events, deliveries, silentAfter, silences } = state;
+  return {
     async listOpenSilences({ deviceIds }) {
       const wanted = new Set(deviceIds);
       return [...silences.raised]
@@ -207,7 +235,7 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
     },
     findSilentAfter: async ({ accountId }) =>
       accounts.has(accountId) ? (silentAfter.get(accountId) ?? DEFAULT_SILENT_AFTER_SECONDS) : null,
-  };
+  } satisfies Partial<WebhookOutboxStore>;
 }
 
 const _byId = <T extends { id: number }>(items: Iterable<T>) => [...items].sort((a, b) => a.id - b.id);

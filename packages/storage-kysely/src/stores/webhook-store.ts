@@ -28,6 +28,22 @@ import { guard } from './storage-error.js';
  * report at once.
  */
 export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore {
+  return { ..._endpointMethods(db), ..._outboxMethods(db), ..._accountEventMethods(db) };
+}
+
+type _Methods<Names extends keyof WebhookOutboxStore> = Pick<FleetHoursStore, Names>;
+
+/** Endpoints: one statement each (a removal: its attempts, then the endpoint with its deliveries). */
+function _endpointMethods(
+  db: Kysely<FleetHoursDatabase>,
+): _Methods<
+  | 'createWebhookEndpoint'
+  | 'findWebhookEndpoint'
+  | 'listWebhookEndpoints'
+  | 'updateWebhookEndpoint'
+  | 'rotateWebhookSecret'
+  | 'removeWebhookEndpoint'
+> {
   const endpointById = (endpointId: number) => db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', endpointId);
   const one = async (endpointId: number) => {
     if (!isId(endpointId)) return null;
@@ -120,7 +136,16 @@ export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore
           return row ? toEndpoint(row as EndpointRow) : null;
         });
       }),
+  };
+}
 
+/** The outbox: raising, claiming, reporting, releasing, listing and replaying. */
+function _outboxMethods(
+  db: Kysely<FleetHoursDatabase>,
+): _Methods<
+  'raiseEvents' | 'claimDeliveries' | 'recordWebhookAttempt' | 'releaseWebhookClaims' | 'listWebhookAttempts' | 'replayWebhookEvent'
+> {
+  return {
     raiseEvents: ({ events, now }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
@@ -221,7 +246,14 @@ export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore
           return rows.map(toDelivery).sort((a, b) => a.id - b.id);
         });
       }),
+  };
+}
 
+/** Open silences, the backlog and each account's quiet time. */
+function _accountEventMethods(
+  db: Kysely<FleetHoursDatabase>,
+): _Methods<'listOpenSilences' | 'webhookBacklog' | 'setSilentAfter' | 'findSilentAfter'> {
+  return {
     listOpenSilences: ({ deviceIds }) =>
       guard(async () => {
         const wanted = deviceIds.filter(isId);
@@ -267,5 +299,5 @@ export function webhookStore(db: Kysely<FleetHoursDatabase>): WebhookOutboxStore
         if (rows.length === 0) return null;
         return rows[0]!.silent_after_seconds ?? DEFAULT_SILENT_AFTER_SECONDS;
       }),
-  } satisfies Pick<FleetHoursStore, keyof WebhookOutboxStore>;
+  };
 }
