@@ -112,25 +112,40 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     );
     return entries.filter((entry) => entry !== null);
   };
+  // Keeps up to `concurrency` requests under way: a freed slot is claimed again at once.
+  const inFlight = new Set<Promise<unknown>>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   const loop = (async () => {
     while (!stopping && options.poll !== false) {
-      let sent = 0;
+      let claimed: readonly ClaimedDelivery[] = [];
       try {
-        sent = (await runOnce()).length;
+        const limit = concurrency - inFlight.size;
+        if (limit > 0) claimed = await options.store.claimDeliveries({ claimant, limit, leaseSeconds, now: Math.floor(now() / 1000) });
       } catch (error) {
         options.onError?.(error);
       }
-      if (sent === 0 && !stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, options.pollIntervalMs ?? 1000);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
+      for (const one of claimed) {
+        const sending: Promise<unknown> = deliver(one)
+          .catch((error: unknown) => options.onError?.(error))
+          .finally(() => {
+            inFlight.delete(sending);
+            (wake as (() => void) | null)?.();
+          });
+        inFlight.add(sending);
       }
+      if (stopping) break;
+      // Nothing due, or every slot taken: wait for a slot to free or the next look.
+      if (claimed.length === 0 || inFlight.size >= concurrency) await pause(options.pollIntervalMs ?? 1000);
+      wake = null;
     }
+    await Promise.all(inFlight);
   })();
   return {
     runOnce,

@@ -1,7 +1,7 @@
-import type { ClaimedDelivery, EventType, FleetHoursStore, WebhookOutboxStore } from '@fleet-hours/core';
+import type { AttemptReport, ClaimedDelivery, EventType, FleetHoursStore, WebhookOutboxStore } from '@fleet-hours/core';
 import { DEFAULT_SILENT_AFTER_SECONDS, deliveryAfterAttempt, endpointAfterAttempt } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import {
   claimDue,
@@ -194,23 +194,7 @@ function _outboxMethods(
                    ${attempt.durationMs}::float8, ${attempt.error}::text
               from webhook_events e where e.id = ${delivery.event_id}`.execute(trx);
           if (delivery.claimant !== claimant) return toDelivery(delivery);
-          const endpointRow = await trx
-            .selectFrom('webhook_endpoints')
-            .select(ENDPOINT_COLUMNS)
-            .where('id', '=', delivery.endpoint_id)
-            .forUpdate()
-            .executeTakeFirstOrThrow();
-          const endpoint = toEndpoint(endpointRow as EndpointRow);
-          const effect = endpointAfterAttempt({ status: attempt.status, failingSince: endpoint.failingSince, now: attempt.attemptedAt });
-          const disable = effect.disable !== null && endpoint.enabled;
-          await trx
-            .updateTable('webhook_endpoints')
-            .set({
-              failing_since: effect.failingSince === null ? null : instantOf(effect.failingSince),
-              ...(disable ? { enabled: false, disabled_reason: effect.disable, disabled_at: instantOf(attempt.attemptedAt) } : {}),
-            })
-            .where('id', '=', endpoint.id)
-            .execute();
+          await _applyToEndpoint(trx, delivery.endpoint_id, attempt);
           const next = deliveryAfterAttempt(delivery.attempts + 1, attempt, retrySchedule);
           const { rows: updated } = await sql<DeliveryRow>`
             update webhook_deliveries d
@@ -300,4 +284,33 @@ function _accountEventMethods(
         return rows[0]!.silent_after_seconds ?? DEFAULT_SILENT_AFTER_SECONDS;
       }),
   };
+}
+
+/**
+ * The attempt's effect on its endpoint (D41): read without a lock first, and only when it changes
+ * something (a failing streak starts or ends, the endpoint is disabled) locked, read again and
+ * written — so that the successes of many senders to one endpoint do not queue on its row.
+ */
+async function _applyToEndpoint(trx: Transaction<FleetHoursDatabase>, endpointId: number, attempt: AttemptReport): Promise<void> {
+  const read = (lock: boolean) => {
+    const query = trx.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', endpointId);
+    return (lock ? query.forUpdate() : query).executeTakeFirstOrThrow();
+  };
+  const effectOn = (row: unknown) => {
+    const endpoint = toEndpoint(row as EndpointRow);
+    const effect = endpointAfterAttempt({ status: attempt.status, failingSince: endpoint.failingSince, now: attempt.attemptedAt });
+    const disable = effect.disable !== null && endpoint.enabled;
+    return { effect, disable, changes: disable || effect.failingSince !== endpoint.failingSince };
+  };
+  if (!effectOn(await read(false)).changes) return;
+  const { effect, disable, changes } = effectOn(await read(true));
+  if (!changes) return;
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      failing_since: effect.failingSince === null ? null : instantOf(effect.failingSince),
+      ...(disable ? { enabled: false, disabled_reason: effect.disable, disabled_at: instantOf(attempt.attemptedAt) } : {}),
+    })
+    .where('id', '=', endpointId)
+    .execute();
 }
