@@ -162,4 +162,22 @@ describe('startWebhookSender() (D41)', () => {
     expect(attempt?.status).toBeNull();
     expect(attempt?.error).toMatch(/^refused: the address 127\.0\.0\.1 is not public/);
   });
+
+  it('P54: on close, a running sender finishes the request under way, records it and leaves nothing claimed', async () => {
+    const { receiver, endpoint } = await setUp(() => {}, { timeoutMs: 300 });
+    const running = startWebhookSender({
+      store,
+      now: () => clock * 1000,
+      retrySchedule: [5],
+      allowPrivateAddresses: true,
+      timeoutMs: 300,
+      pollIntervalMs: 10,
+    });
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await running.close();
+    const [attempt] = await attempts(endpoint.id);
+    expect(attempt?.error).toBe('no answer within 300 ms');
+    clock += 5;
+    expect(await store.claimDeliveries({ claimant: 'next', limit: 10, leaseSeconds: 60, now: clock })).toHaveLength(1);
+  });
 });
