@@ -163,6 +163,19 @@ describe('startWebhookSender() (D41)', () => {
     expect(attempt?.error).toMatch(/^refused: the address 127\.0\.0\.1 is not public/);
   });
 
+  it('refuses a name that resolves to a loopback address unless allowed, checked in the lookup of the connection (P52)', async () => {
+    const { receiver, endpoint, sender } = await setUp((_, response) => response.writeHead(200).end(), { allowPrivateAddresses: false });
+    await store.updateWebhookEndpoint({
+      endpointId: endpoint.id,
+      changes: { url: receiver.url.replace('127.0.0.1', 'localhost') },
+      now: T0,
+    });
+    await sender.runOnce();
+    expect(receiver.received).toEqual([]);
+    const [attempt] = await attempts(endpoint.id);
+    expect(attempt?.error).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1), which is not public/);
+  });
+
   it('P54: on close, a running sender finishes the request under way, records it and leaves nothing claimed', async () => {
     const { receiver, endpoint } = await setUp(() => {}, { timeoutMs: 300 });
     const running = startWebhookSender({
