@@ -36,3 +36,8 @@ export * from './store/memory-store.js';
 export * from './service/create-fleet-hours.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
+export * from './events/decide-events.js';
+export * from './events/retry-schedule.js';
+export * from './events/webhook-message.js';
+export * from './events/webhook-endpoint.js';
+export type * from './events/webhook-records.js';

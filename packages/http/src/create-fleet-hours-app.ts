@@ -94,7 +94,14 @@ export interface FleetHoursAppOptions {
    * ignition, not stored). For counting, e.g. Prometheus metrics; a hook that throws does not fail
    * the request. Default: none.
    */
-  readonly onIngest?: (outcome: { readonly accepted: number; readonly duplicates: number; readonly ignored: number }) => void;
+  readonly onIngest?: (outcome: {
+    readonly accepted: number;
+    readonly duplicates: number;
+    readonly ignored: number;
+    /** The account and the devices a stored write named, for a check of their events (D40). */
+    readonly accountId?: number;
+    readonly deviceIds?: readonly number[];
+  }) => void;
 }
 
 /**

@@ -14,6 +14,7 @@ export { processIo, type CliIo, type TextSink } from './cli/cli-io.js';
 export { CommandError, EXIT_CODES, UsageError } from './cli/cli-errors.js';
 export { startServer, type StartedServer, type StartServerOptions } from './server/start-server.js';
 export type { ServerMetrics } from './server/server-metrics.js';
+export { startWebhookSender, type WebhookAttemptEntry, type WebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender.js';
 export type { RunningServer } from '@fleet-hours/http';
 export { openDatabase, type DatabaseOpener, type OpenDatabaseOptions, type OpenedDatabase } from './database/open-database.js';
 export type { DatabaseTarget } from './database/database-target.js';

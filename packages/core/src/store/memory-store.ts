@@ -5,6 +5,7 @@ import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planT
 import type { SpanRederivation } from '../telemetry/rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { memoryMaintenance } from './memory-maintenance.js';
+import { memoryWebhooks } from './memory-webhooks.js';
 import { applyChanges } from './apply-changes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
@@ -50,6 +51,7 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memorySegments(state),
     ..._memoryTelemetry(state),
     ...memoryMaintenance(state.devices),
+    ...memoryWebhooks(accounts),
   };
 }
 

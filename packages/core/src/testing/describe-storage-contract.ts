@@ -4,6 +4,7 @@ import { SegmentOverlapError } from '../errors/errors.js';
 import { describeDailyFiguresContract } from './daily-figures-contract.js';
 import { describeFleetPagesContract } from './fleet-pages-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
+import { describeWebhookContract } from './webhook-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -114,6 +115,8 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     _describeEdges(suite);
 
     describeMaintenanceContract({ store: () => store, offers: (capability) => capabilities.includes(capability) });
+
+    describeWebhookContract(() => store);
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 import { createIngestFixture, type IngestFixture } from './_ingest-fixture.js';
 
-type Outcome = { readonly accepted: number; readonly duplicates: number; readonly ignored: number };
+type Outcome = {
+  readonly accepted: number;
+  readonly duplicates: number;
+  readonly ignored: number;
+  readonly accountId?: number;
+  readonly deviceIds?: readonly number[];
+};
 
 /** The fixture's service and tokens, served by an app whose `onIngest` is the given hook. */
 async function withHook(onIngest: (outcome: Outcome) => void): Promise<IngestFixture> {
@@ -12,7 +18,7 @@ async function withHook(onIngest: (outcome: Outcome) => void): Promise<IngestFix
 }
 
 describe('the onIngest hook of createFleetHoursApp', () => {
-  it('is told the counts of native, Traccar and OsmAnd writes once stored, and of ignored positions (D21)', async () => {
+  it('is told the counts of native, Traccar and OsmAnd writes once stored, and of ignored positions (D21); a stored write names its account and devices (D40)', async () => {
     const seen: Outcome[] = [];
     const fixture = await withHook((outcome) => seen.push(outcome));
     const { idle } = fixture.devices;
@@ -51,13 +57,14 @@ describe('the onIngest hook of createFleetHoursApp', () => {
     expect((await osmand('false')).status).toBe(200);
     expect((await osmand(null)).status).toBe(200);
 
+    const written = { accountId: idle.accountId, deviceIds: [idle.id] };
     expect(seen).toEqual([
-      { accepted: 2, duplicates: 0, ignored: 0 },
-      { accepted: 1, duplicates: 2, ignored: 0 },
-      { accepted: 1, duplicates: 0, ignored: 0 },
+      { accepted: 2, duplicates: 0, ignored: 0, ...written },
+      { accepted: 1, duplicates: 2, ignored: 0, ...written },
+      { accepted: 1, duplicates: 0, ignored: 0, ...written },
       { accepted: 0, duplicates: 0, ignored: 1 },
-      { accepted: 1, duplicates: 0, ignored: 0 },
-      { accepted: 0, duplicates: 1, ignored: 0 },
+      { accepted: 1, duplicates: 0, ignored: 0, ...written },
+      { accepted: 0, duplicates: 1, ignored: 0, ...written },
       { accepted: 0, duplicates: 0, ignored: 1 },
     ]);
   });

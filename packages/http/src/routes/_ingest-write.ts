@@ -44,6 +44,9 @@ export interface _IngestOutcome {
   readonly duplicates: number;
   /** Positions answered but not stored: a Traccar or OsmAnd position without ignition. */
   readonly ignored: number;
+  /** The account written to, and the devices the write named (absent when nothing was stored): what a check of events looks at (D40). */
+  readonly accountId?: number;
+  readonly deviceIds?: readonly number[];
 }
 
 /** The hook of one app, if any: told of every ingestion request that was answered 200. */

@@ -90,7 +90,13 @@ export function ingestOsmandRoute(options: {
       positionOf: null,
       deviceField: 'id',
     });
-    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
+    _reportIngest(options.onIngest, {
+      accepted: answer.accepted,
+      duplicates: answer.duplicates,
+      ignored: 0,
+      accountId: _accountId(c),
+      deviceIds: answer.devices.map((device) => device.device_id),
+    });
     return jsonResponse(c, answer);
   };
 }

@@ -26,7 +26,13 @@ export function ingestTelemetryRoute(options: {
     const now = Math.floor(options.now() / 1000);
     const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
     const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: batch.points, now, positionOf: batch.positionOf });
-    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
+    _reportIngest(options.onIngest, {
+      accepted: answer.accepted,
+      duplicates: answer.duplicates,
+      ignored: 0,
+      accountId: _accountId(c),
+      deviceIds: answer.devices.map((device) => device.device_id),
+    });
     return jsonResponse(c, answer);
   };
 }

@@ -89,7 +89,13 @@ export function ingestTraccarRoute(options: {
       positionOf: null,
       deviceField: 'device.uniqueId',
     });
-    _reportIngest(options.onIngest, { accepted: answer.accepted, duplicates: answer.duplicates, ignored: 0 });
+    _reportIngest(options.onIngest, {
+      accepted: answer.accepted,
+      duplicates: answer.duplicates,
+      ignored: 0,
+      accountId: _accountId(c),
+      deviceIds: answer.devices.map((device) => device.device_id),
+    });
     return jsonResponse(c, answer);
   };
 }

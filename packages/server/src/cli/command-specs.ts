@@ -82,6 +82,17 @@ const format: OptionSpec = {
   description: 'File format (default: from the extension .ndjson/.jsonl/.csv, else from the first line).',
 };
 
+const endpointId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Webhook endpoint id, as webhooks list shows it.' };
+const eventTypesOption: OptionSpec = {
+  type: 'string',
+  placeholder: 'TYPES',
+  description: 'Event types, separated by commas: service.due_soon, service.overdue, device.silent, device.reporting (default: all).',
+};
+const webhookUrl: OptionSpec = {
+  type: 'string',
+  placeholder: 'URL',
+  description: 'Where to POST the events: https (http only for a loopback host).',
+};
 const scheduleId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Service schedule id, as service list shows it.' };
 const DURATION_HELP =
   'Durations are 250h, 90m, 3600s or a bare number of seconds; decimals are read exactly and must come to whole seconds ' +
@@ -236,6 +247,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'accounts list',
     summary: 'List every account',
     examples: ['fleet-hours accounts list'],
+  }),
+  spec({
+    name: 'accounts update',
+    summary: "Change an account's quiet time before an active device is silent",
+    details:
+      'An active device that has reported and sends nothing for --silent-after raises device.silent, and device.reporting when it ' +
+      'reports again (default 30 minutes; from 1 minute to 366 days). ' +
+      DURATION_HELP,
+    options: {
+      id: { type: 'string', placeholder: 'ID', description: 'Account id.' },
+      'silent-after': { type: 'string', placeholder: 'DURATION', description: 'Quiet time, e.g. 30m or 2h.' },
+    },
+    required: ['id', 'silent-after'],
+    examples: ['fleet-hours accounts update --id 1 --silent-after 30m'],
   }),
   spec({
     name: 'keys create',
@@ -550,6 +575,86 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours service remove --id 3'],
   }),
   spec({
+    name: 'webhooks create',
+    summary: 'Add a webhook endpoint to an account (its secret is shown once)',
+    details:
+      'The running servers POST every event of the types it wants to the URL, signed per Standard Webhooks (webhook-id, ' +
+      'webhook-timestamp, webhook-signature) with the secret whsec_… printed this once: verify every request with it. Delivery is ' +
+      'at least once, retried on the schedule of --webhook-retry-schedule of serve; a 410 or five days without a success disable ' +
+      'the endpoint. Loopback and private addresses are refused by the servers unless started with --webhook-allow-private-addresses on.',
+    options: { account, url: webhookUrl, events: eventTypesOption },
+    required: ['account', 'url'],
+    examples: [
+      'fleet-hours webhooks create --account 1 --url https://ops.example.com/hooks',
+      'fleet-hours webhooks create --account 1 --url https://ops.example.com/hooks --events service.due_soon,service.overdue --json',
+    ],
+  }),
+  spec({
+    name: 'webhooks list',
+    summary: "List an account's webhook endpoints (never their secrets)",
+    options: { account },
+    required: ['account'],
+    examples: ['fleet-hours webhooks list --account 1 --json'],
+  }),
+  spec({
+    name: 'webhooks update',
+    summary: 'Change a webhook endpoint, or enable or disable it',
+    details: 'Give at least one option. --enable also clears why it was disabled (a 410, five days of failures) and its failing streak.',
+    options: {
+      id: endpointId,
+      url: webhookUrl,
+      events: eventTypesOption,
+      enable: { type: 'boolean', description: 'Deliver to it again; its pending deliveries go on.' },
+      disable: { type: 'boolean', description: 'Stop delivering to it; its deliveries wait.' },
+    },
+    required: ['id'],
+    examples: ['fleet-hours webhooks update --id 4 --events service.overdue', 'fleet-hours webhooks update --id 4 --enable'],
+  }),
+  spec({
+    name: 'webhooks rotate',
+    summary: "Replace a webhook endpoint's secret (shown once); both sign for 24 hours",
+    options: { id: endpointId },
+    required: ['id'],
+    examples: ['fleet-hours webhooks rotate --id 4'],
+  }),
+  spec({
+    name: 'webhooks remove',
+    summary: 'Remove a webhook endpoint with its deliveries',
+    options: { id: endpointId },
+    required: ['id'],
+    examples: ['fleet-hours webhooks remove --id 4'],
+  }),
+  spec({
+    name: 'webhooks test',
+    summary: 'Send a webhook.test event to an endpoint now and print the outcome',
+    details:
+      'Exit 0 when the endpoint answered 2xx, 1 otherwise (the event then stays in the outbox and the servers retry it). Reads ' +
+      'FLEET_HOURS_WEBHOOK_TIMEOUT and FLEET_HOURS_WEBHOOK_ALLOW_PRIVATE_ADDRESSES like serve.',
+    options: { id: endpointId },
+    required: ['id'],
+    examples: ['fleet-hours webhooks test --id 4'],
+  }),
+  spec({
+    name: 'webhooks deliveries',
+    summary: "List a webhook endpoint's delivery attempts, newest first",
+    details:
+      'Each attempt: when, the event, the HTTP status (none for a timeout or a refused connection), how long it took and what failed.',
+    options: {
+      id: endpointId,
+      failed: { type: 'boolean', description: 'Only the attempts of events whose delivery has failed.' },
+      limit: { type: 'string', placeholder: 'N', description: 'At most N attempts (default 50, at most 1000).' },
+    },
+    required: ['id'],
+    examples: ['fleet-hours webhooks deliveries --id 4 --failed --limit 20'],
+  }),
+  spec({
+    name: 'webhooks replay',
+    summary: 'Send an event again to every endpoint it went to, under the same id',
+    options: { event: { type: 'string', placeholder: 'EVENT_ID', description: 'The event id (evt_…), as webhooks deliveries shows it.' } },
+    required: ['event'],
+    examples: ['fleet-hours webhooks replay --event evt_overdue_s3_c1788264000'],
+  }),
+  spec({
     name: 'verify',
     summary: 'Check every derived datum against its source; --repair rebuilds what differs',
     details:
@@ -598,4 +703,5 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   figures: 'Daily figures behind fast reads',
   'hour-meter': "Readings of a machine's own hour meter",
   service: 'Service schedules: what is due, due soon or overdue',
+  webhooks: 'Signed webhooks: endpoints, deliveries, replays',
 };

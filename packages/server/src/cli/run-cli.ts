@@ -4,6 +4,17 @@ import type { CommandContext, CommandResult } from '../commands/command-context.
 import { demoCommand } from '../commands/demo.js';
 import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures.js';
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
+import {
+  createWebhookCommand,
+  listWebhooksCommand,
+  removeWebhookCommand,
+  replayWebhookCommand,
+  rotateWebhookCommand,
+  testWebhookCommand,
+  updateAccountCommand,
+  updateWebhookCommand,
+  webhookDeliveriesCommand,
+} from '../commands/webhooks.js';
 import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from '../commands/hour-meter.js';
 import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
 import { dailyCommand, hoursCommand, meterCommand } from '../commands/read-hours.js';
@@ -37,6 +48,7 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'accounts create': createAccountCommand,
   'accounts set-plan': setAccountPlanCommand,
   'accounts list': listAccountsCommand,
+  'accounts update': updateAccountCommand,
   'keys create': createKeyCommand,
   'keys list': listKeysCommand,
   'keys revoke': revokeKeyCommand,
@@ -59,6 +71,14 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'service update': updateServiceCommand,
   'service done': serviceDoneCommand,
   'service remove': removeServiceCommand,
+  'webhooks create': createWebhookCommand,
+  'webhooks list': listWebhooksCommand,
+  'webhooks update': updateWebhookCommand,
+  'webhooks rotate': rotateWebhookCommand,
+  'webhooks remove': removeWebhookCommand,
+  'webhooks test': testWebhookCommand,
+  'webhooks deliveries': webhookDeliveriesCommand,
+  'webhooks replay': replayWebhookCommand,
   verify: verifyCommand,
   'figures rebuild': rebuildFiguresCommand,
   'figures verify': verifyFiguresCommand,

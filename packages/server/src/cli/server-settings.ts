@@ -1,4 +1,4 @@
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { DEFAULT_RATE_LIMITS, DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule, type RateLimits } from '@fleet-hours/core';
 import { DEFAULT_INGEST_LIMITS, DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
 import { UsageError } from './cli-errors.js';
 
@@ -53,6 +53,18 @@ function _positiveSeconds(text: string): number {
 }
 
 const _port = _wholeNumber(0, 65_535);
+
+/** `on`/`off` (also `true`/`false`, `yes`/`no`, `1`/`0`). */
+function _onOff(text: string): boolean {
+  const value = text.toLowerCase();
+  if (['on', 'true', 'yes', '1'].includes(value)) return true;
+  if (['off', 'false', 'no', '0'].includes(value)) return false;
+  throw new Error('must be on or off');
+}
+
+/** A retry delay as help shows it: `5s`, `5m`, `2h`. */
+const _shownDelay = (seconds: number) =>
+  seconds % 3600 === 0 ? `${seconds / 3600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
 const _positive = _wholeNumber(1);
 
 /** The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's `RateLimits`. */
@@ -216,6 +228,56 @@ export const SERVER_SETTINGS = {
     defaultValue: '127.0.0.1',
     shownDefault: '127.0.0.1',
     read: (text) => text,
+  }),
+  // Events and webhooks (D40, D41).
+  webhooks: _setting({
+    flag: 'webhooks',
+    placeholder: 'on/off',
+    description: 'Deliver webhooks from the outbox and run the periodic event check in this process; off leaves both to other instances',
+    defaultValue: true,
+    shownDefault: 'on',
+    read: _onOff,
+  }),
+  webhookRetrySchedule: _setting<readonly number[]>({
+    flag: 'webhook-retry-schedule',
+    placeholder: 'DELAYS',
+    description:
+      'Delays between the attempts of a webhook delivery, separated by commas (5s, 5m, 2h or seconds); after the last one the event is marked failed',
+    defaultValue: DEFAULT_RETRY_SCHEDULE_SECONDS,
+    shownDefault: DEFAULT_RETRY_SCHEDULE_SECONDS.map(_shownDelay).join(','),
+    read: parseRetrySchedule,
+  }),
+  webhookTimeout: _setting({
+    flag: 'webhook-timeout',
+    placeholder: 'SECONDS',
+    description: 'How long a webhook request may take before the attempt counts as failed and is retried',
+    defaultValue: 15,
+    shownDefault: '15',
+    read: _positiveSeconds,
+  }),
+  webhookAllowPrivateAddresses: _setting({
+    flag: 'webhook-allow-private-addresses',
+    placeholder: 'on/off',
+    description: 'Let webhooks reach loopback and private addresses (a receiver on this host or network); off refuses them',
+    defaultValue: false,
+    shownDefault: 'off',
+    read: _onOff,
+  }),
+  webhookConcurrency: _setting({
+    flag: 'webhook-concurrency',
+    placeholder: 'N',
+    description: 'Webhook requests this process sends at the same time',
+    defaultValue: 32,
+    shownDefault: '32',
+    read: _wholeNumber(1, 1000),
+  }),
+  eventCheckInterval: _setting({
+    flag: 'event-check-interval',
+    placeholder: 'SECONDS',
+    description: 'How often the periodic check raises the events of calendar intervals, statuses reached and silent devices',
+    defaultValue: 60,
+    shownDefault: '60',
+    read: _positiveSeconds,
   }),
 } as const;
 

@@ -66,6 +66,16 @@ export async function serveCommand(input: {
       headersTimeoutMs: Math.round(settings.headersTimeout * 1000),
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
       ...(settings.metricsPort === null ? {} : { metricsPort: settings.metricsPort, metricsHost: settings.metricsHost }),
+      logEvent: log,
+      webhooks: settings.webhooks
+        ? {
+            retrySchedule: settings.webhookRetrySchedule,
+            timeoutMs: Math.round(settings.webhookTimeout * 1000),
+            allowPrivateAddresses: settings.webhookAllowPrivateAddresses,
+            concurrency: settings.webhookConcurrency,
+            checkIntervalMs: Math.round(settings.eventCheckInterval * 1000),
+          }
+        : null,
     });
   } catch (error) {
     await database?.close().catch(() => {});

@@ -138,4 +138,26 @@ describe('Prometheus metrics of the reference server (D30)', () => {
       await first.close();
     }
   });
+
+  it('D41: counts webhook attempts by outcome, and reads the backlog of the outbox at each scrape', async () => {
+    const metrics = createServerMetrics();
+    let backlog = { pending: 0, oldestRaisedAt: null as number | null };
+    metrics.watchWebhookBacklog(
+      async () => backlog,
+      () => (T0 + 90) * 1000,
+    );
+    const scrape = () => metrics.registry.metrics();
+    expect(sample(await scrape(), 'fleet_hours_webhook_attempts_total', 'outcome="delivered"')).toBe(0);
+    expect(sample(await scrape(), 'fleet_hours_webhook_oldest_pending_seconds', '')).toBe(0);
+    metrics.recordWebhookAttempt('delivered');
+    metrics.recordWebhookAttempt('retry');
+    metrics.recordWebhookAttempt('retry');
+    backlog = { pending: 3, oldestRaisedAt: T0 };
+    const text = await scrape();
+    expect(
+      ['delivered', 'retry', 'failed'].map((outcome) => sample(text, 'fleet_hours_webhook_attempts_total', `outcome="${outcome}"`)),
+    ).toEqual([1, 2, 0]);
+    expect(sample(text, 'fleet_hours_webhook_pending', '')).toBe(3);
+    expect(sample(text, 'fleet_hours_webhook_oldest_pending_seconds', '')).toBe(90);
+  });
 });

@@ -27,6 +27,10 @@ export interface ServerMetrics {
   observeRequest(entry: AccessLogEntry): void;
   /** Marks a request as started; call the returned function once it is answered. */
   requestStarted(): () => void;
+  /** Counts one webhook attempt by what became of its delivery: `delivered`, `retry` (pending again) or `failed` (D41). */
+  recordWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
+  /** Reads the outbox's backlog on every scrape (the pending deliveries and the age of the oldest event among them). */
+  watchWebhookBacklog(read: () => Promise<{ readonly pending: number; readonly oldestRaisedAt: number | null }>, now: () => number): void;
   /** Counts the points of one ingestion request: those that were new or changed a point, the duplicates (D21), and the positions ignored. */
   recordIngest(input: { readonly accepted: number; readonly duplicates: number; readonly ignored?: number }): void;
 }
@@ -69,8 +73,43 @@ export function createServerMetrics(): ServerMetrics {
   ingested.inc({ outcome: 'duplicate' }, 0);
   ingested.inc({ outcome: 'ignored' }, 0);
 
+  const webhookAttempts = new Counter({
+    name: 'fleet_hours_webhook_attempts_total',
+    help: 'Webhook attempts, by what became of the delivery: delivered (2xx), retry (pending again) or failed (schedule spent, or 410)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.inc({ outcome }, 0);
+  let backlog: { read: () => Promise<{ readonly pending: number; readonly oldestRaisedAt: number | null }>; now: () => number } | null =
+    null;
+  const readBacklog = async () =>
+    backlog === null ? { pending: 0, oldestRaisedAt: null } : backlog.read().catch(() => ({ pending: 0, oldestRaisedAt: null }));
+  new Gauge({
+    name: 'fleet_hours_webhook_pending',
+    help: 'Webhook deliveries waiting to be sent (due or waiting for a retry), every instance together',
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog()).pending);
+    },
+  });
+  new Gauge({
+    name: 'fleet_hours_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest event with a delivery still pending, in seconds; 0 when none',
+    registers: [registry],
+    async collect() {
+      const { oldestRaisedAt } = await readBacklog();
+      this.set(oldestRaisedAt === null || backlog === null ? 0 : Math.max(0, backlog.now() / 1000 - oldestRaisedAt));
+    },
+  });
+
   return {
     registry,
+    recordWebhookAttempt(outcome) {
+      webhookAttempts.inc({ outcome });
+    },
+    watchWebhookBacklog(read, now) {
+      backlog = { read, now };
+    },
     observeRequest(entry) {
       const labels = {
         method: _KNOWN_METHODS.has(entry.method) ? entry.method : 'other',

@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../database/database-target.js';
 import { openDatabase, type OpenedDatabase } from '../database/open-database.js';
 import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMetrics } from './server-metrics.js';
 import { _nodeFingerprint } from './_node-fingerprint.js';
+import { startEventDelivery, type EventDelivery, type EventDeliveryOptions } from '../webhooks/event-delivery.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -48,6 +49,13 @@ export interface StartServerOptions {
   readonly maxInFlight?: number;
   /** The limits of one ingestion request (points, body bytes, body deadline): `createFleetHoursApp`'s `ingest`. */
   readonly ingest?: Partial<IngestLimits>;
+  /**
+   * Deliver webhooks and run the periodic event check in this process (D40, D41), with these
+   * settings (`{}`: the defaults). Default `null`: neither (`fleet-hours serve` turns them on).
+   */
+  readonly webhooks?: EventDeliveryOptions | null;
+  /** Receives the server's own log lines beyond the access log (webhook attempts). Default: one JSON line each on stdout. */
+  readonly logEvent?: (entry: object) => void;
 }
 
 /** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
@@ -106,6 +114,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
             metrics.observeRequest(entry);
             (writeLog ?? _writeJsonLine)(entry);
           };
+    const fleetHoursForEvents = createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint });
+    let delivery: EventDelivery | null = null;
     const app = createFleetHoursApp({
       // Fingerprints with node:crypto, synchronously: the same digits as core's WebCrypto default.
       fleetHours: createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint }),
@@ -120,8 +130,15 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),
-      // D30: what ingestion wrote, by outcome (the app calls it once the points are committed).
-      ...(metrics === null ? {} : { onIngest: (outcome) => metrics.recordIngest(outcome) }),
+      // D30: what ingestion wrote, by outcome (the app calls it once the points are committed); D40: the events of the devices written.
+      ...(metrics === null && !options.webhooks
+        ? {}
+        : {
+            onIngest: (outcome) => {
+              metrics?.recordIngest(outcome);
+              if (outcome.accountId !== undefined && outcome.deviceIds) delivery?.afterWrite(outcome.accountId, outcome.deviceIds);
+            },
+          }),
     });
     // The metrics count the requests in flight around the app; everything else comes from the access log.
     const served =
@@ -156,10 +173,21 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
       ...(options.shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs: options.shutdownTimeoutMs }),
       onClose: async () => {
+        // Finishes the webhook requests under way and releases what it claimed, before the database closes.
+        await delivery?.close();
         await endpoint?.close();
         if (ownsDatabase) await database.close();
       },
     });
+    if (options.webhooks) {
+      delivery = startEventDelivery({
+        ...options.webhooks,
+        fleetHours: fleetHoursForEvents,
+        now,
+        log: options.logEvent ?? _writeJsonLine,
+        ...(metrics === null ? {} : { metrics }),
+      });
+    }
     return { ...server, close: () => server.close(), metricsUrl: endpoint?.url ?? null, metrics };
   } catch (error) {
     await metricsEndpoint?.close();
@@ -168,7 +196,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   }
 }
 
-function _writeJsonLine(entry: AccessLogEntry): void {
+function _writeJsonLine(entry: object): void {
   console.log(JSON.stringify(entry));
 }
 

@@ -123,6 +123,67 @@ export interface ServiceSchedulesTable {
   created_at: TimestampColumn;
 }
 
+/** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  event_types: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestampColumn;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestampColumn;
+  failing_since: NullableTimestampColumn;
+  created_at: TimestampColumn;
+}
+
+/** `webhook_events`: the outbox, one row per event id (D40). */
+export interface WebhookEventsTable {
+  id: string;
+  account_id: number;
+  type: string;
+  /** The device the event is about (payload: the outbox is not a per-device table). */
+  about_device_id: number | null;
+  /** For a silence event, the report it follows (D40). */
+  cause: NullableTimestampColumn;
+  body: string;
+  raised_at: TimestampColumn;
+}
+
+/** `webhook_deliveries`: one event to one endpoint, with the claim of the sender holding it (D41). */
+export interface WebhookDeliveriesTable {
+  id: Generated<BigintColumn>;
+  event_id: string;
+  endpoint_id: number;
+  state: string;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestampColumn;
+  claimant: string | null;
+  claimed_until: NullableTimestampColumn;
+  created_at: TimestampColumn;
+}
+
+/** `webhook_attempts`: every attempt to deliver an event (D41). */
+export interface WebhookAttemptsTable {
+  id: Generated<BigintColumn>;
+  delivery_id: BigintColumn;
+  event_id: string;
+  event_type: string;
+  endpoint_id: number;
+  attempted_at: TimestampColumn;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** `account_event_settings`: an account's quiet time before an active device is silent (D40). */
+export interface AccountEventSettingsTable {
+  account_id: number;
+  silent_after_seconds: number;
+}
+
 /** `rate_limit_counters`: fixed-window counters shared by every server instance (D13, D15). Unlogged. */
 export interface RateLimitCountersTable {
   key: string;
@@ -154,4 +215,9 @@ export interface FleetHoursDatabase {
   rate_limit_counters: RateLimitCountersTable;
   hour_meter_readings: HourMeterReadingsTable;
   service_schedules: ServiceSchedulesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  account_event_settings: AccountEventSettingsTable;
 }

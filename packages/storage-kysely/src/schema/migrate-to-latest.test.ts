@@ -12,6 +12,7 @@ import type { FleetHoursDatabase } from './database-schema.js';
 import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, schemaIsCurrent } from './migrate-to-latest.js';
 
 const TABLES = [
+  'account_event_settings',
   'accounts',
   'api_keys',
   'devices',
@@ -24,7 +25,13 @@ const TABLES = [
   'rate_limit_counters',
   'service_schedules',
   'telemetry_points',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'webhook_events',
 ];
+/** The tables of 0010 (D40, D41). */
+const WEBHOOK_TABLES = ['account_event_settings', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_events'];
 const T0 = 1_767_225_600;
 
 const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
@@ -222,7 +229,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
 
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0005_device_rows_checked_by_lock');
       expect(error).toBeUndefined();
-      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => table !== 'hour_meter_readings' && table !== 'service_schedules'));
+      expect(await tablesOf(db)).toEqual(
+        TABLES.filter((table) => table !== 'hour_meter_readings' && table !== 'service_schedules' && !WEBHOOK_TABLES.includes(table)),
+      );
       expect(await store.listSegments({ deviceId: device.id })).toHaveLength(1);
       // 0005's trigger alone takes a device's rows again: a plain truncate of devices works.
       await sql`truncate devices`.execute(db);
@@ -238,6 +247,48 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(
         await store.createServiceSchedule({ deviceId: again.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 }),
       ).toMatchObject({ name: 'Oil' });
+    });
+
+    it('D40, D41: 0010 down drops the webhook tables and keeps every other row; up again makes them, empty and in use', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const secret = `whsec_${'A'.repeat(43)}=`;
+      await store.createWebhookEndpoint({
+        accountId: account.id,
+        url: 'https://a.example/',
+        eventTypes: ['device.silent'],
+        secret,
+        now: T0,
+      });
+      await store.raiseEvents({
+        events: [{ id: 'evt_1', accountId: account.id, type: 'device.silent', deviceId: 1, body: '{}', raisedAt: T0 }],
+        now: T0,
+      });
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0006_hour_meter_and_service');
+      expect(error).toBeUndefined();
+      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => !WEBHOOK_TABLES.includes(table)));
+      expect(await store.listAccounts()).toHaveLength(1);
+      await migrateToLatest(db);
+      expect(await tablesOf(db)).toEqual(TABLES);
+      expect(await store.listWebhookEndpoints({ accountId: account.id })).toEqual([]);
+      expect(
+        await store.createWebhookEndpoint({
+          accountId: account.id,
+          url: 'https://a.example/',
+          eventTypes: ['device.silent'],
+          secret,
+          now: T0,
+        }),
+      ).toMatchObject({
+        enabled: true,
+      });
+      await expect(
+        sql`insert into webhook_endpoints (account_id, url, event_types, secret, created_at) values (${account.id}, 'x', '{}', 'plain', now())`.execute(
+          db,
+        ),
+      ).rejects.toThrow(/webhook_endpoints_secret_check/);
     });
 
     it('P56: 0007 fills the running totals of existing day rows as the store keeps them; down drops them, keeping the rows', async () => {

@@ -4,6 +4,7 @@ import { accountStore } from './account-store.js';
 import { deviceStore } from './device-store.js';
 import { ingestTokenStore } from './ingest-token-store.js';
 import { maintenanceStore } from './maintenance-store.js';
+import { webhookStore } from './webhook-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
@@ -56,6 +57,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...telemetryStore(db),
     ...ingestTokenStore(db),
     ...maintenanceStore(db),
+    ...webhookStore(db),
     ...rateLimitStore(db),
     // The readiness probe (D30): one round trip, no data.
     ping: () =>

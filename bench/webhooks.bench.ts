@@ -1,0 +1,251 @@
+/**
+ * Events and webhooks (D40, D41) on a PostgreSQL server (DATABASE_URL, else
+ * postgres://postgres@127.0.0.1:5432/test; skipped when it does not answer), in a fresh database:
+ *
+ *   1. Ingestion with an endpoint subscribed to every event vs none: single Traccar forwards
+ *      (`POST /ingest/traccar`) of 200 devices at concurrency 16 to the reference server
+ *      (`startServer` with webhooks on, as `fleet-hours serve` runs it), each device with a service
+ *      schedule, so every write is followed by its check of events; positions/s of each, and the
+ *      ratio (goal ≥ 0.9).
+ *   2. Delivery throughput: 5,000 events in the outbox sent by one sender (`startWebhookSender`,
+ *      default concurrency 32) to a local receiver: events/s (goal ≥ 500/s).
+ *   3. Write to 2xx: events raised at 100 a second for 10 s with the sender running as in `serve`
+ *      (looking every 250 ms when idle): p50 and p99 from the raise to the receiver's 2xx
+ *      (goal p99 ≤ 1 s).
+ *
+ * Run: `npm run bench -- webhooks` (builds first; imports the packages' dist). Prints figures;
+ * asserts nothing. The load runs in this process, beside the server: the ratio of part 1 compares
+ * two runs made the same way.
+ */
+import { createServer, Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import postgres from 'postgres';
+import { stealMeter, stealNote } from './_support.js';
+
+const TRACCAR_DEVICES = 200;
+const CONCURRENCY = 16;
+const MEASURE_MS = 8_000;
+const THROUGHPUT_EVENTS = 5_000;
+const RATE = 100;
+const RATE_SECONDS = 10;
+
+const shown = (value: number) => value.toLocaleString('en-US');
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const admin = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} });
+try {
+  await admin`select 1`;
+} catch {
+  console.log(`webhooks: PostgreSQL server not reachable at ${adminUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
+  await admin.end({ timeout: 1 });
+  process.exit(0);
+}
+const { fingerprintApiKey, generateIngestToken, webhookBody } = await import('@fleet-hours/core');
+const { startServer, startWebhookSender } = await import('@fleet-hours/server');
+const { createKyselyStore, createPostgresDatabase, migrateToLatest } = await import('@fleet-hours/storage-kysely');
+
+/** A receiver answering 204 to everything, recording when each id arrived. */
+async function receiver() {
+  const arrived = new Map<string, number>();
+  const server = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      arrived.set(String(incoming.headers['webhook-id']), performance.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`,
+    arrived,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+async function freshDatabase(name: string) {
+  const databaseName = `fh_bench_webhooks_${name}_${process.pid}`;
+  await admin.unsafe(`create database ${databaseName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  const db = createPostgresDatabase({ connectionString: url.href, max: 10 });
+  await migrateToLatest(db);
+  return {
+    url: url.href,
+    db,
+    store: createKyselyStore(db),
+    drop: async () => {
+      await db.destroy();
+      await admin.unsafe(`drop database if exists ${databaseName} with (force)`);
+    },
+  };
+}
+
+/** Part 1: Traccar positions/s to a server with webhooks on, with or without an endpoint. */
+async function ingestion(withEndpoint: boolean, receiverUrl: string): Promise<number> {
+  const database = await freshDatabase(withEndpoint ? 'subscribed' : 'none');
+  try {
+    const { store } = database;
+    const now = Math.floor(Date.now() / 1000);
+    const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
+    const token = generateIngestToken();
+    await store.createIngestToken({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(token),
+      label: null,
+      expiresAt: null,
+      now,
+    });
+    const imeis = Array.from({ length: TRACCAR_DEVICES }, (_, index) => String(200_000_000_000_000 + index));
+    for (const imei of imeis) {
+      const device = (await store.createDevice({ accountId: account.id, name: `Truck ${imei}`, imei, model: 'FMB920', timeZone: 'UTC' }))!;
+      await store.createServiceSchedule({
+        deviceId: device.id,
+        name: 'Oil',
+        intervalSeconds: 250 * 3600,
+        intervalDays: 180,
+        lastDoneAt: now - 86_400,
+        now,
+      });
+    }
+    if (withEndpoint) {
+      const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+      await store.createWebhookEndpoint({
+        accountId: account.id,
+        url: receiverUrl,
+        eventTypes: ['service.due_soon', 'service.overdue', 'device.silent', 'device.reporting'],
+        secret,
+        now,
+      });
+    }
+    const unlimited = 1_000_000_000;
+    const server = await startServer({
+      database: { kind: 'postgres', url: database.url },
+      port: 0,
+      rateLimits: { ingest: unlimited, unauthenticated: unlimited },
+      log: () => {},
+      logEvent: () => {},
+      webhooks: { allowPrivateAddresses: true },
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const clock = imeis.map(() => now - 3 * 86_400);
+    let cursor = 0;
+    let positions = 0;
+    let measuring = false;
+    let stop = false;
+    const loop = async () => {
+      while (!stop) {
+        const device = cursor++ % imeis.length;
+        clock[device]! += 10;
+        const body = JSON.stringify({
+          position: { deviceTime: new Date(clock[device]! * 1000).toISOString(), speed: 20, attributes: { ignition: true } },
+          device: { uniqueId: imeis[device] },
+        });
+        const status = await new Promise<number>((resolve, reject) => {
+          const outgoing = request(
+            `${server.url}/ingest/traccar`,
+            { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+            (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode ?? 0));
+            },
+          );
+          outgoing.on('error', reject);
+          outgoing.end(body);
+        });
+        if (status === 200 && measuring) positions += 1;
+      }
+    };
+    const loops = Array.from({ length: CONCURRENCY }, loop);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    measuring = true;
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
+    measuring = false;
+    const ms = performance.now() - started;
+    stop = true;
+    await Promise.all(loops);
+    agent.destroy();
+    await server.close();
+    return Math.round((positions / ms) * 1000);
+  } finally {
+    await database.drop();
+  }
+}
+
+/** The events of parts 2 and 3, for one account. */
+const eventsOf = (accountId: number, prefix: string, count: number, raisedAt: number) =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `evt_${prefix}_${index}`,
+    accountId,
+    type: 'device.silent' as const,
+    deviceId: index,
+    body: webhookBody({ type: 'device.silent', raisedAt, data: { device_id: index, device_name: `Truck ${index}` } }),
+    raisedAt,
+  }));
+
+async function delivery(receiverState: Awaited<ReturnType<typeof receiver>>) {
+  const database = await freshDatabase('delivery');
+  try {
+    const { store } = database;
+    const now = Math.floor(Date.now() / 1000);
+    const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
+    await store.createWebhookEndpoint({
+      accountId: account.id,
+      url: receiverState.url,
+      eventTypes: ['device.silent'],
+      secret: `whsec_${Buffer.alloc(32, 4).toString('base64')}`,
+      now,
+    });
+    const events = eventsOf(account.id, 'throughput', THROUGHPUT_EVENTS, now);
+    for (let first = 0; first < events.length; first += 500) await store.raiseEvents({ events: events.slice(first, first + 500), now });
+    const started = performance.now();
+    const sender = startWebhookSender({ store, allowPrivateAddresses: true, pollIntervalMs: 250 });
+    while (events.some((event) => !receiverState.arrived.has(event.id))) await new Promise((resolve) => setTimeout(resolve, 20));
+    const throughput = Math.round((THROUGHPUT_EVENTS / (performance.now() - started)) * 1000);
+
+    // Part 3: 100 events a second, the sender running as in serve.
+    const raisedAt = new Map<string, number>();
+    const paced = eventsOf(account.id, 'paced', RATE * RATE_SECONDS, now);
+    const pacedStart = performance.now();
+    for (const [index, event] of paced.entries()) {
+      const due = pacedStart + (index * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      raisedAt.set(event.id, performance.now());
+      await store.raiseEvents({ events: [event], now: Math.floor(Date.now() / 1000) });
+    }
+    while (paced.some((event) => !receiverState.arrived.has(event.id))) await new Promise((resolve) => setTimeout(resolve, 20));
+    await sender.close();
+    const latencies = paced.map((event) => receiverState.arrived.get(event.id)! - raisedAt.get(event.id)!).sort((a, b) => a - b);
+    return { throughput, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+  } finally {
+    await database.drop();
+  }
+}
+
+const receiverState = await receiver();
+try {
+  console.log(
+    `webhooks: PostgreSQL ${(await admin`select current_setting('server_version') as v`)[0]!.v}, server, sender, receiver and load in this process`,
+  );
+  const steal1 = stealMeter();
+  const none = await ingestion(false, receiverState.url);
+  const subscribed = await ingestion(true, receiverState.url);
+  console.log(
+    `  ingestion, Traccar forwards of ${TRACCAR_DEVICES} devices at concurrency ${CONCURRENCY}, each with a schedule: ` +
+      `no endpoint ${shown(none)} positions/s, an endpoint subscribed to every event ${shown(subscribed)} positions/s, ratio ${(subscribed / none).toFixed(2)} (goal ≥ 0.9)${stealNote(steal1)}`,
+  );
+  const steal2 = stealMeter();
+  const { throughput, p50, p99 } = await delivery(receiverState);
+  console.log(
+    `  delivery of ${shown(THROUGHPUT_EVENTS)} events to a local receiver, one sender at concurrency 32: ${shown(throughput)} events/s (goal ≥ 500/s)${stealNote(steal2)}`,
+  );
+  console.log(
+    `  raise to 2xx at ${RATE} events/s for ${RATE_SECONDS} s: p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (goal p99 ≤ 1,000 ms)`,
+  );
+} finally {
+  await receiverState.close();
+  await admin.end({ timeout: 1 });
+}

@@ -1,0 +1,337 @@
+/**
+ * D40 and D41 in the storage contract: webhook endpoints, the outbox (an event stored once by its
+ * id), deliveries claimed by one sender at a time, every attempt recorded with its effect on the
+ * delivery and the endpoint, replay, the backlog and the account's quiet time.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SILENT_AFTER_SECONDS, type EventType } from '../events/decide-events.js';
+import { ENDPOINT_FAILURE_DISABLE_SECONDS } from '../events/retry-schedule.js';
+import type { AttemptReport, NewWebhookEvent, WebhookEndpoint } from '../events/webhook-records.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { refusalOf } from './refusal.js';
+
+const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const SECRET = `whsec_${'A'.repeat(43)}=`;
+const SCHEDULE = [5, 60];
+const ALL: EventType[] = ['service.due_soon', 'service.overdue', 'device.silent', 'device.reporting'];
+
+const event = (
+  id: string,
+  accountId: number,
+  type: EventType = 'device.silent',
+  fields: Partial<NewWebhookEvent> = {},
+): NewWebhookEvent => ({
+  id,
+  accountId,
+  type,
+  deviceId: 1,
+  body: JSON.stringify({ type, timestamp: '2026-01-01T00:00:00Z', data: { id } }),
+  raisedAt: T0,
+  ...fields,
+});
+const answer = (status: number | null, attemptedAt: number, retryAfterSeconds: number | null = null): AttemptReport => ({
+  attemptedAt,
+  status,
+  durationMs: 12,
+  error: status !== null && status < 300 ? null : `answered ${status}`,
+  retryAfterSeconds,
+});
+
+/** An account with one endpoint wanting every event. */
+async function seed(store: FleetHoursStore, eventTypes: EventType[] = ALL): Promise<{ accountId: number; endpoint: WebhookEndpoint }> {
+  const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+  const endpoint = (await store.createWebhookEndpoint({
+    accountId: account.id,
+    url: 'https://a.example/hooks',
+    eventTypes,
+    secret: SECRET,
+    now: T0,
+  }))!;
+  return { accountId: account.id, endpoint };
+}
+
+/**
+ * Registers the D40/D41 tests inside `describeStorageContract`.
+ *
+ * @param store The store of the running test.
+ */
+export function describeWebhookContract(store: () => FleetHoursStore): void {
+  describe('webhooks (D40, D41)', () => {
+    _describeEndpoints(store);
+    _describeOutbox(store);
+    _describeAttempts(store);
+  });
+}
+
+function _describeEndpoints(store: () => FleetHoursStore): void {
+  it('D41: an endpoint is stored with its secret, enabled; a missing account or endpoint is a miss', async () => {
+    const { accountId, endpoint } = await seed(store(), ['service.overdue']);
+    expect(endpoint).toEqual({
+      id: endpoint.id,
+      accountId,
+      url: 'https://a.example/hooks',
+      eventTypes: ['service.overdue'],
+      secret: SECRET,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      enabled: true,
+      disabledReason: null,
+      disabledAt: null,
+      failingSince: null,
+      createdAt: T0,
+    });
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toEqual(endpoint);
+    expect(
+      await store().createWebhookEndpoint({
+        accountId: accountId + 99,
+        url: 'https://b.example/',
+        eventTypes: ALL,
+        secret: SECRET,
+        now: T0,
+      }),
+    ).toBeNull();
+    for (const endpointId of [endpoint.id + 99, -1, 1.5, 2 ** 40]) expect(await store().findWebhookEndpoint({ endpointId })).toBeNull();
+    expect(await store().listWebhookEndpoints({ accountId: accountId + 99 })).toEqual([]);
+  });
+
+  it('D41: endpoints are listed by id; changes apply; disabling says operator, enabling clears the reason', async () => {
+    const { accountId, endpoint } = await seed(store());
+    const second = (await store().createWebhookEndpoint({
+      accountId,
+      url: 'https://b.example/',
+      eventTypes: ['device.silent'],
+      secret: SECRET,
+      now: T0 + 1,
+    }))!;
+    expect((await store().listWebhookEndpoints({ accountId })).map((found) => found.id)).toEqual([endpoint.id, second.id]);
+    const changed = await store().updateWebhookEndpoint({
+      endpointId: second.id,
+      changes: { url: 'https://c.example/', eventTypes: ALL },
+      now: T0,
+    });
+    expect([changed?.url, changed?.eventTypes]).toEqual(['https://c.example/', ALL]);
+    const disabled = await store().updateWebhookEndpoint({ endpointId: second.id, changes: { enabled: false }, now: T0 + 5 });
+    expect([disabled?.enabled, disabled?.disabledReason, disabled?.disabledAt]).toEqual([false, 'operator', T0 + 5]);
+    const enabled = await store().updateWebhookEndpoint({ endpointId: second.id, changes: { enabled: true }, now: T0 + 6 });
+    expect([enabled?.enabled, enabled?.disabledReason, enabled?.disabledAt, enabled?.failingSince]).toEqual([true, null, null, null]);
+    expect(await store().updateWebhookEndpoint({ endpointId: second.id + 99, changes: { enabled: true }, now: T0 })).toBeNull();
+  });
+
+  it('D41: a rotation keeps the previous secret until the overlap ends', async () => {
+    const { endpoint } = await seed(store());
+    const next = `whsec_${'B'.repeat(43)}=`;
+    const rotated = await store().rotateWebhookSecret({ endpointId: endpoint.id, secret: next, overlapSeconds: 86_400, now: T0 + 10 });
+    expect([rotated?.secret, rotated?.previousSecret, rotated?.previousSecretExpiresAt]).toEqual([next, SECRET, T0 + 86_410]);
+    expect(await store().rotateWebhookSecret({ endpointId: endpoint.id + 99, secret: next, overlapSeconds: 1, now: T0 })).toBeNull();
+  });
+
+  it('D41: removing an endpoint removes its deliveries and attempts', async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 });
+    const [claimed] = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 });
+    await store().recordWebhookAttempt({
+      deliveryId: claimed!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0),
+      retrySchedule: SCHEDULE,
+    });
+    expect((await store().removeWebhookEndpoint({ endpointId: endpoint.id }))?.id).toBe(endpoint.id);
+    expect(await store().removeWebhookEndpoint({ endpointId: endpoint.id })).toBeNull();
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toEqual([]);
+    expect(await store().webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
+  });
+
+  it("D40: an account's quiet time is 30 minutes until set; a missing account is a miss", async () => {
+    const { accountId } = await seed(store());
+    expect(await store().findSilentAfter({ accountId })).toBe(DEFAULT_SILENT_AFTER_SECONDS);
+    expect(await store().setSilentAfter({ accountId, silentAfterSeconds: 600 })).toBe(600);
+    expect(await store().findSilentAfter({ accountId })).toBe(600);
+    expect(await store().setSilentAfter({ accountId: accountId + 99, silentAfterSeconds: 600 })).toBeNull();
+    expect(await store().findSilentAfter({ accountId: accountId + 99 })).toBeNull();
+  });
+}
+
+function _describeOutbox(store: () => FleetHoursStore): void {
+  it('D40: an event is stored once by its id, and delivered to the enabled endpoints of its account that want it', async () => {
+    const { accountId, endpoint } = await seed(store(), ['device.silent']);
+    const other = await seed(store());
+    const off = (await store().createWebhookEndpoint({
+      accountId,
+      url: 'https://off.example/',
+      eventTypes: ALL,
+      secret: SECRET,
+      now: T0,
+    }))!;
+    await store().updateWebhookEndpoint({ endpointId: off.id, changes: { enabled: false }, now: T0 });
+    const events = [event('evt_a', accountId), event('evt_b', accountId, 'service.overdue')];
+    expect(await store().raiseEvents({ events, now: T0 })).toEqual(['evt_a', 'evt_b']);
+    expect(await store().raiseEvents({ events: [...events, event('evt_c', accountId)], now: T0 + 1 })).toEqual(['evt_c']);
+    const claimed = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 + 1 });
+    expect(claimed.map((found) => [found.event.id, found.endpoint.id])).toEqual([
+      ['evt_a', endpoint.id],
+      ['evt_c', endpoint.id],
+    ]);
+    expect(claimed[0]!.event).toEqual({ id: 'evt_a', accountId, type: 'device.silent', deviceId: 1, body: events[0]!.body, raisedAt: T0 });
+    expect(claimed[0]!.endpoint.secret).toBe(SECRET);
+    expect(other.endpoint.accountId).not.toBe(accountId);
+  });
+
+  it('D41: an event for one endpoint (webhook.test) goes to it alone', async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().createWebhookEndpoint({ accountId, url: 'https://b.example/', eventTypes: ALL, secret: SECRET, now: T0 });
+    await store().raiseEvents({
+      events: [event('evt_t', accountId, 'webhook.test', { deviceId: null, endpointId: endpoint.id })],
+      now: T0,
+    });
+    const claimed = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 });
+    expect(claimed.map((found) => [found.event.type, found.endpoint.id, found.event.deviceId])).toEqual([
+      ['webhook.test', endpoint.id, null],
+    ]);
+  });
+
+  it('D41, P54: a claim takes the due deliveries, oldest first, up to the limit, and no one else takes them until its lease ends or it is released', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 });
+    await store().raiseEvents({ events: [event('evt_2', accountId)], now: T0 + 1 });
+    await store().raiseEvents({ events: [event('evt_3', accountId)], now: T0 + 50 });
+    expect(await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 - 1 })).toEqual([]);
+    const first = await store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now: T0 + 2 });
+    expect(first.map((found) => found.event.id)).toEqual(['evt_1']);
+    expect(
+      (await store().claimDeliveries({ claimant: 'b', limit: 10, leaseSeconds: 30, now: T0 + 2 })).map((found) => found.event.id),
+    ).toEqual(['evt_2']);
+    expect(await store().claimDeliveries({ claimant: 'c', limit: 10, leaseSeconds: 30, now: T0 + 31 })).toEqual([]);
+    expect(
+      (await store().claimDeliveries({ claimant: 'c', limit: 10, leaseSeconds: 30, now: T0 + 32 })).map((found) => found.event.id),
+    ).toEqual(['evt_1', 'evt_2']);
+    await store().releaseWebhookClaims({ claimant: 'c' });
+    expect(
+      (await store().claimDeliveries({ claimant: 'd', limit: 10, leaseSeconds: 30, now: T0 + 50 })).map((found) => found.event.id),
+    ).toEqual(['evt_1', 'evt_2', 'evt_3']);
+  });
+
+  it('D41: a claim of one event takes only its deliveries', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId), event('evt_2', accountId)], now: T0 });
+    const claimed = await store().claimDeliveries({ claimant: 'a', eventId: 'evt_2', limit: 10, leaseSeconds: 30, now: T0 });
+    expect(claimed.map((found) => found.event.id)).toEqual(['evt_2']);
+  });
+
+  it('D41: claims made at once never share a delivery', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: Array.from({ length: 40 }, (_, index) => event(`evt_${index}`, accountId)), now: T0 });
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => store().claimDeliveries({ claimant: `s${index}`, limit: 7, leaseSeconds: 30, now: T0 })),
+    );
+    const ids = claims.flat().map((found) => found.delivery.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(40);
+  });
+
+  it('D41: the deliveries of a disabled endpoint wait, and go on when it is enabled again', async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 });
+    await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: false }, now: T0 });
+    expect(await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 })).toEqual([]);
+    expect(await store().webhookBacklog()).toEqual({ pending: 1, oldestRaisedAt: T0 });
+    await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: true }, now: T0 });
+    expect(await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 })).toHaveLength(1);
+  });
+
+  it('D41: instants in milliseconds are refused and write nothing', async () => {
+    const { accountId } = await seed(store());
+    expect((await refusalOf(store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 * 1000 }))).message).toMatch(
+      /^now must be epoch seconds/,
+    );
+    expect(
+      (await refusalOf(store().raiseEvents({ events: [event('evt_1', accountId, 'device.silent', { raisedAt: T0 * 1000 })], now: T0 })))
+        .message,
+    ).toMatch(/^events\[0\]\.raisedAt must be epoch seconds/);
+    expect(await store().webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
+  });
+}
+
+function _describeAttempts(store: () => FleetHoursStore): void {
+  /** An account with an endpoint, one event, and its delivery claimed by `a` at T0. */
+  const claimedOne = async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_1', accountId)], now: T0 });
+    const [claimed] = await store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now: T0 });
+    return { accountId, endpoint, deliveryId: claimed!.delivery.id };
+  };
+  const record = (deliveryId: number, attempt: AttemptReport, claimant = 'a') =>
+    store().recordWebhookAttempt({ deliveryId, claimant, attempt, retrySchedule: SCHEDULE });
+  const claimAt = (now: number) => store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now });
+
+  it('D41: a 2xx delivers; a failure retries on the schedule, honouring Retry-After, then fails', async () => {
+    const { endpoint, deliveryId } = await claimedOne();
+    expect(await record(deliveryId, answer(500, T0))).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 5 });
+    expect(await claimAt(T0 + 4)).toEqual([]);
+    expect(await claimAt(T0 + 5)).toHaveLength(1);
+    expect(await record(deliveryId, answer(429, T0 + 5, 120))).toMatchObject({ state: 'pending', attempts: 2, nextAttemptAt: T0 + 125 });
+    expect(await claimAt(T0 + 125)).toHaveLength(1);
+    expect(await record(deliveryId, answer(null, T0 + 125))).toMatchObject({ state: 'failed', attempts: 3, nextAttemptAt: null });
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.failingSince).toBe(T0);
+    const attempts = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 2 });
+    expect(attempts.map((attempt) => [attempt.attemptedAt, attempt.status, attempt.eventType])).toEqual([
+      [T0 + 125, null, 'device.silent'],
+      [T0 + 5, 429, 'device.silent'],
+    ]);
+    expect(attempts[0]).toMatchObject({ deliveryId, eventId: 'evt_1', endpointId: endpoint.id, durationMs: 12, error: 'answered null' });
+  });
+
+  it('D41: a success clears the failing streak; a 410 fails the delivery and disables the endpoint', async () => {
+    const { accountId, endpoint, deliveryId } = await claimedOne();
+    await record(deliveryId, answer(503, T0));
+    await claimAt(T0 + 5);
+    expect(await record(deliveryId, answer(204, T0 + 5))).toMatchObject({ state: 'delivered', attempts: 2, nextAttemptAt: null });
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.failingSince).toBeNull();
+    await store().raiseEvents({ events: [event('evt_2', accountId)], now: T0 + 6 });
+    const [claimed] = await claimAt(T0 + 6);
+    expect(await record(claimed!.delivery.id, answer(410, T0 + 6))).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toMatchObject({
+      enabled: false,
+      disabledReason: 'gone',
+      disabledAt: T0 + 6,
+    });
+  });
+
+  it('D41: five days without a success disable the endpoint', async () => {
+    const { accountId, endpoint, deliveryId } = await claimedOne();
+    await record(deliveryId, answer(500, T0));
+    await store().raiseEvents({ events: [event('evt_2', accountId)], now: T0 + ENDPOINT_FAILURE_DISABLE_SECONDS });
+    const claimed = await store().claimDeliveries({
+      claimant: 'a',
+      limit: 10,
+      leaseSeconds: 30,
+      now: T0 + ENDPOINT_FAILURE_DISABLE_SECONDS,
+    });
+    await record(claimed[0]!.delivery.id, answer(500, T0 + ENDPOINT_FAILURE_DISABLE_SECONDS - 1));
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.enabled).toBe(true);
+    await record(claimed[1]!.delivery.id, answer(500, T0 + ENDPOINT_FAILURE_DISABLE_SECONDS));
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toMatchObject({ enabled: false, disabledReason: 'failing' });
+  });
+
+  it('D41: an attempt reported after its claim was lost is recorded and changes nothing else', async () => {
+    const { endpoint, deliveryId } = await claimedOne();
+    await store().claimDeliveries({ claimant: 'b', limit: 1, leaseSeconds: 30, now: T0 + 30 });
+    expect(await record(deliveryId, answer(500, T0 + 31), 'a')).toMatchObject({ state: 'pending', attempts: 0 });
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.failingSince).toBeNull();
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toHaveLength(1);
+    expect(await record(deliveryId + 99, answer(500, T0))).toBeNull();
+  });
+
+  it("D41: a replay makes the event's deliveries pending again, from attempt 0; failedOnly lists the failed ones' attempts", async () => {
+    const { endpoint, deliveryId } = await claimedOne();
+    await record(deliveryId, answer(410, T0));
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toHaveLength(1);
+    await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: true }, now: T0 });
+    const replayed = await store().replayWebhookEvent({ eventId: 'evt_1', now: T0 + 100 });
+    expect(replayed).toEqual([
+      { id: deliveryId, eventId: 'evt_1', endpointId: endpoint.id, state: 'pending', attempts: 0, nextAttemptAt: T0 + 100, createdAt: T0 },
+    ]);
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toEqual([]);
+    expect((await claimAt(T0 + 100))[0]?.event.id).toBe('evt_1');
+    expect(await store().replayWebhookEvent({ eventId: 'evt_none', now: T0 })).toBeNull();
+  });
+}

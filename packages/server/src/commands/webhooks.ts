@@ -1,0 +1,276 @@
+import { randomBytes } from 'node:crypto';
+import {
+  checkWebhookEventTypes,
+  checkWebhookUrl,
+  SECRET_ROTATION_OVERLAP_SECONDS,
+  type EventType,
+  type FleetHoursStore,
+  type WebhookAttempt,
+  type WebhookEndpoint,
+} from '@fleet-hours/core';
+import { CommandError, UsageError } from '../cli/cli-errors.js';
+import { formatTable } from '../cli/format-table.js';
+import { readDuration, readId, readNumber } from '../cli/option-values.js';
+import { readServerSettings } from '../cli/server-settings.js';
+import { testEvent } from '../webhooks/check-events.js';
+import { startWebhookSender } from '../webhooks/webhook-sender.js';
+import { _withOptionNames } from './_option-refusal.js';
+import { requireAccount } from './accounts.js';
+import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
+import { presentAccount } from './present-records.js';
+
+/** An endpoint as the CLI shows it: never its secrets (D41: a secret is shown once, when it is made). */
+export interface WebhookEndpointJson {
+  readonly id: number;
+  readonly account_id: number;
+  readonly url: string;
+  readonly events: readonly EventType[];
+  readonly enabled: boolean;
+  readonly disabled_reason: string | null;
+  readonly disabled_at: string | null;
+  readonly failing_since: string | null;
+  /** While a rotation's 24 hours last, when the previous secret stops signing; else `null`. */
+  readonly previous_secret_expires_at: string | null;
+  readonly created_at: string;
+}
+
+const _iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
+
+function _present(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
+  const rotating = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
+  return {
+    id: endpoint.id,
+    account_id: endpoint.accountId,
+    url: endpoint.url,
+    events: endpoint.eventTypes,
+    enabled: endpoint.enabled,
+    disabled_reason: endpoint.disabledReason,
+    disabled_at: _iso(endpoint.disabledAt),
+    failing_since: _iso(endpoint.failingSince),
+    previous_secret_expires_at: rotating ? _iso(endpoint.previousSecretExpiresAt) : null,
+    created_at: _iso(endpoint.createdAt)!,
+  };
+}
+
+/** A new secret (D41): `whsec_` and the base64 of 32 random bytes. */
+function _newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function _readUrl(text: string): string {
+  return _withOptionNames({ url: '--url' }, () => checkWebhookUrl(text));
+}
+
+function _readEvents(text: string | undefined): EventType[] {
+  const types = text === undefined ? undefined : text.split(',').map((part) => part.trim());
+  return _withOptionNames({ events: '--events' }, () => checkWebhookEventTypes(types));
+}
+
+async function _endpoint(store: FleetHoursStore, endpointId: number): Promise<WebhookEndpoint> {
+  const endpoint = await store.findWebhookEndpoint({ endpointId });
+  if (!endpoint) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  return endpoint;
+}
+
+/** `accounts update --id ID --silent-after DURATION` → the account with `silent_after_seconds` (D40). */
+export async function updateAccountCommand(context: CommandContext): Promise<CommandResult> {
+  const accountId = readId(requiredOption(context, 'id'), '--id');
+  const silentAfterSeconds = readDuration(requiredOption(context, 'silent-after'), '--silent-after');
+  if (silentAfterSeconds < 60 || silentAfterSeconds > 366 * 86_400)
+    throw new CommandError('--silent-after must be from 1 minute to 366 days');
+  const store = await context.store();
+  const account = presentAccount(await requireAccount(store, accountId));
+  await store.setSilentAfter({ accountId, silentAfterSeconds });
+  return {
+    json: { ...account, silent_after_seconds: silentAfterSeconds },
+    text: `Account ${account.id}: an active device is silent after ${silentAfterSeconds} s without a report.\n`,
+  };
+}
+
+/** `webhooks create --account ID --url URL [--events TYPES]` → the endpoint and its secret, shown this once. */
+export async function createWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const accountId = readId(requiredOption(context, 'account'), '--account');
+  const url = _readUrl(requiredOption(context, 'url'));
+  const eventTypes = _readEvents(optionalOption(context, 'events'));
+  const store = await context.store();
+  await requireAccount(store, accountId);
+  const secret = _newSecret();
+  const endpoint = await store.createWebhookEndpoint({ accountId, url, eventTypes, secret, now: context.now });
+  if (!endpoint) throw new CommandError(`No account with id ${accountId}`);
+  return {
+    json: { ..._present(endpoint, context.now), secret },
+    text:
+      `Created webhook endpoint ${endpoint.id} for ${url} (${eventTypes.join(', ')}).\n` +
+      `Secret (shown once; verify every request with it): ${secret}\n`,
+  };
+}
+
+/** `webhooks list --account ID` → `{ data: [endpoint…] }`, without secrets. */
+export async function listWebhooksCommand(context: CommandContext): Promise<CommandResult> {
+  const accountId = readId(requiredOption(context, 'account'), '--account');
+  const store = await context.store();
+  await requireAccount(store, accountId);
+  const endpoints = (await store.listWebhookEndpoints({ accountId })).map((endpoint) => _present(endpoint, context.now));
+  const text =
+    endpoints.length === 0
+      ? `No webhook endpoints for account ${accountId}. Add one with: fleet-hours webhooks create --account ${accountId} --url URL\n`
+      : formatTable(
+          [{ header: 'ID', align: 'right' }, { header: 'URL' }, { header: 'EVENTS' }, { header: 'STATE' }],
+          endpoints.map((endpoint) => [
+            endpoint.id,
+            endpoint.url,
+            endpoint.events.join(','),
+            endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabled_reason})`,
+          ]),
+        );
+  return { json: { data: endpoints }, text };
+}
+
+/** `webhooks update --id ID [--url URL] [--events TYPES] [--enable|--disable]`. */
+export async function updateWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const endpointId = readId(requiredOption(context, 'id'), '--id');
+  const urlText = optionalOption(context, 'url');
+  const eventsText = optionalOption(context, 'events');
+  const enable = context.options.enable === true;
+  const disable = context.options.disable === true;
+  if (enable && disable) throw new UsageError('--enable and --disable do not go together', 'webhooks update');
+  if (urlText === undefined && eventsText === undefined && !enable && !disable) {
+    throw new UsageError('Nothing to change: give at least one of --url, --events, --enable, --disable', 'webhooks update');
+  }
+  const changes = {
+    ...(urlText === undefined ? {} : { url: _readUrl(urlText) }),
+    ...(eventsText === undefined ? {} : { eventTypes: _readEvents(eventsText) }),
+    ...(enable ? { enabled: true } : disable ? { enabled: false } : {}),
+  };
+  const updated = await (await context.store()).updateWebhookEndpoint({ endpointId, changes, now: context.now });
+  if (!updated) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  const shown = _present(updated, context.now);
+  return {
+    json: shown,
+    text: `Webhook endpoint ${shown.id}: ${shown.url}, ${shown.events.join(', ')}, ${shown.enabled ? 'enabled' : 'disabled'}.\n`,
+  };
+}
+
+/** `webhooks rotate --id ID` → the new secret, shown this once; both secrets sign for 24 h (D41). */
+export async function rotateWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const endpointId = readId(requiredOption(context, 'id'), '--id');
+  const secret = _newSecret();
+  const rotated = await (await context.store()).rotateWebhookSecret({
+    endpointId,
+    secret,
+    overlapSeconds: SECRET_ROTATION_OVERLAP_SECONDS,
+    now: context.now,
+  });
+  if (!rotated) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  return {
+    json: { ..._present(rotated, context.now), secret },
+    text: `New secret of webhook endpoint ${endpointId} (shown once): ${secret}\nBoth secrets sign every request until ${_iso(rotated.previousSecretExpiresAt)}.\n`,
+  };
+}
+
+/** `webhooks remove --id ID`. */
+export async function removeWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const endpointId = readId(requiredOption(context, 'id'), '--id');
+  const removed = await (await context.store()).removeWebhookEndpoint({ endpointId });
+  if (!removed) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  return { json: _present(removed, context.now), text: `Removed webhook endpoint ${endpointId} (${removed.url}).\n` };
+}
+
+/**
+ * `webhooks test --id ID` → sends a `webhook.test` event to the endpoint now and prints the
+ * attempt; exit 1 when it was not a 2xx (the event stays in the outbox and is retried by the servers).
+ */
+export async function testWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const endpointId = readId(requiredOption(context, 'id'), '--id');
+  const settings = readServerSettings({}, context.io.env);
+  const store = await context.store();
+  const endpoint = await _endpoint(store, endpointId);
+  if (!endpoint.enabled)
+    throw new CommandError(
+      `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason}): enable it with webhooks update --id ${endpointId} --enable`,
+    );
+  const event = testEvent({ endpointId, accountId: endpoint.accountId, now: context.now });
+  await store.raiseEvents({ events: [event], now: context.now });
+  const sender = startWebhookSender({
+    store,
+    poll: false,
+    now: () => context.io.now(),
+    timeoutMs: Math.round(settings.webhookTimeout * 1000),
+    allowPrivateAddresses: settings.webhookAllowPrivateAddresses,
+    retrySchedule: settings.webhookRetrySchedule,
+  });
+  const [entry] = await sender.runOnce(event.id);
+  await sender.close();
+  if (!entry) throw new CommandError(`The test event ${event.id} could not be sent now; the servers will send it`);
+  const { status, durationMs, error } = entry.attempt;
+  const ok = status !== null && status >= 200 && status < 300;
+  return {
+    json: { event_id: event.id, endpoint_id: endpointId, status, duration_ms: durationMs, error, delivered: ok },
+    text: `${ok ? 'Delivered' : 'Not delivered'}: ${event.id} to ${endpoint.url}: ${status === null ? error : `HTTP ${status}`} in ${durationMs} ms.\n`,
+    exitCode: ok ? 0 : 1,
+  };
+}
+
+function _presentAttempt(attempt: WebhookAttempt) {
+  return {
+    id: attempt.id,
+    event_id: attempt.eventId,
+    event_type: attempt.eventType,
+    endpoint_id: attempt.endpointId,
+    attempted_at: _iso(attempt.attemptedAt),
+    status: attempt.status,
+    duration_ms: attempt.durationMs,
+    error: attempt.error,
+  };
+}
+
+/** `webhooks deliveries --id ID [--failed] [--limit N]` → `{ data: [attempt…] }`, newest first (D41). */
+export async function webhookDeliveriesCommand(context: CommandContext): Promise<CommandResult> {
+  const endpointId = readId(requiredOption(context, 'id'), '--id');
+  const limitText = optionalOption(context, 'limit');
+  const limit = limitText === undefined ? 50 : readNumber(limitText, '--limit', { positive: true, integer: true });
+  if (limit > 1000) throw new UsageError('--limit must be at most 1000', 'webhooks deliveries');
+  const store = await context.store();
+  await _endpoint(store, endpointId);
+  const attempts = (await store.listWebhookAttempts({ endpointId, failedOnly: context.options.failed === true, limit })).map(
+    _presentAttempt,
+  );
+  const text =
+    attempts.length === 0
+      ? `No attempts yet for webhook endpoint ${endpointId}.\n`
+      : formatTable(
+          [
+            { header: 'AT' },
+            { header: 'EVENT' },
+            { header: 'TYPE' },
+            { header: 'STATUS', align: 'right' },
+            { header: 'MS', align: 'right' },
+            { header: 'ERROR' },
+          ],
+          attempts.map((attempt) => [
+            attempt.attempted_at!,
+            attempt.event_id,
+            attempt.event_type,
+            attempt.status ?? '—',
+            attempt.duration_ms,
+            attempt.error ?? '',
+          ]),
+        );
+  return { json: { data: attempts }, text };
+}
+
+/** `webhooks replay --event EVENT_ID` → its deliveries pending again, sent by the servers under the same id (D41). */
+export async function replayWebhookCommand(context: CommandContext): Promise<CommandResult> {
+  const eventId = requiredOption(context, 'event');
+  if (!/^evt_[A-Za-z0-9_.]{1,200}$/.test(eventId))
+    throw new UsageError(`--event must be an event id (evt_…), got "${eventId.slice(0, 40)}"`, 'webhooks replay');
+  const deliveries = await (await context.store()).replayWebhookEvent({ eventId, now: context.now });
+  if (!deliveries) throw new CommandError(`No event with id ${eventId}`);
+  return {
+    json: {
+      event_id: eventId,
+      deliveries: deliveries.map((delivery) => ({ id: delivery.id, endpoint_id: delivery.endpointId, state: delivery.state })),
+    },
+    text: `Event ${eventId}: ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'} pending again; the running servers send it under the same id.\n`,
+  };
+}

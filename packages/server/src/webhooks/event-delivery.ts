@@ -1,0 +1,109 @@
+import type { FleetHours } from '@fleet-hours/core';
+import type { ServerMetrics } from '../server/server-metrics.js';
+import { checkEvents } from './check-events.js';
+import { startWebhookSender, type WebhookSender } from './webhook-sender.js';
+
+/** The settings of events and webhooks in a server (D30, D40, D41). */
+export interface EventDeliveryOptions {
+  /** Delays between attempts, seconds. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+  readonly retrySchedule?: readonly number[];
+  /** How long a request may take, ms. Default 15 000. */
+  readonly timeoutMs?: number;
+  /** Let requests reach loopback and private addresses. Default `false`. */
+  readonly allowPrivateAddresses?: boolean;
+  /** Requests sent at the same time. Default 32. */
+  readonly concurrency?: number;
+  /** How often the periodic check runs, ms (D40: at least once a minute). Default 60 000. */
+  readonly checkIntervalMs?: number;
+}
+
+/** Events and webhooks running in a server. */
+export interface EventDelivery {
+  /** Checks the events of devices a write just changed (D40), soon and once for writes that come together. */
+  afterWrite(accountId: number, deviceIds: readonly number[]): void;
+  /** Stops the check, finishes the requests under way and releases what the sender claimed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the periodic event check (D40) and the webhook sender (D41) of a server: the check every
+ * `checkIntervalMs` (once at the start), the sender whenever deliveries are due. Logs every
+ * attempt (`msg: "webhook attempt"`: `debug` when delivered, `warn` otherwise; never a secret)
+ * and counts it in the metrics.
+ */
+export function startEventDelivery(
+  options: EventDeliveryOptions & {
+    readonly fleetHours: FleetHours;
+    readonly now: () => number;
+    readonly log?: (entry: object) => void;
+    readonly metrics?: ServerMetrics;
+  },
+): EventDelivery {
+  const { fleetHours, now, log, metrics } = options;
+  const onError = (error: unknown) =>
+    log?.({ level: 'error', msg: 'webhooks failed', error: error instanceof Error ? error.message : String(error) });
+  const sender: WebhookSender = startWebhookSender({
+    store: fleetHours.store,
+    now,
+    ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.allowPrivateAddresses === undefined ? {} : { allowPrivateAddresses: options.allowPrivateAddresses }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    pollIntervalMs: 250,
+    onError,
+    onAttempt: (entry) => {
+      const outcome = entry.delivery?.state === 'delivered' ? 'delivered' : entry.delivery?.state === 'failed' ? 'failed' : 'retry';
+      metrics?.recordWebhookAttempt(outcome);
+      log?.({
+        level: outcome === 'delivered' ? 'debug' : 'warn',
+        msg: 'webhook attempt',
+        event_id: entry.eventId,
+        event_type: entry.eventType,
+        endpoint_id: entry.endpointId,
+        status: entry.attempt.status,
+        duration_ms: entry.attempt.durationMs,
+        outcome,
+        ...(entry.attempt.error === null ? {} : { error: entry.attempt.error }),
+      });
+    },
+  });
+  metrics?.watchWebhookBacklog(() => fleetHours.store.webhookBacklog(), now);
+  let checking: Promise<unknown> = Promise.resolve();
+  const check = () => {
+    checking = checking.then(() => checkEvents({ fleetHours, now: Math.floor(now() / 1000) }).catch(onError));
+  };
+  check();
+  const timer = setInterval(check, options.checkIntervalMs ?? 60_000);
+  // Devices written since the last check of written devices, by account: checked together, one check at a time.
+  let written = new Map<number, Set<number>>();
+  let scheduled = false;
+  const checkWritten = () => {
+    scheduled = false;
+    const batch = written;
+    written = new Map();
+    checking = checking.then(async () => {
+      for (const [accountId, deviceIds] of batch) {
+        await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).catch(onError);
+      }
+    });
+  };
+  let closed = false;
+  return {
+    afterWrite(accountId, deviceIds) {
+      if (closed || deviceIds.length === 0) return;
+      const devices = written.get(accountId) ?? new Set<number>();
+      for (const deviceId of deviceIds) devices.add(deviceId);
+      written.set(accountId, devices);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(checkWritten, 20);
+      }
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await checking;
+      await sender.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import {
+  isNonPublicAddress,
+  parseRetryAfter,
+  signingSecrets,
+  webhookHeaders,
+  type ClaimedDelivery,
+  type AttemptReport,
+} from '@fleet-hours/core';
+import { Webhook } from 'standardwebhooks';
+
+/** How one request is sent (D41). */
+export interface SendOptions {
+  /** How long a request may take, in ms (D41: 15 s). */
+  readonly timeoutMs: number;
+  /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
+  readonly allowPrivateAddresses: boolean;
+}
+
+/** Refuses a non-public address before the connection is made (also every address a name resolves to). */
+class RefusedAddressError extends Error {
+  override readonly name = 'RefusedAddressError';
+}
+
+/**
+ * Sends one claimed delivery: the event's stored body, signed per Standard Webhooks with every
+ * secret in use (D41: both for 24 h after a rotation), to the endpoint's URL, within the timeout.
+ * Never throws: every outcome is an attempt report. An error never holds a secret.
+ *
+ * @param claimed The delivery, its event and its endpoint.
+ * @param attemptedAt Epoch seconds: the `webhook-timestamp` of this attempt.
+ * @param options The timeout and whether private addresses may be reached.
+ * @returns What to record of the attempt.
+ */
+export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number, options: SendOptions): Promise<AttemptReport> {
+  const { event, endpoint } = claimed;
+  const signatures = signingSecrets(endpoint, attemptedAt).map((secret) =>
+    new Webhook(secret).sign(event.id, new Date(attemptedAt * 1000), event.body),
+  );
+  const headers = webhookHeaders({ eventId: event.id, attemptedAt, signatures });
+  const started = performance.now();
+  const report = (status: number | null, error: string | null, retryAfterSeconds: number | null = null): AttemptReport => ({
+    attemptedAt,
+    status,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    error,
+    retryAfterSeconds,
+  });
+  try {
+    const url = new URL(endpoint.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && !options.allowPrivateAddresses && isNonPublicAddress(host))
+      throw new RefusedAddressError(`the address ${host} is not public`);
+    const response = await _post(url, headers, event.body, options);
+    const status = response.statusCode ?? 0;
+    const ok = status >= 200 && status < 300;
+    const retryAfter = _header(response, 'retry-after');
+    return report(status, ok ? null : `answered HTTP ${status}`, parseRetryAfter(retryAfter, attemptedAt));
+  } catch (error) {
+    return report(null, _describe(error, options.timeoutMs));
+  }
+}
+
+function _post(url: URL, headers: Record<string, string>, body: string, options: SendOptions): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'fleet-hours-webhooks' },
+        lookup: options.allowPrivateAddresses ? undefined : _publicLookup,
+        timeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      },
+      (response) => {
+        // The answer's body is not read for meaning: drained, so the socket can be reused.
+        response.resume();
+        response.on('end', () => resolve(response));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** A DNS lookup that refuses every name resolving to a non-public address (no rebinding: the connection uses the address checked). */
+const _publicLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.find((address) => isNonPublicAddress(address.address));
+    if (refused) return callback(new RefusedAddressError(`${hostname} resolves to ${refused.address}, which is not public`), '', 0);
+    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+function _header(response: IncomingMessage, name: string): string | null {
+  const value = response.headers[name];
+  return typeof value === 'string' ? value : null;
+}
+
+/** An attempt's error for people: what failed, never a secret or a stack. */
+function _describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof RefusedAddressError) return `refused: ${error.message} (allow it with --webhook-allow-private-addresses)`;
+  const code = (error as { code?: unknown } | null)?.code;
+  const name = (error as { name?: unknown } | null)?.name;
+  if (code === 'ETIMEDOUT' || name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND') return 'no such host';
+  if (typeof code === 'string') return `connection failed (${code})`;
+  return 'connection failed';
+}

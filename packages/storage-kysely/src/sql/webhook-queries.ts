@@ -1,0 +1,187 @@
+/**
+ * The statements on webhook endpoints, the outbox, deliveries and attempts (D40, D41). A claim
+ * is one statement that locks the due rows it takes (`for update skip locked`), so senders of any
+ * number of instances claim disjoint sets at once; an attempt's report is one transaction that
+ * locks its delivery, then its endpoint.
+ */
+import type { EventType, NewWebhookEvent, WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from '@fleet-hours/core';
+import type { EndpointDisabledReason } from '@fleet-hours/core';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { epochSeconds, instantOf, secondsOrNull } from './sql-values.js';
+
+type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
+
+export const ENDPOINT_COLUMNS = [
+  'id',
+  'account_id',
+  'url',
+  'event_types',
+  'secret',
+  'previous_secret',
+  epochSeconds('previous_secret_expires_at').as('previous_secret_expires_at'),
+  'enabled',
+  'disabled_reason',
+  epochSeconds('disabled_at').as('disabled_at'),
+  epochSeconds('failing_since').as('failing_since'),
+  epochSeconds('created_at').as('created_at'),
+] as const;
+
+/** An endpoint row as its columns read. */
+export interface EndpointRow {
+  id: number;
+  account_id: number;
+  url: string;
+  event_types: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: number | string | null;
+  failing_since: number | string | null;
+  created_at: number | string;
+}
+
+export function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    eventTypes: row.event_types as EventType[],
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: secondsOrNull(row.previous_secret_expires_at),
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason as EndpointDisabledReason | null,
+    disabledAt: secondsOrNull(row.disabled_at),
+    failingSince: secondsOrNull(row.failing_since),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** A delivery row as `DELIVERY_COLUMNS` read it. */
+export interface DeliveryRow {
+  id: string | number;
+  event_id: string;
+  endpoint_id: number;
+  state: string;
+  attempts: number;
+  next_attempt_at: number | string | null;
+  created_at: number | string;
+  claimant: string | null;
+}
+
+export const DELIVERY_COLUMNS = sql`d.id, d.event_id, d.endpoint_id, d.state, d.attempts, date_part('epoch', d.next_attempt_at) as next_attempt_at,
+  date_part('epoch', d.created_at) as created_at, d.claimant`;
+
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: Number(row.id),
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    state: row.state as WebhookDeliveryState,
+    attempts: row.attempts,
+    nextAttemptAt: secondsOrNull(row.next_attempt_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/**
+ * Stores the events whose id is new, and their deliveries: to every enabled endpoint of the
+ * account that wants the type, or to the one endpoint named. Run inside a transaction.
+ *
+ * @returns The ids stored.
+ */
+export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], now: number): Promise<string[]> {
+  if (events.length === 0) return [];
+  const inserted = await trx
+    .insertInto('webhook_events')
+    .values(
+      events.map((event) => ({
+        id: event.id,
+        account_id: event.accountId,
+        type: event.type,
+        about_device_id: event.deviceId,
+        cause: event.cause === undefined ? null : instantOf(event.cause),
+        body: event.body,
+        raised_at: instantOf(event.raisedAt),
+      })),
+    )
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id')
+    .execute();
+  const stored = new Set(inserted.map((row) => row.id));
+  const fresh = events.filter((event, index) => stored.has(event.id) && events.findIndex((other) => other.id === event.id) === index);
+  const broadcast = fresh.filter((event) => event.endpointId === undefined).map((event) => event.id);
+  if (broadcast.length > 0) {
+    await sql`
+      insert into webhook_deliveries (event_id, endpoint_id, state, next_attempt_at, created_at)
+      select e.id, p.id, 'pending', ${instantOf(now)}, ${instantOf(now)}
+        from webhook_events e join webhook_endpoints p on p.account_id = e.account_id
+       where e.id = any(${broadcast}::text[]) and p.enabled and e.type = any(p.event_types)
+       order by e.id, p.id`.execute(trx);
+  }
+  for (const event of fresh.filter((one) => one.endpointId !== undefined)) {
+    await sql`
+      insert into webhook_deliveries (event_id, endpoint_id, state, next_attempt_at, created_at)
+      select ${event.id}, p.id, 'pending', ${instantOf(now)}, ${instantOf(now)}
+        from webhook_endpoints p where p.id = ${event.endpointId} and p.account_id = ${event.accountId}`.execute(trx);
+  }
+  return fresh.map((event) => event.id);
+}
+
+/** The claim: the due rows no one holds, locked and skipped when another claim holds them (D41). */
+export function claimDue(input: { claimant: string; eventId?: string | undefined; limit: number; leaseSeconds: number; now: number }) {
+  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
+    with due as (
+      select d.id
+        from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
+       where d.state = 'pending' and d.next_attempt_at <= ${instantOf(input.now)}
+         and (d.claimed_until is null or d.claimed_until <= ${instantOf(input.now)}) and p.enabled
+         ${input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`}
+       order by d.next_attempt_at, d.id
+       limit ${input.limit}
+       for update of d skip locked)
+    update webhook_deliveries d
+       set claimant = ${input.claimant}, claimed_until = ${instantOf(input.now + input.leaseSeconds)}
+      from due, webhook_events e
+     where d.id = due.id and e.id = d.event_id
+    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at`;
+}
+
+/** An attempt row as `listAttempts` reads it. */
+interface AttemptRow {
+  id: string | number;
+  delivery_id: string | number;
+  event_id: string;
+  event_type: string;
+  endpoint_id: number;
+  attempted_at: number | string;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** The endpoint's attempts, newest first; with `failedOnly`, those of failed deliveries. */
+export async function listAttempts(db: Db, input: { endpointId: number; failedOnly: boolean; limit: number }): Promise<WebhookAttempt[]> {
+  const { rows } = await sql<AttemptRow>`
+    select a.id, a.delivery_id, a.event_id, a.event_type, a.endpoint_id, date_part('epoch', a.attempted_at) as attempted_at,
+           a.status, a.duration_ms, a.error
+      from webhook_attempts a
+     where a.endpoint_id = ${input.endpointId}
+       ${input.failedOnly ? sql`and exists (select 1 from webhook_deliveries d where d.id = a.delivery_id and d.state = 'failed')` : sql``}
+     order by a.attempted_at desc, a.id desc
+     limit ${input.limit}`.execute(db);
+  return rows.map((row) => ({
+    id: Number(row.id),
+    deliveryId: Number(row.delivery_id),
+    eventId: row.event_id,
+    eventType: row.event_type as EventType,
+    endpointId: row.endpoint_id,
+    attemptedAt: Number(row.attempted_at),
+    status: row.status,
+    durationMs: Number(row.duration_ms),
+    error: row.error,
+  }));
+}
