@@ -10,6 +10,8 @@ import { dailyFiguresMigration } from './migrations/0003-daily-figures.js';
 import { telemetryMigration } from './migrations/0004-telemetry.js';
 import { deviceRowsCheckedByLockMigration } from './migrations/0005-device-rows-checked-by-lock.js';
 import { hourMeterAndServiceMigration } from './migrations/0006-hour-meter-and-service.js';
+import { telemetryPartitionsMigration } from './migrations/0008-telemetry-partitions.js';
+import { deviceStatesMigration } from './migrations/0009-device-states.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -19,6 +21,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0004_telemetry': telemetryMigration,
   '0005_device_rows_checked_by_lock': deviceRowsCheckedByLockMigration,
   '0006_hour_meter_and_service': hourMeterAndServiceMigration,
+  '0008_telemetry_partitions': telemetryPartitionsMigration,
+  '0009_device_states': deviceStatesMigration,
 });
 
 /**

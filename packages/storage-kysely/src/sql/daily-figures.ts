@@ -6,9 +6,9 @@
  *   seconds, the moving and idle seconds of its *closed* segments in that day (core's
  *   `dailyFigures`). Days without engine time have no row. Open segments are never in it: they
  *   are counted at read time, up to now.
- * - `devices.closed_moving_seconds` / `closed_idle_seconds`: the same over the device's whole
+ * - `device_states.closed_moving_seconds` / `closed_idle_seconds`: the same over the device's whole
  *   history, for the meter (D3).
- * - `devices.figures_time_zone`: the zone the day rows were cut in. A write that finds it differs
+ * - `device_states.figures_time_zone`: the zone the day rows were cut in. A write that finds it differs
  *   from `time_zone` (a zone changed outside Fleet Hours) rebuilds the device's figures instead of
  *   adding to them; `updateDevice` rebuilds them when it changes the zone.
  *
@@ -33,9 +33,10 @@ export interface FigureDevice {
   readonly has_figures: boolean;
 }
 
-/** The columns of {@link FigureDevice}, for a `select … from devices` (under the row's lock). */
-export const FIGURE_DEVICE_COLUMNS = sql`time_zone, figures_time_zone,
-  closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures`;
+/** The columns of {@link FigureDevice}, for a `select … from devices` (under the lock of the device's `device_states` row, D44). */
+export const FIGURE_DEVICE_COLUMNS = sql`time_zone, (select figures_time_zone from device_states where device_id = devices.id) as figures_time_zone,
+  coalesce((select closed_moving_seconds <> 0 or closed_idle_seconds <> 0 from device_states where device_id = devices.id), false)
+    or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures`;
 
 /** Rows written per statement. */
 const FIGURE_CHUNK = 20_000;
@@ -48,11 +49,17 @@ export const READ_CHUNK = 10_000;
  * ones; also raises `longest_segment_seconds` to the longest closed segment, so segments written
  * outside Fleet Hours are found by the window scans. The segments are read `chunkSize` at a time
  * in time order (D36: a device with millions of segments is rebuilt in flat memory), and the
- * device's row is always updated. The caller holds the device's row lock.
+ * device's state row (D44) is always updated. The caller holds the lock of that row.
  *
  * @returns `false` when there is no such device.
  */
-export async function rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, deviceId: number, chunkSize = READ_CHUNK): Promise<boolean> {
+export async function rebuildDeviceFigures(
+  trx: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  chunkSize = READ_CHUNK,
+  /** Where the figures' columns live: `devices` before migration 0009 (for migration 0003), `device_states` since (D44). */
+  stateTable: 'devices' | 'device_states' = 'device_states',
+): Promise<boolean> {
   const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(trx)).rows[0];
   if (!device) return false;
   await sql`delete from engine_day_figures where device_id = ${deviceId}`.execute(trx);
@@ -60,12 +67,12 @@ export async function rebuildDeviceFigures(trx: Kysely<FleetHoursDatabase>, devi
   for await (const segments of segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments));
   await _insertFigures(trx, deviceId, figures.finish());
   await sql`
-    update devices
+    update ${sql.table(stateTable)}
        set closed_moving_seconds = ${figures.movingSeconds}::bigint,
            closed_idle_seconds = ${figures.idleSeconds}::bigint,
            figures_time_zone = ${device.time_zone}::text,
            longest_segment_seconds = greatest(longest_segment_seconds, ${figures.longestSegmentSeconds}::bigint)
-     where id = ${deviceId}`.execute(trx);
+     where ${sql.ref(stateTable === 'devices' ? 'id' : 'device_id')} = ${deviceId}`.execute(trx);
   return true;
 }
 

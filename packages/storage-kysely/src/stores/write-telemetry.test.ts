@@ -44,7 +44,7 @@ function interloper(): KyselyPlugin & { reads: ('unlocked' | 'locked')[]; times:
     transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
       const text = textOf(args.node);
       if (text.includes('as asked(id, imei, earliest, latest)')) kinds.set(args.queryId, 'read');
-      else if (/^\s*select id from devices\b[\s\S]*\bfor update\s*$/.test(text)) kinds.set(args.queryId, 'lock');
+      else if (/^\s*select device_id as id from device_states\b[\s\S]*\bfor update\s*$/.test(text)) kinds.set(args.queryId, 'lock');
       return args.node;
     },
     async transformResult(args: Parameters<KyselyPlugin['transformResult']>[0]) {
@@ -183,7 +183,7 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
       await store.writeTelemetry({ accountId: account.id, points: more.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
       expect(watch.reads).toEqual(['unlocked', 'locked']);
       expect(await verifyDailyFigures(db, { deviceId: device.id })).toEqual({ deviceIds: [device.id], mismatches: [] });
-      const { rows } = await sql<{ figures_time_zone: string }>`select figures_time_zone from devices where id = ${device.id}`.execute(db);
+      const { rows } = await sql<{ figures_time_zone: string }>`select figures_time_zone from device_states where device_id = ${device.id}`.execute(db);
       expect(rows[0]!.figures_time_zone).toBe('America/Sao_Paulo');
     });
   });

@@ -93,9 +93,10 @@ interface _DeviceRow {
 export async function checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions): Promise<DeviceCheck | null> {
   const device = (
     await sql<_DeviceRow>`
-      select time_zone, figures_time_zone, closed_moving_seconds as moving, closed_idle_seconds as idle,
-             longest_segment_seconds as longest, date_part('epoch', last_reported_at) as last_reported_at
-        from devices where id = ${deviceId}`.execute(trx)
+      select devices.time_zone, state.figures_time_zone, state.closed_moving_seconds as moving, state.closed_idle_seconds as idle,
+             state.longest_segment_seconds as longest, date_part('epoch', state.last_reported_at) as last_reported_at
+        from devices join device_states as state on state.device_id = devices.id
+       where devices.id = ${deviceId}`.execute(trx)
   ).rows[0];
   if (!device) return null;
   const found = new _Differences(options.detailLimit);
@@ -115,7 +116,7 @@ export async function checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: num
     if (figuresChanged) await rebuildDeviceFigures(trx, deviceId, options.chunkSize);
     // Always: the row's new version makes a telemetry write planned before this repair plan again (P37).
     const lastReportedAt = wrong ? newest : stored;
-    await sql`update devices set last_reported_at = to_timestamp(${lastReportedAt}::float8) where id = ${deviceId}`.execute(trx);
+    await sql`update device_states set last_reported_at = to_timestamp(${lastReportedAt}::float8) where device_id = ${deviceId}`.execute(trx);
   }
   return { differences: found.list, omitted: found.omitted };
 }

@@ -35,7 +35,7 @@ export const dailyFiguresMigration: Migration = {
 
     const typed = db as unknown as Kysely<FleetHoursDatabase>;
     const { rows } = await sql<{ id: number }>`select id from devices order by id`.execute(typed);
-    for (const { id } of rows) await rebuildDeviceFigures(typed, id);
+    for (const { id } of rows) await rebuildDeviceFigures(typed, id, undefined, 'devices');
   },
 
   async down(db: Kysely<unknown>) {

@@ -1,0 +1,137 @@
+/**
+ * The monthly partitions of `telemetry_points` (D42) and their retention (D43), the one place that
+ * names, creates, lists and drops them.
+ *
+ * - A partition holds one calendar month in UTC, `[month start, next month start)`, and is named
+ *   `telemetry_points_pYYYYMM`; a database migrated from an unpartitioned version also keeps its
+ *   old table as `telemetry_points_before`, everything up to the first month after its newest point.
+ * - {@link ensurePointPartitions} creates the months of a span that no partition covers: ahead of
+ *   need by `migrate` and the servers' maintenance, and on demand by a write that found none
+ *   (`writeTelemetry`). A partition is created as a table of its own and then attached: `attach
+ *   partition` locks the parent in `share update exclusive` mode, which lets writes and reads of
+ *   the other months run on (a `create table … partition of` would wait for every one of them and
+ *   hold the next ones back). Creators take one advisory lock, so two of them never race.
+ * - {@link dropPointPartitionsBefore} detaches and drops whole partitions older than the horizon,
+ *   never row by row.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { FleetHoursDatabase } from '../schema/database-schema.js';
+
+/** Months created ahead of the current one by `migrate` and the maintenance loop. */
+export const MONTHS_AHEAD = 2;
+
+/** The advisory lock every creator and dropper of partitions takes (any constant will do: this is `fleet_hours_partitions` hashed once). */
+const PARTITIONS_LOCK = 742_000_024;
+
+/** One partition: its name and bounds in epoch seconds (`from` is `null` for `MINVALUE`). */
+export interface PointPartition {
+  readonly name: string;
+  readonly from: number | null;
+  readonly to: number;
+}
+
+/** The start of the UTC month holding an instant, in epoch seconds. */
+export function monthStart(epochSeconds: number): number {
+  const date = new Date(epochSeconds * 1000);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / 1000;
+}
+
+/** The start of the UTC month after the one holding an instant. */
+export function nextMonthStart(epochSeconds: number): number {
+  const date = new Date(monthStart(epochSeconds) * 1000);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 1000;
+}
+
+/** `telemetry_points_pYYYYMM` of the month starting at `start`. */
+export function partitionName(start: number): string {
+  const date = new Date(start * 1000);
+  return `telemetry_points_p${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The partitions of `telemetry_points` in the connection's schema, oldest first. */
+export async function listPointPartitions(db: Kysely<FleetHoursDatabase>): Promise<PointPartition[]> {
+  // The bounds as PostgreSQL prints them (in the session's zone), read back by the same session.
+  const { rows } = await sql<{ name: string; from: number | null; to: number }>`
+    select c.relname as name,
+           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \(''([^'']+)''\)'))[1]::timestamptz) as "from",
+           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''([^'']+)''\)'))[1]::timestamptz) as "to"
+      from pg_inherits as i join pg_class as c on c.oid = i.inhrelid
+     where i.inhparent = 'telemetry_points'::regclass`.execute(db);
+  return rows
+    .map((row) => ({ name: row.name, from: row.from === null ? null : Number(row.from), to: Number(row.to) }))
+    .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
+}
+
+/**
+ * Creates a partition for every month from the one holding `from` through the one holding `to`
+ * that no partition covers yet, under the partitions' advisory lock, in a transaction of its own
+ * (or the caller's, when `db` is one).
+ *
+ * @returns The names of the partitions created.
+ */
+export async function ensurePointPartitions(db: Kysely<FleetHoursDatabase>, span: { readonly from: number; readonly to: number }): Promise<string[]> {
+  const run = async (trx: Kysely<FleetHoursDatabase>) => {
+    await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK}::bigint)`.execute(trx);
+    const existing = await listPointPartitions(trx);
+    const created: string[] = [];
+    for (let start = monthStart(span.from); start <= span.to; start = nextMonthStart(start)) {
+      const end = nextMonthStart(start);
+      if (existing.some((partition) => (partition.from ?? -Infinity) < end && partition.to > start)) continue;
+      const name = partitionName(start);
+      const table = sql.id(name);
+      const from = new Date(start * 1000).toISOString();
+      const to = new Date(end * 1000).toISOString();
+      await sql`create table ${table} (like telemetry_points including defaults including constraints)`.execute(trx);
+      // The bounds as a constraint first: `attach` then needs no scan (and the table is empty anyway).
+      await sql`alter table ${table} add constraint ${sql.id(`${name}_range`)} check ("time" >= ${sql.lit(from)}::timestamptz and "time" < ${sql.lit(to)}::timestamptz)`.execute(
+        trx,
+      );
+      await sql`alter table telemetry_points attach partition ${table} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(trx);
+      await sql`alter table ${table} drop constraint ${sql.id(`${name}_range`)}`.execute(trx);
+      created.push(name);
+    }
+    return created;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * Detaches and drops every partition whose months all lie before `horizon` (epoch seconds): its
+ * upper bound is at or before it. Each is detached first (`detach partition … concurrently` on
+ * PostgreSQL, which waits for the statements using it but holds no write back; a plain `detach`
+ * on an embedded database, where nothing runs beside it), then dropped on its own.
+ *
+ * @returns The names of the partitions dropped.
+ */
+export async function dropPointPartitionsBefore(db: Kysely<FleetHoursDatabase>, horizon: number, concurrently: boolean): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const partition of await listPointPartitions(db)) {
+    if (partition.to > horizon) continue;
+    const table = sql.id(partition.name);
+    if (concurrently) await sql`alter table telemetry_points detach partition ${table} concurrently`.execute(db);
+    else await sql`alter table telemetry_points detach partition ${table}`.execute(db);
+    await sql`drop table ${table}`.execute(db);
+    dropped.push(partition.name);
+  }
+  return dropped;
+}
+
+/**
+ * Where stored points begin (D43, for `verify`): the lower bound of the oldest partition, `null`
+ * when it is open below (no point was ever dropped), or `Infinity` when there is no partition at all.
+ */
+export async function pointsKeptFrom(db: Kysely<FleetHoursDatabase>): Promise<number | null> {
+  const [oldest] = await listPointPartitions(db);
+  if (!oldest) return Infinity;
+  return oldest.from;
+}
+
+/** Whether an error is PostgreSQL's "no partition of relation … found for row" (SQLSTATE 23514 from routing a row). */
+export function isMissingPartition(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; depth += 1) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (code === '23514' && typeof message === 'string' && /no partition of relation/.test(message)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
