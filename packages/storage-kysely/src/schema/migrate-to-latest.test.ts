@@ -31,7 +31,7 @@ const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
      where table_schema = current_schema()
        -- D42: the monthly partitions of telemetry_points are not tables of their own.
        and not exists (select 1 from pg_inherits join pg_class on pg_class.oid = inhrelid
-                        where pg_class.relname = table_name and pg_class.relnamespace = current_schema()::regnamespace)
+                        where pg_class.relname = table_name and pg_class.relnamespace = (select oid from pg_namespace where nspname = current_schema()))
      order by 1`.execute(db);
   return rows.map((row) => row.name);
 };

@@ -16,6 +16,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { guard } from '../stores/storage-error.js';
 
 /** Months created ahead of the current one by `migrate` and the maintenance loop. */
 export const MONTHS_AHEAD = 2;
@@ -64,23 +65,37 @@ export async function listPointPartitions(db: Kysely<FleetHoursDatabase>): Promi
 
 /**
  * Creates a partition for every month from the one holding `from` through the one holding `to`
- * that no partition covers yet, under the partitions' advisory lock, in a transaction of its own
- * (or the caller's, when `db` is one).
+ * that no partition covers yet. A span already covered costs one catalog read and takes no lock;
+ * otherwise the months still missing are created under the partitions' advisory lock, in a
+ * transaction of its own (or the caller's, when `db` is one). A partition another process created
+ * meanwhile is found by its name (`to_regclass` reads the catalog as it is now, also in a
+ * `serializable` transaction whose snapshot is older), so two creators never clash.
  *
  * @returns The names of the partitions created.
  */
-export async function ensurePointPartitions(db: Kysely<FleetHoursDatabase>, span: { readonly from: number; readonly to: number }): Promise<string[]> {
-  const run = async (trx: Kysely<FleetHoursDatabase>) => {
-    await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK}::bigint)`.execute(trx);
-    const existing = await listPointPartitions(trx);
-    const created: string[] = [];
+export async function ensurePointPartitions(
+  db: Kysely<FleetHoursDatabase>,
+  span: { readonly from: number; readonly to: number },
+): Promise<string[]> {
+  const missing = (partitions: readonly PointPartition[]) => {
+    const months: number[] = [];
     for (let start = monthStart(span.from); start <= span.to; start = nextMonthStart(start)) {
       const end = nextMonthStart(start);
-      if (existing.some((partition) => (partition.from ?? -Infinity) < end && partition.to > start)) continue;
+      if (!partitions.some((partition) => (partition.from ?? -Infinity) < end && partition.to > start)) months.push(start);
+    }
+    return months;
+  };
+  if (missing(await listPointPartitions(db)).length === 0) return [];
+  const run = async (trx: Kysely<FleetHoursDatabase>) => {
+    await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK}::bigint)`.execute(trx);
+    const created: string[] = [];
+    for (const start of missing(await listPointPartitions(trx))) {
       const name = partitionName(start);
+      const { rows } = await sql<{ found: string | null }>`select to_regclass(${sql.lit(name)})::text as found`.execute(trx);
+      if (rows[0]?.found) continue;
       const table = sql.id(name);
       const from = new Date(start * 1000).toISOString();
-      const to = new Date(end * 1000).toISOString();
+      const to = new Date(nextMonthStart(start) * 1000).toISOString();
       await sql`create table ${table} (like telemetry_points including defaults including constraints)`.execute(trx);
       // The bounds as a constraint first: `attach` then needs no scan (and the table is empty anyway).
       await sql`alter table ${table} add constraint ${sql.id(`${name}_range`)} check ("time" >= ${sql.lit(from)}::timestamptz and "time" < ${sql.lit(to)}::timestamptz)`.execute(
@@ -97,23 +112,74 @@ export async function ensurePointPartitions(db: Kysely<FleetHoursDatabase>, span
 
 /**
  * Detaches and drops every partition whose months all lie before `horizon` (epoch seconds): its
- * upper bound is at or before it. Each is detached first (`detach partition … concurrently` on
- * PostgreSQL, which waits for the statements using it but holds no write back; a plain `detach`
- * on an embedded database, where nothing runs beside it), then dropped on its own.
+ * upper bound is at or before it. Each is detached first with `detach partition … concurrently`,
+ * which waits for the statements using it but never holds a write of another month back (a
+ * `drop` of an attached partition would lock the whole table), then dropped on its own: nothing
+ * uses it any more. Each is a statement of its own, outside any transaction (as `concurrently`
+ * requires).
  *
  * @returns The names of the partitions dropped.
  */
-export async function dropPointPartitionsBefore(db: Kysely<FleetHoursDatabase>, horizon: number, concurrently: boolean): Promise<string[]> {
+export async function dropPointPartitionsBefore(db: Kysely<FleetHoursDatabase>, horizon: number): Promise<string[]> {
   const dropped: string[] = [];
   for (const partition of await listPointPartitions(db)) {
     if (partition.to > horizon) continue;
     const table = sql.id(partition.name);
-    if (concurrently) await sql`alter table telemetry_points detach partition ${table} concurrently`.execute(db);
-    else await sql`alter table telemetry_points detach partition ${table}`.execute(db);
+    await sql`alter table telemetry_points detach partition ${table} concurrently`.execute(db);
     await sql`drop table ${table}`.execute(db);
     dropped.push(partition.name);
   }
   return dropped;
+}
+
+/** What one run of {@link maintainTelemetryPartitions} did. */
+export interface TelemetryMaintenance {
+  /** The partitions created ahead (D42), by name (`telemetry_points_pYYYYMM`). */
+  readonly created: readonly string[];
+  /** The partitions dropped (D43), by name. */
+  readonly dropped: readonly string[];
+  /** Epoch seconds: points before it may be dropped and are refused; `null` when every point is kept. */
+  readonly horizon: number | null;
+}
+
+/**
+ * The telemetry upkeep that `migrate`, `maintenance` and every running server do (D42, D43):
+ * creates the partitions of the current month and the {@link MONTHS_AHEAD} after it that do not
+ * exist yet, and, with a retention of `retentionDays` > 0, drops the partitions whose months all lie
+ * before the horizon (`now` − that many days), whole: never row by row. Segments, per-day figures
+ * and lifetime totals are never touched, so no answer of the read API changes. Safe to run from
+ * several processes at once (creators take one advisory lock; a partition already dropped is not
+ * listed again).
+ *
+ * @param db The database.
+ * @param options `now` in epoch seconds; `retentionDays` (0: keep every point).
+ * @returns The partitions created and dropped, and the horizon.
+ * @throws {RangeError} When `retentionDays` is not a whole number ≥ 0.
+ * @example
+ * ```ts
+ * import { createPGliteDatabase, maintainTelemetryPartitions, migrateToLatest } from '@fleet-hours/storage-kysely';
+ * const db = await createPGliteDatabase();
+ * await migrateToLatest(db);
+ * const done = await maintainTelemetryPartitions(db, { now: Date.now() / 1000, retentionDays: 90 });
+ * done.dropped; // [] on a fresh database
+ * await db.destroy();
+ * ```
+ */
+export function maintainTelemetryPartitions(
+  db: Kysely<FleetHoursDatabase>,
+  options: { readonly now: number; readonly retentionDays: number },
+): Promise<TelemetryMaintenance> {
+  const { now, retentionDays } = options;
+  if (!Number.isSafeInteger(retentionDays) || retentionDays < 0)
+    throw new RangeError(`retentionDays must be a whole number ≥ 0, got ${String(retentionDays)}`);
+  return guard(async () => {
+    let ahead = now;
+    for (let month = 0; month < MONTHS_AHEAD; month += 1) ahead = nextMonthStart(ahead);
+    const created = await ensurePointPartitions(db, { from: now, to: ahead });
+    const horizon = retentionDays > 0 ? now - retentionDays * 86_400 : null;
+    const dropped = horizon === null ? [] : await dropPointPartitionsBefore(db, horizon);
+    return { created, dropped, horizon };
+  });
 }
 
 /**

@@ -305,8 +305,6 @@ export async function lockDevice(
   if (!locked) return undefined;
   const { rows } = await sql<{ last_reported_at: number | null } & FigureDevice>`
     select (select date_part('epoch', last_reported_at) from device_states where device_id = devices.id) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}
-      from devices where id = ${deviceId}`.execute(
-    trx,
-  );
+      from devices where id = ${deviceId}`.execute(trx);
   return rows[0];
 }

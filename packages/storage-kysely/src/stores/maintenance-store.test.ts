@@ -106,8 +106,8 @@ function describeDeviceVersion(name: string, database: () => Kysely<FleetHoursDa
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
     const version = async () =>
-      (await sql<{ version: string }>`select xmin::text as version from device_states where device_id = ${device.id}`.execute(database())).rows[0]!
-        .version;
+      (await sql<{ version: string }>`select xmin::text as version from device_states where device_id = ${device.id}`.execute(database()))
+        .rows[0]!.version;
     const before = await version();
     const reading = (await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 60, now: T0 }))!;
     await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 120, now: T0 });

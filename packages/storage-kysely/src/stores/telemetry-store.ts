@@ -54,17 +54,24 @@ export function telemetryStore(db: Kysely<FleetHoursDatabase>): TelemetryStore {
 
     writeTelemetry: (input) =>
       guard(async () => {
+        // D42: a point of a month no partition covers yet (none created ahead, or one dropped
+        // since) fails its statement whole: the batch's months are then created (under their
+        // lock, so concurrent writes create each once) and the write runs again. A store over a
+        // caller's transaction cannot run again after a failed statement: it makes sure first.
+        const span = () => {
+          let [from, to] = [Infinity, -Infinity];
+          for (const point of input.points) [from, to] = [Math.min(from, point.time), Math.max(to, point.time)];
+          return { from, to };
+        };
+        if (db.isTransaction && input.points.length > 0) {
+          assertTelemetryPoints(input.points, { now: input.now });
+          await ensurePointPartitions(db, span());
+        }
         try {
           return await _writeTelemetry(db, input);
         } catch (error) {
-          if (!isMissingPartition(error)) throw error;
-          // D42: a point of a month no partition covers yet (none created ahead, or one dropped
-          // since): create the batch's months (under their lock, so concurrent writes create each
-          // once) and write again. Nothing of the batch was written: the statement failed whole.
-          let from = Infinity;
-          let to = -Infinity;
-          for (const point of input.points) [from, to] = [Math.min(from, point.time), Math.max(to, point.time)];
-          await ensurePointPartitions(db, { from, to });
+          if (db.isTransaction || !isMissingPartition(error)) throw error;
+          await ensurePointPartitions(db, span());
           return _writeTelemetry(db, input);
         }
       }),
@@ -76,30 +83,30 @@ async function _writeTelemetry(
   db: Kysely<FleetHoursDatabase>,
   { accountId, points, now }: Parameters<TelemetryStore['writeTelemetry']>[0],
 ): ReturnType<TelemetryStore['writeTelemetry']> {
-    // D26 and the shape of every point, before the database is asked anything.
-    assertTelemetryPoints(points, { now });
-    if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
-    const asked = _askedSpans(points);
-    // Read, plan, then write only if no write of these devices came between: two round trips.
-    for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
-      const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
-      if (planned.writes.length === 0) return planned.result;
-      const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
-      if (outcome === 'written') return planned.result;
-      if (outcome === 'unfit') break;
-    }
-    // The same under the devices' locks, in a transaction: for a write of several statements,
-    // and for a device that other writes keep changing.
-    // D35: the locks first, in a statement of their own, and only then the read. Under READ
-    // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
-    // lock and read would plan from what the write it waited for had not yet committed.
-    return db.transaction().execute(async (trx) => {
-      const locked = await _lockDevices(trx, accountId, asked);
-      const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
-      const planned = _planWrites(points, read);
-      await writeDevices(trx, planned.writes);
-      return planned.result;
-    });
+  // D26 and the shape of every point, before the database is asked anything.
+  assertTelemetryPoints(points, { now });
+  if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
+  const asked = _askedSpans(points);
+  // Read, plan, then write only if no write of these devices came between: two round trips.
+  for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
+    const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
+    if (planned.writes.length === 0) return planned.result;
+    const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
+    if (outcome === 'written') return planned.result;
+    if (outcome === 'unfit') break;
+  }
+  // The same under the devices' locks, in a transaction: for a write of several statements,
+  // and for a device that other writes keep changing.
+  // D35: the locks first, in a statement of their own, and only then the read. Under READ
+  // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
+  // lock and read would plan from what the write it waited for had not yet committed.
+  return db.transaction().execute(async (trx) => {
+    const locked = await _lockDevices(trx, accountId, asked);
+    const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
+    const planned = _planWrites(points, read);
+    await writeDevices(trx, planned.writes);
+    return planned.result;
+  });
 }
 
 /**

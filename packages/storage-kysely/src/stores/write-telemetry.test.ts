@@ -183,7 +183,9 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
       await store.writeTelemetry({ accountId: account.id, points: more.map((point) => ({ deviceId: device.id, ...point })), now: LATER });
       expect(watch.reads).toEqual(['unlocked', 'locked']);
       expect(await verifyDailyFigures(db, { deviceId: device.id })).toEqual({ deviceIds: [device.id], mismatches: [] });
-      const { rows } = await sql<{ figures_time_zone: string }>`select figures_time_zone from device_states where device_id = ${device.id}`.execute(db);
+      const { rows } = await sql<{
+        figures_time_zone: string;
+      }>`select figures_time_zone from device_states where device_id = ${device.id}`.execute(db);
       expect(rows[0]!.figures_time_zone).toBe('America/Sao_Paulo');
     });
   });

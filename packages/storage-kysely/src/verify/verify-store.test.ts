@@ -120,7 +120,9 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
         await sql<{
           moving: string;
           idle: string;
-        }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from device_states where device_id = ${device.id}`.execute(db)
+        }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from device_states where device_id = ${device.id}`.execute(
+          db,
+        )
       ).rows[0]!;
       await sql`update device_states set closed_moving_seconds = closed_moving_seconds - 90 where device_id = ${device.id}`.execute(db);
       const expected = { movingSeconds: Number(totals.moving), idleSeconds: Number(totals.idle) };
@@ -203,12 +205,16 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
     it('D36: last_reported_at moved with SQL is named against the newest point; repair sets it', async () => {
       const { db, device, written } = await seed();
       const newest = Math.max(...written.map((point) => point.time));
-      await sql`update device_states set last_reported_at = last_reported_at - interval '1 hour' where device_id = ${device.id}`.execute(db);
+      await sql`update device_states set last_reported_at = last_reported_at - interval '1 hour' where device_id = ${device.id}`.execute(
+        db,
+      );
       const found: StoreDifference[] = [{ deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest - 3600 }];
       expect((await verifyStore(db)).devices[0]!.differences).toEqual(found);
       await expectRepairedAndClean(db, device.id, found);
       // Later than the newest point is wrong too, for a device without imports.
-      await sql`update device_states set last_reported_at = last_reported_at + interval '5 minutes' where device_id = ${device.id}`.execute(db);
+      await sql`update device_states set last_reported_at = last_reported_at + interval '5 minutes' where device_id = ${device.id}`.execute(
+        db,
+      );
       expect((await verifyStore(db)).devices[0]!.differences).toEqual([
         { deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest + 300 },
       ]);

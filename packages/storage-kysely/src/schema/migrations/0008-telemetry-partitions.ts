@@ -14,8 +14,9 @@ import { ensurePointPartitions, MONTHS_AHEAD, nextMonthStart } from '../../sql/p
 export const telemetryPartitionsMigration: Migration = {
   async up(untyped: Kysely<unknown>) {
     const db = untyped as Kysely<FleetHoursDatabase>;
-    const newest = (await sql<{ newest: number | null }>`select date_part('epoch', max("time")) as newest from telemetry_points`.execute(db))
-      .rows[0]!.newest;
+    const newest = (
+      await sql<{ newest: number | null }>`select date_part('epoch', max("time")) as newest from telemetry_points`.execute(db)
+    ).rows[0]!.newest;
     await sql`alter table telemetry_points rename to telemetry_points_before`.execute(db);
     await sql`alter index telemetry_points_pkey rename to telemetry_points_before_pkey`.execute(db);
     await sql`

@@ -28,7 +28,9 @@ export const deviceStatesMigration: Migration = {
     `.execute(db);
     await sql`
       insert into device_states (device_id, last_reported_at, longest_segment_seconds, closed_moving_seconds, closed_idle_seconds, figures_time_zone)
-      select id, last_reported_at, longest_segment_seconds, closed_moving_seconds, closed_idle_seconds, figures_time_zone from devices`.execute(db);
+      select id, last_reported_at, longest_segment_seconds, closed_moving_seconds, closed_idle_seconds, figures_time_zone from devices`.execute(
+      db,
+    );
     await sql`
       alter table devices
         drop column last_reported_at, drop column longest_segment_seconds, drop column closed_moving_seconds,
