@@ -48,6 +48,8 @@ export interface StartServerOptions {
   readonly maxInFlight?: number;
   /** The limits of one ingestion request (points, body bytes, body deadline): `createFleetHoursApp`'s `ingest`. */
   readonly ingest?: Partial<IngestLimits>;
+  /** D43: days of raw telemetry kept; older points are refused (409 `beyond_retention`). 0 or unset: every point. */
+  readonly telemetryRetentionDays?: number;
 }
 
 /** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
@@ -117,6 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.ingest ? { ingest: options.ingest } : {}),
+      ...(options.telemetryRetentionDays ? { telemetryRetentionDays: options.telemetryRetentionDays } : {}),
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),
