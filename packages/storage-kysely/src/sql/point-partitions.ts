@@ -54,8 +54,8 @@ export async function listPointPartitions(db: Kysely<FleetHoursDatabase>): Promi
   // The bounds as PostgreSQL prints them (in the session's zone), read back by the same session.
   const { rows } = await sql<{ name: string; from: number | null; to: number }>`
     select c.relname as name,
-           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \(''([^'']+)''\)'))[1]::timestamptz) as "from",
-           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''([^'']+)''\)'))[1]::timestamptz) as "to"
+           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz) as "from",
+           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz) as "to"
       from pg_inherits as i join pg_class as c on c.oid = i.inhrelid
      where i.inhparent = 'telemetry_points'::regclass`.execute(db);
   return rows
