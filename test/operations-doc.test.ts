@@ -146,7 +146,7 @@ describe('the Citus layout of docs/operations.md fits the migrated schema', () =
     }
   });
 
-  it('D44: no telemetry write and no import changes a row of a reference table (the targets of every statement they send)', async () => {
+  it('D44, P49: no telemetry write and no import changes a row of a reference table (the targets of every statement they send)', async () => {
     const statements: string[] = [];
     let recording = false;
     const pglite = new PGlite();

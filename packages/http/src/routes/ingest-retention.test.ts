@@ -13,7 +13,7 @@ const errorOf = async (response: Response) =>
 
 const DAYS = 30;
 
-describe('D43: points older than the retention horizon, on every ingestion route', () => {
+describe('D43, P47: points older than the retention horizon, on every ingestion route', () => {
   it('native batch: 409 beyond_retention naming the line and the horizon; nothing of the batch is written', async () => {
     const fixture = await createIngestFixture({ telemetryRetentionDays: DAYS });
     const horizon = fixture.nowSeconds - DAYS * 86_400;

@@ -53,7 +53,7 @@ async function answersOf(store: FleetHoursStore, accountId: number, deviceIds: r
 
 function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHoursDatabase>>): void {
   describe(`telemetry partitions on ${name}`, () => {
-    it('D42, D44: migrations 0008 and 0009 keep every point and every derived datum of a database written by the previous version', async () => {
+    it('D42, D44, P46, P49: migrations 0008 and 0009 keep every point and every derived datum of a database written by the previous version', async () => {
       // What the previous version stored, written through this version's store on a database of its own...
       const source = await fresh();
       const old = await fresh();
@@ -154,7 +154,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
       }
     });
 
-    it('D42: writes of many months without partitions at once all succeed, each month created once', async () => {
+    it('D42, P46: writes of many months without partitions at once all succeed, each month created once', async () => {
       const db = await fresh();
       try {
         await migrateToLatest(db);
@@ -180,7 +180,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
       }
     });
 
-    it('D43: dropping the partitions past the retention changes no answer of hours, daily, meter or service; verify stays clean', async () => {
+    it('D43, P48: dropping the partitions past the retention changes no answer of hours, daily, meter or service; verify stays clean', async () => {
       const db = await fresh();
       try {
         await migrateToLatest(db);
