@@ -6,14 +6,15 @@
  *
  * 1. Bytes per point: table + indexes (+ TOAST) of each layout, over the points loaded.
  * 2. Ingest points/s through the store's real write path (`writeTelemetry`: read, plan in the
- *    core, one write statement), PARTITIONS_INGEST_WRITES (default 600) writes of
- *    PARTITIONS_BATCH (default 60) points, each continuing one of PARTITIONS_INGEST_DEVICES
- *    devices' history, the two layouts in turns (measurePair: the same machine load for both).
+ *    core, one write statement): PARTITIONS_INGEST_WRITES / 2 (default 300) writes of
+ *    PARTITIONS_BATCH (default 60) points per layout, then a sixth as many of PARTITIONS_BATCH_LARGE
+ *    (default 1,000), each continuing one of PARTITIONS_INGEST_DEVICES (default 50) devices'
+ *    history, the two layouts in turns (measurePair: the same machine load for both).
  * 3. `/hours/daily` (30 days) through the app (`createFleetHoursApp` over each store): median and
  *    p95 per layout, in turns, and the ratio.
  * 4. Shedding the oldest month: in the partitioned layout `detach partition … concurrently` then
  *    `drop table` (each timed on its own, after a CHECKPOINT so that no earlier write is flushed
- *    inside them); in the plain layout `DELETE` of the same month's rows, then the `VACUUM` that
+ *    inside them; the medians over the PARTITIONS_DROPS (default 3) oldest months); in the plain layout `DELETE` of the same month's rows, then the `VACUUM` that
  *    makes their space reusable (what shedding a month costs without partitions), each timed.
  *
  * The points — PARTITIONS_POINTS (default 50,000,000) over PARTITIONS_MONTHS (default 12) whole
@@ -32,7 +33,7 @@ import { createFleetHours, fingerprintApiKey, generateApiKey } from '@fleet-hour
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import { sql, type Kysely } from 'kysely';
-import { measurePair, reachable, type Figure } from './_support.js';
+import { figureOf, measurePair, reachable, type Figure } from './_support.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = process.env.PARTITIONS_SCHEMA ?? 'fh_bench_part';
@@ -44,6 +45,8 @@ const MONTHS = Number(process.env.PARTITIONS_MONTHS ?? 12);
 const INGEST_WRITES = Number(process.env.PARTITIONS_INGEST_WRITES ?? 600);
 const INGEST_DEVICES = Math.min(DEVICES, Number(process.env.PARTITIONS_INGEST_DEVICES ?? 50));
 const BATCH = Number(process.env.PARTITIONS_BATCH ?? 60);
+const BATCH_LARGE = Number(process.env.PARTITIONS_BATCH_LARGE ?? 1_000);
+const DROPS = Math.max(1, Math.min(Number(process.env.PARTITIONS_DROPS ?? 3), MONTHS - 1));
 const READ_RUNS = Number(process.env.PARTITIONS_READ_RUNS ?? 200);
 const PER_DEVICE_MONTH = Math.max(1, Math.round(POINTS / DEVICES / MONTHS));
 
@@ -111,32 +114,38 @@ try {
   const accountId = 1;
   const written = { part: 0, flat: 0 };
   const next = { part: 0, flat: 0 };
-  /** The next batch of a device: BATCH points every 10 s, continuing after the last one (the first in the current month). */
-  const write = (layout: 'part' | 'flat') => async () => {
-    const index = next[layout]++;
-    const deviceId = (index % INGEST_DEVICES) + 1;
-    const round = Math.floor(index / INGEST_DEVICES);
-    const from = current + 3_600 + round * BATCH * 10;
-    const points = Array.from({ length: BATCH }, (_, point) => ({
-      deviceId,
-      time: from + point * 10,
-      ignition: point % 30 !== 29,
-      speedKmh: (point * 7) % 80,
-    }));
-    const answer = await stores[layout].writeTelemetry({ accountId, points, now: from + BATCH * 10 + 60 });
-    written[layout] += answer.accepted;
+  let offset = 3_600;
+  /** Writes of `batch` points, each continuing one device's history in the current month: every 10 s after its last one. */
+  const ingest = async (batch: number, count: number) => {
+    const start = current + offset;
+    next.part = 0;
+    next.flat = 0;
+    const write = (layout: 'part' | 'flat') => async () => {
+      const index = next[layout]++;
+      const deviceId = (index % INGEST_DEVICES) + 1;
+      const from = start + Math.floor(index / INGEST_DEVICES) * batch * 10;
+      const points = Array.from({ length: batch }, (_, point) => ({
+        deviceId,
+        time: from + point * 10,
+        ignition: point % 30 !== 29,
+        speedKmh: (point * 7) % 80,
+      }));
+      const answer = await stores[layout].writeTelemetry({ accountId, points, now: from + batch * 10 + 60 });
+      written[layout] += answer.accepted;
+    };
+    const warmUp = Math.min(INGEST_DEVICES, count);
+    const [part, flat] = await measurePair(write('part'), write('flat'), { warmUp, runs: count });
+    offset += (Math.ceil((count + warmUp) / INGEST_DEVICES) + 1) * batch * 10;
+    const perSecond = (figure: Figure) => (batch * 1000) / figure.median;
+    console.log(
+      `ingest, ${count} writes of ${batch} points per layout (after ${warmUp} warm-up): partitioned ${perSecond(part).toFixed(0)} points/s ` +
+        `(median ${ms(part.median)}, p95 ${ms(part.p95)} a write), one table ${perSecond(flat).toFixed(0)} points/s ` +
+        `(median ${ms(flat.median)}, p95 ${ms(flat.p95)}); partitioned ÷ one table: ${(perSecond(part) / perSecond(flat)).toFixed(3)} (goal ≥ 0.9); ` +
+        `difference per write ${ms(part.median - flat.median)}`,
+    );
   };
-  const writes = Math.max(1, Math.floor(INGEST_WRITES / 2));
-  const [ingestPart, ingestFlat] = await measurePair(write('part'), write('flat'), {
-    warmUp: Math.min(INGEST_DEVICES, writes),
-    runs: writes,
-  });
-  const perSecond = (figure: Figure) => (BATCH * 1000) / figure.median;
-  console.log(
-    `ingest (${writes} writes of ${BATCH} points per layout, after ${Math.min(INGEST_DEVICES, writes)} warm-up): partitioned ${perSecond(ingestPart).toFixed(0)} points/s ` +
-      `(median ${ms(ingestPart.median)}, p95 ${ms(ingestPart.p95)} a write), one table ${perSecond(ingestFlat).toFixed(0)} points/s ` +
-      `(median ${ms(ingestFlat.median)}, p95 ${ms(ingestFlat.p95)}); partitioned ÷ one table: ${(perSecond(ingestPart) / perSecond(ingestFlat)).toFixed(3)} (goal ≥ 0.9)`,
-  );
+  await ingest(BATCH, Math.max(1, Math.floor(INGEST_WRITES / 2)));
+  await ingest(BATCH_LARGE, Math.max(1, Math.floor(INGEST_WRITES / 6)));
 
   // 3. /hours/daily through the app, 30 days ending in the current month, the two layouts in turns.
   const apps = {
@@ -193,12 +202,18 @@ try {
   const { rows: sizes } = await sql<{
     bytes: string;
   }>`select pg_total_relation_size(${sql.lit(partition)}::regclass)::text as bytes`.execute(loaders.part);
-  await sql`checkpoint`.execute(loaders.part);
-  const detach = await timed(() =>
-    sql`alter table telemetry_points detach partition ${sql.id(partition)} concurrently`.execute(loaders.part),
-  );
-  await sql`checkpoint`.execute(loaders.part);
-  const drop = await timed(() => sql`drop table ${sql.id(partition)}`.execute(loaders.part));
+  // The DROPS oldest months, one after the other: the median of each step.
+  const detaches: number[] = [];
+  const drops: number[] = [];
+  for (const start of loaded.slice(0, DROPS)) {
+    const name = `telemetry_points_p${monthName(start)}`;
+    await sql`checkpoint`.execute(loaders.part);
+    detaches.push(await timed(() => sql`alter table telemetry_points detach partition ${sql.id(name)} concurrently`.execute(loaders.part)));
+    await sql`checkpoint`.execute(loaders.part);
+    drops.push(await timed(() => sql`drop table ${sql.id(name)}`.execute(loaders.part)));
+  }
+  const detach = figureOf(detaches).median;
+  const drop = figureOf(drops).median;
   await sql`checkpoint`.execute(loaders.flat);
   const remove = await timed(() =>
     sql`delete from telemetry_points where "time" >= ${iso(oldest)}::timestamptz and "time" < ${iso(oldestEnd)}::timestamptz`.execute(
@@ -210,13 +225,13 @@ try {
   const shed = detach + drop;
   console.log(
     `shedding ${iso(oldest).slice(0, 7)} (${monthPoints.toLocaleString('en')} points, ${(Number(sizes[0]!.bytes) / 2 ** 20).toFixed(0)} MiB): ` +
-      `detach concurrently ${ms(detach)} + drop ${ms(drop)} = ${ms(shed)}; DELETE ${ms(remove)} (${(remove / shed).toFixed(0)}× the detach + drop), ` +
+      `detach concurrently ${ms(detach)} + drop ${ms(drop)} = ${ms(shed)} (medians of ${DROPS} months; drops ${drops.map(ms).join(', ')}); DELETE ${ms(remove)} (${(remove / shed).toFixed(0)}× the detach + drop), ` +
       `DELETE + VACUUM ${ms(remove + vacuum)} (${((remove + vacuum) / shed).toFixed(0)}×; VACUUM alone ${ms(vacuum)}). ` +
       'Goal ≥ 100×, judged on DELETE + VACUUM (what makes the space reusable).',
   );
   console.log(
     `  what the drop is made of: a round trip ${ms(roundTrip)}, a catalog change with its commit (create or drop an empty table) ${ms(emptyDrop)}; ` +
-      `detach concurrently is two such transactions; the drop's rest is removing the partition's files and buffers. Server: ${settings.join(', ')}`,
+      `detach concurrently is two such transactions; the drop's rest is the file system freeing the partition's files (bench/README.md). Server: ${settings.join(', ')}`,
   );
   console.log(`(points accepted by the ingest: ${written.part} partitioned, ${written.flat} one table)`);
 } finally {

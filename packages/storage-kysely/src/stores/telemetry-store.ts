@@ -253,7 +253,7 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
  *   index probes), in time order as one JSON array: one value for the driver to parse instead of
  *   a row of a dozen columns per point, which costs a late batch among many stored points more
- *   than its own planning (P37);
+ *   than its own planning (P37); each end looked for in its own month's partition first (D42);
  * - its segments of both sources that can touch the span the plan will find (what
  *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
  *   after the first of those points and ends at or before the last, or, when no point follows the
@@ -267,9 +267,22 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
   if (!isId(accountId)) return [];
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
-  const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.id and "time" < to_timestamp(span.earliest)),
+  // D42: each neighbour is looked for in the month of its end of the span first (one partition,
+  // pruned at run time), and in the months beyond only when that month has none: a write that
+  // continues a device's history touches one partition, not every older or newer one.
+  const earliestMonth = sql`date_trunc('month', to_timestamp(span.earliest), 'UTC')`;
+  const latestMonthEnd = sql`(date_trunc('month', to_timestamp(span.latest), 'UTC') + interval '1 month')`;
+  const firstOf = sql`coalesce((select max("time") from telemetry_points
+                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${earliestMonth}),
+                             (select max("time") from telemetry_points where device_id = span.id and "time" < ${earliestMonth}),
                              to_timestamp(span.earliest))`;
-  const next = sql`(select min("time") from telemetry_points where device_id = span.id and "time" > to_timestamp(span.latest))`;
+  const nextOf = sql`coalesce((select min("time") from telemetry_points
+                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${latestMonthEnd}),
+                            (select min("time") from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd}))`;
+  // Found once per device (in `span`), then used where needed: each reference of the partitioned
+  // table costs its partitions' index scans at the statement's start.
+  const first = sql`span.first_at`;
+  const next = sql`span.next_at`;
   const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
   const reach = sql`coalesce(${next}, to_timestamp(span.latest + ${DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
   const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
@@ -293,11 +306,14 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
          and (id = any(${planFree(ids, 'integer[]')}) or imei = any(${planFree(imeis, 'text[]')}))
        order by id
     ),
-    span as (
+    spanned as (
       select found.*,
              (select min(asked.earliest) from asked where asked.id = found.id or asked.imei = found.imei) as earliest,
              (select max(asked.latest) from asked where asked.id = found.id or asked.imei = found.imei) as latest
         from found
+    ),
+    span as (
+      select span.*, ${firstOf} as first_at, ${nextOf} as next_at from spanned as span
     )
     select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures, around.*
       from span

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { deviceIdPages, READ_CHUNK, rebuildDeviceFigures } from '../sql/daily-figures.js';
 import { lockDeviceState } from '../sql/segment-queries.js';
 import { guard } from '../stores/storage-error.js';

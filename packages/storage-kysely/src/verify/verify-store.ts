@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { deviceIdPages, READ_CHUNK } from '../sql/daily-figures.js';
 import { checkDevice, type CheckOptions, type DeviceCheck, type StoreDifference } from './device-check.js';
 import { lockDeviceState } from '../sql/segment-queries.js';
