@@ -49,15 +49,18 @@ export function partitionName(start: number): string {
   return `telemetry_points_p${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
+/** The partitions of `telemetry_points` with their bounds as epoch seconds (`from` null for `MINVALUE`), as a subquery. */
+const PARTITION_BOUNDS = sql`
+  select c.relname as name,
+         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz) as "from",
+         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz) as "to"
+    from pg_inherits as i join pg_class as c on c.oid = i.inhrelid
+   where i.inhparent = 'telemetry_points'::regclass`;
+
 /** The partitions of `telemetry_points` in the connection's schema, oldest first. */
 export async function listPointPartitions(db: Kysely<FleetHoursDatabase>): Promise<PointPartition[]> {
   // The bounds as PostgreSQL prints them (in the session's zone), read back by the same session.
-  const { rows } = await sql<{ name: string; from: number | null; to: number }>`
-    select c.relname as name,
-           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz) as "from",
-           date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz) as "to"
-      from pg_inherits as i join pg_class as c on c.oid = i.inhrelid
-     where i.inhparent = 'telemetry_points'::regclass`.execute(db);
+  const { rows } = await sql<{ name: string; from: number | null; to: number }>`${PARTITION_BOUNDS}`.execute(db);
   return rows
     .map((row) => ({ name: row.name, from: row.from === null ? null : Number(row.from), to: Number(row.to) }))
     .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
@@ -187,9 +190,13 @@ export function maintainTelemetryPartitions(
  * when it is open below (no point was ever dropped), or `Infinity` when there is no partition at all.
  */
 export async function pointsKeptFrom(db: Kysely<FleetHoursDatabase>): Promise<number | null> {
-  const [oldest] = await listPointPartitions(db);
-  if (!oldest) return Infinity;
-  return oldest.from;
+  // One row, whatever the number of partitions (D36: a check reads bounded rows per statement).
+  const { rows } = await sql<{ partitions: number | string; open_below: boolean | null; oldest: number | null }>`
+    select count(*) as partitions, bool_or(bounds."from" is null) as open_below, min(bounds."from") as oldest
+      from (${PARTITION_BOUNDS}) as bounds`.execute(db);
+  const row = rows[0]!;
+  if (Number(row.partitions) === 0) return Infinity;
+  return row.open_below ? null : Number(row.oldest);
 }
 
 /** Whether an error is PostgreSQL's "no partition of relation … found for row" (SQLSTATE 23514 from routing a row). */

@@ -152,7 +152,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
         await source.destroy();
         await old.destroy();
       }
-    });
+    }, 120_000);
 
     it('D42, P46: writes of many months without partitions at once all succeed, each month created once', async () => {
       const db = await fresh();
@@ -234,7 +234,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
       } finally {
         await db.destroy();
       }
-    });
+    }, 120_000);
   });
 }
 
