@@ -124,7 +124,9 @@ try {
         from unnest(${ids}::int[]) as device(id)
        cross join generate_series(0, ${DAYS * PER_DAY - 1}) as slot`.execute(db);
   }
-  await sql`update devices set last_reported_at = to_timestamp(${NOW - 3600}::float8) where account_id = ${account.id}`.execute(db);
+  await sql`update device_states set last_reported_at = to_timestamp(${NOW - 3600}::float8) where device_id in (select id from devices where account_id = ${account.id})`.execute(
+    db,
+  );
   const inserted = performance.now();
   // Segments written outside Fleet Hours: rebuild what the store derives from them (and the scan bound).
   await rebuildDailyFigures(db);

@@ -167,7 +167,9 @@ async function prepare(database: Kysely<FleetHoursDatabase>): Promise<Fleet> {
     );
   }
   await sql`
-    update devices set last_reported_at = to_timestamp(${now}::float8) where account_id = ${account.id}::int`.execute(database);
+    update device_states set last_reported_at = to_timestamp(${now}::float8) where device_id in (select id from devices where account_id = ${account.id}::int)`.execute(
+    database,
+  );
   process.stdout.write('\n');
   const rebuilt = performance.now();
   await rebuildDailyFigures(database);

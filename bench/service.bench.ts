@@ -213,7 +213,7 @@ async function seedFleet(database: Kysely<FleetHoursDatabase>, store: FleetHours
        where ${TODAY - FLEET_DAYS * DAY}::float8 + slot * ${step} + (device.id % 30) * 60 <= ${NOW}::float8`.execute(database);
   }
   await openNewest(database, deviceIds);
-  await sql`update devices set last_reported_at = to_timestamp(${NOW - 600}::float8) where account_id = ${accountId}::int`.execute(
+  await sql`update device_states set last_reported_at = to_timestamp(${NOW - 600}::float8) where device_id in (select id from devices where account_id = ${accountId}::int)`.execute(
     database,
   );
   await addMaintenance(

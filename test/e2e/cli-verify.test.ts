@@ -72,7 +72,7 @@ function describeVerify(name: string, makeBackend: () => Promise<SqlTarget>): vo
 
     it('D36: a telemetry segment deleted and last_reported_at moved with SQL are named with their seconds (exit 1); --repair fixes them (exit 0)', async () => {
       await backend.execute(`delete from engine_segments where started_at = '2025-03-10T06:40:00Z'`);
-      await backend.execute(`update devices set last_reported_at = last_reported_at - interval '1 hour'`);
+      await backend.execute(`update device_states set last_reported_at = last_reported_at - interval '1 hour'`);
 
       const text = await cli(['verify', '--device', String(deviceId)]);
       expect(text).toMatchObject({ code: 1, stderr: '' });

@@ -342,7 +342,7 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "rate_limited" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "missing_ingest_token" | "unknown_ingest_token" | "revoked_ingest_token" | "expired_ingest_token" | "invalid_body" | "payload_too_large" | "unknown_device" | "conflict" | "request_timeout";
+                code: "rate_limited" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "missing_ingest_token" | "unknown_ingest_token" | "revoked_ingest_token" | "expired_ingest_token" | "invalid_body" | "payload_too_large" | "unknown_device" | "conflict" | "beyond_retention" | "request_timeout";
                 message: string;
             };
         };
@@ -606,7 +606,7 @@ export interface components {
                         /** @constant */
                         status?: 409;
                         /** @enum {unknown} */
-                        code?: "conflict";
+                        code?: "conflict" | "beyond_retention";
                     };
                 };
             };

@@ -55,6 +55,8 @@ export interface FixtureOptions {
   /** Wraps the seeded store (e.g. to inject failures) before the service is built on it. */
   readonly wrapStore?: (store: FleetHoursStore) => FleetHoursStore;
   readonly clientAddress?: (c: Context) => string;
+  /** D43: `createFleetHoursApp`'s `telemetryRetentionDays`. */
+  readonly telemetryRetentionDays?: number;
 }
 
 /** Seeds the store and builds the app over it. */
@@ -160,6 +162,7 @@ export async function createFixture(options: FixtureOptions = {}) {
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
+    ...(options.telemetryRetentionDays === undefined ? {} : { telemetryRetentionDays: options.telemetryRetentionDays }),
   });
 
   /** Sends a request with a key (or none). */

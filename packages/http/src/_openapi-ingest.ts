@@ -142,6 +142,7 @@ export function _ingestPaths(limits: RateLimits): Json {
           '- A malformed body, a point with a missing or invalid field, or a point more than 300 s in the future: 400 `invalid_body`, naming the line (NDJSON, from 1) or index (array, from 0) and the field.',
           "- A point whose device is not an active device of the token's account: 422 `unknown_device`, the same for a missing and another account's device.",
           '- A point that would overlap imported segments: 409 `conflict`, naming the device and the first conflicting instant.',
+          '- A point older than the retention horizon, when the server keeps telemetry for a limited time: 409 `beyond_retention`, naming the point and the horizon.',
           '- Points equal to stored ones are `duplicates`: sending a batch again changes nothing.',
           '',
           limitNote,

@@ -102,6 +102,12 @@ export interface FleetHoursAppOptions {
     readonly accountId?: number;
     readonly deviceIds?: readonly number[];
   }) => void;
+  /**
+   * D43: days of telemetry the server keeps (the `--telemetry-retention-days` of `serve`). A point
+   * older than that before now is refused on every ingestion route with 409 `beyond_retention`
+   * naming the horizon, and nothing of its request is written. 0 (the default) keeps every point.
+   */
+  readonly telemetryRetentionDays?: number;
 }
 
 /**
@@ -174,6 +180,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     });
 
   const ingestLimits = options.ingest === false ? null : resolveIngestLimits(options.ingest);
+  const retentionDays = _retentionDays(options.telemetryRetentionDays);
 
   const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
@@ -243,7 +250,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     return _methodNotAllowed(c);
   });
 
-  if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest });
+  if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest, retentionDays });
   const outside = _outsideApp(guard, [withRequestId, withAccessLog]);
   app.onError((error, c) => respondWithError(c, error));
   app.notFound((c) => outside.fetch(c.req.raw, c.env));
@@ -367,4 +374,12 @@ function _outsideApp(guard: _Guard, logged: readonly MiddlewareHandler<FleetHour
   outside.all('*', guard(ROUTE_POLICIES.notFound), _notFound);
   outside.onError((error, c) => respondWithError(c, error));
   return outside;
+}
+
+/** `telemetryRetentionDays` checked: a whole number of days ≥ 0. */
+function _retentionDays(days: number | undefined): number {
+  if (days === undefined) return 0;
+  if (!Number.isSafeInteger(days) || days < 0)
+    throw new RangeError(`telemetryRetentionDays must be a whole number ≥ 0, got ${String(days)}`);
+  return days;
 }

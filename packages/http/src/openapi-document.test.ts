@@ -444,6 +444,8 @@ describe('openApiDocument', () => {
       const { createFleetHoursApp } = await import('./create-fleet-hours-app.js');
       const ingest = await createIngestFixture({ rateLimits: { ingest: 10_000, unauthenticated: 10_000 } });
       const limitedIngest = await createIngestFixture({ rateLimits: { ingest: 1 } });
+      // D43: a server that keeps telemetry one day answers an older point 409 beyond_retention.
+      const retaining = await createIngestFixture({ telemetryRetentionDays: 1 });
       const failingWrite = (make: () => Error) =>
         createIngestFixture({ wrapStore: (store): FleetHoursStore => ({ ...store, writeTelemetry: async () => Promise.reject(make()) }) });
       const broken = await failingWrite(() => new Error('relation "telemetry_points" does not exist'));
@@ -566,6 +568,9 @@ describe('openApiDocument', () => {
             const code = await expectDocumented(response, path, method);
             if (code) ingestCodes.add(code);
           }
+          const old = await send(retaining, path, method, { token: retaining.tokens.acme.token, time: retaining.nowSeconds - 3 * 86_400 });
+          expect(`${method} ${path} ${old.status}`).toBe(`${method} ${path} 409`);
+          ingestCodes.add((await expectDocumented(old, path, method))!);
           const other = await ingest.app.request(path.replace('{token}', ingest.tokens.acme.token), {
             method: 'PUT',
             headers: { Authorization: `Bearer ${ingest.tokens.acme.token}` },

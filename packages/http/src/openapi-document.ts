@@ -280,8 +280,8 @@ const ERROR_RESPONSES = {
   },
   Conflict: {
     description:
-      'A point would overlap segments imported for the device; the message names the device and the first conflicting instant, e.g. `Device 3: the telemetry would overlap imported segments at "2026-11-23T15:15:42Z": nothing was written`. Nothing was stored.',
-    codes: ['conflict'],
+      'A point would overlap segments imported for the device (`conflict`); the message names the device and the first conflicting instant, e.g. `Device 3: the telemetry would overlap imported segments at "2026-11-23T15:15:42Z": nothing was written`. Or a point is older than the server\'s telemetry retention horizon (`beyond_retention`); the message names the point and the horizon, e.g. `line 2: time 2025-01-01T00:00:00Z is older than the retention horizon 2026-08-28T10:00:00Z (telemetry is kept 90 days): nothing was written`. Nothing was stored.',
+    codes: ['conflict', 'beyond_retention'],
     schema: 'IngestError',
   },
   PayloadTooLarge: {

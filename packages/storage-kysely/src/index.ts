@@ -15,3 +15,4 @@ export * from './dialect/pglite-dialect.js';
 export * from './verify/rebuild-daily-figures.js';
 export * from './verify/verify-daily-figures.js';
 export * from './verify/verify-store.js';
+export { maintainTelemetryPartitions, type TelemetryMaintenance } from './sql/point-partitions.js';

@@ -39,6 +39,8 @@ export const ERROR_TABLE = {
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unknown_device: { status: 422, message: 'No such active device on this account' },
   conflict: { status: 409, message: 'The data overlaps data already stored: nothing was written' },
+  // D43: a point older than the telemetry retention horizon.
+  beyond_retention: { status: 409, message: 'A point is older than the telemetry retention horizon: nothing was written' },
   // D29: requests refused below the router, by Node's HTTP parser or the server adapter.
   bad_request: { status: 400, message: 'The request is malformed' },
   request_timeout: { status: 408, message: 'The request took too long to arrive' },

@@ -74,7 +74,8 @@ export function _reportIngest(onIngest: _OnIngest, outcome: _IngestOutcome): voi
  * The store's refusals are named by the client's own positions: an unknown device is 422
  * `unknown_device` (D25, the same for a missing and a foreign device), a point too far ahead
  * 400 `invalid_body` (D26); an overlap with imported segments is the store's 409 `conflict`
- * naming the device and instant (D23).
+ * naming the device and instant (D23); a point older than the retention horizon is 409
+ * `beyond_retention` naming the point and the horizon (D43).
  */
 export async function _writePoints(input: {
   readonly fleetHours: FleetHours;
@@ -86,9 +87,22 @@ export async function _writePoints(input: {
   readonly positionOf: ((index: number) => string) | null;
   /** How the client named the device, for a request of one position: `device.uniqueId`. */
   readonly deviceField?: string;
+  /** D43: days of telemetry the server keeps; 0 or `undefined`: every point. */
+  readonly retentionDays?: number | undefined;
 }): Promise<IngestAnswer> {
   const { fleetHours, accountId, points, now, positionOf } = input;
   const where = (index: number) => (positionOf === null ? '' : `${positionOf(index)}: `);
+  // D43: a point older than the horizon refuses its batch before the store is asked anything.
+  const retentionDays = input.retentionDays ?? 0;
+  if (retentionDays > 0) {
+    const horizon = now - retentionDays * 86_400;
+    const index = points.findIndex((point) => point.time < horizon);
+    if (index >= 0) {
+      throw new FleetHoursError('beyond_retention', {
+        message: `${where(index)}time ${formatInstant(points[index]!.time, 'UTC')} is older than the retention horizon ${formatInstant(horizon, 'UTC')} (telemetry is kept ${retentionDays} days): nothing was written`,
+      });
+    }
+  }
   let result: TelemetryWriteResult;
   try {
     const [single] = points;

@@ -28,6 +28,8 @@ export function ingestOsmandRoute(options: {
   readonly limits: IngestLimits;
   readonly now: () => number;
   readonly onIngest?: _OnIngest;
+  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
+  readonly retentionDays?: number;
 }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestOsmand(c) {
@@ -88,6 +90,7 @@ export function ingestOsmandRoute(options: {
       points: [{ imei, ...point }],
       now,
       positionOf: null,
+      retentionDays: options.retentionDays,
       deviceField: 'id',
     });
     _reportIngest(options.onIngest, {

@@ -18,6 +18,8 @@ export function ingestTelemetryRoute(options: {
   readonly limits: IngestLimits;
   readonly now: () => number;
   readonly onIngest?: _OnIngest;
+  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
+  readonly retentionDays?: number;
 }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTelemetry(c) {
@@ -25,7 +27,14 @@ export function ingestTelemetryRoute(options: {
     const text = await _readIngestBody(c, limits);
     const now = Math.floor(options.now() / 1000);
     const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
-    const answer = await _writePoints({ fleetHours, accountId: _accountId(c), points: batch.points, now, positionOf: batch.positionOf });
+    const answer = await _writePoints({
+      fleetHours,
+      accountId: _accountId(c),
+      points: batch.points,
+      now,
+      positionOf: batch.positionOf,
+      retentionDays: options.retentionDays,
+    });
     _reportIngest(options.onIngest, {
       accepted: answer.accepted,
       duplicates: answer.duplicates,

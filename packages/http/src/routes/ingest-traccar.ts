@@ -26,6 +26,8 @@ export function ingestTraccarRoute(options: {
   readonly limits: IngestLimits;
   readonly now: () => number;
   readonly onIngest?: _OnIngest;
+  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
+  readonly retentionDays?: number;
 }): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTraccar(c) {
@@ -87,6 +89,7 @@ export function ingestTraccarRoute(options: {
       points: [{ imei: uniqueId, ...point }],
       now,
       positionOf: null,
+      retentionDays: options.retentionDays,
       deviceField: 'device.uniqueId',
     });
     _reportIngest(options.onIngest, {

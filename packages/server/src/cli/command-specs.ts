@@ -674,6 +674,17 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours verify', 'fleet-hours verify --device 4 --json', 'fleet-hours verify --repair'],
   }),
   spec({
+    name: 'maintenance',
+    summary: 'Create the telemetry partitions ahead and drop those older than the retention',
+    details:
+      'Raw telemetry points are kept in one partition per month. Every running server creates the partitions of the current ' +
+      'month and the next two, and drops whole partitions older than --telemetry-retention-days, once an hour; this command ' +
+      'does the same once, e.g. from cron on a host without a running server. Segments, daily figures and meters are never ' +
+      'dropped: no answer of /hours, /hours/daily, /meter or /service changes. 0 (the default) keeps every point.',
+    options: { 'telemetry-retention-days': serveOptions['telemetry-retention-days']! },
+    examples: ['fleet-hours maintenance', 'FLEET_HOURS_TELEMETRY_RETENTION_DAYS=400 fleet-hours maintenance --json'],
+  }),
+  spec({
     name: 'figures rebuild',
     summary: 'Rebuild the daily figures of a device or all from their segments (verify --repair does more)',
     details:

@@ -1,4 +1,5 @@
 import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from '../commands/accounts.js';
 import type { CommandContext, CommandResult } from '../commands/command-context.js';
 import { demoCommand } from '../commands/demo.js';
@@ -30,6 +31,7 @@ import {
 } from '../commands/service.js';
 import { simulateCommand } from '../commands/simulate.js';
 import { verifyCommand } from '../commands/verify.js';
+import { maintenanceCommand } from '../commands/maintenance.js';
 import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
 import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from '../database/open-database.js';
 import { ImportFileError } from '../import/read-import-file.js';
@@ -80,6 +82,7 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'webhooks deliveries': webhookDeliveriesCommand,
   'webhooks replay': replayWebhookCommand,
   verify: verifyCommand,
+  maintenance: maintenanceCommand,
   'figures rebuild': rebuildFiguresCommand,
   'figures verify': verifyFiguresCommand,
 };
@@ -137,7 +140,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
 
     let result: CommandResult;
     if (command.name === 'migrate') {
-      await store();
+      // D42: the partitions of the current month and the next ones, as every server keeps them.
+      const migrated: FleetHoursStore & Partial<Pick<KyselyFleetHoursStore, 'db'>> = await store();
+      const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
+      if (migrated.db !== undefined) await maintainTelemetryPartitions(migrated.db, { now: Math.floor(io.now() / 1000), retentionDays: 0 });
       result = {
         json: { database: describeDatabaseTarget(resolvedTarget), migrated: true },
         text: `The schema of ${describeDatabaseTarget(resolvedTarget)} is up to date.\n`,

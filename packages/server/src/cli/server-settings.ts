@@ -176,6 +176,16 @@ export const SERVER_SETTINGS = {
     shownDefault: String(DEFAULT_INGEST_LIMITS.bodyTimeoutMs / 1000),
     read: _positiveSeconds,
   }),
+  // D43: how long raw telemetry points are kept (`createFleetHoursApp({ telemetryRetentionDays })` and the maintenance).
+  telemetryRetentionDays: _setting({
+    flag: 'telemetry-retention-days',
+    placeholder: 'DAYS',
+    description:
+      'Days of raw telemetry points kept: the hourly maintenance drops whole monthly partitions older than that and ingestion answers an older point 409 beyond_retention; segments, daily figures and meters are kept forever; 0 keeps every point',
+    defaultValue: 0,
+    shownDefault: '0',
+    read: _wholeNumber(0, 36_500),
+  }),
   maxHeaderBytes: _setting({
     flag: 'max-header-bytes',
     placeholder: 'BYTES',
@@ -311,25 +321,36 @@ export function readServerSettings(
   env: Readonly<Record<string, string | undefined>>,
 ): ServerSettings {
   const values: Record<string, unknown> = {};
-  for (const [name, setting] of Object.entries(SERVER_SETTINGS) as [string, ServerSetting<unknown>][]) {
-    const flagValue = options[setting.flag];
-    const envName = settingEnvName(setting);
-    const envValue = env[envName];
-    let source: string;
-    let text: string;
-    if (typeof flagValue === 'string') [source, text] = [`--${setting.flag}`, flagValue];
-    else if (envValue !== undefined && envValue.trim() !== '') [source, text] = [envName, envValue];
-    else {
-      values[name] = setting.defaultValue;
-      continue;
-    }
-    const trimmed = text.trim();
-    try {
-      if (trimmed === '') throw new Error('must not be empty');
-      values[name] = setting.read(trimmed);
-    } catch (error) {
-      throw new UsageError(`${source} ${(error as Error).message}, got "${text}"`, 'serve');
-    }
-  }
+  for (const name of Object.keys(SERVER_SETTINGS) as ServerSettingName[]) values[name] = readServerSetting(name, options, env);
   return values as ServerSettings;
+}
+
+/**
+ * Reads one setting as {@link readServerSettings} does (the flag, else the variable, else the
+ * default): for a command that takes a setting of `serve`, e.g. `maintenance --telemetry-retention-days`.
+ *
+ * @throws {UsageError} For a bad value, naming the flag or the variable it came from.
+ */
+export function readServerSetting<Name extends ServerSettingName>(
+  name: Name,
+  options: Readonly<Record<string, string | boolean | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+  command = 'serve',
+): ServerSettings[Name] {
+  const setting = SERVER_SETTINGS[name] as ServerSetting<unknown>;
+  const flagValue = options[setting.flag];
+  const envName = settingEnvName(setting);
+  const envValue = env[envName];
+  let source: string;
+  let text: string;
+  if (typeof flagValue === 'string') [source, text] = [`--${setting.flag}`, flagValue];
+  else if (envValue !== undefined && envValue.trim() !== '') [source, text] = [envName, envValue];
+  else return setting.defaultValue as ServerSettings[Name];
+  const trimmed = text.trim();
+  try {
+    if (trimmed === '') throw new Error('must not be empty');
+    return setting.read(trimmed) as ServerSettings[Name];
+  } catch (error) {
+    throw new UsageError(`${source} ${(error as Error).message}, got "${text}"`, command);
+  }
 }

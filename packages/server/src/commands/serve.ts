@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { EXIT_CODES } from '../cli/cli-errors.js';
 import type { CliIo, TextSink } from '../cli/cli-io.js';
 import {
@@ -62,6 +63,7 @@ export async function serveCommand(input: {
         maxBodyBytes: settings.ingestMaxBodyBytes,
         bodyTimeoutMs: Math.round(settings.ingestBodyTimeout * 1000),
       },
+      telemetryRetentionDays: settings.telemetryRetentionDays,
       maxHeaderBytes: settings.maxHeaderBytes,
       headersTimeoutMs: Math.round(settings.headersTimeout * 1000),
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
@@ -92,8 +94,10 @@ export async function serveCommand(input: {
     ...(server.metricsUrl === null ? {} : { metrics_url: server.metricsUrl }),
   });
 
+  const maintenance = _startMaintenance(database, settings.telemetryRetentionDays, io.now, log);
   const signal = await stop;
   log({ msg: 'stopping', signal });
+  await maintenance.stop();
   try {
     await server.close();
   } finally {
@@ -101,6 +105,59 @@ export async function serveCommand(input: {
   }
   log({ msg: 'stopped' });
   return EXIT_CODES.ok;
+}
+
+/** How often a running server creates telemetry partitions ahead and drops those past the retention (D42, D43). */
+const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * The server's telemetry upkeep (D42, D43): `maintainTelemetryPartitions` at once and then every
+ * hour — the partitions of this month and the next ones, and with a retention the whole
+ * partitions older than the horizon dropped. Several instances may run it at once. A run that
+ * fails is logged (`warn`, its reason without SQL or URL) and tried again at the next hour; the
+ * API keeps serving meanwhile, and a write that finds no partition for its month creates it.
+ * A store without a database (a test's memory store) has nothing to keep.
+ */
+function _startMaintenance(
+  database: OpenedDatabase,
+  retentionDays: number,
+  now: () => number,
+  log: (entry: object) => void,
+): { stop(): Promise<void> } {
+  const db = (database.store as Partial<Pick<KyselyFleetHoursStore, 'db'>>).db;
+  if (db === undefined) return { stop: async () => {} };
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = (async () => {
+      try {
+        const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
+        const done = await maintainTelemetryPartitions(db, { now: Math.floor(now() / 1000), retentionDays });
+        const changed = done.created.length > 0 || done.dropped.length > 0;
+        log({
+          level: changed ? 'info' : 'debug',
+          msg: 'telemetry maintenance',
+          created: done.created,
+          dropped: done.dropped,
+          horizon: done.horizon === null ? null : new Date(done.horizon * 1000).toISOString(),
+        });
+      } catch (error) {
+        log({
+          level: 'warn',
+          msg: 'telemetry maintenance failed',
+          error: redactUrl(error instanceof Error ? error.message : String(error)),
+        });
+      }
+    })();
+  };
+  run();
+  const timer = setInterval(run, MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /** The rate limits as `startServer` takes them, and every setting as the `starting` line shows it. */

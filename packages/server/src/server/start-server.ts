@@ -56,6 +56,8 @@ export interface StartServerOptions {
   readonly webhooks?: EventDeliveryOptions | null;
   /** Receives the server's own log lines beyond the access log (webhook attempts). Default: one JSON line each on stdout. */
   readonly logEvent?: (entry: object) => void;
+  /** D43: days of raw telemetry kept; older points are refused (409 `beyond_retention`). 0 or unset: every point. */
+  readonly telemetryRetentionDays?: number;
 }
 
 /** A server started by {@link startServer}: `serve()`'s, and the metrics endpoint when there is one. */
@@ -127,6 +129,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.ingest ? { ingest: options.ingest } : {}),
+      ...(options.telemetryRetentionDays ? { telemetryRetentionDays: options.telemetryRetentionDays } : {}),
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),

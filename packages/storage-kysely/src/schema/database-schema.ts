@@ -44,6 +44,16 @@ export interface DevicesTable {
   status: Generated<string>;
   /** IANA zone name. */
   time_zone: string;
+}
+
+/**
+ * `device_states`: what telemetry writes and imports change of a device, one row per device (D44),
+ * created with it by a trigger on `devices`. Every write of the device's points or segments locks
+ * this row and updates it, so its `xmin` is the device's version that D35's writes check; `devices`
+ * itself is written only when the device changes.
+ */
+export interface DeviceStatesTable {
+  device_id: number;
   last_reported_at: NullableTimestampColumn;
   /**
    * The longest closed segment of the device, in seconds: a window query reads segments from
@@ -208,6 +218,7 @@ export interface FleetHoursDatabase {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;
+  device_states: DeviceStatesTable;
   engine_segments: EngineSegmentsTable;
   engine_day_figures: EngineDayFiguresTable;
   telemetry_points: TelemetryPointsTable;

@@ -11,6 +11,8 @@ import { telemetryMigration } from './migrations/0004-telemetry.js';
 import { deviceRowsCheckedByLockMigration } from './migrations/0005-device-rows-checked-by-lock.js';
 import { hourMeterAndServiceMigration } from './migrations/0006-hour-meter-and-service.js';
 import { dayFigureRunningTotalsMigration } from './migrations/0007-day-figure-running-totals.js';
+import { telemetryPartitionsMigration } from './migrations/0008-telemetry-partitions.js';
+import { deviceStatesMigration } from './migrations/0009-device-states.js';
 import { webhooksMigration } from './migrations/0010-webhooks.js';
 
 /** The schema's migrations by name, in the order they run. */
@@ -22,6 +24,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0005_device_rows_checked_by_lock': deviceRowsCheckedByLockMigration,
   '0006_hour_meter_and_service': hourMeterAndServiceMigration,
   '0007_day_figure_running_totals': dayFigureRunningTotalsMigration,
+  '0008_telemetry_partitions': telemetryPartitionsMigration,
+  '0009_device_states': deviceStatesMigration,
   '0010_webhooks': webhooksMigration,
 });
 

@@ -8,9 +8,9 @@
  *   are counted at read time, up to now. Each row also holds the device's engine time in every
  *   earlier row (`moving_before_seconds`, `idle_before_seconds`, P56): the engine seconds up to
  *   any instant are then one row and that day's segments (`sql/engine-before.ts`).
- * - `devices.closed_moving_seconds` / `closed_idle_seconds`: the same over the device's whole
+ * - `device_states.closed_moving_seconds` / `closed_idle_seconds`: the same over the device's whole
  *   history, for the meter (D3).
- * - `devices.figures_time_zone`: the zone the day rows were cut in. A write that finds it differs
+ * - `device_states.figures_time_zone`: the zone the day rows were cut in. A write that finds it differs
  *   from `time_zone` (a zone changed outside Fleet Hours) rebuilds the device's figures instead of
  *   adding to them; `updateDevice` rebuilds them when it changes the zone.
  *
@@ -35,9 +35,10 @@ export interface FigureDevice {
   readonly has_figures: boolean;
 }
 
-/** The columns of {@link FigureDevice}, for a `select … from devices` (under the row's lock). */
-export const FIGURE_DEVICE_COLUMNS = sql`time_zone, figures_time_zone,
-  closed_moving_seconds <> 0 or closed_idle_seconds <> 0 or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures`;
+/** The columns of {@link FigureDevice}, for a `select … from devices` (under the lock of the device's `device_states` row, D44). */
+export const FIGURE_DEVICE_COLUMNS = sql`time_zone, (select figures_time_zone from device_states where device_id = devices.id) as figures_time_zone,
+  coalesce((select closed_moving_seconds <> 0 or closed_idle_seconds <> 0 from device_states where device_id = devices.id), false)
+    or exists (select 1 from engine_day_figures where device_id = devices.id) as has_figures`;
 
 /** Rows written per statement. */
 const FIGURE_CHUNK = 20_000;
@@ -50,8 +51,9 @@ export const READ_CHUNK = 10_000;
  * ones; also raises `longest_segment_seconds` to the longest closed segment, so segments written
  * outside Fleet Hours are found by the window scans. The segments are read `chunkSize` at a time
  * in time order (D36: a device with millions of segments is rebuilt in flat memory), and the
- * device's row is always updated. The caller holds the device's row lock. `withRunningTotals: false`
- * leaves out the rows' running totals (P56), for migration 0003, which runs before they exist.
+ * device's state row (D44) is always updated. The caller holds the lock of that row.
+ * `asInMigration0003` writes the schema migration 0003 runs in: the totals in `devices` (before
+ * 0009, D44) and day rows without running totals (before 0007, P56).
  *
  * @returns `false` when there is no such device.
  */
@@ -59,22 +61,23 @@ export async function rebuildDeviceFigures(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
   chunkSize = READ_CHUNK,
-  withRunningTotals = true,
+  asInMigration0003 = false,
 ): Promise<boolean> {
   const device = (await sql<{ time_zone: string }>`select time_zone from devices where id = ${deviceId}`.execute(trx)).rows[0];
   if (!device) return false;
   await sql`delete from engine_day_figures where device_id = ${deviceId}`.execute(trx);
   const figures = new DayFigureAccumulator(device.time_zone);
-  const before = withRunningTotals ? { moving: 0, idle: 0 } : null;
+  const stateTable = asInMigration0003 ? 'devices' : 'device_states';
+  const before = asInMigration0003 ? null : { moving: 0, idle: 0 };
   for await (const segments of segmentChunks(trx, deviceId, chunkSize)) await _insertFigures(trx, deviceId, figures.add(segments), before);
   await _insertFigures(trx, deviceId, figures.finish(), before);
   await sql`
-    update devices
+    update ${sql.table(stateTable)}
        set closed_moving_seconds = ${figures.movingSeconds}::bigint,
            closed_idle_seconds = ${figures.idleSeconds}::bigint,
            figures_time_zone = ${device.time_zone}::text,
            longest_segment_seconds = greatest(longest_segment_seconds, ${figures.longestSegmentSeconds}::bigint)
-     where id = ${deviceId}`.execute(trx);
+     where ${sql.ref(stateTable === 'devices' ? 'id' : 'device_id')} = ${deviceId}`.execute(trx);
   return true;
 }
 

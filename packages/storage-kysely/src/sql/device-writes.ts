@@ -51,7 +51,7 @@ const FIGURE_CHUNK = 20_000;
  * - Figures cut in another zone than the device's (or of unknown zone, yet not empty) cannot take
  *   a change cut in this one: that device's figures are rebuilt from its segments afterwards.
  *
- * The callers hold every device's row lock, so the rows read are the rows changed.
+ * The callers hold every device's state row lock (D44), so the rows read are the rows changed.
  */
 export async function writeDevices(trx: Kysely<FleetHoursDatabase>, writes: readonly DeviceWrite[]): Promise<void> {
   await _write(trx, writes, undefined);
@@ -59,9 +59,10 @@ export async function writeDevices(trx: Kysely<FleetHoursDatabase>, writes: read
 
 /**
  * {@link writeDevices} without a transaction or a lock held: one statement that locks the devices'
- * rows and writes only if each row is still the version the caller read (`versions`: device id →
- * `xmin` as text; every write of a device updates its row, so a write that came between changed
- * it). `'written'`, or `'changed'` (nothing written: read again and plan again), or `'unfit'`
+ * state rows (`device_states`, D44: never the `devices` rows, a reference table in a distributed
+ * layout) and writes only if each is still the version the caller read (`versions`: device id →
+ * the state row's `xmin` as text; every write of a device updates that row, so a write that came
+ * between changed it). `'written'`, or `'changed'` (nothing written: read again and plan again), or `'unfit'`
  * (nothing written: the write takes more than one statement, or a rebuild of figures; write it in a
  * transaction under the lock instead).
  */
@@ -269,7 +270,7 @@ function _writeStatement(rows: _StatementRows) {
   const v = rows.versions ?? _noRows<_VersionRow>(VERSION_COLUMNS);
   return sql<{ written: boolean }>`
     with locked as (
-      select id, xmin::text as version from devices where id = any(${planFree(v.deviceId, 'integer[]')}) order by id for update
+      select device_id as id, xmin::text as version from device_states where device_id = any(${planFree(v.deviceId, 'integer[]')}) order by device_id for update
     ),
     -- Every device checked still has the row the caller read (none checked: the caller holds the locks).
     unchanged as (
@@ -378,15 +379,15 @@ function _writeStatement(rows: _StatementRows) {
                     ) as later))
     ),
     recorded as (
-      update devices
+      update device_states
        set closed_moving_seconds = closed_moving_seconds + record.moving::bigint,
            closed_idle_seconds = closed_idle_seconds + record.idle::bigint,
-           figures_time_zone = case when record.figures then time_zone else figures_time_zone end,
+           figures_time_zone = case when record.figures then (select time_zone from devices where id = record.device_id) else figures_time_zone end,
            last_reported_at = to_timestamp(record.last_reported_at),
            longest_segment_seconds = greatest(longest_segment_seconds, record.longest::bigint)
       from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.moving, 'float8[]')}, ${planFree(d.idle, 'float8[]')}, ${planFree(d.figures, 'text[]')}::boolean[], ${planFree(d.lastReportedAt, 'float8[]')}, ${planFree(d.longest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
-       where devices.id = record.device_id and (select ok from unchanged)
+       where device_states.device_id = record.device_id and (select ok from unchanged)
     )
     select ok as written from unchanged`;
 }

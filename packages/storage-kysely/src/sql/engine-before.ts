@@ -64,7 +64,7 @@ export function engineSecondsBeforeMany(
               where day.day_start is not null
                 and device_id = asked.device_id and ended_at is not null
                 and started_at < to_timestamp(asked.instant) and ended_at > to_timestamp(day.day_start)
-                and started_at >= to_timestamp(day.day_start - (select longest_segment_seconds from devices where id = asked.device_id))
+                and started_at >= to_timestamp(day.day_start - (select longest_segment_seconds from device_states where device_id = asked.device_id))
            ) as part on true
       left join lateral (
              select case when last.state = 'moving' then greatest(0, asked.instant - date_part('epoch', last.started_at)) else 0 end as moving_seconds,

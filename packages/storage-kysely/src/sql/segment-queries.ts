@@ -17,7 +17,7 @@ interface SegmentRow {
  * - closed segments: `started_at` in `[start − longest, end)` on the `(device_id, started_at)`
  *   primary key, then `ended_at > start`. A closed segment that reaches into the window started
  *   less than its own length before `start`, and no closed segment of the device is longer than
- *   `devices.longest_segment_seconds`: the scan is bounded on both sides, so a 7-day window never
+ *   `device_states.longest_segment_seconds`: the scan is bounded on both sides, so a 7-day window never
  *   reads the device's history.
  * - the open segment (at most one per device), from its partial index, when it starts before `end`.
  *
@@ -29,7 +29,7 @@ export function overlappingSegments(deviceId: number, start: number | undefined,
     start === undefined
       ? sql``
       : sql`and ended_at > to_timestamp(${start}::float8)
-            and started_at >= to_timestamp(${start}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))`;
+            and started_at >= to_timestamp(${start}::float8 - (select longest_segment_seconds from device_states where device_id = ${deviceId}))`;
   return sql<SegmentRow>`
     select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
       from engine_segments
@@ -123,7 +123,7 @@ export function sumByBucketOf({ deviceId, boundaries, windowStart, windowEnd }: 
   return sql<BucketRow>`
     with bounds as (
       -- The device's longest closed segment bounds every scan of its segments below (see overlappingSegments).
-      select ${boundaries}::float8[] as b, (select longest_segment_seconds from devices where id = ${deviceId})::float8 as longest
+      select ${boundaries}::float8[] as b, (select longest_segment_seconds from device_states where device_id = ${deviceId})::float8 as longest
     ),
     day as (
       select figure.day_start::float8 as day_start, figure.day_end::float8 as day_end,
@@ -251,14 +251,14 @@ export function summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuild
            totals.idle_seconds + live.idle_seconds as idle_seconds
       from (select date_part('epoch', min(started_at)) as first_started_at from engine_segments where device_id = ${deviceId}) as first,
            (select coalesce(sum(closed_moving_seconds), 0)::float8 as moving_seconds, coalesce(sum(closed_idle_seconds), 0)::float8 as idle_seconds
-              from devices where id = ${deviceId}) as totals,
+              from device_states where device_id = ${deviceId}) as totals,
            (select coalesce(sum(late.seconds) filter (where late.state = 'moving'), 0) as moving_seconds,
                    coalesce(sum(late.seconds) filter (where late.state = 'idle'), 0) as idle_seconds
               from (
                      select state, greatest(date_part('epoch', started_at), ${now}::float8) - date_part('epoch', ended_at) as seconds
                        from engine_segments
                       where device_id = ${deviceId} and ended_at is not null and ended_at > to_timestamp(${now}::float8)
-                        and started_at >= to_timestamp(${now}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))
+                        and started_at >= to_timestamp(${now}::float8 - (select longest_segment_seconds from device_states where device_id = ${deviceId}))
                         and started_at <= to_timestamp(${now}::float8)
                      union all
                      select state, date_part('epoch', started_at) - date_part('epoch', ended_at)
@@ -279,7 +279,19 @@ export interface SummaryRow {
 }
 
 /**
- * Locks the device row for the rest of the transaction and reads its `last_reported_at` and what
+ * Locks the device's state row (`device_states`, D44) for the rest of the transaction: the one lock
+ * every write of the device's points, segments and figures takes (D35), whether it is a telemetry
+ * write, an import, a repair or a change of the device's zone. A statement of its own.
+ *
+ * @returns `false` when there is no such device.
+ */
+export async function lockDeviceState(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<boolean> {
+  const { rows } = await sql`select device_id from device_states where device_id = ${deviceId} for update`.execute(trx);
+  return rows.length > 0;
+}
+
+/**
+ * Locks the device's state row (D44) for the rest of the transaction and reads its `last_reported_at` and what
  * its figures need (`FigureDevice`): concurrent writes of one device take turns, so the stored
  * segments a write reads cannot change before it commits (D1). The lock is a statement of its own
  * and the read comes after it (D35): under READ COMMITTED a statement that waited for the lock would
@@ -289,11 +301,10 @@ export async function lockDevice(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
 ): Promise<({ readonly last_reported_at: number | null } & FigureDevice) | undefined> {
-  const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
-  if (locked.rows.length === 0) return undefined;
+  const locked = await lockDeviceState(trx, deviceId);
+  if (!locked) return undefined;
   const { rows } = await sql<{ last_reported_at: number | null } & FigureDevice>`
-    select date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS} from devices where id = ${deviceId}`.execute(
-    trx,
-  );
+    select (select date_part('epoch', last_reported_at) from device_states where device_id = devices.id) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}
+      from devices where id = ${deviceId}`.execute(trx);
   return rows[0];
 }

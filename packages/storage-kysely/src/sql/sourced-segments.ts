@@ -29,7 +29,7 @@ export async function listSourcedSegments(
       from engine_segments
      where device_id = ${deviceId} and ended_at is not null ${beforeEnd}
        and ended_at >= to_timestamp(${start}::float8)
-       and started_at >= to_timestamp(${start}::float8 - (select longest_segment_seconds from devices where id = ${deviceId}))
+       and started_at >= to_timestamp(${start}::float8 - (select longest_segment_seconds from device_states where device_id = ${deviceId}))
     union all
     select date_part('epoch', started_at), null, state, source
       from engine_segments

@@ -5,8 +5,8 @@ import { coalescedByKey } from './coalesced-by-key.js';
 import { refusingImeiConflict } from './imei-conflict.js';
 import { rebuildDeviceFigures } from '../sql/daily-figures.js';
 import { flatBoundaries, sumByBucketOfRow } from '../sql/fleet-queries.js';
-import { summarize, sumByBucket } from '../sql/segment-queries.js';
-import { epochSeconds, isId, secondsOrNull } from '../sql/sql-values.js';
+import { lockDeviceState, summarize, sumByBucket } from '../sql/segment-queries.js';
+import { isId, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -32,11 +32,13 @@ const DEVICE_COLUMNS = [
   'model',
   'status',
   'time_zone',
-  epochSeconds('last_reported_at').as('last_reported_at'),
+  // D44: kept in the device's state row, not in `devices`.
+  sql<number | null>`(select date_part('epoch', last_reported_at) from device_states where device_id = devices.id)`.as('last_reported_at'),
 ] as const;
 
 /** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
-const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone, date_part('epoch', d.last_reported_at) as last_reported_at`;
+const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone,
+  (select date_part('epoch', last_reported_at) from device_states where device_id = d.id) as last_reported_at`;
 
 /** One call of `findDeviceWithSums`, its arguments checked. */
 interface _SumsRequest {
@@ -249,16 +251,20 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
             return row ? toDevice(row) : null;
           }
           // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
-          // the same transaction (the update holds the row lock every segment write waits for).
+          // the same transaction, under the lock of the device's state row that every segment write
+          // takes (D44), taken first in a statement of its own. A new zone also gives that row a new
+          // version, so a telemetry write planned in the old zone plans again (D35).
           return db.transaction().execute(async (trx) => {
-            const row = await trx
-              .updateTable('devices')
-              .set(set)
-              .where('id', '=', deviceId)
-              .returning([...DEVICE_COLUMNS, 'figures_time_zone'])
-              .executeTakeFirst();
+            if (set.time_zone !== undefined && !(await lockDeviceState(trx, deviceId))) return null;
+            const row = await trx.updateTable('devices').set(set).where('id', '=', deviceId).returning(DEVICE_COLUMNS).executeTakeFirst();
             if (!row) return null;
-            if (row.figures_time_zone !== null && row.figures_time_zone !== row.time_zone) await rebuildDeviceFigures(trx, deviceId);
+            if (set.time_zone !== undefined) {
+              const state = await sql<{ figures_time_zone: string | null }>`
+                update device_states set figures_time_zone = figures_time_zone where device_id = ${deviceId}
+                returning figures_time_zone`.execute(trx);
+              const zone = state.rows[0]?.figures_time_zone ?? null;
+              if (zone !== null && zone !== row.time_zone) await rebuildDeviceFigures(trx, deviceId);
+            }
             return toDevice(row);
           });
         }),

@@ -100,14 +100,14 @@ function describeFleetPageCost(name: string, database: () => Kysely<FleetHoursDa
 }
 
 function describeDeviceVersion(name: string, database: () => Kysely<FleetHoursDatabase>): void {
-  it(`D35, D38, D39: readings and schedules leave the device row's version (xmin) as it was, on ${name}`, async () => {
+  it(`D35, D38, D39: readings and schedules leave the device's version (the xmin of its device_states row, D44) as it was, on ${name}`, async () => {
     await resetTables(database());
     const store = createKyselyStore(database());
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
     const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
     const version = async () =>
-      (await sql<{ version: string }>`select xmin::text as version from devices where id = ${device.id}`.execute(database())).rows[0]!
-        .version;
+      (await sql<{ version: string }>`select xmin::text as version from device_states where device_id = ${device.id}`.execute(database()))
+        .rows[0]!.version;
     const before = await version();
     const reading = (await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 60, now: T0 }))!;
     await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 120, now: T0 });

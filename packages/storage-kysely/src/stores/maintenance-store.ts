@@ -36,8 +36,8 @@ export type MaintenanceStore = Pick<
  * What protects these rows: no lock or version of Fleet Hours' own. Each change is one statement on
  * its own rows (an upsert by `(device_id, read_at)`, an insert, an update or a delete by id), made
  * atomic by PostgreSQL's row locks for its length. No telemetry write reads them when it plans, so
- * they do not bump the device row's version (`xmin`) that D35's writes check: they never update
- * the device row. Their foreign key to `devices` takes a key-share lock of the device's row for the
+ * they do not bump the device's version that D35's writes check (the `xmin` of its `device_states`
+ * row, D44): they never update that row. Their foreign key to `devices` takes a key-share lock of the device's row for the
  * statement, which waits for a write holding the row's update lock (and makes it wait) but leaves
  * the row's version as it is; a device deleted meanwhile makes the insert a miss. The hour meter
  * and the service states are computed at read time, so nothing derived from them is kept in step.

@@ -18,6 +18,7 @@ import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from '../sql/daily-figures.j
 import { writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
 import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
+import { ensurePointPartitions, isMissingPartition } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** The methods of the storage port on telemetry points (D20–D26). */
@@ -51,34 +52,61 @@ export function telemetryStore(db: Kysely<FleetHoursDatabase>): TelemetryStore {
         return rows.map(_toPoint);
       }),
 
-    writeTelemetry: ({ accountId, points, now }) =>
+    writeTelemetry: (input) =>
       guard(async () => {
-        // D26 and the shape of every point, before the database is asked anything.
-        assertTelemetryPoints(points, { now });
-        if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
-        const asked = _askedSpans(points);
-        // Read, plan, then write only if no write of these devices came between: two round trips.
-        for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
-          const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
-          if (planned.writes.length === 0) return planned.result;
-          const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
-          if (outcome === 'written') return planned.result;
-          if (outcome === 'unfit') break;
+        // D42: a point of a month no partition covers yet (none created ahead, or one dropped
+        // since) fails its statement whole: the batch's months are then created (under their
+        // lock, so concurrent writes create each once) and the write runs again. A store over a
+        // caller's transaction cannot run again after a failed statement: it makes sure first.
+        const span = () => {
+          let [from, to] = [Infinity, -Infinity];
+          for (const point of input.points) [from, to] = [Math.min(from, point.time), Math.max(to, point.time)];
+          return { from, to };
+        };
+        if (db.isTransaction && input.points.length > 0) {
+          assertTelemetryPoints(input.points, { now: input.now });
+          await ensurePointPartitions(db, span());
         }
-        // The same under the devices' locks, in a transaction: for a write of several statements,
-        // and for a device that other writes keep changing.
-        // D35: the locks first, in a statement of their own, and only then the read. Under READ
-        // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
-        // lock and read would plan from what the write it waited for had not yet committed.
-        return db.transaction().execute(async (trx) => {
-          const locked = await _lockDevices(trx, accountId, asked);
-          const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
-          const planned = _planWrites(points, read);
-          await writeDevices(trx, planned.writes);
-          return planned.result;
-        });
+        try {
+          return await _writeTelemetry(db, input);
+        } catch (error) {
+          if (db.isTransaction || !isMissingPartition(error)) throw error;
+          await ensurePointPartitions(db, span());
+          return _writeTelemetry(db, input);
+        }
       }),
   };
+}
+
+/** `writeTelemetry` (see {@link telemetryStore}). */
+async function _writeTelemetry(
+  db: Kysely<FleetHoursDatabase>,
+  { accountId, points, now }: Parameters<TelemetryStore['writeTelemetry']>[0],
+): ReturnType<TelemetryStore['writeTelemetry']> {
+  // D26 and the shape of every point, before the database is asked anything.
+  assertTelemetryPoints(points, { now });
+  if (points.length === 0) return { accepted: 0, duplicates: 0, devices: [] };
+  const asked = _askedSpans(points);
+  // Read, plan, then write only if no write of these devices came between: two round trips.
+  for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
+    const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
+    if (planned.writes.length === 0) return planned.result;
+    const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
+    if (outcome === 'written') return planned.result;
+    if (outcome === 'unfit') break;
+  }
+  // The same under the devices' locks, in a transaction: for a write of several statements,
+  // and for a device that other writes keep changing.
+  // D35: the locks first, in a statement of their own, and only then the read. Under READ
+  // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
+  // lock and read would plan from what the write it waited for had not yet committed.
+  return db.transaction().execute(async (trx) => {
+    const locked = await _lockDevices(trx, accountId, asked);
+    const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
+    const planned = _planWrites(points, read);
+    await writeDevices(trx, planned.writes);
+    return planned.result;
+  });
 }
 
 /**
@@ -93,7 +121,7 @@ interface _ReadDevice extends FigureDevice {
   readonly id: number;
   readonly imei: string;
   readonly last_reported_at: number | null;
-  /** The row's `xmin`, as text: every write of the device changes it. */
+  /** The `xmin` of the device's `device_states` row (D44), as text: every write of the device changes it. */
   readonly version: string;
   readonly points: TelemetryPoint[];
   readonly segments: SourcedSegment[];
@@ -197,8 +225,8 @@ function _toPoint(row: PointRow): TelemetryPoint {
 }
 
 /**
- * Locks the rows of the batch's devices (the active devices of the account named by id or IMEI) in
- * id order for the rest of the transaction, as `lockDevice` locks one: concurrent writes of one
+ * Locks the state rows (`device_states`, D44) of the batch's devices (the active devices of the
+ * account named by id or IMEI) in id order for the rest of the transaction, as `lockDevice` locks one: concurrent writes of one
  * device take turns, and writes of several never deadlock. A statement of its own (D35): the read
  * that follows takes its snapshot after every write it waited for has committed.
  *
@@ -207,10 +235,12 @@ function _toPoint(row: PointRow): TelemetryPoint {
 async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<Set<number>> {
   if (!isId(accountId)) return new Set();
   const { rows } = await sql<{ id: number }>`
-    select id from devices
-     where account_id = ${planFree(accountId, 'integer')} and status = 'active'
-       and (id = any(${planFree([...asked.byId.keys()], 'integer[]')}) or imei = any(${planFree([...asked.byImei.keys()], 'text[]')}))
-     order by id
+    select device_id as id from device_states
+     where device_id in (
+             select id from devices
+              where account_id = ${planFree(accountId, 'integer')} and status = 'active'
+                and (id = any(${planFree([...asked.byId.keys()], 'integer[]')}) or imei = any(${planFree([...asked.byImei.keys()], 'text[]')})))
+     order by device_id
        for update`.execute(trx);
   return new Set(rows.map((row) => Number(row.id)));
 }
@@ -223,7 +253,7 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
  *   index probes), in time order as one JSON array: one value for the driver to parse instead of
  *   a row of a dozen columns per point, which costs a late batch among many stored points more
- *   than its own planning (P37);
+ *   than its own planning (P37); each end looked for in its own month's partition first (D42);
  * - its segments of both sources that can touch the span the plan will find (what
  *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
  *   after the first of those points and ends at or before the last, or, when no point follows the
@@ -237,9 +267,22 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
   if (!isId(accountId)) return [];
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
-  const first = sql`coalesce((select max("time") from telemetry_points where device_id = span.id and "time" < to_timestamp(span.earliest)),
+  // D42: each neighbour is looked for in the month of its end of the span first (one partition,
+  // pruned at run time), and in the months beyond only when that month has none: a write that
+  // continues a device's history touches one partition, not every older or newer one.
+  const earliestMonth = sql`date_trunc('month', to_timestamp(span.earliest), 'UTC')`;
+  const latestMonthEnd = sql`(date_trunc('month', to_timestamp(span.latest), 'UTC') + interval '1 month')`;
+  const firstOf = sql`coalesce((select max("time") from telemetry_points
+                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${earliestMonth}),
+                             (select max("time") from telemetry_points where device_id = span.id and "time" < ${earliestMonth}),
                              to_timestamp(span.earliest))`;
-  const next = sql`(select min("time") from telemetry_points where device_id = span.id and "time" > to_timestamp(span.latest))`;
+  const nextOf = sql`coalesce((select min("time") from telemetry_points
+                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${latestMonthEnd}),
+                            (select min("time") from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd}))`;
+  // Found once per device (in `span`), then used where needed: each reference of the partitioned
+  // table costs its partitions' index scans at the statement's start.
+  const first = sql`span.first_at`;
+  const next = sql`span.next_at`;
   const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
   const reach = sql`coalesce(${next}, to_timestamp(span.latest + ${DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
   const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
@@ -255,17 +298,22 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
                            )}) as asked(id, imei, earliest, latest)
     ),
     found as (
-      select id, imei, xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}
+      select id, imei, state.version, state.last_reported_at, ${FIGURE_DEVICE_COLUMNS}
         from devices
+             cross join lateral (select xmin::text as version, date_part('epoch', last_reported_at) as last_reported_at
+                                   from device_states where device_id = devices.id) as state
        where account_id = ${planFree(accountId, 'integer')} and status = 'active'
          and (id = any(${planFree(ids, 'integer[]')}) or imei = any(${planFree(imeis, 'text[]')}))
        order by id
     ),
-    span as (
+    spanned as (
       select found.*,
              (select min(asked.earliest) from asked where asked.id = found.id or asked.imei = found.imei) as earliest,
              (select max(asked.latest) from asked where asked.id = found.id or asked.imei = found.imei) as latest
         from found
+    ),
+    span as (
+      select span.*, ${firstOf} as first_at, ${nextOf} as next_at from spanned as span
     )
     select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures, around.*
       from span
@@ -279,7 +327,7 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
         select true, date_part('epoch', started_at), date_part('epoch', ended_at), state, source, null
           from engine_segments
          where device_id = span.id and ended_at is not null and started_at <= ${reach} and ended_at >= ${first}
-           and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from devices where id = span.id))
+           and started_at >= ${first} - make_interval(secs => (select longest_segment_seconds from device_states where device_id = span.id))
         union all
         select true, date_part('epoch', started_at), null, state, source, null
           from engine_segments

@@ -18,6 +18,7 @@ import { telemetryToSegments, type BucketSeconds, type SegmentInput, type Segmen
 import type { DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DayFigureAccumulator, rebuildDeviceFigures, segmentChunks, type RunningDay } from '../sql/daily-figures.js';
+import { pointsKeptFrom } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** Where a device's stored figures (D27) differ from what its segments say. */
@@ -101,13 +102,16 @@ interface _DeviceRow {
 export async function checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions): Promise<DeviceCheck | null> {
   const device = (
     await sql<_DeviceRow>`
-      select time_zone, figures_time_zone, closed_moving_seconds as moving, closed_idle_seconds as idle,
-             longest_segment_seconds as longest, date_part('epoch', last_reported_at) as last_reported_at
-        from devices where id = ${deviceId}`.execute(trx)
+      select devices.time_zone, state.figures_time_zone, state.closed_moving_seconds as moving, state.closed_idle_seconds as idle,
+             state.longest_segment_seconds as longest, date_part('epoch', state.last_reported_at) as last_reported_at
+        from devices join device_states as state on state.device_id = devices.id
+       where devices.id = ${deviceId}`.execute(trx)
   ).rows[0];
   if (!device) return null;
   const found = new _Differences(options.detailLimit);
-  const newestPoint = await _checkTelemetrySegments(trx, deviceId, options, found);
+  // D43: where the stored points begin; segments are compared with points only from there.
+  const keptFrom = await pointsKeptFrom(trx);
+  const newestPoint = await _checkTelemetrySegments(trx, deviceId, options, found, keptFrom);
   const figuresDiffer = found.count;
   const reported = await _checkFigures(trx, deviceId, device, options, found);
   const figuresChanged = found.count > figuresDiffer;
@@ -116,14 +120,19 @@ export async function checkDevice(trx: Kysely<FleetHoursDatabase>, deviceId: num
   const newest = _later(newestPoint, reported.newestImported);
   // An import may have reported a later instant than it held (`reportedAt`, P6): with imported
   // segments only an earlier value is wrong.
-  const wrong = newest === null ? stored !== null : stored === null || stored < newest || (!reported.hasImports && stored !== newest);
+  // D43: a record older than where points begin, and not older than what is left, came from dropped points.
+  const fromDropped = keptFrom !== null && stored !== null && stored < keptFrom && (newest === null || newest <= stored);
+  const wrong =
+    !fromDropped && (newest === null ? stored !== null : stored === null || stored < newest || (!reported.hasImports && stored !== newest));
   if (wrong) found.add({ deviceId, kind: 'last_reported_at', expected: newest, stored });
 
   if (options.repair) {
     if (figuresChanged) await rebuildDeviceFigures(trx, deviceId, options.chunkSize);
     // Always: the row's new version makes a telemetry write planned before this repair plan again (P37).
     const lastReportedAt = wrong ? newest : stored;
-    await sql`update devices set last_reported_at = to_timestamp(${lastReportedAt}::float8) where id = ${deviceId}`.execute(trx);
+    await sql`update device_states set last_reported_at = to_timestamp(${lastReportedAt}::float8) where device_id = ${deviceId}`.execute(
+      trx,
+    );
   }
   return { differences: found.list, omitted: found.omitted };
 }
@@ -170,10 +179,24 @@ async function _checkTelemetrySegments(
   deviceId: number,
   options: CheckOptions,
   found: _Differences,
+  keptFrom: number | null,
 ): Promise<number | null> {
   const points = { newest: null as number | null };
   const derived = new _Peekable(_derivedSegments(trx, deviceId, options.chunkSize, points));
-  const stored = new _Peekable(_storedTelemetrySegments(trx, deviceId, options.chunkSize));
+  const stored = new _Peekable(_storedTelemetrySegments(trx, deviceId, options.chunkSize, keptFrom));
+  // D43: below where points begin there is nothing to compare with. The segment that runs across
+  // that instant (started before it, its points dropped) is derived from the kept points as one
+  // starting at the first of them: the same segment, cut; it is taken as agreeing when it ends the same.
+  const across = keptFrom === null ? undefined : await _segmentAcross(trx, deviceId, keptFrom);
+  const first = await derived.peek();
+  if (
+    across !== undefined &&
+    first !== undefined &&
+    first.state === across.state &&
+    first.endedAt === across.endedAt &&
+    (across.endedAt === null || across.endedAt > first.startedAt)
+  )
+    derived.take();
   const writes = new _SegmentWrites(trx, deviceId);
   const ranges = new _DifferingRanges(deviceId, found);
   for (;;) {
@@ -279,15 +302,40 @@ async function* _derivedSegments(
   if (held) yield held;
 }
 
-/** The device's stored telemetry segments in start order, `chunkSize` per statement (keyset on `(device_id, started_at)`). */
+/** The last stored telemetry segment of the device that starts before `instant` (D43: where points begin), if any. */
+async function _segmentAcross(trx: Kysely<FleetHoursDatabase>, deviceId: number, instant: number): Promise<SegmentInput | undefined> {
+  if (instant === -Infinity) return undefined;
+  const { rows } = await sql<{ started_at: number; ended_at: number | null; state: SegmentState }>`
+    select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
+      from engine_segments where device_id = ${deviceId} and source = 'telemetry' and started_at < ${_timestamp(instant)}
+     order by started_at desc limit 1`.execute(trx);
+  const row = rows[0];
+  return row && { startedAt: Number(row.started_at), endedAt: row.ended_at === null ? null : Number(row.ended_at), state: row.state };
+}
+
+/** An instant as a `timestamptz`, `Infinity` as `'infinity'`. */
+function _timestamp(instant: number): RawBuilder<unknown> {
+  return instant === Infinity ? sql`'infinity'::timestamptz` : sql`to_timestamp(${instant}::float8)`;
+}
+
+/**
+ * The device's stored telemetry segments in start order, `chunkSize` per statement (keyset on
+ * `(device_id, started_at)`), from `keptFrom` on (D43: where points begin; `null`: all).
+ */
 async function* _storedTelemetrySegments(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
   chunkSize: number,
+  keptFrom: number | null,
 ): AsyncGenerator<SegmentInput> {
   let after: number | null = null;
   for (;;) {
-    const from: RawBuilder<unknown> = after === null ? sql`` : sql`and started_at > to_timestamp(${after}::float8)`;
+    const from: RawBuilder<unknown> =
+      after !== null
+        ? sql`and started_at > to_timestamp(${after}::float8)`
+        : keptFrom === null
+          ? sql``
+          : sql`and started_at >= ${_timestamp(keptFrom)}`;
     const { rows } = await sql<{ started_at: number; ended_at: number | null; state: SegmentState }>`
       select date_part('epoch', started_at) as started_at, date_part('epoch', ended_at) as ended_at, state
         from engine_segments where device_id = ${deviceId} and source = 'telemetry' ${from}

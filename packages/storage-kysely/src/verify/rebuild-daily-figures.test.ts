@@ -46,7 +46,9 @@ function describeDailyFigures(name: string, database: () => Kysely<FleetHoursDat
       expect(await verifyDailyFigures(db)).toEqual({ deviceIds: [device.id], mismatches: [] });
       await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Beirut' } });
       expect(await verifyDailyFigures(db, { deviceId: device.id })).toEqual({ deviceIds: [device.id], mismatches: [] });
-      const { rows } = await sql<{ figures_time_zone: string }>`select figures_time_zone from devices where id = ${device.id}`.execute(db);
+      const { rows } = await sql<{
+        figures_time_zone: string;
+      }>`select figures_time_zone from device_states where device_id = ${device.id}`.execute(db);
       expect(rows[0]!.figures_time_zone).toBe('Asia/Beirut');
     });
 

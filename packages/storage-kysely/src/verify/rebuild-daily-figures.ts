@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { deviceIdPages, READ_CHUNK, rebuildDeviceFigures } from '../sql/daily-figures.js';
+import { lockDeviceState } from '../sql/segment-queries.js';
 import { guard } from '../stores/storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -8,7 +9,7 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
  * their segments, each device in its own transaction under its row lock (writes to it wait).
  * Fleet Hours keeps the figures itself on every write; this is for segments written outside it
  * (SQL, another tool), after which reads would otherwise not match the segments. It also raises
- * `devices.longest_segment_seconds` to the longest closed segment, which the window scans rely on.
+ * `device_states.longest_segment_seconds` to the longest closed segment, which the window scans rely on.
  * The segments are read in chunks (D36); {@link verifyStore} with `repair` also brings telemetry
  * segments back to their points and rebuilds only what differs.
  *
@@ -34,8 +35,7 @@ export function rebuildDailyFigures(
     for await (const deviceId of deviceIdPages(db, options.deviceId, READ_CHUNK)) {
       const done = await db.transaction().execute(async (trx) => {
         // The lock in a statement of its own: the reads after it see every write committed before it (D36).
-        const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
-        return locked.rows.length > 0 && (await rebuildDeviceFigures(trx, deviceId));
+        return (await lockDeviceState(trx, deviceId)) && (await rebuildDeviceFigures(trx, deviceId));
       });
       if (done) rebuilt.push(deviceId);
     }

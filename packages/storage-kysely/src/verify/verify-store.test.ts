@@ -80,7 +80,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
       // An import's reportedAt (P6) may lie beyond every instant it held: later than the newest point, not a difference.
       const { rows } = await sql<{
         at: number;
-      }>`select date_part('epoch', last_reported_at) as at from devices where id = ${device.id}`.execute(db);
+      }>`select date_part('epoch', last_reported_at) as at from device_states where device_id = ${device.id}`.execute(db);
       expect(Number(rows[0]!.at)).toBe(NOW);
     });
 
@@ -150,9 +150,11 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
         await sql<{
           moving: string;
           idle: string;
-        }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from devices where id = ${device.id}`.execute(db)
+        }>`select closed_moving_seconds as moving, closed_idle_seconds as idle from device_states where device_id = ${device.id}`.execute(
+          db,
+        )
       ).rows[0]!;
-      await sql`update devices set closed_moving_seconds = closed_moving_seconds - 90 where id = ${device.id}`.execute(db);
+      await sql`update device_states set closed_moving_seconds = closed_moving_seconds - 90 where device_id = ${device.id}`.execute(db);
       const expected = { movingSeconds: Number(totals.moving), idleSeconds: Number(totals.idle) };
       const found: StoreDifference[] = [
         { deviceId: device.id, kind: 'totals', expected, stored: { ...expected, movingSeconds: expected.movingSeconds - 90 } },
@@ -233,12 +235,16 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
     it('D36: last_reported_at moved with SQL is named against the newest point; repair sets it', async () => {
       const { db, device, written } = await seed();
       const newest = Math.max(...written.map((point) => point.time));
-      await sql`update devices set last_reported_at = last_reported_at - interval '1 hour' where id = ${device.id}`.execute(db);
+      await sql`update device_states set last_reported_at = last_reported_at - interval '1 hour' where device_id = ${device.id}`.execute(
+        db,
+      );
       const found: StoreDifference[] = [{ deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest - 3600 }];
       expect((await verifyStore(db)).devices[0]!.differences).toEqual(found);
       await expectRepairedAndClean(db, device.id, found);
       // Later than the newest point is wrong too, for a device without imports.
-      await sql`update devices set last_reported_at = last_reported_at + interval '5 minutes' where id = ${device.id}`.execute(db);
+      await sql`update device_states set last_reported_at = last_reported_at + interval '5 minutes' where device_id = ${device.id}`.execute(
+        db,
+      );
       expect((await verifyStore(db)).devices[0]!.differences).toEqual([
         { deviceId: device.id, kind: 'last_reported_at', expected: newest, stored: newest + 300 },
       ]);
@@ -247,7 +253,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
     it('D36: longest_segment_seconds shorter than a closed segment is named; repair raises it', async () => {
       const { db, device, written } = await seed();
       const longest = Math.max(...telemetryToSegments(written).map((segment) => segment.endedAt! - segment.startedAt));
-      await sql`update devices set longest_segment_seconds = 10 where id = ${device.id}`.execute(db);
+      await sql`update device_states set longest_segment_seconds = 10 where device_id = ${device.id}`.execute(db);
       const found: StoreDifference[] = [{ deviceId: device.id, kind: 'longest_segment', expected: longest, stored: 10 }];
       expect((await verifyStore(db)).devices[0]!.differences).toEqual(found);
       await expectRepairedAndClean(db, device.id, found);
@@ -290,7 +296,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
         timeZone: 'UTC',
       }))!;
       await store.writeTelemetry({ accountId: account.id, points: points(other.id, 30), now: NOW });
-      await sql`update devices set closed_idle_seconds = closed_idle_seconds + 1 where id = ${other.id}`.execute(db);
+      await sql`update device_states set closed_idle_seconds = closed_idle_seconds + 1 where device_id = ${other.id}`.execute(db);
       const seen: number[] = [];
       const result = await verifyStore(db, { chunkSize: 1, onDevice: (report) => void seen.push(report.deviceId) });
       expect(result.checked).toBe(2);
@@ -320,7 +326,7 @@ function describeVerifyStore(name: string, database: () => Kysely<FleetHoursData
         while (writing || reports.length < 2) {
           // Each round takes the lock and rewrites the device's row while the writers plan and write.
           if (reports.length > 0)
-            await sql`update devices set closed_idle_seconds = closed_idle_seconds + 7 where id = ${device.id}`.execute(db);
+            await sql`update device_states set closed_idle_seconds = closed_idle_seconds + 7 where device_id = ${device.id}`.execute(db);
           const result = await verifyStore(db, { repair: true, deviceId: device.id, chunkSize: 50 });
           reports.push(result.devices[0]?.differences ?? []);
         }

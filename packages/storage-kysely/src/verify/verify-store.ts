@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { deviceIdPages, READ_CHUNK } from '../sql/daily-figures.js';
 import { checkDevice, type CheckOptions, type DeviceCheck, type StoreDifference } from './device-check.js';
+import { lockDeviceState } from '../sql/segment-queries.js';
 import { guard } from '../stores/storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -114,14 +115,13 @@ export function verifyStore(db: Kysely<FleetHoursDatabase>, options: VerifyStore
 }
 
 /**
- * Checks and fixes one device under its row lock; `null` when it was deleted meanwhile. The lock
+ * Checks and fixes one device under the lock of its state row (D44); `null` when it was deleted meanwhile. The lock
  * is a statement of its own: under read committed, a statement that waited for a lock reads the
  * snapshot from before the wait, so the points and segments are read by later statements.
  */
 function _repairDevice(db: Kysely<FleetHoursDatabase>, deviceId: number, options: CheckOptions): Promise<DeviceCheck | null> {
   return db.transaction().execute(async (trx) => {
-    const locked = await sql`select id from devices where id = ${deviceId} for update`.execute(trx);
-    if (locked.rows.length === 0) return null;
+    if (!(await lockDeviceState(trx, deviceId))) return null;
     return checkDevice(trx, deviceId, options);
   });
 }

@@ -35,8 +35,8 @@ export const dailyFiguresMigration: Migration = {
 
     const typed = db as unknown as Kysely<FleetHoursDatabase>;
     const { rows } = await sql<{ id: number }>`select id from devices order by id`.execute(typed);
-    // Without running totals: their columns come with 0007, which fills them.
-    for (const { id } of rows) await rebuildDeviceFigures(typed, id, undefined, false);
+    // In the schema of this migration: totals in `devices` (0009 moves them), no running totals (0007 fills them).
+    for (const { id } of rows) await rebuildDeviceFigures(typed, id, undefined, true);
   },
 
   async down(db: Kysely<unknown>) {

@@ -1,0 +1,69 @@
+import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliHarness } from '../cli/_test-harness.js';
+
+const DAY = 86_400;
+const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
+
+/**
+ * `fleet-hours maintenance` (D42, D43) in-process over a Kysely store on PGlite: it creates the
+ * partitions ahead, drops whole months past the retention given by flag or environment, keeps
+ * every point of later months, and changes no answer of the meter.
+ */
+describe('fleet-hours maintenance (D42, D43)', () => {
+  let db: Awaited<ReturnType<typeof createPGliteDatabase>>;
+  beforeAll(async () => {
+    db = await createPGliteDatabase();
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('drops the months past --telemetry-retention-days (or its variable), keeps the rest and every answer; a bad value is exit 2', async () => {
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: NOW });
+    const device = (await store.createDevice({ accountId: account.id, name: 'Truck', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+    // Points in July, September and November 2026.
+    for (const month of [6, 8, 10])
+      await store.writeTelemetry({
+        accountId: account.id,
+        points: Array.from({ length: 20 }, (_, index) => ({
+          deviceId: device.id,
+          time: Date.UTC(2026, month, 3) / 1000 + index * 60,
+          ignition: true,
+          speedKmh: 30,
+        })),
+        now: NOW,
+      });
+    const cli = createCliHarness({ store, now: NOW * 1000 });
+    const meter = () => cli.json(['meter', '--device', String(device.id)]);
+    const before = await meter();
+
+    // The current month and the next two exist (created by the migration or now); a second run has nothing to do.
+    expect(await cli.json(['maintenance'])).toMatchObject({ retention_days: 0, horizon: null, dropped: [] });
+    expect(await cli.json(['maintenance'])).toEqual({ retention_days: 0, horizon: null, created: [], dropped: [] });
+    const bad = await cli.run(['maintenance', '--telemetry-retention-days', '1.5']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining('--telemetry-retention-days must be a whole number from 0 to 36500, got "1.5"'),
+    ]);
+
+    // 100 days before 25 November is 17 August: July goes, September and November stay.
+    const dropped = await cli.run(['maintenance'], { env: { FLEET_HOURS_TELEMETRY_RETENTION_DAYS: '100' } });
+    expect(dropped).toEqual({
+      code: 0,
+      stdout:
+        'Telemetry partitions created: none; dropped: telemetry_points_p202607; points before 2026-08-17T12:00:00Z are dropped (100 days).\n',
+      stderr: '',
+    });
+    expect((await store.listTelemetryPoints({ deviceId: device.id })).map((point) => new Date(point.time * 1000).getUTCMonth())).toEqual([
+      ...Array(20).fill(8),
+      ...Array(20).fill(10),
+    ]);
+    expect(await meter()).toEqual(before);
+    expect(await cli.json(['maintenance', '--telemetry-retention-days', String(100)])).toMatchObject({ dropped: [] });
+    expect((await cli.run(['verify'])).code).toBe(0);
+    expect(NOW - 100 * DAY).toBe(Date.UTC(2026, 7, 17, 12) / 1000);
+  });
+});

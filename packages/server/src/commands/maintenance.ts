@@ -1,0 +1,27 @@
+import { readServerSetting } from '../cli/server-settings.js';
+import { figuresDatabase } from './figures.js';
+import type { CommandContext, CommandResult } from './command-context.js';
+
+/**
+ * `maintenance [--telemetry-retention-days DAYS]` (D42, D43): the telemetry upkeep every running
+ * server does each hour, once, for a host that runs it from cron: creates the monthly partitions
+ * of the current month and the next ones, and with a retention drops the whole partitions older
+ * than the horizon. The retention is read like `serve`'s (flag, else
+ * `FLEET_HOURS_TELEMETRY_RETENTION_DAYS`, else 0: keep every point).
+ *
+ * `--json`: `{ retention_days, horizon, created, dropped }` (`horizon` ISO 8601 UTC, `null` without
+ * retention; the partitions by name).
+ */
+export async function maintenanceCommand(context: CommandContext): Promise<CommandResult> {
+  const retentionDays = readServerSetting('telemetryRetentionDays', context.options, context.io.env, 'maintenance');
+  const db = await figuresDatabase(context, 'Telemetry partitions are kept');
+  const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
+  const done = await maintainTelemetryPartitions(db, { now: context.now, retentionDays });
+  const horizon = done.horizon === null ? null : new Date(done.horizon * 1000).toISOString().replace('.000Z', 'Z');
+  const list = (names: readonly string[]) => (names.length === 0 ? 'none' : names.join(', '));
+  const kept = horizon === null ? 'every point is kept (no retention)' : `points before ${horizon} are dropped (${retentionDays} days)`;
+  return {
+    json: { retention_days: retentionDays, horizon, created: done.created, dropped: done.dropped },
+    text: `Telemetry partitions created: ${list(done.created)}; dropped: ${list(done.dropped)}; ${kept}.\n`,
+  };
+}
