@@ -167,7 +167,7 @@ function _quote(identifier: string): string {
  * @param db A migrated database.
  */
 export async function resetTables(db: Kysely<FleetHoursDatabase>): Promise<void> {
-  await sql`truncate telemetry_points, engine_segments, engine_day_figures, hour_meter_readings, service_schedules, webhook_attempts, webhook_deliveries, webhook_events, webhook_endpoints, account_event_settings, device_states, devices, api_keys, accounts, rate_limit_counters restart identity cascade`.execute(
+  await sql`truncate telemetry_points, engine_segments, engine_day_figures, hour_meter_readings, service_schedules, webhook_attempts, webhook_deliveries, webhook_events, webhook_endpoints, account_event_settings, event_checks, device_states, devices, api_keys, accounts, rate_limit_counters restart identity cascade`.execute(
     db,
   );
 }

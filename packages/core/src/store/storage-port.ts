@@ -51,6 +51,14 @@ import type {
  *   `StorageUnavailableError` (→ HTTP 503, D18) and MUST work again once the database is back,
  *   without being re-created.
  */
+/** A device whose writes asked for a check of its events (D40, P53), at the version of its request. */
+export interface EventCheck {
+  readonly deviceId: number;
+  /** The device's account; `null` when the device no longer exists. */
+  readonly accountId: number | null;
+  readonly version: number;
+}
+
 export interface FleetHoursStore extends WebhookOutboxStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
@@ -169,6 +177,23 @@ export interface FleetHoursStore extends WebhookOutboxStore {
     readonly deviceIds: readonly number[];
     readonly now: EpochSeconds;
   }): Promise<readonly SegmentSummary[]>;
+
+  /**
+   * Optional capability (D40, P53): the devices whose writes asked for a check of their events,
+   * each with its account and the version of its request, by device id after `afterDeviceId`
+   * (default: from the first), at most `limit`. When present, every write that stores telemetry or imports segments MUST leave such a
+   * request for each device it wrote, atomically with the write (a committed write always leaves
+   * it), and {@link clearEventChecks} MUST be present. A request of a device that no longer exists
+   * has `accountId` `null`. Stores without it (the memory store: it ends with its process) are
+   * checked from the process that wrote, after the write.
+   */
+  listEventChecks?(input: { readonly afterDeviceId?: number; readonly limit: number }): Promise<readonly EventCheck[]>;
+
+  /**
+   * Optional capability (P53): clears each request at the version given, leaving one that a later
+   * write moved on (it is checked again). Present exactly when {@link listEventChecks} is.
+   */
+  clearEventChecks?(input: { readonly checks: readonly EventCheck[] }): Promise<void>;
 
   /**
    * Optional capability: the cheapest round trip to the backing database, for the readiness probe

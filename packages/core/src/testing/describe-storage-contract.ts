@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SegmentOverlapError } from '../errors/errors.js';
 import { describeDailyFiguresContract } from './daily-figures-contract.js';
+import { describeEventChecksContract } from './event-checks-contract.js';
 import { describeFleetPagesContract } from './fleet-pages-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
@@ -109,6 +110,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     _describeTwoRoundTrips(suite);
 
     _describeFleetPages(suite);
+    _describeEventChecks(suite);
 
     _describeCostNotGrowing(suite);
 
@@ -483,6 +485,17 @@ function _describeFleetPages(suite: _Suite): void {
     });
     const { itWith } = suite;
     describeFleetPagesContract({ store: () => store, itWith });
+  });
+}
+
+function _describeEventChecks(suite: _Suite): void {
+  describe('checks of events that writes ask for (D40, P53)', () => {
+    let store: FleetHoursStore;
+    beforeEach(() => {
+      store = suite.store();
+    });
+    const { itWith } = suite;
+    describeEventChecksContract({ store: () => store, itWith });
   });
 }
 

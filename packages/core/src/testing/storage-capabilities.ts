@@ -5,6 +5,8 @@ export type StorageCapability =
   | 'sumSegmentSecondsMany'
   | 'summarizeDeviceSegmentsMany'
   | 'engineSecondsBeforeMany'
+  /** P53: the write leaves a request to check the device's events, and the checks are listed and cleared. */
+  | 'listEventChecks'
   | 'findDeviceWithSums'
   | 'findDeviceWithSummary'
   /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
@@ -19,6 +21,7 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'sumSegmentSecondsMany',
   'summarizeDeviceSegmentsMany',
   'engineSecondsBeforeMany',
+  'listEventChecks',
   'findDeviceWithSums',
   'findDeviceWithSummary',
   'findApiKeyAndConsume',

@@ -92,6 +92,38 @@ async function _checkDevices(fleetHours: FleetHours, now: number, accountId: num
   return events.length === 0 ? 0 : (await store.raiseEvents({ events, now })).length;
 }
 
+/** Requests read per round of {@link checkRequested}. */
+const REQUESTS = 500;
+
+/**
+ * The checks writes asked for (P53; a store with `listEventChecks`), in one pass by device id:
+ * each round reads the next 500 requests, checks their devices account by account as {@link checkEvents} does, and clears each
+ * request at the version it read, so a write that came meanwhile is checked again; until none is
+ * left. A request of a device that no longer exists is cleared.
+ *
+ * @param fleetHours The service.
+ * @param now Epoch seconds.
+ * @returns The number of events stored (new ones only).
+ */
+export async function checkRequested(fleetHours: FleetHours, now: number): Promise<number> {
+  const store = fleetHours.store;
+  if (!store.listEventChecks || !store.clearEventChecks) return 0;
+  let stored = 0;
+  let afterDeviceId = 0;
+  for (;;) {
+    const requests = await store.listEventChecks({ afterDeviceId, limit: REQUESTS });
+    const byAccount = new Map<number, number[]>();
+    for (const request of requests) {
+      if (request.accountId === null) continue;
+      byAccount.set(request.accountId, [...(byAccount.get(request.accountId) ?? []), request.deviceId]);
+    }
+    for (const [accountId, deviceIds] of byAccount) stored += await checkEvents({ fleetHours, now, accountId, deviceIds });
+    await store.clearEventChecks({ checks: requests });
+    if (requests.length < REQUESTS) return stored;
+    afterDeviceId = requests[requests.length - 1]!.deviceId;
+  }
+}
+
 /**
  * A `webhook.test` event for one endpoint (D41), under a new id.
  *

@@ -1,6 +1,6 @@
 import type { FleetHours } from '@fleet-hours/core';
 import type { ServerMetrics } from '../server/server-metrics.js';
-import { checkEvents } from './check-events.js';
+import { checkEvents, checkRequested } from './check-events.js';
 import { startWebhookSender, type WebhookSender } from './webhook-sender.js';
 
 /** The settings of events and webhooks in a server (D30, D40, D41). */
@@ -15,6 +15,8 @@ export interface EventDeliveryOptions {
   readonly concurrency?: number;
   /** How often the periodic check runs, ms (D40: at least once a minute). Default 60 000. */
   readonly checkIntervalMs?: number;
+  /** How often the checks writes asked for are looked for besides right after this server's own writes, ms (P53). Default 5 000. */
+  readonly requestedCheckIntervalMs?: number;
 }
 
 /** Events and webhooks running in a server. */
@@ -77,16 +79,33 @@ export function startEventDelivery(
   // Devices written since the last check of written devices, by account: checked together, one check at a time.
   let written = new Map<number, Set<number>>();
   let scheduled = false;
+  const store = fleetHours.store;
   const checkWritten = () => {
     scheduled = false;
     const batch = written;
     written = new Map();
     checking = checking.then(async () => {
+      // P53: a store that keeps the writes' requests is checked from them (those of every server
+      // and of the CLI's imports too); otherwise the devices this process wrote.
+      if (store.listEventChecks) return checkRequested(fleetHours, Math.floor(now() / 1000)).catch(onError);
       for (const [accountId, deviceIds] of batch) {
         await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).catch(onError);
       }
     });
   };
+  // The requests left by writes whose server stopped before checking them, or by other processes.
+  const requested = store.listEventChecks
+    ? setInterval(() => {
+        if (!scheduled) {
+          scheduled = true;
+          setTimeout(checkWritten, 0);
+        }
+      }, options.requestedCheckIntervalMs ?? 5_000)
+    : undefined;
+  if (store.listEventChecks) {
+    scheduled = true;
+    setTimeout(checkWritten, 0);
+  }
   let closed = false;
   return {
     afterWrite(accountId, deviceIds) {
@@ -102,6 +121,7 @@ export function startEventDelivery(
     async close() {
       closed = true;
       clearInterval(timer);
+      clearInterval(requested);
       await checking;
       await sender.close();
     },

@@ -149,6 +149,13 @@ export interface WebhookEndpointsTable {
   created_at: TimestampColumn;
 }
 
+/** `event_checks`: the devices whose events a write asked to check (D40, P53), one row per device. */
+export interface EventChecksTable {
+  device_id: number;
+  /** Writes since the row was made: a check clears it only at the version it read. */
+  version: Generated<BigintColumn>;
+}
+
 /** `webhook_events`: the outbox, one row per event id (D40). */
 export interface WebhookEventsTable {
   id: string;
@@ -228,6 +235,7 @@ export interface FleetHoursDatabase {
   service_schedules: ServiceSchedulesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
+  event_checks: EventChecksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;

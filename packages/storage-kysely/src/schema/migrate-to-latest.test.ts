@@ -19,6 +19,7 @@ const TABLES = [
   'devices',
   'engine_day_figures',
   'engine_segments',
+  'event_checks',
   'fleet_hours_migration',
   'fleet_hours_migration_lock',
   'hour_meter_readings',
@@ -241,6 +242,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'hour_meter_readings' &&
             table !== 'service_schedules' &&
             table !== 'device_states' &&
+            table !== 'event_checks' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -280,7 +282,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       });
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0006_hour_meter_and_service');
       expect(error).toBeUndefined();
-      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => table !== 'device_states' && !WEBHOOK_TABLES.includes(table)));
+      expect(await tablesOf(db)).toEqual(
+        TABLES.filter((table) => table !== 'device_states' && table !== 'event_checks' && !WEBHOOK_TABLES.includes(table)),
+      );
       expect(await store.listAccounts()).toHaveLength(1);
       await migrateToLatest(db);
       expect(await tablesOf(db)).toEqual(TABLES);

@@ -14,6 +14,7 @@ import { dayFigureRunningTotalsMigration } from './migrations/0007-day-figure-ru
 import { telemetryPartitionsMigration } from './migrations/0008-telemetry-partitions.js';
 import { deviceStatesMigration } from './migrations/0009-device-states.js';
 import { webhooksMigration } from './migrations/0010-webhooks.js';
+import { eventChecksMigration } from './migrations/0011-event-checks.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -27,6 +28,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0008_telemetry_partitions': telemetryPartitionsMigration,
   '0009_device_states': deviceStatesMigration,
   '0010_webhooks': webhooksMigration,
+  '0011_event_checks': eventChecksMigration,
 });
 
 /**

@@ -388,6 +388,14 @@ function _writeStatement(rows: _StatementRows) {
       from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.moving, 'float8[]')}, ${planFree(d.idle, 'float8[]')}, ${planFree(d.figures, 'text[]')}::boolean[], ${planFree(d.lastReportedAt, 'float8[]')}, ${planFree(d.longest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
        where device_states.device_id = record.device_id and (select ok from unchanged)
+    ),
+    -- P53: each device written asks for a check of its events (D40), in this statement: a committed
+    -- write always leaves its check behind. A check clears the row at the version it read.
+    events_to_check as (
+      insert into event_checks as pending (device_id)
+      select record.device_id from unnest(${planFree(d.deviceId, 'integer[]')}) as record(device_id)
+       where (select ok from unchanged)
+      on conflict (device_id) do update set version = pending.version + 1
     )
     select ok as written from unchanged`;
 }

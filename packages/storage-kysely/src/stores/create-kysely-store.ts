@@ -1,3 +1,4 @@
+import { eventCheckStore } from './event-check-store.js';
 import type { FleetHoursStore, RateLimitStore } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
 import { accountStore } from './account-store.js';
@@ -23,6 +24,8 @@ export type KyselyFleetHoursStore = FleetHoursStore &
     sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
     summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
     engineSecondsBeforeMany: NonNullable<FleetHoursStore['engineSecondsBeforeMany']>;
+    listEventChecks: NonNullable<FleetHoursStore['listEventChecks']>;
+    clearEventChecks: NonNullable<FleetHoursStore['clearEventChecks']>;
     ping: NonNullable<FleetHoursStore['ping']>;
   };
 
@@ -58,6 +61,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...ingestTokenStore(db),
     ...maintenanceStore(db),
     ...webhookStore(db),
+    ...eventCheckStore(db),
     ...rateLimitStore(db),
     // The readiness probe (D30): one round trip, no data.
     ping: () =>
