@@ -8,7 +8,13 @@
  */
 import { createFleetHours, fingerprintApiKey, generateApiKey, generateIngestToken } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
-import { createKyselyStore, createPGliteDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import {
+  createKyselyStore,
+  createPGliteDatabase,
+  maintainTelemetryPartitions,
+  migrateToLatest,
+  type FleetHoursDatabase,
+} from '@fleet-hours/storage-kysely';
 import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSchema, describeWithPostgres, resetTables, type TestPostgres } from './support/postgres.js';
@@ -291,6 +297,8 @@ let pglite: Kysely<FleetHoursDatabase>;
 beforeAll(async () => {
   pglite = await createPGliteDatabase();
   await migrateToLatest(pglite);
+  // The months of the test's clock exist, as a server running then would have made them (D42).
+  await maintainTelemetryPartitions(pglite, { now: Math.floor(NOW_MS / 1000), retentionDays: 0 });
 });
 afterAll(async () => {
   await pglite?.destroy();
@@ -304,6 +312,7 @@ describeWithPostgres('on PostgreSQL', () => {
     server = await createTestSchema();
     db = server.connect({ max: 4 });
     await migrateToLatest(db);
+    await maintainTelemetryPartitions(db, { now: Math.floor(NOW_MS / 1000), retentionDays: 0 });
   });
   afterAll(async () => {
     await server?.drop();
