@@ -65,6 +65,21 @@ export function _reportIngest(onIngest: _OnIngest, outcome: _IngestOutcome): voi
   }
 }
 
+/** {@link _reportIngest} of a stored write: its counts, its account and the devices it named. */
+export function _reportWritten(
+  onIngest: _OnIngest,
+  accountId: number,
+  answer: { readonly accepted: number; readonly duplicates: number; readonly devices: readonly { readonly device_id: number }[] },
+): void {
+  _reportIngest(onIngest, {
+    accepted: answer.accepted,
+    duplicates: answer.duplicates,
+    ignored: 0,
+    accountId,
+    deviceIds: answer.devices.map((device) => device.device_id),
+  });
+}
+
 /**
  * Writes points of the token's account through the store's `writeTelemetry` — one transaction,
  * committed before this resolves, so a 2xx is only sent for durable points; a request of one

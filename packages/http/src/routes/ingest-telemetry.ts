@@ -5,7 +5,7 @@ import type { IngestLimits } from '../ingest-limits.js';
 import { jsonResponse } from '../json-response.js';
 import { parseTelemetryBatch, telemetryBatchFormat } from '../parse-telemetry-batch.js';
 import { _accountId } from './_account-id.js';
-import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest } from './_ingest-write.js';
+import { _readIngestBody, _reportWritten, _writePoints, type _OnIngest } from './_ingest-write.js';
 
 /**
  * `POST /ingest/v1/telemetry`: a native batch (`docs/ingestion.md`, "Native batches"), NDJSON or a JSON array,
@@ -35,13 +35,7 @@ export function ingestTelemetryRoute(options: {
       positionOf: batch.positionOf,
       retentionDays: options.retentionDays,
     });
-    _reportIngest(options.onIngest, {
-      accepted: answer.accepted,
-      duplicates: answer.duplicates,
-      ignored: 0,
-      accountId: _accountId(c),
-      deviceIds: answer.devices.map((device) => device.device_id),
-    });
+    _reportWritten(options.onIngest, _accountId(c), answer);
     return jsonResponse(c, answer);
   };
 }

@@ -7,7 +7,7 @@ import { jsonResponse } from '../json-response.js';
 import { _describe } from '../_describe-value.js';
 import { _unstorableText } from '../_storable-text.js';
 import { _accountId } from './_account-id.js';
-import { _readIngestBody, _reportIngest, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
+import { _readIngestBody, _reportIngest, _reportWritten, _writePoints, type _OnIngest, type IgnoredAnswer } from './_ingest-write.js';
 
 /** km/h per knot: Traccar keeps speeds in knots. */
 export const KMH_PER_KNOT = 1.852;
@@ -92,13 +92,7 @@ export function ingestTraccarRoute(options: {
       retentionDays: options.retentionDays,
       deviceField: 'device.uniqueId',
     });
-    _reportIngest(options.onIngest, {
-      accepted: answer.accepted,
-      duplicates: answer.duplicates,
-      ignored: 0,
-      accountId: _accountId(c),
-      deviceIds: answer.devices.map((device) => device.device_id),
-    });
+    _reportWritten(options.onIngest, _accountId(c), answer);
     return jsonResponse(c, answer);
   };
 }
