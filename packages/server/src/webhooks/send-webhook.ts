@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import {
   isNonPublicAddress,
@@ -18,6 +18,8 @@ export interface SendOptions {
   readonly timeoutMs: number;
   /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
   readonly allowPrivateAddresses: boolean;
+  /** Keep-alive agents whose connections are reused (P57). Default: Node's global agents. */
+  readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
 }
 
 /** Refuses a non-public address before the connection is made (also every address a name resolves to). */
@@ -38,7 +40,7 @@ class RefusedAddressError extends Error {
 export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number, options: SendOptions): Promise<AttemptReport> {
   const { event, endpoint } = claimed;
   const signatures = signingSecrets(endpoint, attemptedAt).map((secret) =>
-    new Webhook(secret).sign(event.id, new Date(attemptedAt * 1000), event.body),
+    _signer(secret).sign(event.id, new Date(attemptedAt * 1000), event.body),
   );
   const headers = webhookHeaders({ eventId: event.id, attemptedAt, signatures });
   const started = performance.now();
@@ -73,6 +75,7 @@ function _post(url: URL, headers: Record<string, string>, body: string, options:
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'fleet-hours-webhooks' },
         lookup: options.allowPrivateAddresses ? undefined : _publicLookup,
+        ...(options.agents === undefined ? {} : { agent: url.protocol === 'https:' ? options.agents.https : options.agents.http }),
         timeout: options.timeoutMs,
         signal: AbortSignal.timeout(options.timeoutMs),
       },
@@ -87,6 +90,20 @@ function _post(url: URL, headers: Record<string, string>, body: string, options:
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/** The signers of the secrets in use, each made (its key decoded) once; bounded, the oldest dropped first. */
+const _signers = new Map<string, Webhook>();
+const _SIGNERS_KEPT = 1000;
+
+function _signer(secret: string): Webhook {
+  let signer = _signers.get(secret);
+  if (signer === undefined) {
+    signer = new Webhook(secret);
+    if (_signers.size >= _SIGNERS_KEPT) _signers.delete(_signers.keys().next().value!);
+    _signers.set(secret, signer);
+  }
+  return signer;
 }
 
 /** A DNS lookup that refuses every name resolving to a non-public address (no rebinding: the connection uses the address checked). */
