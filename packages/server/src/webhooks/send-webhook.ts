@@ -18,7 +18,7 @@ export interface SendOptions {
   readonly timeoutMs: number;
   /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
   readonly allowPrivateAddresses: boolean;
-  /** Keep-alive agents whose connections are reused (P57). Default: Node's global agents. */
+  /** Keep-alive agents whose connections are reused (D41). Default: Node's global agents. */
   readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
 }
 

@@ -193,4 +193,47 @@ describe('startWebhookSender() (D41)', () => {
     clock += 5;
     expect(await store.claimDeliveries({ claimant: 'next', limit: 10, leaseSeconds: 60, now: clock })).toHaveLength(1);
   });
+
+  it('a running sender keeps several requests in flight and reports them in batches: every attempt recorded, each event delivered once (D41)', async () => {
+    const failedOnce = new Set<string>();
+    // Every third event is answered 500 the first time.
+    const { receiver, endpoint } = await setUp((request, response) => {
+      const id = String(request.headers['webhook-id']);
+      const index = Number(id.slice('evt_many_'.length));
+      const fail = index % 3 === 0 && !failedOnce.has(id);
+      if (fail) failedOnce.add(id);
+      response.writeHead(fail ? 500 : 204).end();
+    });
+    const account = (await store.findWebhookEndpoint({ endpointId: endpoint.id }))!.accountId;
+    const body = webhookBody({ type: 'device.silent', raisedAt: T0, data: { device_id: 7, device_name: 'Loader' } });
+    const ids = Array.from({ length: 60 }, (_, index) => `evt_many_${index}`);
+    await store.raiseEvents({
+      events: ids.map((id) => ({ id, accountId: account, type: 'device.silent' as const, deviceId: 7, body, raisedAt: T0 })),
+      now: T0,
+    });
+    const entries: { eventId: string; state: string | undefined }[] = [];
+    const running = startWebhookSender({
+      store,
+      now: () => clock * 1000,
+      retrySchedule: [5],
+      allowPrivateAddresses: true,
+      concurrency: 8,
+      pollIntervalMs: 10,
+      onAttempt: (entry) => entries.push({ eventId: entry.eventId, state: entry.delivery?.state }),
+    });
+    closers.push(() => running.close());
+    const settled = () => entries.length;
+    // The first rounds: every event once (and the one raised by setUp); then the failed ones are due 5 s later.
+    while (settled() < ids.length + 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    clock += 5;
+    while (settled() < ids.length + 1 + failedOnce.size) await new Promise((resolve) => setTimeout(resolve, 10));
+    await running.close();
+    const expected = ids.map((id, index) => [id, index % 3 === 0 ? ['pending', 'delivered'] : ['delivered']] as const);
+    const seen = new Map<string, (string | undefined)[]>();
+    for (const entry of entries) seen.set(entry.eventId, [...(seen.get(entry.eventId) ?? []), entry.state]);
+    expect(ids.map((id) => [id, seen.get(id)])).toEqual(expected);
+    expect(receiver.received.filter((one) => one.id.startsWith('evt_many_'))).toHaveLength(ids.length + failedOnce.size);
+    expect(await store.listWebhookAttempts({ endpointId: endpoint.id, limit: 1000 })).toHaveLength(ids.length + 1 + failedOnce.size);
+    expect(await store.webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
+  });
 });

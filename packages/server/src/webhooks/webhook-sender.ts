@@ -75,7 +75,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = Math.max(1, options.concurrency ?? 32);
   const retrySchedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
-  // Connections to the receivers are kept and reused (P57), an idle one closed after 5 s, as Node's global agent does.
+  // Connections to the receivers are kept and reused (D41), an idle one closed after 5 s, as Node's global agent does.
   const kept = { keepAlive: true, timeout: 5_000, scheduling: 'lifo' as const, maxSockets: concurrency };
   const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
   const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents };
@@ -121,7 +121,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   };
   // Keeps up to `concurrency` deliveries under way (sent, or waiting for their report): slots freed
   // are claimed again while the others are in flight, a quarter of them at a time, so the claims
-  // stay few and the pipeline full (P57).
+  // stay few and the pipeline full (D41).
   const inFlight = new Set<Promise<unknown>>();
   const refill = Math.max(1, Math.floor(concurrency / 4));
   const waits = { slot: null as (() => void) | null, idle: null as (() => void) | null };
@@ -185,7 +185,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
 }
 
 /**
- * Reports attempts to the store in batches (P57): the attempts that finish while a report is
+ * Reports attempts to the store in batches (D41): the attempts that finish while a report is
  * being written are written together by the next one, in the order they finished
  * (`recordWebhookAttempts`). Should a batch fail, each of its attempts is reported alone, so a
  * store failure costs no more than the attempts it really refuses.
