@@ -154,15 +154,15 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
           .catch((error: unknown) => options.onError?.(error))
           .finally(() => {
             inFlight.delete(sending);
-            // A freed slot looks again at once, also when the last look found fewer than it could take.
+            // A freed slot looks again at once, also when the last look found nothing.
             waits.slot?.();
             waits.idle?.();
           });
         inFlight.add(sending);
       }
       if (stopping) break;
-      // Fewer due than slots (or the store failed): look again after the interval.
-      if (failed || claimed.length < free) {
+      // Nothing due (or the store failed): look again after the interval, or when a slot frees.
+      if (failed || claimed.length === 0) {
         await waitFor('idle', options.pollIntervalMs ?? 1000);
         waits.idle = null;
       }
