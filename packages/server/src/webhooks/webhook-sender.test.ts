@@ -236,4 +236,20 @@ describe('startWebhookSender() (D41)', () => {
     expect(await store.listWebhookAttempts({ endpointId: endpoint.id, limit: 1000 })).toHaveLength(ids.length + 1 + failedOnce.size);
     expect(await store.webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
   });
+
+  it('wake() sends an event raised after the last look at once, without waiting for the next look (D41)', async () => {
+    const { receiver, endpoint } = await setUp((_request, response) => response.writeHead(204).end());
+    const running = startWebhookSender({ store, now: () => clock * 1000, allowPrivateAddresses: true, pollIntervalMs: 3_600_000 });
+    closers.push(() => running.close());
+    // The first look sends the event raised by setUp; the next look is an hour away.
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const body = webhookBody({ type: 'device.silent', raisedAt: T0, data: { device_id: 8, device_name: 'Crane' } });
+    await store.raiseEvents({
+      events: [{ id: 'evt_woken', accountId: endpoint.accountId, type: 'device.silent', deviceId: 8, body, raisedAt: T0 }],
+      now: T0,
+    });
+    running.wake();
+    while (!receiver.received.some((one) => one.id === 'evt_woken')) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(receiver.received.map((one) => one.id)).toEqual(['evt_silent_d7_r1', 'evt_woken']);
+  });
 });

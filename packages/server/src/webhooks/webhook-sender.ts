@@ -49,6 +49,8 @@ export interface WebhookAttemptEntry {
 export interface WebhookSender {
   /** Claims and sends what is due now (only that event's deliveries with `eventId`), once; resolves with the attempts made. */
   runOnce(eventId?: string): Promise<readonly WebhookAttemptEntry[]>;
+  /** Looks for due deliveries at once rather than at its next look (events were just raised in this process). */
+  wake(): void;
   /** Stops claiming, finishes the requests under way, releases anything still claimed. */
   close(): Promise<void>;
 }
@@ -133,6 +135,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
         resolve();
       };
     });
+  let woken = false;
   const loop = (async () => {
     while (!stopping && options.poll !== false) {
       const free = concurrency - inFlight.size;
@@ -143,6 +146,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
       }
       let claimed: readonly ClaimedDelivery[] = [];
       let failed = false;
+      woken = false;
       try {
         claimed = await claim(free);
       } catch (error) {
@@ -161,8 +165,8 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
         inFlight.add(sending);
       }
       if (stopping) break;
-      // Nothing due (or the store failed): look again after the interval, or when a slot frees.
-      if (failed || claimed.length === 0) {
+      // Nothing due (or the store failed): look again after the interval, when a slot frees, or when woken.
+      if ((failed || claimed.length === 0) && !woken) {
         await waitFor('idle', options.pollIntervalMs ?? 1000);
         waits.idle = null;
       }
@@ -171,6 +175,10 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   })();
   return {
     runOnce,
+    wake() {
+      woken = true;
+      waits.idle?.();
+    },
     async close() {
       stopping = true;
       waits.slot?.();
