@@ -77,8 +77,10 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = Math.max(1, options.concurrency ?? 32);
   const retrySchedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
-  // Connections to the receivers are kept and reused (D41), an idle one closed after 5 s, as Node's global agent does.
-  const kept = { keepAlive: true, timeout: 5_000, scheduling: 'lifo' as const, maxSockets: concurrency };
+  // Connections to the receivers are kept and reused (D41). An idle one is closed after 4 s, before
+  // a receiver's own idle limit (5 s for Node's servers) would close it under a request; the
+  // sockets are not capped here, the sender's concurrency caps the requests (none waits for a socket).
+  const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
   const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents };
   // The lease outlives the request and its report, so a delivery is never sent by two senders at once.
