@@ -18,6 +18,8 @@ export interface SendOptions {
   readonly timeoutMs: number;
   /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
   readonly allowPrivateAddresses: boolean;
+  /** The clock, epoch milliseconds (the instant an answer came). Default `Date.now`. */
+  readonly now?: () => number;
   /** Keep-alive agents whose connections are reused (D41). Default: Node's global agents. */
   readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
 }
@@ -60,7 +62,7 @@ export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number,
     const status = response.statusCode ?? 0;
     const ok = status >= 200 && status < 300;
     const retryAfter = _header(response, 'retry-after');
-    return report(status, ok ? null : `answered HTTP ${status}`, parseRetryAfter(retryAfter, attemptedAt));
+    return report(status, ok ? null : `answered HTTP ${status}`, _retryAfter(retryAfter, attemptedAt, options.now ?? Date.now));
   } catch (error) {
     return report(null, _describe(error, options.timeoutMs));
   }
@@ -116,6 +118,17 @@ const _publicLookup: LookupFunction = (hostname, options, callback) => {
     return callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 };
+
+/**
+ * `Retry-After` as seconds from `attemptedAt` (P51): an HTTP date as it reads; a number of seconds
+ * counted from the answer, rounded up — `attemptedAt` is the whole second the attempt started in, so
+ * counting from it could retry up to a second (and the request's time) early.
+ */
+function _retryAfter(value: string | null, attemptedAt: number, now: () => number): number | null {
+  const asked = parseRetryAfter(value, attemptedAt);
+  if (asked === null || !/^\s*\d+\s*$/.test(value!)) return asked;
+  return Math.max(asked, Math.ceil(now() / 1000 + asked) - attemptedAt);
+}
 
 function _header(response: IncomingMessage, name: string): string | null {
   const value = response.headers[name];

@@ -125,6 +125,19 @@ describe('startWebhookSender() (D41)', () => {
     expect(await sender.runOnce()).toHaveLength(1);
   });
 
+  it('P51: counts a Retry-After in seconds from the answer, rounded up, not from the second the attempt started in', async () => {
+    // The request starts at T0 and is answered half a second later: 30 s from the answer is T0 + 30.5, so T0 + 31.
+    const { sender } = await setUp((_, response, index) => {
+      if (index === 0) clock += 0.5;
+      response.writeHead(index === 0 ? 429 : 200, { 'retry-after': '30' }).end();
+    });
+    await sender.runOnce();
+    clock = T0 + 30;
+    expect(await sender.runOnce()).toEqual([]);
+    clock = T0 + 31;
+    expect(await sender.runOnce()).toHaveLength(1);
+  });
+
   it('disables the endpoint on a 410 and sends it nothing more', async () => {
     const { endpoint, sender } = await setUp((_, response) => response.writeHead(410).end());
     await sender.runOnce();

@@ -82,7 +82,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   // sockets are not capped here, the sender's concurrency caps the requests (none waits for a socket).
   const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
-  const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents };
+  const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents, now };
   // The lease outlives the request and its report, so a delivery is never sent by two senders at once.
   const leaseSeconds = Math.ceil(timeoutMs / 1000) + 60;
   const recorder = _attemptRecorder(options.store, claimant, retrySchedule, options.onError);
