@@ -60,6 +60,7 @@ export function describeWebhookContract(store: () => FleetHoursStore): void {
     _describeEndpoints(store);
     _describeOutbox(store);
     _describeAttempts(store);
+    _describeBatchedAttempts(store);
   });
 }
 
@@ -251,7 +252,8 @@ function _describeOutbox(store: () => FleetHoursStore): void {
   });
 }
 
-function _describeAttempts(store: () => FleetHoursStore): void {
+/** What the attempt tests share: one claimed delivery, a report by `a`, a claim by `a`. */
+function _attemptHelpers(store: () => FleetHoursStore) {
   /** An account with an endpoint, one event, and its delivery claimed by `a` at T0. */
   const claimedOne = async () => {
     const { accountId, endpoint } = await seed(store());
@@ -262,6 +264,11 @@ function _describeAttempts(store: () => FleetHoursStore): void {
   const record = (deliveryId: number, attempt: AttemptReport, claimant = 'a') =>
     store().recordWebhookAttempt({ deliveryId, claimant, attempt, retrySchedule: SCHEDULE });
   const claimAt = (now: number) => store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now });
+  return { claimedOne, record, claimAt };
+}
+
+function _describeAttempts(store: () => FleetHoursStore): void {
+  const { claimedOne, record, claimAt } = _attemptHelpers(store);
 
   it('D41: a 2xx delivers; a failure retries on the schedule, honouring Retry-After, then fails', async () => {
     const { endpoint, deliveryId } = await claimedOne();
@@ -320,6 +327,25 @@ function _describeAttempts(store: () => FleetHoursStore): void {
     expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toHaveLength(1);
     expect(await record(deliveryId + 99, answer(500, T0))).toBeNull();
   });
+
+  it("D41: a replay makes the event's deliveries pending again, from attempt 0; failedOnly lists the failed ones' attempts", async () => {
+    const { endpoint, deliveryId } = await claimedOne();
+    await record(deliveryId, answer(410, T0));
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toHaveLength(1);
+    await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: true }, now: T0 });
+    const replayed = await store().replayWebhookEvent({ eventId: 'evt_1', now: T0 + 100 });
+    expect(replayed).toEqual([
+      { id: deliveryId, eventId: 'evt_1', endpointId: endpoint.id, state: 'pending', attempts: 0, nextAttemptAt: T0 + 100, createdAt: T0 },
+    ]);
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toEqual([]);
+    expect((await claimAt(T0 + 100))[0]?.event.id).toBe('evt_1');
+    expect(await store().replayWebhookEvent({ eventId: 'evt_none', now: T0 })).toBeNull();
+  });
+}
+
+/** `recordWebhookAttempts`: a batch of reports, recorded as one by one (D41). */
+function _describeBatchedAttempts(store: () => FleetHoursStore): void {
+  const { claimedOne, record } = _attemptHelpers(store);
 
   it('D41: attempts recorded in one batch end exactly as when recorded one by one, in the same order', async () => {
     /** One account's scenario: four events claimed by `a`, then six reports — by `recordAll`. */
@@ -404,19 +430,5 @@ function _describeAttempts(store: () => FleetHoursStore): void {
     );
     expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toEqual([]);
     expect(await store().webhookBacklog()).toMatchObject({ pending: 1 });
-  });
-
-  it("D41: a replay makes the event's deliveries pending again, from attempt 0; failedOnly lists the failed ones' attempts", async () => {
-    const { endpoint, deliveryId } = await claimedOne();
-    await record(deliveryId, answer(410, T0));
-    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toHaveLength(1);
-    await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: true }, now: T0 });
-    const replayed = await store().replayWebhookEvent({ eventId: 'evt_1', now: T0 + 100 });
-    expect(replayed).toEqual([
-      { id: deliveryId, eventId: 'evt_1', endpointId: endpoint.id, state: 'pending', attempts: 0, nextAttemptAt: T0 + 100, createdAt: T0 },
-    ]);
-    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toEqual([]);
-    expect((await claimAt(T0 + 100))[0]?.event.id).toBe('evt_1');
-    expect(await store().replayWebhookEvent({ eventId: 'evt_none', now: T0 })).toBeNull();
   });
 }
