@@ -1,7 +1,7 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import { DEFAULT_SILENT_AFTER_SECONDS } from '../events/decide-events.js';
 import { deliveryAfterAttempt, endpointAfterAttempt } from '../events/retry-schedule.js';
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../events/webhook-records.js';
+import type { AttemptReport, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../events/webhook-records.js';
 import type { WebhookOutboxStore } from './storage-port.js';
 
 /** A delivery as the memory store keeps it: with its claim. */
@@ -114,6 +114,36 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
 /** The outbox, deliveries and attempts. */
 function _memoryOutbox(state: _State) {
   const { endpoints, events, deliveries, attempts, silences, ids, shown, deliver } = state;
+  /** One attempt (D41): recorded; the delivery and the endpoint changed only while `claimant` holds the claim. */
+  const recordOne = (input: { deliveryId: number; claimant: string; attempt: AttemptReport; retrySchedule: readonly number[] }) => {
+    const { deliveryId, claimant, attempt, retrySchedule } = input;
+    const delivery = deliveries.get(deliveryId);
+    if (!delivery) return null;
+    const event = events.get(delivery.eventId)!;
+    attempts.push({
+      id: ++ids.attempt,
+      deliveryId,
+      eventId: delivery.eventId,
+      eventType: event.type,
+      endpointId: delivery.endpointId,
+      attemptedAt: attempt.attemptedAt,
+      status: attempt.status,
+      durationMs: attempt.durationMs,
+      error: attempt.error,
+    });
+    if (delivery.claimant !== claimant) return shown(delivery);
+    const endpoint = endpoints.get(delivery.endpointId)!;
+    const effect = endpointAfterAttempt({ status: attempt.status, failingSince: endpoint.failingSince, now: attempt.attemptedAt });
+    endpoints.set(endpoint.id, {
+      ...endpoint,
+      failingSince: effect.failingSince,
+      ...(effect.disable !== null && endpoint.enabled
+        ? { enabled: false, disabledReason: effect.disable, disabledAt: attempt.attemptedAt }
+        : {}),
+    });
+    Object.assign(delivery, deliveryAfterAttempt(delivery.attempts + 1, attempt, retrySchedule), { claimant: null, claimedUntil: null });
+    return shown(delivery);
+  };
   return {
     async raiseEvents({ events: raised, now }) {
       assertEpochSeconds('now', now);
@@ -160,34 +190,15 @@ function _memoryOutbox(state: _State) {
         };
       });
     },
-    async recordWebhookAttempt({ deliveryId, claimant, attempt, retrySchedule }) {
-      assertEpochSeconds('attempt.attemptedAt', attempt.attemptedAt);
-      const delivery = deliveries.get(deliveryId);
-      if (!delivery) return null;
-      const event = events.get(delivery.eventId)!;
-      attempts.push({
-        id: ++ids.attempt,
-        deliveryId,
-        eventId: delivery.eventId,
-        eventType: event.type,
-        endpointId: delivery.endpointId,
-        attemptedAt: attempt.attemptedAt,
-        status: attempt.status,
-        durationMs: attempt.durationMs,
-        error: attempt.error,
-      });
-      if (delivery.claimant !== claimant) return shown(delivery);
-      const endpoint = endpoints.get(delivery.endpointId)!;
-      const effect = endpointAfterAttempt({ status: attempt.status, failingSince: endpoint.failingSince, now: attempt.attemptedAt });
-      endpoints.set(endpoint.id, {
-        ...endpoint,
-        failingSince: effect.failingSince,
-        ...(effect.disable !== null && endpoint.enabled
-          ? { enabled: false, disabledReason: effect.disable, disabledAt: attempt.attemptedAt }
-          : {}),
-      });
-      Object.assign(delivery, deliveryAfterAttempt(delivery.attempts + 1, attempt, retrySchedule), { claimant: null, claimedUntil: null });
-      return shown(delivery);
+    async recordWebhookAttempt(input) {
+      assertEpochSeconds('attempt.attemptedAt', input.attempt.attemptedAt);
+      return recordOne(input);
+    },
+    async recordWebhookAttempts({ claimant, reports, retrySchedule }) {
+      reports.forEach((report, index) => assertEpochSeconds(`reports[${index}].attempt.attemptedAt`, report.attempt.attemptedAt));
+      const recorded: (WebhookDelivery | null)[] = [];
+      for (const { deliveryId, attempt } of reports) recorded.push(recordOne({ deliveryId, claimant, attempt, retrySchedule }));
+      return recorded;
     },
     async releaseWebhookClaims({ claimant }) {
       for (const delivery of deliveries.values()) {

@@ -456,6 +456,18 @@ export interface WebhookOutboxStore {
     readonly retrySchedule: readonly number[];
   }): Promise<WebhookDelivery | null>;
 
+  /**
+   * MUST record several attempts of `claimant` as `recordWebhookAttempt` would, one after the
+   * other in the order given (D41: every attempt recorded), and return, for each, the delivery
+   * after it (`null`: no such delivery). A store may do it in fewer statements (a sender reports
+   * the requests that finished together); when it throws, nothing of the batch is recorded.
+   */
+  recordWebhookAttempts(input: {
+    readonly claimant: string;
+    readonly reports: readonly { readonly deliveryId: number; readonly attempt: AttemptReport }[];
+    readonly retrySchedule: readonly number[];
+  }): Promise<readonly (WebhookDelivery | null)[]>;
+
   /** MUST release every claim of `claimant` (a sender that stops without sending what it claimed). */
   releaseWebhookClaims(input: { readonly claimant: string }): Promise<void>;
 

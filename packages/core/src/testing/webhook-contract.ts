@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SILENT_AFTER_SECONDS, type EventType } from '../events/decide-events.js';
 import { ENDPOINT_FAILURE_DISABLE_SECONDS } from '../events/retry-schedule.js';
-import type { AttemptReport, NewWebhookEvent, WebhookEndpoint } from '../events/webhook-records.js';
+import type { AttemptReport, NewWebhookEvent, WebhookDelivery, WebhookEndpoint } from '../events/webhook-records.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { refusalOf } from './refusal.js';
 
@@ -60,6 +60,7 @@ export function describeWebhookContract(store: () => FleetHoursStore): void {
     _describeEndpoints(store);
     _describeOutbox(store);
     _describeAttempts(store);
+    _describeBatchedAttempts(store);
   });
 }
 
@@ -251,7 +252,8 @@ function _describeOutbox(store: () => FleetHoursStore): void {
   });
 }
 
-function _describeAttempts(store: () => FleetHoursStore): void {
+/** What the attempt tests share: one claimed delivery, a report by `a`, a claim by `a`. */
+function _attemptHelpers(store: () => FleetHoursStore) {
   /** An account with an endpoint, one event, and its delivery claimed by `a` at T0. */
   const claimedOne = async () => {
     const { accountId, endpoint } = await seed(store());
@@ -262,6 +264,11 @@ function _describeAttempts(store: () => FleetHoursStore): void {
   const record = (deliveryId: number, attempt: AttemptReport, claimant = 'a') =>
     store().recordWebhookAttempt({ deliveryId, claimant, attempt, retrySchedule: SCHEDULE });
   const claimAt = (now: number) => store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now });
+  return { claimedOne, record, claimAt };
+}
+
+function _describeAttempts(store: () => FleetHoursStore): void {
+  const { claimedOne, record, claimAt } = _attemptHelpers(store);
 
   it('D41: a 2xx delivers; a failure retries on the schedule, honouring Retry-After, then fails', async () => {
     const { endpoint, deliveryId } = await claimedOne();
@@ -333,5 +340,95 @@ function _describeAttempts(store: () => FleetHoursStore): void {
     expect(await store().listWebhookAttempts({ endpointId: endpoint.id, failedOnly: true, limit: 10 })).toEqual([]);
     expect((await claimAt(T0 + 100))[0]?.event.id).toBe('evt_1');
     expect(await store().replayWebhookEvent({ eventId: 'evt_none', now: T0 })).toBeNull();
+  });
+}
+
+/** `recordWebhookAttempts`: a batch of reports, recorded as one by one (D41). */
+function _describeBatchedAttempts(store: () => FleetHoursStore): void {
+  const { claimedOne, record } = _attemptHelpers(store);
+
+  it('D41: attempts recorded in one batch end exactly as when recorded one by one, in the same order', async () => {
+    /** One account's scenario: four events claimed by `a`, then six reports — by `recordAll`. */
+    const scenario = async (prefix: string, recordAll: (reports: { deliveryId: number; attempt: AttemptReport }[]) => Promise<unknown>) => {
+      const { accountId, endpoint } = await seed(store(), ['device.silent']);
+      const ids = [1, 2, 3, 4].map((index) => `evt_${prefix}_${index}`);
+      await store().raiseEvents({ events: ids.map((id) => event(id, accountId)), now: T0 });
+      const delivery: number[] = [];
+      for (const eventId of ids)
+        delivery.push((await store().claimDeliveries({ claimant: 'a', eventId, limit: 1, leaseSeconds: 30, now: T0 }))[0]!.delivery.id);
+      const results = await recordAll([
+        { deliveryId: delivery[0]!, attempt: answer(500, T0) },
+        { deliveryId: delivery[1]!, attempt: answer(204, T0 + 1) },
+        { deliveryId: delivery[0]!, attempt: answer(200, T0 + 2) },
+        { deliveryId: delivery[2]!, attempt: answer(200, T0 + 3) },
+        { deliveryId: 9_999_999, attempt: answer(200, T0 + 3) },
+        { deliveryId: delivery[3]!, attempt: answer(410, T0 + 4) },
+      ]);
+      const attempts = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 });
+      const position = (deliveryId: number) => delivery.indexOf(deliveryId);
+      return {
+        results: (results as (WebhookDelivery | null)[]).map((one) =>
+          one === null ? null : { ...one, id: position(one.id), eventId: one.eventId.replace(prefix, ''), endpointId: 0 },
+        ),
+        endpoint: { ...(await store().findWebhookEndpoint({ endpointId: endpoint.id }))!, id: 0, accountId: 0 },
+        attempts: attempts.map((one) => ({
+          ...one,
+          id: 0,
+          deliveryId: position(one.deliveryId),
+          eventId: one.eventId.replace(prefix, ''),
+          endpointId: 0,
+        })),
+      };
+    };
+    const serial = await scenario('one', async (reports) => {
+      const results = [];
+      for (const { deliveryId, attempt } of reports) results.push(await record(deliveryId, attempt));
+      return results;
+    });
+    const batched = await scenario('batch', (reports) =>
+      store().recordWebhookAttempts({ claimant: 'a', reports, retrySchedule: SCHEDULE }),
+    );
+    expect(batched).toEqual(serial);
+    expect(serial.results.map((one) => one && [one.id, one.state, one.attempts])).toEqual([
+      [0, 'pending', 1],
+      [1, 'delivered', 1],
+      [0, 'pending', 1],
+      [2, 'delivered', 1],
+      null,
+      [3, 'failed', 1],
+    ]);
+    expect(serial.endpoint).toMatchObject({ enabled: false, disabledReason: 'gone', failingSince: T0 + 4 });
+    expect(serial.attempts).toHaveLength(5);
+  });
+
+  it('D41: a batch of successes delivers each, clears the failing streak, and leaves a delivery claimed by another sender as it is', async () => {
+    const { accountId, endpoint, deliveryId } = await claimedOne();
+    await record(deliveryId, answer(500, T0));
+    await store().raiseEvents({ events: ['evt_2', 'evt_3', 'evt_4'].map((id) => event(id, accountId)), now: T0 });
+    const mine = await store().claimDeliveries({ claimant: 'a', limit: 2, leaseSeconds: 30, now: T0 });
+    const theirs = await store().claimDeliveries({ claimant: 'b', limit: 1, leaseSeconds: 30, now: T0 });
+    const reports = [...mine, ...theirs].map((claimed) => ({ deliveryId: claimed.delivery.id, attempt: answer(200, T0 + 1) }));
+    const recorded = await store().recordWebhookAttempts({ claimant: 'a', reports, retrySchedule: SCHEDULE });
+    expect(recorded.map((one) => one && [one.eventId, one.state, one.attempts])).toEqual([
+      ['evt_2', 'delivered', 1],
+      ['evt_3', 'delivered', 1],
+      ['evt_4', 'pending', 0],
+    ]);
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.failingSince).toBeNull();
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toHaveLength(4);
+    expect(await store().recordWebhookAttempts({ claimant: 'a', reports: [], retrySchedule: SCHEDULE })).toEqual([]);
+  });
+
+  it('D41: a batch with an instant in milliseconds is refused and records nothing', async () => {
+    const { endpoint, deliveryId } = await claimedOne();
+    const reports = [
+      { deliveryId, attempt: answer(200, T0) },
+      { deliveryId, attempt: answer(200, T0 * 1000) },
+    ];
+    expect((await refusalOf(store().recordWebhookAttempts({ claimant: 'a', reports, retrySchedule: SCHEDULE }))).message).toMatch(
+      /^reports\[1\]\.attempt\.attemptedAt must be epoch seconds/,
+    );
+    expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toEqual([]);
+    expect(await store().webhookBacklog()).toMatchObject({ pending: 1 });
   });
 }

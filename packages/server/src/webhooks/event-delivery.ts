@@ -70,9 +70,13 @@ export function startEventDelivery(
     },
   });
   metrics?.watchWebhookBacklog(() => fleetHours.store.webhookBacklog(), now);
+  // Events this server raised are sent at once, not at the sender's next look.
+  const wakeOn = (stored: number) => {
+    if (stored > 0) sender.wake();
+  };
   let checking: Promise<unknown> = Promise.resolve();
   const check = () => {
-    checking = checking.then(() => checkEvents({ fleetHours, now: Math.floor(now() / 1000) }).catch(onError));
+    checking = checking.then(() => checkEvents({ fleetHours, now: Math.floor(now() / 1000) }).then(wakeOn, onError));
   };
   check();
   const timer = setInterval(check, options.checkIntervalMs ?? 60_000);
@@ -89,7 +93,7 @@ export function startEventDelivery(
       // and of the CLI's imports too); otherwise the devices this process wrote.
       if (store.listEventChecks) return checkRequested(fleetHours, Math.floor(now() / 1000)).catch(onError);
       for (const [accountId, deviceIds] of batch) {
-        await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).catch(onError);
+        await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).then(wakeOn, onError);
       }
     });
   };

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import {
   isNonPublicAddress,
@@ -18,6 +18,10 @@ export interface SendOptions {
   readonly timeoutMs: number;
   /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
   readonly allowPrivateAddresses: boolean;
+  /** The clock, epoch milliseconds (the instant an answer came). Default `Date.now`. */
+  readonly now?: () => number;
+  /** Keep-alive agents whose connections are reused (D41). Default: Node's global agents. */
+  readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
 }
 
 /** Refuses a non-public address before the connection is made (also every address a name resolves to). */
@@ -38,7 +42,7 @@ class RefusedAddressError extends Error {
 export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number, options: SendOptions): Promise<AttemptReport> {
   const { event, endpoint } = claimed;
   const signatures = signingSecrets(endpoint, attemptedAt).map((secret) =>
-    new Webhook(secret).sign(event.id, new Date(attemptedAt * 1000), event.body),
+    _signer(secret).sign(event.id, new Date(attemptedAt * 1000), event.body),
   );
   const headers = webhookHeaders({ eventId: event.id, attemptedAt, signatures });
   const started = performance.now();
@@ -58,7 +62,7 @@ export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number,
     const status = response.statusCode ?? 0;
     const ok = status >= 200 && status < 300;
     const retryAfter = _header(response, 'retry-after');
-    return report(status, ok ? null : `answered HTTP ${status}`, parseRetryAfter(retryAfter, attemptedAt));
+    return report(status, ok ? null : `answered HTTP ${status}`, _retryAfter(retryAfter, attemptedAt, options.now ?? Date.now));
   } catch (error) {
     return report(null, _describe(error, options.timeoutMs));
   }
@@ -73,6 +77,7 @@ function _post(url: URL, headers: Record<string, string>, body: string, options:
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'fleet-hours-webhooks' },
         lookup: options.allowPrivateAddresses ? undefined : _publicLookup,
+        ...(options.agents === undefined ? {} : { agent: url.protocol === 'https:' ? options.agents.https : options.agents.http }),
         timeout: options.timeoutMs,
         signal: AbortSignal.timeout(options.timeoutMs),
       },
@@ -89,6 +94,20 @@ function _post(url: URL, headers: Record<string, string>, body: string, options:
   });
 }
 
+/** The signers of the secrets in use, each made (its key decoded) once; bounded, the oldest dropped first. */
+const _signers = new Map<string, Webhook>();
+const _SIGNERS_KEPT = 1000;
+
+function _signer(secret: string): Webhook {
+  let signer = _signers.get(secret);
+  if (signer === undefined) {
+    signer = new Webhook(secret);
+    if (_signers.size >= _SIGNERS_KEPT) _signers.delete(_signers.keys().next().value!);
+    _signers.set(secret, signer);
+  }
+  return signer;
+}
+
 /** A DNS lookup that refuses every name resolving to a non-public address (no rebinding: the connection uses the address checked). */
 const _publicLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
@@ -99,6 +118,17 @@ const _publicLookup: LookupFunction = (hostname, options, callback) => {
     return callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 };
+
+/**
+ * `Retry-After` as seconds from `attemptedAt` (P51): an HTTP date as it reads; a number of seconds
+ * counted from the answer, rounded up — `attemptedAt` is the whole second the attempt started in, so
+ * counting from it could retry up to a second (and the request's time) early.
+ */
+function _retryAfter(value: string | null, attemptedAt: number, now: () => number): number | null {
+  const asked = parseRetryAfter(value, attemptedAt);
+  if (asked === null || !/^\s*\d+\s*$/.test(value!)) return asked;
+  return Math.max(asked, Math.ceil(now() / 1000 + asked) - attemptedAt);
+}
 
 function _header(response: IncomingMessage, name: string): string | null {
   const value = response.headers[name];

@@ -125,6 +125,19 @@ describe('startWebhookSender() (D41)', () => {
     expect(await sender.runOnce()).toHaveLength(1);
   });
 
+  it('P51: counts a Retry-After in seconds from the answer, rounded up, not from the second the attempt started in', async () => {
+    // The request starts at T0 and is answered half a second later: 30 s from the answer is T0 + 30.5, so T0 + 31.
+    const { sender } = await setUp((_, response, index) => {
+      if (index === 0) clock += 0.5;
+      response.writeHead(index === 0 ? 429 : 200, { 'retry-after': '30' }).end();
+    });
+    await sender.runOnce();
+    clock = T0 + 30;
+    expect(await sender.runOnce()).toEqual([]);
+    clock = T0 + 31;
+    expect(await sender.runOnce()).toHaveLength(1);
+  });
+
   it('disables the endpoint on a 410 and sends it nothing more', async () => {
     const { endpoint, sender } = await setUp((_, response) => response.writeHead(410).end());
     await sender.runOnce();
@@ -192,5 +205,64 @@ describe('startWebhookSender() (D41)', () => {
     expect(attempt?.error).toBe('no answer within 300 ms');
     clock += 5;
     expect(await store.claimDeliveries({ claimant: 'next', limit: 10, leaseSeconds: 60, now: clock })).toHaveLength(1);
+  });
+
+  it('a running sender keeps several requests in flight and reports them in batches: every attempt recorded, each event delivered once (D41)', async () => {
+    const failedOnce = new Set<string>();
+    // Every third event is answered 500 the first time.
+    const { receiver, endpoint } = await setUp((request, response) => {
+      const id = String(request.headers['webhook-id']);
+      const index = Number(id.slice('evt_many_'.length));
+      const fail = index % 3 === 0 && !failedOnce.has(id);
+      if (fail) failedOnce.add(id);
+      response.writeHead(fail ? 500 : 204).end();
+    });
+    const account = (await store.findWebhookEndpoint({ endpointId: endpoint.id }))!.accountId;
+    const body = webhookBody({ type: 'device.silent', raisedAt: T0, data: { device_id: 7, device_name: 'Loader' } });
+    const ids = Array.from({ length: 60 }, (_, index) => `evt_many_${index}`);
+    await store.raiseEvents({
+      events: ids.map((id) => ({ id, accountId: account, type: 'device.silent' as const, deviceId: 7, body, raisedAt: T0 })),
+      now: T0,
+    });
+    const entries: { eventId: string; state: string | undefined }[] = [];
+    const running = startWebhookSender({
+      store,
+      now: () => clock * 1000,
+      retrySchedule: [5],
+      allowPrivateAddresses: true,
+      concurrency: 8,
+      pollIntervalMs: 10,
+      onAttempt: (entry) => entries.push({ eventId: entry.eventId, state: entry.delivery?.state }),
+    });
+    closers.push(() => running.close());
+    const settled = () => entries.length;
+    // The first rounds: every event once (and the one raised by setUp); then the failed ones are due 5 s later.
+    while (settled() < ids.length + 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    clock += 5;
+    while (settled() < ids.length + 1 + failedOnce.size) await new Promise((resolve) => setTimeout(resolve, 10));
+    await running.close();
+    const expected = ids.map((id, index) => [id, index % 3 === 0 ? ['pending', 'delivered'] : ['delivered']] as const);
+    const seen = new Map<string, (string | undefined)[]>();
+    for (const entry of entries) seen.set(entry.eventId, [...(seen.get(entry.eventId) ?? []), entry.state]);
+    expect(ids.map((id) => [id, seen.get(id)])).toEqual(expected);
+    expect(receiver.received.filter((one) => one.id.startsWith('evt_many_'))).toHaveLength(ids.length + failedOnce.size);
+    expect(await store.listWebhookAttempts({ endpointId: endpoint.id, limit: 1000 })).toHaveLength(ids.length + 1 + failedOnce.size);
+    expect(await store.webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
+  });
+
+  it('wake() sends an event raised after the last look at once, without waiting for the next look (D41)', async () => {
+    const { receiver, endpoint } = await setUp((_request, response) => response.writeHead(204).end());
+    const running = startWebhookSender({ store, now: () => clock * 1000, allowPrivateAddresses: true, pollIntervalMs: 3_600_000 });
+    closers.push(() => running.close());
+    // The first look sends the event raised by setUp; the next look is an hour away.
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const body = webhookBody({ type: 'device.silent', raisedAt: T0, data: { device_id: 8, device_name: 'Crane' } });
+    await store.raiseEvents({
+      events: [{ id: 'evt_woken', accountId: endpoint.accountId, type: 'device.silent', deviceId: 8, body, raisedAt: T0 }],
+      now: T0,
+    });
+    running.wake();
+    while (!receiver.received.some((one) => one.id === 'evt_woken')) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(receiver.received.map((one) => one.id)).toEqual(['evt_silent_d7_r1', 'evt_woken']);
   });
 });

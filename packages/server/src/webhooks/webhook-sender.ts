@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import {
   DEFAULT_RETRY_SCHEDULE_SECONDS,
   type AttemptReport,
@@ -47,6 +49,8 @@ export interface WebhookAttemptEntry {
 export interface WebhookSender {
   /** Claims and sends what is due now (only that event's deliveries with `eventId`), once; resolves with the attempts made. */
   runOnce(eventId?: string): Promise<readonly WebhookAttemptEntry[]>;
+  /** Looks for due deliveries at once rather than at its next look (events were just raised in this process). */
+  wake(): void;
   /** Stops claiming, finishes the requests under way, releases anything still claimed. */
   close(): Promise<void>;
 }
@@ -71,18 +75,23 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   const now = options.now ?? Date.now;
   const claimant = `sender-${randomUUID()}`;
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = Math.max(1, options.concurrency ?? 32);
   const retrySchedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
-  const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false };
+  // Connections to the receivers are kept and reused (D41). An idle one is closed after 4 s, before
+  // a receiver's own idle limit (5 s for Node's servers) would close it under a request; the
+  // sockets are not capped here, the sender's concurrency caps the requests (none waits for a socket).
+  const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
+  const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
+  const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents, now };
   // The lease outlives the request and its report, so a delivery is never sent by two senders at once.
   const leaseSeconds = Math.ceil(timeoutMs / 1000) + 60;
+  const recorder = _attemptRecorder(options.store, claimant, retrySchedule, options.onError);
   let stopping = false;
-  let wake: (() => void) | null = null;
 
   const deliver = async (claimed: ClaimedDelivery) => {
     const attemptedAt = Math.floor(now() / 1000);
     const attempt = await sendWebhook(claimed, attemptedAt, send);
-    const delivery = await options.store.recordWebhookAttempt({ deliveryId: claimed.delivery.id, claimant, attempt, retrySchedule });
+    const delivery = await recorder.record(claimed.delivery.id, attempt);
     const entry: WebhookAttemptEntry = {
       eventId: claimed.event.id,
       eventType: claimed.event.type,
@@ -94,14 +103,16 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     options.onAttempt?.(entry);
     return entry;
   };
-  const runOnce = async (eventId?: string) => {
-    const claimed = await options.store.claimDeliveries({
+  const claim = (limit: number, eventId?: string) =>
+    options.store.claimDeliveries({
       claimant,
-      limit: concurrency,
+      limit,
       leaseSeconds,
       now: Math.floor(now() / 1000),
       ...(eventId === undefined ? {} : { eventId }),
     });
+  const runOnce = async (eventId?: string) => {
+    const claimed = await claim(concurrency, eventId);
     const entries = await Promise.all(
       claimed.map((one) =>
         deliver(one).catch((error: unknown) => {
@@ -112,23 +123,36 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     );
     return entries.filter((entry) => entry !== null);
   };
-  // Keeps up to `concurrency` requests under way: a freed slot is claimed again at once.
+  // Keeps up to `concurrency` deliveries under way (sent, or waiting for their report): slots freed
+  // are claimed again while the others are in flight, a quarter of them at a time, so the claims
+  // stay few and the pipeline full (D41).
   const inFlight = new Set<Promise<unknown>>();
-  const pause = (ms: number) =>
+  const refill = Math.max(1, Math.floor(concurrency / 4));
+  const waits = { slot: null as (() => void) | null, idle: null as (() => void) | null };
+  const waitFor = (kind: 'slot' | 'idle', ms: number | null) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
+      const timer = ms === null ? undefined : setTimeout(resolve, ms);
+      waits[kind] = () => {
         clearTimeout(timer);
         resolve();
       };
     });
+  let woken = false;
   const loop = (async () => {
     while (!stopping && options.poll !== false) {
+      const free = concurrency - inFlight.size;
+      if (free < refill && inFlight.size > 0) {
+        await waitFor('slot', null);
+        waits.slot = null;
+        continue;
+      }
       let claimed: readonly ClaimedDelivery[] = [];
+      let failed = false;
+      woken = false;
       try {
-        const limit = concurrency - inFlight.size;
-        if (limit > 0) claimed = await options.store.claimDeliveries({ claimant, limit, leaseSeconds, now: Math.floor(now() / 1000) });
+        claimed = await claim(free);
       } catch (error) {
+        failed = true;
         options.onError?.(error);
       }
       for (const one of claimed) {
@@ -136,24 +160,88 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
           .catch((error: unknown) => options.onError?.(error))
           .finally(() => {
             inFlight.delete(sending);
-            (wake as (() => void) | null)?.();
+            // A freed slot looks again at once, also when the last look found nothing.
+            waits.slot?.();
+            waits.idle?.();
           });
         inFlight.add(sending);
       }
       if (stopping) break;
-      // Nothing due, or every slot taken: wait for a slot to free or the next look.
-      if (claimed.length === 0 || inFlight.size >= concurrency) await pause(options.pollIntervalMs ?? 1000);
-      wake = null;
+      // Nothing due (or the store failed): look again after the interval, when a slot frees, or when woken.
+      if ((failed || claimed.length === 0) && !woken) {
+        await waitFor('idle', options.pollIntervalMs ?? 1000);
+        waits.idle = null;
+      }
     }
     await Promise.all(inFlight);
   })();
   return {
     runOnce,
+    wake() {
+      woken = true;
+      waits.idle?.();
+    },
     async close() {
       stopping = true;
-      (wake as (() => void) | null)?.();
+      waits.slot?.();
+      waits.idle?.();
       await loop;
+      await recorder.drained();
       await options.store.releaseWebhookClaims({ claimant }).catch((error: unknown) => options.onError?.(error));
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }
+
+/**
+ * Reports attempts to the store in batches (D41): the attempts that finish while a report is
+ * being written are written together by the next one, in the order they finished
+ * (`recordWebhookAttempts`). Should a batch fail, each of its attempts is reported alone, so a
+ * store failure costs no more than the attempts it really refuses.
+ */
+function _attemptRecorder(store: FleetHoursStore, claimant: string, retrySchedule: readonly number[], onError?: (error: unknown) => void) {
+  type Waiting = {
+    deliveryId: number;
+    attempt: AttemptReport;
+    resolve: (delivery: WebhookDelivery | null) => void;
+    reject: (error: unknown) => void;
+  };
+  const queue: Waiting[] = [];
+  let writing: Promise<void> | null = null;
+  const alone = async (one: Waiting) => {
+    try {
+      one.resolve(await store.recordWebhookAttempt({ deliveryId: one.deliveryId, claimant, attempt: one.attempt, retrySchedule }));
+    } catch (error) {
+      one.reject(error);
+    }
+  };
+  const write = async () => {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, _BATCH_LIMIT);
+      try {
+        const reports = batch.map(({ deliveryId, attempt }) => ({ deliveryId, attempt }));
+        const recorded = await store.recordWebhookAttempts({ claimant, reports, retrySchedule });
+        batch.forEach((one, index) => one.resolve(recorded[index] ?? null));
+      } catch (error) {
+        onError?.(error);
+        for (const one of batch) await alone(one);
+      }
+    }
+    writing = null;
+  };
+  return {
+    record(deliveryId: number, attempt: AttemptReport): Promise<WebhookDelivery | null> {
+      return new Promise((resolve, reject) => {
+        queue.push({ deliveryId, attempt, resolve, reject });
+        writing ??= write();
+      });
+    },
+    drained: async () => {
+      while (writing !== null) await writing;
+    },
+  };
+}
+
+/** At most this many attempts in one report to the store. */
+const _BATCH_LIMIT = 100;

@@ -185,3 +185,48 @@ export async function listAttempts(db: Db, input: { endpointId: number; failedOn
     error: row.error,
   }));
 }
+
+/**
+ * Successful attempts (2xx) of `claimant`, of distinct deliveries, in ONE statement (D41): each
+ * attempt inserted; each delivery its claimant still holds marked `delivered` and released; the
+ * failing streak of their endpoints cleared — an endpoint row is written (and locked) only when it
+ * has a streak, so the successes of many senders to one endpoint do not queue on it. A delivery
+ * whose claim was lost keeps its state (its attempt is recorded all the same).
+ *
+ * @returns The deliveries after the attempts, by id (a missing delivery is absent).
+ */
+export async function recordSuccesses(
+  db: Db,
+  claimant: string,
+  reports: readonly {
+    deliveryId: number;
+    attempt: { attemptedAt: number; status: number | null; durationMs: number; error: string | null };
+  }[],
+): Promise<Map<number, DeliveryRow>> {
+  const ids = reports.map((report) => report.deliveryId);
+  const { rows } = await sql<DeliveryRow>`
+    with input as (
+      select * from unnest(${ids}::bigint[], ${reports.map((report) => report.attempt.attemptedAt)}::float8[],
+                           ${reports.map((report) => report.attempt.status)}::integer[], ${reports.map((report) => report.attempt.durationMs)}::float8[],
+                           ${reports.map((report) => report.attempt.error)}::text[])
+        with ordinality as i (delivery_id, attempted_at, status, duration_ms, error, ord)),
+    recorded as (
+      insert into webhook_attempts (delivery_id, event_id, event_type, endpoint_id, attempted_at, status, duration_ms, error)
+      select i.delivery_id, d.event_id, e.type, d.endpoint_id, to_timestamp(i.attempted_at), i.status, i.duration_ms, i.error
+        from input i join webhook_deliveries d on d.id = i.delivery_id join webhook_events e on e.id = d.event_id
+       order by i.ord),
+    done as (
+      update webhook_deliveries d
+         set state = 'delivered', attempts = d.attempts + 1, next_attempt_at = null, claimant = null, claimed_until = null
+        from input i
+       where d.id = i.delivery_id and d.claimant = ${claimant}
+      returning ${DELIVERY_COLUMNS}),
+    healed as (
+      update webhook_endpoints p set failing_since = null
+       where p.id in (select endpoint_id from done) and p.failing_since is not null)
+    select * from done
+    union all
+    select ${DELIVERY_COLUMNS} from webhook_deliveries d
+     where d.id = any(${ids}::bigint[]) and d.id not in (select id from done)`.execute(db);
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}

@@ -1,7 +1,9 @@
-import type { AttemptReport, ClaimedDelivery, EventType, FleetHoursStore, WebhookOutboxStore } from '@fleet-hours/core';
+import type { AttemptReport, ClaimedDelivery, EventType, FleetHoursStore, WebhookDelivery, WebhookOutboxStore } from '@fleet-hours/core';
 import { DEFAULT_SILENT_AFTER_SECONDS, deliveryAfterAttempt, endpointAfterAttempt } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type Transaction } from 'kysely';
+
+type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import {
   claimDue,
@@ -11,6 +13,7 @@ import {
   type EndpointRow,
   insertEvents,
   listAttempts,
+  recordSuccesses,
   toDelivery,
   toEndpoint,
 } from '../sql/webhook-queries.js';
@@ -143,7 +146,13 @@ function _endpointMethods(
 function _outboxMethods(
   db: Kysely<FleetHoursDatabase>,
 ): _Methods<
-  'raiseEvents' | 'claimDeliveries' | 'recordWebhookAttempt' | 'releaseWebhookClaims' | 'listWebhookAttempts' | 'replayWebhookEvent'
+  | 'raiseEvents'
+  | 'claimDeliveries'
+  | 'recordWebhookAttempt'
+  | 'recordWebhookAttempts'
+  | 'releaseWebhookClaims'
+  | 'listWebhookAttempts'
+  | 'replayWebhookEvent'
 > {
   return {
     raiseEvents: ({ events, now }) =>
@@ -182,28 +191,14 @@ function _outboxMethods(
     recordWebhookAttempt: ({ deliveryId, claimant, attempt, retrySchedule }) =>
       guard(async () => {
         assertEpochSeconds('attempt.attemptedAt', attempt.attemptedAt);
-        if (!Number.isSafeInteger(deliveryId) || deliveryId < 1) return null;
-        return db.transaction().execute(async (trx) => {
-          const { rows } =
-            await sql<DeliveryRow>`select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.id = ${deliveryId} for update`.execute(trx);
-          const delivery = rows[0];
-          if (!delivery) return null;
-          await sql`
-            insert into webhook_attempts (delivery_id, event_id, event_type, endpoint_id, attempted_at, status, duration_ms, error)
-            select ${deliveryId}, e.id, e.type, ${delivery.endpoint_id}, ${instantOf(attempt.attemptedAt)}, ${attempt.status}::integer,
-                   ${attempt.durationMs}::float8, ${attempt.error}::text
-              from webhook_events e where e.id = ${delivery.event_id}`.execute(trx);
-          if (delivery.claimant !== claimant) return toDelivery(delivery);
-          await _applyToEndpoint(trx, delivery.endpoint_id, attempt);
-          const next = deliveryAfterAttempt(delivery.attempts + 1, attempt, retrySchedule);
-          const { rows: updated } = await sql<DeliveryRow>`
-            update webhook_deliveries d
-               set state = ${next.state}, attempts = ${next.attempts}, next_attempt_at = ${instantOf(next.nextAttemptAt)},
-                   claimant = null, claimed_until = null
-             where d.id = ${deliveryId}
-            returning ${DELIVERY_COLUMNS}`.execute(trx);
-          return toDelivery(updated[0]!);
-        });
+        const [delivery] = await _recordAttempts(db, claimant, [{ deliveryId, attempt }], retrySchedule);
+        return delivery ?? null;
+      }),
+
+    recordWebhookAttempts: ({ claimant, reports, retrySchedule }) =>
+      guard(async () => {
+        reports.forEach((report, index) => assertEpochSeconds(`reports[${index}].attempt.attemptedAt`, report.attempt.attemptedAt));
+        return _recordAttempts(db, claimant, reports, retrySchedule);
       }),
 
     releaseWebhookClaims: ({ claimant }) =>
@@ -286,12 +281,83 @@ function _accountEventMethods(
   };
 }
 
+type _Report = { readonly deliveryId: number; readonly attempt: AttemptReport };
+
+const _isSuccess = (attempt: AttemptReport) => attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
+
+/**
+ * Attempts in the order given, as if recorded one by one (D41): each run of successes of distinct
+ * deliveries is ONE statement (`recordSuccesses`), any other attempt its own locking steps; more
+ * than one step runs in one transaction, so a batch is recorded whole or not at all.
+ */
+async function _recordAttempts(
+  db: Kysely<FleetHoursDatabase>,
+  claimant: string,
+  reports: readonly _Report[],
+  retrySchedule: readonly number[],
+): Promise<(WebhookDelivery | null)[]> {
+  const valid = (report: _Report) => Number.isSafeInteger(report.deliveryId) && report.deliveryId >= 1;
+  const steps: ({ successes: _Report[] } | { failure: _Report })[] = [];
+  const results: (WebhookDelivery | null)[] = [];
+  let run: _Report[] | null = null;
+  for (const report of reports.filter(valid)) {
+    if (_isSuccess(report.attempt) && run !== null && !run.some((other) => other.deliveryId === report.deliveryId)) run.push(report);
+    else if (_isSuccess(report.attempt)) steps.push({ successes: (run = [report]) });
+    else {
+      steps.push({ failure: report });
+      run = null;
+    }
+  }
+  const byReport = new Map<_Report, WebhookDelivery | null>();
+  const apply = async (trx: Db) => {
+    for (const step of steps) {
+      if ('failure' in step) {
+        byReport.set(step.failure, await _recordOther(trx, claimant, step.failure, retrySchedule));
+        continue;
+      }
+      const rows = await recordSuccesses(trx, claimant, step.successes);
+      for (const report of step.successes) {
+        const row = rows.get(report.deliveryId);
+        byReport.set(report, row ? toDelivery(row) : null);
+      }
+    }
+  };
+  if (steps.length === 1 && 'successes' in steps[0]!) await apply(db);
+  else if (steps.length > 0) await db.transaction().execute(apply);
+  for (const report of reports) results.push(byReport.get(report) ?? null);
+  return results;
+}
+
+/** Any attempt but a success: the delivery locked, the attempt inserted, the endpoint's streak and the delivery's next attempt written. */
+async function _recordOther(trx: Db, claimant: string, report: _Report, retrySchedule: readonly number[]): Promise<WebhookDelivery | null> {
+  const { deliveryId, attempt } = report;
+  const { rows } =
+    await sql<DeliveryRow>`select ${DELIVERY_COLUMNS} from webhook_deliveries d where d.id = ${deliveryId} for update`.execute(trx);
+  const delivery = rows[0];
+  if (!delivery) return null;
+  await sql`
+    insert into webhook_attempts (delivery_id, event_id, event_type, endpoint_id, attempted_at, status, duration_ms, error)
+    select ${deliveryId}, e.id, e.type, ${delivery.endpoint_id}, ${instantOf(attempt.attemptedAt)}, ${attempt.status}::integer,
+           ${attempt.durationMs}::float8, ${attempt.error}::text
+      from webhook_events e where e.id = ${delivery.event_id}`.execute(trx);
+  if (delivery.claimant !== claimant) return toDelivery(delivery);
+  await _applyToEndpoint(trx, delivery.endpoint_id, attempt);
+  const next = deliveryAfterAttempt(delivery.attempts + 1, attempt, retrySchedule);
+  const { rows: updated } = await sql<DeliveryRow>`
+    update webhook_deliveries d
+       set state = ${next.state}, attempts = ${next.attempts}, next_attempt_at = ${instantOf(next.nextAttemptAt)},
+           claimant = null, claimed_until = null
+     where d.id = ${deliveryId}
+    returning ${DELIVERY_COLUMNS}`.execute(trx);
+  return toDelivery(updated[0]!);
+}
+
 /**
  * The attempt's effect on its endpoint (D41): read without a lock first, and only when it changes
  * something (a failing streak starts or ends, the endpoint is disabled) locked, read again and
  * written — so that the successes of many senders to one endpoint do not queue on its row.
  */
-async function _applyToEndpoint(trx: Transaction<FleetHoursDatabase>, endpointId: number, attempt: AttemptReport): Promise<void> {
+async function _applyToEndpoint(trx: Db, endpointId: number, attempt: AttemptReport): Promise<void> {
   const read = (lock: boolean) => {
     const query = trx.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', endpointId);
     return (lock ? query.forUpdate() : query).executeTakeFirstOrThrow();
