@@ -91,7 +91,7 @@ export function startEventDelivery(
     checking = checking.then(async () => {
       // P53: a store that keeps the writes' requests is checked from them (those of every server
       // and of the CLI's imports too); otherwise the devices this process wrote.
-      if (store.listEventChecks) return checkRequested(fleetHours, Math.floor(now() / 1000)).catch(onError);
+      if (store.listEventChecks) return checkRequested(fleetHours, Math.floor(now() / 1000)).then(wakeOn, onError);
       for (const [accountId, deviceIds] of batch) {
         await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).then(wakeOn, onError);
       }
