@@ -187,6 +187,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
         const store = createKyselyStore(db);
         const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
         let imei = 0;
+        const dropped: string[] = [];
         await fc.assert(
           fc.asyncProperty(
             fc.array(
@@ -217,6 +218,7 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
               const points = await store.listTelemetryPoints({ deviceId: device.id });
               const done = await maintainTelemetryPartitions(db, { now, retentionDays });
               expect(done.horizon).toBe(now - retentionDays * DAY);
+              dropped.push(...done.dropped);
               // Whole months are dropped: every point of the horizon's month and later is kept, none of a month before it.
               const horizonMonth =
                 Date.UTC(new Date(done.horizon! * 1000).getUTCFullYear(), new Date(done.horizon! * 1000).getUTCMonth(), 1) / 1000;
@@ -229,8 +231,8 @@ function describePartitions(name: string, fresh: () => Promise<Kysely<FleetHours
           ),
           { numRuns: 12 },
         );
-        // The property dropped something at least once: the oldest months are gone.
-        expect((await listPointPartitions(db)).map((partition) => partition.name)).not.toContain('telemetry_points_p202601');
+        // The property dropped something at least once (a later run's write may make a dropped month again).
+        expect(dropped.length).toBeGreaterThan(0);
       } finally {
         await db.destroy();
       }
