@@ -22,7 +22,8 @@ describeWithPostgres('the outbox on PostgreSQL', () => {
     await Promise.all(stores.map((store) => store.db.destroy()));
   });
 
-  it('D41: four senders on their own pools share 600 deliveries: none held by two at once, none lost, each delivered once', async () => {
+  /** An empty database, one endpoint and EVENTS events in the outbox: a pending delivery each. */
+  const seedOutbox = async () => {
     await resetTables(db());
     const store = createKyselyStore(db());
     const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
@@ -42,6 +43,11 @@ describeWithPostgres('the outbox on PostgreSQL', () => {
       raisedAt: T0,
     }));
     await store.raiseEvents({ events, now: T0 });
+    return { store, events };
+  };
+
+  it('D41: four senders on their own pools share 600 deliveries: none held by two at once, none lost, each delivered once', async () => {
+    const { store } = await seedOutbox();
     const held = new Set<number>();
     const sent: number[] = [];
     const sender = async (sending: KyselyFleetHoursStore, claimant: string) => {
@@ -74,25 +80,7 @@ describeWithPostgres('the outbox on PostgreSQL', () => {
   }, 60_000);
 
   it('D41: four senders reporting in batches (recordWebhookAttempts), every third delivery failing once: the serial outcome — each delivered, every attempt recorded once, none held by two at once', async () => {
-    await resetTables(db());
-    const store = createKyselyStore(db());
-    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
-    await store.createWebhookEndpoint({
-      accountId: account.id,
-      url: 'https://a.example/',
-      eventTypes: ['device.silent'],
-      secret: `whsec_${'A'.repeat(43)}=`,
-      now: T0,
-    });
-    const events = Array.from({ length: EVENTS }, (_, index) => ({
-      id: `evt_${index}`,
-      accountId: account.id,
-      type: 'device.silent' as const,
-      deviceId: 1,
-      body: '{}',
-      raisedAt: T0,
-    }));
-    await store.raiseEvents({ events, now: T0 });
+    const { store, events } = await seedOutbox();
     // The serial expectation: event i's delivery fails once when i % 3 = 0 (retried 5 s later), then succeeds.
     const failsFirst = (eventId: string) => Number(eventId.slice('evt_'.length)) % 3 === 0;
     const expected = new Map(events.map((event) => [event.id, failsFirst(event.id) ? [500, 200] : [200]]));
