@@ -80,47 +80,42 @@ export function startEventDelivery(
   };
   check();
   const timer = setInterval(check, options.checkIntervalMs ?? 60_000);
-  // Devices written since the last check of written devices, by account: checked together, one check at a time.
+  // Devices this server wrote since its last check of them, by account: checked together, one check
+  // at a time. A store that keeps the writes' requests (P53) is checked from those instead: the
+  // requests of every server and of the CLI's imports too.
   let written = new Map<number, Set<number>>();
   let scheduled = false;
-  const store = fleetHours.store;
+  let closed = false;
+  const requests = fleetHours.store.listEventChecks !== undefined;
   const checkWritten = () => {
     scheduled = false;
+    if (closed) return;
     const batch = written;
     written = new Map();
     checking = checking.then(async () => {
-      // P53: a store that keeps the writes' requests is checked from them (those of every server
-      // and of the CLI's imports too); otherwise the devices this process wrote.
-      if (store.listEventChecks) return checkRequested(fleetHours, Math.floor(now() / 1000)).then(wakeOn, onError);
+      if (requests) return checkRequested(fleetHours, Math.floor(now() / 1000)).then(wakeOn, onError);
       for (const [accountId, deviceIds] of batch) {
         await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).then(wakeOn, onError);
       }
     });
   };
-  // The requests left by writes whose server stopped before checking them, or by other processes.
-  const requested = store.listEventChecks
-    ? setInterval(() => {
-        if (!scheduled) {
-          scheduled = true;
-          setTimeout(checkWritten, 0);
-        }
-      }, options.requestedCheckIntervalMs ?? 5_000)
-    : undefined;
-  if (store.listEventChecks) {
+  const checkSoon = (delayMs: number) => {
+    if (scheduled) return;
     scheduled = true;
-    setTimeout(checkWritten, 0);
-  }
-  let closed = false;
+    setTimeout(checkWritten, delayMs);
+  };
+  // The requests left by writes whose server stopped before checking them, or by other processes: at the start and every 5 s.
+  const requested = requests ? setInterval(() => checkSoon(0), options.requestedCheckIntervalMs ?? 5_000) : undefined;
+  if (requests) checkSoon(0);
   return {
     afterWrite(accountId, deviceIds) {
       if (closed || deviceIds.length === 0) return;
-      const devices = written.get(accountId) ?? new Set<number>();
-      for (const deviceId of deviceIds) devices.add(deviceId);
-      written.set(accountId, devices);
-      if (!scheduled) {
-        scheduled = true;
-        setTimeout(checkWritten, 20);
+      if (!requests) {
+        const devices = written.get(accountId) ?? new Set<number>();
+        for (const deviceId of deviceIds) devices.add(deviceId);
+        written.set(accountId, devices);
       }
+      checkSoon(20);
     },
     async close() {
       closed = true;
