@@ -295,6 +295,23 @@ function _capAtNow(boundaries: readonly number[], now: number): number[] {
   return boundaries.map((boundary) => Math.min(boundary, now));
 }
 
+/**
+ * The buckets of each device of a page, asking `sums` only for the devices with boundaries (a
+ * device without, an empty window P32, asks nothing and gets none), in one call, in page order.
+ */
+async function _pageOfAsked(
+  devices: readonly Device[],
+  boundaries: readonly (readonly number[] | null)[],
+  sums: (asked: readonly { deviceId: number; boundaries: readonly number[] }[]) => Promise<readonly (readonly BucketSeconds[])[]>,
+): Promise<readonly (readonly BucketSeconds[])[]> {
+  const asked = devices.flatMap((device, index) =>
+    boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : [],
+  );
+  const results = await sums(asked);
+  const found = new Map(asked.map((request, position) => [request.index, results[position]!]));
+  return devices.map((_device, index) => found.get(index) ?? []);
+}
+
 /** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
 function _differences(before: readonly BucketSeconds[]): BucketSeconds[] {
   return before.slice(1).map((end, index) => ({
@@ -348,25 +365,18 @@ function _storeSums(store: FleetHoursStore): _StoreSums {
     store.summarizeDeviceSegments
       ? store.summarizeDeviceSegments({ deviceId, now })
       : summarizeSegments(await store.listSegments({ deviceId }), now);
-  const page: _StoreSums['page'] = async (devices, boundaries, now) => {
-    const asked = devices.flatMap((device, index) =>
-      boundaries[index] ? [{ index, deviceId: device.id, boundaries: boundaries[index] }] : [],
-    );
-    const sums = await sumMany(asked, now);
-    const found = new Map(asked.map((request, position) => [request.index, sums[position]!]));
-    return devices.map((_device, index) => found.get(index) ?? []);
-  };
+  const page: _StoreSums['page'] = (devices, boundaries, now) => _pageOfAsked(devices, boundaries, (asked) => sumMany(asked, now));
   return {
     buckets: (deviceId, windowBoundaries, now) => sumCapped(deviceId, _capAtNow(windowBoundaries, now), now),
     page,
-    async hourMeterPage(devices, boundaries, now) {
-      if (!store.engineSecondsBeforeMany) return page(devices, boundaries, now);
-      const asked = devices.flatMap((device, index) =>
-        boundaries[index] ? [{ index, deviceId: device.id, instants: _capAtNow(boundaries[index], now) }] : [],
-      );
-      const before = asked.length === 0 ? [] : await store.engineSecondsBeforeMany({ requests: asked, now });
-      const found = new Map(asked.map((request, position) => [request.index, _differences(before[position]!)]));
-      return devices.map((_device, index) => found.get(index) ?? []);
+    hourMeterPage(devices, boundaries, now) {
+      const { engineSecondsBeforeMany } = store;
+      if (!engineSecondsBeforeMany) return page(devices, boundaries, now);
+      return _pageOfAsked(devices, boundaries, async (asked) => {
+        if (asked.length === 0) return [];
+        const requests = asked.map((request) => ({ deviceId: request.deviceId, instants: _capAtNow(request.boundaries, now) }));
+        return (await engineSecondsBeforeMany.call(store, { requests, now })).map(_differences);
+      });
     },
     summarize,
     async summarizeMany(deviceIds, now) {

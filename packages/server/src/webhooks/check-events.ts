@@ -115,7 +115,9 @@ export async function checkRequested(fleetHours: FleetHours, now: number): Promi
     const byAccount = new Map<number, number[]>();
     for (const request of requests) {
       if (request.accountId === null) continue;
-      byAccount.set(request.accountId, [...(byAccount.get(request.accountId) ?? []), request.deviceId]);
+      const deviceIds = byAccount.get(request.accountId);
+      if (deviceIds) deviceIds.push(request.deviceId);
+      else byAccount.set(request.accountId, [request.deviceId]);
     }
     for (const [accountId, deviceIds] of byAccount) stored += await checkEvents({ fleetHours, now, accountId, deviceIds });
     await store.clearEventChecks({ checks: requests });
