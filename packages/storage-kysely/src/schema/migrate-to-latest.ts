@@ -2,6 +2,7 @@ import { StorageUnavailableError } from '@fleet-hours/core';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { withoutDeadline } from '../dialect/deadline.js';
 import { parseSearchPath } from '../dialect/search-path.js';
+import { withBookkeepingIntrospection } from './bookkeeping-introspector.js';
 import { errorCode, guard, isUnavailable } from '../stores/storage-error.js';
 import type { FleetHoursDatabase } from './database-schema.js';
 import { initialMigration } from './migrations/0001-initial.js';
@@ -54,10 +55,10 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
 export async function createFleetHoursMigrator(db: Kysely<FleetHoursDatabase>): Promise<Migrator> {
   const schema = await _targetSchema(db);
   return new Migrator({
-    db,
+    db: withBookkeepingIntrospection(db, schema, [MIGRATION_TABLE, MIGRATION_LOCK_TABLE]),
     provider: { getMigrations: async () => ({ ...FLEET_HOURS_MIGRATIONS }) },
-    migrationTableName: 'fleet_hours_migration',
-    migrationLockTableName: 'fleet_hours_migration_lock',
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
     // Named explicitly: without it Kysely looks for its tables in every schema of the database
     // and would take another schema's bookkeeping for ours.
     migrationTableSchema: schema,
@@ -108,18 +109,12 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
   try {
     if (await _isCurrent(db)) return;
     const migrator = await createFleetHoursMigrator(db);
-    for (let attempt = 1; ; attempt += 1) {
-      // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
-      const { error, results } = await withoutDeadline(db, () => migrator.migrateToLatest());
-      if (error === undefined) return;
-      // Before migrating, Kysely reads the tables of every schema of the database; another client
-      // dropping a schema meanwhile fails that read with 3F000 (invalid_schema_name). Nothing ran
-      // yet (no results): read again.
-      if (results === undefined && errorCode(error) === '3F000' && attempt < CATALOG_READ_ATTEMPTS) continue;
-      const failed = results?.find((result) => result.status === 'Error');
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Fleet Hours migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`, { cause: error });
-    }
+    // Without the deadline of requests (D28): creating an index or filling a new table may take longer.
+    const { error, results } = await withoutDeadline(db, () => migrator.migrateToLatest());
+    if (error === undefined) return;
+    const failed = results?.find((result) => result.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Fleet Hours migration ${failed ? `"${failed.migrationName}" ` : ''}failed: ${reason}`, { cause: error });
   } catch (error) {
     if (error instanceof StorageUnavailableError || !isUnavailable(error)) throw error;
     const code = errorCode(error);
@@ -127,8 +122,8 @@ export async function migrateToLatest(db: Kysely<FleetHoursDatabase>): Promise<v
   }
 }
 
-/** How many times {@link migrateToLatest} reads the catalog when another client's schema vanished under the read. */
-const CATALOG_READ_ATTEMPTS = 3;
+const MIGRATION_TABLE = 'fleet_hours_migration';
+const MIGRATION_LOCK_TABLE = 'fleet_hours_migration_lock';
 
 /**
  * The schema unqualified names resolve to: `current_schema()`, or, when no schema of the
