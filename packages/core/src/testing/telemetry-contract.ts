@@ -70,6 +70,7 @@ const deliveryArbitrary = fc.array(pointArbitrary, { minLength: 1, maxLength: 60
 export function describeTelemetryContract(current: () => FleetHoursStore): void {
   describe('live telemetry (D20–D26)', () => {
     _describeDeliveries(current);
+    _describeMonthsApart(current);
     _describeLateAndLive(current);
     _describeTurnsAndBatches(current);
     _describeRefusals(current);
@@ -178,6 +179,67 @@ function _describeDeliveries(current: () => FleetHoursStore): void {
           }
           for (const [which, device] of fleet.entries()) {
             const own = tagged.filter(([owner]) => owner === which).map(([, point]) => point);
+            expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
+            expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
+            const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));
+            expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(newest);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+}
+
+/** About a month, in seconds: points months apart land in different partitions of a store that has them (D42). */
+const MONTH = 2_629_800;
+
+/** D20, D42, P57: writes whose devices have points months before and after them, each written at a `now` of its own. */
+function _describeMonthsApart(current: () => FleetHoursStore): void {
+  it('P57: batches of several devices with points months apart, each written at its own now (just after its points or months later), in any order, give each device the segments of its own points', async () => {
+    const store = current();
+    const account = await store.createAccount({ name: 'Fleet across months', plan: 'business', now: BASE });
+    const monthsApartPoint = fc.record({
+      month: fc.constantFrom(-9, -4, -1, 0, 1, 3),
+      point: pointArbitrary,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(2), monthsApartPoint, fc.boolean()), { minLength: 1, maxLength: 50 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 49 }), { maxLength: 6 }),
+        fc.array(fc.constantFrom(0, 3_600, 40 * 86_400, 200 * 86_400), { minLength: 7, maxLength: 7 }),
+        fc.boolean(),
+        async (tagged, cuts, lateBy, reversed) => {
+          const fleet = [
+            await newDevice(store, account.id),
+            await newDevice(store, account.id, 'Asia/Kathmandu'),
+            await newDevice(store, account.id),
+          ];
+          const placed = tagged.map(([which, { month, point }], index) => ({
+            which,
+            byImei: tagged[index]![2],
+            point: { ...point, time: point.time + month * MONTH },
+          }));
+          const sent = placed.map(
+            ({ which, byImei, point }): DeviceTelemetryPoint =>
+              byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point },
+          );
+          const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
+          const batches = edges
+            .slice(1)
+            .map((end, index) => sent.slice(edges[index], end))
+            .filter((batch) => batch.length > 0);
+          const sequence = batches.map((_, index) => index);
+          if (reversed) sequence.reverse();
+          for (const [turn, index] of sequence.entries()) {
+            const batch = batches[index]!;
+            // The write's now: just after its newest point, or well after it (D26 refuses points ahead of now).
+            const now = Math.max(...batch.map((point) => point.time)) + lateBy[turn % lateBy.length]!;
+            const result = await store.writeTelemetry({ accountId: account.id, points: batch, now });
+            expect(result.accepted + result.duplicates).toBe(batch.length);
+          }
+          for (const [which, device] of fleet.entries()) {
+            const own = placed.filter((entry) => entry.which === which).map(({ point }) => point);
             expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
             expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
             const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));

@@ -13,12 +13,12 @@ import {
   planTelemetryWrite,
   type SourcedSegment,
 } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from '../sql/daily-figures.js';
 import { writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
 import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
-import { ensurePointPartitions, isMissingPartition } from '../sql/point-partitions.js';
+import { ensurePointPartitions, isMissingPartition, monthStart, nextMonthStart } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 /** The methods of the storage port on telemetry points (D20–D26). */
@@ -89,7 +89,7 @@ async function _writeTelemetry(
   const asked = _askedSpans(points);
   // Read, plan, then write only if no write of these devices came between: two round trips.
   for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
-    const planned = _planWrites(points, await _readForWrite(db, accountId, asked));
+    const planned = _planWrites(points, await _readForWrite(db, accountId, asked, now));
     if (planned.writes.length === 0) return planned.result;
     const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
     if (outcome === 'written') return planned.result;
@@ -102,7 +102,7 @@ async function _writeTelemetry(
   // lock and read would plan from what the write it waited for had not yet committed.
   return db.transaction().execute(async (trx) => {
     const locked = await _lockDevices(trx, accountId, asked);
-    const read = (await _readForWrite(trx, accountId, asked)).filter((device) => locked.has(device.id));
+    const read = (await _readForWrite(trx, accountId, asked, now)).filter((device) => locked.has(device.id));
     const planned = _planWrites(points, read);
     await writeDevices(trx, planned.writes);
     return planned.result;
@@ -246,14 +246,14 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
 }
 
 /**
- * In one statement, the batch's devices and what each device's share reads: the active devices of
- * the account named by id or IMEI, and for each, from the earliest to the latest point naming it:
+ * The batch's devices and what each device's share reads: the active devices of the account named
+ * by id or IMEI, and for each, from the earliest to the latest point naming it:
  *
  * - its stored points from the last one before `earliest` through the first one after `latest`
  *   (what `planTelemetryWrite` needs: one range scan of the primary key, its ends found by two
  *   index probes), in time order as one JSON array: one value for the driver to parse instead of
  *   a row of a dozen columns per point, which costs a late batch among many stored points more
- *   than its own planning (P37); each end looked for in its own month's partition first (D42);
+ *   than its own planning (P37);
  * - its segments of both sources that can touch the span the plan will find (what
  *   `planTelemetrySegments` needs; it ignores the ones outside the span). The span starts at or
  *   after the first of those points and ends at or before the last, or, when no point follows the
@@ -262,31 +262,105 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *   open one), as `listSourcedSegments` does.
  *
  * Each device is read by a lateral subquery: one round trip for a batch of any number of devices.
+ *
+ * D42, P57: a batch within the months near `now` (the live case) is read by a statement whose text
+ * names those months ({@link _nearMonths}), so that its plan holds only their partitions: on
+ * PostgreSQL 15 a plan locks and opens every partition it holds at each execution, which for the
+ * whole table cost a write of 60 points about a third more than on one table. A device whose
+ * neighbour may lie outside those months (none found inside, and `last_reported_at`, which is never
+ * older than its newest point (D26), does not rule one out) is read again by the statement over
+ * every month: the answer is the same either way.
  */
-async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans): Promise<_ReadDevice[]> {
+async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, asked: _AskedSpans, now: number): Promise<_ReadDevice[]> {
   if (!isId(accountId)) return [];
+  const near = _nearMonths(asked, now);
+  if (near === null) return _readDevices(db, accountId, asked, null);
+  const read = await _readDevices(db, accountId, asked, near);
+  const undecided = read.filter((device) => !device.decided);
+  if (undecided.length === 0) return read;
+  const again = await _readDevices(db, accountId, _askedOf(asked, undecided), null);
+  return [...read.filter((device) => device.decided), ...again];
+}
+
+/** Months written into the read's text (epoch seconds, UTC month starts): `[from, to)`. */
+interface _Months {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The months near `now` a live batch falls in — the previous month through the one after the
+ * current (a device that reported last month finds its neighbour there) — or `null` when a point
+ * of the batch lies outside them. They depend on `now` alone, so a server prepares one text of the
+ * read a month, not one per batch.
+ */
+function _nearMonths(asked: _AskedSpans, now: number): _Months | null {
+  const current = monthStart(now);
+  const from = monthStart(current - 1);
+  const to = nextMonthStart(nextMonthStart(current));
+  for (const spans of [asked.byId, asked.byImei] as const) {
+    for (const span of spans.values()) if (span.earliest < from || span.latest >= to) return null;
+  }
+  return { from, to };
+}
+
+/** The spans of `asked` that name one of `devices`. */
+function _askedOf(asked: _AskedSpans, devices: readonly _ReadDevice[]): _AskedSpans {
+  const ids = new Set(devices.map((device) => device.id));
+  const imeis = new Set(devices.map((device) => device.imei));
+  return {
+    byId: new Map([...asked.byId].filter(([id]) => ids.has(id))),
+    byImei: new Map([...asked.byImei].filter(([imei]) => imeis.has(imei))),
+  };
+}
+
+/**
+ * The statement of {@link _readForWrite}: over every month when `months` is `null`; else over
+ * `months` only, each device's `decided` saying whether its neighbours were found there.
+ */
+async function _readDevices(
+  db: Kysely<FleetHoursDatabase>,
+  accountId: number,
+  asked: _AskedSpans,
+  months: _Months | null,
+): Promise<(_ReadDevice & { readonly decided: boolean })[]> {
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
-  // D42: each neighbour is looked for in the month of its end of the span first (one partition,
-  // pruned at run time), and in the months beyond only when that month has none: a write that
+  // Each neighbour is looked for in the month of its end of the span first (one partition,
+  // pruned at run time), and in the months beyond only when that month has none (D42): a write that
   // continues a device's history touches one partition, not every older or newer one.
   const earliestMonth = sql`date_trunc('month', to_timestamp(span.earliest), 'UTC')`;
   const latestMonthEnd = sql`(date_trunc('month', to_timestamp(span.latest), 'UTC') + interval '1 month')`;
-  const firstOf = sql`coalesce((select max("time") from telemetry_points
-                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${earliestMonth}),
-                             (select max("time") from telemetry_points where device_id = span.id and "time" < ${earliestMonth}),
-                             to_timestamp(span.earliest))`;
-  const nextOf = sql`coalesce((select min("time") from telemetry_points
-                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${latestMonthEnd}),
-                            (select min("time") from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd}))`;
+  // The months as literals (our own instants): the plan holds only their partitions.
+  const monthsFrom = months && sql`${sql.lit(new Date(months.from * 1000).toISOString())}::timestamptz`;
+  const monthsTo = months && sql`${sql.lit(new Date(months.to * 1000).toISOString())}::timestamptz`;
+  const inMonths = months ? sql`and "time" >= ${monthsFrom} and "time" < ${monthsTo}` : sql``;
+  const previousIn = (lower: RawBuilder<unknown>) => sql`(select max("time") from telemetry_points
+                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${lower} ${inMonths})`;
+  const followingIn = (upper: RawBuilder<unknown>) => sql`(select min("time") from telemetry_points
+                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${upper} ${inMonths})`;
+  const previous = months
+    ? previousIn(monthsFrom!)
+    : sql`coalesce(${previousIn(earliestMonth)},
+                   (select max("time") from telemetry_points where device_id = span.id and "time" < ${earliestMonth}))`;
+  const following = months
+    ? followingIn(monthsTo!)
+    : sql`coalesce(${followingIn(latestMonthEnd)},
+                   (select min("time") from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd}))`;
+  // Within the months, a neighbour not found there is known to be none only for a device without
+  // points (no last_reported_at), or, after the batch, one whose newest point is before their end.
+  const decided = months
+    ? sql`(span.previous_at is not null or span.last_reported_at is null)
+          and (span.next_at is not null or span.last_reported_at is null or span.last_reported_at < ${months.to}::float8)`
+    : sql`true`;
   // Found once per device (in `span`), then used where needed: each reference of the partitioned
   // table costs its partitions' index scans at the statement's start.
-  const first = sql`span.first_at`;
+  const first = sql`coalesce(span.previous_at, to_timestamp(span.earliest))`;
   const next = sql`span.next_at`;
   const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
   const reach = sql`coalesce(${next}, to_timestamp(span.latest + ${DEFAULT_TELEMETRY_OPTIONS.maxGapSeconds}::float8))`;
   const spans = [...[...asked.byId.values()], ...[...asked.byImei.values()]];
-  const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & Partial<AroundRow>>`
+  const { rows } = await sql<Omit<_ReadDevice, 'points' | 'segments'> & { decided: boolean } & Partial<AroundRow>>`
     with asked as (
       select * from unnest(${planFree([...ids, ...imeis.map(() => null)], 'integer[]')}, ${planFree([...ids.map(() => null), ...imeis], 'text[]')},
                            ${planFree(
@@ -313,15 +387,16 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
         from found
     ),
     span as (
-      select span.*, ${firstOf} as first_at, ${nextOf} as next_at from spanned as span
+      select span.*, ${previous} as previous_at, ${following} as next_at from spanned as span
     )
-    select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures, around.*
+    select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures,
+           ${decided} as decided, around.*
       from span
       left join lateral (
         select false as segment, null::float8 as time, null::float8 as ended_at, null::text as state, null::text as source, stored.points
           from (select json_agg(json_build_array(date_part('epoch', "time"), ignition, speed_kmh) order by "time") as points
                   from telemetry_points
-                 where device_id = span.id and "time" >= ${first} and "time" <= ${last}) as stored
+                 where device_id = span.id and "time" >= ${first} and "time" <= ${last} ${inMonths}) as stored
          where stored.points is not null
         union all
         select true, date_part('epoch', started_at), date_part('epoch', ended_at), state, source, null
@@ -333,7 +408,7 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
           from engine_segments
          where device_id = span.id and ended_at is null and started_at <= ${reach}
       ) as around on true`.execute(db);
-  const devices = new Map<number, _ReadDevice>();
+  const devices = new Map<number, _ReadDevice & { readonly decided: boolean }>();
   for (const row of rows) {
     const id = Number(row.id);
     let device = devices.get(id);
@@ -346,6 +421,7 @@ async function _readForWrite(db: Kysely<FleetHoursDatabase>, accountId: number, 
         time_zone: row.time_zone,
         figures_time_zone: row.figures_time_zone,
         has_figures: row.has_figures,
+        decided: row.decided,
         points: [],
         segments: [],
       };
