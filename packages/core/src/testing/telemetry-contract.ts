@@ -80,6 +80,40 @@ export function describeTelemetryContract(current: () => FleetHoursStore): void 
   });
 }
 
+/** A point of a fleet's delivery: which device it names, and whether by IMEI or by id. */
+interface _Placed {
+  readonly which: number;
+  readonly byImei: boolean;
+  readonly point: TelemetryPoint;
+}
+
+/** The points as batches cut at `cuts`, and the order they are sent in (reversed or not). */
+function _deliveryOf(fleet: readonly Device[], placed: readonly _Placed[], cuts: readonly number[], reversed: boolean) {
+  const sent = placed.map(
+    ({ which, byImei, point }): DeviceTelemetryPoint =>
+      byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point },
+  );
+  const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
+  const batches = edges
+    .slice(1)
+    .map((end, index) => sent.slice(edges[index], end))
+    .filter((batch) => batch.length > 0);
+  const sequence = batches.map((_, index) => index);
+  if (reversed) sequence.reverse();
+  return { batches, sequence };
+}
+
+/** Each device of the fleet holds the segments, points and newest point of its own points, as if written at once. */
+async function _expectEachHoldsItsOwn(store: FleetHoursStore, accountId: number, fleet: readonly Device[], placed: readonly _Placed[]) {
+  for (const [which, device] of fleet.entries()) {
+    const own = placed.filter((entry) => entry.which === which).map(({ point }) => point);
+    expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
+    expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
+    const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));
+    expect((await store.findDevice({ accountId, deviceId: device.id }))?.lastReportedAt).toBe(newest);
+  }
+}
+
 /** D20: deliveries split, reordered and resent, in one device or several. */
 function _describeDeliveries(current: () => FleetHoursStore): void {
   it('D20: points split into batches, in any order, resent, give exactly the segments of all points at once; /hours, /hours/daily and /meter follow the oracle', async () => {
@@ -158,17 +192,8 @@ function _describeDeliveries(current: () => FleetHoursStore): void {
             await newDevice(store, account.id, 'Asia/Kathmandu'),
             await newDevice(store, account.id, 'America/New_York'),
           ];
-          const sent = tagged.map(
-            ([which, point, byImei]): DeviceTelemetryPoint =>
-              byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point },
-          );
-          const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
-          const batches = edges
-            .slice(1)
-            .map((end, index) => sent.slice(edges[index], end))
-            .filter((batch) => batch.length > 0);
-          const sequence = batches.map((_, index) => index);
-          if (reversed) sequence.reverse();
+          const placed = tagged.map(([which, point, byImei]) => ({ which, byImei, point }));
+          const { batches, sequence } = _deliveryOf(fleet, placed, cuts, reversed);
           for (const resend of resends) sequence.push(resend % batches.length);
           for (const index of sequence) {
             const result = await store.writeTelemetry({ accountId: account.id, points: batches[index]!, now: LATER });
@@ -177,13 +202,7 @@ function _describeDeliveries(current: () => FleetHoursStore): void {
             expect(result.devices.reduce((sum, device) => sum + device.duplicates, 0)).toBe(result.duplicates);
             expect(result.accepted + result.duplicates).toBe(batches[index]!.length);
           }
-          for (const [which, device] of fleet.entries()) {
-            const own = tagged.filter(([owner]) => owner === which).map(([, point]) => point);
-            expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
-            expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
-            const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));
-            expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(newest);
-          }
+          await _expectEachHoldsItsOwn(store, account.id, fleet, placed);
         },
       ),
       { numRuns: 25 },
@@ -220,17 +239,7 @@ function _describeMonthsApart(current: () => FleetHoursStore): void {
             byImei: tagged[index]![2],
             point: { ...point, time: point.time + month * MONTH },
           }));
-          const sent = placed.map(
-            ({ which, byImei, point }): DeviceTelemetryPoint =>
-              byImei ? { imei: fleet[which]!.imei, ...point } : { deviceId: fleet[which]!.id, ...point },
-          );
-          const edges = [0, ...cuts.filter((cut) => cut < sent.length).sort((a, b) => a - b), sent.length];
-          const batches = edges
-            .slice(1)
-            .map((end, index) => sent.slice(edges[index], end))
-            .filter((batch) => batch.length > 0);
-          const sequence = batches.map((_, index) => index);
-          if (reversed) sequence.reverse();
+          const { batches, sequence } = _deliveryOf(fleet, placed, cuts, reversed);
           for (const [turn, index] of sequence.entries()) {
             const batch = batches[index]!;
             // The write's now: just after its newest point, or well after it (D26 refuses points ahead of now).
@@ -238,13 +247,7 @@ function _describeMonthsApart(current: () => FleetHoursStore): void {
             const result = await store.writeTelemetry({ accountId: account.id, points: batch, now });
             expect(result.accepted + result.duplicates).toBe(batch.length);
           }
-          for (const [which, device] of fleet.entries()) {
-            const own = placed.filter((entry) => entry.which === which).map(({ point }) => point);
-            expect(await segmentsOf(store, device)).toEqual(telemetryToSegments(own));
-            expect(await store.listTelemetryPoints({ deviceId: device.id })).toEqual(own.length === 0 ? [] : oracleMergedPoints(own));
-            const newest = own.length === 0 ? null : Math.max(...own.map((point) => point.time));
-            expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.lastReportedAt).toBe(newest);
-          }
+          await _expectEachHoldsItsOwn(store, account.id, fleet, placed);
         },
       ),
       { numRuns: 25 },
