@@ -265,8 +265,8 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *
  * D42, P57: a batch within the months near `now` (the live case) is read by a statement whose text
  * names those months ({@link _nearMonths}), so that its plan holds only their partitions: on
- * PostgreSQL 15 a plan locks and opens every partition it holds at each execution, which for the
- * whole table cost a write of 60 points about a third more than on one table. A device whose
+ * PostgreSQL 15 a plan locks and opens every partition it holds at each execution (what that cost:
+ * docs/decisions.md, P57). A device whose
  * neighbour may lie outside those months (none found inside, and `last_reported_at`, which is never
  * older than its newest point (D26), does not rule one out) is read again by the statement over
  * every month: the answer is the same either way.
