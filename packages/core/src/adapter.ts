@@ -31,3 +31,4 @@ export {
   type RawTelemetryPoint,
 } from './telemetry/telemetry-point.js';
 export * from './telemetry/parse-import-record.js';
+export * from './maintenance/service-memo.js';

@@ -1,6 +1,7 @@
 import { InvalidParameterError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
-import { localDateAt } from '../time/local-date.js';
+import { localEpochDayAt } from '../time/local-date.js';
+import { formatIsoDate, formatIsoYear, isoDateOfEpochDay } from '../time/iso-days.js';
 import { applyChanges } from '../store/apply-changes.js';
 import type {
   EpochSeconds,
@@ -69,9 +70,11 @@ export function serviceState(input: {
   let dueDate: string | null = null;
   let remainingDays: number | null = null;
   if (schedule.intervalDays !== null) {
-    const due = localDateAt(schedule.lastDoneAt, timeZone).add({ days: schedule.intervalDays });
-    dueDate = due.toString();
-    remainingDays = localDateAt(now, timeZone).until(due, { largestUnit: 'days' }).days;
+    // Whole local dates: day numbers, so that DST and month ends change nothing.
+    const dueDay = localEpochDayAt(schedule.lastDoneAt, timeZone) + schedule.intervalDays;
+    const { year, month, day } = isoDateOfEpochDay(dueDay);
+    dueDate = formatIsoDate(formatIsoYear(year), month, day);
+    remainingDays = dueDay - localEpochDayAt(now, timeZone);
   }
   return {
     id: schedule.id,

@@ -20,7 +20,7 @@ import { pageSize, type FleetEndpoint, type PageQuery } from '../fleet/parse-pag
 import type { WindowDates } from '../window/parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from '../window/resolve-window.js';
 import type { CredentialCounter, RateLimitCount, RateLimitStore } from '../access/rate-limit.js';
-import type { FleetHoursStore } from '../store/storage-port.js';
+import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type {
@@ -36,6 +36,7 @@ import type {
 } from '../types.js';
 import type { HourMeterValue } from '../maintenance/hour-meter.js';
 import { deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
+import { memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -589,17 +590,24 @@ function _fleetReads(context: _Context): FleetReads {
       let cursor = query.cursor;
       // With a status filter (P45), whole pages of `limit` devices are read until the page holds
       // `limit` matching devices or the devices run out: each read costs the same few store calls
-      // whatever the matches (D32). A full page's cursor goes on after its last device.
+      // whatever the matches (D32). A full page's cursor goes on after its last device. A store
+      // that remembers (P58) lists only the devices that may match a filter without `ok`.
       for (;;) {
-        const { devices, nextCursor } = await _devicePage(context, 'service', { ...query, limit: size, cursor });
-        const { meters, facts } = await _pageMaintenance(context, devices, now, true);
-        for (const [index, device] of devices.entries()) {
-          const service = deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now);
+        const read = await _serviceDevicePage(context, { ...query, limit: size, cursor }, now, wanted !== null && !wanted.has('ok'));
+        const { devices, nextCursor } = read;
+        const { meters, facts, remember } =
+          read.inputs !== null && remembersService(context.store)
+            ? await _rememberedMaintenance(context.store, read.inputs, now)
+            : { ...(await _pageMaintenance(context, devices, now, true)), remember: null };
+        const services = devices.map((device, index) => deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now));
+        await remember?.(services);
+        for (const [index, service] of services.entries()) {
           if (wanted !== null && !service.schedules.some((schedule) => wanted.has(schedule.status))) continue;
           items.push(service);
           if (items.length === size) {
-            const more = index < devices.length - 1 || nextCursor !== null;
-            const next = more ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: device.id }) : null;
+            const next = read.anyAfter(index)
+              ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: service.deviceId })
+              : null;
             return { items, nextCursor: next };
           }
         }
@@ -610,6 +618,46 @@ function _fleetReads(context: _Context): FleetReads {
   };
 }
 
+/**
+ * One device page of the fleet service (D32): by `listServicePage` when the store remembers (P58),
+ * in one round trip, only the devices that may match when `unsettledOnly`; else by `listDevices`.
+ * `anyAfter(index)`: whether the account has a device after the page's `index`-th, listed or not.
+ */
+async function _serviceDevicePage(
+  context: _Context,
+  query: FleetPageQuery,
+  now: number,
+  unsettledOnly: boolean,
+): Promise<{
+  devices: readonly Device[];
+  nextCursor: string | null;
+  inputs: readonly ServicePageDevice[] | null;
+  anyAfter(index: number): boolean;
+}> {
+  const { store } = context;
+  if (!remembersService(store)) {
+    const { devices, nextCursor } = await _devicePage(context, 'service', query);
+    return { devices, nextCursor, inputs: null, anyAfter: (index) => index < devices.length - 1 || nextCursor !== null };
+  }
+  const size = pageSize('service', query.limit);
+  const afterId = query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint: 'service', accountId: query.accountId });
+  const listed = await store.listServicePage({
+    accountId: query.accountId,
+    ...(afterId === undefined ? {} : { afterId }),
+    limit: size + 1,
+    now,
+    unsettledOnly,
+  });
+  const inputs = listed.devices.slice(0, size);
+  const devices = inputs.map((input) => input.device);
+  devices.forEach(context.zones.remember);
+  const nextCursor =
+    listed.devices.length > size
+      ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id })
+      : null;
+  return { devices, nextCursor, inputs, anyAfter: (index) => listed.lastDeviceId !== null && listed.lastDeviceId > devices[index]!.id };
+}
+
 /** The meter figures, readings, schedules (when asked) and hour meters of a page's devices: a bounded number of store calls (D32). */
 async function _pageMaintenance(context: _Context, devices: readonly Device[], now: number, withSchedules: boolean) {
   const ids = devices.map((device) => device.id);
@@ -617,6 +665,27 @@ async function _pageMaintenance(context: _Context, devices: readonly Device[], n
   const engine = summaries.map((summary) => toEngineSeconds(summary).engineSeconds);
   const meters = await hourMetersOf(context.sums.hourMeterPage, devices, engine, facts, now);
   return { summaries, facts, meters };
+}
+
+/**
+ * The readings, schedules and hour meters of a service page read by `listServicePage` (P58): the
+ * sums of the hour meters from what the store remembers where it can (no store call when it
+ * remembers every instant), and `remember` hands back what the page computed anew.
+ */
+async function _rememberedMaintenance(store: ServiceMemoStore, inputs: readonly ServicePageDevice[], now: number) {
+  const devices = inputs.map((input) => input.device);
+  const facts = {
+    readings: new Map(inputs.map((input) => [input.device.id, input.readings])),
+    schedules: new Map(inputs.map((input) => [input.device.id, input.schedules])),
+  };
+  const engine = inputs.map((input) => input.engineSeconds.movingSeconds + input.engineSeconds.idleSeconds);
+  const learned = new Map<number, Map<number, BucketSeconds>>();
+  const meters = await hourMetersOf(memoPageSums(store, inputs, learned), devices, engine, facts, now);
+  const remember = async (services: readonly DeviceService[]) => {
+    const writes = serviceMemoWrites({ memos: inputs, facts, services, learned, now });
+    if (writes.length > 0) await store.rememberServiceMemos({ devices: writes });
+  };
+  return { facts, meters, remember };
 }
 
 /** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */

@@ -59,6 +59,41 @@ export interface EventCheck {
   readonly version: number;
 }
 
+/**
+ * P58: a device of a service page with everything the page computes it from, read in one
+ * snapshot: the device, its engine seconds up to now, readings and schedules, its memo version, and what its
+ * store remembers of it at that version.
+ */
+export interface ServicePageDevice {
+  readonly device: Device;
+  /** The moving and idle seconds of every segment up to `now`: those of `summarizeSegments(allSegmentsOfTheDevice, now)`. */
+  readonly engineSeconds: BucketSeconds;
+  /** As `listHourMeterReadings` returns them: newest `readAt` first. */
+  readonly readings: readonly HourMeterReading[];
+  /** As `listServiceSchedules` returns them: by id. */
+  readonly schedules: readonly ServiceSchedule[];
+  /** The device's memo version. */
+  readonly memoVersion: number;
+  /**
+   * The engine seconds before instants (the `readAt` of its readings, the `lastDoneAt` of its
+   * schedules), remembered at this version: what `engineSecondsBeforeMany` returns for them.
+   */
+  readonly engineBefore: ReadonlyMap<EpochSeconds, BucketSeconds>;
+  /** Per schedule remembered at this version: the instant it stays `ok` until, `null` when it was not `ok`. */
+  readonly okUntil: ReadonlyMap<number, EpochSeconds | null>;
+}
+
+/** P58: what a service read hands back to be remembered for one device. */
+export interface ServiceMemoWrite {
+  readonly deviceId: number;
+  /** The memo version the values were computed from (read before any of their data). */
+  readonly memoVersion: number;
+  /** Engine seconds before instants that are the `readAt` of a reading or the `lastDoneAt` of a schedule of the device. */
+  readonly engineBefore: readonly { readonly instant: EpochSeconds; readonly seconds: BucketSeconds }[];
+  /** Per schedule: until when it stays `ok` (`scheduleOkUntil`), `null` when it is not `ok`. */
+  readonly okUntil: readonly { readonly scheduleId: number; readonly until: EpochSeconds | null }[];
+}
+
 export interface FleetHoursStore extends WebhookOutboxStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
@@ -165,6 +200,34 @@ export interface FleetHoursStore extends WebhookOutboxStore {
     readonly requests: readonly { readonly deviceId: number; readonly instants: readonly EpochSeconds[] }[];
     readonly now: EpochSeconds;
   }): Promise<readonly (readonly BucketSeconds[])[]>;
+
+  /**
+   * Optional capability (P58): one page of a service read in one round trip. The account's devices
+   * as `listDevices` lists them (ids above `afterId`, ascending, at most `limit`), each with what
+   * {@link ServicePageDevice} holds, all read in one snapshot; with `unsettledOnly`, only the
+   * devices with at least one schedule that is not remembered `ok` until after `now`.
+   * `lastDeviceId` is the highest id of the account's devices (`null` for none). Present exactly
+   * when {@link rememberServiceMemos} and {@link engineSecondsBeforeMany} are. A store that has it
+   * MUST raise a device's memo version, atomically with the change, whenever something a memo holds
+   * may change: segments changed before the device's `lastReportedAt` (`changesSettledHistory`),
+   * readings added, changed or removed, schedules created, changed or removed, the device's zone
+   * changed, segments or figures repaired or rebuilt.
+   */
+  listServicePage?(input: {
+    readonly accountId: number;
+    readonly afterId?: number;
+    readonly limit: number;
+    readonly now: EpochSeconds;
+    readonly unsettledOnly: boolean;
+  }): Promise<{ readonly devices: readonly ServicePageDevice[]; readonly lastDeviceId: number | null }>;
+
+  /**
+   * Optional capability (P58): remembers values of devices' services, each at the memo version it
+   * was computed from. MUST write a device's values only while its memo version is still the one
+   * given (otherwise they are dropped), and only on its readings read at, and its schedules last
+   * done at, the instants named (a value for an instant no row has is dropped).
+   */
+  rememberServiceMemos?(input: { readonly devices: readonly ServiceMemoWrite[] }): Promise<void>;
 
   /**
    * Optional capability: `summarizeDeviceSegments` for many devices at once, for a page of the

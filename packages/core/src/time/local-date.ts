@@ -71,13 +71,43 @@ export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): num
  * ```
  */
 export function localDateAt(epochSeconds: number, timeZone: string): Temporal.PlainDate {
-  const utcDate = Number.isSafeInteger(epochSeconds) ? isoDateOfEpochDay(Math.floor(epochSeconds / SECONDS_PER_DAY)) : undefined;
-  if (utcDate === undefined || Math.abs(utcDate.year) > FAST_YEAR_LIMIT) {
-    return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000)
-      .toZonedDateTimeISO(timeZone)
-      .toPlainDate();
-  }
-  const wallSeconds = epochSeconds + offsetIn(yearOffsets(timeZone, utcDate.year), epochSeconds);
-  const { year, month, day } = isoDateOfEpochDay(Math.floor(wallSeconds / SECONDS_PER_DAY));
+  if (_utcYearInFastRange(epochSeconds) === null) return _temporalLocalDate(epochSeconds, timeZone);
+  const { year, month, day } = isoDateOfEpochDay(localEpochDayAt(epochSeconds, timeZone));
   return new Temporal.PlainDate(year, month, day);
+}
+
+/**
+ * The local date at an instant as a day number (days from 1970-01-01 on the wall calendar of
+ * `timeZone`), without making a `Temporal.PlainDate`: for counting days between local dates (D39's
+ * calendar intervals), where {@link localDateAt} would cost an object and Temporal's arithmetic.
+ *
+ * @param epochSeconds The instant.
+ * @param timeZone IANA zone name.
+ * @returns The day number of {@link localDateAt}'s date.
+ * @example
+ * ```ts
+ * import { localEpochDayAt } from '@fleet-hours/core';
+ * localEpochDayAt(0, 'America/New_York'); // -1 (1969-12-31)
+ * ```
+ */
+export function localEpochDayAt(epochSeconds: number, timeZone: string): number {
+  const utcYear = _utcYearInFastRange(epochSeconds);
+  if (utcYear === null) {
+    const { year, month, day } = _temporalLocalDate(epochSeconds, timeZone);
+    return epochDaysOf(year, month, day);
+  }
+  return Math.floor((epochSeconds + offsetIn(yearOffsets(timeZone, utcYear), epochSeconds)) / SECONDS_PER_DAY);
+}
+
+/** The UTC year of a whole instant within the years of the cached offsets, else `null` (Temporal answers). */
+function _utcYearInFastRange(epochSeconds: number): number | null {
+  if (!Number.isSafeInteger(epochSeconds)) return null;
+  const { year } = isoDateOfEpochDay(Math.floor(epochSeconds / SECONDS_PER_DAY));
+  return Math.abs(year) > FAST_YEAR_LIMIT ? null : year;
+}
+
+function _temporalLocalDate(epochSeconds: number, timeZone: string): Temporal.PlainDate {
+  return Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000)
+    .toZonedDateTimeISO(timeZone)
+    .toPlainDate();
 }

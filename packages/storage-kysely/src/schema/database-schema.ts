@@ -117,6 +117,12 @@ export interface HourMeterReadingsTable {
   read_at: TimestampColumn;
   reading_seconds: BigintColumn;
   recorded_at: TimestampColumn;
+  /** P58: the memo version `moving_before_seconds` and `idle_before_seconds` were remembered at. */
+  engine_memo_version: Generated<BigintColumn | null>;
+  /** P58: the device's closed and open moving seconds before `read_at`, remembered. */
+  moving_before_seconds: Generated<BigintColumn | null>;
+  /** P58: the same for idle seconds. */
+  idle_before_seconds: Generated<BigintColumn | null>;
 }
 
 /** `service_schedules`: service intervals of a device and its last service (D39). */
@@ -131,6 +137,20 @@ export interface ServiceSchedulesTable {
   last_done_at: TimestampColumn;
   last_done_hour_meter_seconds: BigintColumn | null;
   created_at: TimestampColumn;
+  /** P58: the memo version `moving_before_seconds` and `idle_before_seconds` (before `last_done_at`) were remembered at. */
+  engine_memo_version: Generated<BigintColumn | null>;
+  moving_before_seconds: Generated<BigintColumn | null>;
+  idle_before_seconds: Generated<BigintColumn | null>;
+  /** P58: the memo version `ok_until` was remembered at. */
+  ok_memo_version: Generated<BigintColumn | null>;
+  /** P58: until when the schedule stays `ok`; `null` (at `ok_memo_version`) when it was not `ok`. */
+  ok_until: Generated<NullableTimestampColumn>;
+}
+
+/** `service_memo_versions`: per device, the version P58's remembered values hold at (none: 0). */
+export interface ServiceMemoVersionsTable {
+  device_id: number;
+  version: BigintColumn;
 }
 
 /** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
@@ -236,6 +256,7 @@ export interface FleetHoursDatabase {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   event_checks: EventChecksTable;
+  service_memo_versions: ServiceMemoVersionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;

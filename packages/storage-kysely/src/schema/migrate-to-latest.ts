@@ -16,6 +16,7 @@ import { telemetryPartitionsMigration } from './migrations/0008-telemetry-partit
 import { deviceStatesMigration } from './migrations/0009-device-states.js';
 import { webhooksMigration } from './migrations/0010-webhooks.js';
 import { eventChecksMigration } from './migrations/0011-event-checks.js';
+import { serviceMemosMigration } from './migrations/0012-service-memos.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -30,6 +31,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0009_device_states': deviceStatesMigration,
   '0010_webhooks': webhooksMigration,
   '0011_event_checks': eventChecksMigration,
+  '0012_service_memos': serviceMemosMigration,
 });
 
 /**

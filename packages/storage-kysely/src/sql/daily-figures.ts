@@ -78,7 +78,21 @@ export async function rebuildDeviceFigures(
            figures_time_zone = ${device.time_zone}::text,
            longest_segment_seconds = greatest(longest_segment_seconds, ${figures.longestSegmentSeconds}::bigint)
      where ${sql.ref(stateTable === 'devices' ? 'id' : 'device_id')} = ${deviceId}`.execute(trx);
+  // P58: figures rebuilt from segments written outside Fleet Hours make whatever was remembered of them doubtful.
+  if (!asInMigration0003) await raiseServiceMemoVersion(trx, deviceId);
   return true;
+}
+
+/**
+ * Raises a device's memo version (P58): nothing remembered of its service before counts any more.
+ * For changes made outside the write statement of `sql/device-writes.ts` and the triggers of
+ * migration 0012 (a rebuild, a repair).
+ */
+export async function raiseServiceMemoVersion(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<void> {
+  await sql`
+    insert into service_memo_versions as memo (device_id, version)
+    select id, 1 from devices where id = ${deviceId}
+    on conflict (device_id) do update set version = memo.version + 1`.execute(trx);
 }
 
 /**

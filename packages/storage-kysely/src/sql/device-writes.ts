@@ -1,5 +1,5 @@
 import type { SegmentInput, SegmentSource, SegmentState, TelemetryPoint } from '@fleet-hours/core';
-import { dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
+import { changesSettledHistory, dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { rebuildDeviceFigures, addSegmentSeconds, type FigureDevice } from './daily-figures.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
@@ -24,6 +24,8 @@ export interface DeviceWrite {
   readonly source: SegmentSource;
   /** The device's record (P6, D26): its `last_reported_at` as the write's plan decided it. */
   readonly lastReportedAt: number | null;
+  /** Its `last_reported_at` before the write, read under the lock (or checked by the version): the settled instant of P58. */
+  readonly settledAt: number | null;
 }
 
 /** Rows of each kind written per statement: an array parameter per column, far from any limit. */
@@ -118,6 +120,7 @@ async function _write(
       figures: changesFigures && !rebuild ? 't' : 'f',
       lastReportedAt: write.lastReportedAt,
       longest,
+      memo: changesSettledHistory({ removed: write.removed, added: write.added, settledAt: write.settledAt }) ? 't' : 'f',
     });
   }
 
@@ -212,7 +215,7 @@ const POINT_COLUMNS: readonly (keyof _PointRow)[] = ['deviceId', 'time', 'igniti
 const REMOVED_COLUMNS: readonly (keyof _RemovedRow)[] = ['deviceId', 'startedAt'];
 const ADDED_COLUMNS: readonly (keyof _AddedRow)[] = ['deviceId', 'startedAt', 'endedAt', 'state', 'source'];
 const FIGURE_COLUMNS: readonly (keyof _FigureRow)[] = ['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle'];
-const RECORD_COLUMNS: readonly (keyof _RecordRow)[] = ['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest'];
+const RECORD_COLUMNS: readonly (keyof _RecordRow)[] = ['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest', 'memo'];
 const VERSION_COLUMNS: readonly (keyof _VersionRow)[] = ['deviceId', 'version'];
 interface _RemovedRow {
   readonly deviceId: number;
@@ -240,6 +243,8 @@ interface _RecordRow {
   readonly figures: _Flag;
   readonly lastReportedAt: number | null;
   readonly longest: number;
+  /** P58: the write changes engine time before the settled instant, so the device's memo version rises. */
+  readonly memo: _Flag;
 }
 interface _VersionRow {
   readonly deviceId: number;
@@ -388,6 +393,13 @@ function _writeStatement(rows: _StatementRows) {
       from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.moving, 'float8[]')}, ${planFree(d.idle, 'float8[]')}, ${planFree(d.figures, 'text[]')}::boolean[], ${planFree(d.lastReportedAt, 'float8[]')}, ${planFree(d.longest, 'float8[]')})
            as record(device_id, moving, idle, figures, last_reported_at, longest)
        where device_states.device_id = record.device_id and (select ok from unchanged)
+    ),
+    -- P58: a device whose engine time changed before its settled instant raises its memo version.
+    memo_raised as (
+      insert into service_memo_versions as memo (device_id, version)
+      select record.device_id, 1 from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.memo, 'text[]')}::boolean[]) as record(device_id, raise)
+       where record.raise and (select ok from unchanged)
+      on conflict (device_id) do update set version = memo.version + 1
     ),
     -- P53: each device written asks for a check of its events (D40), in this statement: a committed
     -- write always leaves its check behind. A check clears the row at the version it read.

@@ -246,11 +246,21 @@ export function summarize(deviceId: number, now: number): RawBuilder<SummaryRow>
  */
 export function summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuilder<SummaryRow> {
   return sql<SummaryRow>`
-    select first.first_started_at,
-           totals.moving_seconds + live.moving_seconds as moving_seconds,
-           totals.idle_seconds + live.idle_seconds as idle_seconds
+    select first.first_started_at, engine.moving_seconds, engine.idle_seconds
       from (select date_part('epoch', min(started_at)) as first_started_at from engine_segments where device_id = ${deviceId}) as first,
-           (select coalesce(sum(closed_moving_seconds), 0)::float8 as moving_seconds, coalesce(sum(closed_idle_seconds), 0)::float8 as idle_seconds
+           (${engineSecondsAtNowOf(deviceId, now)}) as engine`;
+}
+
+/**
+ * The moving and idle seconds of a device up to `now` (D3): its closed segments' totals kept in
+ * its state row, plus what the segments that end after now, start after it or are still open add
+ * or take away (a few index probes, D27). {@link summarizeOf} without the first segment's start.
+ */
+export function engineSecondsAtNowOf(deviceId: RawBuilder<number>, now: number): RawBuilder<{ moving_seconds: number; idle_seconds: number }> {
+  return sql`
+    select totals.moving_seconds + live.moving_seconds as moving_seconds,
+           totals.idle_seconds + live.idle_seconds as idle_seconds
+      from (select coalesce(sum(closed_moving_seconds), 0)::float8 as moving_seconds, coalesce(sum(closed_idle_seconds), 0)::float8 as idle_seconds
               from device_states where device_id = ${deviceId}) as totals,
            (select coalesce(sum(late.seconds) filter (where late.state = 'moving'), 0) as moving_seconds,
                    coalesce(sum(late.seconds) filter (where late.state = 'idle'), 0) as idle_seconds

@@ -5,6 +5,7 @@ import { accountStore } from './account-store.js';
 import { deviceStore } from './device-store.js';
 import { ingestTokenStore } from './ingest-token-store.js';
 import { maintenanceStore } from './maintenance-store.js';
+import { serviceMemoStore, type ServiceMemoStore } from './service-memo-store.js';
 import { webhookStore } from './webhook-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore } from './segment-store.js';
@@ -17,7 +18,8 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
  * aggregation capability of the port is present, the batch ones of the fleet pages (D32) included.
  */
 export type KyselyFleetHoursStore = FleetHoursStore &
-  RateLimitStore & {
+  RateLimitStore &
+  ServiceMemoStore & {
     readonly db: Kysely<FleetHoursDatabase>;
     sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
     summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
@@ -60,6 +62,7 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...telemetryStore(db),
     ...ingestTokenStore(db),
     ...maintenanceStore(db),
+    ...serviceMemoStore(db),
     ...webhookStore(db),
     ...eventCheckStore(db),
     ...rateLimitStore(db),

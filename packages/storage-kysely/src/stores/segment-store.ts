@@ -141,6 +141,7 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
               added: [...plan.insert, ...closed],
               source: 'import',
               lastReportedAt: plan.lastReportedAt,
+              settledAt: secondsOrNull(device.last_reported_at),
             },
           ]);
           return { inserted: plan.insert.length, closed: plan.close.length, skipped: plan.skipped };

@@ -208,6 +208,7 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
       added: change.added,
       source: 'telemetry',
       lastReportedAt: plan.lastReportedAt,
+      settledAt: secondsOrNull(device.last_reported_at),
     });
   }
   return { writes, versions, result: { accepted, duplicates, devices } };

@@ -17,7 +17,7 @@
 import { telemetryToSegments, type BucketSeconds, type SegmentInput, type SegmentState, type TelemetryPoint } from '@fleet-hours/core';
 import type { DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { DayFigureAccumulator, rebuildDeviceFigures, segmentChunks, type RunningDay } from '../sql/daily-figures.js';
+import { DayFigureAccumulator, raiseServiceMemoVersion, rebuildDeviceFigures, segmentChunks, type RunningDay } from '../sql/daily-figures.js';
 import { pointsKeptFrom } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -406,6 +406,7 @@ class _SegmentWrites {
                       ${added.map((segment) => segment.state)}::text[]) as segment(started_at, ended_at, state)
         on conflict do nothing`.execute(this.trx);
     }
+    if (removed.length > 0 || added.length > 0) await raiseServiceMemoVersion(this.trx, this.deviceId);
   }
 }
 
