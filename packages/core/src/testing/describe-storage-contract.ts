@@ -5,6 +5,7 @@ import { describeDailyFiguresContract } from './daily-figures-contract.js';
 import { describeEventChecksContract } from './event-checks-contract.js';
 import { describeFleetPagesContract } from './fleet-pages-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
+import { describeServiceMemoContract } from './service-memo-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
@@ -117,6 +118,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     _describeEdges(suite);
 
     describeMaintenanceContract({ store: () => store, offers: (capability) => capabilities.includes(capability) });
+    describeServiceMemoContract({ store: () => store, itWith });
 
     describeWebhookContract(() => store);
 

@@ -30,7 +30,7 @@ const RULES = { movingSpeedKmh: 5, maxGapSeconds: 300, tail: 'live' as const };
 const ZONES = ['UTC', 'America/New_York', 'Asia/Kathmandu'] as const;
 
 /** The optional capabilities this block depends on. */
-type BatchCapability = 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany' | 'engineSecondsBeforeMany';
+type BatchCapability = 'sumSegmentSecondsMany' | 'summarizeDeviceSegmentsMany' | 'engineSecondsBeforeMany' | 'listServicePage';
 const BATCH_CAPABILITIES: readonly BatchCapability[] = ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'];
 /** Every optional capability of the port: hidden from the core to read the raw path. */
 const OPTIONAL_METHODS = new Set<string>(STORAGE_CAPABILITIES);
@@ -234,7 +234,8 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
       (_, index): DeviceScenario => ({
         timeZone: ZONES[index % ZONES.length]!,
         imported: [{ gap: index * 60, length: 5 * HOUR, moving: index % 2 === 0 }],
-        points: [],
+        // A report after the last services: their engine time is settled (P58), so it is remembered.
+        points: [{ time: BASE - 60, ignition: false, speedKmh: 0 }],
         readings: [{ readAt: BASE - 3 * DAY, readingSeconds: 1000 * HOUR + index }],
         schedules: [
           { lastDoneAt: BASE - DAY, given: null, intervalSeconds: 250 * HOUR },
@@ -247,13 +248,19 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
     // The engine time since the readings: from the engine time before each instant when the store offers it (P56), else bucket sums.
     const sums = offers('engineSecondsBeforeMany') ? 'engineSecondsBeforeMany' : 'sumSegmentSecondsMany';
     const page = { listDevices: 1, summarizeDeviceSegmentsMany: 1, listHourMeterReadings: 1, [sums]: 1 };
+    // P58: a store that remembers reads a service page in one call, asks the sums the first time
+    // and remembers them, and the next time asks nothing more.
+    const remembers = offers('listServicePage');
+    const servicePage = remembers ? { listServicePage: 1, [sums]: 1, rememberServiceMemos: 1 } : { ...page, listServiceSchedules: 1 };
     for (const limit of [1, 12]) {
       calls.clear();
       expect((await fleetHours.fleet.meter({ accountId, limit })).items).toHaveLength(limit);
       expect({ limit, calls: Object.fromEntries(calls) }).toEqual({ limit, calls: page });
-      calls.clear();
-      expect((await fleetHours.fleet.service({ accountId, limit })).items).toHaveLength(limit);
-      expect({ limit, calls: Object.fromEntries(calls) }).toEqual({ limit, calls: { ...page, listServiceSchedules: 1 } });
+      for (const read of remembers ? [servicePage, { listServicePage: 1 }] : [servicePage]) {
+        calls.clear();
+        expect((await fleetHours.fleet.service({ accountId, limit })).items).toHaveLength(limit);
+        expect({ limit, calls: Object.fromEntries(calls) }).toEqual({ limit, calls: read });
+      }
     }
     // One device: each method at most once, its readings (and schedules) in one call.
     const [deviceId] = (await store().listDevices({ accountId, limit: 1 })).map((device) => device.id);

@@ -12,7 +12,9 @@ export type StorageCapability =
   /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
   | 'findApiKeyAndConsume'
   /** The same for ingest tokens (D24): the token and the count in one round trip. */
-  | 'findIngestTokenAndConsume';
+  | 'findIngestTokenAndConsume'
+  /** P58: a service page in one round trip, with what it remembered (and `rememberServiceMemos`). */
+  | 'listServicePage';
 
 /** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
 export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
@@ -26,4 +28,5 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'findDeviceWithSummary',
   'findApiKeyAndConsume',
   'findIngestTokenAndConsume',
+  'listServicePage',
 ];

@@ -1,0 +1,424 @@
+/**
+ * P58 in the storage contract, for a store that offers `listServicePage` (and so
+ * `rememberServiceMemos`): a service page read in one call holds what the plain methods return;
+ * what is remembered comes back only at the device's memo version, which every change a value
+ * depends on raises and a telemetry write after the last report leaves alone; `unsettledOnly`
+ * leaves out exactly the devices remembered ok; and `fleet.service()` over the store answers what
+ * it answers without remembering anything, whatever writes come, serially or side by side.
+ */
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import { createFleetHours } from '../service/create-fleet-hours.js';
+import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
+import type { Device, DeviceTelemetryPoint, ServiceStatus } from '../types.js';
+import type { StorageCapability } from './storage-capabilities.js';
+
+const HOUR = 3600;
+const DAY = 86_400;
+/** 2026-03-02T06:00:00Z. */
+const BASE = 1_772_431_200;
+
+/** What the P58 block needs from the contract suite around it. */
+export interface ServiceMemoContext {
+  readonly store: () => FleetHoursStore;
+  readonly itWith: (capability: StorageCapability, title: string, test: () => Promise<void>) => void;
+}
+
+/** The P58 block of the storage contract. */
+export function describeServiceMemoContract(context: ServiceMemoContext): void {
+  _describeOneCall(context);
+  _describeRemembered(context);
+  _describeVersion(context);
+  _describeUnsettled(context);
+  _describeAgainstRawPath(context);
+}
+
+/** The store with `listServicePage` hidden: the core then reads and remembers nothing (the raw path). */
+function _rawPath(store: FleetHoursStore): FleetHoursStore {
+  return new Proxy(store, {
+    get: (target, property, receiver) => (property === 'listServicePage' ? undefined : Reflect.get(target, property, receiver)),
+  });
+}
+
+/** Points every minute from `start` for `minutes`, ignition on, moving every other ten minutes. */
+function _drive(deviceId: number, start: number, minutes: number): DeviceTelemetryPoint[] {
+  return Array.from({ length: minutes }, (_, index) => ({
+    deviceId,
+    time: start + index * 60,
+    ignition: true,
+    speedKmh: Math.floor(index / 10) % 2 === 0 ? 30 : 0,
+  }));
+}
+
+async function _seedDevice(store: FleetHoursStore, accountId: number, name: string, timeZone = 'Europe/Berlin'): Promise<Device> {
+  return (await store.createDevice({ accountId, name, imei: `p58-${accountId}-${name}`, model: 'm', timeZone }))!;
+}
+
+/** The page entry of one device (read alone). */
+async function _entry(store: FleetHoursStore, device: Device, now: number): Promise<ServicePageDevice> {
+  const { devices } = await store.listServicePage!({ accountId: device.accountId, afterId: device.id - 1, limit: 1, now, unsettledOnly: false });
+  expect(devices.map((entry) => entry.device.id)).toEqual([device.id]);
+  return devices[0]!;
+}
+
+/** Remembers, at the device's current version, engine seconds before each of its readings and last services, and an ok bound for each schedule. */
+async function _rememberEverything(store: FleetHoursStore, device: Device, now: number, until: number | null = now + DAY): Promise<ServicePageDevice> {
+  const entry = await _entry(store, device, now);
+  const instants = [...entry.readings.map((reading) => reading.readAt), ...entry.schedules.map((schedule) => schedule.lastDoneAt)];
+  await store.rememberServiceMemos!({
+    devices: [
+      {
+        deviceId: device.id,
+        memoVersion: entry.memoVersion,
+        engineBefore: instants.map((instant, index) => ({ instant, seconds: { movingSeconds: 100 + index, idleSeconds: 7 } })),
+        okUntil: entry.schedules.map((schedule) => ({ scheduleId: schedule.id, until })),
+      },
+    ],
+  });
+  const remembered = await _entry(store, device, now);
+  expect(remembered.memoVersion).toBe(entry.memoVersion);
+  expect(remembered.engineBefore.size).toBe(new Set(instants).size);
+  expect(remembered.okUntil.size).toBe(entry.schedules.length);
+  return remembered;
+}
+
+function _describeOneCall({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: listServicePage() gives each device of a keyset page as listDevices, its engine seconds up to now as summarizeSegments, its readings and schedules as the list methods, and the highest device id of the account',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const other = await store().createAccount({ name: 'Other', plan: 'business', now: BASE });
+      const devices: Device[] = [];
+      for (const [index, zone] of ['Europe/Berlin', 'America/New_York', 'Asia/Kathmandu'].entries()) {
+        const device = await _seedDevice(store(), account.id, `loader ${index}`, zone);
+        await store().importSegments({
+          deviceId: device.id,
+          segments: [
+            { startedAt: BASE - DAY + index * 600, endedAt: BASE - DAY + 4 * HOUR, state: 'moving' },
+            { startedAt: BASE - 2 * HOUR, endedAt: null, state: 'idle' },
+          ],
+        });
+        if (index < 2) {
+          await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - 2 * DAY, readingSeconds: 900 * HOUR, now: BASE });
+          await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY / 2, readingSeconds: 904 * HOUR, now: BASE });
+          await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, intervalDays: 180, lastDoneAt: BASE - DAY, now: BASE });
+          await store().createServiceSchedule({
+            deviceId: device.id,
+            name: 'Filter',
+            intervalSeconds: 500 * HOUR,
+            dueSoonSeconds: HOUR,
+            lastDoneAt: BASE - 3 * DAY,
+            lastDoneHourMeterSeconds: 880 * HOUR,
+            now: BASE,
+          });
+        }
+        devices.push(device);
+      }
+      await _seedDevice(store(), other.id, 'elsewhere');
+      const now = BASE + HOUR;
+      const expected = async (device: Device) => {
+        const summary = store().summarizeDeviceSegments
+          ? await store().summarizeDeviceSegments!({ deviceId: device.id, now })
+          : (await store().summarizeDeviceSegmentsMany!({ deviceIds: [device.id], now }))[0]!;
+        return {
+          device: await store().findDevice({ accountId: account.id, deviceId: device.id }),
+          engineSeconds: { movingSeconds: summary.movingSeconds, idleSeconds: summary.idleSeconds },
+          readings: await store().listHourMeterReadings({ deviceIds: [device.id] }),
+          schedules: await store().listServiceSchedules({ deviceIds: [device.id] }),
+          engineBefore: new Map(),
+          okUntil: new Map(),
+        };
+      };
+      const page = (afterId: number | undefined, limit: number) =>
+        store().listServicePage!({ accountId: account.id, ...(afterId === undefined ? {} : { afterId }), limit, now, unsettledOnly: false });
+      const first = await page(undefined, 2);
+      expect(first.lastDeviceId).toBe(devices[2]!.id);
+      expect(first.devices.map(({ memoVersion: _version, ...rest }) => rest)).toEqual([await expected(devices[0]!), await expected(devices[1]!)]);
+      for (const entry of first.devices) expect(Number.isSafeInteger(entry.memoVersion)).toBe(true);
+      const second = await page(devices[1]!.id, 2);
+      expect(second.devices.map(({ memoVersion: _version, ...rest }) => rest)).toEqual([await expected(devices[2]!)]);
+      expect((await page(devices[2]!.id, 5)).devices).toEqual([]);
+      expect((await page(Number.MAX_SAFE_INTEGER, 5)).devices).toEqual([]);
+      const none = await store().createAccount({ name: 'Empty', plan: 'business', now: BASE });
+      expect(await store().listServicePage!({ accountId: none.id, limit: 5, now, unsettledOnly: true })).toEqual({ devices: [], lastDeviceId: null });
+      // A device without schedules can never match a filter without `ok`: left out.
+      const unsettled = await store().listServicePage!({ accountId: account.id, limit: 5, now, unsettledOnly: true });
+      expect(unsettled.devices.map((entry) => entry.device.id)).toEqual([devices[0]!.id, devices[1]!.id]);
+      expect(unsettled.lastDeviceId).toBe(devices[2]!.id);
+    },
+  );
+}
+
+function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: what is remembered comes back at the version it was remembered at; values of another version, or for an instant no reading or last service has, are dropped',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const device = await _seedDevice(store(), account.id, 'dozer');
+      await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY, readingSeconds: 10 * HOUR, now: BASE });
+      const schedule = (await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, lastDoneAt: BASE - 2 * DAY, now: BASE }))!;
+      const now = BASE + HOUR;
+      const entry = await _entry(store(), device, now);
+      const seconds = { movingSeconds: 3600, idleSeconds: 60 };
+      for (const memoVersion of [entry.memoVersion - 1, entry.memoVersion + 1]) {
+        await store().rememberServiceMemos!({
+          devices: [{ deviceId: device.id, memoVersion, engineBefore: [{ instant: BASE - DAY, seconds }], okUntil: [{ scheduleId: schedule.id, until: now + DAY }] }],
+        });
+      }
+      await store().rememberServiceMemos!({
+        devices: [{ deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [{ instant: BASE - DAY + 1, seconds }], okUntil: [] }],
+      });
+      const untouched = await _entry(store(), device, now);
+      expect({ engineBefore: untouched.engineBefore, okUntil: untouched.okUntil }).toEqual({ engineBefore: new Map(), okUntil: new Map() });
+
+      await store().rememberServiceMemos!({
+        devices: [
+          {
+            deviceId: device.id,
+            memoVersion: entry.memoVersion,
+            engineBefore: [
+              { instant: BASE - DAY, seconds },
+              { instant: BASE - 2 * DAY, seconds: { movingSeconds: 0, idleSeconds: 0 } },
+            ],
+            okUntil: [{ scheduleId: schedule.id, until: null }],
+          },
+        ],
+      });
+      const remembered = await _entry(store(), device, now);
+      expect({ version: remembered.memoVersion, engineBefore: remembered.engineBefore, okUntil: remembered.okUntil }).toEqual({
+        version: entry.memoVersion,
+        engineBefore: new Map([
+          [BASE - DAY, seconds],
+          [BASE - 2 * DAY, { movingSeconds: 0, idleSeconds: 0 }],
+        ]),
+        okUntil: new Map([[schedule.id, null]]),
+      });
+      // Remembered again: the new value replaces the old.
+      await store().rememberServiceMemos!({
+        devices: [{ deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [], okUntil: [{ scheduleId: schedule.id, until: now + 5 * HOUR }] }],
+      });
+      expect((await _entry(store(), device, now)).okUntil).toEqual(new Map([[schedule.id, now + 5 * HOUR]]));
+    },
+  );
+}
+
+function _describeVersion({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: every change a remembered value depends on raises the memo version (late telemetry, an import before the last report, readings, schedules, a new zone) and drops what was remembered; telemetry after the last report, a duplicate point or a new name leave both',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const device = await _seedDevice(store(), account.id, 'grader');
+      const write = (points: DeviceTelemetryPoint[]) => store().writeTelemetry({ accountId: account.id, points, now: BASE + DAY });
+      await write(_drive(device.id, BASE, 60)); // the last report at BASE + 59 min
+      const reading = (await store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 30 * 60, readingSeconds: 50 * HOUR, now: BASE + HOUR }))!;
+      const schedule = (await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, lastDoneAt: BASE + 10 * 60, now: BASE + HOUR }))!;
+      const now = BASE + 2 * HOUR;
+
+      const kept: [string, () => Promise<unknown>][] = [
+        ['telemetry after the last report', () => write(_drive(device.id, BASE + 60 * 60, 30))],
+        ['a point stored again as it is', () => write(_drive(device.id, BASE + 60 * 60, 1))],
+        ['a new name', () => store().updateDevice({ deviceId: device.id, changes: { name: 'grader 2' } })],
+      ];
+      const raised: [string, () => Promise<unknown>][] = [
+        ['a late point before the last report', () => write([{ deviceId: device.id, time: BASE + 20 * 60 + 30, ignition: false, speedKmh: 0 }])],
+        ['an import before the last report', () => store().importSegments({ deviceId: device.id, segments: [{ startedAt: BASE - DAY, endedAt: BASE - DAY + HOUR, state: 'moving' }] })],
+        ['a reading added', () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 51 * HOUR, now })],
+        ['a reading replaced', () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 52 * HOUR, now })],
+        ['a reading removed', () => store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id })],
+        ['a schedule changed', () => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { intervalSeconds: 300 * HOUR } })],
+        ['a service done', () => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { lastDoneAt: BASE + 50 * 60 } })],
+        ['a schedule created', () => store().createServiceSchedule({ deviceId: device.id, name: 'Filter', intervalSeconds: HOUR, lastDoneAt: BASE, now })],
+        ['a schedule removed', () => store().removeServiceSchedule({ scheduleId: schedule.id })],
+        ['a new zone', () => store().updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Tokyo' } })],
+      ];
+      const outcomes: Record<string, string> = {};
+      for (const [name, change] of [...kept, ...raised]) {
+        const before = await _rememberEverything(store(), device, now);
+        await change();
+        const after = await _entry(store(), device, now);
+        const same = after.memoVersion === before.memoVersion && after.engineBefore.size > 0 && after.okUntil.size > 0;
+        const dropped = after.memoVersion > before.memoVersion && after.engineBefore.size === 0 && after.okUntil.size === 0;
+        outcomes[name] = same ? 'kept' : dropped ? 'raised' : `neither (version ${before.memoVersion} → ${after.memoVersion})`;
+      }
+      expect(outcomes).toEqual(Object.fromEntries([...kept.map(([name]) => [name, 'kept']), ...raised.map(([name]) => [name, 'raised'])]));
+    },
+  );
+}
+
+function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: with unsettledOnly, a device is left out exactly when it has schedules and each is remembered ok until after now',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const now = BASE + HOUR;
+      const cases = ['all ok', 'one bound passed', 'one not remembered', 'one not ok', 'no schedules'] as const;
+      const devices = new Map<(typeof cases)[number], Device>();
+      for (const name of cases) {
+        const device = await _seedDevice(store(), account.id, name);
+        devices.set(name, device);
+        if (name === 'no schedules') continue;
+        for (const schedule of ['Oil', 'Filter']) {
+          await store().createServiceSchedule({ deviceId: device.id, name: schedule, intervalSeconds: 250 * HOUR, lastDoneAt: BASE - DAY, now: BASE });
+        }
+        await _rememberEverything(store(), device, now);
+        const [first] = (await _entry(store(), device, now)).schedules;
+        const version = (await _entry(store(), device, now)).memoVersion;
+        const one = (until: number | null) =>
+          store().rememberServiceMemos!({ devices: [{ deviceId: device.id, memoVersion: version, engineBefore: [], okUntil: [{ scheduleId: first!.id, until }] }] });
+        if (name === 'one bound passed') await one(now);
+        if (name === 'one not ok') await one(null);
+        if (name === 'one not remembered') {
+          await store().createServiceSchedule({ deviceId: device.id, name: 'Grease', intervalSeconds: 50 * HOUR, lastDoneAt: BASE - DAY, now: BASE });
+        }
+      }
+      const listed = await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: true });
+      expect(listed.devices.map((entry) => entry.device.name)).toEqual(['one bound passed', 'one not remembered', 'one not ok']);
+      expect(listed.lastDeviceId).toBe(devices.get('no schedules')!.id);
+      // Without the filter, every device; and a limit counts listed devices only.
+      expect((await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: false })).devices).toHaveLength(5);
+      expect((await store().listServicePage!({ accountId: account.id, limit: 1, now, unsettledOnly: true })).devices.map((entry) => entry.device.name)).toEqual([
+        'one bound passed',
+      ]);
+    },
+  );
+}
+
+/** One step of a random history: a write of some kind, or a page read that remembers. */
+type _Step =
+  | { readonly kind: 'drive'; readonly device: number; readonly start: number; readonly minutes: number }
+  | { readonly kind: 'stop'; readonly device: number; readonly at: number }
+  | { readonly kind: 'reading'; readonly device: number; readonly at: number; readonly hours: number }
+  | { readonly kind: 'unread'; readonly device: number }
+  | { readonly kind: 'done'; readonly device: number; readonly at: number }
+  | { readonly kind: 'interval'; readonly device: number; readonly hours: number }
+  | { readonly kind: 'zone'; readonly device: number; readonly zone: string }
+  | { readonly kind: 'read'; readonly statuses: readonly ServiceStatus[] | undefined };
+
+const DEVICES = 3;
+const stepArbitrary: fc.Arbitrary<_Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('drive' as const),
+    device: fc.nat(DEVICES - 1),
+    start: fc.integer({ min: 0, max: 20 * HOUR }),
+    minutes: fc.integer({ min: 1, max: 60 }),
+  }),
+  fc.record({ kind: fc.constant('stop' as const), device: fc.nat(DEVICES - 1), at: fc.integer({ min: 0, max: 20 * HOUR }) }),
+  fc.record({
+    kind: fc.constant('reading' as const),
+    device: fc.nat(DEVICES - 1),
+    at: fc.integer({ min: 0, max: 20 * HOUR }),
+    hours: fc.integer({ min: 0, max: 40 }),
+  }),
+  fc.record({ kind: fc.constant('unread' as const), device: fc.nat(DEVICES - 1) }),
+  fc.record({ kind: fc.constant('done' as const), device: fc.nat(DEVICES - 1), at: fc.integer({ min: 0, max: 20 * HOUR }) }),
+  fc.record({ kind: fc.constant('interval' as const), device: fc.nat(DEVICES - 1), hours: fc.integer({ min: 1, max: 12 }) }),
+  fc.record({ kind: fc.constant('zone' as const), device: fc.nat(DEVICES - 1), zone: fc.constantFrom('UTC', 'Pacific/Kiritimati', 'America/Los_Angeles') }),
+  fc.record({
+    kind: fc.constant('read' as const),
+    statuses: fc.constantFrom<readonly ServiceStatus[] | undefined>(['due_soon', 'overdue'], ['overdue'], ['ok'], undefined),
+  }),
+);
+
+function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: fleet.service() answers what it answers without remembering, after any history of writes and reads, run one after another or side by side (random histories, the raw path as the oracle)',
+    async () => {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(stepArbitrary, { minLength: 4, maxLength: 14 }), fc.boolean(), async (steps, sideBySide) => {
+          round += 1;
+          const account = await store().createAccount({ name: `P58 ${round}`, plan: 'business', now: BASE });
+          const devices: Device[] = [];
+          const schedules: number[][] = [];
+          for (let index = 0; index < DEVICES; index += 1) {
+            const device = await _seedDevice(store(), account.id, `${round}-${index}`, 'UTC');
+            devices.push(device);
+            const ids: number[] = [];
+            for (const [name, hours, days] of [
+              ['Oil', 3 + index, 1],
+              ['Grease', 1, null],
+            ] as const) {
+              ids.push((await store().createServiceSchedule({ deviceId: device.id, name, intervalSeconds: hours * HOUR, intervalDays: days, lastDoneAt: BASE, now: BASE }))!.id);
+            }
+            schedules.push(ids);
+          }
+          // The clock moves on with the steps: bounds remembered at one step are checked at later ones.
+          let now = BASE + 21 * HOUR;
+          const memo = createFleetHours({ store: store(), now: () => now * 1000 });
+          const raw = createFleetHours({ store: _rawPath(store()), now: () => now * 1000 });
+          const readings = new Map<number, number[]>();
+          const run = async (step: _Step): Promise<void> => {
+            if (step.kind === 'read') {
+              await memo.fleet.service({ accountId: account.id, limit: 2, ...(step.statuses ? { statuses: step.statuses } : {}) });
+              return;
+            }
+            const device = devices[step.device]!;
+            switch (step.kind) {
+              case 'drive':
+                await store().writeTelemetry({ accountId: account.id, points: _drive(device.id, BASE + step.start, step.minutes), now });
+                return;
+              case 'stop':
+                await store().writeTelemetry({ accountId: account.id, points: [{ deviceId: device.id, time: BASE + step.at, ignition: false, speedKmh: 0 }], now });
+                return;
+              case 'reading': {
+                const added = await store().addHourMeterReading({ deviceId: device.id, readAt: BASE + step.at, readingSeconds: step.hours * HOUR, now });
+                readings.set(device.id, [...(readings.get(device.id) ?? []), added!.id]);
+                return;
+              }
+              case 'unread': {
+                const [first, ...rest] = readings.get(device.id) ?? [];
+                if (first !== undefined) await store().removeHourMeterReading({ deviceId: device.id, readingId: first });
+                readings.set(device.id, rest);
+                return;
+              }
+              case 'done':
+                await store().updateServiceSchedule({ scheduleId: schedules[step.device]![0]!, changes: { lastDoneAt: BASE + step.at } });
+                return;
+              case 'interval':
+                await store().updateServiceSchedule({ scheduleId: schedules[step.device]![1]!, changes: { intervalSeconds: step.hours * HOUR } });
+                return;
+              case 'zone':
+                await store().updateDevice({ deviceId: device.id, changes: { timeZone: step.zone } });
+                return;
+            }
+          };
+          const agree = async () => {
+            for (const statuses of [['due_soon', 'overdue'], ['ok'], undefined] as const) {
+              const query = { accountId: account.id, limit: 2, ...(statuses ? { statuses } : {}) };
+              const pages = async (fleetHours: typeof memo) => {
+                const items = [];
+                let cursor: string | undefined;
+                do {
+                  const page = await fleetHours.fleet.service({ ...query, ...(cursor ? { cursor } : {}) });
+                  items.push(...page.items);
+                  cursor = page.nextCursor ?? undefined;
+                } while (cursor !== undefined);
+                return items;
+              };
+              expect({ statuses, items: await pages(memo) }).toEqual({ statuses, items: await pages(raw) });
+            }
+          };
+          await memo.fleet.service({ accountId: account.id, statuses: ['due_soon', 'overdue'] });
+          if (sideBySide) {
+            // Writes and remembering reads side by side: nothing remembered from a state a write changed may survive it.
+            await Promise.all(steps.map(run));
+            now += 5 * 60;
+            await agree();
+          } else {
+            for (const step of steps) {
+              await run(step);
+              now += 5 * 60;
+              await agree();
+            }
+          }
+        }),
+        { numRuns: 12 },
+      );
+    },
+  );
+}
