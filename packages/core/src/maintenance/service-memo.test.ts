@@ -60,9 +60,15 @@ describe('P58: firstEngineChange()', () => {
   it('an open segment closed later changes engine time from its new end; one re-opened from there, nothing', () => {
     const open: SegmentInput = { startedAt: 100, endedAt: null, state: 'moving' };
     expect(firstEngineChange([open], [{ startedAt: 100, endedAt: 900, state: 'moving' }])).toBe(900);
-    expect(firstEngineChange([open], [{ startedAt: 100, endedAt: 900, state: 'moving' }, { startedAt: 900, endedAt: null, state: 'moving' }])).toBe(
-      null,
-    );
+    expect(
+      firstEngineChange(
+        [open],
+        [
+          { startedAt: 100, endedAt: 900, state: 'moving' },
+          { startedAt: 900, endedAt: null, state: 'moving' },
+        ],
+      ),
+    ).toBe(null);
     expect(firstEngineChange([], [])).toBeNull();
     expect(firstEngineChange([{ startedAt: 50, endedAt: 60, state: 'idle' }], [{ startedAt: 50, endedAt: 60, state: 'moving' }])).toBe(50);
   });
@@ -72,7 +78,10 @@ describe('P58: changesSettledHistory()', () => {
   const open: SegmentInput = { startedAt: 1000, endedAt: null, state: 'moving' };
   it('a write at the live edge (changes from the last report on) leaves the version; one before it, or of a device that never reported, raises it', () => {
     // The newest report at 1600: the open segment closes at 1600 and a new one follows.
-    const closed = [{ startedAt: 1000, endedAt: 1600, state: 'moving' as const }, { startedAt: 1600, endedAt: null, state: 'idle' as const }];
+    const closed = [
+      { startedAt: 1000, endedAt: 1600, state: 'moving' as const },
+      { startedAt: 1600, endedAt: null, state: 'idle' as const },
+    ];
     expect(changesSettledHistory({ removed: [open], added: closed, settledAt: 1600 })).toBe(false);
     expect(changesSettledHistory({ removed: [open], added: closed, settledAt: 1700 })).toBe(true);
     expect(changesSettledHistory({ removed: [open], added: closed, settledAt: null })).toBe(true);
@@ -125,15 +134,33 @@ describe('P58: scheduleOkUntil()', () => {
           const dueSoonSeconds = input.dueSoonShare === null ? null : Math.floor(intervalSeconds * input.dueSoonShare);
           const dueSoonDays =
             input.intervalDays === null || input.dueSoonDaysShare === null ? null : Math.floor(input.intervalDays * input.dueSoonDaysShare);
-          const subject = schedule({ intervalSeconds, intervalDays: input.intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt: input.lastDoneAt });
+          const subject = schedule({
+            intervalSeconds,
+            intervalDays: input.intervalDays,
+            dueSoonSeconds,
+            dueSoonDays,
+            lastDoneAt: input.lastDoneAt,
+          });
           const now = input.lastDoneAt + input.sinceDone;
           const settled = now - input.behind;
           const lastDone = 5000 * HOUR;
           const hourMeter = lastDone + Math.floor(intervalSeconds * input.usedShare);
           const stateAt = (instant: number, meter: number) =>
-            serviceState({ schedule: subject, lastDoneHourMeterSeconds: lastDone, hourMeterSeconds: meter, timeZone: input.zone, now: instant })
-              .status;
-          const until = scheduleOkUntil({ schedule: subject, lastDoneHourMeterSeconds: lastDone, hourMeterSeconds: hourMeter, timeZone: input.zone, now, settled });
+            serviceState({
+              schedule: subject,
+              lastDoneHourMeterSeconds: lastDone,
+              hourMeterSeconds: meter,
+              timeZone: input.zone,
+              now: instant,
+            }).status;
+          const until = scheduleOkUntil({
+            schedule: subject,
+            lastDoneHourMeterSeconds: lastDone,
+            hourMeterSeconds: hourMeter,
+            timeZone: input.zone,
+            now,
+            settled,
+          });
           if (stateAt(now, hourMeter) !== 'ok') {
             expect(until).toBeNull();
             return;
@@ -155,18 +182,37 @@ describe('P58: scheduleOkUntil()', () => {
 
   it('a calendar margin that begins on a day without midnight (São Paulo, 2018-11-04 begins at 01:00) ends ok at that day’s first instant', () => {
     // Done 2018-10-05 at noon local; 31 days, 1 day of margin: due 2018-11-05, due soon from 2018-11-04.
-    const subject = schedule({ intervalSeconds: 10_000 * HOUR, intervalDays: 31, dueSoonDays: 1, lastDoneAt: at('2018-10-05T12:00:00-03:00') });
+    const subject = schedule({
+      intervalSeconds: 10_000 * HOUR,
+      intervalDays: 31,
+      dueSoonDays: 1,
+      lastDoneAt: at('2018-10-05T12:00:00-03:00'),
+    });
     const now = at('2018-10-20T12:00:00-03:00');
-    const until = scheduleOkUntil({ schedule: subject, lastDoneHourMeterSeconds: 0, hourMeterSeconds: HOUR, timeZone: 'America/Sao_Paulo', now, settled: now });
+    const until = scheduleOkUntil({
+      schedule: subject,
+      lastDoneHourMeterSeconds: 0,
+      hourMeterSeconds: HOUR,
+      timeZone: 'America/Sao_Paulo',
+      now,
+      settled: now,
+    });
     expect(until).toBe(at('2018-11-04T01:00:00-02:00'));
     const status = (instant: number) =>
-      serviceState({ schedule: subject, lastDoneHourMeterSeconds: 0, hourMeterSeconds: HOUR, timeZone: 'America/Sao_Paulo', now: instant }).status;
+      serviceState({ schedule: subject, lastDoneHourMeterSeconds: 0, hourMeterSeconds: HOUR, timeZone: 'America/Sao_Paulo', now: instant })
+        .status;
     expect([status(until! - 1), status(until!)]).toEqual(['ok', 'due_soon']);
   });
 
   it('the hour-meter bound counts from the settled instant: a device silent for a day gets a day less', () => {
     const subject = schedule({ intervalSeconds: 250 * HOUR });
-    const input = { schedule: subject, lastDoneHourMeterSeconds: 0, hourMeterSeconds: 100 * HOUR, timeZone: 'UTC', now: at('2026-02-01T00:00:00Z') };
+    const input = {
+      schedule: subject,
+      lastDoneHourMeterSeconds: 0,
+      hourMeterSeconds: 100 * HOUR,
+      timeZone: 'UTC',
+      now: at('2026-02-01T00:00:00Z'),
+    };
     // 225 h is where due soon begins: 125 h left.
     expect(scheduleOkUntil({ ...input, settled: input.now })).toBe(input.now + 125 * HOUR);
     expect(scheduleOkUntil({ ...input, settled: input.now - DAY })).toBe(input.now + 125 * HOUR - DAY);

@@ -640,7 +640,8 @@ async function _serviceDevicePage(
     return { devices, nextCursor, inputs: null, anyAfter: (index) => index < devices.length - 1 || nextCursor !== null };
   }
   const size = pageSize('service', query.limit);
-  const afterId = query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint: 'service', accountId: query.accountId });
+  const afterId =
+    query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint: 'service', accountId: query.accountId });
   const listed = await store.listServicePage({
     accountId: query.accountId,
     ...(afterId === undefined ? {} : { afterId }),

@@ -7,7 +7,7 @@
  * it answers without remembering anything, whatever writes come, serially or side by side.
  */
 import fc from 'fast-check';
-import { expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { createFleetHours } from '../service/create-fleet-hours.js';
 import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
 import type { Device, DeviceTelemetryPoint, ServiceStatus } from '../types.js';
@@ -56,13 +56,24 @@ async function _seedDevice(store: FleetHoursStore, accountId: number, name: stri
 
 /** The page entry of one device (read alone). */
 async function _entry(store: FleetHoursStore, device: Device, now: number): Promise<ServicePageDevice> {
-  const { devices } = await store.listServicePage!({ accountId: device.accountId, afterId: device.id - 1, limit: 1, now, unsettledOnly: false });
+  const { devices } = await store.listServicePage!({
+    accountId: device.accountId,
+    afterId: device.id - 1,
+    limit: 1,
+    now,
+    unsettledOnly: false,
+  });
   expect(devices.map((entry) => entry.device.id)).toEqual([device.id]);
   return devices[0]!;
 }
 
 /** Remembers, at the device's current version, engine seconds before each of its readings and last services, and an ok bound for each schedule. */
-async function _rememberEverything(store: FleetHoursStore, device: Device, now: number, until: number | null = now + DAY): Promise<ServicePageDevice> {
+async function _rememberEverything(
+  store: FleetHoursStore,
+  device: Device,
+  now: number,
+  until: number | null = now + DAY,
+): Promise<ServicePageDevice> {
   const entry = await _entry(store, device, now);
   const instants = [...entry.readings.map((reading) => reading.readAt), ...entry.schedules.map((schedule) => schedule.lastDoneAt)];
   await store.rememberServiceMemos!({
@@ -102,7 +113,14 @@ function _describeOneCall({ store, itWith }: ServiceMemoContext): void {
         if (index < 2) {
           await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - 2 * DAY, readingSeconds: 900 * HOUR, now: BASE });
           await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY / 2, readingSeconds: 904 * HOUR, now: BASE });
-          await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, intervalDays: 180, lastDoneAt: BASE - DAY, now: BASE });
+          await store().createServiceSchedule({
+            deviceId: device.id,
+            name: 'Oil',
+            intervalSeconds: 250 * HOUR,
+            intervalDays: 180,
+            lastDoneAt: BASE - DAY,
+            now: BASE,
+          });
           await store().createServiceSchedule({
             deviceId: device.id,
             name: 'Filter',
@@ -131,17 +149,29 @@ function _describeOneCall({ store, itWith }: ServiceMemoContext): void {
         };
       };
       const page = (afterId: number | undefined, limit: number) =>
-        store().listServicePage!({ accountId: account.id, ...(afterId === undefined ? {} : { afterId }), limit, now, unsettledOnly: false });
+        store().listServicePage!({
+          accountId: account.id,
+          ...(afterId === undefined ? {} : { afterId }),
+          limit,
+          now,
+          unsettledOnly: false,
+        });
       const first = await page(undefined, 2);
       expect(first.lastDeviceId).toBe(devices[2]!.id);
-      expect(first.devices.map(({ memoVersion: _version, ...rest }) => rest)).toEqual([await expected(devices[0]!), await expected(devices[1]!)]);
+      expect(first.devices.map(({ memoVersion: _version, ...rest }) => rest)).toEqual([
+        await expected(devices[0]!),
+        await expected(devices[1]!),
+      ]);
       for (const entry of first.devices) expect(Number.isSafeInteger(entry.memoVersion)).toBe(true);
       const second = await page(devices[1]!.id, 2);
       expect(second.devices.map(({ memoVersion: _version, ...rest }) => rest)).toEqual([await expected(devices[2]!)]);
       expect((await page(devices[2]!.id, 5)).devices).toEqual([]);
       expect((await page(Number.MAX_SAFE_INTEGER, 5)).devices).toEqual([]);
       const none = await store().createAccount({ name: 'Empty', plan: 'business', now: BASE });
-      expect(await store().listServicePage!({ accountId: none.id, limit: 5, now, unsettledOnly: true })).toEqual({ devices: [], lastDeviceId: null });
+      expect(await store().listServicePage!({ accountId: none.id, limit: 5, now, unsettledOnly: true })).toEqual({
+        devices: [],
+        lastDeviceId: null,
+      });
       // A device without schedules can never match a filter without `ok`: left out.
       const unsettled = await store().listServicePage!({ accountId: account.id, limit: 5, now, unsettledOnly: true });
       expect(unsettled.devices.map((entry) => entry.device.id)).toEqual([devices[0]!.id, devices[1]!.id]);
@@ -158,17 +188,32 @@ function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
       const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
       const device = await _seedDevice(store(), account.id, 'dozer');
       await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY, readingSeconds: 10 * HOUR, now: BASE });
-      const schedule = (await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, lastDoneAt: BASE - 2 * DAY, now: BASE }))!;
+      const schedule = (await store().createServiceSchedule({
+        deviceId: device.id,
+        name: 'Oil',
+        intervalSeconds: 250 * HOUR,
+        lastDoneAt: BASE - 2 * DAY,
+        now: BASE,
+      }))!;
       const now = BASE + HOUR;
       const entry = await _entry(store(), device, now);
       const seconds = { movingSeconds: 3600, idleSeconds: 60 };
       for (const memoVersion of [entry.memoVersion - 1, entry.memoVersion + 1]) {
         await store().rememberServiceMemos!({
-          devices: [{ deviceId: device.id, memoVersion, engineBefore: [{ instant: BASE - DAY, seconds }], okUntil: [{ scheduleId: schedule.id, until: now + DAY }] }],
+          devices: [
+            {
+              deviceId: device.id,
+              memoVersion,
+              engineBefore: [{ instant: BASE - DAY, seconds }],
+              okUntil: [{ scheduleId: schedule.id, until: now + DAY }],
+            },
+          ],
         });
       }
       await store().rememberServiceMemos!({
-        devices: [{ deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [{ instant: BASE - DAY + 1, seconds }], okUntil: [] }],
+        devices: [
+          { deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [{ instant: BASE - DAY + 1, seconds }], okUntil: [] },
+        ],
       });
       const untouched = await _entry(store(), device, now);
       expect({ engineBefore: untouched.engineBefore, okUntil: untouched.okUntil }).toEqual({ engineBefore: new Map(), okUntil: new Map() });
@@ -197,7 +242,14 @@ function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
       });
       // Remembered again: the new value replaces the old.
       await store().rememberServiceMemos!({
-        devices: [{ deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [], okUntil: [{ scheduleId: schedule.id, until: now + 5 * HOUR }] }],
+        devices: [
+          {
+            deviceId: device.id,
+            memoVersion: entry.memoVersion,
+            engineBefore: [],
+            okUntil: [{ scheduleId: schedule.id, until: now + 5 * HOUR }],
+          },
+        ],
       });
       expect((await _entry(store(), device, now)).okUntil).toEqual(new Map([[schedule.id, now + 5 * HOUR]]));
     },
@@ -213,8 +265,19 @@ function _describeVersion({ store, itWith }: ServiceMemoContext): void {
       const device = await _seedDevice(store(), account.id, 'grader');
       const write = (points: DeviceTelemetryPoint[]) => store().writeTelemetry({ accountId: account.id, points, now: BASE + DAY });
       await write(_drive(device.id, BASE, 60)); // the last report at BASE + 59 min
-      const reading = (await store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 30 * 60, readingSeconds: 50 * HOUR, now: BASE + HOUR }))!;
-      const schedule = (await store().createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 250 * HOUR, lastDoneAt: BASE + 10 * 60, now: BASE + HOUR }))!;
+      const reading = (await store().addHourMeterReading({
+        deviceId: device.id,
+        readAt: BASE + 30 * 60,
+        readingSeconds: 50 * HOUR,
+        now: BASE + HOUR,
+      }))!;
+      const schedule = (await store().createServiceSchedule({
+        deviceId: device.id,
+        name: 'Oil',
+        intervalSeconds: 250 * HOUR,
+        lastDoneAt: BASE + 10 * 60,
+        now: BASE + HOUR,
+      }))!;
       const now = BASE + 2 * HOUR;
 
       const kept: [string, () => Promise<unknown>][] = [
@@ -223,14 +286,33 @@ function _describeVersion({ store, itWith }: ServiceMemoContext): void {
         ['a new name', () => store().updateDevice({ deviceId: device.id, changes: { name: 'grader 2' } })],
       ];
       const raised: [string, () => Promise<unknown>][] = [
-        ['a late point before the last report', () => write([{ deviceId: device.id, time: BASE + 20 * 60 + 30, ignition: false, speedKmh: 0 }])],
-        ['an import before the last report', () => store().importSegments({ deviceId: device.id, segments: [{ startedAt: BASE - DAY, endedAt: BASE - DAY + HOUR, state: 'moving' }] })],
-        ['a reading added', () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 51 * HOUR, now })],
-        ['a reading replaced', () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 52 * HOUR, now })],
+        [
+          'a late point before the last report',
+          () => write([{ deviceId: device.id, time: BASE + 20 * 60 + 30, ignition: false, speedKmh: 0 }]),
+        ],
+        [
+          'an import before the last report',
+          () =>
+            store().importSegments({
+              deviceId: device.id,
+              segments: [{ startedAt: BASE - DAY, endedAt: BASE - DAY + HOUR, state: 'moving' }],
+            }),
+        ],
+        [
+          'a reading added',
+          () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 51 * HOUR, now }),
+        ],
+        [
+          'a reading replaced',
+          () => store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 40 * 60, readingSeconds: 52 * HOUR, now }),
+        ],
         ['a reading removed', () => store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id })],
         ['a schedule changed', () => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { intervalSeconds: 300 * HOUR } })],
         ['a service done', () => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { lastDoneAt: BASE + 50 * 60 } })],
-        ['a schedule created', () => store().createServiceSchedule({ deviceId: device.id, name: 'Filter', intervalSeconds: HOUR, lastDoneAt: BASE, now })],
+        [
+          'a schedule created',
+          () => store().createServiceSchedule({ deviceId: device.id, name: 'Filter', intervalSeconds: HOUR, lastDoneAt: BASE, now }),
+        ],
         ['a schedule removed', () => store().removeServiceSchedule({ scheduleId: schedule.id })],
         ['a new zone', () => store().updateDevice({ deviceId: device.id, changes: { timeZone: 'Asia/Tokyo' } })],
       ];
@@ -262,17 +344,31 @@ function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
         devices.set(name, device);
         if (name === 'no schedules') continue;
         for (const schedule of ['Oil', 'Filter']) {
-          await store().createServiceSchedule({ deviceId: device.id, name: schedule, intervalSeconds: 250 * HOUR, lastDoneAt: BASE - DAY, now: BASE });
+          await store().createServiceSchedule({
+            deviceId: device.id,
+            name: schedule,
+            intervalSeconds: 250 * HOUR,
+            lastDoneAt: BASE - DAY,
+            now: BASE,
+          });
         }
         await _rememberEverything(store(), device, now);
         const [first] = (await _entry(store(), device, now)).schedules;
         const version = (await _entry(store(), device, now)).memoVersion;
         const one = (until: number | null) =>
-          store().rememberServiceMemos!({ devices: [{ deviceId: device.id, memoVersion: version, engineBefore: [], okUntil: [{ scheduleId: first!.id, until }] }] });
+          store().rememberServiceMemos!({
+            devices: [{ deviceId: device.id, memoVersion: version, engineBefore: [], okUntil: [{ scheduleId: first!.id, until }] }],
+          });
         if (name === 'one bound passed') await one(now);
         if (name === 'one not ok') await one(null);
         if (name === 'one not remembered') {
-          await store().createServiceSchedule({ deviceId: device.id, name: 'Grease', intervalSeconds: 50 * HOUR, lastDoneAt: BASE - DAY, now: BASE });
+          await store().createServiceSchedule({
+            deviceId: device.id,
+            name: 'Grease',
+            intervalSeconds: 50 * HOUR,
+            lastDoneAt: BASE - DAY,
+            now: BASE,
+          });
         }
       }
       const listed = await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: true });
@@ -280,9 +376,11 @@ function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
       expect(listed.lastDeviceId).toBe(devices.get('no schedules')!.id);
       // Without the filter, every device; and a limit counts listed devices only.
       expect((await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: false })).devices).toHaveLength(5);
-      expect((await store().listServicePage!({ accountId: account.id, limit: 1, now, unsettledOnly: true })).devices.map((entry) => entry.device.name)).toEqual([
-        'one bound passed',
-      ]);
+      expect(
+        (await store().listServicePage!({ accountId: account.id, limit: 1, now, unsettledOnly: true })).devices.map(
+          (entry) => entry.device.name,
+        ),
+      ).toEqual(['one bound passed']);
     },
   );
 }
@@ -316,7 +414,11 @@ const stepArbitrary: fc.Arbitrary<_Step> = fc.oneof(
   fc.record({ kind: fc.constant('unread' as const), device: fc.nat(DEVICES - 1) }),
   fc.record({ kind: fc.constant('done' as const), device: fc.nat(DEVICES - 1), at: fc.integer({ min: 0, max: 20 * HOUR }) }),
   fc.record({ kind: fc.constant('interval' as const), device: fc.nat(DEVICES - 1), hours: fc.integer({ min: 1, max: 12 }) }),
-  fc.record({ kind: fc.constant('zone' as const), device: fc.nat(DEVICES - 1), zone: fc.constantFrom('UTC', 'Pacific/Kiritimati', 'America/Los_Angeles') }),
+  fc.record({
+    kind: fc.constant('zone' as const),
+    device: fc.nat(DEVICES - 1),
+    zone: fc.constantFrom('UTC', 'Pacific/Kiritimati', 'America/Los_Angeles'),
+  }),
   fc.record({
     kind: fc.constant('read' as const),
     statuses: fc.constantFrom<readonly ServiceStatus[] | undefined>(['due_soon', 'overdue'], ['overdue'], ['ok'], undefined),
@@ -343,7 +445,16 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
               ['Oil', 3 + index, 1],
               ['Grease', 1, null],
             ] as const) {
-              ids.push((await store().createServiceSchedule({ deviceId: device.id, name, intervalSeconds: hours * HOUR, intervalDays: days, lastDoneAt: BASE, now: BASE }))!.id);
+              ids.push(
+                (await store().createServiceSchedule({
+                  deviceId: device.id,
+                  name,
+                  intervalSeconds: hours * HOUR,
+                  intervalDays: days,
+                  lastDoneAt: BASE,
+                  now: BASE,
+                }))!.id,
+              );
             }
             schedules.push(ids);
           }
@@ -363,10 +474,19 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
                 await store().writeTelemetry({ accountId: account.id, points: _drive(device.id, BASE + step.start, step.minutes), now });
                 return;
               case 'stop':
-                await store().writeTelemetry({ accountId: account.id, points: [{ deviceId: device.id, time: BASE + step.at, ignition: false, speedKmh: 0 }], now });
+                await store().writeTelemetry({
+                  accountId: account.id,
+                  points: [{ deviceId: device.id, time: BASE + step.at, ignition: false, speedKmh: 0 }],
+                  now,
+                });
                 return;
               case 'reading': {
-                const added = await store().addHourMeterReading({ deviceId: device.id, readAt: BASE + step.at, readingSeconds: step.hours * HOUR, now });
+                const added = await store().addHourMeterReading({
+                  deviceId: device.id,
+                  readAt: BASE + step.at,
+                  readingSeconds: step.hours * HOUR,
+                  now,
+                });
                 readings.set(device.id, [...(readings.get(device.id) ?? []), added!.id]);
                 return;
               }
@@ -380,7 +500,10 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
                 await store().updateServiceSchedule({ scheduleId: schedules[step.device]![0]!, changes: { lastDoneAt: BASE + step.at } });
                 return;
               case 'interval':
-                await store().updateServiceSchedule({ scheduleId: schedules[step.device]![1]!, changes: { intervalSeconds: step.hours * HOUR } });
+                await store().updateServiceSchedule({
+                  scheduleId: schedules[step.device]![1]!,
+                  changes: { intervalSeconds: step.hours * HOUR },
+                });
                 return;
               case 'zone':
                 await store().updateDevice({ deviceId: device.id, changes: { timeZone: step.zone } });

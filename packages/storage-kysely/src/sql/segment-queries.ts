@@ -256,7 +256,10 @@ export function summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuild
  * its state row, plus what the segments that end after now, start after it or are still open add
  * or take away (a few index probes, D27). {@link summarizeOf} without the first segment's start.
  */
-export function engineSecondsAtNowOf(deviceId: RawBuilder<number>, now: number): RawBuilder<{ moving_seconds: number; idle_seconds: number }> {
+export function engineSecondsAtNowOf(
+  deviceId: RawBuilder<number>,
+  now: number,
+): RawBuilder<{ moving_seconds: number; idle_seconds: number }> {
   return sql`
     select totals.moving_seconds + live.moving_seconds as moving_seconds,
            totals.idle_seconds + live.idle_seconds as idle_seconds

@@ -1,7 +1,8 @@
 /**
  * The Kysely store's readings (D38) and schedules (D39) beyond the shared contract: what a page of
- * the fleet costs (one statement through an index, whatever the number of devices) and what the
- * writes leave alone (the device row's version that D35's writes check).
+ * the fleet costs (one statement through an index, whatever the number of devices), what the
+ * writes leave alone (the device row's version that D35's writes check), and the memo version
+ * their triggers raise (P58).
  */
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { explainAnalyze, type PlanNode, rowsReadFrom, usePGlite, usePostgresSche
 import { readingsOfDevices, schedulesOfDevices } from '../sql/maintenance-queries.js';
 import { createKyselyStore } from './create-kysely-store.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { rebuildDailyFigures } from '../verify/rebuild-daily-figures.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const ACCOUNTS = 100;
@@ -125,13 +127,84 @@ function describeDeviceVersion(name: string, database: () => Kysely<FleetHoursDa
   });
 }
 
+/**
+ * P58: the memo version rises for changes made in SQL outside Fleet Hours too (the triggers of
+ * migration 0012), and for `rebuildDailyFigures`; writing what is remembered leaves it; deleting a
+ * device takes its version row with it.
+ */
+function describeMemoVersionOutside(name: string, database: () => Kysely<FleetHoursDatabase>): void {
+  it(`P58: readings, schedules and zones changed in SQL, and figures rebuilt, raise the memo version; a new name or what is remembered do not; on ${name}`, async () => {
+    await resetTables(database());
+    const db = database();
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+    await store.addHourMeterReading({ deviceId: device.id, readAt: T0, readingSeconds: 60, now: T0 });
+    await store.createServiceSchedule({ deviceId: device.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 });
+    const version = async () => {
+      const { devices } = await store.listServicePage({ accountId: account.id, limit: 1, now: T0 + 60, unsettledOnly: false });
+      return devices[0]!.memoVersion;
+    };
+    const changes: [string, () => Promise<unknown>][] = [
+      ['a reading updated', () => sql`update hour_meter_readings set reading_seconds = 90 where device_id = ${device.id}`.execute(db)],
+      [
+        'a schedule interval updated',
+        () => sql`update service_schedules set interval_seconds = 7200 where device_id = ${device.id}`.execute(db),
+      ],
+      ['a schedule name updated', () => sql`update service_schedules set name = 'Engine oil' where device_id = ${device.id}`.execute(db)],
+      [
+        'what a read remembers',
+        async () => {
+          const [schedule] = await store.listServiceSchedules({ deviceIds: [device.id] });
+          await store.rememberServiceMemos({
+            devices: [
+              {
+                deviceId: device.id,
+                memoVersion: await version(),
+                engineBefore: [{ instant: T0, seconds: { movingSeconds: 1, idleSeconds: 2 } }],
+                okUntil: [{ scheduleId: schedule!.id, until: T0 + 999 }],
+              },
+            ],
+          });
+        },
+      ],
+      ['the zone updated', () => sql`update devices set time_zone = 'Asia/Tokyo' where id = ${device.id}`.execute(db)],
+      ['the zone set to itself', () => sql`update devices set time_zone = 'Asia/Tokyo' where id = ${device.id}`.execute(db)],
+      ['figures rebuilt', () => rebuildDailyFigures(db)],
+      ['a reading deleted', () => sql`delete from hour_meter_readings where device_id = ${device.id}`.execute(db)],
+    ];
+    const rose: Record<string, boolean> = {};
+    for (const [change, run] of changes) {
+      const before = await version();
+      await run();
+      rose[change] = (await version()) > before;
+    }
+    expect(rose).toEqual({
+      'a reading updated': true,
+      'a schedule interval updated': true,
+      'a schedule name updated': false,
+      'what a read remembers': false,
+      'the zone updated': true,
+      'the zone set to itself': false,
+      'figures rebuilt': true,
+      'a reading deleted': true,
+    });
+    // The device deleted with its schedule: the cascade raises nothing, and its version row goes too.
+    await sql`delete from devices where id = ${device.id}`.execute(db);
+    const { rows } = await sql<{ left: number }>`select count(*)::integer as left from service_memo_versions`.execute(db);
+    expect(rows[0]!.left).toBe(0);
+  });
+}
+
 /** One PGlite for the file. */
 const pglite = usePGlite();
 describeFleetPageCost('PGlite', pglite);
 describeDeviceVersion('PGlite', pglite);
+describeMemoVersionOutside('PGlite', pglite);
 
 describeWithPostgres('on PostgreSQL', () => {
   const { db } = usePostgresSchema(2);
   describeFleetPageCost('PostgreSQL', db);
   describeDeviceVersion('PostgreSQL', db);
+  describeMemoVersionOutside('PostgreSQL', db);
 });

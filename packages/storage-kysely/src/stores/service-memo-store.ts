@@ -72,7 +72,8 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
   return {
     listServicePage: ({ accountId, afterId, limit, now, unsettledOnly }) =>
       guard(async () => {
-        if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
+        if (afterId !== undefined && !Number.isSafeInteger(afterId))
+          throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
         if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
         assertEpochSeconds('now', now);
         if (!isId(accountId)) return { devices: [], lastDeviceId: null };
@@ -119,7 +120,13 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 
     rememberServiceMemos: ({ devices }) =>
       guard(async () => {
-        const engine = { device: [] as number[], version: [] as number[], instant: [] as number[], moving: [] as number[], idle: [] as number[] };
+        const engine = {
+          device: [] as number[],
+          version: [] as number[],
+          instant: [] as number[],
+          moving: [] as number[],
+          idle: [] as number[],
+        };
         const ok = { device: [] as number[], version: [] as number[], schedule: [] as number[], until: [] as (number | null)[] };
         for (const memo of devices) {
           if (!isId(memo.deviceId) || !Number.isSafeInteger(memo.memoVersion)) continue;
@@ -185,7 +192,13 @@ function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
   const okUntil = new Map<number, number | null>();
   for (const listed of row.schedules ?? []) {
     const [id, name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDone, createdAt] = listed;
-    const [remembered, moving, idle, ok, until] = listed.slice(9) as [boolean | null, number | null, number | null, boolean | null, number | null];
+    const [remembered, moving, idle, ok, until] = listed.slice(9) as [
+      boolean | null,
+      number | null,
+      number | null,
+      boolean | null,
+      number | null,
+    ];
     schedules.push({
       id,
       deviceId,

@@ -17,7 +17,13 @@
 import { telemetryToSegments, type BucketSeconds, type SegmentInput, type SegmentState, type TelemetryPoint } from '@fleet-hours/core';
 import type { DayFigure } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { DayFigureAccumulator, raiseServiceMemoVersion, rebuildDeviceFigures, segmentChunks, type RunningDay } from '../sql/daily-figures.js';
+import {
+  DayFigureAccumulator,
+  raiseServiceMemoVersion,
+  rebuildDeviceFigures,
+  segmentChunks,
+  type RunningDay,
+} from '../sql/daily-figures.js';
 import { pointsKeptFrom } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
