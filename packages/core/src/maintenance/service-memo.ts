@@ -92,7 +92,7 @@ export function settledInstant(settledAt: EpochSeconds | null, now: EpochSeconds
  *   dueSoonSeconds: null, dueSoonDays: null, lastDoneAt: 0, lastDoneHourMeterSeconds: null, createdAt: 0,
  * };
  * // 810,000 s before the margin, 800,000 used: ok for 10,000 s after the settled instant.
- * scheduleOkUntil({ schedule, lastDoneHourMeterSeconds: 0, hourMeterSeconds: 800_000, timeZone: 'UTC', now: 5_000_000, settled: 4_990_000 }); // 5_000_000
+ * scheduleOkUntil({ schedule, lastDoneHourMeterSeconds: 0, hourMeterSeconds: 800_000, timeZone: 'UTC', now: 4_995_000, settled: 4_990_000 }); // 5000000
  * ```
  */
 export function scheduleOkUntil(input: {

@@ -36,7 +36,7 @@ import type {
 } from '../types.js';
 import type { HourMeterValue } from '../maintenance/hour-meter.js';
 import { deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
-import { memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
+import { bucketsBetween, memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -313,14 +313,6 @@ async function _pageOfAsked(
   return devices.map((_device, index) => found.get(index) ?? []);
 }
 
-/** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
-function _differences(before: readonly BucketSeconds[]): BucketSeconds[] {
-  return before.slice(1).map((end, index) => ({
-    movingSeconds: end.movingSeconds - before[index]!.movingSeconds,
-    idleSeconds: end.idleSeconds - before[index]!.idleSeconds,
-  }));
-}
-
 /** The sums a read asks of the store: by its capabilities when it has them, else by the core's fallback over its segments. */
 interface _StoreSums {
   /** The buckets of one device, its window's boundaries capped at now. */
@@ -376,7 +368,7 @@ function _storeSums(store: FleetHoursStore): _StoreSums {
       return _pageOfAsked(devices, boundaries, async (asked) => {
         if (asked.length === 0) return [];
         const requests = asked.map((request) => ({ deviceId: request.deviceId, instants: _capAtNow(request.boundaries, now) }));
-        return (await engineSecondsBeforeMany.call(store, { requests, now })).map(_differences);
+        return (await engineSecondsBeforeMany.call(store, { requests, now })).map(bucketsBetween);
       });
     },
     summarize,

@@ -37,7 +37,7 @@ export function memoPageSums(
       const before = instants.map((instant, position) =>
         position === instants.length - 1 && instant === now ? memo.engineSeconds : memo.engineBefore.get(instant),
       );
-      if (before.every((value) => value !== undefined)) results[index] = _differences(before as BucketSeconds[]);
+      if (before.every((value) => value !== undefined)) results[index] = bucketsBetween(before as BucketSeconds[]);
       else asked.push({ index, deviceId: device.id, instants });
     });
     if (asked.length === 0) return results;
@@ -47,7 +47,7 @@ export function memoPageSums(
     });
     asked.forEach((request, position) => {
       const values = found[position]!;
-      results[request.index] = _differences(values);
+      results[request.index] = bucketsBetween(values);
       learned.set(request.deviceId, new Map(request.instants.map((instant, at) => [instant, values[at]!])));
     });
     return results;
@@ -107,7 +107,8 @@ export function serviceMemoWrites(input: {
   return writes;
 }
 
-function _differences(before: readonly BucketSeconds[]): BucketSeconds[] {
+/** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
+export function bucketsBetween(before: readonly BucketSeconds[]): BucketSeconds[] {
   return before.slice(1).map((end, index) => ({
     movingSeconds: end.movingSeconds - before[index]!.movingSeconds,
     idleSeconds: end.idleSeconds - before[index]!.idleSeconds,

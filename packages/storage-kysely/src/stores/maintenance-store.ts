@@ -40,7 +40,9 @@ export type MaintenanceStore = Pick<
  * row, D44): they never update that row. Their foreign key to `devices` takes a key-share lock of the device's row for the
  * statement, which waits for a write holding the row's update lock (and makes it wait) but leaves
  * the row's version as it is; a device deleted meanwhile makes the insert a miss. The hour meter
- * and the service states are computed at read time, so nothing derived from them is kept in step.
+ * and the service states are computed at read time; what service pages remember of them (P58)
+ * counts only at the device's memo version, which the triggers of migration 0012 raise in the
+ * transaction of each change.
  */
 export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceStore {
   const ids = (deviceIds: readonly number[]) => deviceIds.filter(isId);
