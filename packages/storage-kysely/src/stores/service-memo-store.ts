@@ -147,35 +147,40 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
             ok.until.push(until);
           }
         }
+        if (engine.device.length === 0 && ok.device.length === 0) return;
         // Each statement writes a device's values only at the version they were computed from, read
         // in the statement's snapshot: a change committed since raised it, and the values are dropped.
+        // A cache: its commit does not wait for the disk (a crash may lose it, never make it wrong).
         const current = (device: string) =>
           sql`coalesce((select version from service_memo_versions where device_id = ${sql.ref(device)}), 0)`;
-        if (engine.device.length > 0) {
-          const asked = sql`unnest(${engine.device}::integer[], ${engine.version}::bigint[], ${engine.instant}::float8[], ${engine.moving}::bigint[], ${engine.idle}::bigint[])
-                              as asked(device_id, version, instant, moving, idle)`;
-          await sql`
-            update hour_meter_readings as reading
-               set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
-              from ${asked}
-             where reading.device_id = asked.device_id and reading.read_at = to_timestamp(asked.instant)
-               and ${current('asked.device_id')} = asked.version`.execute(db);
-          await sql`
-            update service_schedules as schedule
-               set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
-              from ${asked}
-             where schedule.device_id = asked.device_id and schedule.last_done_at = to_timestamp(asked.instant)
-               and ${current('asked.device_id')} = asked.version`.execute(db);
-        }
-        if (ok.device.length > 0) {
-          await sql`
-            update service_schedules as schedule
-               set ok_memo_version = asked.version, ok_until = to_timestamp(asked.until)
-              from unnest(${ok.device}::integer[], ${ok.version}::bigint[], ${ok.schedule}::integer[], ${ok.until}::float8[])
-                   as asked(device_id, version, schedule_id, until)
-             where schedule.id = asked.schedule_id and schedule.device_id = asked.device_id
-               and ${current('asked.device_id')} = asked.version`.execute(db);
-        }
+        await db.transaction().execute(async (trx) => {
+          await sql`set local synchronous_commit = off`.execute(trx);
+          if (engine.device.length > 0) {
+            const asked = sql`unnest(${engine.device}::integer[], ${engine.version}::bigint[], ${engine.instant}::float8[], ${engine.moving}::bigint[], ${engine.idle}::bigint[])
+                                as asked(device_id, version, instant, moving, idle)`;
+            await sql`
+              update hour_meter_readings as reading
+                 set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
+                from ${asked}
+               where reading.device_id = asked.device_id and reading.read_at = to_timestamp(asked.instant)
+                 and ${current('asked.device_id')} = asked.version`.execute(trx);
+            await sql`
+              update service_schedules as schedule
+                 set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
+                from ${asked}
+               where schedule.device_id = asked.device_id and schedule.last_done_at = to_timestamp(asked.instant)
+                 and ${current('asked.device_id')} = asked.version`.execute(trx);
+          }
+          if (ok.device.length > 0) {
+            await sql`
+              update service_schedules as schedule
+                 set ok_memo_version = asked.version, ok_until = to_timestamp(asked.until)
+                from unnest(${ok.device}::integer[], ${ok.version}::bigint[], ${ok.schedule}::integer[], ${ok.until}::float8[])
+                     as asked(device_id, version, schedule_id, until)
+               where schedule.id = asked.schedule_id and schedule.device_id = asked.device_id
+                 and ${current('asked.device_id')} = asked.version`.execute(trx);
+          }
+        });
       }),
   };
 }
