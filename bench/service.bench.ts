@@ -466,7 +466,7 @@ async function fleetPart(getFleet: Get, fleet: Awaited<ReturnType<typeof seedFle
   // every device's memo version raised before each, untimed; the page computes and remembers again.
   const cold: number[] = [];
   for (let turn = 0; turn < FLEET_RUNS; turn += 1) {
-    await sql`update service_memo_versions set version = version + 1`.execute(db);
+    await sql`update service_memos set version = version + 1`.execute(db);
     const started = performance.now();
     await getFleet(filtered);
     cold.push(performance.now() - started);

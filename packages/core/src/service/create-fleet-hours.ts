@@ -675,7 +675,7 @@ async function _rememberedMaintenance(store: ServiceMemoStore, inputs: readonly 
   const learned = new Map<number, Map<number, BucketSeconds>>();
   const meters = await hourMetersOf(memoPageSums(store, inputs, learned), devices, engine, facts, now);
   const remember = async (services: readonly DeviceService[]) => {
-    const writes = serviceMemoWrites({ memos: inputs, facts, services, learned, now });
+    const writes = serviceMemoWrites({ memos: inputs, services, learned, now });
     if (writes.length > 0) await store.rememberServiceMemos({ devices: writes });
   };
   return { facts, meters, remember };

@@ -1,5 +1,5 @@
 import { scheduleOkUntil, settledInstant } from '../maintenance/service-memo.js';
-import type { PageSums, MaintenanceFacts } from './maintenance-reads.js';
+import type { PageSums } from './maintenance-reads.js';
 import type { ServicePageDevice, FleetHoursStore, ServiceMemoWrite } from '../store/storage-port.js';
 import type { BucketSeconds, DeviceService, EpochSeconds } from '../types.js';
 
@@ -35,7 +35,7 @@ export function memoPageSums(
       if (!instants) return;
       const memo = memos[index]!;
       const before = instants.map((instant, position) =>
-        position === instants.length - 1 && instant === now ? memo.engineSeconds : memo.engineBefore.get(instant),
+        position === instants.length - 1 && instant === now ? memo.engineSeconds : memo.remembered?.engineBefore.get(instant),
       );
       if (before.every((value) => value !== undefined)) results[index] = bucketsBetween(before as BucketSeconds[]);
       else asked.push({ index, deviceId: device.id, instants });
@@ -56,55 +56,63 @@ export function memoPageSums(
 
 /**
  * What a service page hands back to be remembered (P58), per device: the engine time before the
- * instants it computed (only at or before the settled instant, and not already remembered), and,
- * for each schedule not remembered yet (or remembered `ok` until a past instant), until when it
- * stays `ok` (`null` when it is not `ok`). A schedule that is `ok` but counts from a last service
- * after the settled instant is left out: it cannot be bounded, and is computed again next time.
+ * instants it computed (those at or before the settled instant) with what was remembered, and
+ * until when every schedule stays `ok`: the earliest `scheduleOkUntil`, `null` when a schedule is
+ * not `ok` or counts from a last service after the settled instant (it cannot be bounded). A
+ * device is written only when that adds something: nothing was remembered at its version, it
+ * learnt engine time, its bound has passed, or a bound became known.
  *
  * @returns The writes; devices with nothing new are left out.
  */
 export function serviceMemoWrites(input: {
   readonly memos: readonly ServicePageDevice[];
-  readonly facts: MaintenanceFacts;
   readonly services: readonly DeviceService[];
   readonly learned: ReadonlyMap<number, ReadonlyMap<EpochSeconds, BucketSeconds>>;
   readonly now: EpochSeconds;
 }): ServiceMemoWrite[] {
-  const { memos, facts, services, learned, now } = input;
+  const { memos, services, learned, now } = input;
   const writes: ServiceMemoWrite[] = [];
   memos.forEach((memo, index) => {
-    const { device } = memo;
+    const { device, remembered } = memo;
     const settled = settledInstant(device.lastReportedAt, now);
-    const engineBefore = [...(learned.get(device.id) ?? [])]
-      .filter(([instant]) => instant <= settled && !memo.engineBefore.has(instant))
-      .map(([instant, seconds]) => ({ instant, seconds }));
-    const schedules = facts.schedules.get(device.id) ?? [];
-    const service = services[index]!;
-    const okUntil: { scheduleId: number; until: EpochSeconds | null }[] = [];
-    schedules.forEach((schedule, position) => {
-      const remembered = memo.okUntil.get(schedule.id);
-      if (remembered === null || (remembered !== undefined && remembered > now)) return;
-      const state = service.schedules[position]!;
-      if (state.status !== 'ok') {
-        okUntil.push({ scheduleId: schedule.id, until: null });
-        return;
-      }
-      if (schedule.lastDoneHourMeterSeconds === null && schedule.lastDoneAt > settled) return;
-      const until = scheduleOkUntil({
-        schedule,
-        lastDoneHourMeterSeconds: state.lastDoneHourMeterSeconds,
-        hourMeterSeconds: service.hourMeterSeconds,
-        timeZone: device.timeZone,
-        now,
-        settled,
-      });
-      okUntil.push({ scheduleId: schedule.id, until });
-    });
-    if (engineBefore.length > 0 || okUntil.length > 0) {
-      writes.push({ deviceId: device.id, memoVersion: memo.memoVersion, engineBefore, okUntil });
+    const engine = new Map(remembered?.engineBefore);
+    let learnt = false;
+    for (const [instant, seconds] of learned.get(device.id) ?? []) {
+      if (instant > settled || engine.has(instant)) continue;
+      engine.set(instant, seconds);
+      learnt = true;
     }
+    const okUntil = _okUntil(memo, services[index]!, settled, now);
+    const bound = remembered === null || (remembered.okUntil === null ? okUntil !== null : remembered.okUntil <= now);
+    if (!learnt && !bound) return;
+    writes.push({
+      deviceId: device.id,
+      memoVersion: memo.memoVersion,
+      okUntil: bound ? okUntil : remembered!.okUntil,
+      engineBefore: [...engine].map(([instant, seconds]) => ({ instant, seconds })),
+    });
   });
   return writes;
+}
+
+/** The earliest instant a schedule of the device may stop being `ok` (P58), `null` when one is not `ok` or cannot be bounded. */
+function _okUntil(memo: ServicePageDevice, service: DeviceService, settled: EpochSeconds, now: EpochSeconds): EpochSeconds | null {
+  let earliest: EpochSeconds | null = null;
+  for (const [position, schedule] of memo.schedules.entries()) {
+    const state = service.schedules[position]!;
+    if (state.status !== 'ok' || (schedule.lastDoneHourMeterSeconds === null && schedule.lastDoneAt > settled)) return null;
+    const until = scheduleOkUntil({
+      schedule,
+      lastDoneHourMeterSeconds: state.lastDoneHourMeterSeconds,
+      hourMeterSeconds: service.hourMeterSeconds,
+      timeZone: memo.device.timeZone,
+      now,
+      settled,
+    });
+    if (until === null) return null;
+    earliest = earliest === null ? until : Math.min(earliest, until);
+  }
+  return earliest;
 }
 
 /** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */

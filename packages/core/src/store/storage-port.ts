@@ -59,10 +59,21 @@ export interface EventCheck {
   readonly version: number;
 }
 
+/** P58: what a store remembers of a device's service, at one memo version. */
+export interface ServiceMemo {
+  /** Until when every schedule of the device stays `ok` (`scheduleOkUntil`, the earliest), `null` when that is not known. */
+  readonly okUntil: EpochSeconds | null;
+  /**
+   * The engine seconds before instants (the `readAt` of its readings, the `lastDoneAt` of its
+   * schedules): what `engineSecondsBeforeMany` returns for them.
+   */
+  readonly engineBefore: ReadonlyMap<EpochSeconds, BucketSeconds>;
+}
+
 /**
  * P58: a device of a service page with everything the page computes it from, read in one
- * snapshot: the device, its engine seconds up to now, readings and schedules, its memo version, and what its
- * store remembers of it at that version.
+ * snapshot: the device, its engine seconds up to now, readings and schedules, its memo version,
+ * and what its store remembers of it at that version.
  */
 export interface ServicePageDevice {
   readonly device: Device;
@@ -74,24 +85,19 @@ export interface ServicePageDevice {
   readonly schedules: readonly ServiceSchedule[];
   /** The device's memo version. */
   readonly memoVersion: number;
-  /**
-   * The engine seconds before instants (the `readAt` of its readings, the `lastDoneAt` of its
-   * schedules), remembered at this version: what `engineSecondsBeforeMany` returns for them.
-   */
-  readonly engineBefore: ReadonlyMap<EpochSeconds, BucketSeconds>;
-  /** Per schedule remembered at this version: the instant it stays `ok` until, `null` when it was not `ok`. */
-  readonly okUntil: ReadonlyMap<number, EpochSeconds | null>;
+  /** What was remembered at this version; `null` when nothing was (or only at another version). */
+  readonly remembered: ServiceMemo | null;
 }
 
-/** P58: what a service read hands back to be remembered for one device. */
+/** P58: what a service read hands back to be remembered for one device: the whole memo, replacing any other. */
 export interface ServiceMemoWrite {
   readonly deviceId: number;
-  /** The memo version the values were computed from (read before any of their data). */
+  /** The memo version the values were computed from (read with their data). */
   readonly memoVersion: number;
-  /** Engine seconds before instants that are the `readAt` of a reading or the `lastDoneAt` of a schedule of the device. */
+  /** Until when every schedule stays `ok`, `null` when that is not known. */
+  readonly okUntil: EpochSeconds | null;
+  /** Engine seconds before the device's readings and last services. */
   readonly engineBefore: readonly { readonly instant: EpochSeconds; readonly seconds: BucketSeconds }[];
-  /** Per schedule: until when it stays `ok` (`scheduleOkUntil`), `null` when it is not `ok`. */
-  readonly okUntil: readonly { readonly scheduleId: number; readonly until: EpochSeconds | null }[];
 }
 
 export interface FleetHoursStore extends WebhookOutboxStore {
@@ -205,11 +211,11 @@ export interface FleetHoursStore extends WebhookOutboxStore {
    * Optional capability (P58): one page of a service read in one round trip. The account's devices
    * as `listDevices` lists them (ids above `afterId`, ascending, at most `limit`), each with what
    * {@link ServicePageDevice} holds, all read in one snapshot; with `unsettledOnly`, only the
-   * devices with at least one schedule that is not remembered `ok` until after `now`.
-   * `lastDeviceId` is the highest id of the account's devices (`null` for none). Present exactly
-   * when {@link rememberServiceMemos} and {@link engineSecondsBeforeMany} are. A store that has it
-   * MUST raise a device's memo version, atomically with the change, whenever something a memo holds
-   * may change: segments changed before the device's `lastReportedAt` (`changesSettledHistory`),
+   * devices that have schedules and are not remembered `ok` until after `now`. `lastDeviceId` is
+   * the highest id of the account's devices (`null` for none). Present exactly when
+   * {@link rememberServiceMemos} and {@link engineSecondsBeforeMany} are. A store that has it MUST
+   * raise a device's memo version, atomically with the change, whenever something a memo holds may
+   * change: segments changed before the device's `lastReportedAt` (`changesSettledHistory`),
    * readings added, changed or removed, schedules created, changed or removed, the device's zone
    * changed, segments or figures repaired or rebuilt.
    */
@@ -222,10 +228,10 @@ export interface FleetHoursStore extends WebhookOutboxStore {
   }): Promise<{ readonly devices: readonly ServicePageDevice[]; readonly lastDeviceId: number | null }>;
 
   /**
-   * Optional capability (P58): remembers values of devices' services, each at the memo version it
-   * was computed from. MUST write a device's values only while its memo version is still the one
-   * given (otherwise they are dropped), and only on its readings read at, and its schedules last
-   * done at, the instants named (a value for an instant no row has is dropped).
+   * Optional capability (P58): remembers each device's memo, replacing what was remembered, only
+   * while the device's memo version is still the one given (otherwise it is dropped), and so that
+   * a change raising the version at the same time either comes first (the memo is dropped) or
+   * leaves the memo at the old version.
    */
   rememberServiceMemos?(input: { readonly devices: readonly ServiceMemoWrite[] }): Promise<void>;
 

@@ -67,29 +67,37 @@ async function _entry(store: FleetHoursStore, device: Device, now: number): Prom
   return devices[0]!;
 }
 
-/** Remembers, at the device's current version, engine seconds before each of its readings and last services, and an ok bound for each schedule. */
+/** Remembers, at the device's current version, engine seconds before each of its readings and last services, and a bound. */
 async function _rememberEverything(
   store: FleetHoursStore,
   device: Device,
   now: number,
-  until: number | null = now + DAY,
+  okUntil: number | null = now + DAY,
 ): Promise<ServicePageDevice> {
   const entry = await _entry(store, device, now);
-  const instants = [...entry.readings.map((reading) => reading.readAt), ...entry.schedules.map((schedule) => schedule.lastDoneAt)];
+  const instants = [
+    ...new Set([...entry.readings.map((reading) => reading.readAt), ...entry.schedules.map((schedule) => schedule.lastDoneAt)]),
+  ];
   await store.rememberServiceMemos!({
     devices: [
       {
         deviceId: device.id,
         memoVersion: entry.memoVersion,
+        okUntil,
         engineBefore: instants.map((instant, index) => ({ instant, seconds: { movingSeconds: 100 + index, idleSeconds: 7 } })),
-        okUntil: entry.schedules.map((schedule) => ({ scheduleId: schedule.id, until })),
       },
     ],
   });
   const remembered = await _entry(store, device, now);
-  expect(remembered.memoVersion).toBe(entry.memoVersion);
-  expect(remembered.engineBefore.size).toBe(new Set(instants).size);
-  expect(remembered.okUntil.size).toBe(entry.schedules.length);
+  expect({
+    version: remembered.memoVersion,
+    okUntil: remembered.remembered?.okUntil,
+    instants: remembered.remembered?.engineBefore.size,
+  }).toEqual({
+    version: entry.memoVersion,
+    okUntil,
+    instants: instants.length,
+  });
   return remembered;
 }
 
@@ -144,8 +152,7 @@ function _describeOneCall({ store, itWith }: ServiceMemoContext): void {
           engineSeconds: { movingSeconds: summary.movingSeconds, idleSeconds: summary.idleSeconds },
           readings: await store().listHourMeterReadings({ deviceIds: [device.id] }),
           schedules: await store().listServiceSchedules({ deviceIds: [device.id] }),
-          engineBefore: new Map(),
-          okUntil: new Map(),
+          remembered: null,
         };
       };
       const page = (afterId: number | undefined, limit: number) =>
@@ -183,75 +190,46 @@ function _describeOneCall({ store, itWith }: ServiceMemoContext): void {
 function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
   itWith(
     'listServicePage',
-    'P58: what is remembered comes back at the version it was remembered at; values of another version, or for an instant no reading or last service has, are dropped',
+    'P58: what is remembered comes back at the version it was remembered at, replaced by the next memo; a memo of another version is dropped',
     async () => {
       const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
       const device = await _seedDevice(store(), account.id, 'dozer');
       await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY, readingSeconds: 10 * HOUR, now: BASE });
-      const schedule = (await store().createServiceSchedule({
+      await store().createServiceSchedule({
         deviceId: device.id,
         name: 'Oil',
         intervalSeconds: 250 * HOUR,
         lastDoneAt: BASE - 2 * DAY,
         now: BASE,
-      }))!;
+      });
       const now = BASE + HOUR;
       const entry = await _entry(store(), device, now);
+      expect(entry.remembered).toBeNull();
       const seconds = { movingSeconds: 3600, idleSeconds: 60 };
-      for (const memoVersion of [entry.memoVersion - 1, entry.memoVersion + 1]) {
-        await store().rememberServiceMemos!({
-          devices: [
-            {
-              deviceId: device.id,
-              memoVersion,
-              engineBefore: [{ instant: BASE - DAY, seconds }],
-              okUntil: [{ scheduleId: schedule.id, until: now + DAY }],
-            },
-          ],
-        });
-      }
-      await store().rememberServiceMemos!({
-        devices: [
-          { deviceId: device.id, memoVersion: entry.memoVersion, engineBefore: [{ instant: BASE - DAY + 1, seconds }], okUntil: [] },
-        ],
-      });
-      const untouched = await _entry(store(), device, now);
-      expect({ engineBefore: untouched.engineBefore, okUntil: untouched.okUntil }).toEqual({ engineBefore: new Map(), okUntil: new Map() });
+      const memo = (memoVersion: number, okUntil: number | null, engineBefore: { instant: number; seconds: typeof seconds }[]) =>
+        store().rememberServiceMemos!({ devices: [{ deviceId: device.id, memoVersion, okUntil, engineBefore }] });
+      for (const version of [entry.memoVersion - 1, entry.memoVersion + 1])
+        await memo(version, now + DAY, [{ instant: BASE - DAY, seconds }]);
+      expect((await _entry(store(), device, now)).remembered).toBeNull();
 
-      await store().rememberServiceMemos!({
-        devices: [
-          {
-            deviceId: device.id,
-            memoVersion: entry.memoVersion,
-            engineBefore: [
-              { instant: BASE - DAY, seconds },
-              { instant: BASE - 2 * DAY, seconds: { movingSeconds: 0, idleSeconds: 0 } },
-            ],
-            okUntil: [{ scheduleId: schedule.id, until: null }],
-          },
-        ],
-      });
+      await memo(entry.memoVersion, null, [
+        { instant: BASE - DAY, seconds },
+        { instant: BASE - 2 * DAY, seconds: { movingSeconds: 0, idleSeconds: 0 } },
+      ]);
       const remembered = await _entry(store(), device, now);
-      expect({ version: remembered.memoVersion, engineBefore: remembered.engineBefore, okUntil: remembered.okUntil }).toEqual({
+      expect({ version: remembered.memoVersion, remembered: remembered.remembered }).toEqual({
         version: entry.memoVersion,
-        engineBefore: new Map([
-          [BASE - DAY, seconds],
-          [BASE - 2 * DAY, { movingSeconds: 0, idleSeconds: 0 }],
-        ]),
-        okUntil: new Map([[schedule.id, null]]),
+        remembered: {
+          okUntil: null,
+          engineBefore: new Map([
+            [BASE - DAY, seconds],
+            [BASE - 2 * DAY, { movingSeconds: 0, idleSeconds: 0 }],
+          ]),
+        },
       });
-      // Remembered again: the new value replaces the old.
-      await store().rememberServiceMemos!({
-        devices: [
-          {
-            deviceId: device.id,
-            memoVersion: entry.memoVersion,
-            engineBefore: [],
-            okUntil: [{ scheduleId: schedule.id, until: now + 5 * HOUR }],
-          },
-        ],
-      });
-      expect((await _entry(store(), device, now)).okUntil).toEqual(new Map([[schedule.id, now + 5 * HOUR]]));
+      // Remembered again: the new memo replaces the old, whole.
+      await memo(entry.memoVersion, now + 5 * HOUR, []);
+      expect((await _entry(store(), device, now)).remembered).toEqual({ okUntil: now + 5 * HOUR, engineBefore: new Map() });
     },
   );
 }
@@ -321,8 +299,8 @@ function _describeVersion({ store, itWith }: ServiceMemoContext): void {
         const before = await _rememberEverything(store(), device, now);
         await change();
         const after = await _entry(store(), device, now);
-        const same = after.memoVersion === before.memoVersion && after.engineBefore.size > 0 && after.okUntil.size > 0;
-        const dropped = after.memoVersion > before.memoVersion && after.engineBefore.size === 0 && after.okUntil.size === 0;
+        const same = after.memoVersion === before.memoVersion && after.remembered !== null && after.remembered.engineBefore.size > 0;
+        const dropped = after.memoVersion > before.memoVersion && after.remembered === null;
         outcomes[name] = same ? 'kept' : dropped ? 'raised' : `neither (version ${before.memoVersion} → ${after.memoVersion})`;
       }
       expect(outcomes).toEqual(Object.fromEntries([...kept.map(([name]) => [name, 'kept']), ...raised.map(([name]) => [name, 'raised'])]));
@@ -333,35 +311,35 @@ function _describeVersion({ store, itWith }: ServiceMemoContext): void {
 function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
   itWith(
     'listServicePage',
-    'P58: with unsettledOnly, a device is left out exactly when it has schedules and each is remembered ok until after now',
+    'P58: with unsettledOnly, a device is left out exactly when it has no schedule, or is remembered ok until after now at its version',
     async () => {
       const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
       const now = BASE + HOUR;
-      const cases = ['all ok', 'one bound passed', 'one not remembered', 'one not ok', 'no schedules'] as const;
+      const cases = [
+        'ok past now',
+        'bound passed',
+        'not known ok',
+        'nothing remembered',
+        'remembered before a change',
+        'no schedules',
+      ] as const;
       const devices = new Map<(typeof cases)[number], Device>();
       for (const name of cases) {
         const device = await _seedDevice(store(), account.id, name);
         devices.set(name, device);
         if (name === 'no schedules') continue;
-        for (const schedule of ['Oil', 'Filter']) {
-          await store().createServiceSchedule({
-            deviceId: device.id,
-            name: schedule,
-            intervalSeconds: 250 * HOUR,
-            lastDoneAt: BASE - DAY,
-            now: BASE,
-          });
-        }
-        await _rememberEverything(store(), device, now);
-        const [first] = (await _entry(store(), device, now)).schedules;
-        const version = (await _entry(store(), device, now)).memoVersion;
-        const one = (until: number | null) =>
-          store().rememberServiceMemos!({
-            devices: [{ deviceId: device.id, memoVersion: version, engineBefore: [], okUntil: [{ scheduleId: first!.id, until }] }],
-          });
-        if (name === 'one bound passed') await one(now);
-        if (name === 'one not ok') await one(null);
-        if (name === 'one not remembered') {
+        await store().createServiceSchedule({
+          deviceId: device.id,
+          name: 'Oil',
+          intervalSeconds: 250 * HOUR,
+          lastDoneAt: BASE - DAY,
+          now: BASE,
+        });
+        if (name === 'ok past now') await _rememberEverything(store(), device, now, now + 1);
+        if (name === 'bound passed') await _rememberEverything(store(), device, now, now);
+        if (name === 'not known ok') await _rememberEverything(store(), device, now, null);
+        if (name === 'remembered before a change') {
+          await _rememberEverything(store(), device, now, now + DAY);
           await store().createServiceSchedule({
             deviceId: device.id,
             name: 'Grease',
@@ -372,15 +350,19 @@ function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
         }
       }
       const listed = await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: true });
-      expect(listed.devices.map((entry) => entry.device.name)).toEqual(['one bound passed', 'one not remembered', 'one not ok']);
+      expect(listed.devices.map((entry) => entry.device.name)).toEqual([
+        'bound passed',
+        'not known ok',
+        'nothing remembered',
+        'remembered before a change',
+      ]);
       expect(listed.lastDeviceId).toBe(devices.get('no schedules')!.id);
       // Without the filter, every device; and a limit counts listed devices only.
-      expect((await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: false })).devices).toHaveLength(5);
-      expect(
-        (await store().listServicePage!({ accountId: account.id, limit: 1, now, unsettledOnly: true })).devices.map(
-          (entry) => entry.device.name,
-        ),
-      ).toEqual(['one bound passed']);
+      expect((await store().listServicePage!({ accountId: account.id, limit: 10, now, unsettledOnly: false })).devices).toHaveLength(
+        cases.length,
+      );
+      const first = await store().listServicePage!({ accountId: account.id, limit: 1, now, unsettledOnly: true });
+      expect(first.devices.map((entry) => entry.device.name)).toEqual(['bound passed']);
     },
   );
 }

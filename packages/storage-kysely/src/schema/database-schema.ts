@@ -117,12 +117,6 @@ export interface HourMeterReadingsTable {
   read_at: TimestampColumn;
   reading_seconds: BigintColumn;
   recorded_at: TimestampColumn;
-  /** P58: the memo version `moving_before_seconds` and `idle_before_seconds` were remembered at. */
-  engine_memo_version: Generated<BigintColumn | null>;
-  /** P58: the device's closed and open moving seconds before `read_at`, remembered. */
-  moving_before_seconds: Generated<BigintColumn | null>;
-  /** P58: the same for idle seconds. */
-  idle_before_seconds: Generated<BigintColumn | null>;
 }
 
 /** `service_schedules`: service intervals of a device and its last service (D39). */
@@ -137,20 +131,19 @@ export interface ServiceSchedulesTable {
   last_done_at: TimestampColumn;
   last_done_hour_meter_seconds: BigintColumn | null;
   created_at: TimestampColumn;
-  /** P58: the memo version `moving_before_seconds` and `idle_before_seconds` (before `last_done_at`) were remembered at. */
-  engine_memo_version: Generated<BigintColumn | null>;
-  moving_before_seconds: Generated<BigintColumn | null>;
-  idle_before_seconds: Generated<BigintColumn | null>;
-  /** P58: the memo version `ok_until` was remembered at. */
-  ok_memo_version: Generated<BigintColumn | null>;
-  /** P58: until when the schedule stays `ok`; `null` (at `ok_memo_version`) when it was not `ok`. */
-  ok_until: Generated<NullableTimestampColumn>;
 }
 
-/** `service_memo_versions`: per device, the version P58's remembered values hold at (none: 0). */
-export interface ServiceMemoVersionsTable {
+/** `service_memos`: per device, what service pages remember and the version it holds at (P58; no row: version 0, nothing). */
+export interface ServiceMemosTable {
   device_id: number;
-  version: BigintColumn;
+  /** Raised by every change a remembered value depends on. */
+  version: Generated<BigintColumn>;
+  /** The version the values below were remembered at: they count only while it is `version`. */
+  remembered_at_version: BigintColumn | null;
+  /** Until when every schedule of the device stays ok; `null`: not known. */
+  ok_until: NullableTimestampColumn;
+  /** The engine seconds before its readings and last services: `[[instant, moving, idle], …]`. */
+  engine_before: ColumnType<unknown, string | null, string | null> | null;
 }
 
 /** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
@@ -256,7 +249,7 @@ export interface FleetHoursDatabase {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   event_checks: EventChecksTable;
-  service_memo_versions: ServiceMemoVersionsTable;
+  service_memos: ServiceMemosTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;

@@ -90,7 +90,7 @@ export async function rebuildDeviceFigures(
  */
 export async function raiseServiceMemoVersion(trx: Kysely<FleetHoursDatabase>, deviceId: number): Promise<void> {
   await sql`
-    insert into service_memo_versions as memo (device_id, version)
+    insert into service_memos as memo (device_id, version)
     select id, 1 from devices where id = ${deviceId}
     on conflict (device_id) do update set version = memo.version + 1`.execute(trx);
 }

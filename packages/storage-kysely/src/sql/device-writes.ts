@@ -396,7 +396,7 @@ function _writeStatement(rows: _StatementRows) {
     ),
     -- P58: a device whose engine time changed before its settled instant raises its memo version.
     memo_raised as (
-      insert into service_memo_versions as memo (device_id, version)
+      insert into service_memos as memo (device_id, version)
       select record.device_id, 1 from unnest(${planFree(d.deviceId, 'integer[]')}, ${planFree(d.memo, 'text[]')}::boolean[]) as record(device_id, raise)
        where record.raise and (select ok from unchanged)
       on conflict (device_id) do update set version = memo.version + 1

@@ -1,4 +1,4 @@
-import type { BucketSeconds, FleetHoursStore, HourMeterReading, ServicePageDevice, ServiceSchedule } from '@fleet-hours/core';
+import type { FleetHoursStore, HourMeterReading, ServicePageDevice, ServiceSchedule } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { toDevice } from './device-store.js';
@@ -16,30 +16,14 @@ export interface ServiceMemoStore {
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
-/** A reading of the listing: `[id, read_at, reading_seconds, recorded_at, remembered, moving before, idle before]`. */
-type _ListedReading = [number, number, number, number, boolean | null, number | null, number | null];
+/** A reading of the listing: `[id, read_at, reading_seconds, recorded_at]`. */
+type _ListedReading = [number, number, number, number];
 
 /**
  * A schedule of the listing: `[id, name, interval_seconds, interval_days, due_soon_seconds,
- * due_soon_days, last_done_at, last_done_hour_meter_seconds, created_at, engine remembered, moving
- * before, idle before, ok remembered, ok_until]`.
+ * due_soon_days, last_done_at, last_done_hour_meter_seconds, created_at]`.
  */
-type _ListedSchedule = [
-  number,
-  string,
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number,
-  number | null,
-  number,
-  boolean | null,
-  number | null,
-  number | null,
-  boolean | null,
-  number | null,
-];
+type _ListedSchedule = [number, string, number, number | null, number | null, number | null, number, number | null, number];
 
 /** A row of the listing: the account's highest id, then a device of the page (all `null` for none). */
 interface _ListedRow {
@@ -56,17 +40,24 @@ interface _ListedRow {
   readonly time_zone: string;
   readonly last_reported_at: number | null;
   readonly memo_version: number | string;
+  /** Whether the values below were remembered at `memo_version`. */
+  readonly remembered: boolean;
+  readonly ok_until: number | null;
+  /** `[[instant, moving, idle], …]`. */
+  readonly engine_before: readonly [number, number, number][] | null;
   readonly readings: readonly _ListedReading[] | null;
   readonly schedules: readonly _ListedSchedule[] | null;
 }
 
 /**
- * P58 on Kysely. What protects the remembered values: the device's row of `service_memo_versions`
- * (none: version 0). Every change a value depends on raises it in the change's own transaction
- * (the triggers of migration 0012 for readings, schedules and zones; the write statement of
- * `sql/device-writes.ts` for segments), and a value counts only when the version it was
- * remembered at is the row's: the listing compares them in its one statement, and a remembering
- * statement writes only while the version is still the one its values were computed from.
+ * P58 on Kysely. What protects the remembered values: the device's row of `service_memos` (none:
+ * version 0, nothing remembered). Every change a value depends on raises its `version` in the
+ * change's own transaction (the triggers of migration 0012 for readings, schedules and zones; the
+ * write statement of `sql/device-writes.ts` for segments; `raiseServiceMemoVersion` for rebuilds
+ * and repairs), and the values count only while `remembered_at_version` is `version`: the listing
+ * compares them in its one statement. Remembering is an upsert of that row whose update applies
+ * only while `version` is the one the values were computed from: a change holding the row's lock
+ * makes it wait, and it then sees the raised version and writes nothing.
  */
 export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoStore {
   return {
@@ -78,37 +69,35 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
         assertEpochSeconds('now', now);
         if (!isId(accountId)) return { devices: [], lastDeviceId: null };
         // One statement, so one snapshot: the page's devices (a keyset range of the account's, the
-        // filter a probe of each device's schedules), and for each its meter summary, readings,
-        // schedules and what is remembered at its memo version.
+        // filter one row of `service_memos` and a probe of the schedules per device), and for each
+        // its engine seconds up to now, readings, schedules and what is remembered at its version.
         const { rows } = await sql<_ListedRow>`
           select account.last_device_id, page.*, engine.moving_seconds, engine.idle_seconds,
                  (select json_agg(json_build_array(
-                           reading.id, date_part('epoch', reading.read_at), reading.reading_seconds, date_part('epoch', reading.recorded_at),
-                           reading.engine_memo_version = page.memo_version, reading.moving_before_seconds, reading.idle_before_seconds)
+                           reading.id, date_part('epoch', reading.read_at), reading.reading_seconds, date_part('epoch', reading.recorded_at))
                          order by reading.read_at desc)
                     from hour_meter_readings as reading where reading.device_id = page.id) as readings,
                  (select json_agg(json_build_array(
                            schedule.id, schedule.name, schedule.interval_seconds, schedule.interval_days,
                            schedule.due_soon_seconds, schedule.due_soon_days, date_part('epoch', schedule.last_done_at),
-                           schedule.last_done_hour_meter_seconds, date_part('epoch', schedule.created_at),
-                           schedule.engine_memo_version = page.memo_version, schedule.moving_before_seconds, schedule.idle_before_seconds,
-                           schedule.ok_memo_version = page.memo_version, date_part('epoch', schedule.ok_until))
+                           schedule.last_done_hour_meter_seconds, date_part('epoch', schedule.created_at))
                          order by schedule.id)
                     from service_schedules as schedule where schedule.device_id = page.id) as schedules
             from (select max(id) as last_device_id from devices where account_id = ${planFree(accountId, 'integer')}) as account
             left join lateral (
                   select device.id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
                          device.time_zone, date_part('epoch', state.last_reported_at) as last_reported_at,
-                         coalesce(memo.version, 0) as memo_version
+                         coalesce(memo.version, 0) as memo_version,
+                         coalesce(memo.remembered_at_version = memo.version, false) as remembered,
+                         case when memo.remembered_at_version = memo.version then date_part('epoch', memo.ok_until) end as ok_until,
+                         case when memo.remembered_at_version = memo.version then memo.engine_before end as engine_before
                     from devices as device
                     join device_states as state on state.device_id = device.id
-                    left join service_memo_versions as memo on memo.device_id = device.id
+                    left join service_memos as memo on memo.device_id = device.id
                    where device.account_id = ${planFree(accountId, 'integer')} and device.id > ${planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer')}
-                     and (not ${planFree(unsettledOnly, 'boolean')} or exists (
-                           select 1 from service_schedules as schedule
-                            where schedule.device_id = device.id
-                              and not coalesce(schedule.ok_memo_version = coalesce(memo.version, 0)
-                                               and schedule.ok_until > to_timestamp(${planFree(now, 'float8')}), false)))
+                     and (not ${planFree(unsettledOnly, 'boolean')}
+                          or (not coalesce(memo.remembered_at_version = memo.version and memo.ok_until > to_timestamp(${planFree(now, 'float8')}), false)
+                              and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))
                    order by device.id
                    limit ${planFree(limit, 'integer')}) as page on true
             left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, now)}) as engine on page.id is not null
@@ -120,66 +109,34 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 
     rememberServiceMemos: ({ devices }) =>
       guard(async () => {
-        const engine = {
-          device: [] as number[],
-          version: [] as number[],
-          instant: [] as number[],
-          moving: [] as number[],
-          idle: [] as number[],
-        };
-        const ok = { device: [] as number[], version: [] as number[], schedule: [] as number[], until: [] as (number | null)[] };
+        const asked = { device: [] as number[], version: [] as number[], okUntil: [] as (number | null)[], engine: [] as string[] };
         for (const memo of devices) {
           if (!isId(memo.deviceId) || !Number.isSafeInteger(memo.memoVersion)) continue;
-          for (const { instant, seconds } of memo.engineBefore) {
-            assertEpochSeconds('engineBefore.instant', instant);
-            engine.device.push(memo.deviceId);
-            engine.version.push(memo.memoVersion);
-            engine.instant.push(instant);
-            engine.moving.push(seconds.movingSeconds);
-            engine.idle.push(seconds.idleSeconds);
-          }
-          for (const { scheduleId, until } of memo.okUntil) {
-            if (!isId(scheduleId)) continue;
-            if (until !== null) assertEpochSeconds('okUntil.until', until);
-            ok.device.push(memo.deviceId);
-            ok.version.push(memo.memoVersion);
-            ok.schedule.push(scheduleId);
-            ok.until.push(until);
-          }
+          if (memo.okUntil !== null) assertEpochSeconds('okUntil', memo.okUntil);
+          for (const { instant } of memo.engineBefore) assertEpochSeconds('engineBefore.instant', instant);
+          asked.device.push(memo.deviceId);
+          asked.version.push(memo.memoVersion);
+          asked.okUntil.push(memo.okUntil);
+          asked.engine.push(
+            JSON.stringify(memo.engineBefore.map(({ instant, seconds }) => [instant, seconds.movingSeconds, seconds.idleSeconds])),
+          );
         }
-        if (engine.device.length === 0 && ok.device.length === 0) return;
-        // Each statement writes a device's values only at the version they were computed from, read
-        // in the statement's snapshot: a change committed since raised it, and the values are dropped.
-        // A cache: its commit does not wait for the disk (a crash may lose it, never make it wrong).
-        const current = (device: string) =>
-          sql`coalesce((select version from service_memo_versions where device_id = ${sql.ref(device)}), 0)`;
+        if (asked.device.length === 0) return;
+        // A device without a row is at version 0, so its first memo makes the row. A change that
+        // raises the version meanwhile holds the row's lock: the update waits, then finds another
+        // version and writes nothing. A cache: its commit does not wait for the disk (a crash may
+        // lose it, never make it wrong), hence the transaction.
         await db.transaction().execute(async (trx) => {
           await sql`set local synchronous_commit = off`.execute(trx);
-          if (engine.device.length > 0) {
-            const asked = sql`unnest(${engine.device}::integer[], ${engine.version}::bigint[], ${engine.instant}::float8[], ${engine.moving}::bigint[], ${engine.idle}::bigint[])
-                                as asked(device_id, version, instant, moving, idle)`;
-            await sql`
-              update hour_meter_readings as reading
-                 set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
-                from ${asked}
-               where reading.device_id = asked.device_id and reading.read_at = to_timestamp(asked.instant)
-                 and ${current('asked.device_id')} = asked.version`.execute(trx);
-            await sql`
-              update service_schedules as schedule
-                 set engine_memo_version = asked.version, moving_before_seconds = asked.moving, idle_before_seconds = asked.idle
-                from ${asked}
-               where schedule.device_id = asked.device_id and schedule.last_done_at = to_timestamp(asked.instant)
-                 and ${current('asked.device_id')} = asked.version`.execute(trx);
-          }
-          if (ok.device.length > 0) {
-            await sql`
-              update service_schedules as schedule
-                 set ok_memo_version = asked.version, ok_until = to_timestamp(asked.until)
-                from unnest(${ok.device}::integer[], ${ok.version}::bigint[], ${ok.schedule}::integer[], ${ok.until}::float8[])
-                     as asked(device_id, version, schedule_id, until)
-               where schedule.id = asked.schedule_id and schedule.device_id = asked.device_id
-                 and ${current('asked.device_id')} = asked.version`.execute(trx);
-          }
+          await sql`
+            insert into service_memos as memo (device_id, version, remembered_at_version, ok_until, engine_before)
+            select asked.device_id, asked.version, asked.version, to_timestamp(asked.ok_until), asked.engine::jsonb
+              from unnest(${asked.device}::integer[], ${asked.version}::bigint[], ${asked.okUntil}::float8[], ${asked.engine}::text[])
+                   as asked(device_id, version, ok_until, engine)
+             where exists (select 1 from devices where id = asked.device_id)
+            on conflict (device_id) do update
+               set remembered_at_version = excluded.remembered_at_version, ok_until = excluded.ok_until, engine_before = excluded.engine_before
+             where memo.version = excluded.version`.execute(trx);
         });
       }),
   };
@@ -187,24 +144,15 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 
 function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
   const deviceId = row.id!;
-  const engineBefore = new Map<number, BucketSeconds>();
-  const readings: HourMeterReading[] = [];
-  for (const [id, readAt, readingSeconds, recordedAt, remembered, moving, idle] of row.readings ?? []) {
-    readings.push({ id, deviceId, readAt, readingSeconds: Number(readingSeconds), recordedAt });
-    if (remembered) engineBefore.set(readAt, { movingSeconds: Number(moving), idleSeconds: Number(idle) });
-  }
-  const schedules: ServiceSchedule[] = [];
-  const okUntil = new Map<number, number | null>();
-  for (const listed of row.schedules ?? []) {
-    const [id, name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDone, createdAt] = listed;
-    const [remembered, moving, idle, ok, until] = listed.slice(9) as [
-      boolean | null,
-      number | null,
-      number | null,
-      boolean | null,
-      number | null,
-    ];
-    schedules.push({
+  const readings: HourMeterReading[] = (row.readings ?? []).map(([id, readAt, readingSeconds, recordedAt]) => ({
+    id,
+    deviceId,
+    readAt,
+    readingSeconds: Number(readingSeconds),
+    recordedAt,
+  }));
+  const schedules: ServiceSchedule[] = (row.schedules ?? []).map(
+    ([id, name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDone, createdAt]) => ({
       id,
       deviceId,
       name,
@@ -215,17 +163,25 @@ function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
       lastDoneAt,
       lastDoneHourMeterSeconds: lastDone === null ? null : Number(lastDone),
       createdAt,
-    });
-    if (remembered) engineBefore.set(lastDoneAt, { movingSeconds: Number(moving), idleSeconds: Number(idle) });
-    if (ok) okUntil.set(id, until);
-  }
+    }),
+  );
+  const remembered = row.remembered
+    ? {
+        okUntil: row.ok_until === null ? null : Number(row.ok_until),
+        engineBefore: new Map(
+          (row.engine_before ?? []).map(([instant, moving, idle]) => [
+            Number(instant),
+            { movingSeconds: Number(moving), idleSeconds: Number(idle) },
+          ]),
+        ),
+      }
+    : null;
   return {
     device: toDevice({ ...row, id: deviceId }),
     engineSeconds: { movingSeconds: Number(row.moving_seconds), idleSeconds: Number(row.idle_seconds) },
     readings,
     schedules,
     memoVersion: Number(row.memo_version),
-    engineBefore,
-    okUntil,
+    remembered,
   };
 }

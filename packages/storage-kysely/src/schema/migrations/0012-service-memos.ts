@@ -1,33 +1,30 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * P58: what a service read remembers between reads, and the version that says whether it still
- * holds.
+ * P58: what service pages remember of a device, and the version that says whether it still holds,
+ * in one row per device of `service_memos` (none: version 0, nothing remembered).
  *
- * - `service_memo_versions`: one row per device (none: version 0), raised by every change a
- *   remembered value depends on. Readings, schedules and a device's zone raise it through the
- *   triggers below, in the transaction of the change, whoever makes it. Telemetry writes and
- *   imports raise it in their own statement when `changesSettledHistory` says so
- *   (`sql/device-writes.ts`); `rebuildDailyFigures` raises every device's.
- * - On `hour_meter_readings` and `service_schedules`: the engine seconds before the reading's
- *   `read_at` (the schedule's `last_done_at`), and for a schedule until when it stays `ok`, each
- *   with the version it was remembered at. Writing them changes none of the columns the triggers
- *   watch.
+ * - `version` rises with every change a remembered value depends on. Readings, schedules and a
+ *   device's zone raise it through the triggers below, in the transaction of the change, whoever
+ *   makes it (SQL outside Fleet Hours included). Telemetry writes and imports raise it in their own
+ *   statement when `changesSettledHistory` says so (`sql/device-writes.ts`); a rebuild or repair of
+ *   figures or segments raises it too (`raiseServiceMemoVersion`).
+ * - `remembered_at_version`, `ok_until` and `engine_before` are what a page remembered, and count
+ *   only while `remembered_at_version` is `version`: until when every schedule of the device stays
+ *   ok (`null`: not known), and the engine seconds before its readings and last services
+ *   (`[[instant, moving, idle], …]`). A page writes them only while the row's version is the one
+ *   they were computed from, checked on the row itself.
  */
 export const serviceMemosMigration: Migration = {
   async up(db: Kysely<unknown>) {
     await sql`
-      create table service_memo_versions (
+      create table service_memos (
         device_id integer primary key references devices (id) on delete cascade,
-        version bigint not null
+        version bigint not null default 0,
+        remembered_at_version bigint,
+        ok_until timestamptz,
+        engine_before jsonb
       )`.execute(db);
-    await sql`
-      alter table hour_meter_readings
-        add column engine_memo_version bigint, add column moving_before_seconds bigint, add column idle_before_seconds bigint`.execute(db);
-    await sql`
-      alter table service_schedules
-        add column engine_memo_version bigint, add column moving_before_seconds bigint, add column idle_before_seconds bigint,
-        add column ok_memo_version bigint, add column ok_until timestamptz`.execute(db);
     // A device deleted with its readings (the cascade runs after the device is gone) raises nothing.
     await sql`
       create function fleet_hours_raise_service_memo_version() returns trigger
@@ -42,14 +39,14 @@ export const serviceMemosMigration: Migration = {
         else
           device := new.device_id;
         end if;
-        insert into service_memo_versions as memo (device_id, version)
+        insert into service_memos as memo (device_id, version)
         select device, 1 where exists (select 1 from devices where id = device)
         on conflict (device_id) do update set version = memo.version + 1;
         if TG_OP = 'UPDATE' then
           if TG_TABLE_NAME <> 'devices' then
             -- A row moved to another device changes what both remember.
             if old.device_id <> new.device_id then
-              insert into service_memo_versions as memo (device_id, version)
+              insert into service_memos as memo (device_id, version)
               select old.device_id, 1 where exists (select 1 from devices where id = old.device_id)
               on conflict (device_id) do update set version = memo.version + 1;
             end if;
@@ -79,13 +76,6 @@ export const serviceMemosMigration: Migration = {
     await sql`drop trigger service_schedules_raise_memo_version on service_schedules`.execute(db);
     await sql`drop trigger hour_meter_readings_raise_memo_version on hour_meter_readings`.execute(db);
     await sql`drop function fleet_hours_raise_service_memo_version()`.execute(db);
-    await sql`
-      alter table service_schedules
-        drop column engine_memo_version, drop column moving_before_seconds, drop column idle_before_seconds,
-        drop column ok_memo_version, drop column ok_until`.execute(db);
-    await sql`
-      alter table hour_meter_readings
-        drop column engine_memo_version, drop column moving_before_seconds, drop column idle_before_seconds`.execute(db);
-    await sql`drop table service_memo_versions`.execute(db);
+    await sql`drop table service_memos`.execute(db);
   },
 };
