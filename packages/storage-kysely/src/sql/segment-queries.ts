@@ -255,11 +255,14 @@ export function summarizeOf(deviceId: RawBuilder<number>, now: number): RawBuild
  * The moving and idle seconds of a device up to `now` (D3): its closed segments' totals kept in
  * its state row, plus what the segments that end after now, start after it or are still open add
  * or take away (a few index probes, D27). {@link summarizeOf} without the first segment's start.
+ * `now` is a number (a parameter) or an SQL expression of type `float8`.
  */
 export function engineSecondsAtNowOf(
   deviceId: RawBuilder<number>,
-  now: number,
+  now: number | RawBuilder<number>,
 ): RawBuilder<{ moving_seconds: number; idle_seconds: number }> {
+  // `now` as a parameter, or as an expression of the caller (`planFree`, so that its plan stays generic, P38).
+  const at = typeof now === 'number' ? sql`${now}::float8` : now;
   return sql`
     select totals.moving_seconds + live.moving_seconds as moving_seconds,
            totals.idle_seconds + live.idle_seconds as idle_seconds
@@ -268,17 +271,17 @@ export function engineSecondsAtNowOf(
            (select coalesce(sum(late.seconds) filter (where late.state = 'moving'), 0) as moving_seconds,
                    coalesce(sum(late.seconds) filter (where late.state = 'idle'), 0) as idle_seconds
               from (
-                     select state, greatest(date_part('epoch', started_at), ${now}::float8) - date_part('epoch', ended_at) as seconds
+                     select state, greatest(date_part('epoch', started_at), ${at}) - date_part('epoch', ended_at) as seconds
                        from engine_segments
-                      where device_id = ${deviceId} and ended_at is not null and ended_at > to_timestamp(${now}::float8)
-                        and started_at >= to_timestamp(${now}::float8 - (select longest_segment_seconds from device_states where device_id = ${deviceId}))
-                        and started_at <= to_timestamp(${now}::float8)
+                      where device_id = ${deviceId} and ended_at is not null and ended_at > to_timestamp(${at})
+                        and started_at >= to_timestamp(${at} - (select longest_segment_seconds from device_states where device_id = ${deviceId}))
+                        and started_at <= to_timestamp(${at})
                      union all
                      select state, date_part('epoch', started_at) - date_part('epoch', ended_at)
                        from engine_segments
-                      where device_id = ${deviceId} and ended_at is not null and started_at > to_timestamp(${now}::float8)
+                      where device_id = ${deviceId} and ended_at is not null and started_at > to_timestamp(${at})
                      union all
-                     select state, greatest(0, ${now}::float8 - date_part('epoch', started_at))
+                     select state, greatest(0, ${at} - date_part('epoch', started_at))
                        from engine_segments
                       where device_id = ${deviceId} and ended_at is null
                    ) as late) as live`;

@@ -1,6 +1,6 @@
 import type { FleetHoursStore, HourMeterReading, ServicePageDevice, ServiceSchedule } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toDevice } from './device-store.js';
 import { isId, planFree } from '../sql/sql-values.js';
 import { engineSecondsAtNowOf } from '../sql/segment-queries.js';
@@ -100,7 +100,7 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
                               and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))
                    order by device.id
                    limit ${planFree(limit, 'integer')}) as page on true
-            left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, now)}) as engine on page.id is not null
+            left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, planFree(now, 'float8') as RawBuilder<number>)}) as engine on page.id is not null
            order by page.id`.execute(db);
         const lastDeviceId = rows[0]?.last_device_id ?? null;
         const devices = rows.filter((row) => row.id !== null).map(_pageDeviceOf);
