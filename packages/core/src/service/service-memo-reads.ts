@@ -82,6 +82,8 @@ export function serviceMemoWrites(input: {
       engine.set(instant, seconds);
       learnt = true;
     }
+    // A device without schedules never matches a filter without `ok` (the store leaves it out): nothing to bound.
+    if (memo.schedules.length === 0 && !learnt) return;
     const okUntil = _okUntil(memo, services[index]!, settled, now);
     const bound = remembered === null || (remembered.okUntil === null ? okUntil !== null : remembered.okUntil <= now);
     if (!learnt && !bound) return;

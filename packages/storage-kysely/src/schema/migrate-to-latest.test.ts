@@ -25,6 +25,7 @@ const TABLES = [
   'hour_meter_readings',
   'ingest_tokens',
   'rate_limit_counters',
+  'service_memos',
   'service_schedules',
   'telemetry_points',
   'webhook_attempts',
@@ -243,6 +244,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'service_schedules' &&
             table !== 'device_states' &&
             table !== 'event_checks' &&
+            table !== 'service_memos' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -283,7 +285,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0006_hour_meter_and_service');
       expect(error).toBeUndefined();
       expect(await tablesOf(db)).toEqual(
-        TABLES.filter((table) => table !== 'device_states' && table !== 'event_checks' && !WEBHOOK_TABLES.includes(table)),
+        TABLES.filter(
+          (table) => table !== 'device_states' && table !== 'event_checks' && table !== 'service_memos' && !WEBHOOK_TABLES.includes(table),
+        ),
       );
       expect(await store.listAccounts()).toHaveLength(1);
       await migrateToLatest(db);
