@@ -64,15 +64,16 @@ export function changesSettledHistory(input: {
 
 /**
  * The instant up to which a device's engine time is settled for a read at `now` (P58): its
- * `lastReportedAt`, or `now` when that is later or absent. Writes that leave the memo version alone
- * change engine time only after it, and add at most one second of it per second (D1: a device's
- * segments never overlap).
+ * `lastReportedAt`, or `now` when that is earlier; `null` for a device that never reported, of
+ * which nothing is remembered. `lastReportedAt` is never lowered (D26), and a write that leaves the
+ * memo version alone changes engine time only from the `lastReportedAt` it found on, adding at most
+ * one second of it per second (D1: a device's segments never overlap).
  *
- * @param settledAt The device's `lastReportedAt`, read no later than the data the read uses.
+ * @param lastReportedAt The device's `lastReportedAt`, read no later than the data the read uses.
  * @param now Epoch seconds of the read.
  */
-export function settledInstant(settledAt: EpochSeconds | null, now: EpochSeconds): EpochSeconds {
-  return settledAt === null ? now : Math.min(settledAt, now);
+export function settledInstant(lastReportedAt: EpochSeconds | null, now: EpochSeconds): EpochSeconds | null {
+  return lastReportedAt === null ? null : Math.min(lastReportedAt, now);
 }
 
 /**

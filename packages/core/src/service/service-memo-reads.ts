@@ -75,6 +75,8 @@ export function serviceMemoWrites(input: {
   memos.forEach((memo, index) => {
     const { device, remembered } = memo;
     const settled = settledInstant(device.lastReportedAt, now);
+    // A device that never reported: any write may still change any engine time without raising the version.
+    if (settled === null) return;
     const engine = new Map(remembered?.engineBefore);
     let learnt = false;
     for (const [instant, seconds] of learned.get(device.id) ?? []) {

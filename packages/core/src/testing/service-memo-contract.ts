@@ -11,6 +11,7 @@ import { expect } from 'vitest';
 import { createFleetHours } from '../service/create-fleet-hours.js';
 import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
 import type { Device, DeviceTelemetryPoint, ServiceStatus } from '../types.js';
+import { SegmentOverlapError, TelemetryOverlapError } from '../errors/errors.js';
 import type { StorageCapability } from './storage-capabilities.js';
 
 const HOUR = 3600;
@@ -29,6 +30,7 @@ export function describeServiceMemoContract(context: ServiceMemoContext): void {
   _describeOneCall(context);
   _describeRemembered(context);
   _describeVersion(context);
+  _describeNeverReported(context);
   _describeUnsettled(context);
   _describeAgainstRawPath(context);
 }
@@ -308,6 +310,33 @@ function _describeVersion({ store, itWith }: ServiceMemoContext): void {
   );
 }
 
+function _describeNeverReported({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P58: nothing is remembered of a device that never reported: a first point that makes no segment, then one that adds engine time just after it, leave the page exact',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const device = await _seedDevice(store(), account.id, 'new');
+      await store().createServiceSchedule({ deviceId: device.id, name: 'Grease', intervalSeconds: HOUR, lastDoneAt: BASE, now: BASE });
+      await store().addHourMeterReading({ deviceId: device.id, readAt: BASE + 1, readingSeconds: 0, now: BASE + 2 });
+      const now = BASE + HOUR;
+      const memo = createFleetHours({ store: store(), now: () => now * 1000 });
+      const raw = createFleetHours({ store: _rawPath(store()), now: () => now * 1000 });
+      await memo.fleet.service({ accountId: account.id });
+      expect((await _entry(store(), device, now)).remembered).toBeNull();
+      const point = (ignition: boolean) => ({ deviceId: device.id, time: BASE, ignition, speedKmh: ignition ? 30 : 0 });
+      // Changes no segment (the version stays), and makes BASE the last report.
+      await store().writeTelemetry({ accountId: account.id, points: [point(false)], now });
+      await memo.fleet.service({ accountId: account.id });
+      // Engine time from BASE on: after the last report, so the version stays; the reading at BASE + 1 now follows a second of it.
+      await store().writeTelemetry({ accountId: account.id, points: [point(true)], now });
+      expect((await memo.fleet.service({ accountId: account.id })).items).toEqual(
+        (await raw.fleet.service({ accountId: account.id })).items,
+      );
+    },
+  );
+}
+
 function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
   itWith(
     'listServicePage',
@@ -371,6 +400,7 @@ function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
 type _Step =
   | { readonly kind: 'drive'; readonly device: number; readonly start: number; readonly minutes: number }
   | { readonly kind: 'stop'; readonly device: number; readonly at: number }
+  | { readonly kind: 'import'; readonly device: number; readonly start: number; readonly minutes: number; readonly open: boolean }
   | { readonly kind: 'reading'; readonly device: number; readonly at: number; readonly hours: number }
   | { readonly kind: 'unread'; readonly device: number }
   | { readonly kind: 'done'; readonly device: number; readonly at: number }
@@ -387,6 +417,13 @@ const stepArbitrary: fc.Arbitrary<_Step> = fc.oneof(
     minutes: fc.integer({ min: 1, max: 60 }),
   }),
   fc.record({ kind: fc.constant('stop' as const), device: fc.nat(DEVICES - 1), at: fc.integer({ min: 0, max: 20 * HOUR }) }),
+  fc.record({
+    kind: fc.constant('import' as const),
+    device: fc.nat(DEVICES - 1),
+    start: fc.integer({ min: 0, max: 20 * HOUR }),
+    minutes: fc.integer({ min: 1, max: 60 }),
+    open: fc.boolean(),
+  }),
   fc.record({
     kind: fc.constant('reading' as const),
     device: fc.nat(DEVICES - 1),
@@ -451,17 +488,41 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
               return;
             }
             const device = devices[step.device]!;
+            // A write refused for overlapping the other source (D23) writes nothing: part of the history too.
+            const unlessOverlap = async (write: () => Promise<unknown>) => {
+              try {
+                await write();
+              } catch (error) {
+                if (!(error instanceof SegmentOverlapError || error instanceof TelemetryOverlapError)) throw error;
+              }
+            };
             switch (step.kind) {
               case 'drive':
-                await store().writeTelemetry({ accountId: account.id, points: _drive(device.id, BASE + step.start, step.minutes), now });
+                await unlessOverlap(() =>
+                  store().writeTelemetry({ accountId: account.id, points: _drive(device.id, BASE + step.start, step.minutes), now }),
+                );
                 return;
               case 'stop':
-                await store().writeTelemetry({
-                  accountId: account.id,
-                  points: [{ deviceId: device.id, time: BASE + step.at, ignition: false, speedKmh: 0 }],
-                  now,
-                });
+                await unlessOverlap(() =>
+                  store().writeTelemetry({
+                    accountId: account.id,
+                    points: [{ deviceId: device.id, time: BASE + step.at, ignition: false, speedKmh: 0 }],
+                    now,
+                  }),
+                );
                 return;
+              case 'import': {
+                const startedAt = BASE + step.start;
+                const segment = { startedAt, endedAt: step.open ? null : startedAt + step.minutes * 60, state: 'moving' as const };
+                await unlessOverlap(() =>
+                  store().importSegments({
+                    deviceId: device.id,
+                    segments: [segment],
+                    reportedAt: Math.min(now, startedAt + step.minutes * 60),
+                  }),
+                );
+                return;
+              }
               case 'reading': {
                 const added = await store().addHourMeterReading({
                   deviceId: device.id,
@@ -522,7 +583,7 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
             }
           }
         }),
-        { numRuns: 12 },
+        { numRuns: 16 },
       );
     },
   );
