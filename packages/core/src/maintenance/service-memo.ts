@@ -1,4 +1,7 @@
-import { localDateAt, startOfLocalDay } from '../time/local-date.js';
+import { Temporal } from 'temporal-polyfill';
+import { isoDateOfEpochDay } from '../time/iso-days.js';
+import { startOfLocalDay } from '../time/local-date.js';
+import { dueLocalEpochDay } from './due-day.js';
 import { serviceMargins } from './service-status.js';
 import type { EpochSeconds, SegmentInput, ServiceSchedule, SegmentState } from '../types.js';
 
@@ -108,9 +111,10 @@ export function scheduleOkUntil(input: {
   const { dueSoonSeconds, dueSoonDays } = serviceMargins(schedule);
   const leftBeforeMargin = lastDoneHourMeterSeconds + schedule.intervalSeconds - dueSoonSeconds - hourMeterSeconds;
   let until = settled + leftBeforeMargin;
-  if (schedule.intervalDays !== null && dueSoonDays !== null) {
-    const marginStarts = localDateAt(schedule.lastDoneAt, timeZone).add({ days: schedule.intervalDays - dueSoonDays });
-    until = Math.min(until, startOfLocalDay(marginStarts, timeZone));
+  const dueDay = dueLocalEpochDay(schedule, timeZone);
+  if (dueDay !== null && dueSoonDays !== null) {
+    const { year, month, day } = isoDateOfEpochDay(dueDay - dueSoonDays);
+    until = Math.min(until, startOfLocalDay(new Temporal.PlainDate(year, month, day), timeZone));
   }
   return until > now ? until : null;
 }

@@ -1,6 +1,7 @@
 import { InvalidParameterError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
 import { localEpochDayAt } from '../time/local-date.js';
+import { dueLocalEpochDay } from './due-day.js';
 import { formatIsoDate, formatIsoYear, isoDateOfEpochDay } from '../time/iso-days.js';
 import { applyChanges } from '../store/apply-changes.js';
 import type {
@@ -69,9 +70,8 @@ export function serviceState(input: {
   const remainingSeconds = dueHourMeterSeconds - hourMeterSeconds;
   let dueDate: string | null = null;
   let remainingDays: number | null = null;
-  if (schedule.intervalDays !== null) {
-    // Whole local dates: day numbers, so that DST and month ends change nothing.
-    const dueDay = localEpochDayAt(schedule.lastDoneAt, timeZone) + schedule.intervalDays;
+  const dueDay = dueLocalEpochDay(schedule, timeZone);
+  if (dueDay !== null) {
     const { year, month, day } = isoDateOfEpochDay(dueDay);
     dueDate = formatIsoDate(formatIsoYear(year), month, day);
     remainingDays = dueDay - localEpochDayAt(now, timeZone);

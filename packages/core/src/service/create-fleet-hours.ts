@@ -35,8 +35,8 @@ import type {
   ServiceStatus,
 } from '../types.js';
 import type { HourMeterValue } from '../maintenance/hour-meter.js';
-import { deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
-import { bucketsBetween, memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
+import { bucketsBetween, deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
+import { memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
 
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
@@ -587,10 +587,9 @@ function _fleetReads(context: _Context): FleetReads {
       for (;;) {
         const read = await _serviceDevicePage(context, { ...query, limit: size, cursor }, now, wanted !== null && !wanted.has('ok'));
         const { devices, nextCursor } = read;
-        const { meters, facts, remember } =
-          read.inputs !== null && remembersService(context.store)
-            ? await _rememberedMaintenance(context.store, read.inputs, now)
-            : { ...(await _pageMaintenance(context, devices, now, true)), remember: null };
+        const { meters, facts, remember } = read.remembering
+          ? await _rememberedMaintenance(read.remembering.store, read.remembering.inputs, now)
+          : { ...(await _pageMaintenance(context, devices, now, true)), remember: null };
         const services = devices.map((device, index) => deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now));
         await remember?.(services);
         for (const [index, service] of services.entries()) {
@@ -623,13 +622,14 @@ async function _serviceDevicePage(
 ): Promise<{
   devices: readonly Device[];
   nextCursor: string | null;
-  inputs: readonly ServicePageDevice[] | null;
+  /** The store that remembers and what it listed, or `null` for a store that does not remember. */
+  remembering: { readonly store: ServiceMemoStore; readonly inputs: readonly ServicePageDevice[] } | null;
   anyAfter(index: number): boolean;
 }> {
   const { store } = context;
   if (!remembersService(store)) {
     const { devices, nextCursor } = await _devicePage(context, 'service', query);
-    return { devices, nextCursor, inputs: null, anyAfter: (index) => index < devices.length - 1 || nextCursor !== null };
+    return { devices, nextCursor, remembering: null, anyAfter: (index) => index < devices.length - 1 || nextCursor !== null };
   }
   const size = pageSize('service', query.limit);
   const afterId =
@@ -648,7 +648,12 @@ async function _serviceDevicePage(
     listed.devices.length > size
       ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id })
       : null;
-  return { devices, nextCursor, inputs, anyAfter: (index) => listed.lastDeviceId !== null && listed.lastDeviceId > devices[index]!.id };
+  return {
+    devices,
+    nextCursor,
+    remembering: { store, inputs },
+    anyAfter: (index) => listed.lastDeviceId !== null && listed.lastDeviceId > devices[index]!.id,
+  };
 }
 
 /** The meter figures, readings, schedules (when asked) and hour meters of a page's devices: a bounded number of store calls (D32). */

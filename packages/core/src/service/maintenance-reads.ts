@@ -111,3 +111,11 @@ function _byDevice<Item extends { readonly deviceId: number }>(items: readonly I
   }
   return grouped;
 }
+
+/** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
+export function bucketsBetween(before: readonly BucketSeconds[]): BucketSeconds[] {
+  return before.slice(1).map((end, index) => ({
+    movingSeconds: end.movingSeconds - before[index]!.movingSeconds,
+    idleSeconds: end.idleSeconds - before[index]!.idleSeconds,
+  }));
+}

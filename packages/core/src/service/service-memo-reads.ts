@@ -1,5 +1,5 @@
 import { scheduleOkUntil, settledInstant } from '../maintenance/service-memo.js';
-import type { PageSums } from './maintenance-reads.js';
+import { bucketsBetween, type PageSums } from './maintenance-reads.js';
 import type { ServicePageDevice, FleetHoursStore, ServiceMemoWrite } from '../store/storage-port.js';
 import type { BucketSeconds, DeviceService, EpochSeconds } from '../types.js';
 
@@ -48,7 +48,8 @@ export function memoPageSums(
     asked.forEach((request, position) => {
       const values = found[position]!;
       results[request.index] = bucketsBetween(values);
-      learned.set(request.deviceId, new Map(request.instants.map((instant, at) => [instant, values[at]!])));
+      // The last instant is now: its engine time is the page's own, never an instant to remember.
+      learned.set(request.deviceId, new Map(request.instants.slice(0, -1).map((instant, at) => [instant, values[at]!])));
     });
     return results;
   };
@@ -117,12 +118,4 @@ function _okUntil(memo: ServicePageDevice, service: DeviceService, settled: Epoc
     earliest = earliest === null ? until : Math.min(earliest, until);
   }
   return earliest;
-}
-
-/** The buckets between instants from the engine time before each (P56): each bucket is the difference of its two ends. */
-export function bucketsBetween(before: readonly BucketSeconds[]): BucketSeconds[] {
-  return before.slice(1).map((end, index) => ({
-    movingSeconds: end.movingSeconds - before[index]!.movingSeconds,
-    idleSeconds: end.idleSeconds - before[index]!.idleSeconds,
-  }));
 }

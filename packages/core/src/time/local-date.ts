@@ -71,8 +71,9 @@ export function startOfLocalDay(date: Temporal.PlainDate, timeZone: string): num
  * ```
  */
 export function localDateAt(epochSeconds: number, timeZone: string): Temporal.PlainDate {
-  if (_utcYearInFastRange(epochSeconds) === null) return _temporalLocalDate(epochSeconds, timeZone);
-  const { year, month, day } = isoDateOfEpochDay(localEpochDayAt(epochSeconds, timeZone));
+  const utcYear = _utcYearInFastRange(epochSeconds);
+  if (utcYear === null) return _temporalLocalDate(epochSeconds, timeZone);
+  const { year, month, day } = isoDateOfEpochDay(_fastLocalEpochDay(epochSeconds, timeZone, utcYear));
   return new Temporal.PlainDate(year, month, day);
 }
 
@@ -96,6 +97,11 @@ export function localEpochDayAt(epochSeconds: number, timeZone: string): number 
     const { year, month, day } = _temporalLocalDate(epochSeconds, timeZone);
     return epochDaysOf(year, month, day);
   }
+  return _fastLocalEpochDay(epochSeconds, timeZone, utcYear);
+}
+
+/** The wall-clock day number from the zone's cached offsets of `utcYear`, the instant's UTC year. */
+function _fastLocalEpochDay(epochSeconds: number, timeZone: string, utcYear: number): number {
   return Math.floor((epochSeconds + offsetIn(yearOffsets(timeZone, utcYear), epochSeconds)) / SECONDS_PER_DAY);
 }
 

@@ -1,9 +1,10 @@
-import type { FleetHoursStore, HourMeterReading, ServicePageDevice, ServiceSchedule } from '@fleet-hours/core';
+import type { FleetHoursStore, ServicePageDevice } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toDevice } from './device-store.js';
 import { isId, planFree } from '../sql/sql-values.js';
 import { engineSecondsAtNowOf } from '../sql/segment-queries.js';
+import { toReading, toSchedule } from '../sql/maintenance-queries.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -144,26 +145,34 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 
 function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
   const deviceId = row.id!;
-  const readings: HourMeterReading[] = (row.readings ?? []).map(([id, readAt, readingSeconds, recordedAt]) => ({
-    id,
-    deviceId,
-    readAt,
-    readingSeconds: Number(readingSeconds),
-    recordedAt,
-  }));
-  const schedules: ServiceSchedule[] = (row.schedules ?? []).map(
-    ([id, name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDone, createdAt]) => ({
+  // Positional arrays travel lighter than JSON objects; the rows they make are read as everywhere else.
+  const readings = (row.readings ?? []).map(([id, read_at, reading_seconds, recorded_at]) =>
+    toReading({ id, device_id: deviceId, read_at, reading_seconds, recorded_at }),
+  );
+  const schedules = (row.schedules ?? []).map(
+    ([
       id,
-      deviceId,
       name,
-      intervalSeconds: Number(intervalSeconds),
-      intervalDays,
-      dueSoonSeconds: dueSoonSeconds === null ? null : Number(dueSoonSeconds),
-      dueSoonDays,
-      lastDoneAt,
-      lastDoneHourMeterSeconds: lastDone === null ? null : Number(lastDone),
-      createdAt,
-    }),
+      interval_seconds,
+      interval_days,
+      due_soon_seconds,
+      due_soon_days,
+      last_done_at,
+      last_done_hour_meter_seconds,
+      created_at,
+    ]) =>
+      toSchedule({
+        id,
+        device_id: deviceId,
+        name,
+        interval_seconds,
+        interval_days,
+        due_soon_seconds,
+        due_soon_days,
+        last_done_at,
+        last_done_hour_meter_seconds,
+        created_at,
+      }),
   );
   const remembered = row.remembered
     ? {
