@@ -90,56 +90,6 @@ export function isLoopbackAddress(address: string): boolean {
   return v6[5] === 0 && v6[6] === 0 && v6[7] === 1;
 }
 
-/**
- * Whether a resolved address is one a webhook must not reach unless the server allows it (D41):
- * loopback, private (RFC 1918, IPv6 unique local), link-local, shared (100.64.0.0/10),
- * unspecified, multicast or reserved — IPv4 also when mapped into IPv6. Anything that is not an
- * IP address is refused too.
- *
- * @param address A resolved IPv4 or IPv6 address.
- * @returns `true` when the address is refused by default.
- * @example
- * ```ts
- * import { isNonPublicAddress } from '@fleet-hours/core';
- * isNonPublicAddress('10.1.2.3'); // true
- * isNonPublicAddress('::ffff:127.0.0.1'); // true
- * isNonPublicAddress('93.184.215.14'); // false
- * ```
- */
-export function isNonPublicAddress(address: string): boolean {
-  const v4 = _ipv4(address);
-  if (v4) return _nonPublicV4(v4);
-  const v6 = _ipv6(address);
-  if (v6 === null) return true;
-  if (v6.slice(0, 5).every((part) => part === 0) && (v6[5] === 0xffff || v6[5] === 0)) {
-    if (v6[5] === 0 && v6[6] === 0 && v6[7]! <= 1) return true; // :: and ::1
-    return _nonPublicV4([v6[6]! >> 8, v6[6]! & 255, v6[7]! >> 8, v6[7]! & 255]);
-  }
-  const first = v6[0]!;
-  return (
-    (first & 0xfe00) === 0xfc00 ||
-    (first & 0xffc0) === 0xfe80 ||
-    (first & 0xff00) === 0xff00 ||
-    (first === 0x2001 && v6[1] === 0xdb8) ||
-    (first === 0x64 && v6[1] === 0xff9b)
-  );
-}
-
-function _nonPublicV4([a, b]: readonly number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b! >= 16 && b! <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a! >= 224
-  );
-}
-
 function _ipv4(address: string): number[] | null {
   const parts = address.split('.');
   if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return null;

@@ -2,21 +2,15 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import {
-  isNonPublicAddress,
-  parseRetryAfter,
-  signingSecrets,
-  webhookHeaders,
-  type ClaimedDelivery,
-  type AttemptReport,
-} from '@fleet-hours/core';
+import { parseRetryAfter, signingSecrets, webhookHeaders, type ClaimedDelivery, type AttemptReport } from '@fleet-hours/core';
 import { Webhook } from 'standardwebhooks';
+import { isPublicAddress } from './public-address.js';
 
 /** How one request is sent (D41). */
 export interface SendOptions {
   /** How long a request may take, in ms (D41: 15 s). */
   readonly timeoutMs: number;
-  /** Let requests reach loopback and private addresses (tests, a receiver on the same host). */
+  /** Let requests reach loopback, private and every other non-public address (D48: tests, a receiver on the same host). */
   readonly allowPrivateAddresses: boolean;
   /** The clock, epoch milliseconds (the instant an answer came). Default `Date.now`. */
   readonly now?: () => number;
@@ -24,7 +18,7 @@ export interface SendOptions {
   readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
 }
 
-/** Refuses a non-public address before the connection is made (also every address a name resolves to). */
+/** Refuses a non-public address (D48) before the connection is made (also every address a name resolves to). */
 class RefusedAddressError extends Error {
   override readonly name = 'RefusedAddressError';
 }
@@ -56,7 +50,7 @@ export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number,
   try {
     const url = new URL(endpoint.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !options.allowPrivateAddresses && isNonPublicAddress(host))
+    if (isIP(host) !== 0 && !options.allowPrivateAddresses && !isPublicAddress(host))
       throw new RefusedAddressError(`the address ${host} is not public`);
     const response = await _post(url, headers, event.body, options);
     const status = response.statusCode ?? 0;
@@ -108,11 +102,11 @@ function _signer(secret: string): Webhook {
   return signer;
 }
 
-/** A DNS lookup that refuses every name resolving to a non-public address (no rebinding: the connection uses the address checked). */
+/** A DNS lookup that refuses every name resolving to a non-public address (D48, P52: no rebinding, the connection uses the address checked). */
 const _publicLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
-    const refused = addresses.find((address) => isNonPublicAddress(address.address));
+    const refused = addresses.find((address) => !isPublicAddress(address.address));
     if (refused) return callback(new RefusedAddressError(`${hostname} resolves to ${refused.address}, which is not public`), '', 0);
     if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -137,7 +131,8 @@ function _header(response: IncomingMessage, name: string): string | null {
 
 /** An attempt's error for people: what failed, never a secret or a stack. */
 function _describe(error: unknown, timeoutMs: number): string {
-  if (error instanceof RefusedAddressError) return `refused: ${error.message} (allow it with --webhook-allow-private-addresses)`;
+  // D48: the setting as serve, demo and webhooks test take it, the commands whose senders print or record this.
+  if (error instanceof RefusedAddressError) return `refused: ${error.message} (allow it with --webhook-allow-private-addresses on)`;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as { name?: unknown } | null)?.name;
   if (code === 'ETIMEDOUT' || name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
