@@ -137,9 +137,24 @@ export const COMMANDS: readonly CommandSpec[] = [
       'then serves it and prints the URL, a working API key and ready curl lines. Two more vehicles are live: simulated trackers ' +
       'report through POST /ingest/v1/telemetry while the demo runs, so their meters count up; the banner prints their ingest token, ' +
       'a curl line that sends a point and an OsmAnd URL. DATABASE_URL is ignored: the demo never touches a server database. ' +
-      'Without --port it listens on 8080, or on a free port when 8080 is taken.',
-    options: { port, host },
-    examples: ['fleet-hours demo', 'fleet-hours demo --port 3000 --data-dir ./demo-data'],
+      'Without --port it listens on 8080, or on a free port when 8080 is taken. --webhook-url adds a webhook endpoint for every ' +
+      'event type to the demo account and prints its secret; the demo then sends its events there (an address that is not ' +
+      'public, e.g. a receiver on this machine, only with --webhook-allow-private-addresses on).',
+    options: {
+      port,
+      host,
+      'webhook-url': {
+        type: 'string',
+        placeholder: 'URL',
+        description: "Send the demo's webhooks here: https (http only for a loopback host).",
+      },
+      'webhook-allow-private-addresses': serveOptions['webhook-allow-private-addresses']!,
+    },
+    examples: [
+      'fleet-hours demo',
+      'fleet-hours demo --port 3000 --data-dir ./demo-data',
+      'fleet-hours demo --webhook-url http://127.0.0.1:9000/hooks --webhook-allow-private-addresses on',
+    ],
   }),
   spec({
     name: 'simulate',
@@ -581,7 +596,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'The running servers POST every event of the types it wants to the URL, signed per Standard Webhooks (webhook-id, ' +
       'webhook-timestamp, webhook-signature) with the secret whsec_… printed this once: verify every request with it. Delivery is ' +
       'at least once, retried on the schedule of --webhook-retry-schedule of serve; a 410 or five days without a success disable ' +
-      'the endpoint. Loopback and private addresses are refused by the servers unless started with --webhook-allow-private-addresses on.',
+      'the endpoint. Only public addresses are reached: loopback, private and every other special-purpose address is refused ' +
+      'unless serve (or demo, or webhooks test) runs with --webhook-allow-private-addresses on.',
     options: { account, url: webhookUrl, events: eventTypesOption },
     required: ['account', 'url'],
     examples: [
@@ -628,11 +644,16 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'webhooks test',
     summary: 'Send a webhook.test event to an endpoint now and print the outcome',
     details:
-      'Exit 0 when the endpoint answered 2xx, 1 otherwise (the event then stays in the outbox and the servers retry it). Reads ' +
-      'FLEET_HOURS_WEBHOOK_TIMEOUT and FLEET_HOURS_WEBHOOK_ALLOW_PRIVATE_ADDRESSES like serve.',
-    options: { id: endpointId },
+      'Exit 0 when the endpoint answered 2xx, 1 otherwise (the event then stays in the outbox and the servers retry it). ' +
+      '--webhook-timeout and --webhook-allow-private-addresses are read like serve (the flag, else FLEET_HOURS_WEBHOOK_TIMEOUT ' +
+      'and FLEET_HOURS_WEBHOOK_ALLOW_PRIVATE_ADDRESSES); an address that is not public is refused unless allowed.',
+    options: {
+      id: endpointId,
+      'webhook-timeout': serveOptions['webhook-timeout']!,
+      'webhook-allow-private-addresses': serveOptions['webhook-allow-private-addresses']!,
+    },
     required: ['id'],
-    examples: ['fleet-hours webhooks test --id 4'],
+    examples: ['fleet-hours webhooks test --id 4', 'fleet-hours webhooks test --id 4 --webhook-allow-private-addresses on'],
   }),
   spec({
     name: 'webhooks deliveries',

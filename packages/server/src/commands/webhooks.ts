@@ -11,7 +11,7 @@ import {
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readDuration, readId, readNumber } from '../cli/option-values.js';
-import { readServerSettings } from '../cli/server-settings.js';
+import { readServerSetting } from '../cli/server-settings.js';
 import { testEvent } from '../webhooks/check-events.js';
 import { startWebhookSender } from '../webhooks/webhook-sender.js';
 import { _withOptionNames } from './_option-refusal.js';
@@ -177,12 +177,15 @@ export async function removeWebhookCommand(context: CommandContext): Promise<Com
 }
 
 /**
- * `webhooks test --id ID` → sends a `webhook.test` event to the endpoint now and prints the
+ * `webhooks test --id ID [--webhook-timeout S] [--webhook-allow-private-addresses on]` → sends a `webhook.test` event to the endpoint now and prints the
  * attempt; exit 1 when it was not a 2xx (the event stays in the outbox and is retried by the servers).
  */
 export async function testWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const endpointId = readId(requiredOption(context, 'id'), '--id');
-  const settings = readServerSettings({}, context.io.env);
+  // D48: the settings named in its refusals, taken as flags here too (else their variables, as serve reads them).
+  const timeout = readServerSetting('webhookTimeout', context.options, context.io.env, 'webhooks test');
+  const allowPrivateAddresses = readServerSetting('webhookAllowPrivateAddresses', context.options, context.io.env, 'webhooks test');
+  const retrySchedule = readServerSetting('webhookRetrySchedule', {}, context.io.env, 'webhooks test');
   const store = await context.store();
   const endpoint = await _endpoint(store, endpointId);
   if (!endpoint.enabled)
@@ -195,9 +198,9 @@ export async function testWebhookCommand(context: CommandContext): Promise<Comma
     store,
     poll: false,
     now: () => context.io.now(),
-    timeoutMs: Math.round(settings.webhookTimeout * 1000),
-    allowPrivateAddresses: settings.webhookAllowPrivateAddresses,
-    retrySchedule: settings.webhookRetrySchedule,
+    timeoutMs: Math.round(timeout * 1000),
+    allowPrivateAddresses,
+    retrySchedule,
   });
   const [entry] = await sender.runOnce(event.id);
   await sender.close();

@@ -148,6 +148,8 @@ export function formatDemoBanner(input: {
   readonly requestLog?: string | null;
   /** The live vehicles and their examples, when the demo feeds some. */
   readonly live?: { readonly seed: LiveSeed; readonly examples: readonly DemoExample[] };
+  /** The webhook endpoint `--webhook-url` added, when it did. */
+  readonly webhook?: { readonly url: string; readonly secret: string } | null;
 }): string {
   const { url, seed, live } = input;
   const zones = seed.devices.map((device) => device.timeZone).join(', ');
@@ -177,6 +179,12 @@ export function formatDemoBanner(input: {
       : `The data lives in ${input.dataDir}; use it later with: fleet-hours serve --data-dir ${input.dataDir}`,
     ...(input.requestLog
       ? [`Requests are logged to ${input.requestLog} (tail -f it to watch them); only server errors are printed here.`]
+      : []),
+    ...(input.webhook
+      ? [
+          `Webhooks: every event of the account is sent to ${input.webhook.url}; verify each with the secret ${input.webhook.secret}`,
+          '(failed attempts are printed here).',
+        ]
       : []),
     'Press Ctrl+C to stop.',
     '',
