@@ -69,7 +69,7 @@ describe('fleet-hours webhooks (D40, D41)', () => {
     expect((await cli.run(['webhooks', 'rotate', '--id', '99'])).stderr).toContain('No webhook endpoint with id 99');
   });
 
-  it('test sends a webhook.test event the receiver verifies; deliveries lists the attempt; replay sends it again under the same id', async () => {
+  it('test sends a webhook.test event the receiver verifies, once allowed by the setting its refusal names (D48); deliveries lists the attempt; replay sends it again under the same id', async () => {
     const cli = await setUp();
     const received: { id: string; verified: boolean }[] = [];
     let secret = '';
@@ -97,8 +97,10 @@ describe('fleet-hours webhooks (D40, D41)', () => {
       const refused = await cli.run(['webhooks', 'test', '--id', String(created.id)]);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toContain('refused: the address 127.0.0.1 is not public');
-      const env = { FLEET_HOURS_WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'on' };
-      const sent = await cli.run(['webhooks', 'test', '--id', String(created.id), '--json'], { env });
+      // D48: the setting the refusal names is taken by this command, under that name.
+      const [, setting] = /allow it with (--[a-z-]+ on)\)/.exec(refused.stdout) ?? [];
+      expect(setting).toBe('--webhook-allow-private-addresses on');
+      const sent = await cli.run(['webhooks', 'test', '--id', String(created.id), ...setting!.split(' '), '--json']);
       expect(sent.code).toBe(0);
       const outcome = JSON.parse(sent.stdout) as { event_id: string; status: number; delivered: boolean };
       expect(outcome).toMatchObject({ status: 204, delivered: true });
