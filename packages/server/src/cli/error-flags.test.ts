@@ -62,7 +62,7 @@ function _strings(node: ts.Node): string[] {
   const visit = (child: ts.Node): void => {
     if (ts.isStringLiteral(child) || ts.isNoSubstitutionTemplateLiteral(child)) found.push(child.text);
     else if (ts.isTemplateExpression(child))
-      found.push([child.head.text, ...child.templateSpans.map((span) => span.literal.text)].join('${…}'));
+      found.push([child.head.text, ...child.templateSpans.map((span) => span.literal.text)].join(`\${…}`));
     ts.forEachChild(child, visit);
   };
   visit(node);

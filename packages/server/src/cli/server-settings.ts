@@ -268,7 +268,8 @@ export const SERVER_SETTINGS = {
   webhookAllowPrivateAddresses: _setting({
     flag: 'webhook-allow-private-addresses',
     placeholder: 'on/off',
-    description: 'Let webhooks reach loopback and private addresses (a receiver on this host or network); off refuses them',
+    description:
+      'Let webhooks reach addresses that are not public (loopback, private and every other special-purpose address: a receiver on this host or network); off refuses them',
     defaultValue: false,
     shownDefault: 'off',
     read: _onOff,

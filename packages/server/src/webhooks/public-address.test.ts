@@ -192,7 +192,7 @@ describe('D48 public addresses only: the sender refuses every special-purpose ra
     ),
   );
 
-  it.each(embeddings)('D48: an address embedded as %s is public exactly when its IPv4 address is', (_, embed) => {
+  it.each(embeddings)('D48, P64: an address embedded as %s is public exactly when its IPv4 address is', (_, embed) => {
     fc.assert(
       fc.property(octets, (v4) => isPublicAddress(embed(v4)) === publicV4(v4)),
       { numRuns: 300 },
