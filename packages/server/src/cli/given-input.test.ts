@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isGivenInstantInRange, parseInstant } from '@fleet-hours/core';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCliHarness } from './_test-harness.js';
 
@@ -58,6 +60,40 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     expect(created).toMatchObject({ last_done_at: '0001-01-01T19:03:58-04:56:02' });
     const listed = await cli.run(['service', 'list', '--device', truck, '--json']);
     expect(listed.stdout).not.toMatch(/"0000-/);
+  });
+
+  it('D50 property: any --at a person types is refused naming --at, or shown back as the same instant, never in the year 0000', async () => {
+    const { cli, truck } = await setUp();
+    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+    const typed = fc
+      .record({
+        year: fc.oneof(fc.constantFrom('0000', '0001', '0002', '2026', '9999', '-000001', '+010000'), fc.integer({ min: 0, max: 9999 }).map((year) => pad(year, 4))),
+        month: fc.integer({ min: 1, max: 12 }),
+        day: fc.constantFrom(1, 2, 29, 31),
+        time: fc.constantFrom('00:00:00', '12:30:15.5', '23:59:59'),
+        offset: fc.constantFrom('Z', '+00:00', '+14:00', '-12:00', '+05:45', '-23:59'),
+      })
+      .map(({ year, month, day, time, offset }) => `${year}-${pad(month)}-${pad(day)}T${time}${offset}`);
+    await fc.assert(
+      fc.asyncProperty(typed, async (text) => {
+        const result = await cli.run(['hour-meter', 'set', '--device', truck, '--reading', '10h', '--at', text, '--json']);
+        let seconds: number | null = null;
+        try {
+          seconds = parseInstant(text);
+        } catch {
+          // Not an instant: refused below.
+        }
+        if (result.code !== 0) {
+          expect(result.stderr).toMatch(/^fleet-hours: --at /);
+          expect(seconds !== null && isGivenInstantInRange(seconds) && seconds <= cli.nowSeconds).toBe(false);
+          return;
+        }
+        const shown = (JSON.parse(result.stdout) as { read_at: string }).read_at;
+        expect(shown).toMatch(/^(?!0000)\d{4}-/);
+        expect(parseInstant(shown)).toBe(seconds);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('D50 a negative number after an option is its value, refused by the option\'s own rule; a forgotten value still is not', async () => {
