@@ -129,7 +129,7 @@ export function checkHourMeterReading(
   now: EpochSeconds,
 ): void {
   // D50: the one range of every instant a person gives, before the future is looked at.
-  if (!isGivenInstantInRange(reading.readAt)) {
+  if (Number.isFinite(reading.readAt) && !isGivenInstantInRange(reading.readAt)) {
     throw new InvalidParameterError('read_at', givenInstantRangeMessage('read_at', String(reading.readAt)));
   }
   if (!Number.isSafeInteger(reading.readAt) || reading.readAt > now) {

@@ -171,7 +171,8 @@ function _checkSchedule<Schedule extends NewServiceSchedule | ServiceSchedule>(
     _margin('due_soon_days', dueSoonDays, intervalDays, 'interval_days');
   }
   // D50: the one range of every instant a person gives, before the future is looked at.
-  if ((changes === null || changes.lastDoneAt !== undefined) && !isGivenInstantInRange(schedule.lastDoneAt)) {
+  const lastDoneGiven = changes === null || changes.lastDoneAt !== undefined;
+  if (lastDoneGiven && Number.isFinite(schedule.lastDoneAt) && !isGivenInstantInRange(schedule.lastDoneAt)) {
     throw new InvalidParameterError('last_done_at', givenInstantRangeMessage('last_done_at', String(schedule.lastDoneAt)));
   }
   if (!Number.isSafeInteger(schedule.lastDoneAt) || schedule.lastDoneAt > now) {

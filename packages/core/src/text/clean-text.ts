@@ -27,7 +27,10 @@ const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString
 export function controlCharacterRefusal(field: string, text: string): string | null {
   const found = CONTROL.exec(text);
   if (found === null) return null;
-  return `${field} must be text without control characters, got "${escapeControlCharacters(text)}" (${codePoint(found[0])})`;
+  const escaped = escapeControlCharacters(text);
+  // A message quotes the name, not a whole request body.
+  const shown = escaped.length > 60 ? `${escaped.slice(0, 57)}…` : escaped;
+  return `${field} must be text without control characters, got "${shown}" (${codePoint(found[0])})`;
 }
 
 /**
