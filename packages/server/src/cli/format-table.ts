@@ -29,7 +29,7 @@ export function formatTable(columns: readonly TableColumn[], rows: readonly (rea
   return line(columns.map((column) => column.header)) + cells.map(line).join('');
 }
 
-/** A cell on one line, its other control characters escaped before the widths are measured (D50). */
+/** A cell on one line, its other control characters escaped first, so that the widths count what is printed (D50). */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
   return escapeControlCharacters(String(value).replace(/[\r\n\t]+/g, ' '));
