@@ -21,9 +21,15 @@ const anyText = fc.string({
 describe('names without control characters (D50)', () => {
   it('D50 refuses C0, C1 and bidirectional controls, naming the field, the text escaped and the first code point', () => {
     expect(controlCharacterRefusal('--name', 'Truck 14 – São Paulo 🚚')).toBeNull();
-    expect(controlCharacterRefusal('--name', 'Truck\u001b[2J')).toBe('--name must be text without control characters, got "Truck\\u001b[2J" (U+001B)');
-    expect(controlCharacterRefusal('name', 'exe\u202etxt')).toBe('name must be text without control characters, got "exe\\u202etxt" (U+202E)');
-    expect(controlCharacterRefusal('label', 'a\u009bb\nc')).toBe('label must be text without control characters, got "a\\u009bb\\u000ac" (U+009B)');
+    expect(controlCharacterRefusal('--name', 'Truck\u001b[2J')).toBe(
+      '--name must be text without control characters, got "Truck\\u001b[2J" (U+001B)',
+    );
+    expect(controlCharacterRefusal('name', 'exe\u202etxt')).toBe(
+      'name must be text without control characters, got "exe\\u202etxt" (U+202E)',
+    );
+    expect(controlCharacterRefusal('label', 'a\u009bb\nc')).toBe(
+      'label must be text without control characters, got "a\\u009bb\\u000ac" (U+009B)',
+    );
   });
 
   it('D50 escapes every control character, keeps the rest and what is asked to be kept', () => {
@@ -37,7 +43,8 @@ describe('names without control characters (D50)', () => {
         const controls = [...text].filter(isControl);
         const refusal = controlCharacterRefusal('name', text);
         expect(refusal === null).toBe(controls.length === 0);
-        if (refusal !== null) expect(refusal.endsWith(`(U+${controls[0]!.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`)).toBe(true);
+        if (refusal !== null)
+          expect(refusal.endsWith(`(U+${controls[0]!.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`)).toBe(true);
         const escaped = escapeControlCharacters(text);
         expect([...escaped].some(isControl)).toBe(false);
         expect(escaped === text).toBe(controls.length === 0);

@@ -4,6 +4,7 @@
  * bidirectional marks, embeddings, overrides and isolates (U+202E turns `exe.txt` into `txt.exe`),
  * and the line and paragraph separators.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is for (D50).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 const CONTROLS = new RegExp(CONTROL.source, 'g');
 

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCliHarness } from './_test-harness.js';
 
 /** Any control character a terminal could act on: C0 but the line break, DEL, C1, the bidirectional controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern looks for (D50).
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 const RANGE = 'must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z';
 
@@ -37,7 +38,11 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
       [['hour-meter', 'set', '--device', truck, '--reading', '10h', '--at'], '--at', '0001-01-01T00:00:00Z'],
       [['hour-meter', 'set', '--device', truck, '--reading', '10h', '--at'], '--at', '0000-12-31T12:00:00Z'],
       [['hour-meter', 'set', '--device', truck, '--reading', '10h', '--at'], '--at', '-000001-06-01T00:00:00Z'],
-      [['service', 'create', '--device', truck, '--name', 'Tyres', '--every', '500h', '--last-done-at'], '--last-done-at', '0001-01-01T00:00:00Z'],
+      [
+        ['service', 'create', '--device', truck, '--name', 'Tyres', '--every', '500h', '--last-done-at'],
+        '--last-done-at',
+        '0001-01-01T00:00:00Z',
+      ],
       [['service', 'done', '--id', String(schedule.id), '--at'], '--at', '0001-01-01T23:59:59+00:00'],
       [['keys', 'create', '--account', '1', '--expires-at'], '--expires-at', '9999-12-31T00:00:00Z'],
       [['ingest-tokens', 'create', '--account', '1', '--expires-at'], '--expires-at', '+010000-01-01T00:00:00Z'],
@@ -56,7 +61,18 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     const reading = await cli.json(['hour-meter', 'set', '--device', truck, '--reading', '10h', '--at', '0001-01-02T00:00:00Z']);
     // New York's local mean time, -4:56:02: the day before in the year 0001.
     expect(reading).toMatchObject({ read_at: '0001-01-01T19:03:58-04:56:02' });
-    const created = await cli.json(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '250h', '--last-done-at', '0001-01-02T00:00:00Z']);
+    const created = await cli.json([
+      'service',
+      'create',
+      '--device',
+      truck,
+      '--name',
+      'Oil',
+      '--every',
+      '250h',
+      '--last-done-at',
+      '0001-01-02T00:00:00Z',
+    ]);
     expect(created).toMatchObject({ last_done_at: '0001-01-01T19:03:58-04:56:02' });
     const listed = await cli.run(['service', 'list', '--device', truck, '--json']);
     expect(listed.stdout).not.toMatch(/"0000-/);
@@ -67,7 +83,10 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     const pad = (value: number, width = 2) => String(value).padStart(width, '0');
     const typed = fc
       .record({
-        year: fc.oneof(fc.constantFrom('0000', '0001', '0002', '2026', '9999', '-000001', '+010000'), fc.integer({ min: 0, max: 9999 }).map((year) => pad(year, 4))),
+        year: fc.oneof(
+          fc.constantFrom('0000', '0001', '0002', '2026', '9999', '-000001', '+010000'),
+          fc.integer({ min: 0, max: 9999 }).map((year) => pad(year, 4)),
+        ),
         month: fc.integer({ min: 1, max: 12 }),
         day: fc.constantFrom(1, 2, 29, 31),
         time: fc.constantFrom('00:00:00', '12:30:15.5', '23:59:59'),
@@ -96,15 +115,21 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     );
   });
 
-  it('D50 a negative number after an option is its value, refused by the option\'s own rule; a forgotten value still is not', async () => {
+  it("D50 a negative number after an option is its value, refused by the option's own rule; a forgotten value still is not", async () => {
     const { cli, truck } = await setUp();
     const reading = await cli.run(['hour-meter', 'set', '--device', truck, '--reading', '-5h']);
     expect(reading.code).toBe(1);
     expect(reading.stderr).toMatch(/^fleet-hours: --reading must be a whole number of seconds from 0 to \d+\n$/);
     const days = await cli.run(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '250h', '--every-days', '-3']);
-    expect(days).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fleet-hours: --every-days must be a whole number of days above 0/) });
+    expect(days).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^fleet-hours: --every-days must be a whole number of days above 0/),
+    });
     const every = await cli.run(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '-1.5h']);
-    expect(every).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fleet-hours: --every must be a whole number of seconds above 0/) });
+    expect(every).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^fleet-hours: --every must be a whole number of seconds above 0/),
+    });
     expect(await cli.run(['keys', 'create', '--account', '1', '--label', '--json'])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('Option --label needs a value'),
@@ -116,9 +141,24 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     const schedule = await cli.json<{ id: number }>(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '250h']);
     const cases: [string[], string, string, string][] = [
       [['accounts', 'create', '--name'], '--name', 'Acme\u001b[2J', 'U+001B'],
-      [['devices', 'create', '--account', '1', '--imei', '356307042441021', '--model', 'M', '--timezone', 'UTC', '--name'], '--name', 'Van\n2', 'U+000A'],
-      [['devices', 'create', '--account', '1', '--imei', '356307042441021', '--name', 'Van', '--timezone', 'UTC', '--model'], '--model', 'FMB\u202e029', 'U+202E'],
-      [['devices', 'create', '--account', '1', '--imei', '35630704244\u00001', '--name', 'Van', '--timezone', 'UTC', '--model'], '--imei', '35630704244\u00001', 'U+0000'],
+      [
+        ['devices', 'create', '--account', '1', '--imei', '356307042441021', '--model', 'M', '--timezone', 'UTC', '--name'],
+        '--name',
+        'Van\n2',
+        'U+000A',
+      ],
+      [
+        ['devices', 'create', '--account', '1', '--imei', '356307042441021', '--name', 'Van', '--timezone', 'UTC', '--model'],
+        '--model',
+        'FMB\u202e029',
+        'U+202E',
+      ],
+      [
+        ['devices', 'create', '--account', '1', '--imei', '35630704244\u00001', '--name', 'Van', '--timezone', 'UTC', '--model'],
+        '--imei',
+        '35630704244\u00001',
+        'U+0000',
+      ],
       [['devices', 'update', truck, '--registration'], '--registration', 'NY\u009b31m 4821', 'U+009B'],
       [['devices', 'update', truck, '--name'], '--name', 'Truck\u2066', 'U+2066'],
       [['service', 'create', '--device', truck, '--every', '250h', '--name'], '--name', 'Oil\u202eliO', 'U+202E'],
@@ -151,7 +191,12 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
       ...{ deviceId: Number(truck), name: raw, intervalSeconds: 3600, intervalDays: null, dueSoonSeconds: null, dueSoonDays: null },
       ...{ lastDoneAt: cli.nowSeconds, lastDoneHourMeterSeconds: null, now: cli.nowSeconds },
     });
-    for (const argv of [['accounts', 'list'], ['devices', 'list', '--account', '1'], ['service', 'list'], ['hour-meter', 'list', '--device', truck]]) {
+    for (const argv of [
+      ['accounts', 'list'],
+      ['devices', 'list', '--account', '1'],
+      ['service', 'list'],
+      ['hour-meter', 'list', '--device', truck],
+    ]) {
       const text = await cli.run(argv);
       expect(text.code).toBe(0);
       expect(text.stdout, argv.join(' ')).not.toMatch(RAW_CONTROL);

@@ -1,4 +1,10 @@
-import { controlCharacterRefusal, givenInstantRangeMessage, isGivenInstantInRange, normalizeTimeZone, parseInstant } from '@fleet-hours/core';
+import {
+  controlCharacterRefusal,
+  givenInstantRangeMessage,
+  isGivenInstantInRange,
+  normalizeTimeZone,
+  parseInstant,
+} from '@fleet-hours/core';
 import { UsageError } from './cli-errors.js';
 
 /** The plans an account can have (D12): `business` includes API access, `starter` does not. */

@@ -158,7 +158,11 @@ function checkOption(
   // negative number (`--reading -5h`, D50: no option starts with a digit), which the option's own
   // rule then takes or refuses with its own message.
   const looksLikeOption =
-    token.inlineValue === false && token.value !== undefined && token.value.length > 1 && token.value.startsWith('-') && !NEGATIVE_NUMBER.test(token.value);
+    token.inlineValue === false &&
+    token.value !== undefined &&
+    token.value.length > 1 &&
+    token.value.startsWith('-') &&
+    !NEGATIVE_NUMBER.test(token.value);
   if (token.value === undefined || looksLikeOption) throw new UsageError(`Option ${token.rawName} needs a value`, commandName);
 }
 

@@ -18,7 +18,8 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   const imei = readText(requiredOption(context, 'imei'), '--imei');
   const model = readText(requiredOption(context, 'model'), '--model');
   const registrationText = optionalOption(context, 'registration');
-  const registration = registrationText === undefined || registrationText.trim() === '' ? null : readCleanText(registrationText, '--registration');
+  const registration =
+    registrationText === undefined || registrationText.trim() === '' ? null : readCleanText(registrationText, '--registration');
   const statusText = optionalOption(context, 'status');
   const status = statusText === undefined ? 'active' : readStatus(statusText);
   const store = await context.store();

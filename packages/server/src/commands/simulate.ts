@@ -1,4 +1,11 @@
-import { formatInstant, givenInstantRangeMessage, isGivenInstantInRange, parseInstant, parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
+import {
+  formatInstant,
+  givenInstantRangeMessage,
+  isGivenInstantInRange,
+  parseInstant,
+  parseLocalDate,
+  startOfLocalDay,
+} from '@fleet-hours/core';
 import { EXIT_CODES, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
