@@ -13,6 +13,8 @@ export * from './time/time-zone.js';
 export * from './time/local-date.js';
 export * from './time/format-instant.js';
 export * from './time/parse-instant.js';
+export * from './time/instant-floor.js';
+export * from './text/clean-text.js';
 export * from './window/parse-window-query.js';
 export type { FleetEndpoint } from './fleet/parse-page-query.js';
 export * from './window/resolve-window.js';

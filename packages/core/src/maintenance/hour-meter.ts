@@ -1,4 +1,5 @@
 import { InvalidParameterError } from '../errors/errors.js';
+import { givenInstantRangeMessage, isGivenInstantInRange } from '../time/instant-floor.js';
 import { checkHourMeterSeconds } from './service-status.js';
 import type { BucketSeconds, EpochSeconds, HourMeterReading } from '../types.js';
 
@@ -114,7 +115,8 @@ export function hourMeterValues(input: {
 }
 
 /**
- * Checks a reading before it is stored (D38): `readAt` an instant not after `now`, `readingSeconds`
+ * Checks a reading before it is stored (D38): `readAt` an instant within the range of every given
+ * instant (D50) and not after `now`, `readingSeconds`
  * a whole number of seconds from 0 to `MAX_HOUR_METER_SECONDS`. A reading lower than an earlier
  * one is allowed (meters get replaced).
  *
@@ -126,6 +128,10 @@ export function checkHourMeterReading(
   reading: { readonly readAt: EpochSeconds; readonly readingSeconds: number },
   now: EpochSeconds,
 ): void {
+  // D50: the one range of every instant a person gives, before the future is looked at.
+  if (Number.isFinite(reading.readAt) && !isGivenInstantInRange(reading.readAt)) {
+    throw new InvalidParameterError('read_at', givenInstantRangeMessage('read_at', String(reading.readAt)));
+  }
   if (!Number.isSafeInteger(reading.readAt) || reading.readAt > now) {
     throw new InvalidParameterError('read_at', 'read_at must be an instant that is not in the future');
   }

@@ -1,5 +1,7 @@
 import { InvalidParameterError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
+import { givenInstantRangeMessage, isGivenInstantInRange } from '../time/instant-floor.js';
+import { controlCharacterRefusal } from '../text/clean-text.js';
 import { localEpochDayAt } from '../time/local-date.js';
 import { dueLocalEpochDay } from './due-day.js';
 import { formatIsoDate, formatIsoYear, isoDateOfEpochDay } from '../time/iso-days.js';
@@ -123,10 +125,11 @@ export function worstServiceStatus(statuses: Iterable<ServiceStatus>): ServiceSt
 
 /**
  * Checks a new schedule or the result of changes (D39) and refuses it with an
- * `InvalidParameterError` naming the field: a name that is empty or longer than 200 characters;
+ * `InvalidParameterError` naming the field: a name that is empty, longer than 200 characters or
+ * holds a control character (D50);
  * an interval that is not a whole number of seconds (days) above zero; a due-soon margin that is
  * negative or larger than its interval; a margin in days without a calendar interval; a last
- * service with a negative hour meter or after `now`.
+ * service with a negative hour meter, after `now` or outside the range of every given instant (D50).
  *
  * @param schedule The schedule as it would be stored.
  * @param now Epoch seconds.
@@ -138,10 +141,25 @@ export function checkServiceSchedule<Schedule extends NewServiceSchedule | Servi
   schedule: Schedule,
   now: EpochSeconds,
 ): Schedule {
+  return _checkSchedule(schedule, now, null);
+}
+
+/**
+ * {@link checkServiceSchedule}. The name's characters and the last service's range (D50) are
+ * checked as given (all of a new schedule, the `changes` of a stored one), never as stored: a name
+ * stored before the check does not block a change of its interval.
+ */
+function _checkSchedule<Schedule extends NewServiceSchedule | ServiceSchedule>(
+  schedule: Schedule,
+  now: EpochSeconds,
+  changes: ServiceScheduleChanges | null,
+): Schedule {
   const name = schedule.name;
   if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
     throw new InvalidParameterError('name', 'name must be between 1 and 200 characters, not only spaces');
   }
+  const unclean = changes === null || changes.name !== undefined ? controlCharacterRefusal('name', name) : null;
+  if (unclean !== null) throw new InvalidParameterError('name', unclean);
   _wholeAbove('interval_seconds', schedule.intervalSeconds, MAX_SERVICE_INTERVAL_SECONDS, 'seconds');
   const intervalDays = schedule.intervalDays ?? null;
   if (intervalDays !== null) _wholeAbove('interval_days', intervalDays, MAX_SERVICE_INTERVAL_DAYS, 'days');
@@ -151,6 +169,11 @@ export function checkServiceSchedule<Schedule extends NewServiceSchedule | Servi
   if (dueSoonDays !== null) {
     if (intervalDays === null) throw new InvalidParameterError('due_soon_days', 'due_soon_days needs a calendar interval (interval_days)');
     _margin('due_soon_days', dueSoonDays, intervalDays, 'interval_days');
+  }
+  // D50: the one range of every instant a person gives, before the future is looked at.
+  const lastDoneGiven = changes === null || changes.lastDoneAt !== undefined;
+  if (lastDoneGiven && Number.isFinite(schedule.lastDoneAt) && !isGivenInstantInRange(schedule.lastDoneAt)) {
+    throw new InvalidParameterError('last_done_at', givenInstantRangeMessage('last_done_at', String(schedule.lastDoneAt)));
   }
   if (!Number.isSafeInteger(schedule.lastDoneAt) || schedule.lastDoneAt > now) {
     throw new InvalidParameterError('last_done_at', 'last_done_at must be an instant that is not in the future');
@@ -173,7 +196,7 @@ export function changeServiceSchedule(schedule: ServiceSchedule, changes: Servic
   const changed = applyChanges(schedule, changes);
   // A margin in days means nothing without a calendar interval: removing the interval removes it.
   const cleared = changed.intervalDays === null && changes.dueSoonDays === undefined ? { ...changed, dueSoonDays: null } : changed;
-  return checkServiceSchedule(cleared, now);
+  return _checkSchedule(cleared, now, changes);
 }
 
 /**

@@ -134,7 +134,7 @@ describe('parseTelemetryRecord() (D2)', () => {
     const early = errorOf(() => parseTelemetryRecord({ time: '0001-01-01T23:59:59Z', ignition: true, speed_kmh: 0 }));
     expect(early).toBeInstanceOf(RangeError);
     expect(early.message).toBe(
-      'Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T23:59:59Z"',
+      'Field time must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "0001-01-01T23:59:59Z"',
     );
     expect(parseTelemetryRecord({ time: '0001-01-02T00:00:00Z', ignition: true, speed_kmh: 0 }).time).toBe(
       Date.parse('0001-01-02T00:00:00Z') / 1000,

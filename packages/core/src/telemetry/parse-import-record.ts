@@ -1,4 +1,5 @@
-import { EARLIEST_POINT_TIME, LATEST_POINT_TIME, outOfRangeMessage } from './telemetry-clock.js';
+import { showValue } from './telemetry-clock.js';
+import { givenInstantRangeMessage, isGivenInstantInRange } from '../time/instant-floor.js';
 import { parseInstant } from '../time/parse-instant.js';
 import type { TelemetryPoint } from './telemetry-to-segments.js';
 import type { SegmentInput } from '../types.js';
@@ -65,9 +66,6 @@ export function parseSegmentRecord(record: ImportRecord): SegmentInput {
  */
 export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   const time = _instant(record, 'time');
-  // D37: as on the wire, nothing before the first date the read API serves (checked here for the
-  // file's own text; the store refuses such a point too).
-  if (time < EARLIEST_POINT_TIME || time > LATEST_POINT_TIME) throw new RangeError(`Field ${outOfRangeMessage(_field(record, 'time'))}`);
   const rawIgnition = _field(record, 'ignition');
   let ignition: boolean;
   if (typeof rawIgnition === 'boolean') ignition = rawIgnition;
@@ -83,11 +81,18 @@ export function parseTelemetryRecord(record: ImportRecord): TelemetryPoint {
   return { time, ignition, speedKmh };
 }
 
+/**
+ * An instant of a file, within the one range of every instant a person gives (D50, and D37 for a
+ * point: the store refuses such a point too), refused naming the field.
+ */
 function _instant(record: ImportRecord, name: string): number {
   const text = _requiredText(record, name);
+  let seconds: number;
   try {
-    return parseInstant(text);
+    seconds = parseInstant(text);
   } catch {
-    throw new RangeError(`Field ${name} "${text}" is not an ISO 8601 instant with an offset`);
+    throw new RangeError(`Field ${name} ${JSON.stringify(text)} is not an ISO 8601 instant with an offset`);
   }
+  if (!isGivenInstantInRange(seconds)) throw new RangeError(`Field ${givenInstantRangeMessage(name, showValue(_field(record, name)))}`);
+  return seconds;
 }

@@ -1,20 +1,22 @@
+import { EARLIEST_GIVEN_INSTANT, givenInstantRangeMessage, LATEST_GIVEN_INSTANT } from '../time/instant-floor.js';
+
 /** D26 and D37's range, in one place for `parseTelemetryPoint` (the wire) and `assertTelemetryPoints` (the stores). */
 
 /** How far ahead of the server clock a point may be, by default (D26). */
 export const MAX_AHEAD_SECONDS = 300;
 
 /**
- * 0001-01-02T00:00:00Z, the first instant a point may carry (D37): the read API serves local dates
- * from 0001-01-02 (P26), and from this instant on every zone's local date lies in the year 0001 or
- * later, so a stored point never makes a `since` or a day the API cannot show.
+ * The first instant a point may carry (D37): the one floor of every instant a person gives (D50),
+ * 0001-01-02T00:00:00Z, the first date the read API serves (P26), so a stored point never makes a
+ * `since` or a day the API cannot show.
  */
-export const EARLIEST_POINT_TIME = -62_135_510_400;
-/** 9999-12-31T23:59:59Z, the last instant a point may carry. */
-export const LATEST_POINT_TIME = 253_402_300_799;
+export const EARLIEST_POINT_TIME = EARLIEST_GIVEN_INSTANT;
+/** The last instant a point may carry: 9999-12-30T23:59:59Z, the ceiling of every given instant (D50). */
+export const LATEST_POINT_TIME = LATEST_GIVEN_INSTANT;
 
 /** The refusal of a point outside {@link EARLIEST_POINT_TIME} … {@link LATEST_POINT_TIME}, starting with the field it names. */
 export function outOfRangeMessage(shown: unknown): string {
-  return `time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got ${showValue(shown)}`;
+  return givenInstantRangeMessage('time', showValue(shown));
 }
 
 /** How many seconds `time` lies ahead of `now` (floored), when that is more than allowed (D26); else `null`. */

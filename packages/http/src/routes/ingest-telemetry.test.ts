@@ -210,7 +210,7 @@ describe('POST /ingest/v1/telemetry', () => {
         (id) => `{"device_id": ${id}, "time": 1e300, "ignition": true, "speed_kmh": 1}`,
         400,
         'invalid_body',
-        'line 1: time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got 1e+300',
+        'line 1: time must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got 1e+300',
       ],
       [
         'a huge device id',
@@ -283,6 +283,13 @@ describe('POST /ingest/v1/telemetry', () => {
         'line 1: imei must be text without NUL characters or unpaired surrogates, got "3500\\u00001500"',
       ],
       [
+        'D50 a control character in the imei, quoted escaped',
+        (_id, now) => JSON.stringify({ imei: '3500\u001b[2J\u202e', time: now, ignition: true, speed_kmh: 1 }),
+        400,
+        'invalid_body',
+        'line 1: imei must be text without control characters, got "3500\\u001b[2J\\u202e" (U+001B)',
+      ],
+      [
         'an unpaired surrogate in the imei (D37)',
         (_id, now) => `{"imei": "3500\\ud800", "time": ${now}, "ignition": true, "speed_kmh": 1}`,
         400,
@@ -294,7 +301,14 @@ describe('POST /ingest/v1/telemetry', () => {
         (id) => JSON.stringify({ device_id: id, time: '0001-01-01T00:00:00Z', ignition: true, speed_kmh: 1 }),
         400,
         'invalid_body',
-        'line 1: time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T00:00:00Z"',
+        'line 1: time must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "0001-01-01T00:00:00Z"',
+      ],
+      [
+        'D50 a time after 9999-12-30: the one range of every given instant speaks before the clock',
+        (id) => JSON.stringify({ device_id: id, time: '9999-12-31T00:00:00Z', ignition: true, speed_kmh: 1 }),
+        400,
+        'invalid_body',
+        'line 1: time must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "9999-12-31T00:00:00Z"',
       ],
       ['a line that is not an object', () => '[1, 2]', 400, 'invalid_body', 'line 1: a point must be a JSON object, got an array'],
       ['a line cut short', (id) => `{"device_id": ${id}, "time": `, 400, 'invalid_body', 'line 1: not valid JSON'],

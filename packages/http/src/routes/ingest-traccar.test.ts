@@ -181,6 +181,15 @@ describe('POST /ingest/traccar', () => {
       [{ device: { uniqueId: 'x' } }, 'position is missing'],
       [body((_p, device) => delete device['uniqueId']), 'device.uniqueId is missing'],
       [body((_p, device) => (device['uniqueId'] = 42)), 'device.uniqueId must be a non-empty string, got 42'],
+      // D50: an identifier with a bidirectional override or an escape names no device: refused, quoted escaped.
+      [
+        body((_p, device) => (device['uniqueId'] = '35630704\u202e2441013')),
+        'device.uniqueId must be text without control characters, got "35630704\\u202e2441013" (U+202E)',
+      ],
+      [
+        body((position) => (position['deviceTime'] = '9999-12-31T00:00:00.000+0000')),
+        'position.deviceTime must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "9999-12-31T00:00:00.000+0000"',
+      ],
       [body((position) => (position['speed'] = -1)), 'position.speed must be a number of knots ≥ 0, got -1'],
       [body((position) => (position['speed'] = '5')), 'position.speed must be a number of knots ≥ 0, got "5"'],
       [body((position) => delete position['speed']), 'position.speed is missing'],

@@ -1,3 +1,5 @@
+import { escapeControlCharacters } from '@fleet-hours/core';
+
 /** A column of {@link formatTable}. */
 export interface TableColumn {
   readonly header: string;
@@ -27,9 +29,10 @@ export function formatTable(columns: readonly TableColumn[], rows: readonly (rea
   return line(columns.map((column) => column.header)) + cells.map(line).join('');
 }
 
+/** A cell on one line, its other control characters escaped first, so that the widths count what is printed (D50). */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  return String(value).replace(/[\r\n\t]+/g, ' ');
+  return escapeControlCharacters(String(value).replace(/[\r\n\t]+/g, ' '));
 }
 
 // Code points, not UTF-16 units, so "São Paulo" lines up; wide CJK glyphs are rare in fleet data.

@@ -1,4 +1,10 @@
-import { normalizeTimeZone, parseInstant } from '@fleet-hours/core';
+import {
+  controlCharacterRefusal,
+  givenInstantRangeMessage,
+  isGivenInstantInRange,
+  normalizeTimeZone,
+  parseInstant,
+} from '@fleet-hours/core';
 import { UsageError } from './cli-errors.js';
 
 /** The plans an account can have (D12): `business` includes API access, `starter` does not. */
@@ -68,27 +74,50 @@ export function readTimeZone(text: string): string {
 }
 
 /**
- * Reads an ISO 8601 instant with an offset into epoch seconds.
+ * Reads an ISO 8601 instant with an offset into epoch seconds, within the range of every instant
+ * a person gives (D50).
  *
- * @throws {UsageError} When it has no offset or cannot be read.
+ * @throws {UsageError} When it has no offset, cannot be read or lies outside the range, naming the option.
  */
 export function readInstant(text: string, what: string): number {
+  let seconds: number;
   try {
-    return parseInstant(text.trim());
+    seconds = parseInstant(text.trim());
   } catch {
     throw new UsageError(`${what} must be an ISO 8601 instant with an offset, e.g. 2027-01-01T00:00:00Z, got "${text}"`);
   }
+  return _inRange(seconds, text, what);
+}
+
+/** D50: the one range of every instant a person gives, refused naming the option as typed. */
+function _inRange(seconds: number, text: string, what: string): number {
+  if (!isGivenInstantInRange(seconds)) throw new UsageError(givenInstantRangeMessage(what, `"${text}"`));
+  return seconds;
 }
 
 /**
- * Reads a non-empty text value, trimmed.
+ * Reads a non-empty text value, trimmed, without control characters (D50).
  *
- * @throws {UsageError} When it is empty.
+ * @throws {UsageError} When it is empty or holds a control character.
  */
 export function readText(text: string, what: string): string {
-  const trimmed = text.trim();
+  const trimmed = readCleanText(text, what);
   if (trimmed === '') throw new UsageError(`${what} must not be empty`);
   return trimmed;
+}
+
+/**
+ * Reads a text value, trimmed (empty allowed), refusing control characters (D50): C0 and C1
+ * controls and the bidirectional overrides, which would reach every terminal that prints the name.
+ *
+ * @param text The option as typed.
+ * @param what The option, e.g. `--name`.
+ * @throws {UsageError} Naming the option, the text quoted with its controls escaped.
+ */
+export function readCleanText(text: string, what: string): string {
+  const refusal = controlCharacterRefusal(what, text);
+  if (refusal !== null) throw new UsageError(refusal);
+  return text.trim();
 }
 
 /**
@@ -167,7 +196,8 @@ export function readDays(text: string, what: string, keyword?: string): number |
 const WITHOUT_OFFSET = /^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$/;
 
 /**
- * Reads an instant: ISO 8601 with an offset or `Z`, or `now` (the command's clock).
+ * Reads an instant: ISO 8601 with an offset or `Z`, or `now` (the command's clock), within the
+ * range of every instant a person gives (D50).
  *
  * @param now Epoch seconds of the command's clock.
  * @returns Epoch seconds (a fraction of a second is dropped).
@@ -181,9 +211,11 @@ export function readInstantOrNow(text: string, what: string, now: number): numbe
       `${what} "${text}" has no offset: write it with one, e.g. 2026-11-20T07:00:00-05:00 or 2026-11-20T12:00:00Z, or "now"`,
     );
   }
+  let seconds: number;
   try {
-    return parseInstant(trimmed);
+    seconds = parseInstant(trimmed);
   } catch {
     throw new UsageError(`${what} must be an ISO 8601 instant with an offset, e.g. 2026-11-20T07:00:00-05:00, or "now", got "${text}"`);
   }
+  return _inRange(seconds, text, what);
 }

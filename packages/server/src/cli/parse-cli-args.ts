@@ -133,6 +133,9 @@ function toParseArgsOptions(options: CommandSpec['options']) {
   ) as Record<string, { type: 'string' | 'boolean'; short?: string }>;
 }
 
+/** `-5h`, `-3`, `-.5`: a value, not an option. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
 /** Refuses an option the command does not take, a value missing, or a value given to a flag. */
 function checkOption(
   token: {
@@ -151,8 +154,15 @@ function checkOption(
     return;
   }
   // A value that looks like an option (`--label --json`) is more likely a forgotten value; one that
-  // really starts with a dash is written `--label=-x`. A lone `-` (stdin) is a value.
-  const looksLikeOption = token.inlineValue === false && token.value !== undefined && token.value.length > 1 && token.value.startsWith('-');
+  // really starts with a dash is written `--label=-x`. A lone `-` (stdin) is a value, and so is a
+  // negative number (`--reading -5h`, D50: no option starts with a digit), which the option's own
+  // rule then takes or refuses with its own message.
+  const looksLikeOption =
+    token.inlineValue === false &&
+    token.value !== undefined &&
+    token.value.length > 1 &&
+    token.value.startsWith('-') &&
+    !NEGATIVE_NUMBER.test(token.value);
   if (token.value === undefined || looksLikeOption) throw new UsageError(`Option ${token.rawName} needs a value`, commandName);
 }
 

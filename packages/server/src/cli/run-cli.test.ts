@@ -318,7 +318,7 @@ describe('runCli() imports', () => {
     expect(await segmentsOf()).toEqual(before);
   });
 
-  it('a segment the lines pass but no store can hold (before the year 0001) names its FILE:LINE, and writes nothing (D1)', async () => {
+  it('a segment before the first instant a person may give (0001-01-02) names its FILE:LINE and field, and writes nothing (D1, D50)', async () => {
     const before = await segmentsOf();
     const name = file(
       'too-old.ndjson',
@@ -329,7 +329,7 @@ describe('runCli() imports', () => {
     const result = await cli.run(['import', 'segments', '--device', String(deviceId), name]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^too-old\.ndjson:3: started_at must be epoch seconds between the years 0001 and 9999, got "-62135604000"\n1 problem in too-old\.ndjson: the import was refused and nothing was written\n$/,
+      /^too-old\.ndjson:3: Field started_at must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "0000-12-31T22:00:00Z"\n1 problem in too-old\.ndjson: nothing was imported\n$/,
     );
     expect(await segmentsOf()).toEqual(before);
   });
@@ -428,7 +428,7 @@ describe('runCli() imports', () => {
     const refused = await cli.run(['import', 'telemetry', '--device', String(deviceId), early]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      'telemetry-early.ndjson:2: Field time must be from 0001-01-02T00:00:00Z (the first date the read API serves) to 9999-12-31T23:59:59Z, got "0001-01-01T00:00:00Z"\n1 problem in telemetry-early.ndjson: nothing was imported\n',
+      'telemetry-early.ndjson:2: Field time must be an instant from 0001-01-02T00:00:00Z to 9999-12-30T23:59:59Z, got "0001-01-01T00:00:00Z"\n1 problem in telemetry-early.ndjson: nothing was imported\n',
     );
     for (const [name, text] of [
       ['telemetry-infinite.csv', 'time,ignition,speed_kmh\n2026-03-06T08:00:00Z,true,1e400\n'],

@@ -1,4 +1,4 @@
-import { StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { escapeControlCharacters, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from '../commands/accounts.js';
 import type { CommandContext, CommandResult } from '../commands/command-context.js';
@@ -156,12 +156,22 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
     }
     await closeQuietly(database);
     database = null;
-    io.stdout.write(global.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+    io.stdout.write(_forTerminal(global.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text));
     return result.exitCode ?? EXIT_CODES.ok;
   } catch (error) {
     await closeQuietly(database);
     return reportError(error, io, command.name, target);
   }
+}
+
+/**
+ * D50: nothing a person typed reaches a terminal raw. A name stored before names were checked (or
+ * by SQL), or a value quoted in a refusal, is printed with its control characters escaped
+ * (`\u001b`); the output's own line breaks stay. In JSON the escapes are JSON's own, so the
+ * document parses to the same values (JSON.stringify escapes C0 itself, not C1 or U+202E).
+ */
+function _forTerminal(text: string): string {
+  return escapeControlCharacters(text, '\n');
 }
 
 async function closeQuietly(database: OpenedDatabase | null): Promise<void> {
@@ -182,23 +192,23 @@ async function closeQuietly(database: OpenedDatabase | null): Promise<void> {
 function reportError(error: unknown, io: CliIo, commandName = '', target: DatabaseTarget | null = null): number {
   if (error instanceof UsageError) {
     const helpFor = error.command || commandName;
-    io.stderr.write(`fleet-hours: ${error.message}\nRun "fleet-hours ${helpFor ? `${helpFor} ` : ''}--help" for usage.\n`);
+    io.stderr.write(_forTerminal(`fleet-hours: ${error.message}\nRun "fleet-hours ${helpFor ? `${helpFor} ` : ''}--help" for usage.\n`));
     return EXIT_CODES.usage;
   }
   if (error instanceof ImportFileError) {
-    io.stderr.write(`${error.message}\n`);
+    io.stderr.write(_forTerminal(`${error.message}\n`));
     return EXIT_CODES.failure;
   }
   if (error instanceof CommandError) {
-    io.stderr.write(`fleet-hours: ${error.message}\n`);
+    io.stderr.write(_forTerminal(`fleet-hours: ${error.message}\n`));
     return EXIT_CODES.failure;
   }
   const message = redactUrl(error instanceof Error ? error.message : String(error));
   if (error instanceof StorageUnavailableError) {
     const where = target ? ` (${describeDatabaseTarget(target)})` : '';
-    io.stderr.write(`fleet-hours: Cannot reach the database${where}: ${message}\n`);
+    io.stderr.write(_forTerminal(`fleet-hours: Cannot reach the database${where}: ${message}\n`));
   } else {
-    io.stderr.write(`fleet-hours: ${message}\n`);
+    io.stderr.write(_forTerminal(`fleet-hours: ${message}\n`));
   }
   if (io.env.FLEET_HOURS_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return EXIT_CODES.failure;

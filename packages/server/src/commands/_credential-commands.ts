@@ -2,7 +2,7 @@ import type { Account, ApiKeyRecord, FleetHoursStore } from '@fleet-hours/core';
 import { fingerprintApiKey } from '@fleet-hours/core';
 import { CommandError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
-import { readId, readInstant } from '../cli/option-values.js';
+import { readCleanText, readId, readInstant } from '../cli/option-values.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { formatUtc, presentApiKey } from './present-records.js';
@@ -37,7 +37,7 @@ export interface _CredentialKind {
 export async function _createCredentialCommand(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const labelText = optionalOption(context, 'label');
-  const label = labelText === undefined || labelText.trim() === '' ? null : labelText.trim();
+  const label = labelText === undefined || labelText.trim() === '' ? null : readCleanText(labelText, '--label');
   const expiresText = optionalOption(context, 'expires-at');
   const expiresAt = expiresText === undefined ? null : readInstant(expiresText, '--expires-at');
   const store = await context.store();

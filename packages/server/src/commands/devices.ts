@@ -2,7 +2,7 @@ import { ImeiInUseError, type DeviceChanges, type FleetHoursStore } from '@fleet
 import { deviceBody, type DeviceBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
-import { readId, readStatus, readText, readTimeZone } from '../cli/option-values.js';
+import { readCleanText, readId, readStatus, readText, readTimeZone } from '../cli/option-values.js';
 import { _deviceAccount } from './_device-account.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
@@ -18,7 +18,8 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   const imei = readText(requiredOption(context, 'imei'), '--imei');
   const model = readText(requiredOption(context, 'model'), '--model');
   const registrationText = optionalOption(context, 'registration');
-  const registration = registrationText === undefined || registrationText.trim() === '' ? null : registrationText.trim();
+  const registration =
+    registrationText === undefined || registrationText.trim() === '' ? null : readCleanText(registrationText, '--registration');
   const statusText = optionalOption(context, 'status');
   const status = statusText === undefined ? 'active' : readStatus(statusText);
   const store = await context.store();
@@ -58,7 +59,7 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
   const model = optionalOption(context, 'model');
   if (model !== undefined) changes.model = readText(model, '--model');
   const registration = optionalOption(context, 'registration');
-  if (registration !== undefined) changes.registration = registration.trim() === '' ? null : registration.trim();
+  if (registration !== undefined) changes.registration = registration.trim() === '' ? null : readCleanText(registration, '--registration');
   if (Object.keys(changes).length === 0) {
     throw new UsageError('Nothing to change: give at least one of --name, --timezone, --status, --registration, --model', 'devices update');
   }

@@ -18,7 +18,7 @@ import { serviceBody, serviceScheduleBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatHoursMinutes } from '../cli/format-hours-minutes.js';
 import { formatTable } from '../cli/format-table.js';
-import { readDays, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
+import { readCleanText, readDays, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
 import { _findDeviceOfAnyAccount } from './_device-account.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
@@ -56,7 +56,7 @@ export async function createServiceCommand(context: CommandContext): Promise<Com
   }
   const schedule: NewServiceSchedule = {
     deviceId,
-    name: requiredOption(context, 'name').trim(),
+    name: readCleanText(requiredOption(context, 'name'), '--name'),
     intervalSeconds: readDuration(requiredOption(context, 'every'), '--every'),
     intervalDays: optional(context, 'every-days', (text) => readDays(text, '--every-days', 'none')),
     dueSoonSeconds: optional(context, 'due-soon', (text) => readDuration(text, '--due-soon')),
@@ -83,7 +83,7 @@ export async function updateServiceCommand(context: CommandContext): Promise<Com
   const scheduleId = readId(requiredOption(context, 'id'), '--id');
   const changes: { -readonly [Field in keyof ServiceScheduleChanges]: ServiceScheduleChanges[Field] } = {};
   const nameText = optionalOption(context, 'name');
-  if (nameText !== undefined) changes.name = nameText.trim();
+  if (nameText !== undefined) changes.name = readCleanText(nameText, '--name');
   const everyText = optionalOption(context, 'every');
   if (everyText !== undefined) changes.intervalSeconds = readDuration(everyText, '--every');
   const everyDaysText = optionalOption(context, 'every-days');

@@ -1,4 +1,11 @@
-import { formatInstant, parseInstant, parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
+import {
+  formatInstant,
+  givenInstantRangeMessage,
+  isGivenInstantInRange,
+  parseInstant,
+  parseLocalDate,
+  startOfLocalDay,
+} from '@fleet-hours/core';
 import { EXIT_CODES, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount, formatTable } from '../cli/format-table.js';
@@ -210,8 +217,12 @@ function readBackfill(text: string, timeZone: string, nowSeconds: number): Simul
       }
     }
     try {
-      return parseInstant(trimmed);
-    } catch {
+      const seconds = parseInstant(trimmed);
+      // D50: the one range of every instant a person gives.
+      if (!isGivenInstantInRange(seconds)) throw new UsageError(givenInstantRangeMessage('--backfill', `"${trimmed}"`), 'simulate');
+      return seconds;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(
         `--backfill: "${trimmed}" is neither a date nor an instant: FROM and TO are ${BACKFILL_FORMS}, ${example}`,
         'simulate',
