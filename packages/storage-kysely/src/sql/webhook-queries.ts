@@ -8,7 +8,7 @@ import type { EventType, NewWebhookEvent, WebhookAttempt, WebhookDelivery, Webho
 import type { EndpointDisabledReason } from '@fleet-hours/core';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
-import { epochSeconds, instantOf, secondsOrNull } from './sql-values.js';
+import { epochSeconds, instantOf, isId, secondsOrNull } from './sql-values.js';
 
 type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 
@@ -131,18 +131,68 @@ export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], 
   return fresh.map((event) => event.id);
 }
 
-/** The claim: the due rows no one holds, locked and skipped when another claim holds them (D41). */
-export function claimDue(input: { claimant: string; eventId?: string | undefined; limit: number; leaseSeconds: number; now: number }) {
-  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
-    with due as (
+/** What a claim takes (`claimDeliveries`). */
+export interface ClaimInput {
+  claimant: string;
+  eventId?: string | undefined;
+  limit: number;
+  leaseSeconds: number;
+  now: number;
+  perEndpoint?: number | undefined;
+  held?: readonly { readonly endpointId: number; readonly requests: number }[] | undefined;
+}
+
+/**
+ * The claim: the due rows no one holds, locked and skipped when another claim holds them (D41).
+ * With `perEndpoint` (D47), the endpoints at their share are left out of the scan; of the oldest
+ * due rows of the others (a window of `limit × perEndpoint`, locked, so that claims made at once
+ * take disjoint windows and a large backlog is never sorted whole) each endpoint gets at most its
+ * share less what the claimant already sends it. The rows of the window not taken are unlocked when
+ * the statement ends. Under READ COMMITTED a row another claim took while this one waited for its
+ * lock is seen as it is now, and left out by the same conditions.
+ */
+export function claimDue(input: ClaimInput) {
+  const at = instantOf(input.now);
+  const free = sql`d.state = 'pending' and d.next_attempt_at <= ${at} and (d.claimed_until is null or d.claimed_until <= ${at})`;
+  const ofEvent = input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`;
+  if (input.perEndpoint === undefined) {
+    return _claimRows(
+      input,
+      sql`
       select d.id
         from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
-       where d.state = 'pending' and d.next_attempt_at <= ${instantOf(input.now)}
-         and (d.claimed_until is null or d.claimed_until <= ${instantOf(input.now)}) and p.enabled
-         ${input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`}
+       where ${free} and p.enabled ${ofEvent}
        order by d.next_attempt_at, d.id
        limit ${input.limit}
-       for update of d skip locked)
+       for update of d skip locked`,
+    );
+  }
+  const share = Math.max(0, Math.floor(input.perEndpoint));
+  const held = (input.held ?? []).filter((one) => isId(one.endpointId));
+  const full = held.filter((one) => one.requests >= share).map((one) => one.endpointId);
+  return _claimRows(
+    input,
+    sql`
+      with held (endpoint_id, requests) as (
+        select * from unnest(${held.map((one) => one.endpointId)}::integer[], ${held.map((one) => one.requests)}::integer[])),
+      candidates as (
+        select d.id, d.endpoint_id, d.next_attempt_at
+          from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
+         where ${free} and p.enabled ${ofEvent} and d.endpoint_id <> all(${full}::integer[])
+         order by d.next_attempt_at, d.id
+         limit ${input.limit * Math.max(1, share)}
+         for update of d skip locked),
+      ranked as (
+        select c.id, c.next_attempt_at,
+               row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) + coalesce(h.requests, 0) as place
+          from candidates c left join held h on h.endpoint_id = c.endpoint_id)
+      select r.id from ranked r where r.place <= ${share} order by r.next_attempt_at, r.id limit ${input.limit}`,
+  );
+}
+
+function _claimRows(input: ClaimInput, due: ReturnType<typeof sql>) {
+  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
+    with due as (${due})
     update webhook_deliveries d
        set claimant = ${input.claimant}, claimed_until = ${instantOf(input.now + input.leaseSeconds)}
       from due, webhook_events e
