@@ -455,12 +455,12 @@ function _describeFairDelivery(store: () => FleetHoursStore): void {
     store().claimDeliveries({ claimant, limit, leaseSeconds: 30, now: T0 + 2, perEndpoint: 4, held });
   const ids = (claimed: readonly { event: { id: string } }[]) => claimed.map((one) => one.event.id);
 
-  it("D47: a claim takes at most an endpoint's share, so the deliveries of another endpoint behind it are claimed too, oldest first", async () => {
+  it("D47, P62: a claim takes at most an endpoint's share, so the deliveries of another endpoint behind it are claimed too, oldest first", async () => {
     await twoEndpoints();
     expect(ids(await claim('a', []))).toEqual(['evt_h_0', 'evt_h_1', 'evt_h_2', 'evt_h_3', 'evt_q_0', 'evt_q_1']);
   });
 
-  it('D47: what the claimant already sends to an endpoint counts against its share; an endpoint at its share is skipped', async () => {
+  it('D47, P62: what the claimant already sends to an endpoint counts against its share; an endpoint at its share is skipped', async () => {
     const { hanging, quick } = await twoEndpoints();
     expect(ids(await claim('a', [{ endpointId: hanging, requests: 4 }]))).toEqual(['evt_q_0', 'evt_q_1']);
     expect(ids(await claim('b', [{ endpointId: hanging, requests: 3 }]))).toEqual(['evt_h_0']);
@@ -481,7 +481,7 @@ function _describeFairDelivery(store: () => FleetHoursStore): void {
     expect(ids(claimed)).toEqual(Array.from({ length: 10 }, (_, index) => `evt_h_${index}`));
   });
 
-  it('D47: claims made at once, each with its share, never share a delivery and never give one claimant more than its share', async () => {
+  it('D47, P62: claims made at once, each with its share, never share a delivery and never give one claimant more than its share', async () => {
     const { hanging, quick } = await twoEndpoints();
     const claims = [
       ...(await Promise.all(
@@ -501,7 +501,7 @@ function _describeFairDelivery(store: () => FleetHoursStore): void {
         expect(claimed.filter((one) => one.endpoint.id === endpointId).length).toBeLessThanOrEqual(2);
   });
 
-  it("D47: a retry's delay counts from the end of the failed attempt; Retry-After still from its start", async () => {
+  it("D47, P63: a retry's delay counts from the end of the failed attempt; Retry-After still from its start", async () => {
     const { deliveryId } = await claimedOne();
     // A request that hung for 20 s, from T0: the next attempt 5 s after its end, not at once.
     const hung = { ...answer(null, T0), durationMs: 20_000, finishedAt: T0 + 20 };
