@@ -45,8 +45,8 @@ export function nextAttemptAt(input: {
 
 /**
  * When an attempt ended, epoch seconds (D47): its `finishedAt`, else `attemptedAt` plus its
- * duration rounded up to a whole second (so a retry is never due before the schedule's delay has
- * passed since the answer).
+ * duration rounded up to a whole second (`attemptedAt` is the second the attempt began in, so that
+ * end may be up to a second before the real one: the sender reports `finishedAt`).
  *
  * @param attempt The attempt's start, duration and, when the sender knows it, end.
  * @returns Epoch seconds.
