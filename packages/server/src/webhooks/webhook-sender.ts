@@ -184,8 +184,8 @@ function _deliverer(options: WebhookSenderOptions) {
   const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
   const send = { allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents, now };
-  // P63: the lease covers the request (its timeout at most) and 10 s for the claim and the report;
-  // a sender that dies gives its deliveries back within the timeout and 10 s.
+  // P63: the lease covers the request (its timeout at most) and 13 s for the claim and the report;
+  // a sender that dies gives its deliveries back within the timeout and 13 s.
   const leaseSeconds = Math.ceil(timeoutMs / 1000) + _LEASE_MARGIN_SECONDS;
   const recorder = _attemptRecorder(options.store, claimant, options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS, options.onError);
   const requests = new Map<number, number>();
@@ -252,7 +252,7 @@ function _deliverer(options: WebhookSenderOptions) {
 /** Requests to one endpoint under way at once, by default (D47). */
 const _PER_ENDPOINT = 4;
 /** What a lease holds beyond the request's timeout: the claim before it and the report after it (P63). */
-const _LEASE_MARGIN_SECONDS = 10;
+const _LEASE_MARGIN_SECONDS = 13;
 /** A request ends at least this long before its lease, so that its report lands while the claim holds (P63). */
 const _REPORT_MARGIN_MS = 5_000;
 /** Less time than this left in a lease: the delivery is not sent (its claim came back late). */

@@ -144,12 +144,13 @@ export interface ClaimInput {
 
 /**
  * The claim: the due rows no one holds, locked and skipped when another claim holds them (D41).
- * With `perEndpoint` (D47), the endpoints at their share are left out of the scan; of the oldest
- * due rows of the others (a window of `limit × perEndpoint`, locked, so that claims made at once
- * take disjoint windows and a large backlog is never sorted whole) each endpoint gets at most its
- * share less what the claimant already sends it. The rows of the window not taken are unlocked when
- * the statement ends. Under READ COMMITTED a row another claim took while this one waited for its
- * lock is seen as it is now, and left out by the same conditions.
+ * With `perEndpoint` (D47, P62): the endpoints that have pending deliveries, found one index probe
+ * each (`webhook_deliveries_endpoint_due_idx`, migration 0014), those enabled and under their
+ * share; of each, its oldest due rows up to its share less what the claimant already sends it,
+ * locked (`skip locked`: claims made at once take disjoint rows); of those, the oldest `limit`.
+ * An endpoint at its share is not read at all, however large its backlog. Rows locked and not
+ * taken are unlocked when the statement ends. Under READ COMMITTED a row another claim took while
+ * this one waited for its lock is seen as it is now, and left out by the same conditions.
  */
 export function claimDue(input: ClaimInput) {
   const at = instantOf(input.now);
@@ -169,35 +170,85 @@ export function claimDue(input: ClaimInput) {
   }
   const share = Math.max(0, Math.floor(input.perEndpoint));
   const held = (input.held ?? []).filter((one) => isId(one.endpointId));
-  const full = held.filter((one) => one.requests >= share).map((one) => one.endpointId);
   return _claimRows(
     input,
     sql`
-      with held (endpoint_id, requests) as (
+      with recursive pending (endpoint_id) as (
+        (select d.endpoint_id from webhook_deliveries d where d.state = 'pending' order by d.endpoint_id limit 1)
+        union all
+        select (select d.endpoint_id from webhook_deliveries d
+                 where d.state = 'pending' and d.endpoint_id > e.endpoint_id order by d.endpoint_id limit 1)
+          from pending e where e.endpoint_id is not null),
+      held (endpoint_id, requests) as (
         select * from unnest(${held.map((one) => one.endpointId)}::integer[], ${held.map((one) => one.requests)}::integer[])),
-      candidates as (
-        select d.id, d.endpoint_id, d.next_attempt_at
-          from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
-         where ${free} and p.enabled ${ofEvent} and d.endpoint_id <> all(${full}::integer[])
-         order by d.next_attempt_at, d.id
-         limit ${input.limit * Math.max(1, share)}
-         for update of d skip locked),
-      ranked as (
-        select c.id, c.next_attempt_at,
-               row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) + coalesce(h.requests, 0) as place
-          from candidates c left join held h on h.endpoint_id = c.endpoint_id)
-      select r.id from ranked r where r.place <= ${share} order by r.next_attempt_at, r.id limit ${input.limit}`,
+      room as (
+        select e.endpoint_id, ${share}::integer - coalesce(h.requests, 0) as room
+          from pending e join webhook_endpoints p on p.id = e.endpoint_id and p.enabled
+          left join held h on h.endpoint_id = e.endpoint_id
+         where ${share}::integer - coalesce(h.requests, 0) > 0)
+      select c.id
+        from room r cross join lateral (
+          select d.id, d.next_attempt_at from webhook_deliveries d
+           where d.endpoint_id = r.endpoint_id and ${free} ${ofEvent}
+           order by d.next_attempt_at, d.id
+           limit r.room
+           for update of d skip locked) c
+       order by c.next_attempt_at, c.id
+       limit ${input.limit}`,
   );
 }
 
+/** A claimed row: the delivery, its event and its endpoint (`endpoint_…`), read by the claim itself. */
+export type ClaimedRow = DeliveryRow & {
+  type: string;
+  account_id: number;
+  about_device_id: number | null;
+  body: string;
+  raised_at: number | string;
+  endpoint_url: string;
+  endpoint_event_types: string[];
+  endpoint_secret: string;
+  endpoint_previous_secret: string | null;
+  endpoint_previous_secret_expires_at: number | string | null;
+  endpoint_enabled: boolean;
+  endpoint_disabled_reason: string | null;
+  endpoint_disabled_at: number | string | null;
+  endpoint_failing_since: number | string | null;
+  endpoint_created_at: number | string;
+};
+
+/** The endpoint of a claimed row. */
+export function claimedEndpoint(row: ClaimedRow): WebhookEndpoint {
+  return toEndpoint({
+    id: row.endpoint_id,
+    account_id: row.account_id,
+    url: row.endpoint_url,
+    event_types: row.endpoint_event_types,
+    secret: row.endpoint_secret,
+    previous_secret: row.endpoint_previous_secret,
+    previous_secret_expires_at: row.endpoint_previous_secret_expires_at,
+    enabled: row.endpoint_enabled,
+    disabled_reason: row.endpoint_disabled_reason,
+    disabled_at: row.endpoint_disabled_at,
+    failing_since: row.endpoint_failing_since,
+    created_at: row.endpoint_created_at,
+  });
+}
+
+/** Marks the rows `due` selects as the claimant's, and returns each with its event and endpoint: one round trip. */
 function _claimRows(input: ClaimInput, due: ReturnType<typeof sql>) {
-  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
+  return sql<ClaimedRow>`
     with due as (${due})
     update webhook_deliveries d
        set claimant = ${input.claimant}, claimed_until = ${instantOf(input.now + input.leaseSeconds)}
-      from due, webhook_events e
-     where d.id = due.id and e.id = d.event_id
-    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at`;
+      from due, webhook_events e, webhook_endpoints p
+     where d.id = due.id and e.id = d.event_id and p.id = d.endpoint_id
+    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at,
+      p.url as endpoint_url, p.event_types as endpoint_event_types, p.secret as endpoint_secret,
+      p.previous_secret as endpoint_previous_secret,
+      date_part('epoch', p.previous_secret_expires_at) as endpoint_previous_secret_expires_at, p.enabled as endpoint_enabled,
+      p.disabled_reason as endpoint_disabled_reason, date_part('epoch', p.disabled_at) as endpoint_disabled_at,
+      date_part('epoch', p.failing_since) as endpoint_failing_since, date_part('epoch', p.created_at) as endpoint_created_at`;
 }
 
 /** An attempt row as `listAttempts` reads it. */
