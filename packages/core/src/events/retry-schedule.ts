@@ -10,17 +10,20 @@ export const MAX_RETRY_AFTER_SECONDS = 86_400;
 export const ENDPOINT_FAILURE_DISABLE_SECONDS = 5 * 86_400;
 
 /**
- * When to try a delivery again after a failed attempt (D41): the schedule's delay for that
- * attempt, or the receiver's `Retry-After` when it asks for longer (up to a day, P51); `null` once
- * the schedule is spent (the delivery has failed).
+ * When to try a delivery again after a failed attempt (D41, D47): the schedule's delay for that
+ * attempt counted from the end of the attempt (`finishedAt`; a request that hung until its timeout
+ * waits the whole delay after it), or the receiver's `Retry-After` when it asks for later (counted
+ * from `attemptedAt`, up to a day, P51); `null` once the schedule is spent (the delivery has failed).
  *
- * @param input How many attempts have failed (this one included), when this one was made, the
- *   receiver's `Retry-After` in seconds (`null`: none) and the schedule.
+ * @param input How many attempts have failed (this one included), when this one was made and when
+ *   it ended (default: when it was made), the receiver's `Retry-After` in seconds (`null`: none)
+ *   and the schedule.
  * @returns Epoch seconds of the next attempt, or `null`.
  * @example
  * ```ts
  * import { nextAttemptAt } from '@fleet-hours/core';
  * nextAttemptAt({ failedAttempts: 1, attemptedAt: 1000, retryAfterSeconds: null }); // 1005
+ * nextAttemptAt({ failedAttempts: 1, attemptedAt: 1000, finishedAt: 1015, retryAfterSeconds: null }); // 1020
  * nextAttemptAt({ failedAttempts: 1, attemptedAt: 1000, retryAfterSeconds: 60 }); // 1060
  * nextAttemptAt({ failedAttempts: 8, attemptedAt: 1000, retryAfterSeconds: null }); // null
  * ```
@@ -28,6 +31,7 @@ export const ENDPOINT_FAILURE_DISABLE_SECONDS = 5 * 86_400;
 export function nextAttemptAt(input: {
   readonly failedAttempts: number;
   readonly attemptedAt: EpochSeconds;
+  readonly finishedAt?: EpochSeconds;
   readonly retryAfterSeconds: number | null;
   readonly schedule?: readonly number[];
 }): EpochSeconds | null {
@@ -35,7 +39,30 @@ export function nextAttemptAt(input: {
   const delay = schedule[input.failedAttempts - 1];
   if (delay === undefined || input.failedAttempts < 1) return null;
   const asked = input.retryAfterSeconds === null ? 0 : Math.min(input.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS);
-  return input.attemptedAt + Math.max(delay, asked);
+  const ended = Math.max(input.attemptedAt, input.finishedAt ?? input.attemptedAt);
+  return Math.max(ended + delay, input.attemptedAt + asked);
+}
+
+/**
+ * When an attempt ended, epoch seconds (D47): its `finishedAt`, else `attemptedAt` plus its
+ * duration rounded up to a whole second (`attemptedAt` is the second the attempt began in, so that
+ * end may be up to a second before the real one: the sender reports `finishedAt`).
+ *
+ * @param attempt The attempt's start, duration and, when the sender knows it, end.
+ * @returns Epoch seconds.
+ * @example
+ * ```ts
+ * import { attemptEndedAt } from '@fleet-hours/core';
+ * attemptEndedAt({ attemptedAt: 1000, durationMs: 15_000.4 }); // 1016
+ * attemptEndedAt({ attemptedAt: 1000, durationMs: 12, finishedAt: 1001 }); // 1001
+ * ```
+ */
+export function attemptEndedAt(attempt: {
+  readonly attemptedAt: EpochSeconds;
+  readonly durationMs: number;
+  readonly finishedAt?: EpochSeconds;
+}): EpochSeconds {
+  return attempt.finishedAt ?? attempt.attemptedAt + Math.ceil(Math.max(0, attempt.durationMs) / 1000);
 }
 
 /**
@@ -117,21 +144,28 @@ export function parseRetrySchedule(text: string): number[] {
 
 /**
  * A delivery's state after its `attempts`-th attempt (D41): delivered on a 2xx, failed on a 410
- * or once the schedule is spent, else pending until the next attempt. Every store applies it.
+ * or once the schedule is spent, else pending until the next attempt, whose delay counts from the
+ * end of this one (D47, `attemptEndedAt`). Every store applies it.
  *
  * @param attempts The attempts made, this one included.
- * @param attempt The attempt: when, its status (`null`: no answer) and the receiver's `Retry-After`.
+ * @param attempt The attempt: when, how long, when it ended, its status (`null`: no answer) and the receiver's `Retry-After`.
  * @param retrySchedule The delays between attempts.
  * @returns The delivery's state, attempts and next attempt.
  * @example
  * ```ts
  * import { deliveryAfterAttempt } from '@fleet-hours/core';
- * deliveryAfterAttempt(1, { attemptedAt: 100, status: 500, retryAfterSeconds: null }, [5]); // { state: 'pending', attempts: 1, nextAttemptAt: 105 }
+ * deliveryAfterAttempt(1, { attemptedAt: 100, durationMs: 12, finishedAt: 100, status: 500, retryAfterSeconds: null }, [5]); // { state: 'pending', attempts: 1, nextAttemptAt: 105 }
  * ```
  */
 export function deliveryAfterAttempt(
   attempts: number,
-  attempt: { readonly attemptedAt: number; readonly status: number | null; readonly retryAfterSeconds: number | null },
+  attempt: {
+    readonly attemptedAt: number;
+    readonly durationMs: number;
+    readonly finishedAt?: number;
+    readonly status: number | null;
+    readonly retryAfterSeconds: number | null;
+  },
   retrySchedule: readonly number[],
 ): { readonly state: 'pending' | 'delivered' | 'failed'; readonly attempts: number; readonly nextAttemptAt: EpochSeconds | null } {
   if (attempt.status !== null && attempt.status >= 200 && attempt.status < 300)
@@ -142,6 +176,7 @@ export function deliveryAfterAttempt(
       : nextAttemptAt({
           failedAttempts: attempts,
           attemptedAt: attempt.attemptedAt,
+          finishedAt: attemptEndedAt(attempt),
           retryAfterSeconds: attempt.retryAfterSeconds,
           schedule: retrySchedule,
         });

@@ -7,9 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  attemptEndedAt,
   checkWebhookEventTypes,
   checkWebhookUrl,
   DEFAULT_RETRY_SCHEDULE_SECONDS,
+  deliveryAfterAttempt,
   endpointAfterAttempt,
   ENDPOINT_FAILURE_DISABLE_SECONDS,
   InvalidParameterError,
@@ -60,6 +62,46 @@ describe('nextAttemptAt() (D41)', () => {
           expect(next).toBeGreaterThanOrEqual(attemptedAt + DEFAULT_RETRY_SCHEDULE_SECONDS[failedAttempts - 1]!);
         },
       ),
+    );
+  });
+});
+
+describe("a retry's delay from the end of the attempt (D47)", () => {
+  it('counts the delay from finishedAt; Retry-After from the start; the end is never before the start', () => {
+    expect(nextAttemptAt({ failedAttempts: 1, attemptedAt: 100, finishedAt: 115, retryAfterSeconds: null })).toBe(120);
+    expect(nextAttemptAt({ failedAttempts: 1, attemptedAt: 100, finishedAt: 115, retryAfterSeconds: 30 })).toBe(130);
+    expect(nextAttemptAt({ failedAttempts: 1, attemptedAt: 100, finishedAt: 115, retryAfterSeconds: 10 })).toBe(120);
+    expect(nextAttemptAt({ failedAttempts: 1, attemptedAt: 100, finishedAt: 90, retryAfterSeconds: null })).toBe(105);
+    expect(nextAttemptAt({ failedAttempts: 8, attemptedAt: 100, finishedAt: 115, retryAfterSeconds: null })).toBeNull();
+  });
+
+  it('takes the end from the duration, rounded up, when the report does not say it', () => {
+    expect(attemptEndedAt({ attemptedAt: 100, durationMs: 15_000 })).toBe(115);
+    expect(attemptEndedAt({ attemptedAt: 100, durationMs: 15_000.4 })).toBe(116);
+    expect(attemptEndedAt({ attemptedAt: 100, durationMs: 0 })).toBe(100);
+    expect(attemptEndedAt({ attemptedAt: 100, durationMs: 40_000, finishedAt: 120 })).toBe(120);
+    const timedOut = { attemptedAt: 100, durationMs: 15_000.4, finishedAt: 116, status: null, retryAfterSeconds: null };
+    expect(deliveryAfterAttempt(1, timedOut, [5])).toEqual({ state: 'pending', attempts: 1, nextAttemptAt: 121 });
+  });
+
+  it('property: against an oracle in milliseconds, the next attempt is the first whole second at least the delay after the real end, or the Retry-After from the start when later', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 0, max: 10 ** 12 }),
+        fc.integer({ min: 0, max: 60_000 }),
+        fc.option(fc.nat(200_000)),
+        (failedAttempts, startMs, durationMs, retryAfterSeconds) => {
+          // As a sender reports it: the second the attempt began in, and the clock after the answer rounded up.
+          const attemptedAt = Math.floor(startMs / 1000);
+          const finishedAt = Math.ceil((startMs + durationMs) / 1000);
+          const delayMs = DEFAULT_RETRY_SCHEDULE_SECONDS[failedAttempts - 1]! * 1000;
+          let oracle = attemptedAt + Math.min(retryAfterSeconds ?? 0, 86_400);
+          while (oracle * 1000 < startMs + durationMs + delayMs) oracle += 1;
+          expect(nextAttemptAt({ failedAttempts, attemptedAt, finishedAt, retryAfterSeconds })).toBe(oracle);
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

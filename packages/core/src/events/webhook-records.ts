@@ -109,4 +109,9 @@ export interface AttemptReport {
   readonly error: string | null;
   /** The receiver's `Retry-After` in seconds (`parseRetryAfter`), or `null`. */
   readonly retryAfterSeconds: number | null;
+  /**
+   * When the attempt ended (its answer, its timeout or its failure), epoch seconds rounded up: the
+   * schedule's delay counts from it (D47). Left out: `attemptedAt` plus `durationMs` rounded up.
+   */
+  readonly finishedAt?: EpochSeconds;
 }

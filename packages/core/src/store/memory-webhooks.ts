@@ -166,8 +166,12 @@ function _memoryOutbox(state: _State) {
       }
       return stored;
     },
-    async claimDeliveries({ claimant, eventId, limit, leaseSeconds, now }) {
+    async claimDeliveries({ claimant, eventId, limit, leaseSeconds, now, perEndpoint, held }) {
       assertEpochSeconds('now', now);
+      // D47: what each endpoint may still take of this claimant's share.
+      const room = new Map<number, number>();
+      const roomOf = (endpointId: number) => room.get(endpointId) ?? perEndpoint ?? Number.POSITIVE_INFINITY;
+      for (const { endpointId, requests } of held ?? []) room.set(endpointId, roomOf(endpointId) - requests);
       const due = [...deliveries.values()]
         .filter(
           (delivery) =>
@@ -179,6 +183,11 @@ function _memoryOutbox(state: _State) {
           (delivery) => endpoints.get(delivery.endpointId)?.enabled === true && (eventId === undefined || delivery.eventId === eventId),
         )
         .sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.id - b.id)
+        .filter((delivery) => {
+          const left = roomOf(delivery.endpointId);
+          room.set(delivery.endpointId, left - 1);
+          return left >= 1;
+        })
         .slice(0, limit);
       return due.map((delivery) => {
         delivery.claimant = claimant;

@@ -501,7 +501,11 @@ export interface WebhookOutboxStore {
    * first, that no unexpired claim holds, for `claimant` until `now + leaseSeconds`, and return
    * them. Two concurrent calls never claim one delivery (D41: one event is never sent by two
    * senders at once); a claim that expires (its sender died) is claimed again. With `eventId`, only
-   * that event's deliveries (a command that sends one event now).
+   * that event's deliveries (a command that sends one event now). With `perEndpoint` (D47: an
+   * endpoint's share of a sender), it MUST NOT claim more of one endpoint's deliveries than
+   * `perEndpoint` less what `held` says the claimant is already sending to it, and it MUST skip the
+   * endpoints at their share, so that the due deliveries of the other endpoints are claimed: a
+   * claim returns none only when no endpoint under its share has a due delivery no one holds.
    */
   claimDeliveries(input: {
     readonly claimant: string;
@@ -509,6 +513,8 @@ export interface WebhookOutboxStore {
     readonly limit: number;
     readonly leaseSeconds: number;
     readonly now: EpochSeconds;
+    readonly perEndpoint?: number;
+    readonly held?: readonly { readonly endpointId: number; readonly requests: number }[];
   }): Promise<readonly ClaimedDelivery[]>;
 
   /**

@@ -1,7 +1,8 @@
 /**
  * D40 and D41 in the storage contract: webhook endpoints, the outbox (an event stored once by its
  * id), deliveries claimed by one sender at a time, every attempt recorded with its effect on the
- * delivery and the endpoint, replay, the backlog and the account's quiet time.
+ * delivery and the endpoint, replay, the backlog and the account's quiet time. D47: a claim gives
+ * no endpoint more than its share of a sender, and a retry's delay counts from the attempt's end.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SILENT_AFTER_SECONDS, type EventType } from '../events/decide-events.js';
@@ -29,12 +30,14 @@ const event = (
   raisedAt: T0,
   ...fields,
 });
+/** An attempt that ended in the second it began (`finishedAt`), as a sender reports it. */
 const answer = (status: number | null, attemptedAt: number, retryAfterSeconds: number | null = null): AttemptReport => ({
   attemptedAt,
   status,
   durationMs: 12,
   error: status !== null && status < 300 ? null : `answered ${status}`,
   retryAfterSeconds,
+  finishedAt: attemptedAt,
 });
 
 /** An account with one endpoint wanting every event. */
@@ -61,6 +64,9 @@ export function describeWebhookContract(store: () => FleetHoursStore): void {
     _describeOutbox(store);
     _describeAttempts(store);
     _describeBatchedAttempts(store);
+  });
+  describe('fair, prompt delivery (D47)', () => {
+    _describeFairDelivery(store);
   });
 }
 
@@ -430,5 +436,89 @@ function _describeBatchedAttempts(store: () => FleetHoursStore): void {
     );
     expect(await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 })).toEqual([]);
     expect(await store().webhookBacklog()).toMatchObject({ pending: 1 });
+  });
+}
+
+/** D47: an endpoint's share of a claim; the retry's delay from the end of the attempt. */
+function _describeFairDelivery(store: () => FleetHoursStore): void {
+  const { claimedOne, record } = _attemptHelpers(store);
+  /** Endpoint `hanging` of one account with 10 due deliveries, then `quick` of another with 2, raised later. */
+  const twoEndpoints = async () => {
+    const hanging = await seed(store());
+    const quick = await seed(store());
+    const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `evt_${prefix}_${index}`);
+    await store().raiseEvents({ events: ids('h', 10).map((id) => event(id, hanging.accountId)), now: T0 });
+    await store().raiseEvents({ events: ids('q', 2).map((id) => event(id, quick.accountId)), now: T0 + 1 });
+    return { hanging: hanging.endpoint.id, quick: quick.endpoint.id };
+  };
+  const claim = (claimant: string, held: { endpointId: number; requests: number }[], limit = 10) =>
+    store().claimDeliveries({ claimant, limit, leaseSeconds: 30, now: T0 + 2, perEndpoint: 4, held });
+  const ids = (claimed: readonly { event: { id: string } }[]) => claimed.map((one) => one.event.id);
+
+  it("D47, P62: a claim takes at most an endpoint's share, so the deliveries of another endpoint behind it are claimed too, oldest first", async () => {
+    await twoEndpoints();
+    expect(ids(await claim('a', []))).toEqual(['evt_h_0', 'evt_h_1', 'evt_h_2', 'evt_h_3', 'evt_q_0', 'evt_q_1']);
+  });
+
+  it('D47, P62: what the claimant already sends to an endpoint counts against its share; an endpoint at its share is skipped', async () => {
+    const { hanging, quick } = await twoEndpoints();
+    expect(ids(await claim('a', [{ endpointId: hanging, requests: 4 }]))).toEqual(['evt_q_0', 'evt_q_1']);
+    expect(ids(await claim('b', [{ endpointId: hanging, requests: 3 }]))).toEqual(['evt_h_0']);
+    expect(
+      ids(
+        await claim('c', [
+          { endpointId: hanging, requests: 9 },
+          { endpointId: quick, requests: 0 },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(ids(await claim('d', [{ endpointId: quick, requests: 1 }], 2))).toEqual(['evt_h_1', 'evt_h_2']);
+  });
+
+  it('D47: without a share a claim takes the oldest due deliveries, whatever their endpoint', async () => {
+    await twoEndpoints();
+    const claimed = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 + 2 });
+    expect(ids(claimed)).toEqual(Array.from({ length: 10 }, (_, index) => `evt_h_${index}`));
+  });
+
+  it('D47, P62: claims made at once, each with its share, never share a delivery and never give one claimant more than its share', async () => {
+    const { hanging, quick } = await twoEndpoints();
+    const claims = [
+      ...(await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          store().claimDeliveries({ claimant: `s${index}`, limit: 10, leaseSeconds: 30, now: T0 + 2, perEndpoint: 2 }),
+        ),
+      )),
+    ];
+    // A claim may find the rows another is taking locked, and take fewer; later claims take the rest.
+    for (let index = 0; index < 12; index += 1)
+      claims.push(await store().claimDeliveries({ claimant: `t${index}`, limit: 10, leaseSeconds: 30, now: T0 + 2, perEndpoint: 2 }));
+    const all = claims.flat().map((one) => one.delivery.id);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toHaveLength(12);
+    for (const claimed of claims)
+      for (const endpointId of [hanging, quick])
+        expect(claimed.filter((one) => one.endpoint.id === endpointId).length).toBeLessThanOrEqual(2);
+  });
+
+  it("D47, P63: a retry's delay counts from the end of the failed attempt; Retry-After still from its start", async () => {
+    const { deliveryId } = await claimedOne();
+    // A request that hung for 20 s, from T0: the next attempt 5 s after its end, not at once.
+    const hung = { ...answer(null, T0), durationMs: 20_000, finishedAt: T0 + 20 };
+    expect(await record(deliveryId, hung)).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 25 });
+    await store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now: T0 + 25 });
+    const asked = { ...answer(429, T0 + 25, 3600), durationMs: 2_000, finishedAt: T0 + 27 };
+    expect(await record(deliveryId, asked)).toMatchObject({ state: 'pending', attempts: 2, nextAttemptAt: T0 + 25 + 3600 });
+  });
+
+  it('D47: a report without its end counts the delay from its start and its duration, rounded up', async () => {
+    const { deliveryId } = await claimedOne();
+    const { finishedAt: _ended, ...report } = { ...answer(503, T0), durationMs: 15_000.4 };
+    const recorded = await store().recordWebhookAttempts({
+      claimant: 'a',
+      reports: [{ deliveryId, attempt: report }],
+      retrySchedule: SCHEDULE,
+    });
+    expect(recorded[0]).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 16 + 5 });
   });
 }

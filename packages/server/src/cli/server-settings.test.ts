@@ -47,6 +47,16 @@ describe('the headers deadline setting (D37)', () => {
   });
 });
 
+describe("an endpoint's share of a sender (D47)", () => {
+  it('is 4 by default, read from --webhook-per-endpoint or FLEET_HOURS_WEBHOOK_PER_ENDPOINT, a whole number of at least 1', () => {
+    expect(readServerSettings({}, {}).webhookPerEndpoint).toBe(4);
+    expect(settingEnvName(SERVER_SETTINGS.webhookPerEndpoint)).toBe('FLEET_HOURS_WEBHOOK_PER_ENDPOINT');
+    expect(readServerSettings({}, { FLEET_HOURS_WEBHOOK_PER_ENDPOINT: '2' }).webhookPerEndpoint).toBe(2);
+    expect(readServerSettings({ 'webhook-per-endpoint': '8' }, { FLEET_HOURS_WEBHOOK_PER_ENDPOINT: '2' }).webhookPerEndpoint).toBe(8);
+    expect(() => readServerSettings({ 'webhook-per-endpoint': '0' }, {})).toThrow('--webhook-per-endpoint');
+  });
+});
+
 describe('readServerSettings() (P29)', () => {
   it('takes the defaults when nothing is given', () => {
     expect(readServerSettings({}, {})).toMatchObject({

@@ -282,6 +282,15 @@ export const SERVER_SETTINGS = {
     shownDefault: '32',
     read: _wholeNumber(1, 1000),
   }),
+  webhookPerEndpoint: _setting({
+    flag: 'webhook-per-endpoint',
+    placeholder: 'N',
+    description:
+      'Webhook requests this process sends to one endpoint at the same time, so a slow or hanging receiver never delays the events of the others',
+    defaultValue: 4,
+    shownDefault: '4',
+    read: _wholeNumber(1, 1000),
+  }),
   eventCheckInterval: _setting({
     flag: 'event-check-interval',
     placeholder: 'SECONDS',

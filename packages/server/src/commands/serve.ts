@@ -75,6 +75,7 @@ export async function serveCommand(input: {
             timeoutMs: Math.round(settings.webhookTimeout * 1000),
             allowPrivateAddresses: settings.webhookAllowPrivateAddresses,
             concurrency: settings.webhookConcurrency,
+            perEndpoint: settings.webhookPerEndpoint,
             checkIntervalMs: Math.round(settings.eventCheckInterval * 1000),
           }
         : null,

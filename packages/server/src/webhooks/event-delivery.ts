@@ -13,6 +13,8 @@ export interface EventDeliveryOptions {
   readonly allowPrivateAddresses?: boolean;
   /** Requests sent at the same time. Default 32. */
   readonly concurrency?: number;
+  /** Requests sent to one endpoint at the same time (D47). Default 4. */
+  readonly perEndpoint?: number;
   /** How often the periodic check runs, ms (D40: at least once a minute). Default 60 000. */
   readonly checkIntervalMs?: number;
   /** How often the checks writes asked for are looked for besides right after this server's own writes, ms (P53). Default 5 000. */
@@ -51,6 +53,7 @@ export function startEventDelivery(
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.allowPrivateAddresses === undefined ? {} : { allowPrivateAddresses: options.allowPrivateAddresses }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.perEndpoint === undefined ? {} : { perEndpoint: options.perEndpoint }),
     pollIntervalMs: 250,
     onError,
     onAttempt: (entry) => {

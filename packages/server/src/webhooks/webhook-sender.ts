@@ -23,6 +23,8 @@ export interface WebhookSenderOptions {
   readonly allowPrivateAddresses?: boolean;
   /** Deliveries sent at the same time. Default 32. */
   readonly concurrency?: number;
+  /** Requests sent to one endpoint at the same time (D47: its share of the sender). Default 4. */
+  readonly perEndpoint?: number;
   /** How often to look for due deliveries when there were none, ms. Default 1000. */
   readonly pollIntervalMs?: number;
   /** Look for due deliveries by itself. Default `true`; `false`: only `runOnce()` sends (a command that sends one event now). */
@@ -58,8 +60,10 @@ export interface WebhookSender {
 /**
  * Delivers the outbox (D41): claims due deliveries (a lease longer than the timeout, so no other
  * sender takes them meanwhile), sends each signed per Standard Webhooks, records every attempt
- * with the retry schedule, and looks again — at once while there is more to send, else after
- * `pollIntervalMs`. Any number of senders, in any number of processes, share one database.
+ * with the retry schedule, and looks again — at once while there is more to send or a request has
+ * ended, else after `pollIntervalMs`. One endpoint never has more than `perEndpoint` requests of
+ * this sender under way (D47, P62): a hanging endpoint holds its share, the other slots go on to the
+ * other endpoints. Any number of senders, in any number of processes, share one database.
  *
  * @param options The store and the delivery settings.
  * @returns The sender, already running.
@@ -72,63 +76,20 @@ export interface WebhookSender {
  * ```
  */
 export function startWebhookSender(options: WebhookSenderOptions): WebhookSender {
-  const now = options.now ?? Date.now;
-  const claimant = `sender-${randomUUID()}`;
-  const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = Math.max(1, options.concurrency ?? 32);
-  const retrySchedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS;
-  // Connections to the receivers are kept and reused (D41). An idle one is closed after 4 s, before
-  // a receiver's own idle limit (5 s for Node's servers) would close it under a request; the
-  // sockets are not capped here, the sender's concurrency caps the requests (none waits for a socket).
-  const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
-  const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
-  const send = { timeoutMs, allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents, now };
-  // The lease outlives the request and its report, so a delivery is never sent by two senders at once.
-  const leaseSeconds = Math.ceil(timeoutMs / 1000) + 60;
-  const recorder = _attemptRecorder(options.store, claimant, retrySchedule, options.onError);
+  const { deliverClaimed, agents } = _deliverer(options);
   let stopping = false;
-
-  const deliver = async (claimed: ClaimedDelivery) => {
-    const attemptedAt = Math.floor(now() / 1000);
-    const attempt = await sendWebhook(claimed, attemptedAt, send);
-    const delivery = await recorder.record(claimed.delivery.id, attempt);
-    const entry: WebhookAttemptEntry = {
-      eventId: claimed.event.id,
-      eventType: claimed.event.type,
-      endpointId: claimed.endpoint.id,
-      attempt,
-      delivery,
-      ageSeconds: attemptedAt - claimed.event.raisedAt,
-    };
-    options.onAttempt?.(entry);
-    return entry;
-  };
-  const claim = (limit: number, eventId?: string) =>
-    options.store.claimDeliveries({
-      claimant,
-      limit,
-      leaseSeconds,
-      now: Math.floor(now() / 1000),
-      ...(eventId === undefined ? {} : { eventId }),
-    });
-  const runOnce = async (eventId?: string) => {
-    const claimed = await claim(concurrency, eventId);
-    const entries = await Promise.all(
-      claimed.map((one) =>
-        deliver(one).catch((error: unknown) => {
-          options.onError?.(error);
-          return null;
-        }),
-      ),
-    );
-    return entries.filter((entry) => entry !== null);
-  };
-  // Keeps up to `concurrency` deliveries under way (sent, or waiting for their report): slots freed
-  // are claimed again while the others are in flight, a quarter of them at a time, so the claims
-  // stay few and the pipeline full (D41).
+  // Deliveries under way (sent, or waiting for their report): slots freed are claimed again while
+  // the others are in flight, a quarter of them at a time, so the claims stay few and the pipeline
+  // full (D41). A request that ends also looks again at once: its endpoint has room in its share.
   const inFlight = new Set<Promise<unknown>>();
   const refill = Math.max(1, Math.floor(concurrency / 4));
   const waits = { slot: null as (() => void) | null, idle: null as (() => void) | null };
+  const flags = { woken: false, ended: false };
+  const claimAndSend = deliverClaimed(() => {
+    flags.ended = true;
+    waits.idle?.();
+  });
   const waitFor = (kind: 'slot' | 'idle', ms: number | null) =>
     new Promise<void>((resolve) => {
       const timer = ms === null ? undefined : setTimeout(resolve, ms);
@@ -137,7 +98,18 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
         resolve();
       };
     });
-  let woken = false;
+  const runOnce = async (eventId?: string) => {
+    const sending = await claimAndSend(concurrency, eventId);
+    const entries = await Promise.all(
+      sending.map((one) =>
+        one.catch((error: unknown) => {
+          options.onError?.(error);
+          return null;
+        }),
+      ),
+    );
+    return entries.filter((entry) => entry !== null);
+  };
   const loop = (async () => {
     while (!stopping && options.poll !== false) {
       const free = concurrency - inFlight.size;
@@ -146,29 +118,30 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
         waits.slot = null;
         continue;
       }
-      let claimed: readonly ClaimedDelivery[] = [];
+      let sending: readonly Promise<unknown>[] = [];
       let failed = false;
-      woken = false;
+      flags.woken = false;
+      flags.ended = false;
       try {
-        claimed = await claim(free);
+        sending = await claimAndSend(free);
       } catch (error) {
         failed = true;
         options.onError?.(error);
       }
-      for (const one of claimed) {
-        const sending: Promise<unknown> = deliver(one)
+      for (const one of sending) {
+        const tracked: Promise<unknown> = one
           .catch((error: unknown) => options.onError?.(error))
           .finally(() => {
-            inFlight.delete(sending);
+            inFlight.delete(tracked);
             // A freed slot looks again at once, also when the last look found nothing.
             waits.slot?.();
             waits.idle?.();
           });
-        inFlight.add(sending);
+        inFlight.add(tracked);
       }
       if (stopping) break;
-      // Nothing due (or the store failed): look again after the interval, when a slot frees, or when woken.
-      if ((failed || claimed.length === 0) && !woken) {
+      // Nothing due (or the store failed): look again after the interval, when a slot frees or a request ends, or when woken.
+      if ((failed || (sending.length === 0 && !flags.ended)) && !flags.woken) {
         await waitFor('idle', options.pollIntervalMs ?? 1000);
         waits.idle = null;
       }
@@ -178,7 +151,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   return {
     runOnce,
     wake() {
-      woken = true;
+      flags.woken = true;
       waits.idle?.();
     },
     async close() {
@@ -186,13 +159,104 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
       waits.slot?.();
       waits.idle?.();
       await loop;
-      await recorder.drained();
-      await options.store.releaseWebhookClaims({ claimant }).catch((error: unknown) => options.onError?.(error));
+      await claimAndSend.drained();
+      await options.store.releaseWebhookClaims({ claimant: claimAndSend.claimant }).catch((error: unknown) => options.onError?.(error));
       agents.http.destroy();
       agents.https.destroy();
     },
   };
 }
+
+/**
+ * Claims and sends (D41, D47, P62, P63): one claim at a time, each telling the store how many
+ * requests this sender has under way to each endpoint, so that no endpoint gets more than its share;
+ * every delivery claimed is sent at once (none waits in the sender while its lease runs), within
+ * the timeout and never past 5 s before its lease ends, and reported with when it ended.
+ */
+function _deliverer(options: WebhookSenderOptions) {
+  const now = options.now ?? Date.now;
+  const claimant = `sender-${randomUUID()}`;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const perEndpoint = Math.max(1, options.perEndpoint ?? _PER_ENDPOINT);
+  // Connections to the receivers are kept and reused (D41). An idle one is closed after 4 s, before
+  // a receiver's own idle limit (5 s for Node's servers) would close it under a request; the
+  // sockets are not capped here, the sender's concurrency caps the requests (none waits for a socket).
+  const kept = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' as const };
+  const agents = { http: new HttpAgent(kept), https: new HttpsAgent(kept) };
+  const send = { allowPrivateAddresses: options.allowPrivateAddresses ?? false, agents, now };
+  // P63: the lease covers the request (its timeout at most) and 13 s for the claim and the report;
+  // a sender that dies gives its deliveries back within the timeout and 13 s.
+  const leaseSeconds = Math.ceil(timeoutMs / 1000) + _LEASE_MARGIN_SECONDS;
+  const recorder = _attemptRecorder(options.store, claimant, options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS, options.onError);
+  const requests = new Map<number, number>();
+  const count = (endpointId: number, step: 1 | -1) => {
+    const left = (requests.get(endpointId) ?? 0) + step;
+    if (left > 0) requests.set(endpointId, left);
+    else requests.delete(endpointId);
+  };
+
+  const deliver = async (claimed: ClaimedDelivery, leaseEndsMs: number, onEnded: () => void): Promise<WebhookAttemptEntry | null> => {
+    // A claim that came back too late to send within its lease is left to expire (another look takes it).
+    const leftMs = leaseEndsMs - _REPORT_MARGIN_MS - now();
+    if (leftMs < _SHORTEST_REQUEST_MS) return null;
+    const endpointId = claimed.endpoint.id;
+    const attemptedAt = Math.floor(now() / 1000);
+    count(endpointId, 1);
+    let sent: AttemptReport;
+    try {
+      sent = await sendWebhook(claimed, attemptedAt, { ...send, timeoutMs: Math.min(timeoutMs, leftMs) });
+    } finally {
+      count(endpointId, -1);
+      onEnded();
+    }
+    // D47: the retry's delay counts from here, the end of the attempt.
+    const attempt: AttemptReport = { ...sent, finishedAt: Math.max(attemptedAt, Math.ceil(now() / 1000)) };
+    const delivery = await recorder.record(claimed.delivery.id, attempt);
+    const entry: WebhookAttemptEntry = {
+      eventId: claimed.event.id,
+      eventType: claimed.event.type,
+      endpointId,
+      attempt,
+      delivery,
+      ageSeconds: attemptedAt - claimed.event.raisedAt,
+    };
+    options.onAttempt?.(entry);
+    return entry;
+  };
+  let claiming: Promise<unknown> = Promise.resolve();
+  const deliverClaimed = (onEnded: () => void) =>
+    Object.assign(
+      (limit: number, eventId?: string): Promise<readonly Promise<WebhookAttemptEntry | null>[]> => {
+        // One claim at a time, its deliveries started (and counted) before the next claim reads the counts.
+        const run = claiming.then(async () => {
+          const claimedAt = Math.floor(now() / 1000);
+          const claimed = await options.store.claimDeliveries({
+            claimant,
+            limit,
+            leaseSeconds,
+            now: claimedAt,
+            perEndpoint,
+            held: [...requests].map(([endpointId, under]) => ({ endpointId, requests: under })),
+            ...(eventId === undefined ? {} : { eventId }),
+          });
+          return claimed.map((one) => deliver(one, (claimedAt + leaseSeconds) * 1000, onEnded));
+        });
+        claiming = run.catch(() => {});
+        return run;
+      },
+      { claimant, drained: () => recorder.drained() },
+    );
+  return { deliverClaimed, agents };
+}
+
+/** Requests to one endpoint under way at once, by default (D47). */
+const _PER_ENDPOINT = 4;
+/** What a lease holds beyond the request's timeout: the claim before it and the report after it (P63). */
+const _LEASE_MARGIN_SECONDS = 13;
+/** A request ends at least this long before its lease, so that its report lands while the claim holds (P63). */
+const _REPORT_MARGIN_MS = 5_000;
+/** Less time than this left in a lease: the delivery is not sent (its claim came back late). */
+const _SHORTEST_REQUEST_MS = 1_000;
 
 /**
  * Reports attempts to the store in batches (D41): the attempts that finish while a report is

@@ -8,7 +8,7 @@ import type { EventType, NewWebhookEvent, WebhookAttempt, WebhookDelivery, Webho
 import type { EndpointDisabledReason } from '@fleet-hours/core';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
-import { epochSeconds, instantOf, secondsOrNull } from './sql-values.js';
+import { epochSeconds, instantOf, isId, secondsOrNull } from './sql-values.js';
 
 type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 
@@ -131,23 +131,124 @@ export async function insertEvents(trx: Db, events: readonly NewWebhookEvent[], 
   return fresh.map((event) => event.id);
 }
 
-/** The claim: the due rows no one holds, locked and skipped when another claim holds them (D41). */
-export function claimDue(input: { claimant: string; eventId?: string | undefined; limit: number; leaseSeconds: number; now: number }) {
-  return sql<DeliveryRow & { type: string; account_id: number; about_device_id: number | null; body: string; raised_at: number | string }>`
-    with due as (
+/** What a claim takes (`claimDeliveries`). */
+export interface ClaimInput {
+  claimant: string;
+  eventId?: string | undefined;
+  limit: number;
+  leaseSeconds: number;
+  now: number;
+  perEndpoint?: number | undefined;
+  held?: readonly { readonly endpointId: number; readonly requests: number }[] | undefined;
+}
+
+/**
+ * The claim: the due rows no one holds, locked and skipped when another claim holds them (D41).
+ * With `perEndpoint` (D47, P62): the endpoints that have pending deliveries, found one index probe
+ * each (`webhook_deliveries_endpoint_due_idx`, migration 0014), those enabled and under their
+ * share; of each, its oldest due rows up to its share less what the claimant already sends it,
+ * locked (`skip locked`: claims made at once take disjoint rows); of those, the oldest `limit`.
+ * An endpoint at its share is not read at all, however large its backlog. Rows locked and not
+ * taken are unlocked when the statement ends. Under READ COMMITTED a row another claim took while
+ * this one waited for its lock is seen as it is now, and left out by the same conditions.
+ */
+export function claimDue(input: ClaimInput) {
+  const at = instantOf(input.now);
+  const free = sql`d.state = 'pending' and d.next_attempt_at <= ${at} and (d.claimed_until is null or d.claimed_until <= ${at})`;
+  const ofEvent = input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`;
+  if (input.perEndpoint === undefined) {
+    return _claimRows(
+      input,
+      sql`
       select d.id
         from webhook_deliveries d join webhook_endpoints p on p.id = d.endpoint_id
-       where d.state = 'pending' and d.next_attempt_at <= ${instantOf(input.now)}
-         and (d.claimed_until is null or d.claimed_until <= ${instantOf(input.now)}) and p.enabled
-         ${input.eventId === undefined ? sql`` : sql`and d.event_id = ${input.eventId}`}
+       where ${free} and p.enabled ${ofEvent}
        order by d.next_attempt_at, d.id
        limit ${input.limit}
-       for update of d skip locked)
+       for update of d skip locked`,
+    );
+  }
+  const share = Math.max(0, Math.floor(input.perEndpoint));
+  const held = (input.held ?? []).filter((one) => isId(one.endpointId));
+  return _claimRows(
+    input,
+    sql`
+      with recursive pending (endpoint_id) as (
+        (select d.endpoint_id from webhook_deliveries d where d.state = 'pending' order by d.endpoint_id limit 1)
+        union all
+        select (select d.endpoint_id from webhook_deliveries d
+                 where d.state = 'pending' and d.endpoint_id > e.endpoint_id order by d.endpoint_id limit 1)
+          from pending e where e.endpoint_id is not null),
+      held (endpoint_id, requests) as (
+        select * from unnest(${held.map((one) => one.endpointId)}::integer[], ${held.map((one) => one.requests)}::integer[])),
+      room as (
+        select e.endpoint_id, ${share}::integer - coalesce(h.requests, 0) as room
+          from pending e join webhook_endpoints p on p.id = e.endpoint_id and p.enabled
+          left join held h on h.endpoint_id = e.endpoint_id
+         where ${share}::integer - coalesce(h.requests, 0) > 0)
+      select c.id
+        from room r cross join lateral (
+          select d.id, d.next_attempt_at from webhook_deliveries d
+           where d.endpoint_id = r.endpoint_id and ${free} ${ofEvent}
+           order by d.next_attempt_at, d.id
+           limit r.room
+           for update of d skip locked) c
+       order by c.next_attempt_at, c.id
+       limit ${input.limit}`,
+  );
+}
+
+/** A claimed row: the delivery, its event and its endpoint (`endpoint_…`), read by the claim itself. */
+export type ClaimedRow = DeliveryRow & {
+  type: string;
+  account_id: number;
+  about_device_id: number | null;
+  body: string;
+  raised_at: number | string;
+  endpoint_url: string;
+  endpoint_event_types: string[];
+  endpoint_secret: string;
+  endpoint_previous_secret: string | null;
+  endpoint_previous_secret_expires_at: number | string | null;
+  endpoint_enabled: boolean;
+  endpoint_disabled_reason: string | null;
+  endpoint_disabled_at: number | string | null;
+  endpoint_failing_since: number | string | null;
+  endpoint_created_at: number | string;
+};
+
+/** The endpoint of a claimed row. */
+export function claimedEndpoint(row: ClaimedRow): WebhookEndpoint {
+  return toEndpoint({
+    id: row.endpoint_id,
+    account_id: row.account_id,
+    url: row.endpoint_url,
+    event_types: row.endpoint_event_types,
+    secret: row.endpoint_secret,
+    previous_secret: row.endpoint_previous_secret,
+    previous_secret_expires_at: row.endpoint_previous_secret_expires_at,
+    enabled: row.endpoint_enabled,
+    disabled_reason: row.endpoint_disabled_reason,
+    disabled_at: row.endpoint_disabled_at,
+    failing_since: row.endpoint_failing_since,
+    created_at: row.endpoint_created_at,
+  });
+}
+
+/** Marks the rows `due` selects as the claimant's, and returns each with its event and endpoint: one round trip. */
+function _claimRows(input: ClaimInput, due: ReturnType<typeof sql>) {
+  return sql<ClaimedRow>`
+    with due as (${due})
     update webhook_deliveries d
        set claimant = ${input.claimant}, claimed_until = ${instantOf(input.now + input.leaseSeconds)}
-      from due, webhook_events e
-     where d.id = due.id and e.id = d.event_id
-    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at`;
+      from due, webhook_events e, webhook_endpoints p
+     where d.id = due.id and e.id = d.event_id and p.id = d.endpoint_id
+    returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at,
+      p.url as endpoint_url, p.event_types as endpoint_event_types, p.secret as endpoint_secret,
+      p.previous_secret as endpoint_previous_secret,
+      date_part('epoch', p.previous_secret_expires_at) as endpoint_previous_secret_expires_at, p.enabled as endpoint_enabled,
+      p.disabled_reason as endpoint_disabled_reason, date_part('epoch', p.disabled_at) as endpoint_disabled_at,
+      date_part('epoch', p.failing_since) as endpoint_failing_since, date_part('epoch', p.created_at) as endpoint_created_at`;
 }
 
 /** An attempt row as `listAttempts` reads it. */

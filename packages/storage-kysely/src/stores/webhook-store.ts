@@ -7,6 +7,7 @@ type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import {
   claimDue,
+  claimedEndpoint,
   DELIVERY_COLUMNS,
   type DeliveryRow,
   ENDPOINT_COLUMNS,
@@ -168,10 +169,6 @@ function _outboxMethods(
         assertEpochSeconds('now', input.now);
         const { rows } = await claimDue(input).execute(db);
         const claimed = rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id));
-        if (claimed.length === 0) return [];
-        const endpointIds = [...new Set(claimed.map((row) => row.endpoint_id))];
-        const endpoints = await db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', 'in', endpointIds).execute();
-        const byId = new Map(endpoints.map((row) => [row.id, toEndpoint(row as EndpointRow)]));
         return claimed.map(
           (row): ClaimedDelivery => ({
             delivery: toDelivery(row),
@@ -183,7 +180,7 @@ function _outboxMethods(
               body: row.body,
               raisedAt: Number(row.raised_at),
             },
-            endpoint: byId.get(row.endpoint_id)!,
+            endpoint: claimedEndpoint(row),
           }),
         );
       }),
