@@ -62,7 +62,11 @@ if (!(await reachable(adminUrl))) {
         `(p99 ${after.traccarP99.toFixed(1)} ms vs ${before.traccarP99.toFixed(1)} ms)`,
     );
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
   if (ratios.native1.length > 0)
     console.log(
       `  median ratio: native c1 ${median(ratios.native1).toFixed(2)}, c4 ${median(ratios.native4).toFixed(2)}, Traccar c16 ${median(ratios.traccar).toFixed(2)}`,
