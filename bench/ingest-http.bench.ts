@@ -17,6 +17,8 @@
  * (default 1,000,000) for a quicker run; INGEST_HTTP_BENCH_PARTS (default `native,traccar,import`)
  * runs only the parts named. Each part's figures come with the share of the CPU the host's other
  * tenants took meanwhile (steal, from /proc/stat), which makes the same run up to a third slower.
+ * INGEST_HTTP_BENCH_JSON=1 adds the figures as one line of JSON (`write-path.bench.ts` reads it);
+ * INGEST_HTTP_BENCH_SETTINGS sets PostgreSQL settings of the bench's database (see there).
  */
 import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -38,6 +40,8 @@ const TRACCAR_CONCURRENCY = 16;
 const TRACCAR_WARMUP_MS = 1_000;
 const TRACCAR_MEASURE_MS = 10_000;
 const STEP = 10;
+/** Starts the line of figures as JSON that `INGEST_HTTP_BENCH_JSON=1` adds. */
+const FIGURES_LINE = 'ingest-http figures: ';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Deterministic reports every STEP s from `start`: trips, idling, engine off (the shape of ingest.bench.ts). */
@@ -85,6 +89,12 @@ async function runServer(): Promise<void> {
 
   const databaseName = `fh_bench_ingest_http_${process.pid}`;
   await admin.unsafe(`create database ${databaseName}`);
+  // Settings of the bench's database for every connection to it (`name=value;…`), to see where the
+  // time goes: e.g. `jit=off`, or `session_preload_libraries=auto_explain;auto_explain.log_min_duration=0`.
+  for (const setting of (process.env.INGEST_HTTP_BENCH_SETTINGS ?? '').split(';').filter(Boolean)) {
+    const [name, ...value] = setting.split('=');
+    await admin.unsafe(`alter database ${databaseName} set ${name!.trim()} = '${value.join('=').trim().replaceAll("'", "''")}'`);
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${databaseName}`;
   const databaseUrl = url.href;
@@ -146,6 +156,7 @@ async function runServer(): Promise<void> {
     try {
       // 1. Native batches.
       let failures = 0;
+      const figures: Record<string, number> = {};
       if (PARTS.has('native')) {
         await settle();
         const native = (devices: readonly number[]) =>
@@ -182,6 +193,8 @@ async function runServer(): Promise<void> {
         console.log(`    bare multi-row INSERT, same points ${shown(perSecond(points.length, bareMs)).padStart(9)} points/s`);
         console.log(`    ratio HTTP concurrency 1 / bare    ${(one.ms / bareMs).toFixed(2)}×${stealNote(steal)}`);
         failures += one.failures + four.failures;
+        figures.native1 = onePerSecond;
+        figures.native4 = perSecond(four.points, four.ms);
       }
 
       // 2. Traccar forwards.
@@ -202,8 +215,12 @@ async function runServer(): Promise<void> {
           `    ${shown(perSecond(traccar.points, traccar.ms)).padStart(9)} positions/s  p50 ${traccar.median.toFixed(2)} ms  p99 ${traccar.p99.toFixed(2)} ms  (${shown(traccar.points)} positions, ${traccar.failures} failed)${stealNote(steal)}`,
         );
         failures += traccar.failures;
+        figures.traccar = perSecond(traccar.points, traccar.ms);
+        figures.traccarP99 = traccar.p99;
       }
       if (failures > 0) process.exitCode = 1;
+      // For `write-path.bench.ts`, which runs this file in two builds and compares their figures.
+      if (process.env.INGEST_HTTP_BENCH_JSON) console.log(`${FIGURES_LINE}${JSON.stringify(figures)}`);
     } finally {
       await server.close();
     }

@@ -354,8 +354,8 @@ async function _readDevices(
     ? sql`(span.previous_at is not null or span.last_reported_at is null)
           and (span.next_at is not null or span.last_reported_at is null or span.last_reported_at < ${months.to}::float8)`
     : sql`true`;
-  // Found once per device (in `span`), then used where needed: each reference of the partitioned
-  // table costs its partitions' index scans at the statement's start.
+  // Found once per device (in `span`, materialized: P68), then used where needed: each reference
+  // of the partitioned table costs its partitions' index scans at the statement's start.
   const first = sql`coalesce(span.previous_at, to_timestamp(span.earliest))`;
   const next = sql`span.next_at`;
   const last = sql`coalesce(${next}, to_timestamp(span.latest))`;
@@ -387,7 +387,10 @@ async function _readDevices(
              (select max(asked.latest) from asked where asked.id = found.id or asked.imei = found.imei) as latest
         from found
     ),
-    span as (
+    -- P68: materialized, so that each neighbour is one subquery run once per device. Inlined, every
+    -- use of previous_at and next_at below would be a copy of its subquery: more scans of the
+    -- partitioned table at each execution, and a plan many times slower to make.
+    span as materialized (
       select span.*, ${previous} as previous_at, ${following} as next_at from spanned as span
     )
     select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures,

@@ -8,10 +8,11 @@
  * those of all points at once and each point is counted once. P38: those two statements keep
  * their generic plans after five executions on a connection (`pg_prepared_statements`). P39: a
  * write reads a small fleet's table whole at most twice. P40: it checks each device once,
- * by its row lock, not once for every row it writes.
+ * by its row lock, not once for every row it writes. P68: the read's plan scans the points' table
+ * once for each neighbour and once for the points between, not once for each use of a neighbour.
  */
 import { telemetryToSegments } from '@fleet-hours/core';
-import { sql, type Kysely, type KyselyPlugin, type OperationNode } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type KyselyPlugin, type OperationNode, type RootOperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
 import { pointsFrom, usePGlite, usePostgresSchema } from '../testing/fixture.js';
@@ -208,7 +209,86 @@ function describeWriteTelemetry(name: string, database: () => Kysely<FleetHoursD
   });
 }
 
-describeWriteTelemetry('PGlite', usePGlite(), false);
+const pglite = usePGlite();
+describeWriteTelemetry('PGlite', pglite, false);
+
+/**
+ * P68: how many times the plan of each read of a telemetry write scans `telemetry_points` (its
+ * scans of partitions ÷ the partitions in the plan: each reference of the partitioned table scans
+ * every partition it may hold), from `explain` of the read as the store compiled it, with its
+ * parameters. Nothing is timed: the count is what the read's planning and start-up cost follow.
+ */
+function readPlans(database: () => Kysely<FleetHoursDatabase>): KyselyPlugin & { explained: Promise<number>[] } {
+  const plugin = {
+    explained: [] as Promise<number>[],
+    transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
+      if (textOf(args.node).includes('as asked(id, imei, earliest, latest)'))
+        plugin.explained.push(_pointScans(database(), args.node, args.queryId));
+      return args.node;
+    },
+    transformResult: async (args: Parameters<KyselyPlugin['transformResult']>[0]) => args.result,
+  };
+  return plugin;
+}
+
+async function _pointScans(
+  db: Kysely<FleetHoursDatabase>,
+  node: RootOperationNode,
+  queryId: Parameters<KyselyPlugin['transformQuery']>[0]['queryId'],
+) {
+  const compiled = db.getExecutor().compileQuery(node, queryId);
+  const { rows } = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
+  );
+  const cell = Object.values(rows[0]!)[0];
+  const plan = typeof cell === 'string' ? JSON.parse(cell) : cell;
+  const scanned: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === 'object') {
+      const relation = (value as Record<string, unknown>)['Relation Name'];
+      if (typeof relation === 'string' && relation.startsWith('telemetry_points')) scanned.push(relation);
+      Object.values(value).forEach(walk);
+    }
+  };
+  walk(plan);
+  return scanned.length / new Set(scanned).size;
+}
+
+function describeReadPlan(name: string, database: () => Kysely<FleetHoursDatabase>): void {
+  it(`P68: the read of a write scans the points' table three times near now, five over every month, on ${name}`, async () => {
+    const db = database();
+    await resetTables(db);
+    const watch = readPlans(database);
+    const store = createKyselyStore(db.withPlugin(watch));
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const devices = await Promise.all(
+      ['356307042441013', '356307042441014'].map(
+        async (imei) => (await store.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!,
+      ),
+    );
+    const write = (from: number, now: number) =>
+      store.writeTelemetry({
+        accountId: account.id,
+        points: devices.flatMap((device, index) => pointsFrom(from, 20, index).map((point) => ({ imei: device.imei, ...point }))),
+        now,
+      });
+    // Points stored on both sides of each batch: every neighbour is found. The first write creates
+    // its month's partition (its first read's plan holds none).
+    await write(T0, LATER);
+    await Promise.all(watch.explained.splice(0));
+    await write(T0 + 3_600, LATER);
+    await write(T0 + 1_800, LATER);
+    // Near now (P57): the previous point, the next one, the points between.
+    expect(await Promise.all(watch.explained.splice(0))).toEqual([3, 3]);
+    // Over every month (a batch older than the months near now): each neighbour in its own month, then beyond it.
+    await write(T0 + 900, LATER + 200 * 86_400);
+    expect(await Promise.all(watch.explained.splice(0))).toEqual([5]);
+    expect(await verifyDailyFigures(db)).toEqual({ deviceIds: expect.any(Array), mismatches: [] });
+  });
+}
+
+describe('P68 on PGlite', () => describeReadPlan('PGlite', pglite));
 
 describeWithPostgres('write-telemetry on PostgreSQL', () => {
   const { db } = usePostgresSchema(4);
@@ -241,6 +321,7 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
     return after;
   };
   describeWriteTelemetry('PostgreSQL', db, true);
+  describeReadPlan('PostgreSQL', db);
 
   it('P38: a connection plans the read and the write of a telemetry write five times, then keeps their generic plans', async () => {
     await resetTables(db());
@@ -270,9 +351,8 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
           select statement like '%as asked(id, imei, earliest, latest)%' as read, statement like ${nearMonths} as near,
                  generic_plans::integer, custom_plans::integer
             from pg_prepared_statements
-           where (statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%'`.execute(
-          connection,
-        );
+           where ((statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%')
+             and statement not like 'explain %'`.execute(connection);
         // The counts are the connection's since it opened (earlier tests used it too, some with the
         // read over every month): never more than five custom plans, and the rounds past the fifth
         // on the generic one of the near months' read and of the write.
