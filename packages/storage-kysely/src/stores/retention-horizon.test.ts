@@ -77,7 +77,7 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
   describe(`retention horizon on ${name}`, () => {
     let imei = 0;
 
-    it('D45: the horizon is recorded; a point before it is refused whole by any write; a late point after it and a repair change nothing before it', async () => {
+    it('D45, P59: the horizon is recorded; a point before it is refused whole by any write; a late point after it and a repair change nothing before it', async () => {
       const db = database();
       const store = createKyselyStore(db);
       const pair = await twin(store, createMemoryStore(), `h${++imei}`);
@@ -124,7 +124,7 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
       expect((await pair.segments())[0]).toEqual(mine);
     });
 
-    it('D45 property: any history, drops at any time, late points on both sides and repairs answer every instant before the horizon as without the drops', async () => {
+    it('D45, P61 property (the memory store, which keeps every point, is the oracle): any history, drops at any time, late points on both sides and repairs answer every instant before the horizon as without the drops', async () => {
       const db = database();
       const store = createKyselyStore(db);
       const point = fc.record({
@@ -172,7 +172,7 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
       );
     }, 240_000);
 
-    it('D46: runs at once neither fail nor drop twice', async () => {
+    it('D46, P60: runs at once neither fail nor drop twice', async () => {
       const db = await fresh();
       try {
         await migrateToLatest(db);
@@ -250,7 +250,7 @@ describeWithPostgres('on PostgreSQL', () => {
     };
   }
 
-  it('D46: a reader outliving the lock timeout leaves the partition pending (counted as dropped: refused, verify clean); the next run finishes it', async () => {
+  it('D46, P60: a reader outliving the lock timeout leaves the partition pending (counted as dropped: refused, verify clean); the next run finishes it', async () => {
     const server = await createTestSchema();
     servers.push(server);
     const db = server.connect({ max: 4 });
