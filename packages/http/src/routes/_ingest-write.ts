@@ -145,7 +145,10 @@ export async function _writePoints(input: {
     }
     // D45: the horizon recorded in the data refuses the point, whatever this server's own setting.
     if (error instanceof BeyondRetentionError) {
-      throw new FleetHoursError('beyond_retention', { message: `${where(error.index)}${error.message}` });
+      throw new FleetHoursError('beyond_retention', {
+        // In the API's instant format, as the server's own horizon is named above.
+        message: `${where(error.index)}time ${formatInstant(error.time, 'UTC')} is older than the retention horizon ${formatInstant(error.horizon, 'UTC')} (points before it were dropped): nothing was written`,
+      });
     }
     throw error;
   }
