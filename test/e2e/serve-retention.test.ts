@@ -72,11 +72,15 @@ describe('serve with a telemetry retention (D43)', { timeout: 180_000 }, () => {
     // D45: the issue's lone point inside the dropped month, by the CLI, which has no retention setting.
     const lateTime = new Date((start + 630) * 1000).toISOString();
     writeFileSync(join(work, 'late.ndjson'), `${JSON.stringify({ time: lateTime, ignition: true, speed_kmh: 3 })}\n`);
-    const imported = await runCli(['import', 'telemetry', '--device', String(device.id), 'late.ndjson', '--data-dir', 'data'], { cwd: work });
+    const imported = await runCli(['import', 'telemetry', '--device', String(device.id), 'late.ndjson', '--data-dir', 'data'], {
+      cwd: work,
+    });
     expect([imported.code, imported.stderr]).toEqual([
       1,
       expect.stringMatching(
-        new RegExp(`^late\\.ndjson:1: Field time ${lateTime.replace('.000Z', 'Z')} is older than the retention horizon \\d{4}-\\d\\d-01T00:00:00Z`),
+        new RegExp(
+          `^late\\.ndjson:1: Field time ${lateTime.replace('.000Z', 'Z')} is older than the retention horizon \\d{4}-\\d\\d-01T00:00:00Z`,
+        ),
       ),
     ]);
     // And by a server started without the setting.

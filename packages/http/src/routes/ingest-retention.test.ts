@@ -86,14 +86,16 @@ describe('D43, P47: points older than the retention horizon, on every ingestion 
 
   describe('D45: the horizon recorded in the data, on a server without the setting', () => {
     /** The memory store, refusing what a database with a recorded horizon refuses. */
-    const withHorizon = (horizon: number) => (store: FleetHoursStore): FleetHoursStore => ({
-      ...store,
-      async writeTelemetry(input) {
-        const index = input.points.findIndex((point) => point.time < horizon);
-        if (index >= 0) throw new BeyondRetentionError({ index, time: input.points[index]!.time, horizon });
-        return store.writeTelemetry(input);
-      },
-    });
+    const withHorizon =
+      (horizon: number) =>
+      (store: FleetHoursStore): FleetHoursStore => ({
+        ...store,
+        async writeTelemetry(input) {
+          const index = input.points.findIndex((point) => point.time < horizon);
+          if (index >= 0) throw new BeyondRetentionError({ index, time: input.points[index]!.time, horizon });
+          return store.writeTelemetry(input);
+        },
+      });
 
     it('native batch: 409 beyond_retention naming the line, nothing written', async () => {
       const probe = await createIngestFixture();

@@ -42,7 +42,14 @@ describe('fleet-hours maintenance (D42, D43)', () => {
 
     // The current month and the next two exist (created by the migration or now); a second run has nothing to do.
     expect(await cli.json(['maintenance'])).toMatchObject({ retention_days: 0, horizon: null, dropped: [] });
-    expect(await cli.json(['maintenance'])).toEqual({ retention_days: 0, horizon: null, created: [], dropped: [], pending: [], busy: false });
+    expect(await cli.json(['maintenance'])).toEqual({
+      retention_days: 0,
+      horizon: null,
+      created: [],
+      dropped: [],
+      pending: [],
+      busy: false,
+    });
     const bad = await cli.run(['maintenance', '--telemetry-retention-days', '1.5']);
     expect([bad.code, bad.stderr]).toEqual([
       2,

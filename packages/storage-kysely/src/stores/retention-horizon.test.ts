@@ -66,10 +66,15 @@ async function twin(store: FleetHoursStore, oracle: FleetHoursStore, imei: strin
         if (error instanceof BeyondRetentionError) return 'refused';
         throw error;
       }
-      await oracle.writeTelemetry({ accountId: theirs.accountId, points: points.map((p) => ({ ...p, deviceId: theirs.deviceId })), now: NOW });
+      await oracle.writeTelemetry({
+        accountId: theirs.accountId,
+        points: points.map((p) => ({ ...p, deviceId: theirs.deviceId })),
+        now: NOW,
+      });
       return 'written';
     },
-    segments: async () => [await store.listSegments({ deviceId: mine.deviceId }), await oracle.listSegments({ deviceId: theirs.deviceId })] as const,
+    segments: async () =>
+      [await store.listSegments({ deviceId: mine.deviceId }), await oracle.listSegments({ deviceId: theirs.deviceId })] as const,
   };
 }
 
@@ -106,7 +111,8 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
         code: 'beyond_retention',
         index: 1,
         horizon: FEB,
-        message: 'time 2026-01-30T00:00:00Z is older than the retention horizon 2026-02-01T00:00:00Z (points before it were dropped): nothing was written',
+        message:
+          'time 2026-01-30T00:00:00Z is older than the retention horizon 2026-02-01T00:00:00Z (points before it were dropped): nothing was written',
       });
       expect(await store.listTelemetryPoints({ deviceId: pair.mine.deviceId, start: FEB })).toEqual(kept);
       expect((await pair.segments())[0]).toEqual(stored);
@@ -135,7 +141,11 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
       await fc.assert(
         fc.asyncProperty(
           fc.array(
-            fc.record({ day: fc.integer({ min: 0, max: 150 }), count: fc.integer({ min: 1, max: 60 }), step: fc.integer({ min: 5, max: 400 }) }),
+            fc.record({
+              day: fc.integer({ min: 0, max: 150 }),
+              count: fc.integer({ min: 1, max: 60 }),
+              step: fc.integer({ min: 5, max: 400 }),
+            }),
             { minLength: 1, maxLength: 5 },
           ),
           fc.array(fc.record({ afterDays: fc.integer({ min: 0, max: 150 }), retentionDays: fc.integer({ min: 1, max: 150 }) }), {
@@ -179,14 +189,13 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
         const store = createKyselyStore(db);
         const pair = await twin(store, createMemoryStore(), 'c1');
         for (const month of [0, 31, 62, 93])
-          await pair.write(Array.from({ length: 30 }, (_, index) => ({ time: T0 + month * DAY + index * 60, ignition: true, speedKmh: 9 })));
-        const runs = await Promise.all(
-          [1, 2, 3].map(() => maintainTelemetryPartitions(db, { now: T0 + 100 * DAY, retentionDays: 40 })),
-        );
+          await pair.write(
+            Array.from({ length: 30 }, (_, index) => ({ time: T0 + month * DAY + index * 60, ignition: true, speedKmh: 9 })),
+          );
+        const runs = await Promise.all([1, 2, 3].map(() => maintainTelemetryPartitions(db, { now: T0 + 100 * DAY, retentionDays: 40 })));
         // Every run succeeds; January and February are dropped once between them.
         expect(runs.flatMap((run) => run.dropped).sort()).toEqual(['telemetry_points_p202601', 'telemetry_points_p202602']);
         expect(await readTelemetryHorizon(db)).toBe(T0 + 59 * DAY);
-
       } finally {
         await db.destroy();
       }
@@ -203,7 +212,11 @@ describe('on PGlite', () => {
   afterAll(async () => {
     await db?.destroy();
   });
-  describeHorizon('PGlite', () => db, async () => createPGliteDatabase());
+  describeHorizon(
+    'PGlite',
+    () => db,
+    async () => createPGliteDatabase(),
+  );
 });
 
 describeWithPostgres('on PostgreSQL', () => {
@@ -218,11 +231,15 @@ describeWithPostgres('on PostgreSQL', () => {
   afterAll(async () => {
     for (const server of servers) await server.drop();
   });
-  describeHorizon('PostgreSQL', () => db, async () => {
-    const server = await createTestSchema();
-    servers.push(server);
-    return server.connect({ max: 4 });
-  });
+  describeHorizon(
+    'PostgreSQL',
+    () => db,
+    async () => {
+      const server = await createTestSchema();
+      servers.push(server);
+      return server.connect({ max: 4 });
+    },
+  );
 
   /** A transaction on a connection of its own that has read `telemetry_points` and stays open until `end()`. */
   async function holdReader(server: TestPostgres) {
@@ -262,7 +279,9 @@ describeWithPostgres('on PostgreSQL', () => {
     const reader = await holdReader(server);
     // The issue's wedge: a detach of January cancelled by a request deadline (as the old hourly run's was).
     const bounded = createPostgresDatabase({ connectionString: server.url, queryTimeout: 1 });
-    await expect(sql`alter table telemetry_points detach partition telemetry_points_p202601 concurrently`.execute(bounded)).rejects.toThrow();
+    await expect(
+      sql`alter table telemetry_points detach partition telemetry_points_p202601 concurrently`.execute(bounded),
+    ).rejects.toThrow();
     await bounded.destroy();
     // The reader still runs: finishing the detach gives up after the lock timeout and leaves it to the next run.
     const first = await maintainTelemetryPartitions(db, { now: T0 + 80 * DAY, retentionDays: 40, lockTimeoutSeconds: 0.5 });
@@ -311,7 +330,9 @@ describeWithPostgres('on PostgreSQL', () => {
       await pair.write(Array.from({ length: 30 }, (_, index) => ({ time: T0 + month * DAY + index * 60, ignition: true, speedKmh: 9 })));
     const pools = [1, 2, 3].map(() => server.connect({ max: 2 }));
     const reader = await holdReader(server);
-    const runs = Promise.all(pools.map((pool) => maintainTelemetryPartitions(pool, { now: T0 + 100 * DAY, retentionDays: 40, lockTimeoutSeconds: 30 })));
+    const runs = Promise.all(
+      pools.map((pool) => maintainTelemetryPartitions(pool, { now: T0 + 100 * DAY, retentionDays: 40, lockTimeoutSeconds: 30 })),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     await reader.end();
     const done = await runs;
