@@ -14,9 +14,9 @@
 import {
   BeyondRetentionError,
   createMemoryStore,
-  type DeviceTelemetryPoint,
   type EngineSegment,
   type FleetHoursStore,
+  type TelemetryPoint,
 } from '@fleet-hours/core';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
@@ -59,7 +59,7 @@ async function twin(store: FleetHoursStore, oracle: FleetHoursStore, imei: strin
   return {
     mine,
     /** Writes to the store; the oracle gets what the store accepted. `refused` when the store refused it for the horizon. */
-    async write(points: readonly Omit<DeviceTelemetryPoint, 'deviceId'>[]): Promise<'written' | 'refused'> {
+    async write(points: readonly TelemetryPoint[]): Promise<'written' | 'refused'> {
       try {
         await store.writeTelemetry({ accountId: mine.accountId, points: points.map((p) => ({ ...p, deviceId: mine.deviceId })), now: NOW });
       } catch (error) {
