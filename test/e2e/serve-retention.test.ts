@@ -17,7 +17,7 @@ import { jsonLines, runCli, runCliJson, startServe } from '../support/cli.js';
 const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-retention-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('serve with a telemetry retention (D43)', { timeout: 180_000 }, () => {
+describe('serve with a telemetry retention (D43, D45)', { timeout: 240_000 }, () => {
   it('drops the old month in its maintenance, keeps the hours, and refuses an older point with 409', async () => {
     const cli = <T>(args: readonly string[]) => runCliJson<T>([...args, '--data-dir', 'data'], { cwd: work });
     const account = await cli<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
@@ -100,6 +100,5 @@ describe('serve with a telemetry retention (D43)', { timeout: 180_000 }, () => {
       await plain.stop();
     }
     expect(await cli<{ engine_seconds: number }>(['meter', '--device', String(device.id)])).toMatchObject({ engine_seconds: 3_900 });
-    expect((await runCli(['verify', '--data-dir', 'data'], { cwd: work })).code).toBe(0);
   });
 });

@@ -216,7 +216,7 @@ function _telemetryRefusal(
   }
   // D45: a point before the retention horizon the database recorded, whatever this command's settings.
   if (error instanceof BeyondRetentionError) {
-    const message = `Field time ${error.message.replace(/: nothing was written$/, '')}`;
+    const message = `Field ${error.message.replace(/: nothing was written$/, '')}`;
     return new ImportFileError(where.name, [{ line: where.lineOf(error.index) ?? 0, message }], 1, outcome);
   }
   return error;
