@@ -11,13 +11,7 @@
  *   cancelled, or a reader that outlived the detach's lock timeout) counts as dropped and the next
  *   run finishes it; a detach waits for a reader past the request deadline.
  */
-import {
-  BeyondRetentionError,
-  createMemoryStore,
-  type EngineSegment,
-  type FleetHoursStore,
-  type TelemetryPoint,
-} from '@fleet-hours/core';
+import { BeyondRetentionError, createMemoryStore, type EngineSegment, type FleetHoursStore, type TelemetryPoint } from '@fleet-hours/core';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
