@@ -3,17 +3,21 @@
  * `FLEET_HOURS_TELEMETRY_RETENTION_DAYS`, its maintenance drops at once the monthly partition of
  * points older than the horizon (logged), keeps the device's hours, and every ingestion route it
  * serves refuses an older point with 409 `beyond_retention`.
+ *
+ * D45: the horizon then belongs to the data: `import telemetry` (which has no retention setting)
+ * refuses a point of the dropped month naming FILE:LINE, and so does a server started without the
+ * setting (409); the hours stay as they were.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCliJson, startServe } from '../support/cli.js';
+import { jsonLines, runCli, runCliJson, startServe } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-retention-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('serve with a telemetry retention (D43)', { timeout: 180_000 }, () => {
+describe('serve with a telemetry retention (D43, D45)', { timeout: 240_000 }, () => {
   it('drops the old month in its maintenance, keeps the hours, and refuses an older point with 409', async () => {
     const cli = <T>(args: readonly string[]) => runCliJson<T>([...args, '--data-dir', 'data'], { cwd: work });
     const account = await cli<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
@@ -63,6 +67,38 @@ describe('serve with a telemetry retention (D43)', { timeout: 180_000 }, () => {
       await server.stop();
     }
     // The hours stay: the meter reads segments and totals, not points.
+    expect(await cli<{ engine_seconds: number }>(['meter', '--device', String(device.id)])).toMatchObject({ engine_seconds: 3_900 });
+
+    // D45: the issue's lone point inside the dropped month, by the CLI, which has no retention setting.
+    const lateTime = new Date((start + 630) * 1000).toISOString();
+    writeFileSync(join(work, 'late.ndjson'), `${JSON.stringify({ time: lateTime, ignition: true, speed_kmh: 3 })}\n`);
+    const imported = await runCli(['import', 'telemetry', '--device', String(device.id), 'late.ndjson', '--data-dir', 'data'], {
+      cwd: work,
+    });
+    expect([imported.code, imported.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        new RegExp(
+          `^late\\.ndjson:1: Field time ${lateTime.replace('.000Z', 'Z')} is older than the retention horizon \\d{4}-\\d\\d-01T00:00:00Z`,
+        ),
+      ),
+    ]);
+    // And by a server started without the setting.
+    const plain = await startServe(['--data-dir', 'data'], { cwd: work });
+    try {
+      const refused = await fetch(`${plain.url}/ingest/v1/telemetry`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-ndjson' },
+        body: JSON.stringify({ imei: device.imei, time: lateTime, ignition: true, speed_kmh: 3 }),
+      });
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+        code: 'beyond_retention',
+        message: expect.stringContaining('line 1: time '),
+      });
+    } finally {
+      await plain.stop();
+    }
     expect(await cli<{ engine_seconds: number }>(['meter', '--device', String(device.id)])).toMatchObject({ engine_seconds: 3_900 });
   });
 });

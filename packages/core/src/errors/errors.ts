@@ -161,6 +161,32 @@ export class UnknownDeviceError extends FleetHoursError {
 }
 
 /**
+ * D45: a telemetry point before the retention horizon the database recorded when it dropped points
+ * (409 `beyond_retention`). Every writer refuses it, whatever its own retention setting, and
+ * writes nothing of the batch: before the horizon, segments, figures and meters are final.
+ * `index` is the point's 0-based position in the batch, so a front end can name its line.
+ */
+export class BeyondRetentionError extends FleetHoursError {
+  override readonly name: string = 'BeyondRetentionError';
+  /** 0-based position of the first such point in the batch. */
+  readonly index: number;
+  /** Epoch seconds: the point's time. */
+  readonly time: number;
+  /** Epoch seconds: the first instant from which every point is still stored. */
+  readonly horizon: number;
+
+  constructor(input: { readonly index: number; readonly time: number; readonly horizon: number }) {
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+    super('beyond_retention', {
+      message: `time ${iso(input.time)} is older than the retention horizon ${iso(input.horizon)} (points before it were dropped): nothing was written`,
+    });
+    this.index = input.index;
+    this.time = input.time;
+    this.horizon = input.horizon;
+  }
+}
+
+/**
  * Telemetry and imported segments of a device would overlap (D23): `conflict`. A telemetry write
  * and an import are each refused whole, naming the device and the first conflicting instant, and
  * nothing of them is written.

@@ -22,6 +22,7 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  * `listSegments`; it offers the batch ones of the fleet pages (D32), computed with the same core
  * functions, so that a page is one call like on a database.
  * Instants are epoch seconds; milliseconds are refused (a rejected promise, see the port).
+ * It keeps every telemetry point (P61: no retention, so no horizon and no `BeyondRetentionError`).
  *
  * @returns A new, empty store.
  * @example

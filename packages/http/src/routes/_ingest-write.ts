@@ -1,4 +1,5 @@
 import {
+  BeyondRetentionError,
   FleetHoursError,
   formatInstant,
   InvalidTelemetryPointError,
@@ -90,7 +91,8 @@ export function _reportWritten(
  * `unknown_device` (D25, the same for a missing and a foreign device), a point too far ahead
  * 400 `invalid_body` (D26); an overlap with imported segments is the store's 409 `conflict`
  * naming the device and instant (D23); a point older than the retention horizon is 409
- * `beyond_retention` naming the point and the horizon (D43).
+ * `beyond_retention` naming the point and the horizon: this server's own (D43), or the one the
+ * database recorded when it dropped points (D45, the store's `BeyondRetentionError`).
  */
 export async function _writePoints(input: {
   readonly fleetHours: FleetHours;
@@ -140,6 +142,13 @@ export async function _writePoints(input: {
     }
     if (error instanceof InvalidTelemetryPointError) {
       throw new FleetHoursError('invalid_body', { message: `${where(error.index ?? 0)}${error.message}` });
+    }
+    // D45: the horizon recorded in the data refuses the point, whatever this server's own setting.
+    if (error instanceof BeyondRetentionError) {
+      throw new FleetHoursError('beyond_retention', {
+        // In the API's instant format, as the server's own horizon is named above.
+        message: `${where(error.index)}time ${formatInstant(error.time, 'UTC')} is older than the retention horizon ${formatInstant(error.horizon, 'UTC')} (points before it were dropped): nothing was written`,
+      });
     }
     throw error;
   }

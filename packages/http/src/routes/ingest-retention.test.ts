@@ -2,8 +2,12 @@
  * D43 on every ingestion route: with a retention of N days, a point older than N days before now
  * is answered 409 `beyond_retention`, the message naming the point and the horizon, and nothing of
  * its request is written; a point at the horizon or later is stored as usual.
+ *
+ * D45: a server without the setting still refuses a point before the horizon its store recorded
+ * (the store's `BeyondRetentionError`, here from a store that stands for a database with a recorded
+ * horizon), the same 409 naming the request's own position.
  */
-import { formatInstant } from '@fleet-hours/core';
+import { BeyondRetentionError, formatInstant, type FleetHoursStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 import { createIngestFixture } from './_ingest-fixture.js';
@@ -78,5 +82,60 @@ describe('D43, P47: points older than the retention horizon, on every ingestion 
     const fixture = await createIngestFixture();
     expect(() => createFleetHoursApp({ fleetHours: fixture.fleetHours, telemetryRetentionDays: -1 })).toThrow(/telemetryRetentionDays/);
     expect(() => createFleetHoursApp({ fleetHours: fixture.fleetHours, telemetryRetentionDays: 1.5 })).toThrow(/telemetryRetentionDays/);
+  });
+
+  describe('D45: the horizon recorded in the data, on a server without the setting', () => {
+    /** The memory store, refusing what a database with a recorded horizon refuses. */
+    const withHorizon =
+      (horizon: number) =>
+      (store: FleetHoursStore): FleetHoursStore => ({
+        ...store,
+        async writeTelemetry(input) {
+          const index = input.points.findIndex((point) => point.time < horizon);
+          if (index >= 0) throw new BeyondRetentionError({ index, time: input.points[index]!.time, horizon });
+          return store.writeTelemetry(input);
+        },
+      });
+
+    it('native batch: 409 beyond_retention naming the line, nothing written', async () => {
+      const probe = await createIngestFixture();
+      const horizon = probe.nowSeconds - 10 * 86_400;
+      const fixture = await createIngestFixture({ wrapStore: withHorizon(horizon) });
+      const imei = fixture.devices.idle.imei;
+      const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+      const response = await fixture.sendBatch(
+        fixture.ndjson(
+          { imei, time: iso(horizon + 60), ignition: true, speed_kmh: 20 },
+          { imei, time: iso(horizon - 1), ignition: true, speed_kmh: 20 },
+        ),
+      );
+      expect(response.status).toBe(409);
+      expect(await errorOf(response)).toEqual({
+        status: 409,
+        code: 'beyond_retention',
+        message: `line 2: time ${formatInstant(horizon - 1, 'UTC')} is older than the retention horizon ${formatInstant(horizon, 'UTC')} (points before it were dropped): nothing was written`,
+      });
+      expect(await fixture.pointsOf(fixture.devices.idle.id)).toEqual([]);
+    });
+
+    it('Traccar: one position, written with the others of its moment, is refused alone with 409', async () => {
+      const probe = await createIngestFixture();
+      const horizon = probe.nowSeconds - 10 * 86_400;
+      const fixture = await createIngestFixture({ wrapStore: withHorizon(horizon) });
+      const send = (time: number) =>
+        fixture.app.request('/ingest/traccar', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fixture.tokens.acme.token}` },
+          body: JSON.stringify({
+            position: { fixTime: new Date(time * 1000).toISOString(), speed: 10, attributes: { ignition: true } },
+            device: { uniqueId: fixture.devices.idle.imei },
+          }),
+        });
+      const [old, fresh] = await Promise.all([send(horizon - 3_600), send(horizon + 3_600)]);
+      expect(old.status).toBe(409);
+      expect((await errorOf(old)).code).toBe('beyond_retention');
+      expect(fresh.status).toBe(200);
+      expect((await fixture.pointsOf(fixture.devices.idle.id)).map((point) => point.time)).toEqual([horizon + 3_600]);
+    });
   });
 });

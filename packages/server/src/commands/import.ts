@@ -7,6 +7,7 @@ import {
   InvalidSegmentError,
   SegmentOverlapError,
   InvalidTelemetryPointError,
+  BeyondRetentionError,
   TelemetryOverlapError,
   type FleetHoursStore,
   type ImportSummary,
@@ -212,6 +213,11 @@ function _telemetryRefusal(
   }
   if (error instanceof InvalidTelemetryPointError) {
     return new ImportFileError(where.name, [{ line: where.lineOf(error.index ?? 0) ?? 0, message: `Field ${error.message}` }], 1, outcome);
+  }
+  // D45: a point before the retention horizon the database recorded, whatever this command's settings.
+  if (error instanceof BeyondRetentionError) {
+    const message = `Field ${error.message.replace(/: nothing was written$/, '')}`;
+    return new ImportFileError(where.name, [{ line: where.lineOf(error.index) ?? 0, message }], 1, outcome);
   }
   return error;
 }

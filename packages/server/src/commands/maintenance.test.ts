@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness } from '../cli/_test-harness.js';
@@ -10,7 +13,7 @@ const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
  * partitions ahead, drops whole months past the retention given by flag or environment, keeps
  * every point of later months, and changes no answer of the meter.
  */
-describe('fleet-hours maintenance (D42, D43)', () => {
+describe('fleet-hours maintenance (D42, D43, D45)', () => {
   let db: Awaited<ReturnType<typeof createPGliteDatabase>>;
   beforeAll(async () => {
     db = await createPGliteDatabase();
@@ -42,7 +45,14 @@ describe('fleet-hours maintenance (D42, D43)', () => {
 
     // The current month and the next two exist (created by the migration or now); a second run has nothing to do.
     expect(await cli.json(['maintenance'])).toMatchObject({ retention_days: 0, horizon: null, dropped: [] });
-    expect(await cli.json(['maintenance'])).toEqual({ retention_days: 0, horizon: null, created: [], dropped: [] });
+    expect(await cli.json(['maintenance'])).toEqual({
+      retention_days: 0,
+      horizon: null,
+      created: [],
+      dropped: [],
+      pending: [],
+      busy: false,
+    });
     const bad = await cli.run(['maintenance', '--telemetry-retention-days', '1.5']);
     expect([bad.code, bad.stderr]).toEqual([
       2,
@@ -63,6 +73,33 @@ describe('fleet-hours maintenance (D42, D43)', () => {
     ]);
     expect(await meter()).toEqual(before);
     expect(await cli.json(['maintenance', '--telemetry-retention-days', String(100)])).toMatchObject({ dropped: [] });
+
+    // D45: the horizon is the data's: `import telemetry`, which has no retention setting, refuses a
+    // point of the dropped July naming FILE:LINE, writes nothing, and the meter stays.
+    const work = mkdtempSync(join(tmpdir(), 'fleet-hours-maintenance-'));
+    try {
+      writeFileSync(
+        join(work, 'late.ndjson'),
+        [
+          '{"time":"2026-09-03T01:00:00Z","ignition":true,"speed_kmh":3}',
+          '{"time":"2026-07-03T01:00:00Z","ignition":true,"speed_kmh":3}',
+        ].join('\n'),
+      );
+      const late = await createCliHarness({ store, now: NOW * 1000, cwd: work }).run([
+        'import',
+        'telemetry',
+        '--device',
+        String(device.id),
+        'late.ndjson',
+      ]);
+      expect([late.code, late.stderr]).toEqual([
+        1,
+        'late.ndjson:2: Field time 2026-07-03T01:00:00Z is older than the retention horizon 2026-08-01T00:00:00Z (points before it were dropped)\n1 problem in late.ndjson: the import was refused and nothing was written\n',
+      ]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    expect(await meter()).toEqual(before);
     expect((await cli.run(['verify'])).code).toBe(0);
     expect(NOW - 100 * DAY).toBe(Date.UTC(2026, 7, 17, 12) / 1000);
   });

@@ -9,8 +9,13 @@ import type { CommandContext, CommandResult } from './command-context.js';
  * than the horizon. The retention is read like `serve`'s (flag, else
  * `FLEET_HOURS_TELEMETRY_RETENTION_DAYS`, else 0: keep every point).
  *
- * `--json`: `{ retention_days, horizon, created, dropped }` (`horizon` ISO 8601 UTC, `null` without
- * retention; the partitions by name).
+ * `--json`: `{ retention_days, horizon, created, dropped, pending, busy }` (`horizon` ISO 8601 UTC,
+ * `null` without retention; the partitions by name).
+ *
+ * D46: the drops run in a database session of their own, without the request deadline, one run at
+ * a time: `busy` when another run (a server, cron) held the lock, and `pending` the partitions left
+ * to the next run because transactions still read the table (already refused and ignored by
+ * `verify`). A detach an earlier run left pending is finished first.
  */
 export async function maintenanceCommand(context: CommandContext): Promise<CommandResult> {
   const retentionDays = readServerSetting('telemetryRetentionDays', context.options, context.io.env, 'maintenance');
@@ -20,8 +25,13 @@ export async function maintenanceCommand(context: CommandContext): Promise<Comma
   const horizon = done.horizon === null ? null : new Date(done.horizon * 1000).toISOString().replace('.000Z', 'Z');
   const list = (names: readonly string[]) => (names.length === 0 ? 'none' : names.join(', '));
   const kept = horizon === null ? 'every point is kept (no retention)' : `points before ${horizon} are dropped (${retentionDays} days)`;
+  const left =
+    done.pending.length === 0
+      ? ''
+      : `Left to the next run, because transactions still read telemetry_points: ${list(done.pending)} (their points are refused already); run maintenance again once those transactions end.\n`;
+  const busy = done.busy ? 'Another maintenance run was dropping partitions at the same time: this one dropped none.\n' : '';
   return {
-    json: { retention_days: retentionDays, horizon, created: done.created, dropped: done.dropped },
-    text: `Telemetry partitions created: ${list(done.created)}; dropped: ${list(done.dropped)}; ${kept}.\n`,
+    json: { retention_days: retentionDays, horizon, created: done.created, dropped: done.dropped, pending: done.pending, busy: done.busy },
+    text: `Telemetry partitions created: ${list(done.created)}; dropped: ${list(done.dropped)}; ${kept}.\n${left}${busy}`,
   };
 }

@@ -114,7 +114,8 @@ const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 /**
  * The server's telemetry upkeep (D42, D43): `maintainTelemetryPartitions` at once and then every
  * hour — the partitions of this month and the next ones, and with a retention the whole
- * partitions older than the horizon dropped. Several instances may run it at once. A run that
+ * partitions older than the horizon dropped, outside the request deadline (its own database
+ * session, D46). Several instances may run it at once: one drops, the others skip. A run that
  * fails is logged (`warn`, its reason without SQL or URL) and tried again at the next hour; the
  * API keeps serving meanwhile, and a write that finds no partition for its month creates it.
  * A store without a database (a test's memory store) has nothing to keep.
@@ -133,12 +134,15 @@ function _startMaintenance(
       try {
         const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
         const done = await maintainTelemetryPartitions(db, { now: Math.floor(now() / 1000), retentionDays });
-        const changed = done.created.length > 0 || done.dropped.length > 0;
+        const changed = done.created.length > 0 || done.dropped.length > 0 || done.pending.length > 0;
         log({
           level: changed ? 'info' : 'debug',
           msg: 'telemetry maintenance',
           created: done.created,
           dropped: done.dropped,
+          // D46: left to the next run (transactions still read the table); `busy`: another run held the lock.
+          pending: done.pending,
+          busy: done.busy,
           horizon: done.horizon === null ? null : new Date(done.horizon * 1000).toISOString(),
         });
       } catch (error) {

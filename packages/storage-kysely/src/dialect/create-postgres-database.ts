@@ -1,6 +1,7 @@
 import { Kysely } from 'kysely';
 import { DEFAULT_QUERY_TIMEOUT_SECONDS, DeadlineControl, registerDeadline } from './deadline.js';
 import { importPeer } from './import-peer.js';
+import { registerMaintenanceSession } from './maintenance-session.js';
 import { PostgresJsDialect, type PostgresJsSql } from './postgres-js-dialect.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -74,11 +75,11 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
   }
 
   const deadline = new DeadlineControl(options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_SECONDS);
-  const connect = async (): Promise<PostgresJsSql> => {
-    if (sql !== undefined) return sql;
+  // The pool's options; `bounded: false` for the maintenance session (D46), which has no deadline.
+  const connectWith = async (max: number, bounded: boolean): Promise<PostgresJsSql> => {
     const { default: postgres } = await importPeer('postgres', 'createPostgresDatabase()', () => import('postgres'));
     return postgres(connectionString!, {
-      max: options.max ?? 10,
+      max,
       connect_timeout: options.connectTimeout ?? 10,
       // postgres.js waits up to 20 s between reconnection attempts after repeated failures, and
       // queries queued for a connection wait with it, one attempt each. Capped at 0.5 s: during an
@@ -98,11 +99,14 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Kysely
         // in memory or on SSD, as the keys and recent pages every request reads are.
         random_page_cost: '1.1',
         // D28: the server cancels a statement past the deadline (57014, mapped to unavailable).
-        ...(deadline.configuredMs > 0 ? { statement_timeout: deadline.configuredMs } : {}),
+        ...(bounded && deadline.configuredMs > 0 ? { statement_timeout: deadline.configuredMs } : {}),
         ...(schema === undefined ? {} : { search_path: `"${schema.replace(/"/g, '""')}"` }),
       },
     });
   };
+  const connect = async (): Promise<PostgresJsSql> => (sql !== undefined ? sql : connectWith(options.max ?? 10, true));
   const dialect = new PostgresJsDialect({ connect, renewable: sql === undefined, endTimeout: options.closeTimeout ?? 5, deadline });
-  return registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadline);
+  const db = registerDeadline(new Kysely<FleetHoursDatabase>({ dialect }), deadline);
+  registerMaintenanceSession(db, sql !== undefined ? { sql } : { connect: () => connectWith(1, false) });
+  return db;
 }

@@ -147,6 +147,12 @@ export interface ServiceMemosTable {
 }
 
 /** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
+/** `telemetry_horizon` (D45): at most one row, the first instant from which every telemetry point is still stored. */
+export interface TelemetryHorizonTable {
+  only_row: Generated<boolean>;
+  horizon: TimestampColumn;
+}
+
 export interface WebhookEndpointsTable {
   id: Generated<number>;
   account_id: number;
@@ -250,6 +256,7 @@ export interface FleetHoursDatabase {
   webhook_events: WebhookEventsTable;
   event_checks: EventChecksTable;
   service_memos: ServiceMemosTable;
+  telemetry_horizon: TelemetryHorizonTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;

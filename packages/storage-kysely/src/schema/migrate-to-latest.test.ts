@@ -27,6 +27,7 @@ const TABLES = [
   'rate_limit_counters',
   'service_memos',
   'service_schedules',
+  'telemetry_horizon',
   'telemetry_points',
   'webhook_attempts',
   'webhook_deliveries',
@@ -245,6 +246,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'device_states' &&
             table !== 'event_checks' &&
             table !== 'service_memos' &&
+            table !== 'telemetry_horizon' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -286,7 +288,12 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(error).toBeUndefined();
       expect(await tablesOf(db)).toEqual(
         TABLES.filter(
-          (table) => table !== 'device_states' && table !== 'event_checks' && table !== 'service_memos' && !WEBHOOK_TABLES.includes(table),
+          (table) =>
+            table !== 'device_states' &&
+            table !== 'event_checks' &&
+            table !== 'service_memos' &&
+            table !== 'telemetry_horizon' &&
+            !WEBHOOK_TABLES.includes(table),
         ),
       );
       expect(await store.listAccounts()).toHaveLength(1);

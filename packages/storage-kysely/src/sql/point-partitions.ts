@@ -12,10 +12,12 @@
  *   the other months run on (a `create table … partition of` would wait for every one of them and
  *   hold the next ones back). Creators take one advisory lock, so two of them never race.
  * - {@link dropPointPartitionsBefore} detaches and drops whole partitions older than the horizon,
- *   never row by row.
+ *   never row by row, and records the horizon in the data first (D45, `telemetry_horizon`), in a
+ *   session of its own outside the request deadline, one run at a time (D46).
  */
 import { sql, type Kysely } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { openMaintenanceSession, type MaintenanceSession } from '../dialect/maintenance-session.js';
 import { guard } from '../stores/storage-error.js';
 
 /** Months created ahead of the current one by `migrate` and the maintenance loop. */
@@ -24,11 +26,23 @@ export const MONTHS_AHEAD = 2;
 /** The advisory lock every creator and dropper of partitions takes (any constant will do: this is `fleet_hours_partitions` hashed once). */
 const PARTITIONS_LOCK = 742_000_024;
 
+/**
+ * The session advisory lock of a run that drops partitions (D46), with the schema as the second
+ * key: one run at a time per schema, across servers and cron. Held by the run's own session, so it
+ * goes with the session when a run is cancelled or its process dies.
+ */
+const DROP_LOCK = 742_000_025;
+
+/** How long a detach waits for the transactions that read the partitioned table before it leaves the rest to the next run (D46). */
+export const DETACH_LOCK_TIMEOUT_SECONDS = 5;
+
 /** One partition: its name and bounds in epoch seconds (`from` is `null` for `MINVALUE`). */
 export interface PointPartition {
   readonly name: string;
   readonly from: number | null;
   readonly to: number;
+  /** D46: `true` when detached `concurrently` by a run that did not finish (`detach … finalize` completes it); absent otherwise. */
+  readonly pending?: boolean;
 }
 
 /** The start of the UTC month holding an instant, in epoch seconds. */
@@ -50,20 +64,44 @@ export function partitionName(start: number): string {
 }
 
 /** The partitions of `telemetry_points` with their bounds as epoch seconds (`from` null for `MINVALUE`), as a subquery. */
-const PARTITION_BOUNDS = sql`
+const PARTITION_BOUNDS_TEXT = String.raw`
   select c.relname as name,
-         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz) as "from",
-         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz) as "to"
+         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \(''([^'']+)''\)'))[1]::timestamptz) as "from",
+         date_part('epoch', (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''([^'']+)''\)'))[1]::timestamptz) as "to",
+         i.inhdetachpending as pending
     from pg_inherits as i join pg_class as c on c.oid = i.inhrelid
    where i.inhparent = 'telemetry_points'::regclass`;
+const PARTITION_BOUNDS = sql.raw(PARTITION_BOUNDS_TEXT);
 
 /** The partitions of `telemetry_points` in the connection's schema, oldest first. */
 export async function listPointPartitions(db: Kysely<FleetHoursDatabase>): Promise<PointPartition[]> {
   // The bounds as PostgreSQL prints them (in the session's zone), read back by the same session.
-  const { rows } = await sql<{ name: string; from: number | null; to: number }>`${PARTITION_BOUNDS}`.execute(db);
+  const { rows } = await sql<_PartitionRow>`${PARTITION_BOUNDS}`.execute(db);
+  return _partitions(rows);
+}
+
+interface _PartitionRow {
+  name: string;
+  from: number | null;
+  to: number;
+  pending: boolean;
+}
+
+function _partitions(rows: readonly _PartitionRow[]): PointPartition[] {
   return rows
-    .map((row) => ({ name: row.name, from: row.from === null ? null : Number(row.from), to: Number(row.to) }))
+    .map((row) => ({
+      name: row.name,
+      from: row.from === null ? null : Number(row.from),
+      to: Number(row.to),
+      ...(row.pending ? { pending: true } : {}),
+    }))
     .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
+}
+
+/** D45: the retention horizon recorded in the data (epoch seconds), or `null` when no point was ever dropped. */
+export async function readTelemetryHorizon(db: Kysely<FleetHoursDatabase>): Promise<number | null> {
+  const { rows } = await sql<{ horizon: number }>`select date_part('epoch', horizon) as horizon from telemetry_horizon`.execute(db);
+  return rows[0] === undefined ? null : Number(rows[0].horizon);
 }
 
 /**
@@ -92,7 +130,12 @@ export async function ensurePointPartitions(
   const run = async (trx: Kysely<FleetHoursDatabase>) => {
     await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK}::bigint)`.execute(trx);
     const created: string[] = [];
+    // D45: a month wholly before the recorded horizon was dropped and stays so (its points are refused).
+    // (Migration 0008 creates partitions before 0013 made the table.)
+    const { rows: made } = await sql<{ found: string | null }>`select to_regclass('telemetry_horizon')::text as found`.execute(trx);
+    const horizon = (made[0]?.found ? await readTelemetryHorizon(trx) : null) ?? -Infinity;
     for (const start of missing(await listPointPartitions(trx))) {
+      if (nextMonthStart(start) <= horizon) continue;
       const name = partitionName(start);
       const { rows } = await sql<{ found: string | null }>`select to_regclass(${sql.lit(name)})::text as found`.execute(trx);
       if (rows[0]?.found) continue;
@@ -115,24 +158,117 @@ export async function ensurePointPartitions(
 
 /**
  * Detaches and drops every partition whose months all lie before `horizon` (epoch seconds): its
- * upper bound is at or before it. Each is detached first with `detach partition … concurrently`,
- * which waits for the statements using it but never holds a write of another month back (a
- * `drop` of an attached partition would lock the whole table), then dropped on its own: nothing
- * uses it any more. Each is a statement of its own, outside any transaction (as `concurrently`
- * requires).
+ * upper bound is at or before it; and finishes every detach an earlier run left pending (D46).
  *
- * @returns The names of the partitions dropped.
+ * In a session of its own (`openMaintenanceSession`: no request deadline), under a session
+ * advisory lock per schema: a run that finds another one at work skips (it returns nothing and
+ * `busy`), so concurrent runs never fail nor drop twice. Before any detach, the horizon — the
+ * upper bound of the last partition it drops — is raised in `telemetry_horizon` (D45): from then
+ * on every writer refuses a point before it, so a run cancelled anywhere after that leaves a state
+ * that is already final and that the next run completes. Each partition is detached with `detach
+ * partition … concurrently`, which waits for the transactions reading the table but never holds a
+ * write or read of another month back, with `lock_timeout` so that it gives up, leaving the
+ * partition pending detach, rather than wait without limit; the next run finishes it with `detach
+ * … finalize`. Then it is dropped on its own: nothing uses it any more.
+ *
+ * @returns The partitions dropped and those left pending detach; `busy` when another run held the lock.
  */
-export async function dropPointPartitionsBefore(db: Kysely<FleetHoursDatabase>, horizon: number): Promise<string[]> {
+export async function dropPointPartitionsBefore(
+  db: Kysely<FleetHoursDatabase>,
+  horizon: number,
+  options: { readonly lockTimeoutSeconds?: number } = {},
+): Promise<{ dropped: string[]; pending: string[]; busy: boolean }> {
+  const due = (partitions: readonly PointPartition[]) => partitions.filter((partition) => partition.pending || partition.to <= horizon);
+  // The hourly run with nothing to drop costs one catalog read and takes no lock.
+  if (due(await listPointPartitions(db)).length === 0) return { dropped: [], pending: [], busy: false };
+  return _oneRunAtATime(db, async () => {
+    const session = await openMaintenanceSession(db);
+    try {
+      if (!(await _lockDrops(session))) return { dropped: [], pending: [], busy: true };
+      try {
+        return { ...(await _dropDue(session, due, options.lockTimeoutSeconds ?? DETACH_LOCK_TIMEOUT_SECONDS)), busy: false };
+      } finally {
+        if (session.own) await session.query(`select pg_advisory_unlock(${DROP_LOCK}, hashtext(current_schema()))`);
+      }
+    } finally {
+      await session.close();
+    }
+  });
+}
+
+/** The runs of this process, by database: one at a time (PGlite has one session, where an advisory lock would be taken again by every run). */
+const _running = new WeakMap<object, Promise<unknown>>();
+
+async function _oneRunAtATime<T>(db: object, run: () => Promise<T>): Promise<T> {
+  const before = _running.get(db) ?? Promise.resolve();
+  const mine = before.then(run, run);
+  _running.set(
+    db,
+    mine.catch(() => {}),
+  );
+  return mine;
+}
+
+/** Takes the drop lock of the schema for the session, without waiting: `false` when another run holds it. */
+async function _lockDrops(session: MaintenanceSession): Promise<boolean> {
+  if (!session.own) return true;
+  await session.query('set statement_timeout = 0');
+  const [row] = await session.query<{ locked: boolean }>(`select pg_try_advisory_lock(${DROP_LOCK}, hashtext(current_schema())) as locked`);
+  return row?.locked === true;
+}
+
+/** Under the drop lock: records the horizon, then detaches (or finishes detaching) and drops each due partition. */
+async function _dropDue(
+  session: MaintenanceSession,
+  due: (partitions: readonly PointPartition[]) => PointPartition[],
+  lockTimeoutSeconds: number,
+): Promise<{ dropped: string[]; pending: string[] }> {
+  // Listed again under the lock: another run may have dropped some meanwhile.
+  const partitions = due(_partitions(await session.query<_PartitionRow>(PARTITION_BOUNDS_TEXT)));
+  if (partitions.length === 0) return { dropped: [], pending: [] };
+  const recorded = Math.max(...partitions.map((partition) => partition.to));
+  // D45: the horizon first, in a statement of its own (committed at once): raised, never lowered.
+  await session.query(`
+    insert into telemetry_horizon (only_row, horizon) values (true, to_timestamp(${recorded}::float8))
+    on conflict (only_row) do update set horizon = greatest(telemetry_horizon.horizon, excluded.horizon)`);
+  if (session.own) await session.query(`set lock_timeout = ${Math.max(1, Math.round(lockTimeoutSeconds * 1000))}`);
   const dropped: string[] = [];
-  for (const partition of await listPointPartitions(db)) {
-    if (partition.to > horizon) continue;
-    const table = sql.id(partition.name);
-    await sql`alter table telemetry_points detach partition ${table} concurrently`.execute(db);
-    await sql`drop table ${table}`.execute(db);
+  const pending: string[] = [];
+  // A pending detach first: PostgreSQL allows one per table, and refuses any other detach until it is finished.
+  const ordered = [...partitions.filter((partition) => partition.pending), ...partitions.filter((partition) => !partition.pending)];
+  for (const [index, partition] of ordered.entries()) {
+    const table = `"${partition.name.replace(/"/g, '""')}"`;
+    try {
+      await session.query(`alter table telemetry_points detach partition ${table} ${partition.pending ? 'finalize' : 'concurrently'}`);
+    } catch (error) {
+      // 55P03 lock_not_available: a transaction still reads the table. This partition (pending
+      // detach) and the ones after it are left to the next run; all count as dropped already
+      // (the horizon is recorded), and no other detach can start while one is pending.
+      if (!_isLockTimeout(error)) throw _maintenanceError(partition.name, error);
+      pending.push(...ordered.slice(index).map((each) => each.name));
+      break;
+    }
+    await session.query(`drop table ${table}`);
     dropped.push(partition.name);
   }
-  return dropped;
+  return { dropped, pending };
+}
+
+function _isLockTimeout(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; depth += 1) {
+    if ((cause as { code?: unknown }).code === '55P03') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** D46: an error of a detach that says what to do, the database's own message after it. */
+function _maintenanceError(name: string, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(
+    `Could not detach the telemetry partition ${name}: ${reason}. Nothing was lost: points before the recorded horizon are refused; run \`fleet-hours maintenance\` again to finish it`,
+    { cause: error },
+  );
 }
 
 /** What one run of {@link maintainTelemetryPartitions} did. */
@@ -141,6 +277,14 @@ export interface TelemetryMaintenance {
   readonly created: readonly string[];
   /** The partitions dropped (D43), by name. */
   readonly dropped: readonly string[];
+  /**
+   * D46: partitions this run left to the next one because transactions still read the table (the
+   * first pending detach, the others not detached yet); counted as dropped already: their points
+   * are refused and `verify` ignores them.
+   */
+  readonly pending: readonly string[];
+  /** D46: another run held the drop lock, so this one dropped nothing. */
+  readonly busy: boolean;
   /** Epoch seconds: points before it may be dropped and are refused; `null` when every point is kept. */
   readonly horizon: number | null;
 }
@@ -170,7 +314,7 @@ export interface TelemetryMaintenance {
  */
 export function maintainTelemetryPartitions(
   db: Kysely<FleetHoursDatabase>,
-  options: { readonly now: number; readonly retentionDays: number },
+  options: { readonly now: number; readonly retentionDays: number; readonly lockTimeoutSeconds?: number },
 ): Promise<TelemetryMaintenance> {
   const { now, retentionDays } = options;
   if (!Number.isSafeInteger(retentionDays) || retentionDays < 0)
@@ -180,23 +324,29 @@ export function maintainTelemetryPartitions(
     for (let month = 0; month < MONTHS_AHEAD; month += 1) ahead = nextMonthStart(ahead);
     const created = await ensurePointPartitions(db, { from: now, to: ahead });
     const horizon = retentionDays > 0 ? now - retentionDays * 86_400 : null;
-    const dropped = horizon === null ? [] : await dropPointPartitionsBefore(db, horizon);
-    return { created, dropped, horizon };
+    // Without a retention a pending detach is still finished (-Infinity: no other partition is due).
+    const drops = await dropPointPartitionsBefore(db, horizon ?? -Infinity, options);
+    return { created, ...drops, horizon };
   });
 }
 
 /**
- * Where stored points begin (D43, for `verify`): the lower bound of the oldest partition, `null`
- * when it is open below (no point was ever dropped), or `Infinity` when there is no partition at all.
+ * Where stored points begin (D43, D45, for `verify`): the later of the recorded horizon and the
+ * lower bound of the oldest partition not pending detach; `null` when that is open below and no
+ * horizon was recorded (no point was ever dropped), or `Infinity` when there is no partition at all.
  */
 export async function pointsKeptFrom(db: Kysely<FleetHoursDatabase>): Promise<number | null> {
   // One row, whatever the number of partitions (D36: a check reads bounded rows per statement).
-  const { rows } = await sql<{ partitions: number | string; open_below: boolean | null; oldest: number | null }>`
-    select count(*) as partitions, bool_or(bounds."from" is null) as open_below, min(bounds."from") as oldest
-      from (${PARTITION_BOUNDS}) as bounds`.execute(db);
+  const { rows } = await sql<{ partitions: number | string; open_below: boolean | null; oldest: number | null; horizon: number | null }>`
+    select count(*) as partitions, bool_or(bounds."from" is null) as open_below, min(bounds."from") as oldest,
+           (select date_part('epoch', horizon) from telemetry_horizon) as horizon
+      from (${PARTITION_BOUNDS}) as bounds where not bounds.pending`.execute(db);
   const row = rows[0]!;
   if (Number(row.partitions) === 0) return Infinity;
-  return row.open_below ? null : Number(row.oldest);
+  const oldest = row.open_below ? null : Number(row.oldest);
+  const horizon = row.horizon === null ? null : Number(row.horizon);
+  if (horizon === null) return oldest;
+  return oldest === null ? horizon : Math.max(oldest, horizon);
 }
 
 /** Whether an error is PostgreSQL's "no partition of relation … found for row" (SQLSTATE 23514 from routing a row). */

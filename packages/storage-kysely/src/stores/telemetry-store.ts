@@ -1,4 +1,5 @@
 import {
+  BeyondRetentionError,
   DEFAULT_TELEMETRY_OPTIONS,
   UnknownDeviceError,
   type DeviceTelemetryPoint,
@@ -125,6 +126,8 @@ interface _ReadDevice extends FigureDevice {
   readonly version: string;
   readonly points: TelemetryPoint[];
   readonly segments: SourcedSegment[];
+  /** D45: the retention horizon recorded in the data (epoch seconds), `null` when no point was ever dropped. */
+  readonly horizon: number | null;
 }
 
 /** The points of a batch by how they name their device, and the span of each name's points. */
@@ -158,6 +161,12 @@ function _askedSpans(points: readonly DeviceTelemetryPoint[]): _AskedSpans {
  * there; it ignores segments outside the span).
  */
 function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _ReadDevice[]) {
+  // D45: a point before the recorded horizon refuses its batch: before it everything is final.
+  const horizon = read[0]?.horizon ?? null;
+  if (horizon !== null) {
+    const index = points.findIndex((point) => point.time < horizon);
+    if (index >= 0) throw new BeyondRetentionError({ index, time: points[index]!.time, horizon });
+  }
   const byId = new Map<number, _ReadDevice>();
   const byImei = new Map<string, _ReadDevice>();
   for (const device of read) {
@@ -263,6 +272,8 @@ async function _lockDevices(trx: Kysely<FleetHoursDatabase>, accountId: number, 
  *   open one), as `listSourcedSegments` does.
  *
  * Each device is read by a lateral subquery: one round trip for a batch of any number of devices.
+ * The same statement reads the retention horizon recorded in the data (D45: one row of a
+ * one-row table, an init plan run once per statement), so the check costs the write no round trip.
  *
  * D42, P57: a batch within the months near `now` (the live case) is read by a statement whose text
  * names those months ({@link _nearMonths}), so that its plan holds only their partitions: on
@@ -394,7 +405,7 @@ async function _readDevices(
       select span.*, ${previous} as previous_at, ${following} as next_at from spanned as span
     )
     select span.id, span.imei, span.version, span.last_reported_at, span.time_zone, span.figures_time_zone, span.has_figures,
-           ${decided} as decided, around.*
+           ${decided} as decided, (select date_part('epoch', horizon) from telemetry_horizon) as horizon, around.*
       from span
       left join lateral (
         select false as segment, null::float8 as time, null::float8 as ended_at, null::text as state, null::text as source, stored.points
@@ -426,6 +437,7 @@ async function _readDevices(
         figures_time_zone: row.figures_time_zone,
         has_figures: row.has_figures,
         decided: row.decided,
+        horizon: row.horizon === null || row.horizon === undefined ? null : Number(row.horizon),
         points: [],
         segments: [],
       };
