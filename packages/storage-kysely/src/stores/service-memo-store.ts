@@ -100,7 +100,7 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
                           or (not coalesce(memo.remembered_at_version = memo.version and memo.ok_until > to_timestamp(${planFree(now, 'float8')}), false)
                               and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))
                    order by device.id
-                   limit ${planFree(limit, 'integer')}) as page on true
+                   limit ${planFree(Math.min(limit, MAX_ID), 'integer')}) as page on true
             left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, planFree(now, 'float8') as RawBuilder<number>)}) as engine on page.id is not null
            order by page.id`.execute(db);
         const lastDeviceId = rows[0]?.last_device_id ?? null;
