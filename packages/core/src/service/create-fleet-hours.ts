@@ -20,7 +20,7 @@ import { pageSize, type FleetEndpoint, type PageQuery } from '../fleet/parse-pag
 import type { WindowDates } from '../window/parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from '../window/resolve-window.js';
 import type { CredentialCounter, RateLimitCount, RateLimitStore } from '../access/rate-limit.js';
-import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
+import type { FleetHoursStore, ServicePageDevice, ServicePageFilter } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type {
@@ -582,11 +582,12 @@ function _fleetReads(context: _Context): FleetReads {
       // D49, P65: at most two device reads, each the same few store calls: the first `limit`
       // devices; with a filter (P45), when they hold fewer than `limit` matches, every device
       // after them at once. So the calls do not grow with the devices a filter skips. A full
-      // page's cursor goes on after its last match. A store that remembers (P58) lists only the
-      // devices that may match a filter without `ok`.
+      // page's cursor goes on after its last match. A store that remembers (P58, P66) lists only
+      // the devices that may match, up to the last match the page needs.
       let cursor = query.cursor;
       for (const count of filter === null ? [size] : [size, null]) {
-        const read = await _serviceDevicePage(context, { ...query, cursor }, count, now, filter !== null && !filter.statuses.has('ok'));
+        const storeFilter = filter && { statuses: [...filter.statuses], matches: size - items.length };
+        const read = await _serviceDevicePage(context, { ...query, cursor }, count, now, storeFilter);
         const { devices, nextCursor } = read;
         const { meters, facts, remember } = read.remembering
           ? await _rememberedMaintenance(read.remembering.store, read.remembering.inputs, now)
@@ -627,7 +628,7 @@ function _serviceFilter(query: FleetServiceQuery): {
 /**
  * One device page of the fleet service (D32): `count` devices after the cursor, or every one when
  * `count` is `null` (D49); by `listServicePage` when the store remembers (P58), in one round trip,
- * only the devices that may match when `unsettledOnly`; else by `listDevices`.
+ * with a filter only the devices that may match it (P66); else by `listDevices`.
  * `anyAfter(index)`: whether the account has a device after the page's `index`-th, listed or not.
  */
 async function _serviceDevicePage(
@@ -635,7 +636,7 @@ async function _serviceDevicePage(
   query: FleetPageQuery,
   count: number | null,
   now: number,
-  unsettledOnly: boolean,
+  filter: ServicePageFilter | null,
 ): Promise<{
   devices: readonly Device[];
   nextCursor: string | null;
@@ -655,7 +656,8 @@ async function _serviceDevicePage(
     ...(afterId === undefined ? {} : { afterId }),
     limit: count === null ? Number.MAX_SAFE_INTEGER : count + 1,
     now,
-    unsettledOnly,
+    unsettledOnly: filter !== null && !filter.statuses.includes('ok'),
+    ...(filter ? { filter } : {}),
   });
   const inputs = count === null ? listed.devices : listed.devices.slice(0, count);
   const devices = inputs.map((input) => input.device);

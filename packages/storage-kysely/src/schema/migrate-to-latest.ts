@@ -17,6 +17,7 @@ import { deviceStatesMigration } from './migrations/0009-device-states.js';
 import { webhooksMigration } from './migrations/0010-webhooks.js';
 import { eventChecksMigration } from './migrations/0011-event-checks.js';
 import { serviceMemosMigration } from './migrations/0012-service-memos.js';
+import { rememberedStatusesMigration } from './migrations/0015-remembered-statuses.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -32,6 +33,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0010_webhooks': webhooksMigration,
   '0011_event_checks': eventChecksMigration,
   '0012_service_memos': serviceMemosMigration,
+  '0015_remembered_statuses': rememberedStatusesMigration,
 });
 
 /**
