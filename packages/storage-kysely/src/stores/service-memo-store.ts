@@ -186,7 +186,9 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
   const bits = planFree(_bitsOf(filter.statuses), 'integer');
   const known = sql`${current} and memo.statuses is not null and (memo.statuses_until is null or memo.statuses_until > ${until})`;
   // The account's rows of `service_memos` by (account_id, device_id), each skipped on itself when
-  // it is remembered to miss; only the others are joined to their device.
+  // it is remembered to miss; only the others are joined to their device, state and schedules
+  // (`limit 1` subqueries: probes per row kept, where a join let the planner hash every schedule
+  // of every account before the first row).
   const after = planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer');
   return sql`
     select * from (
@@ -194,12 +196,12 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
              count(*) filter (where coalesce(${known} and (memo.statuses & ${bits}) <> 0, false))
                over (order by memo.device_id rows between unbounded preceding and 1 preceding) as matches_before
         from service_memos as memo
-        join devices as device on device.id = memo.device_id
-        join device_states as state on state.device_id = memo.device_id
+       cross join lateral (select * from devices where devices.id = memo.device_id limit 1) as device
+       cross join lateral (select * from device_states where device_states.device_id = memo.device_id limit 1) as state
        where memo.account_id = ${planFree(accountId, 'integer')} and memo.device_id > ${after}
          and not coalesce(${known} and (memo.statuses & ${bits}) = 0, false)
          and (not ${planFree(unsettledOnly, 'boolean')} or not coalesce(${current} and memo.ok_until > ${until}, false))
-         and exists (select 1 from service_schedules as schedule where schedule.device_id = memo.device_id)
+         and coalesce((select true from service_schedules as schedule where schedule.device_id = memo.device_id limit 1), false)
        order by memo.device_id) as candidate
      where candidate.matches_before < ${planFree(Math.min(filter.matches, MAX_ID), 'integer')}
      order by candidate.id
