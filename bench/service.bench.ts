@@ -16,6 +16,12 @@
  *    `/devices/{id}/service` requests of the same devices (goal: the page ≥ 20× cheaper); also
  *    against the single requests of every device the page reads, pages without the filter, and the
  *    filtered page with nothing remembered (P58: every memo version raised before it).
+ * 3. D49: FILTER_DEVICES (default 10,000) devices in one account, each with an open segment, a
+ *    report 10 minutes ago and one schedule: all ok but the last device, overdue.
+ *    `/api/v1/service?status=overdue&limit=1` (it skips every other device) against
+ *    `/api/v1/service?limit=1` (goal: ≤ 2×), remembered and with nothing remembered; and the same
+ *    in a second account where one device in five is due soon (no match, yet not remembered ok).
+ *    Its data are written by SQL alone (`generate_series`).
  *
  * The segments are written by SQL (`insert … select generate_series`), the store's derived
  * figures rebuilt (`rebuildDailyFigures`); readings and schedules go through the store, their
@@ -25,7 +31,8 @@
  *
  * Run: `npm run bench -- service`. `SERVICE_BENCH_RUNS` (default 300) sets the requests of part 1,
  * `SERVICE_BENCH_PER_DAY` (default 24) the segments a day of part 2; `SERVICE_BENCH_KEEP=1` keeps the
- * schema for `EXPLAIN ANALYZE` afterwards.
+ * schema for `EXPLAIN ANALYZE` afterwards; `SERVICE_BENCH_PARTS=3` runs part 3 alone,
+ * `SERVICE_BENCH_FILTER_DEVICES` sets its devices.
  */
 import { performance } from 'node:perf_hooks';
 import { createFleetHours, fingerprintApiKey, generateApiKey, type FleetHoursStore } from '@fleet-hours/core';
@@ -54,6 +61,9 @@ const FLEET_PER_DAY = Number(process.env.SERVICE_BENCH_PER_DAY ?? 24);
 const FLEET_RUNS = 10;
 const PAGE = 100;
 const KEEP = process.env.SERVICE_BENCH_KEEP === '1';
+const PARTS = new Set((process.env.SERVICE_BENCH_PARTS ?? '1,2,3').split(',').map(Number));
+const FILTER_DEVICES = Number(process.env.SERVICE_BENCH_FILTER_DEVICES ?? 10_000);
+const FILTER_RUNS = 30;
 const ZONES = ['America/New_York', 'Europe/Berlin', 'Asia/Kathmandu', 'America/Los_Angeles', 'Australia/Sydney'];
 
 /** A schedule as the bench creates it: instants as days before NOW; `given` when the operator wrote the hour meter down. */
@@ -112,11 +122,12 @@ try {
   const counting = countingStore(createKyselyStore(db));
   const { store } = counting;
   const seeded = performance.now();
-  const single = await seedDevices(db, store);
-  const fleet = await seedFleet(db, store);
+  const single = PARTS.has(1) || PARTS.has(2) ? await seedDevices(db, store) : null;
+  const fleet = PARTS.has(1) || PARTS.has(2) ? await seedFleet(db, store) : null;
+  const filtered = PARTS.has(3) ? await seedFiltered(db, store) : null;
   const inserted = performance.now();
   // Segments written outside Fleet Hours: rebuild what the store derives from them (and the scan bound).
-  await rebuildDailyFigures(db);
+  if (single) await rebuildDailyFigures(db);
   await sql`vacuum analyze`.execute(db);
   const { rows } = await sql<{ segments: string; readings: string; schedules: string }>`
     select (select count(*) from engine_segments) as segments, (select count(*) from hour_meter_readings) as readings,
@@ -141,11 +152,12 @@ try {
     return text;
   };
 
-  await describeRequests(get(single.key), get(fleet.key), counting, single, fleet);
+  if (single && fleet) await describeRequests(get(single.key), get(fleet.key), counting, single, fleet);
   for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(`\n--- round ${round} of ${ROUNDS}`);
-    await devicePart(get(single.key), single);
-    await fleetPart(get(fleet.key), fleet);
+    if (single && PARTS.has(1)) await devicePart(get(single.key), single);
+    if (fleet && PARTS.has(2)) await fleetPart(get(fleet.key), fleet);
+    if (filtered) await filterPart(get, counting, filtered);
   }
 } finally {
   await db.destroy();
@@ -481,11 +493,11 @@ async function fleetPart(getFleet: Get, fleet: Awaited<ReturnType<typeof seedFle
 }
 
 /** Times every run in turns, FLEET_RUNS turns after one of each: the figure of each. */
-async function inTurns<Key extends string>(runs: Record<Key, () => Promise<unknown>>): Promise<Record<Key, Figure>> {
+async function inTurns<Key extends string>(runs: Record<Key, () => Promise<unknown>>, turns = FLEET_RUNS): Promise<Record<Key, Figure>> {
   const entries = Object.entries(runs) as [Key, () => Promise<unknown>][];
   for (const [, run] of entries) await run();
   const times = new Map<Key, number[]>(entries.map(([key]) => [key, []]));
-  for (let turn = 0; turn < FLEET_RUNS; turn += 1) {
+  for (let turn = 0; turn < turns; turn += 1) {
     for (const [key, run] of entries) {
       const started = performance.now();
       await run();
@@ -493,4 +505,87 @@ async function inTurns<Key extends string>(runs: Record<Key, () => Promise<unkno
     }
   }
   return Object.fromEntries(entries.map(([key]) => [key, figureOf(times.get(key)!)])) as Record<Key, Figure>;
+}
+
+/**
+ * Part 3's data (D49), by SQL alone: two accounts of FILTER_DEVICES devices in five zones, each
+ * device with an open segment from 30 minutes ago, a report
+ * 10 minutes ago and one schedule, ok (a year, 2,000 h, done 30 days ago) except the last device's
+ * (180 days, done 200 days ago: overdue); in the second account one device in five is due soon
+ * (90 days, done 85 days ago).
+ */
+async function seedFiltered(database: Kysely<FleetHoursDatabase>, store: FleetHoursStore) {
+  const accounts: { accountId: number; key: string; lastId: number }[] = [];
+  for (const [number, dueSoonEvery] of [0, 5].entries()) {
+    const { accountId, key } = await accountWithKey(store, `Service bench, ${FILTER_DEVICES} devices (${number + 1})`);
+    const { rows } = await sql<{ id: number }>`
+      insert into devices (account_id, name, imei, model, time_zone)
+      select ${accountId}::int, 'Unit ' || n, '36' || ${number}::int || lpad(n::text, 12, '0'), 'FMB920', (${ZONES}::text[])[1 + n % 5]
+        from generate_series(1, ${FILTER_DEVICES}::int) as n
+      returning id`.execute(database);
+    const ids = rows.map((row) => row.id).sort((a, b) => a - b);
+    const lastId = ids.at(-1)!;
+    // An open segment only: no closed one, so no figures to rebuild (the rebuild takes 10 ms a device).
+    await sql`
+      insert into engine_segments (device_id, started_at, ended_at, state)
+      select id, to_timestamp(${NOW - 1800}::float8), null, 'idle' from unnest(${ids}::int[]) as id`.execute(database);
+    await sql`update device_states set last_reported_at = to_timestamp(${NOW - 600}::float8) where device_id = any(${ids}::int[])`.execute(
+      database,
+    );
+    await sql`
+      insert into service_schedules (device_id, name, interval_seconds, interval_days, last_done_at, created_at)
+      select id, 'Inspection', ${2000 * HOUR}::bigint,
+             case when id = ${lastId}::int then 180 when ${dueSoonEvery}::int > 0 and id % ${Math.max(dueSoonEvery, 1)}::int = 0 then 90 else 365 end,
+             to_timestamp(${TODAY + 15 * HOUR}::float8 - 86400 * (case when id = ${lastId}::int then 200
+                            when ${dueSoonEvery}::int > 0 and id % ${Math.max(dueSoonEvery, 1)}::int = 0 then 85 else 30 end)),
+             to_timestamp(${NOW - 400 * DAY}::float8)
+        from unnest(${ids}::int[]) as id`.execute(database);
+    accounts.push({ accountId, key, lastId });
+  }
+  return accounts;
+}
+
+/**
+ * Part 3 (D49): `status=overdue&limit=1`, whose one match is the account's last device, against
+ * `limit=1` without a filter, timed in turns; then the filtered page with nothing remembered
+ * (every memo version of the account raised before each request, untimed).
+ */
+async function filterPart(
+  get: (key: string) => Get,
+  counting: ReturnType<typeof countingStore>,
+  accounts: Awaited<ReturnType<typeof seedFiltered>>,
+): Promise<void> {
+  const steal = stealMeter();
+  console.log(`Part 3 (D49): ${FILTER_DEVICES} devices an account; ${FILTER_RUNS} turns after 1 (ms)`);
+  for (const [number, { key, lastId, accountId }] of accounts.entries()) {
+    const getFleet = get(key);
+    const filtered = '/api/v1/service?status=overdue&limit=1';
+    const body = JSON.parse(await getFleet(filtered)) as { data: ServiceBody[]; next_cursor: string | null };
+    if (body.data.length !== 1 || body.data[0]!.device_id !== lastId || body.next_cursor !== null)
+      throw new Error(`Account ${number + 1}: the filtered page is not the last device alone`);
+    const runs = { unfiltered: () => getFleet('/api/v1/service?limit=1'), filtered: () => getFleet(filtered) };
+    const figures = await inTurns(runs, FILTER_RUNS);
+    const cold: number[] = [];
+    for (let turn = 0; turn < 5; turn += 1) {
+      await sql`update service_memos set version = version + 1 where device_id in (select id from devices where account_id = ${accountId}::int)`.execute(
+        db,
+      );
+      const started = performance.now();
+      await getFleet(filtered);
+      cold.push(performance.now() - started);
+    }
+    const coldFigure = figureOf(cold);
+    const label = number === 0 ? 'every other device ok' : 'one device in five due soon';
+    console.log(`  account ${number + 1}, ${label}${stealNote(steal)}`);
+    console.log(`    ${'/service?limit=1'.padEnd(58)} median ${ms(figures.unfiltered.median)}, p95 ${ms(figures.unfiltered.p95)}`);
+    console.log(
+      `    ${'/service?status=overdue&limit=1 (remembered)'.padEnd(58)} median ${ms(figures.filtered.median)}, p95 ${ms(figures.filtered.p95)}`,
+    );
+    console.log(`    ratio filtered / unfiltered: ${(figures.filtered.median / figures.unfiltered.median).toFixed(2)} (goal ≤ 2)`);
+    console.log(
+      `    ${'the filtered page with nothing remembered'.padEnd(58)} median ${ms(coldFigure.median)}, p95 ${ms(coldFigure.p95)} (5 requests)`,
+    );
+    console.log(`    store calls: filtered ${await counting.profile(runs.filtered, 5)}`);
+    console.log(`                 unfiltered ${await counting.profile(runs.unfiltered, 5)}`);
+  }
 }

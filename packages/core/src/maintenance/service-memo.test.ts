@@ -10,6 +10,7 @@ import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { changesSettledHistory, firstEngineChange, scheduleOkUntil, settledInstant } from '../adapter.js';
 import { serviceState, type SegmentInput, type ServiceSchedule } from '../index.js';
+import { scheduleStatusUntil } from './service-memo.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -219,5 +220,103 @@ describe('P58: scheduleOkUntil()', () => {
     expect(scheduleOkUntil({ ...input, settled: input.now })).toBe(input.now + 125 * HOUR);
     expect(scheduleOkUntil({ ...input, settled: input.now - DAY })).toBe(input.now + 125 * HOUR - DAY);
     expect(scheduleOkUntil({ ...input, settled: input.now - 200 * HOUR })).toBeNull();
+  });
+});
+
+describe('P66: scheduleStatusUntil()', () => {
+  it('before the instant it gives, the schedule keeps its status for any hour meter from its lowest (now − settled below) to a second a second above; null only when one of those ends differs at now (random schedules and zones, serviceState as the oracle)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          intervalHours: fc.integer({ min: 1, max: 3000 }),
+          intervalDays: fc.option(fc.integer({ min: 1, max: 400 }), { nil: null }),
+          dueSoonShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+          dueSoonDaysShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+          lastDoneAt: fc.integer({ min: at('2024-01-01T00:00:00Z'), max: at('2026-06-01T00:00:00Z') }),
+          usedShare: fc.double({ min: 0, max: 1.3, noNaN: true }),
+          sinceDone: fc.integer({ min: 0, max: 500 * DAY }),
+          behind: fc.oneof(fc.integer({ min: 0, max: HOUR }), fc.integer({ min: 0, max: 10 * DAY })),
+          zone: fc.constantFrom(...ZONES),
+          later: fc.double({ min: 0, max: 1, noNaN: true }),
+          growth: fc.double({ min: 0, max: 1, noNaN: true }),
+        }),
+        (input) => {
+          const intervalSeconds = input.intervalHours * HOUR;
+          const subject = schedule({
+            intervalSeconds,
+            intervalDays: input.intervalDays,
+            dueSoonSeconds: input.dueSoonShare === null ? null : Math.floor(intervalSeconds * input.dueSoonShare),
+            dueSoonDays:
+              input.intervalDays === null || input.dueSoonDaysShare === null
+                ? null
+                : Math.floor(input.intervalDays * input.dueSoonDaysShare),
+            lastDoneAt: input.lastDoneAt,
+          });
+          const now = input.lastDoneAt + input.sinceDone;
+          const settled = now - input.behind;
+          const lastDone = 5000 * HOUR;
+          const hourMeter = lastDone + Math.floor(intervalSeconds * input.usedShare);
+          const lowest = hourMeter - (now - settled);
+          const statusAt = (instant: number, meter: number) =>
+            serviceState({
+              schedule: subject,
+              lastDoneHourMeterSeconds: lastDone,
+              hourMeterSeconds: meter,
+              timeZone: input.zone,
+              now: instant,
+            }).status;
+          const status = statusAt(now, hourMeter);
+          const until = scheduleStatusUntil({
+            schedule: subject,
+            lastDoneHourMeterSeconds: lastDone,
+            hourMeterSeconds: hourMeter,
+            timeZone: input.zone,
+            now,
+            settled,
+            status,
+          });
+          if (until === null) {
+            // Nothing promised only when the range already holds another status at now.
+            expect([statusAt(now, lowest), statusAt(now, hourMeter + (now - settled))]).not.toEqual([status, status]);
+            return;
+          }
+          expect(until).toBeGreaterThan(now);
+          // Any instant before `until` (within ten years), the meter anywhere in its range then.
+          const last = Math.min(until - 1, now + 3650 * DAY);
+          const instant = now + Math.floor((last - now) * input.later);
+          const highest = hourMeter + (instant - settled);
+          for (const meter of [lowest, highest, lowest + Math.floor((highest - lowest) * input.growth)]) {
+            expect({ instant, meter, status: statusAt(instant, meter) }).toEqual({ instant, meter, status });
+          }
+          // At a finite `until`, the worst end of the range has moved on.
+          if (Number.isFinite(until)) expect(statusAt(until, hourMeter + (until - settled))).not.toBe(status);
+          else expect(status).toBe('overdue');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('named cases: overdue for good, due soon until the due day passes or the hour meter may reach due, nothing promised when the meter may fall back out of the margin', () => {
+    const subject = schedule({ intervalSeconds: 100 * HOUR, intervalDays: 30, lastDoneAt: at('2026-03-01T12:00:00Z') });
+    const input = { schedule: subject, lastDoneHourMeterSeconds: 0, timeZone: 'UTC' };
+    const now = at('2026-03-20T12:00:00Z');
+    // Overdue by hours at the lowest meter: for good.
+    expect(scheduleStatusUntil({ ...input, hourMeterSeconds: 101 * HOUR, now, settled: now - 60, status: 'overdue' })).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    // Overdue by one second of the open segment only (the lowest is 99 h 59 min): a write may take it back.
+    expect(scheduleStatusUntil({ ...input, hourMeterSeconds: 100 * HOUR, now, settled: now - 60, status: 'overdue' })).toBeNull();
+    // Due soon (95 h of 100, margin 10 h): until the meter may reach 100 h, 5 h after the settled instant.
+    expect(scheduleStatusUntil({ ...input, hourMeterSeconds: 95 * HOUR, now, settled: now - 60, status: 'due_soon' })).toBe(
+      now - 60 + 5 * HOUR,
+    );
+    // Due soon by the calendar (due 2026-03-31, margin 3 days) with hours to spare: until 2026-04-01 begins.
+    const late = at('2026-03-29T08:00:00Z');
+    expect(scheduleStatusUntil({ ...input, hourMeterSeconds: 10 * HOUR, now: late, settled: late, status: 'due_soon' })).toBe(
+      at('2026-04-01T00:00:00Z'),
+    );
+    // Due soon by 30 min of engine time, reported 2 h ago: the meter may fall back to 88.5 h, out of the margin.
+    expect(scheduleStatusUntil({ ...input, hourMeterSeconds: 90.5 * HOUR, now, settled: now - 2 * HOUR, status: 'due_soon' })).toBeNull();
   });
 });

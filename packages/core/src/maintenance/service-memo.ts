@@ -1,9 +1,9 @@
 import { Temporal } from 'temporal-polyfill';
 import { isoDateOfEpochDay } from '../time/iso-days.js';
-import { startOfLocalDay } from '../time/local-date.js';
+import { localEpochDayAt, startOfLocalDay } from '../time/local-date.js';
 import { dueLocalEpochDay } from './due-day.js';
 import { serviceMargins } from './service-status.js';
-import type { EpochSeconds, SegmentInput, ServiceSchedule, SegmentState } from '../types.js';
+import type { EpochSeconds, SegmentInput, ServiceSchedule, ServiceStatus, SegmentState } from '../types.js';
 
 /**
  * P58: what a store may remember of a device's service between reads, and when it stops being
@@ -114,6 +114,42 @@ export function scheduleOkUntil(input: {
   const dueDay = dueLocalEpochDay(schedule, timeZone);
   if (dueDay !== null && dueSoonDays !== null) {
     const { year, month, day } = isoDateOfEpochDay(dueDay - dueSoonDays);
+    until = Math.min(until, startOfLocalDay(new Temporal.PlainDate(year, month, day), timeZone));
+  }
+  return until > now ? until : null;
+}
+
+/**
+ * The instant before which a schedule keeps the status it has at `now` whatever the device
+ * reports (P66, D49): `Infinity` when it keeps it for good, `null` when that cannot be promised.
+ * From `now` on, unless the memo version moves (P58), the hour meter lies between its value at the
+ * settled instant — at least `hourMeterSeconds − (now − settled)` — and `hourMeterSeconds + (t −
+ * settled)` at `t` (it grows at most a second a second after `settled`, and a write after `settled`
+ * may take back engine time it had counted up to now: closing the open segment earlier), and the
+ * local date only moves on. A status is kept while both ends of that range give it:
+ *
+ * - `ok`: {@link scheduleOkUntil};
+ * - `due_soon`, when the low end is within a margin too (or the calendar margin has begun): until
+ *   the high end reaches the due hour meter or the local date passes the due date;
+ * - `overdue`, when the low end is overdue too (or the due date has passed): for good.
+ *
+ * @param input As {@link scheduleOkUntil}, and the schedule's status at `now` (from `serviceState`).
+ * @returns Epoch seconds (exclusive, after `now`), `Infinity`, or `null`.
+ */
+export function scheduleStatusUntil(input: Parameters<typeof scheduleOkUntil>[0] & { readonly status: ServiceStatus }): number | null {
+  const { schedule, lastDoneHourMeterSeconds, hourMeterSeconds, timeZone, now, settled, status } = input;
+  if (status === 'ok') return scheduleOkUntil(input);
+  const { dueSoonSeconds, dueSoonDays } = serviceMargins(schedule);
+  const due = lastDoneHourMeterSeconds + schedule.intervalSeconds;
+  const lowest = hourMeterSeconds - Math.max(0, now - settled);
+  const dueDay = dueLocalEpochDay(schedule, timeZone);
+  const daysLeft = dueDay === null ? null : dueDay - localEpochDayAt(now, timeZone);
+  if (status === 'overdue') return due - lowest <= 0 || (daysLeft !== null && daysLeft < 0) ? Number.POSITIVE_INFINITY : null;
+  const soonAtLowest = due - lowest <= dueSoonSeconds || (daysLeft !== null && dueSoonDays !== null && daysLeft <= dueSoonDays);
+  if (!soonAtLowest) return null;
+  let until = settled + (due - hourMeterSeconds);
+  if (dueDay !== null) {
+    const { year, month, day } = isoDateOfEpochDay(dueDay + 1);
     until = Math.min(until, startOfLocalDay(new Temporal.PlainDate(year, month, day), timeZone));
   }
   return until > now ? until : null;

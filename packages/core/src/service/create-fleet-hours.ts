@@ -20,7 +20,7 @@ import { pageSize, type FleetEndpoint, type PageQuery } from '../fleet/parse-pag
 import type { WindowDates } from '../window/parse-window-query.js';
 import { resolveWindow, type ResolvedWindow, type WindowLimits } from '../window/resolve-window.js';
 import type { CredentialCounter, RateLimitCount, RateLimitStore } from '../access/rate-limit.js';
-import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
+import type { FleetHoursStore, ServicePageDevice, ServicePageFilter } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type {
@@ -576,16 +576,18 @@ function _fleetReads(context: _Context): FleetReads {
     async service(query) {
       checkArguments('fleet.service()', query, { ..._FLEET_PAGE_QUERY, statuses: 'statuses?' });
       const now = nowSeconds();
-      const wanted = query.statuses === undefined || query.statuses.length === 0 ? null : new Set(query.statuses);
+      const filter = _serviceFilter(query);
       const size = pageSize('service', query.limit);
       const items: DeviceService[] = [];
+      // D49, P65: at most two device reads, each the same few store calls: the first `limit`
+      // devices; with a filter (P45), when they hold fewer than `limit` matches, every device
+      // after them at once. So the calls do not grow with the devices a filter skips. A full
+      // page's cursor goes on after its last match. A store that remembers (P58, P66) lists only
+      // the devices that may match, up to the last match the page needs.
       let cursor = query.cursor;
-      // With a status filter (P45), whole pages of `limit` devices are read until the page holds
-      // `limit` matching devices or the devices run out: each read costs the same few store calls
-      // whatever the matches (D32). A full page's cursor goes on after its last device. A store
-      // that remembers (P58) lists only the devices that may match a filter without `ok`.
-      for (;;) {
-        const read = await _serviceDevicePage(context, { ...query, limit: size, cursor }, now, wanted !== null && !wanted.has('ok'));
+      for (const count of filter === null ? [size] : [size, null]) {
+        const storeFilter = filter && { statuses: [...filter.statuses], matches: size - items.length };
+        const read = await _serviceDevicePage(context, { ...query, cursor }, count, now, storeFilter);
         const { devices, nextCursor } = read;
         const { meters, facts, remember } = read.remembering
           ? await _rememberedMaintenance(read.remembering.store, read.remembering.inputs, now)
@@ -593,7 +595,7 @@ function _fleetReads(context: _Context): FleetReads {
         const services = devices.map((device, index) => deviceService(device, facts.schedules.get(device.id) ?? [], meters[index]!, now));
         await remember?.(services);
         for (const [index, service] of services.entries()) {
-          if (wanted !== null && !service.schedules.some((schedule) => wanted.has(schedule.status))) continue;
+          if (filter !== null && !filter.matches(service)) continue;
           items.push(service);
           if (items.length === size) {
             const next = read.anyAfter(index)
@@ -602,23 +604,39 @@ function _fleetReads(context: _Context): FleetReads {
             return { items, nextCursor: next };
           }
         }
-        if (nextCursor === null) return { items, nextCursor: null };
+        if (nextCursor === null) break;
         cursor = nextCursor;
       }
+      return { items, nextCursor: null };
     },
   };
 }
 
 /**
- * One device page of the fleet service (D32): by `listServicePage` when the store remembers (P58),
- * in one round trip, only the devices that may match when `unsettledOnly`; else by `listDevices`.
+ * The filters of a fleet service page (D49): `null` for none, else which devices match. Only
+ * `status=` today (P45); another filter (tags, D61) joins here as one more condition of `matches`.
+ */
+function _serviceFilter(query: FleetServiceQuery): {
+  readonly statuses: ReadonlySet<ServiceStatus>;
+  matches(service: DeviceService): boolean;
+} | null {
+  if (query.statuses === undefined || query.statuses.length === 0) return null;
+  const statuses = new Set(query.statuses);
+  return { statuses, matches: (service) => service.schedules.some((schedule) => statuses.has(schedule.status)) };
+}
+
+/**
+ * One device page of the fleet service (D32): `count` devices after the cursor, or every one when
+ * `count` is `null` (D49); by `listServicePage` when the store remembers (P58), in one round trip,
+ * with a filter only the devices that may match it (P66); else by `listDevices`.
  * `anyAfter(index)`: whether the account has a device after the page's `index`-th, listed or not.
  */
 async function _serviceDevicePage(
   context: _Context,
   query: FleetPageQuery,
+  count: number | null,
   now: number,
-  unsettledOnly: boolean,
+  filter: ServicePageFilter | null,
 ): Promise<{
   devices: readonly Device[];
   nextCursor: string | null;
@@ -628,24 +646,24 @@ async function _serviceDevicePage(
 }> {
   const { store } = context;
   if (!remembersService(store)) {
-    const { devices, nextCursor } = await _devicePage(context, 'service', query);
+    const { devices, nextCursor } = await _devicePage(context, 'service', query, count);
     return { devices, nextCursor, remembering: null, anyAfter: (index) => index < devices.length - 1 || nextCursor !== null };
   }
-  const size = pageSize('service', query.limit);
   const afterId =
     query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint: 'service', accountId: query.accountId });
   const listed = await store.listServicePage({
     accountId: query.accountId,
     ...(afterId === undefined ? {} : { afterId }),
-    limit: size + 1,
+    limit: count === null ? Number.MAX_SAFE_INTEGER : count + 1,
     now,
-    unsettledOnly,
+    unsettledOnly: filter !== null && !filter.statuses.includes('ok'),
+    ...(filter ? { filter } : {}),
   });
-  const inputs = listed.devices.slice(0, size);
+  const inputs = count === null ? listed.devices : listed.devices.slice(0, count);
   const devices = inputs.map((input) => input.device);
   devices.forEach(context.zones.remember);
   const nextCursor =
-    listed.devices.length > size
+    count !== null && listed.devices.length > count
       ? encodeFleetCursor({ endpoint: 'service', accountId: query.accountId, afterDeviceId: devices[devices.length - 1]!.id })
       : null;
   return {
@@ -686,18 +704,22 @@ async function _rememberedMaintenance(store: ServiceMemoStore, inputs: readonly 
   return { facts, meters, remember };
 }
 
-/** The devices of one page (D32): a keyset after the cursor's device, one more than asked to know whether a next page exists. */
+/**
+ * The devices of one page (D32): a keyset after the cursor's device, one more than asked to know
+ * whether a next page exists; with `count` `null`, every device after the cursor (D49).
+ */
 async function _devicePage(
   context: _Context,
   endpoint: FleetEndpoint,
   query: FleetPageQuery,
+  count: number | null = pageSize(endpoint, query.limit),
 ): Promise<{ devices: readonly Device[]; nextCursor: string | null }> {
-  const size = pageSize(endpoint, query.limit);
+  const size = count ?? Number.POSITIVE_INFINITY;
   const afterId = query.cursor === undefined ? undefined : decodeFleetCursor(query.cursor, { endpoint, accountId: query.accountId });
   const fetched = await context.store.listDevices({
     accountId: query.accountId,
     ...(afterId === undefined ? {} : { afterId }),
-    limit: size + 1,
+    ...(count === null ? {} : { limit: count + 1 }),
   });
   const devices = fetched.slice(0, size);
   devices.forEach(context.zones.remember);

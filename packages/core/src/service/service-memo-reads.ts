@@ -1,7 +1,7 @@
-import { scheduleOkUntil, settledInstant } from '../maintenance/service-memo.js';
+import { scheduleOkUntil, scheduleStatusUntil, settledInstant } from '../maintenance/service-memo.js';
 import { bucketsBetween, type PageSums } from './maintenance-reads.js';
-import type { ServicePageDevice, FleetHoursStore, ServiceMemoWrite } from '../store/storage-port.js';
-import type { BucketSeconds, DeviceService, EpochSeconds } from '../types.js';
+import type { ServicePageDevice, FleetHoursStore, RememberedStatuses, ServiceMemoWrite } from '../store/storage-port.js';
+import { SERVICE_STATUSES, type BucketSeconds, type DeviceService, type EpochSeconds, type ServiceStatus } from '../types.js';
 
 /** A store that remembers service values between reads (P58): the three capabilities together. */
 export type ServiceMemoStore = FleetHoursStore &
@@ -89,12 +89,17 @@ export function serviceMemoWrites(input: {
     if (memo.schedules.length === 0 && !learnt) return;
     const okUntil = _okUntil(memo, services[index]!, settled, now);
     const bound = remembered === null || (remembered.okUntil === null ? okUntil !== null : remembered.okUntil <= now);
-    if (!learnt && !bound) return;
+    // P66: the statuses likewise, when none are remembered or they may have changed.
+    const statuses = _statusesUntil(memo, services[index]!, settled, now);
+    const kept = remembered?.statuses ?? null;
+    const statusesBound = remembered === null || (kept === null ? statuses !== null : kept.until !== null && kept.until <= now);
+    if (!learnt && !bound && !statusesBound) return;
     writes.push({
       deviceId: device.id,
       memoVersion: memo.memoVersion,
       okUntil: bound ? okUntil : remembered!.okUntil,
       engineBefore: [...engine].map(([instant, seconds]) => ({ instant, seconds })),
+      statuses: statusesBound ? statuses : kept,
     });
   });
   return writes;
@@ -118,4 +123,36 @@ function _okUntil(memo: ServicePageDevice, service: DeviceService, settled: Epoc
     earliest = earliest === null ? until : Math.min(earliest, until);
   }
   return earliest;
+}
+
+/**
+ * The statuses of the device's schedules and until when they stay these whatever it reports (P66):
+ * the earliest `scheduleStatusUntil`; `null` when a schedule's cannot be promised, or counts from
+ * a last service after the settled instant.
+ */
+function _statusesUntil(
+  memo: ServicePageDevice,
+  service: DeviceService,
+  settled: EpochSeconds,
+  now: EpochSeconds,
+): RememberedStatuses | null {
+  let until = Number.POSITIVE_INFINITY;
+  const seen = new Set<ServiceStatus>();
+  for (const [position, schedule] of memo.schedules.entries()) {
+    const state = service.schedules[position]!;
+    if (schedule.lastDoneHourMeterSeconds === null && schedule.lastDoneAt > settled) return null;
+    const kept = scheduleStatusUntil({
+      schedule,
+      lastDoneHourMeterSeconds: state.lastDoneHourMeterSeconds,
+      hourMeterSeconds: service.hourMeterSeconds,
+      timeZone: memo.device.timeZone,
+      now,
+      settled,
+      status: state.status,
+    });
+    if (kept === null) return null;
+    until = Math.min(until, kept);
+    seen.add(state.status);
+  }
+  return { statuses: SERVICE_STATUSES.filter((status) => seen.has(status)), until: Number.isFinite(until) ? until : null };
 }

@@ -18,6 +18,7 @@ import type {
   SegmentSummary,
   ServiceSchedule,
   ServiceScheduleChanges,
+  ServiceStatus,
   TelemetryWriteResult,
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
@@ -68,6 +69,27 @@ export interface ServiceMemo {
    * schedules): what `engineSecondsBeforeMany` returns for them.
    */
   readonly engineBefore: ReadonlyMap<EpochSeconds, BucketSeconds>;
+  /** P66: the statuses of its schedules and until when they stay these (`scheduleStatusUntil`), `null` when not known. */
+  readonly statuses: RememberedStatuses | null;
+}
+
+/** P66 (D49): the statuses a device's schedules have, and until when they stay exactly these. */
+export interface RememberedStatuses {
+  /** Each status one of its schedules has, once, in the order of `SERVICE_STATUSES` (none: no schedule). */
+  readonly statuses: readonly ServiceStatus[];
+  /** Until when (exclusive) they stay these whatever the device reports; `null`: for good (until the memo version moves). */
+  readonly until: EpochSeconds | null;
+}
+
+/**
+ * D49: the filter of a service page a store applies (`listServicePage`): only the devices that
+ * may have a schedule in one of `statuses`, and none after the `matches`-th device remembered to
+ * have one (P66). Another filter (tags, D61) joins here.
+ */
+export interface ServicePageFilter {
+  readonly statuses: readonly ServiceStatus[];
+  /** A positive safe integer. */
+  readonly matches: number;
 }
 
 /**
@@ -98,6 +120,8 @@ export interface ServiceMemoWrite {
   readonly okUntil: EpochSeconds | null;
   /** Engine seconds before the device's readings and last services. */
   readonly engineBefore: readonly { readonly instant: EpochSeconds; readonly seconds: BucketSeconds }[];
+  /** P66: the statuses of its schedules until an instant; absent or `null` when not known. */
+  readonly statuses?: RememberedStatuses | null;
 }
 
 export interface FleetHoursStore extends WebhookOutboxStore {
@@ -211,7 +235,10 @@ export interface FleetHoursStore extends WebhookOutboxStore {
    * Optional capability (P58): one page of a service read in one round trip. The account's devices
    * as `listDevices` lists them (ids above `afterId`, ascending, at most `limit`), each with what
    * {@link ServicePageDevice} holds, all read in one snapshot; with `unsettledOnly`, only the
-   * devices that have schedules and are not remembered `ok` until after `now`. `lastDeviceId` is
+   * devices that have schedules and are not remembered `ok` until after `now`; with `filter`
+   * (D49), only the devices that have schedules and are not remembered (P66), at their version,
+   * to have none of its statuses until after `now`, up to the `filter.matches`-th remembered to
+   * have one of them (a `limit` of `Number.MAX_SAFE_INTEGER` lists every such device). `lastDeviceId` is
    * the highest id of the account's devices (`null` for none). Present exactly when
    * {@link rememberServiceMemos} and {@link engineSecondsBeforeMany} are. A store that has it MUST
    * raise a device's memo version, atomically with the change, whenever something a memo holds may
@@ -225,6 +252,7 @@ export interface FleetHoursStore extends WebhookOutboxStore {
     readonly limit: number;
     readonly now: EpochSeconds;
     readonly unsettledOnly: boolean;
+    readonly filter?: ServicePageFilter;
   }): Promise<{ readonly devices: readonly ServicePageDevice[]; readonly lastDeviceId: number | null }>;
 
   /**

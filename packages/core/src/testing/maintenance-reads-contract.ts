@@ -169,6 +169,7 @@ async function seedScenario(store: FleetHoursStore, devices: readonly DeviceScen
 export function describeMaintenanceReadsContract(context: MaintenanceReadsContext): void {
   _describeHourMeterReads(context);
   _describeBoundedCalls(context);
+  _describeBoundedFilteredCalls(context);
   _describeNoDeviceChange(context);
 }
 
@@ -273,6 +274,46 @@ function _describeBoundedCalls({ store, offers }: MaintenanceReadsContext): void
       for (const name of lists) expect(calls.get(name)).toBe(1);
       expect(Math.max(...calls.values())).toBe(1);
     }
+  });
+}
+
+/** A device of {@link _describeBoundedFilteredCalls}: 5 engine hours, imported, then a report; one schedule in `status` from a last service at hour meter 0. */
+function _deviceIn(status: 'ok' | 'due_soon' | 'overdue'): DeviceScenario {
+  // Due at 2000 h, 5.5 h (within the default margin of 0.55 h: 0.5 h left) or 1 h.
+  const intervalSeconds = { ok: 2000 * HOUR, due_soon: 5.5 * HOUR, overdue: HOUR }[status];
+  return {
+    timeZone: 'UTC',
+    imported: [{ gap: 0, length: 5 * HOUR, moving: true }],
+    points: [{ time: BASE - 60, ignition: false, speedKmh: 0 }],
+    readings: [],
+    schedules: [{ lastDoneAt: BASE - 4 * DAY, given: 0, intervalSeconds }],
+  };
+}
+
+/** D49: the store calls of a filtered page do not grow with the devices it skips. */
+function _describeBoundedFilteredCalls({ store }: MaintenanceReadsContext): void {
+  it('D49, P65: a page of fleet.service() filtered by status makes the same store calls whether it skips 2 devices or 24, read for the first time or again', async () => {
+    const { store: counting, calls } = countedStore(store());
+    const fleetHours = createFleetHours({ store: counting, now: () => LATER * 1000 });
+    const callsOf = async (skipped: number) => {
+      // The skipped devices ok and due soon in turn (a due-soon device is no match of `overdue`, yet not remembered ok: P58), the last one overdue.
+      const devices = [
+        ...Array.from({ length: skipped }, (_, index) => _deviceIn(index % 2 === 0 ? 'ok' : 'due_soon')),
+        _deviceIn('overdue'),
+      ];
+      const { accountId, seeded } = await seedScenario(store(), devices, skipped);
+      const overdue = seeded[seeded.length - 1]!.device.id;
+      const reads: Record<string, number>[] = [];
+      // The first page reads everything anew (and remembers it, P58); the second finds what was remembered.
+      for (const statuses of [['overdue'], ['overdue'], ['due_soon', 'overdue'], ['ok', 'overdue']] as const) {
+        calls.clear();
+        const page = await fleetHours.fleet.service({ accountId, limit: 1, statuses });
+        if (statuses.length === 1) expect(page).toEqual({ items: [expect.objectContaining({ deviceId: overdue })], nextCursor: null });
+        reads.push(Object.fromEntries(calls));
+      }
+      return reads;
+    };
+    expect(await callsOf(24)).toEqual(await callsOf(2));
   });
 }
 

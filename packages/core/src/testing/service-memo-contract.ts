@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createFleetHours, type FleetHours } from '../service/create-fleet-hours.js';
-import type { FleetHoursStore, ServicePageDevice } from '../store/storage-port.js';
+import type { FleetHoursStore, RememberedStatuses, ServicePageDevice } from '../store/storage-port.js';
 import type { Device, DeviceTelemetryPoint, ServiceStatus } from '../types.js';
 import { SegmentOverlapError, TelemetryOverlapError } from '../errors/errors.js';
 import type { StorageCapability } from './storage-capabilities.js';
@@ -32,6 +32,7 @@ export function describeServiceMemoContract(context: ServiceMemoContext): void {
   _describeVersion(context);
   _describeNeverReported(context);
   _describeUnsettled(context);
+  _describeFilter(context);
   _describeAgainstRawPath(context);
 }
 
@@ -208,8 +209,15 @@ function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
       const entry = await _entry(store(), device, now);
       expect(entry.remembered).toBeNull();
       const seconds = { movingSeconds: 3600, idleSeconds: 60 };
-      const memo = (memoVersion: number, okUntil: number | null, engineBefore: { instant: number; seconds: typeof seconds }[]) =>
-        store().rememberServiceMemos!({ devices: [{ deviceId: device.id, memoVersion, okUntil, engineBefore }] });
+      const memo = (
+        memoVersion: number,
+        okUntil: number | null,
+        engineBefore: { instant: number; seconds: typeof seconds }[],
+        statuses?: RememberedStatuses,
+      ) =>
+        store().rememberServiceMemos!({
+          devices: [{ deviceId: device.id, memoVersion, okUntil, engineBefore, ...(statuses ? { statuses } : {}) }],
+        });
       for (const version of [entry.memoVersion - 1, entry.memoVersion + 1])
         await memo(version, now + DAY, [{ instant: BASE - DAY, seconds }]);
       expect((await _entry(store(), device, now)).remembered).toBeNull();
@@ -227,11 +235,20 @@ function _describeRemembered({ store, itWith }: ServiceMemoContext): void {
             [BASE - DAY, seconds],
             [BASE - 2 * DAY, { movingSeconds: 0, idleSeconds: 0 }],
           ]),
+          statuses: null,
         },
       });
-      // Remembered again: the new memo replaces the old, whole.
+      // Remembered again: the new memo replaces the old, whole; P66's statuses come back as given, `until` null for good.
+      for (const statuses of [
+        { statuses: ['due_soon', 'overdue'] as const, until: null },
+        { statuses: [] as const, until: now + 2 * HOUR },
+        { statuses: ['ok'] as const, until: now + 3 * HOUR },
+      ]) {
+        await memo(entry.memoVersion, now + 5 * HOUR, [], statuses);
+        expect((await _entry(store(), device, now)).remembered).toEqual({ okUntil: now + 5 * HOUR, engineBefore: new Map(), statuses });
+      }
       await memo(entry.memoVersion, now + 5 * HOUR, []);
-      expect((await _entry(store(), device, now)).remembered).toEqual({ okUntil: now + 5 * HOUR, engineBefore: new Map() });
+      expect((await _entry(store(), device, now)).remembered).toEqual({ okUntil: now + 5 * HOUR, engineBefore: new Map(), statuses: null });
     },
   );
 }
@@ -396,6 +413,66 @@ function _describeUnsettled({ store, itWith }: ServiceMemoContext): void {
   );
 }
 
+function _describeFilter({ store, itWith }: ServiceMemoContext): void {
+  itWith(
+    'listServicePage',
+    'P66, D49: with a filter, a device is left out exactly when it has no schedule, or is remembered at its version to have none of the statuses until after now; the listing stops after the matches-th device remembered to have one',
+    async () => {
+      const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+      const now = BASE + HOUR;
+      const remembered = {
+        'ok past now': { statuses: ['ok'], until: now + 1 },
+        'overdue for good': { statuses: ['ok', 'overdue'], until: null },
+        'due soon, bound passed': { statuses: ['due_soon'], until: now },
+        'due soon past now': { statuses: ['due_soon'], until: now + DAY },
+        'not known': null,
+        'nothing remembered': undefined,
+        'overdue before a change': { statuses: ['overdue'], until: null },
+        'no schedules': undefined,
+        'overdue again': { statuses: ['overdue'], until: now + DAY },
+      } as const;
+      for (const [name, statuses] of Object.entries(remembered)) {
+        const device = await _seedDevice(store(), account.id, name);
+        if (name === 'no schedules') continue;
+        await store().createServiceSchedule({
+          deviceId: device.id,
+          name: 'Oil',
+          intervalSeconds: 250 * HOUR,
+          lastDoneAt: BASE - DAY,
+          now: BASE,
+        });
+        if (statuses === undefined) continue;
+        const entry = await _entry(store(), device, now);
+        await store().rememberServiceMemos!({
+          devices: [{ deviceId: device.id, memoVersion: entry.memoVersion, okUntil: null, engineBefore: [], statuses }],
+        });
+        expect((await _entry(store(), device, now)).remembered?.statuses).toEqual(statuses);
+        if (name === 'overdue before a change')
+          await store().addHourMeterReading({ deviceId: device.id, readAt: BASE - DAY, readingSeconds: HOUR, now: BASE });
+      }
+      const names = async (statuses: readonly ServiceStatus[], matches: number, limit = 20) =>
+        (
+          await store().listServicePage!({ accountId: account.id, limit, now, unsettledOnly: false, filter: { statuses, matches } })
+        ).devices.map((entry) => entry.device.name);
+      const unknown = ['due soon, bound passed', 'not known', 'nothing remembered', 'overdue before a change'];
+      expect(await names(['overdue'], 5)).toEqual(['overdue for good', ...unknown, 'overdue again']);
+      expect(await names(['ok'], 5)).toEqual(['ok past now', 'overdue for good', ...unknown]);
+      expect(await names(['due_soon', 'overdue'], 5)).toEqual([
+        'overdue for good',
+        'due soon, bound passed',
+        'due soon past now',
+        ...unknown.slice(1),
+        'overdue again',
+      ]);
+      // Up to the matches-th remembered match, with every device before it that may match; a limit counts listed devices.
+      expect(await names(['overdue'], 1)).toEqual(['overdue for good']);
+      expect(await names(['due_soon'], 1)).toEqual(['due soon, bound passed', 'due soon past now']);
+      expect(await names(['ok'], 2)).toEqual(['ok past now', 'overdue for good']);
+      expect(await names(['overdue'], 5, 2)).toEqual(['overdue for good', 'due soon, bound passed']);
+    },
+  );
+}
+
 /** One step of a random history: a write of some kind, or a page read that remembers. */
 type _Step =
   | { readonly kind: 'drive'; readonly device: number; readonly start: number; readonly minutes: number }
@@ -542,28 +619,48 @@ async function _runStep(history: _History, step: _Step): Promise<void> {
   }
 }
 
-/** Every page of the history's account, walked with each filter, is the same through `memo` and `raw`. */
+/**
+ * Every page of the history's account, walked with each filter, is the same through `memo` and
+ * `raw`, and is what walking it without the filter gives, filtered (D49: a filtered walk reads at
+ * most two device pages a page, whatever it skips).
+ */
 async function _expectSamePages(history: _History, raw: FleetHours): Promise<void> {
-  for (const statuses of [['due_soon', 'overdue'], ['ok'], undefined] as const) {
-    const query = { accountId: history.accountId, limit: 2, ...(statuses ? { statuses } : {}) };
-    const pages = async (fleetHours: FleetHours) => {
-      const items = [];
-      let cursor: string | undefined;
-      do {
-        const page = await fleetHours.fleet.service({ ...query, ...(cursor ? { cursor } : {}) });
-        items.push(...page.items);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor !== undefined);
-      return items;
-    };
-    expect({ statuses, items: await pages(history.memo) }).toEqual({ statuses, items: await pages(raw) });
+  const pages = async (fleetHours: FleetHours, statuses: readonly ServiceStatus[] | undefined, limit: number) => {
+    const items = [];
+    let cursor: string | undefined;
+    do {
+      const page = await fleetHours.fleet.service({
+        accountId: history.accountId,
+        limit,
+        ...(statuses ? { statuses } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      items.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return items;
+  };
+  const every = await pages(raw, undefined, 2);
+  const expected = (statuses: readonly ServiceStatus[] | undefined) =>
+    every.filter((item) => !statuses || item.schedules.some((schedule) => statuses.includes(schedule.status)));
+  // Pages of one device read their second device page often; the raw path (no memos) walks a filter too.
+  const walks = [
+    ['memo', ['due_soon', 'overdue'], 2],
+    ['memo', ['overdue'], 1],
+    ['memo', ['ok'], 2],
+    ['memo', undefined, 2],
+    ['raw', ['due_soon', 'overdue'], 1],
+  ] as const;
+  for (const [path, statuses, limit] of walks) {
+    const items = await pages(path === 'memo' ? history.memo : raw, statuses, limit);
+    expect({ path, statuses, items }).toEqual({ path, statuses, items: expected(statuses) });
   }
 }
 
 function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
   itWith(
     'listServicePage',
-    'P58: fleet.service() answers what it answers without remembering, after any history of writes and reads, run one after another or side by side (random histories, the raw path as the oracle)',
+    'P58, D49: fleet.service() answers what it answers without remembering, and a filtered walk what the unfiltered walk gives filtered, after any history of writes and reads, run one after another or side by side (random histories, the raw path as the oracle)',
     async () => {
       let round = 0;
       await fc.assert(

@@ -144,6 +144,12 @@ export interface ServiceMemosTable {
   ok_until: NullableTimestampColumn;
   /** The engine seconds before its readings and last services: `[[instant, moving, idle], …]`. */
   engine_before: ColumnType<unknown, string | null, string | null> | null;
+  /** P66: the device's account, for a filtered page's walk of the account's rows (every device has a row from its creation). */
+  account_id: number | null;
+  /** P66: the statuses its schedules have, as bits (1 ok, 2 due soon, 4 overdue); `null`: not known. */
+  statuses: number | null;
+  /** P66: until when the statuses stay these; `null` with known statuses: for good. */
+  statuses_until: NullableTimestampColumn;
 }
 
 /** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */

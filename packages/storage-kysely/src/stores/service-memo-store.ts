@@ -1,4 +1,4 @@
-import type { FleetHoursStore, ServicePageDevice } from '@fleet-hours/core';
+import { SERVICE_STATUSES, type FleetHoursStore, type ServicePageDevice, type ServiceStatus } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toDevice } from './device-store.js';
@@ -46,6 +46,9 @@ interface _ListedRow {
   readonly ok_until: number | null;
   /** `[[instant, moving, idle], …]`. */
   readonly engine_before: readonly [number, number, number][] | null;
+  /** P66: the statuses' bits and until when, when remembered at `memo_version`. */
+  readonly statuses: number | null;
+  readonly statuses_until: number | null;
   readonly readings: readonly _ListedReading[] | null;
   readonly schedules: readonly _ListedSchedule[] | null;
 }
@@ -62,11 +65,13 @@ interface _ListedRow {
  */
 export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoStore {
   return {
-    listServicePage: ({ accountId, afterId, limit, now, unsettledOnly }) =>
+    listServicePage: ({ accountId, afterId, limit, now, unsettledOnly, filter }) =>
       guard(async () => {
         if (afterId !== undefined && !Number.isSafeInteger(afterId))
           throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
         if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
+        if (filter !== undefined && !(Number.isSafeInteger(filter.matches) && filter.matches >= 1))
+          throw new RangeError(`filter.matches must be a positive safe integer, got "${filter.matches}"`);
         assertEpochSeconds('now', now);
         if (!isId(accountId)) return { devices: [], lastDeviceId: null };
         // One statement, so one snapshot: the page's devices (a keyset range of the account's, the
@@ -85,22 +90,7 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
                          order by schedule.id)
                     from service_schedules as schedule where schedule.device_id = page.id) as schedules
             from (select max(id) as last_device_id from devices where account_id = ${planFree(accountId, 'integer')}) as account
-            left join lateral (
-                  select device.id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
-                         device.time_zone, date_part('epoch', state.last_reported_at) as last_reported_at,
-                         coalesce(memo.version, 0) as memo_version,
-                         coalesce(memo.remembered_at_version = memo.version, false) as remembered,
-                         case when memo.remembered_at_version = memo.version then date_part('epoch', memo.ok_until) end as ok_until,
-                         case when memo.remembered_at_version = memo.version then memo.engine_before end as engine_before
-                    from devices as device
-                    join device_states as state on state.device_id = device.id
-                    left join service_memos as memo on memo.device_id = device.id
-                   where device.account_id = ${planFree(accountId, 'integer')} and device.id > ${planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer')}
-                     and (not ${planFree(unsettledOnly, 'boolean')}
-                          or (not coalesce(memo.remembered_at_version = memo.version and memo.ok_until > to_timestamp(${planFree(now, 'float8')}), false)
-                              and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))
-                   order by device.id
-                   limit ${planFree(limit, 'integer')}) as page on true
+            left join lateral (${_pageDevices({ accountId, afterId, limit, now, unsettledOnly, filter })}) as page on true
             left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, planFree(now, 'float8') as RawBuilder<number>)}) as engine on page.id is not null
            order by page.id`.execute(db);
         const lastDeviceId = rows[0]?.last_device_id ?? null;
@@ -110,14 +100,25 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 
     rememberServiceMemos: ({ devices }) =>
       guard(async () => {
-        const asked = { device: [] as number[], version: [] as number[], okUntil: [] as (number | null)[], engine: [] as string[] };
+        const asked = {
+          device: [] as number[],
+          version: [] as number[],
+          okUntil: [] as (number | null)[],
+          engine: [] as string[],
+          statuses: [] as (number | null)[],
+          statusesUntil: [] as (number | null)[],
+        };
         for (const memo of devices) {
           if (!isId(memo.deviceId) || !Number.isSafeInteger(memo.memoVersion)) continue;
           if (memo.okUntil !== null) assertEpochSeconds('okUntil', memo.okUntil);
           for (const { instant } of memo.engineBefore) assertEpochSeconds('engineBefore.instant', instant);
+          const statuses = memo.statuses ?? null;
+          if (statuses?.until != null) assertEpochSeconds('statuses.until', statuses.until);
           asked.device.push(memo.deviceId);
           asked.version.push(memo.memoVersion);
           asked.okUntil.push(memo.okUntil);
+          asked.statuses.push(statuses === null ? null : _bitsOf(statuses.statuses));
+          asked.statusesUntil.push(statuses?.until ?? null);
           asked.engine.push(
             JSON.stringify(memo.engineBefore.map(({ instant, seconds }) => [instant, seconds.movingSeconds, seconds.idleSeconds])),
           );
@@ -130,17 +131,81 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
         await db.transaction().execute(async (trx) => {
           await sql`set local synchronous_commit = off`.execute(trx);
           await sql`
-            insert into service_memos as memo (device_id, version, remembered_at_version, ok_until, engine_before)
-            select asked.device_id, asked.version, asked.version, to_timestamp(asked.ok_until), asked.engine::jsonb
-              from unnest(${asked.device}::integer[], ${asked.version}::bigint[], ${asked.okUntil}::float8[], ${asked.engine}::text[])
-                   as asked(device_id, version, ok_until, engine)
+            insert into service_memos as memo (device_id, version, remembered_at_version, ok_until, engine_before, statuses, statuses_until)
+            select asked.device_id, asked.version, asked.version, to_timestamp(asked.ok_until), asked.engine::jsonb,
+                   asked.statuses, to_timestamp(asked.statuses_until)
+              from unnest(${asked.device}::integer[], ${asked.version}::bigint[], ${asked.okUntil}::float8[], ${asked.engine}::text[],
+                          ${asked.statuses}::smallint[], ${asked.statusesUntil}::float8[])
+                   as asked(device_id, version, ok_until, engine, statuses, statuses_until)
              where exists (select 1 from devices where id = asked.device_id)
             on conflict (device_id) do update
-               set remembered_at_version = excluded.remembered_at_version, ok_until = excluded.ok_until, engine_before = excluded.engine_before
+               set remembered_at_version = excluded.remembered_at_version, ok_until = excluded.ok_until, engine_before = excluded.engine_before,
+                   statuses = excluded.statuses, statuses_until = excluded.statuses_until
              where memo.version = excluded.version`.execute(trx);
         });
       }),
   };
+}
+
+/** The bit of each status in `service_memos.statuses` (P66). */
+const STATUS_BITS: Readonly<Record<ServiceStatus, number>> = { ok: 1, due_soon: 2, overdue: 4 };
+
+/** The bits of some statuses (an unknown one has none). */
+function _bitsOf(statuses: readonly ServiceStatus[]): number {
+  return statuses.reduce((mask, status) => mask | (STATUS_BITS[status] ?? 0), 0);
+}
+
+/**
+ * The devices of a service page, by id (the `page` of `listServicePage`). With a filter (D49,
+ * P66): only the devices with schedules not remembered, at their version, to have none of its
+ * statuses until after now, and none after the `filter.matches`-th remembered to have one (a
+ * running count over the keyset range, so the page reads no device it does not need).
+ */
+function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0]): RawBuilder<unknown> {
+  const { accountId, afterId, limit, now, unsettledOnly, filter } = input;
+  const until = sql`to_timestamp(${planFree(now, 'float8')})`;
+  const current = sql`memo.remembered_at_version = memo.version`;
+  const columns = sql`device.id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
+         device.time_zone, date_part('epoch', state.last_reported_at) as last_reported_at,
+         coalesce(memo.version, 0) as memo_version,
+         coalesce(${current}, false) as remembered,
+         case when ${current} then date_part('epoch', memo.ok_until) end as ok_until,
+         case when ${current} then memo.engine_before end as engine_before,
+         case when ${current} then memo.statuses end as statuses,
+         case when ${current} then date_part('epoch', memo.statuses_until) end as statuses_until`;
+  const range = sql`from devices as device
+    join device_states as state on state.device_id = device.id
+    left join service_memos as memo on memo.device_id = device.id
+   where device.account_id = ${planFree(accountId, 'integer')} and device.id > ${planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer')}
+     and (not ${planFree(unsettledOnly, 'boolean')}
+          or (not coalesce(${current} and memo.ok_until > ${until}, false)
+              and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))`;
+  // A device count never exceeds the largest id: `limit` as an integer parameter.
+  const most = planFree(Math.min(limit, MAX_ID), 'integer');
+  if (filter === undefined) return sql`select ${columns} ${range} order by device.id limit ${most}`;
+  const bits = planFree(_bitsOf(filter.statuses), 'integer');
+  const known = sql`${current} and memo.statuses is not null and (memo.statuses_until is null or memo.statuses_until > ${until})`;
+  // The account's rows of `service_memos` by (account_id, device_id), each skipped on itself when
+  // it is remembered to miss; only the others are joined to their device, state and schedules
+  // (`limit 1` subqueries: probes per row kept, where a join let the planner hash every schedule
+  // of every account before the first row).
+  const after = planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer');
+  return sql`
+    select * from (
+      select ${columns},
+             count(*) filter (where coalesce(${known} and (memo.statuses & ${bits}) <> 0, false))
+               over (order by memo.device_id rows between unbounded preceding and 1 preceding) as matches_before
+        from service_memos as memo
+       cross join lateral (select * from devices where devices.id = memo.device_id limit 1) as device
+       cross join lateral (select * from device_states where device_states.device_id = memo.device_id limit 1) as state
+       where memo.account_id = ${planFree(accountId, 'integer')} and memo.device_id > ${after}
+         and not coalesce(${known} and (memo.statuses & ${bits}) = 0, false)
+         and (not ${planFree(unsettledOnly, 'boolean')} or not coalesce(${current} and memo.ok_until > ${until}, false))
+         and coalesce((select true from service_schedules as schedule where schedule.device_id = memo.device_id limit 1), false)
+       order by memo.device_id) as candidate
+     where candidate.matches_before < ${planFree(Math.min(filter.matches, MAX_ID), 'integer')}
+     order by candidate.id
+     limit ${most}`;
 }
 
 function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
@@ -177,6 +242,13 @@ function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
   const remembered = row.remembered
     ? {
         okUntil: row.ok_until === null ? null : Number(row.ok_until),
+        statuses:
+          row.statuses === null
+            ? null
+            : {
+                statuses: SERVICE_STATUSES.filter((status) => (Number(row.statuses) & STATUS_BITS[status]) !== 0),
+                until: row.statuses_until === null ? null : Number(row.statuses_until),
+              },
         engineBefore: new Map(
           (row.engine_before ?? []).map(([instant, moving, idle]) => [
             Number(instant),
