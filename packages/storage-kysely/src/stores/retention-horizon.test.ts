@@ -164,7 +164,12 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
           const index = segments.length - 1;
           const importing = store.importSegments({ deviceId: device.id, segments });
           await expect(importing).rejects.toBeInstanceOf(BeyondRetentionError);
-          await expect(importing).rejects.toMatchObject({ code: 'beyond_retention', index, time: segments[index]!.startedAt, horizon: FEB });
+          await expect(importing).rejects.toMatchObject({
+            code: 'beyond_retention',
+            index,
+            time: segments[index]!.startedAt,
+            horizon: FEB,
+          });
           expect(await state()).toEqual(stored);
         }
 
