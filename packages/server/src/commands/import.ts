@@ -358,6 +358,11 @@ function translateBatchError(error: unknown, name: string, lineOfRow: (row: numb
     // year 0001, which no store can hold): the error names the row, and the row its line.
     return new ImportFileError(name, [{ line: lineOfRow(error.row) ?? 0, message: error.reason }], 1, refused);
   }
+  // D45: a segment starting before the retention horizon the database recorded: before it everything is final.
+  if (error instanceof BeyondRetentionError) {
+    const message = `Field ${error.message.replace(/^time /, 'started_at ').replace(/: nothing was written$/, '')}`;
+    return new ImportFileError(name, [{ line: lineOfRow(error.index + 1) ?? 0, message }], 1, refused);
+  }
   return error;
 }
 

@@ -96,6 +96,29 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
         1,
         'late.ndjson:2: Field time 2026-07-03T01:00:00Z is older than the retention horizon 2026-08-01T00:00:00Z (points before it were dropped)\n1 problem in late.ndjson: the import was refused and nothing was written\n',
       ]);
+
+      // And `import segments`: a segment starting before the horizon refuses the file, naming its line; nothing is written.
+      const segments = await store.listSegments({ deviceId: device.id });
+      writeFileSync(
+        join(work, 'late-segments.csv'),
+        [
+          'started_at,ended_at,state',
+          '2026-10-01T01:00:00Z,2026-10-01T02:00:00Z,moving',
+          '2026-07-10T01:00:00Z,2026-07-10T02:00:00Z,idle',
+        ].join('\n'),
+      );
+      const lateSegments = await createCliHarness({ store, now: NOW * 1000, cwd: work }).run([
+        'import',
+        'segments',
+        '--device',
+        String(device.id),
+        'late-segments.csv',
+      ]);
+      expect([lateSegments.code, lateSegments.stderr]).toEqual([
+        1,
+        'late-segments.csv:3: Field started_at 2026-07-10T01:00:00Z is older than the retention horizon 2026-08-01T00:00:00Z (points before it were dropped)\n1 problem in late-segments.csv: the import was refused and nothing was written\n',
+      ]);
+      expect(await store.listSegments({ deviceId: device.id })).toEqual(segments);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

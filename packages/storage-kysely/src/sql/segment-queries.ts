@@ -312,15 +312,18 @@ export async function lockDeviceState(trx: Kysely<FleetHoursDatabase>, deviceId:
  * segments a write reads cannot change before it commits (D1). The lock is a statement of its own
  * and the read comes after it (D35): under READ COMMITTED a statement that waited for the lock would
  * read its subqueries (`has_figures`) from the snapshot taken before the wait. No row: no such device.
+ * The same read brings the retention horizon recorded in the data (D45, `telemetry_horizon`), so an
+ * import checks it without a round trip of its own.
  */
 export async function lockDevice(
   trx: Kysely<FleetHoursDatabase>,
   deviceId: number,
-): Promise<({ readonly last_reported_at: number | null } & FigureDevice) | undefined> {
+): Promise<({ readonly last_reported_at: number | null; readonly horizon: number | null } & FigureDevice) | undefined> {
   const locked = await lockDeviceState(trx, deviceId);
   if (!locked) return undefined;
-  const { rows } = await sql<{ last_reported_at: number | null } & FigureDevice>`
-    select (select date_part('epoch', last_reported_at) from device_states where device_id = devices.id) as last_reported_at, ${FIGURE_DEVICE_COLUMNS}
+  const { rows } = await sql<{ last_reported_at: number | null; horizon: number | null } & FigureDevice>`
+    select (select date_part('epoch', last_reported_at) from device_states where device_id = devices.id) as last_reported_at,
+           (select date_part('epoch', horizon) from telemetry_horizon) as horizon, ${FIGURE_DEVICE_COLUMNS}
       from devices where id = ${deviceId}`.execute(trx);
   return rows[0];
 }

@@ -124,6 +124,68 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
       expect((await pair.segments())[0]).toEqual(mine);
     });
 
+    it('D45: a segment import with a segment starting before the horizon is refused whole (nothing written); one from the horizon on is accepted', async () => {
+      const db = await fresh();
+      try {
+        await migrateToLatest(db);
+        const store = createKyselyStore(db);
+        const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+        const made = (imei: string) => store.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'UTC' });
+        const device = (await made('s1'))!;
+        const other = (await made('s2'))!;
+        const jan = { startedAt: FEB - 6 * DAY, endedAt: FEB - 6 * DAY + 3_600, state: 'moving' as const };
+        expect(await store.importSegments({ deviceId: device.id, segments: [jan] })).toMatchObject({ inserted: 1 });
+        // Points of another device in January, so that maintenance drops that month and records the horizon.
+        await store.writeTelemetry({
+          accountId: account.id,
+          points: [{ deviceId: other.id, time: FEB - 3 * DAY, ignition: true, speedKmh: 9 }],
+          now: NOW,
+        });
+        await maintainTelemetryPartitions(db, { now: FEB + 40 * DAY, retentionDays: 35 });
+        expect(await readTelemetryHorizon(db)).toBe(FEB);
+        const days = Array.from({ length: 20 }, (_, index) => FEB - 10 * DAY + index * DAY);
+        const state = async () => ({
+          segments: await store.listSegments({ deviceId: device.id }),
+          days: await store.sumSegmentSeconds!({ deviceId: device.id, boundaries: days, now: NOW }),
+          totals: await store.summarizeDeviceSegments!({ deviceId: device.id, now: NOW }),
+          device: await store.findDevice({ accountId: account.id, deviceId: device.id }),
+        });
+        const stored = await state();
+
+        const after = { startedAt: FEB + DAY, endedAt: FEB + DAY + 600, state: 'moving' as const };
+        const refused = [
+          // A new segment before the horizon, after one from it.
+          [after, { startedAt: FEB - 4 * DAY, endedAt: FEB - 4 * DAY + 60, state: 'idle' as const }],
+          // Crossing it; even one identical to a stored one (it would be skipped).
+          [{ startedAt: FEB - 30, endedAt: FEB + 30, state: 'moving' as const }],
+          [jan],
+        ];
+        for (const segments of refused) {
+          const index = segments.length - 1;
+          const importing = store.importSegments({ deviceId: device.id, segments });
+          await expect(importing).rejects.toBeInstanceOf(BeyondRetentionError);
+          await expect(importing).rejects.toMatchObject({
+            code: 'beyond_retention',
+            index,
+            time: segments[index]!.startedAt,
+            horizon: FEB,
+          });
+          expect(await state()).toEqual(stored);
+        }
+
+        // From the horizon on (a segment starting exactly at it included): accepted.
+        const atHorizon = { startedAt: FEB, endedAt: FEB + 60, state: 'idle' as const };
+        const kept = await store.importSegments({ deviceId: device.id, segments: [after, atHorizon] });
+        expect(kept).toMatchObject({ inserted: 2 });
+        expect((await store.listSegments({ deviceId: device.id, start: FEB })).map((segment) => segment.startedAt)).toEqual([
+          FEB,
+          FEB + DAY,
+        ]);
+      } finally {
+        await db.destroy();
+      }
+    }, 60_000);
+
     it('D45, P61 property (the memory store, which keeps every point, is the oracle): any history, drops at any time, late points on both sides and repairs answer every instant before the horizon as without the drops', async () => {
       const db = database();
       const store = createKyselyStore(db);

@@ -1,4 +1,4 @@
-import type { BucketSeconds, FleetHoursStore } from '@fleet-hours/core';
+import { BeyondRetentionError, type BucketSeconds, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
 import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
 import { writeDevices } from '../sql/device-writes.js';
@@ -117,6 +117,8 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         return db.transaction().execute(async (trx) => {
           const device = await lockDevice(trx, deviceId);
           if (!device) return null;
+          // D45: a segment starting before the recorded horizon refuses the batch: before it everything is final.
+          _assertAfterHorizon(segments, secondsOrNull(device.horizon));
           const stored = span ? await listSourcedSegments(trx, deviceId, span.start, span.end) : [];
           // D1's rules see imported segments only; segments derived from telemetry must not be overlapped at all (D23).
           const imported = stored.filter((segment) => segment.source === 'import');
@@ -148,6 +150,16 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         });
       }),
   };
+}
+
+/**
+ * D45: the first segment of the batch (in its order) that starts before the retention horizon
+ * refuses it with `BeyondRetentionError`, its 0-based position as `index`; no horizon, no refusal.
+ */
+function _assertAfterHorizon(segments: readonly SegmentInput[], horizon: number | null): void {
+  if (horizon === null) return;
+  const index = segments.findIndex((segment) => segment.startedAt < horizon);
+  if (index >= 0) throw new BeyondRetentionError({ index, time: segments[index]!.startedAt, horizon });
 }
 
 /** `engineSecondsBeforeMany` on Kysely: every instant checked first, each capped at now (P1), one statement for all. */
