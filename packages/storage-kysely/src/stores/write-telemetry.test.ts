@@ -291,7 +291,7 @@ function describeReadPlan(name: string, database: () => Kysely<FleetHoursDatabas
 describe('P68 on PGlite', () => describeReadPlan('PGlite', pglite));
 
 describeWithPostgres('write-telemetry on PostgreSQL', () => {
-  const { db } = usePostgresSchema(4);
+  const { db, server } = usePostgresSchema(4);
   /** This schema's counters: rows of `devices` read by whole-table scans, its scans of any kind, points inserted. */
   const counters = async () => {
     // D42: the points' inserts are counted on the month partitions of telemetry_points.
@@ -332,41 +332,43 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
         async (imei) => (await setup.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!,
       ),
     );
-    await db()
-      .connection()
-      .execute(async (connection) => {
-        const store = createKyselyStore(connection);
-        // Batches of different sizes and devices: a custom plan would be sized for each.
-        for (let round = 0; round < 9; round += 1) {
-          const points = devices
-            .slice(0, 1 + (round % 3))
-            .flatMap((device, index) =>
-              pointsFrom(T0 + round * 900, 2 + round * index, round).map((point) => ({ imei: device.imei, ...point })),
-            );
-          await store.writeTelemetry({ accountId: account.id, points, now: LATER });
-        }
-        // The read names the months near now (P57): for LATER, December 2025 through February 2026.
-        const nearMonths = `%"time" >= '2025-12-01T00:00:00.000Z'::timestamptz and "time" < '2026-03-01T00:00:00.000Z'::timestamptz%`;
-        const { rows } = await sql<{ read: boolean; near: boolean; generic_plans: number; custom_plans: number }>`
+    // One connection of its own: outside a transaction, the pool sends each statement to any of its
+    // connections, and pg_prepared_statements shows only the one that reads it.
+    const connection = server().connect({ max: 1 });
+    try {
+      const store = createKyselyStore(connection);
+      // Batches of different sizes and devices: a custom plan would be sized for each.
+      for (let round = 0; round < 9; round += 1) {
+        const points = devices
+          .slice(0, 1 + (round % 3))
+          .flatMap((device, index) =>
+            pointsFrom(T0 + round * 900, 2 + round * index, round).map((point) => ({ imei: device.imei, ...point })),
+          );
+        await store.writeTelemetry({ accountId: account.id, points, now: LATER });
+      }
+      // The read names the months near now (P57): for LATER, December 2025 through February 2026.
+      const nearMonths = `%"time" >= '2025-12-01T00:00:00.000Z'::timestamptz and "time" < '2026-03-01T00:00:00.000Z'::timestamptz%`;
+      const { rows } = await sql<{ read: boolean; near: boolean; generic_plans: number; custom_plans: number }>`
           select statement like '%as asked(id, imei, earliest, latest)%' as read, statement like ${nearMonths} as near,
                  generic_plans::integer, custom_plans::integer
             from pg_prepared_statements
            where ((statement like '%as asked(id, imei, earliest, latest)%' and statement not like '%for update%') or statement like '%inserted_points as (%')
              and statement not like 'explain %'`.execute(connection);
-        // The counts are the connection's since it opened (earlier tests used it too, some with the
-        // read over every month): never more than five custom plans, and the rounds past the fifth
-        // on the generic one of the near months' read and of the write.
-        expect(
-          rows
-            .filter(({ read, near }) => !read || near)
-            .map(({ read }) => read)
-            .sort(),
-        ).toEqual([false, true]);
-        for (const row of rows) {
-          expect(row.custom_plans).toBeLessThanOrEqual(5);
-          if (!row.read || row.near) expect(row.generic_plans).toBeGreaterThanOrEqual(4);
-        }
-      });
+      // The counts are the connection's since it opened: never more than five custom plans, and the
+      // rounds past the fifth on the generic one of the near months' read and of the write.
+      expect(
+        rows
+          .filter(({ read, near }) => !read || near)
+          .map(({ read }) => read)
+          .sort(),
+      ).toEqual([false, true]);
+      for (const row of rows) {
+        expect(row.custom_plans).toBeLessThanOrEqual(5);
+        if (!row.read || row.near) expect(row.generic_plans).toBeGreaterThanOrEqual(4);
+      }
+    } finally {
+      await connection.destroy();
+    }
     for (const device of devices) expect((await setup.listTelemetryPoints({ deviceId: device.id })).length).toBeGreaterThan(0);
     expect((await verifyDailyFigures(db())).mismatches).toEqual([]);
   });
