@@ -20,6 +20,7 @@ import { createPGliteDatabase } from '../dialect/create-pglite-database.js';
 import { createPostgresDatabase } from '../dialect/create-postgres-database.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { migrateToLatest } from '../schema/migrate-to-latest.js';
+import { usePGlite } from '../testing/fixture.js';
 import { listPointPartitions, maintainTelemetryPartitions, readTelemetryHorizon } from '../sql/point-partitions.js';
 import { verifyStore } from '../verify/verify-store.js';
 import { createKyselyStore } from './create-kysely-store.js';
@@ -260,19 +261,8 @@ function describeHorizon(name: string, database: () => Kysely<FleetHoursDatabase
 }
 
 describe('on PGlite', () => {
-  let db: Kysely<FleetHoursDatabase>;
-  beforeAll(async () => {
-    db = await createPGliteDatabase();
-    await migrateToLatest(db);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-  });
-  describeHorizon(
-    'PGlite',
-    () => db,
-    async () => createPGliteDatabase(),
-  );
+  const db = usePGlite();
+  describeHorizon('PGlite', db, async () => createPGliteDatabase());
 });
 
 describeWithPostgres('on PostgreSQL', () => {
