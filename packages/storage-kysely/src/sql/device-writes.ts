@@ -89,10 +89,8 @@ async function _write(
   const rebuilt: number[] = [];
   for (const write of writes) {
     const { deviceId, device } = write;
-    for (const point of write.insertedPoints ?? [])
-      points.inserted.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
-    for (const point of write.updatedPoints ?? [])
-      points.updated.push({ deviceId, time: point.time, ignition: point.ignition ? 't' : 'f', speedKmh: point.speedKmh });
+    _pushPoints(points.inserted, deviceId, write.insertedPoints);
+    _pushPoints(points.updated, deviceId, write.updatedPoints);
     for (const segment of write.removed) removed.push({ deviceId, startedAt: segment.startedAt });
     let longest = 0;
     for (const segment of write.added) {
@@ -165,6 +163,21 @@ async function _write(
   return 'written';
 }
 
+/**
+ * A device's points appended to `rows` column by column: a batch of 10,000 points made an object
+ * per point and a loop over its names for each (P69: a tenth of the native write's own time).
+ */
+function _pushPoints(rows: _Rows<_PointRow>, deviceId: number, points: readonly TelemetryPoint[] | undefined): void {
+  if (points === undefined) return;
+  const columns = rows.columns;
+  for (const point of points) {
+    columns.deviceId.push(deviceId);
+    columns.time.push(point.time);
+    columns.ignition.push(point.ignition ? 't' : 'f');
+    columns.speedKmh.push(point.speedKmh);
+  }
+}
+
 /** Rows as one array per named column, taken from the front a chunk at a time. */
 class _Rows<Row extends object> {
   readonly #names: readonly (keyof Row)[];
@@ -182,6 +195,11 @@ class _Rows<Row extends object> {
 
   push(row: Row): void {
     for (const name of this.#names) this.#columns[name].push(row[name]);
+  }
+
+  /** The columns rows are added to, for a caller that adds many rows a column at a time. */
+  get columns(): _Columns<Row> {
+    return this.#columns;
   }
 
   /** The next `count` rows (or fewer), as columns. */
