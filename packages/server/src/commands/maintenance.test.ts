@@ -74,7 +74,7 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(await meter()).toEqual(before);
     expect(await cli.json(['maintenance', '--telemetry-retention-days', String(100)])).toMatchObject({ dropped: [] });
 
-    // D45: the horizon is the data's: `import telemetry`, which has no retention setting, refuses a
+    // D45: the horizon is the data's: `import telemetry`, without a retention setting of its own, refuses a
     // point of the dropped July naming FILE:LINE, writes nothing, and the meter stays.
     const work = mkdtempSync(join(tmpdir(), 'fleet-hours-maintenance-'));
     try {
