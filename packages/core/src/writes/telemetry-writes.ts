@@ -9,7 +9,7 @@ import { checkRetention } from './retention.js';
 export interface TelemetryWriteInput {
   readonly accountId: number;
   readonly points: readonly DeviceTelemetryPoint[];
-  /** The writer's clock, epoch seconds (D26): what "too far ahead" and the retention horizon are measured from. */
+  /** The writer's clock, epoch seconds (D26): "too far ahead" and the retention horizon count from it. */
   readonly now: number;
   /** D43: days of telemetry the writer keeps; 0 or `undefined`: every point. */
   readonly retentionDays?: number | undefined;

@@ -19,7 +19,7 @@ import {
 } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 const DAY = 86_400;
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
