@@ -35,6 +35,7 @@ import type {
   ServiceStatus,
 } from '../types.js';
 import type { HourMeterValue } from '../maintenance/hour-meter.js';
+import { createTelemetryWrites, type TelemetryWrites } from '../writes/telemetry-writes.js';
 import { bucketsBetween, deviceService, hourMeterFields, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
 import { memoPageSums, remembersService, serviceMemoWrites, type ServiceMemoStore } from './service-memo-reads.js';
 
@@ -145,6 +146,8 @@ export interface FleetHours {
   service(input: { readonly accountId: number; readonly deviceId: number }): Promise<DeviceService | null>;
   /** The same reads for every device of the account, a page at a time (D32). */
   readonly fleet: FleetReads;
+  /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
+  readonly writes: TelemetryWrites;
 }
 
 /**
@@ -176,6 +179,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
   const findCredential = _findCredential(store);
   return {
     store,
+    writes: createTelemetryWrites(store),
 
     async authenticate(authorization, credential = 'api_key') {
       checkArguments('authenticate()', { authorization, credential }, { authorization: 'authorization', credential: 'credential' });
