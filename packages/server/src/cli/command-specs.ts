@@ -95,7 +95,7 @@ const webhookUrl: OptionSpec = {
 };
 const scheduleId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Service schedule id, as service list shows it.' };
 const DURATION_HELP =
-  'Durations are 250h, 90m, 3600s or a bare number of seconds; decimals are read exactly and must come to whole seconds ' +
+  'Durations are 250h, 90m or 3600s, always with the unit (a bare 250 is refused); decimals are read exactly and must come to whole seconds ' +
   '(1.5h, not 0.5s). Instants are ISO 8601 with an offset or Z (2026-11-20T07:00:00-05:00), or now.';
 
 const spec = (command: Omit<CommandSpec, 'positionals' | 'options' | 'required'> & Partial<CommandSpec>): CommandSpec => ({
