@@ -1,8 +1,8 @@
 /**
  * Reads the commands out of README.md, so that the newcomer tests run exactly what a reader copies.
- * A fenced block is picked by its info string (```` ```sh demo ````, ```` ```sh pack ````,
- * ```` ```js embed.mjs ````): the first word is the language for the renderer, the rest names the
- * block for the tests.
+ * A fenced block is picked by its info string (```` ```sh stopped ````, ```` ```sh pack ````,
+ * ```` ```js embed.mjs ````): the first word is the language for the renderer, the rest names or
+ * marks the block for the tests (test/e2e/readme-verbatim.test.ts says how).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
