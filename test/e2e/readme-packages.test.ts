@@ -8,34 +8,18 @@
  * after `npm ci`), so the install reaches the registry only for what the cache lacks.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { README, ROOT } from '../support/readme.js';
+import { README, ROOT, newcomerEnv } from '../support/readme.js';
 
 const run = promisify(execFile);
 const home = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-packages-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-/** This environment without npm's own variables (a parent `npm test` sets its prefix and paths), HOME moved. */
-function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^npm_|^INIT_CWD$/i.test(name)) env[name] = value;
-  const userConfig = process.env.npm_config_userconfig ?? join(homedir(), '.npmrc');
-  return {
-    ...env,
-    HOME: home,
-    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
-    ...(existsSync(userConfig) ? { npm_config_userconfig: userConfig } : {}),
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    ...extra,
-  };
-}
+const npmEnv = (extra: Record<string, string> = {}) => newcomerEnv(home, extra);
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'packages/server/package.json'), 'utf8')) as { version: string }).version;
 

@@ -24,35 +24,24 @@
  * `prepare` builds the packages of the clone, which is most of this test's time.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, jsonEntries, shellCommands, shownKeys, shownValues } from '../support/readme.js';
+import { ROOT, jsonEntries, newcomerEnv, shellCommands, shownKeys, shownValues } from '../support/readme.js';
 
 const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-verbatim-'));
 const home = join(work, 'home');
 const clone = join(work, 'clone');
 
-/** This environment without npm's own variables (a parent `npm test` sets its prefix and paths), HOME moved. */
-function newcomerEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^npm_|^INIT_CWD$/i.test(name)) env[name] = value;
+/** The newcomer's shell: no database of this machine's, HOME of the test's own. */
+function shellEnv(): NodeJS.ProcessEnv {
+  const env = newcomerEnv(home);
   delete env.DATABASE_URL;
   delete env.FLEET_HOURS_DATA_DIR;
-  const userConfig = process.env.npm_config_userconfig ?? join(homedir(), '.npmrc');
-  return {
-    ...env,
-    HOME: home,
-    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
-    ...(existsSync(userConfig) ? { npm_config_userconfig: userConfig } : {}),
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-  };
+  return env;
 }
 
 /** A fenced block of the README: its info string's words after the language, and its body. */
@@ -88,7 +77,7 @@ describe('README.md, followed verbatim on a fresh clone', { timeout: 900_000 }, 
   });
 
   async function start(command: string): Promise<Serving> {
-    const child = spawn('bash', ['-c', command], { cwd: clone, env: newcomerEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', command], { cwd: clone, env: shellEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.setEncoding('utf8').on('data', (text: string) => (output += text));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (output += text));
@@ -141,7 +130,7 @@ describe('README.md, followed verbatim on a fresh clone', { timeout: 900_000 }, 
         // "This `embed.mjs` in `~/my-fleet` … (`node embed.mjs`)": the figures its comment promises.
         const project = join(home, 'my-fleet');
         writeFileSync(join(project, 'embed.mjs'), block.body);
-        const { stdout } = await run(process.execPath, ['embed.mjs'], { cwd: project, env: newcomerEnv(), timeout: 60_000 });
+        const { stdout } = await run(process.execPath, ['embed.mjs'], { cwd: project, env: shellEnv(), timeout: 60_000 });
         const daily = JSON.parse(stdout.trim().split('\n').at(-1)!) as { data: { date: string; engine_seconds: number }[] };
         const promised = [...block.body.matchAll(/(\d+) s on (\d{4}-\d{2}-\d{2})/g)].map(([, seconds, date]) => ({
           date,
@@ -172,7 +161,7 @@ describe('README.md, followed verbatim on a fresh clone', { timeout: 900_000 }, 
         const script = fill(block.body);
         const result = await run('bash', ['-c', `set -e\n${script}`], {
           cwd: clone,
-          env: newcomerEnv(),
+          env: shellEnv(),
           timeout: 300_000,
           maxBuffer: 16 * 1024 * 1024,
         }).catch((error: Error & { stdout?: string; stderr?: string }) => {
@@ -185,7 +174,7 @@ describe('README.md, followed verbatim on a fresh clone', { timeout: 900_000 }, 
       for (const { command, answer } of commands) {
         expect(answer, `the README shows no answer for: ${command}`).not.toBeNull();
         expect(serving, `nothing serves for: ${command}`).not.toBeNull();
-        const { stdout } = await run('bash', ['-c', fill(command)], { cwd: clone, env: newcomerEnv(), timeout: 30_000 });
+        const { stdout } = await run('bash', ['-c', fill(command)], { cwd: clone, env: shellEnv(), timeout: 30_000 });
         let body: unknown;
         expect(() => (body = JSON.parse(stdout)), `${command}\nanswered: ${stdout}`).not.toThrow();
         const entries = jsonEntries(body);
