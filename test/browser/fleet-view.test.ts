@@ -267,7 +267,7 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
       expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
       // The built package inlines the fleet view's script file byte for byte.
       const served = /<script>([\s\S]*?)<\/script>/.exec(await response!.text())?.[1];
-      expect(served).toBe(readFileSync(join(root, 'packages/http/src/fleet-view-script.js'), 'utf8'));
+      expect(served).toBe(readFileSync(join(root, 'packages/http/src/pages/fleet-view-script.js'), 'utf8'));
       await page.type('#api-key', key);
       await page.click('#key-form button[type=submit]');
       await page.waitForFunction(

@@ -9,17 +9,17 @@ import {
 import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
+import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
 import type { FleetHoursEnv } from './app-env.js';
-import { JSON_CONTENT_TYPE } from './json-response.js';
-import { createDocsPage, type DocsPage } from './docs-page.js';
-import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './fleet-view-page.js';
+import { JSON_CONTENT_TYPE } from './respond/json-response.js';
+import { createDocsPage, type DocsPage } from './pages/docs-page.js';
+import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './pages/fleet-view-page.js';
 import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
 import { inFlightLimit } from './middleware/in-flight-limit/index.js';
 import { requestId } from './middleware/request-id/index.js';
-import { createOpenApiDocument } from './openapi-document.js';
-import { respondWithError } from './respond-with-error.js';
+import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { respondWithError } from './respond/respond-with-error.js';
 import { dailyRoute } from './routes/daily.js';
 import { fleetDailyRoute } from './routes/fleet-daily.js';
 import { fleetHoursRoute } from './routes/fleet-hours.js';
@@ -29,14 +29,14 @@ import { hoursRoute } from './routes/hours.js';
 import { listDevicesRoute } from './routes/list-devices.js';
 import { meterRoute } from './routes/meter.js';
 import { serviceRoute } from './routes/service.js';
-import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './routes/favicon.js';
+import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './pages/favicon.js';
 import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
-import { resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
-import { INGEST_BASE, INGEST_ROUTES } from './ingest-routes.js';
-import { ingestOsmandRoute } from './routes/ingest-osmand.js';
-import { ingestTelemetryRoute } from './routes/ingest-telemetry.js';
-import { ingestTraccarRoute } from './routes/ingest-traccar.js';
-import { _redactSecrets } from './_redact-secrets.js';
+import { resolveIngestLimits, type IngestLimits } from './ingest/ingest-limits.js';
+import { INGEST_BASE, INGEST_ROUTES } from './ingest/ingest-routes.js';
+import { ingestOsmandRoute } from './ingest/ingest-osmand.js';
+import { ingestTelemetryRoute } from './ingest/ingest-telemetry.js';
+import { ingestTraccarRoute } from './ingest/ingest-traccar.js';
+import { _redactSecrets } from './respond/redact-secrets.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {

@@ -1,7 +1,7 @@
 import type { FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _fleetWindowRoute } from './_window-routes.js';
+import { _fleetWindowRoute } from './window-routes.js';
 import { dailyBody } from './daily.js';
 
 /**

@@ -2,8 +2,8 @@ import type { FleetHours } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { _accountId } from './account-id.js';
 import { meterBody } from './meter.js';
 
 /**

@@ -1,8 +1,8 @@
 import { formatInstant, type Device, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { _accountId } from './account-id.js';
 
 /** A device as the API shows it (spec "Device"). */
 export interface DeviceBody {

@@ -1,9 +1,9 @@
 import { FleetHoursError, type DeviceService, type FleetHours, type ServiceScheduleState } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { parseDeviceId } from '../parse-device-id.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { parseDeviceId } from './parse-device-id.js';
+import { _accountId } from './account-id.js';
 
 /** One schedule of the service body (D39), the one place of its fields and their order. */
 export function serviceScheduleBody(schedule: ServiceScheduleState) {
