@@ -1,14 +1,7 @@
-import {
-  ERROR_CODES,
-  ERROR_TABLE,
-  resolveRateLimits,
-  SERVICE_STATUSES,
-  type ErrorCode,
-  type FleetEndpoint,
-  type RateLimits,
-} from '@fleet-hours/core';
-import { FLEET_PAGE_SIZES } from '@fleet-hours/core/adapter';
-import { ALLOWED_METHODS, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
+import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, SERVICE_STATUSES, type ErrorCode, type RateLimits } from '@fleet-hours/core';
+import { API_V1, type FleetPaging, type ReadEndpointName } from '@fleet-hours/core/adapter';
+import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
+import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { _ingestPaths, _ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
 
@@ -340,21 +333,6 @@ const OTHER_METHODS: Json = {
   'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
 };
 
-interface DataOperation {
-  readonly operationId: string;
-  readonly summary: string;
-  readonly description: string;
-  readonly tag: string;
-  readonly limit: number;
-  readonly schema: string;
-  readonly withWindow: boolean;
-  readonly withDevice: boolean;
-  /** A fleet endpoint (D32): paged by `limit` and `cursor`, counted on its own fleet budget (D33). */
-  readonly fleet?: FleetEndpoint;
-  /** Query parameters of its own, after the window and page ones (the fleet service's `status`, D39). */
-  readonly parameters?: readonly Json[];
-}
-
 /** The schema of a page of a fleet endpoint (D32): `data`, elements of the single-device schema, and `next_cursor`; with an example. */
 /** A path of the reference (this document, the page at /docs): GET needs no key and is not rate limited (P14). */
 function referencePath(get: { operationId: string; summary: string; description: string; response: string; content: Json }): Json {
@@ -410,37 +388,41 @@ function fleetPage(element: string, description: string, example: Json): Json {
 }
 
 /** The `limit` parameter of a fleet endpoint: its default and maximum differ by endpoint (D32). */
-function limitParameter(endpoint: FleetEndpoint): Json {
-  const { default: byDefault, max } = FLEET_PAGE_SIZES[endpoint];
+function limitParameter({ defaultLimit, maxLimit }: FleetPaging): Json {
   return {
     name: 'limit',
     in: 'query',
     required: false,
-    description: `Devices per page: a whole number from 1 to ${max}, default ${byDefault}. Anything else, or a repeated limit: 400.`,
-    schema: { type: 'integer', minimum: 1, maximum: max, default: byDefault },
+    description: `Devices per page: a whole number from 1 to ${maxLimit}, default ${defaultLimit}. Anything else, or a repeated limit: 400.`,
+    schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit },
   };
 }
 
-function dataPath(operation: DataOperation): Json {
-  const limitNote = `Rate limit: ${operation.limit} requests per minute per key for this endpoint.`;
+/**
+ * The path item of an endpoint of the read API: GET and HEAD with its operation; its limit, page
+ * parameters (D32) and device parameter from its row of core's table.
+ */
+function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLimits): Json {
+  const limitNote = `Rate limit: ${limits[endpoint.name as ReadEndpointName]} requests per minute per key for this endpoint.`;
+  const withDevice = endpoint.template.includes('{id}');
   const responses = (withBody: boolean): Json => ({
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
       ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
     },
-    ...(operation.withWindow || operation.fleet ? { '400': ref('responses', 'BadRequest') } : {}),
-    ...(operation.withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+    ...(operation.withWindow || endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
     ...COMMON_REFUSALS,
   });
   const parameters = [
     ...(operation.withWindow ? [ref('parameters', 'From'), ref('parameters', 'To')] : []),
-    ...(operation.fleet ? [limitParameter(operation.fleet), ref('parameters', 'Cursor')] : []),
-    ...(operation.parameters ?? []),
+    ...(endpoint.paging ? [limitParameter(endpoint.paging), ref('parameters', 'Cursor')] : []),
+    ...(operation.parameters ?? []).map((name) => ref('parameters', name)),
   ];
   return {
     ...OTHER_METHODS,
-    ...(operation.withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+    ...(withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
     get: {
       operationId: operation.operationId,
       summary: operation.summary,
@@ -501,10 +483,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         '- **Authentication**: every data request sends `Authorization: Bearer <API_KEY>`. Missing, unknown, revoked or expired keys answer 401 (the code says which; more than one credential is `multiple_credentials`); a plan without API access answers 403. Checks run in this order: 401 → 403 → 429 → 404.',
         '- **Durations** are whole seconds; `engine_seconds` always equals `moving_seconds + idle_seconds`.',
         "- **Windows and days** are resolved in the vehicle's own time zone (returned as `timezone`); `from` is the start of a local day, `to` the last second of one, or now when no `to` is given. Windows reaching back more than 365 days are clamped, not refused.",
-        `- **Rate limits** per key and endpoint per minute: /devices ${limits.devices}, hours ${limits.hours}, hours/daily ${limits.daily}, meter ${limits.meter}, service ${limits.service}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\`.`,
+        `- **Rate limits** per key and endpoint per minute: ${_limitList(limits, false)}. Requests without a valid key count against a budget per client address (${limits.unauthenticated} per minute). Every response but this document and /docs carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\`; a 429 adds \`Retry-After\` and \`X-RateLimit-Reset\`.`,
         '- **Errors** are JSON: `{ "error": { "status", "code", "message" } }`.',
         '- This document and the reference page at /docs need no key and are not rate limited.',
-        `- **The whole fleet** in one request: /api/v1/hours, /api/v1/hours/daily, /api/v1/meter and /api/v1/service answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null. Rate limits per key per minute: hours ${limits.fleetHours}, hours/daily ${limits.fleetDaily}, meter ${limits.fleetMeter}, service ${limits.fleetService}.`,
+        `- **The whole fleet** in one request: ${_fleetTemplates()} answer for every device of the account, a page at a time (\`{ "data": [ … ], "next_cursor": "…" | null }\`, devices by ascending id), each element exactly the body of the single-device endpoint; pass \`next_cursor\` back as \`cursor\` until it is null. Rate limits per key per minute: ${_limitList(limits, true)}.`,
         "- **Hour meter and service**: the meter's `hour_meter_seconds` is the machine's own hour meter — the latest reading of it an operator recorded, plus the engine time since (`hour_meter_read_at`; without a reading it equals `engine_seconds` and `hour_meter_read_at` is null). /api/v1/devices/{id}/service shows a vehicle's service schedules and where each stands (`ok`, `due_soon`, `overdue`), computed at every read, so late data and new readings show at once. Readings and schedules are managed by the operator, not over this API.",
         '- **Other methods and paths**: any method but GET and HEAD answers 405 with an `Allow` header, any other path 404 `not_found`; they are not operations, and are described once in `components.responses` (`MethodNotAllowed`, `NotFound`).',
         `- **Telemetry ingestion** under /ingest (tag Ingestion): native batches (NDJSON or a JSON array), Traccar's JSON position forwarding and the OsmAnd protocol. They take an ingest token (\`Authorization: Bearer fhi_…\`; OsmAnd carries it in the path) and no API key, are counted per token (${limits.ingest} per minute over the three), not gated by plan, and answer errors with the same JSON body (\`IngestError\` codes). A 2xx means the points are durable.`,
@@ -530,111 +512,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       },
     ],
     paths: {
-      [API_ROUTES.devices.policy.template]: dataPath({
-        operationId: 'listDevices',
-        summary: 'List the vehicles of the account',
-        description: 'Every device of the account, ordered by id.',
-        tag: 'Devices',
-        limit: limits.devices,
-        schema: 'DeviceList',
-        withWindow: false,
-        withDevice: false,
-      }),
-      [API_ROUTES.hours.policy.template]: dataPath({
-        operationId: 'getDeviceHours',
-        summary: 'Engine, moving and idle seconds over a window',
-        description:
-          'Totals over the window `[from, to]` in local days of the vehicle. The window actually applied is returned in `from` and `to`.',
-        tag: 'Hours',
-        limit: limits.hours,
-        schema: 'HoursTotal',
-        withWindow: true,
-        withDevice: true,
-      }),
-      [API_ROUTES.daily.policy.template]: dataPath({
-        operationId: 'getDeviceDailyHours',
-        summary: 'Engine, moving and idle seconds per local day',
-        description:
-          'One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it. Accepts the same `from` and `to` as /hours, with the same defaults.',
-        tag: 'Hours',
-        limit: limits.daily,
-        schema: 'DailyHours',
-        withWindow: true,
-        withDevice: true,
-      }),
-      [API_ROUTES.meter.policy.template]: dataPath({
-        operationId: 'getDeviceMeter',
-        summary: 'The running total since the tracker started reporting',
-        description:
-          'The sum of every segment of the device from its first report up to now. A replaced tracker is a new device with its own meter from 0.',
-        tag: 'Hours',
-        limit: limits.meter,
-        schema: 'Meter',
-        withWindow: false,
-        withDevice: true,
-      }),
-      [API_ROUTES.service.policy.template]: dataPath({
-        operationId: 'getDeviceService',
-        summary: 'The service schedules of a vehicle and where each stands',
-        description:
-          'Every service schedule of the device, by ascending id, at now: due at the last service plus the interval of engine time (`interval_seconds` of hour meter) or the calendar interval (`interval_days`), whichever comes first. Each value is computed at read time from the hour meter, so late telemetry and new readings are reflected at once. A device without schedules has an empty `data`.',
-        tag: 'Service',
-        limit: limits.service,
-        schema: 'ServiceBody',
-        withWindow: false,
-        withDevice: true,
-      }),
-      // The fleet paths (D32, D34): like every path item they carry OTHER_METHODS (a 405 is described
-      // once, never as an operation; test/openapi-client.test.ts calls them all).
-      [API_ROUTES.fleetHours.policy.template]: dataPath({
-        operationId: 'getFleetHours',
-        summary: 'Engine, moving and idle seconds over a window, for every vehicle',
-        description:
-          "`/devices/{id}/hours` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device. `from` and `to` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks. A `from` after today in some vehicles' zones (no `to`) gives those vehicles an empty window — `from` the start of that date, `to` now, zero seconds — and is refused only when it is after today for every vehicle of the account. Pass `next_cursor` back as `cursor` for the next page; it is null on the last.",
-        tag: 'Fleet',
-        limit: limits.fleetHours,
-        schema: 'FleetHoursPage',
-        withWindow: true,
-        withDevice: false,
-        fleet: 'hours',
-      }),
-      [API_ROUTES.fleetDaily.policy.template]: dataPath({
-        operationId: 'getFleetDailyHours',
-        summary: 'Engine, moving and idle seconds per local day, for every vehicle',
-        description:
-          "`/devices/{id}/hours/daily` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device, one entry per local date of the vehicle's own zone. A vehicle whose today is before `from` (no `to`) has an empty window with no entries. Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.",
-        tag: 'Fleet',
-        limit: limits.fleetDaily,
-        schema: 'FleetDailyHoursPage',
-        withWindow: true,
-        withDevice: false,
-        fleet: 'daily',
-      }),
-      [API_ROUTES.fleetMeter.policy.template]: dataPath({
-        operationId: 'getFleetMeter',
-        summary: 'The running totals of every vehicle',
-        description:
-          '`/devices/{id}/meter` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device.',
-        tag: 'Fleet',
-        limit: limits.fleetMeter,
-        schema: 'FleetMeterPage',
-        withWindow: false,
-        withDevice: false,
-        fleet: 'meter',
-      }),
-      [API_ROUTES.fleetService.policy.template]: dataPath({
-        operationId: 'getFleetService',
-        summary: 'The service schedules of every vehicle',
-        description:
-          '`/devices/{id}/service` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device. With `status`, only the devices with at least one schedule in one of those statuses (each still with all its schedules): a page holds up to `limit` of them, and a page may hold fewer, even none, while `next_cursor` is not null.',
-        tag: 'Fleet',
-        limit: limits.fleetService,
-        schema: 'FleetServicePage',
-        withWindow: false,
-        withDevice: false,
-        fleet: 'service',
-        parameters: [ref('parameters', 'ServiceStatus')],
-      }),
+      // One path per endpoint of the read API (its row of core's READ_ENDPOINTS and its operation),
+      // each carrying OTHER_METHODS (a 405 is described once, never as an operation; the fleet paths
+      // of D32, D34 too: test/openapi-client.test.ts calls them all).
+      ...Object.fromEntries(API_ENDPOINTS.map((endpoint) => [endpoint.endpoint.template, dataPath(endpoint, limits)])),
       [OPENAPI_PATH]: referencePath({
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI document',
@@ -981,6 +862,23 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
  * ```
  */
 export const openApiDocument: OpenApiDocument = createOpenApiDocument();
+
+/** The limits of the single-device or of the fleet endpoints, as the document's introduction lists them: `/devices 120, hours 30, …`. */
+function _limitList(limits: RateLimits, fleet: boolean): string {
+  return API_ENDPOINTS.filter(({ endpoint }) => Boolean(endpoint.paging) === fleet)
+    .map(({ endpoint }) => {
+      const path = endpoint.template.slice(API_V1.length);
+      const shown = path === '/devices' ? path : path.replace(/^\/devices\/\{id\}/, '').slice(1);
+      return `${shown} ${limits[endpoint.name as ReadEndpointName]}`;
+    })
+    .join(', ');
+}
+
+/** The fleet endpoints' templates, as a sentence lists them (D32). */
+function _fleetTemplates(): string {
+  const templates = API_ENDPOINTS.filter(({ endpoint }) => endpoint.paging).map(({ endpoint }) => endpoint.template);
+  return `${templates.slice(0, -1).join(', ')} and ${templates.at(-1)}`;
+}
 
 function _deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {

@@ -127,10 +127,11 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/devices/{id}/hours',
       '/api/v1/devices/{id}/hours/daily',
       '/api/v1/devices/{id}/meter',
-      '/api/v1/devices/{id}/service',
+      // The fleet endpoints (D32), then the service schedules of one device and of the fleet (D39): core's READ_ENDPOINTS order.
       '/api/v1/hours',
       '/api/v1/hours/daily',
       '/api/v1/meter',
+      '/api/v1/devices/{id}/service',
       '/api/v1/service',
       '/api/v1/openapi.json',
       '/ingest/v1/telemetry',

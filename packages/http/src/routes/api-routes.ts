@@ -1,7 +1,7 @@
-import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
+import { API_V1, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 
 /** The base path of version 1 of the API. */
-export const API_BASE = '/api/v1';
+export const API_BASE = API_V1;
 
 /** A route of the app: its path in Hono's syntax and the policy (core's `ROUTE_POLICIES`) its access middleware applies. */
 export interface ApiRoute {
@@ -18,20 +18,12 @@ export interface ApiRoute {
 const DEVICE_ID = ':id{[^/]*}';
 
 /**
- * The data routes, all GET (and HEAD) only (D17): the list, the four per device, and the four for
- * the whole fleet (D32); the service schedules (D39) are the fourth of each.
+ * A template of core's table (`/api/v1/devices/{id}/hours`) in Hono's syntax: the device id
+ * segment takes any text, even empty (D11, P9, P24).
  */
-export const API_ROUTES = {
-  devices: { honoPath: `${API_BASE}/devices`, policy: ROUTE_POLICIES.devices },
-  hours: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours`, policy: ROUTE_POLICIES.hours },
-  daily: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/hours/daily`, policy: ROUTE_POLICIES.daily },
-  meter: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/meter`, policy: ROUTE_POLICIES.meter },
-  service: { honoPath: `${API_BASE}/devices/${DEVICE_ID}/service`, policy: ROUTE_POLICIES.service },
-  fleetHours: { honoPath: `${API_BASE}/hours`, policy: ROUTE_POLICIES.fleetHours },
-  fleetDaily: { honoPath: `${API_BASE}/hours/daily`, policy: ROUTE_POLICIES.fleetDaily },
-  fleetMeter: { honoPath: `${API_BASE}/meter`, policy: ROUTE_POLICIES.fleetMeter },
-  fleetService: { honoPath: `${API_BASE}/service`, policy: ROUTE_POLICIES.fleetService },
-} as const satisfies Record<string, ApiRoute>;
+export function honoPath(template: string): string {
+  return template.replace('{id}', DEVICE_ID);
+}
 
 /** The path of the OpenAPI document. */
 export const OPENAPI_PATH = ROUTE_POLICIES.openApi.template;

@@ -2,6 +2,7 @@ import {
   FleetHoursError,
   parseWindowQuery,
   type FleetEndpoint,
+  type FleetHours,
   type FleetPage,
   type FleetWindowQuery,
   type WindowQuery,
@@ -12,6 +13,12 @@ import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { parseDeviceId } from './parse-device-id.js';
 import { _accountId } from './account-id.js';
+
+/** What a fleet route is built from: the service and its row of core's `READ_ENDPOINTS` (its page sizes and cursor, D32). */
+export interface FleetRouteOptions {
+  readonly fleetHours: FleetHours;
+  readonly endpoint: { readonly paging: { readonly cursor: FleetEndpoint } };
+}
 
 /**
  * A read of one device over a window (`/hours`, `/hours/daily`): the window is checked (D7), then
@@ -35,14 +42,14 @@ export function _deviceWindowRoute<T>(
  * whole (window, `limit`, `cursor`) before anything is read (D7, P11); `{ data, next_cursor }`.
  */
 export function _fleetWindowRoute<T>(
-  endpoint: FleetEndpoint,
+  endpoint: FleetRouteOptions['endpoint'],
   read: (query: FleetWindowQuery) => Promise<FleetPage<T>>,
   body: (value: T) => unknown,
 ): Handler<FleetHoursEnv> {
   return async (c: Context<FleetHoursEnv>) => {
     const queries = c.req.queries();
     const dates = parseWindowQuery(queries);
-    const page = parsePageQuery(queries, endpoint);
+    const page = parsePageQuery(queries, endpoint.paging.cursor);
     const { items, nextCursor } = await read({ accountId: _accountId(c), ...dates, ...page });
     return jsonResponse(c, { data: items.map(body), next_cursor: nextCursor });
   };
