@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { parseLocalDate, startOfLocalDay } from '@fleet-hours/core';
@@ -9,6 +10,7 @@ import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFixture, utc } from '../testing/fixture.js';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
+import { fleetViewScript } from './fleet-view-script.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 const inline = (html: string, tag: 'script' | 'style') =>
@@ -92,18 +94,22 @@ describe('GET / with fleetView: true', () => {
     expect(html).toContain('<th scope="col">Vehicle</th>');
   });
 
-  it('embeds its script exactly as fleet-view-script.js holds it, a file that npm run typecheck checks (@ts-check)', async () => {
+  it('embeds its script as the bundle of the fleet-view modules, each a file that npm run typecheck checks (@ts-check)', async () => {
     const html = await (await (await fleetViewApp()).app.request('/')).text();
-    const scriptPath = fileURLToPath(new URL('./fleet-view-script.js', import.meta.url));
     const [script] = inline(html, 'script');
-    expect(script!.body).toBe(readFileSync(scriptPath, 'utf8'));
-    expect(script!.body).toMatch(/^\/\/ @ts-check\n/);
-    // `npm run typecheck` is `tsc -p tsconfig.json`: its program holds the script, JavaScript allowed.
+    expect(script!.body).toBe(await fleetViewScript());
+    // One function scope for the page: nothing it declares leaks into the window.
+    expect(script!.body).toMatch(/^"use strict";\n\(\(\) => \{\n {2}\/\/ dom\.js\n/);
+    const folder = fileURLToPath(new URL('./fleet-view/', import.meta.url));
+    const modules = readdirSync(folder).map((name) => join(folder, name));
+    expect(modules.length).toBeGreaterThan(4);
+    for (const module of modules) expect(readFileSync(module, 'utf8'), module).toMatch(/^\/\/ @ts-check\n/);
+    // `npm run typecheck` is `tsc -p tsconfig.json`: its program holds every module, JavaScript allowed.
     const rootConfig = fileURLToPath(new URL('../../../../tsconfig.json', import.meta.url));
     const { config } = ts.readConfigFile(rootConfig, (path) => ts.sys.readFile(path));
     const parsed = ts.parseJsonConfigFileContent(config, ts.sys, fileURLToPath(new URL('../../../..', import.meta.url)));
     expect(parsed.options.allowJs).toBe(true);
-    expect(parsed.fileNames).toContain(scriptPath);
+    for (const module of modules) expect(parsed.fileNames).toContain(module);
   });
 
   it('answers HEAD with the headers only, and other methods 405 with Allow (D17)', async () => {

@@ -9,7 +9,8 @@
  * by hash, like the reference page at `/docs`.
  */
 import type { RoutePolicy } from '@fleet-hours/core/adapter';
-import { FLEET_VIEW_SCRIPT, FLEET_VIEW_STYLE } from './fleet-view-assets.js';
+import { FLEET_VIEW_STYLE } from './fleet-view-style.js';
+import { fleetViewScript } from './fleet-view-script.js';
 import { _inlinePagePolicy } from './inline-page-policy.js';
 
 /** Where the fleet view is served. */
@@ -27,7 +28,8 @@ export interface FleetViewPage {
   readonly contentSecurityPolicy: string;
 }
 
-const _HTML = `<!doctype html>
+/** The page, with its script inline. */
+const _html = (script: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -100,7 +102,7 @@ const _HTML = `<!doctype html>
 </section>
 </main>
 <noscript><p>This page needs JavaScript. The API itself is described at docs.</p></noscript>
-<script>${FLEET_VIEW_SCRIPT}</script>
+<script>${script}</script>
 </body>
 </html>
 `;
@@ -121,8 +123,9 @@ const _HTML = `<!doctype html>
  * ```
  */
 export async function createFleetViewPage(): Promise<FleetViewPage> {
+  const script = await fleetViewScript();
   return {
-    html: _HTML,
-    contentSecurityPolicy: await _inlinePagePolicy({ script: FLEET_VIEW_SCRIPT, style: FLEET_VIEW_STYLE, imgSrc: 'data:' }),
+    html: _html(script),
+    contentSecurityPolicy: await _inlinePagePolicy({ script, style: FLEET_VIEW_STYLE, imgSrc: 'data:' }),
   };
 }

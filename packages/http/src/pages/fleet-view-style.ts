@@ -1,15 +1,11 @@
 /**
- * The inline style and script of the fleet view (`fleet-view-page.ts`). They are kept as text so the
- * page stays one self-contained document that works with no internet access, and so their SHA-256
- * can be named in the page's Content-Security-Policy. The script is a file of its own,
- * `fleet-view-script.js`, type-checked through its JSDoc and read here as text (`?raw`: by vitest
- * in the tests, by the package's tsup config at build time).
+ * The inline style of the fleet view (`fleet-view-page.ts`). It is kept as text, like the script
+ * (`fleet-view-script.ts`), so the page stays one self-contained document that works with no
+ * internet access, and so its SHA-256 can be named in the page's Content-Security-Policy.
  *
  * The charts are drawn by hand as SVG: stacked bars need a few dozen lines, a chart library would
  * add a dependency to bundle and keep current for no gain.
  */
-/// <reference path="./raw-text.d.ts" />
-import fleetViewScript from './fleet-view-script.js?raw';
 
 /** The page's style sheet. */
 export const FLEET_VIEW_STYLE = `
@@ -72,6 +68,3 @@ details table { font-size: .9em; }
   :is(#vehicles, #service-list) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
 }
 `;
-
-/** The page's script: `fleet-view-script.js`, as written there, inlined when the package is built. */
-export const FLEET_VIEW_SCRIPT: string = fleetViewScript;
