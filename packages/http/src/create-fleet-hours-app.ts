@@ -28,7 +28,7 @@ import { INGEST_BASE, INGEST_ROUTES } from './ingest/ingest-routes.js';
 import { ingestOsmandRoute } from './ingest/ingest-osmand.js';
 import { ingestTelemetryRoute } from './ingest/ingest-telemetry.js';
 import { ingestTraccarRoute } from './ingest/ingest-traccar.js';
-import { _redactSecrets } from './respond/redact-secrets.js';
+import { redactSecrets } from './respond/redact-secrets.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {
@@ -284,7 +284,7 @@ function _mountPrefix(path: string, route: string): string {
 
 function _notFound(c: Context<FleetHoursEnv>): never {
   // D37: a path may hold a token (an OsmAnd URL with a slip in it): it is shown without it.
-  throw new FleetHoursError('not_found', { message: `No such endpoint: ${_redactSecrets(c.req.path)}` });
+  throw new FleetHoursError('not_found', { message: `No such endpoint: ${redactSecrets(c.req.path)}` });
 }
 
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {

@@ -1,5 +1,5 @@
 /** A value as a message quotes it: strings in quotes, numbers as written, shapes by name; long text cut. */
-export function _describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';

@@ -4,9 +4,9 @@ import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
-import { _describe } from './describe-value.js';
-import { _unstorableText } from './storable-text.js';
-import { _accountId } from '../routes/account-id.js';
+import { describeValue } from './describe-value.js';
+import { unstorableText } from './storable-text.js';
+import { accountId } from '../routes/account-id.js';
 import { _readIngestBody, _reportIngest, _reportWritten, _writePoints, type _OnIngest, type IgnoredAnswer } from './ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
 
@@ -48,7 +48,7 @@ export function ingestOsmandRoute(options: {
     const idName = _parameter(parameters, 'id') !== undefined ? 'id' : 'deviceid';
     const imei = _parameter(parameters, idName);
     if (imei === undefined || imei.trim() === '') throw _invalid('id is missing: give the tracker id as id or deviceid');
-    const unstorable = _unstorableText(idName, imei);
+    const unstorable = unstorableText(idName, imei);
     if (unstorable !== null) throw _invalid(unstorable);
 
     const ignitionText = _parameter(parameters, 'ignition');
@@ -58,13 +58,13 @@ export function ingestOsmandRoute(options: {
       return jsonResponse(c, ignored);
     }
     const ignition = ignitionText.toLowerCase() === 'true' ? true : ignitionText.toLowerCase() === 'false' ? false : null;
-    if (ignition === null) throw _invalid(`ignition must be true or false, got ${_describe(ignitionText)}`);
+    if (ignition === null) throw _invalid(`ignition must be true or false, got ${describeValue(ignitionText)}`);
 
     const speedText = _parameter(parameters, 'speed');
     if (speedText === undefined || speedText.trim() === '') throw _invalid('speed is missing: give the speed in knots');
     const knots = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(speedText) ? Number(speedText) : NaN;
     if (!Number.isFinite(knots * KMH_PER_KNOT) || knots < 0)
-      throw _invalid(`speed must be a number of knots ≥ 0, got ${_describe(speedText)}`);
+      throw _invalid(`speed must be a number of knots ≥ 0, got ${describeValue(speedText)}`);
 
     const now = Math.floor(options.now() / 1000);
     const timestampText = _parameter(parameters, 'timestamp');
@@ -86,14 +86,14 @@ export function ingestOsmandRoute(options: {
     }
     const answer = await _writePoints({
       fleetHours,
-      accountId: _accountId(c),
+      accountId: accountId(c),
       points: [{ imei, ...point }],
       now,
       positionOf: null,
       retentionDays: options.retentionDays,
       deviceField: 'id',
     });
-    _reportWritten(options.onIngest, _accountId(c), answer);
+    _reportWritten(options.onIngest, accountId(c), answer);
     return jsonResponse(c, answer);
   };
 }

@@ -4,7 +4,7 @@ import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { parseTelemetryBatch, telemetryBatchFormat } from './parse-telemetry-batch.js';
-import { _accountId } from '../routes/account-id.js';
+import { accountId } from '../routes/account-id.js';
 import { _readIngestBody, _reportWritten, _writePoints, type _OnIngest } from './ingest-write.js';
 
 /**
@@ -29,13 +29,13 @@ export function ingestTelemetryRoute(options: {
     const batch = parseTelemetryBatch({ text, format, now, maxPoints: limits.maxPoints });
     const answer = await _writePoints({
       fleetHours,
-      accountId: _accountId(c),
+      accountId: accountId(c),
       points: batch.points,
       now,
       positionOf: batch.positionOf,
       retentionDays: options.retentionDays,
     });
-    _reportWritten(options.onIngest, _accountId(c), answer);
+    _reportWritten(options.onIngest, accountId(c), answer);
     return jsonResponse(c, answer);
   };
 }

@@ -4,9 +4,9 @@ import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
-import { _describe } from './describe-value.js';
-import { _unstorableText } from './storable-text.js';
-import { _accountId } from '../routes/account-id.js';
+import { describeValue } from './describe-value.js';
+import { unstorableText } from './storable-text.js';
+import { accountId } from '../routes/account-id.js';
 import { _readIngestBody, _reportIngest, _reportWritten, _writePoints, type _OnIngest, type IgnoredAnswer } from './ingest-write.js';
 
 /** km/h per knot: Traccar keeps speeds in knots. */
@@ -47,13 +47,13 @@ export function ingestTraccarRoute(options: {
     const uniqueId = device['uniqueId'];
     if (uniqueId === undefined || uniqueId === null) throw _invalid('device.uniqueId is missing');
     if (typeof uniqueId !== 'string' || uniqueId.trim() === '')
-      throw _invalid(`device.uniqueId must be a non-empty string, got ${_describe(uniqueId)}`);
-    const unstorable = _unstorableText('device.uniqueId', uniqueId);
+      throw _invalid(`device.uniqueId must be a non-empty string, got ${describeValue(uniqueId)}`);
+    const unstorable = unstorableText('device.uniqueId', uniqueId);
     if (unstorable !== null) throw _invalid(unstorable);
 
     const attributes = position['attributes'] ?? {};
     if (typeof attributes !== 'object' || Array.isArray(attributes))
-      throw _invalid(`position.attributes must be a JSON object, got ${_describe(attributes)}`);
+      throw _invalid(`position.attributes must be a JSON object, got ${describeValue(attributes)}`);
     const ignition = (attributes as Record<string, unknown>)['ignition'];
     if (ignition === undefined || ignition === null) {
       const ignored: IgnoredAnswer = {
@@ -64,12 +64,12 @@ export function ingestTraccarRoute(options: {
       _reportIngest(options.onIngest, { accepted: 0, duplicates: 0, ignored: 1 });
       return jsonResponse(c, ignored);
     }
-    if (typeof ignition !== 'boolean') throw _invalid(`position.attributes.ignition must be true or false, got ${_describe(ignition)}`);
+    if (typeof ignition !== 'boolean') throw _invalid(`position.attributes.ignition must be true or false, got ${describeValue(ignition)}`);
 
     const knots = position['speed'];
     if (knots === undefined || knots === null) throw _invalid('position.speed is missing');
     if (typeof knots !== 'number' || !Number.isFinite(knots * KMH_PER_KNOT) || knots < 0) {
-      throw _invalid(`position.speed must be a number of knots ≥ 0, got ${_describe(knots)}`);
+      throw _invalid(`position.speed must be a number of knots ≥ 0, got ${describeValue(knots)}`);
     }
     const timeField = position['deviceTime'] !== undefined && position['deviceTime'] !== null ? 'deviceTime' : 'fixTime';
     const now = Math.floor(options.now() / 1000);
@@ -85,21 +85,21 @@ export function ingestTraccarRoute(options: {
     }
     const answer = await _writePoints({
       fleetHours,
-      accountId: _accountId(c),
+      accountId: accountId(c),
       points: [{ imei: uniqueId, ...point }],
       now,
       positionOf: null,
       retentionDays: options.retentionDays,
       deviceField: 'device.uniqueId',
     });
-    _reportWritten(options.onIngest, _accountId(c), answer);
+    _reportWritten(options.onIngest, accountId(c), answer);
     return jsonResponse(c, answer);
   };
 }
 
 function _field(value: unknown, name: string, of: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw _invalid(`The ${of} must be a JSON object with position and device, got ${_describe(value)}`);
+    throw _invalid(`The ${of} must be a JSON object with position and device, got ${describeValue(value)}`);
   const field = (value as Record<string, unknown>)[name];
   if (field === undefined || field === null) throw _invalid(`${name} is missing`);
   return field;
@@ -107,7 +107,7 @@ function _field(value: unknown, name: string, of: string): unknown {
 
 function _object(value: unknown, name: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw _invalid(`${name} must be a JSON object, got ${_describe(value)}`);
+    throw _invalid(`${name} must be a JSON object, got ${describeValue(value)}`);
   return value as Record<string, unknown>;
 }
 

@@ -1,7 +1,7 @@
 import { FleetHoursError, InvalidTelemetryPointError, type DeviceTelemetryPoint, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
-import { _unstorableText } from './storable-text.js';
-import { _describe } from './describe-value.js';
+import { unstorableText } from './storable-text.js';
+import { describeValue } from './describe-value.js';
 
 /** The two bodies of `POST /ingest/v1/telemetry`. */
 export type TelemetryBatchFormat = 'ndjson' | 'json';
@@ -65,7 +65,7 @@ export function parseTelemetryBatch(input: {
     } catch (error) {
       throw _invalid(`The body is not valid JSON: ${_jsonProblem(error)}`);
     }
-    if (!Array.isArray(body)) throw _invalid(`The body must be a JSON array of points, got ${_describe(body)}`);
+    if (!Array.isArray(body)) throw _invalid(`The body must be a JSON array of points, got ${describeValue(body)}`);
     if (body.length > maxPoints) throw tooMany();
     body.forEach((raw, index) => points.push(_point(raw, `index ${index}`, now)));
     return { points, positionOf: (index) => `index ${index}` };
@@ -96,7 +96,7 @@ export function parseTelemetryBatch(input: {
 
 function _point(raw: unknown, where: string, now: number): DeviceTelemetryPoint {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw _invalid(`${where}: a point must be a JSON object, got ${_describe(raw)}`);
+    throw _invalid(`${where}: a point must be a JSON object, got ${describeValue(raw)}`);
   const fields = raw as Record<string, unknown>;
   const deviceId = fields['device_id'] ?? undefined;
   const imei = fields['imei'] ?? undefined;
@@ -111,13 +111,14 @@ function _point(raw: unknown, where: string, now: number): DeviceTelemetryPoint 
     throw error;
   }
   if (imei !== undefined) {
-    if (typeof imei !== 'string' || imei.trim() === '') throw _invalid(`${where}: imei must be a non-empty string, got ${_describe(imei)}`);
-    const unstorable = _unstorableText('imei', imei);
+    if (typeof imei !== 'string' || imei.trim() === '')
+      throw _invalid(`${where}: imei must be a non-empty string, got ${describeValue(imei)}`);
+    const unstorable = unstorableText('imei', imei);
     if (unstorable !== null) throw _invalid(`${where}: ${unstorable}`);
     return { imei, ...point };
   }
   if (typeof deviceId !== 'number' || !Number.isSafeInteger(deviceId) || deviceId < 1 || deviceId > _MAX_DEVICE_ID) {
-    throw _invalid(`${where}: device_id must be a positive integer, got ${_describe(deviceId)}`);
+    throw _invalid(`${where}: device_id must be a positive integer, got ${describeValue(deviceId)}`);
   }
   return { deviceId, ...point };
 }

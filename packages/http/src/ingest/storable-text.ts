@@ -1,6 +1,6 @@
 import { controlCharacterRefusal } from '@fleet-hours/core';
 import { isStorableText } from '@fleet-hours/core/adapter';
-import { _describe } from './describe-value.js';
+import { describeValue } from './describe-value.js';
 
 /**
  * D37: why a text field of a request cannot be stored, as the 400 message naming it, or `null`
@@ -15,7 +15,7 @@ import { _describe } from './describe-value.js';
  * @param text Its value.
  * @returns `id must be text without NUL characters or unpaired surrogates, got "35\u0000…"`, or `null`.
  */
-export function _unstorableText(field: string, text: string): string | null {
-  if (!isStorableText(text)) return `${field} must be text without NUL characters or unpaired surrogates, got ${_describe(text)}`;
+export function unstorableText(field: string, text: string): string | null {
+  if (!isStorableText(text)) return `${field} must be text without NUL characters or unpaired surrogates, got ${describeValue(text)}`;
   return controlCharacterRefusal(field, text);
 }

@@ -10,10 +10,10 @@ import type { Duplex } from 'node:stream';
 import { ERROR_TABLE, type ErrorBody, type ErrorCode } from '@fleet-hours/core';
 import { RequestError } from '@hono/node-server';
 import { JSON_CONTENT_TYPE } from '../respond/json-response.js';
-import { _redactSecrets } from '../respond/redact-secrets.js';
+import { redactSecrets } from '../respond/redact-secrets.js';
 
 /** What is told about a request refused below the router: for the access log. */
-export interface _BelowRouterRefusal {
+export interface BelowRouterRefusal {
   readonly requestId: string;
   readonly method: string | null;
   readonly status: number;
@@ -48,7 +48,7 @@ function _headers(requestId: string, body: string, close: boolean): Record<strin
  * answers 431, 413 and 408 for three of them and 400 for every other; so does this, with a body.
  * No parser code or internal detail reaches the client (D16).
  */
-export function _parserErrorAnswer(errorCode: string | undefined, maxHeaderBytes: number): _Answer {
+export function parserErrorAnswer(errorCode: string | undefined, maxHeaderBytes: number): _Answer {
   switch (errorCode) {
     case 'HPE_HEADER_OVERFLOW':
       return { code: 'headers_too_large', message: `The request line and headers are larger than ${maxHeaderBytes} bytes` };
@@ -89,11 +89,11 @@ export function _parserErrorAnswer(errorCode: string | undefined, maxHeaderBytes
  * `Content-Length`) fail the parser while that request is still being answered: its own response
  * goes out first and the refusal after it (D37), instead of the refusal cutting it off.
  */
-export function _answerClientError(
+export function answerClientError(
   error: Error & { readonly code?: string },
   socket: Duplex,
   maxHeaderBytes: number,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): void {
   // The parser reports the same error again for every later chunk: the connection is answered once.
   if (_refusedSockets.has(socket)) return;
@@ -146,13 +146,13 @@ function _writeParseErrorAnswer(
   error: Error & { readonly code?: string },
   socket: Duplex,
   maxHeaderBytes: number,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const answer = _parserErrorAnswer(error.code, maxHeaderBytes);
+  const answer = parserErrorAnswer(error.code, maxHeaderBytes);
   const status = ERROR_TABLE[answer.code].status;
   const requestId = randomUUID();
   const body = _bodyText(answer);
@@ -174,7 +174,7 @@ function _refuse(
   request: IncomingMessage,
   response: ServerResponse,
   answer: _Answer,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): void {
   const status = ERROR_TABLE[answer.code].status;
   const requestId = randomUUID();
@@ -192,24 +192,24 @@ function _refuse(
 }
 
 /** Whether an HTTP/1.1 request lacks the Host header it must carry (RFC 9112 §3.2). */
-export function _lacksHost(request: IncomingMessage): boolean {
+export function lacksHost(request: IncomingMessage): boolean {
   return request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1;
 }
 
 /** Answers an HTTP/1.1 request without a Host header: 400 `bad_request`. */
-export function _answerMissingHost(
+export function answerMissingHost(
   request: IncomingMessage,
   response: ServerResponse,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): void {
   _refuse(request, response, { code: 'bad_request', message: 'The Host header is missing: HTTP/1.1 requests must send one' }, onRefused);
 }
 
 /** The `checkExpectation` listener: an `Expect` other than `100-continue` is 417 `expectation_failed`. */
-export function _answerExpectation(
+export function answerExpectation(
   request: IncomingMessage,
   response: ServerResponse,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): void {
   const expectation = String(request.headers.expect ?? '').slice(0, 100);
   _refuse(
@@ -226,10 +226,10 @@ export function _answerExpectation(
  * `bad_request`; a failure of the app's fetch itself (the app answers its own errors, so this is
  * a last resort) is 500 `internal_error`, with nothing internal in the body (D16).
  */
-export function _answerAdapterError(
+export function answerAdapterError(
   error: unknown,
   request: IncomingMessage | undefined,
-  onRefused?: (refusal: _BelowRouterRefusal) => void,
+  onRefused?: (refusal: BelowRouterRefusal) => void,
 ): Response {
   const answer: _Answer =
     error instanceof RequestError
@@ -252,7 +252,7 @@ export function _answerAdapterError(
 function _requestErrorMessage(error: RequestError, request: IncomingMessage | undefined): string {
   const url = request?.url ?? '';
   // D37: an OsmAnd token travels in the path; the target is shown without it.
-  const target = _quoted(_redactSecrets(url));
+  const target = _quoted(redactSecrets(url));
   if (!url.startsWith('/') && !/^https?:\/\//i.test(url))
     return `The request target ${target} is invalid: send a path that starts with "/"`;
   if (error.message === 'Invalid host header') return `The Host header ${_quoted(request?.headers.host ?? '')} is invalid`;

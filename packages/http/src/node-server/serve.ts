@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import {
-  _answerAdapterError,
-  _answerClientError,
-  _answerExpectation,
-  _answerMissingHost,
-  _lacksHost,
-  type _BelowRouterRefusal,
+  answerAdapterError,
+  answerClientError,
+  answerExpectation,
+  answerMissingHost,
+  lacksHost,
+  type BelowRouterRefusal,
 } from './answer-below-router.js';
 import type { AccessLogEntry } from '../middleware/access-log/index.js';
 
@@ -115,17 +115,17 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
         connectionsCheckingInterval: _checkingIntervalMs(headersTimeoutMs),
       },
       (request, response) => {
-        if (_lacksHost(request)) return _answerMissingHost(request, response, onRefused);
+        if (lacksHost(request)) return answerMissingHost(request, response, onRefused);
         // The adapter's error handler answers requests it cannot turn into a URL (D29); it is told which request.
-        const listener = getRequestListener(fetch, { hostname, errorHandler: (error) => _answerAdapterError(error, request, onRefused) });
+        const listener = getRequestListener(fetch, { hostname, errorHandler: (error) => answerAdapterError(error, request, onRefused) });
         return listener(request, response);
       },
     );
     // D37: a client that half-closes after a complete request still gets its answer (Node's
     // default ends the connection at the client's FIN, before the response is written).
     (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
-    server.on('clientError', (error: Error, socket) => _answerClientError(error, socket, maxHeaderBytes, onRefused));
-    server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => _answerExpectation(request, response, onRefused));
+    server.on('clientError', (error: Error, socket) => answerClientError(error, socket, maxHeaderBytes, onRefused));
+    server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => answerExpectation(request, response, onRefused));
     server.listen(options.port ?? 3000, hostname, () => {
       const info = server.address() as AddressInfo;
       server.off('error', reject);
@@ -194,7 +194,7 @@ function _closeAllConnections(server: unknown): void {
   (server as _ClosableServer).closeAllConnections?.();
 }
 
-function _refusalLogger(logger: (entry: AccessLogEntry) => void): (refusal: _BelowRouterRefusal) => void {
+function _refusalLogger(logger: (entry: AccessLogEntry) => void): (refusal: BelowRouterRefusal) => void {
   return (refusal) => {
     try {
       logger({

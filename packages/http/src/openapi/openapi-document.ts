@@ -3,7 +3,7 @@ import { API_V1, type FleetPaging, type ReadEndpointName } from '@fleet-hours/co
 import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
-import { _ingestPaths, _ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
+import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -532,7 +532,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         },
       }),
       // Telemetry ingestion (docs/ingestion.md): POST operations with an ingest token, outside /api/v1.
-      ..._ingestPaths(limits),
+      ...ingestPaths(limits),
       [DOCS_PATH]: referencePath({
         operationId: 'getDocsPage',
         summary: 'Interactive reference page',
@@ -838,7 +838,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           code: 'What went wrong, for programs.',
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
-        ..._ingestSchemas({
+        ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),
             { type: 'null', description: 'The device has never reported.' },

@@ -51,7 +51,7 @@ const ok = (schema: Json): Json => ({
 export const INGEST_ALLOW_VALUES: readonly string[] = ['POST', 'GET, POST'];
 
 /** The ingestion paths of the document. */
-export function _ingestPaths(limits: RateLimits): Json {
+export function ingestPaths(limits: RateLimits): Json {
   const limitNote = `Rate limit: ${limits.ingest} requests per minute per ingest token, over every ingestion endpoint together. Not gated by plan.`;
   const osmandParameters = [
     {
@@ -193,7 +193,7 @@ export function _ingestPaths(limits: RateLimits): Json {
 }
 
 /** The schemas of the ingestion paths. */
-export function _ingestSchemas(timestampOrNull: Json): Json {
+export function ingestSchemas(timestampOrNull: Json): Json {
   return {
     TelemetryPoint: {
       type: 'object',

@@ -5,7 +5,7 @@
  * exactly the inline style and script by hash and lets the page call only its own origin.
  */
 
-import { _inlinePagePolicy } from './inline-page-policy.js';
+import { inlinePagePolicy } from './inline-page-policy.js';
 
 const STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #2563eb; --ok: #15803d; --bad: #b91c1c; }
@@ -266,6 +266,6 @@ export interface DocsPage {
 export async function createDocsPage(documentJson: string): Promise<DocsPage> {
   return {
     html: _page(documentJson),
-    contentSecurityPolicy: await _inlinePagePolicy({ script: SCRIPT, style: STYLE, imgSrc: "'self' data:" }),
+    contentSecurityPolicy: await inlinePagePolicy({ script: SCRIPT, style: STYLE, imgSrc: "'self' data:" }),
   };
 }

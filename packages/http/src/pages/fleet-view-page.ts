@@ -11,7 +11,7 @@
 import type { RoutePolicy } from '@fleet-hours/core/adapter';
 import { FLEET_VIEW_STYLE } from './fleet-view-style.js';
 import { fleetViewScript } from './fleet-view-script.js';
-import { _inlinePagePolicy } from './inline-page-policy.js';
+import { inlinePagePolicy } from './inline-page-policy.js';
 
 /** Where the fleet view is served. */
 export const FLEET_VIEW_PATH = '/';
@@ -126,6 +126,6 @@ export async function createFleetViewPage(): Promise<FleetViewPage> {
   const script = await fleetViewScript();
   return {
     html: _html(script),
-    contentSecurityPolicy: await _inlinePagePolicy({ script, style: FLEET_VIEW_STYLE, imgSrc: 'data:' }),
+    contentSecurityPolicy: await inlinePagePolicy({ script, style: FLEET_VIEW_STYLE, imgSrc: 'data:' }),
   };
 }

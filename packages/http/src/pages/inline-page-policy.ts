@@ -6,7 +6,7 @@
  * @param page The inline script and style, byte for byte as the page embeds them, and the page's `img-src` sources.
  * @returns The policy, as the value of a `Content-Security-Policy` header.
  */
-export async function _inlinePagePolicy(page: {
+export async function inlinePagePolicy(page: {
   readonly script: string;
   readonly style: string;
   readonly imgSrc: string;

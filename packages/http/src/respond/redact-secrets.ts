@@ -16,6 +16,6 @@ const _SECRET = /(^|[^a-z0-9])(fh[a-z]{0,3}_)[^/\\?#&=;,\s"']+/gi;
  * @param target A request path or target as the client sent it.
  * @returns The same text, without any secret.
  */
-export function _redactSecrets(target: string): string {
+export function redactSecrets(target: string): string {
   return target.replace(_OSMAND_SEGMENT, '$1…').replace(_SECRET, '$1$2…');
 }

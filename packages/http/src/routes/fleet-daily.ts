@@ -1,6 +1,6 @@
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
+import { fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
 import { dailyBody } from './daily.js';
 
 /**
@@ -8,5 +8,5 @@ import { dailyBody } from './daily.js';
  * (D32): `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/hours/daily`.
  */
 export function fleetDailyRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return _fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.daily(query), dailyBody);
+  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.daily(query), dailyBody);
 }

@@ -1,6 +1,6 @@
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
+import { fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
 import { hoursBody } from './hours.js';
 
 /**
@@ -9,5 +9,5 @@ import { hoursBody } from './hours.js';
  * checked whole (`from`, `to`, `limit`, `cursor`) before anything is read (D7, P11).
  */
 export function fleetHoursRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return _fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.hours(query), hoursBody);
+  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.hours(query), hoursBody);
 }

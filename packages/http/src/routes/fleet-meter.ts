@@ -2,7 +2,7 @@ import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
-import { _accountId } from './account-id.js';
+import { accountId } from './account-id.js';
 import { meterBody } from './meter.js';
 import type { FleetRouteOptions } from './window-routes.js';
 
@@ -13,7 +13,7 @@ import type { FleetRouteOptions } from './window-routes.js';
 export function fleetMeterRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
   return async function fleetMeterPage(c) {
     const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
-    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: _accountId(c), ...page });
+    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: accountId(c), ...page });
     return jsonResponse(c, { data: items.map(meterBody), next_cursor: nextCursor });
   };
 }

@@ -3,7 +3,7 @@ import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
-import { _accountId } from './account-id.js';
+import { accountId } from './account-id.js';
 import { serviceBody } from './service.js';
 import type { FleetRouteOptions } from './window-routes.js';
 
@@ -18,7 +18,7 @@ export function fleetServiceRoute(options: FleetRouteOptions): Handler<FleetHour
   return async function fleetServicePage(c) {
     const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
     const statuses = parseServiceStatuses(c.req.queries('status'));
-    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: _accountId(c), ...page, statuses });
+    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, statuses });
     return jsonResponse(c, { data: items.map(serviceBody), next_cursor: nextCursor });
   };
 }
