@@ -3,6 +3,7 @@
  * a random fleet, a fixed clock, rate limits out of the way, and a walk over every page.
  */
 import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, type SegmentInput } from '@fleet-hours/core';
+import { READ_ENDPOINTS } from '@fleet-hours/core/adapter';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
@@ -88,16 +89,8 @@ export async function createFleetApp(
     fleetHours: createFleetHours({ store, now }),
     now,
     logger: () => {},
-    rateLimits: {
-      hours: unlimited,
-      daily: unlimited,
-      meter: unlimited,
-      fleetHours: unlimited,
-      fleetDaily: unlimited,
-      fleetMeter: unlimited,
-      service: unlimited,
-      fleetService: unlimited,
-    },
+    // Every endpoint of the read API out of the way.
+    rateLimits: Object.fromEntries(READ_ENDPOINTS.map((endpoint) => [endpoint.name, unlimited])),
   });
   const get = async (path: string): Promise<Response> => app.request(path, { headers: { Authorization: `Bearer ${key}` } });
   return { app, store, account, deviceIds, get };
