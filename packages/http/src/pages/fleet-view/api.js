@@ -43,9 +43,9 @@ export function setProblem(topic, text) {
 }
 
 /** @param {number} ms */
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** @param {string} topic @param {number} seconds @param {(left: number) => string} describe @param {number} myGeneration */
-export async function countdown(topic, seconds, describe, myGeneration) {
+async function countdown(topic, seconds, describe, myGeneration) {
   for (let left = seconds; left > 0; left -= 1) {
     if (myGeneration !== session.generation) throw new Stale();
     setNotice(topic, describe(left));
@@ -55,7 +55,7 @@ export async function countdown(topic, seconds, describe, myGeneration) {
   setNotice(topic, `${topic}: retrying now`);
 }
 /** @param {Response} response @param {number} fallback */
-export function retryAfterSeconds(response, fallback) {
+function retryAfterSeconds(response, fallback) {
   const value = (response.headers.get('Retry-After') || '').trim();
   if (/^\d+$/.test(value)) return Math.max(1, Number(value));
   const at = Date.parse(value);
@@ -155,7 +155,7 @@ export async function allPages(topic, path, query) {
 }
 
 /** @type {Record<string, string>} */
-export const WORDS = {
+const WORDS = {
   missing_api_key: 'Enter an API key to see the fleet',
   unknown_api_key: 'The server does not know this key: check that it was copied whole',
   revoked_api_key: 'The key is revoked: ask the account holder for a new one',

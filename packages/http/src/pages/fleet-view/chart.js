@@ -6,7 +6,7 @@ import { hoursMinutes, lengthText, dateLabel } from './days.js';
 /** @typedef {import('./types.js').Day} Day */
 
 // --- Charts ------------------------------------------------------------------------------------
-export const STEPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 72, 96, 120, 168, 240, 360, 480, 720, 960, 1200];
+const STEPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 72, 96, 120, 168, 240, 360, 480, 720, 960, 1200];
 /** @type {Map<string, { series: Day[], summary: string }>} */
 export const drawn = new Map();
 

@@ -1,7 +1,7 @@
 // @ts-check
 /** Numbers, dates and local days: hours and minutes, local dates in a zone, the length of a day. */
 /** @param {number} number */
-export const pad2 = (number) => String(number).padStart(2, '0');
+const pad2 = (number) => String(number).padStart(2, '0');
 /** Whole seconds as hours:minutes, the seconds dropped: 9000 → "2:30". @param {number} seconds */
 export function hoursMinutes(seconds) {
   const minutes = Math.floor(seconds / 60);
@@ -22,19 +22,19 @@ export function browserToday() {
   const now = new Date();
   return `${now.getFullYear()}-${pad2(now.getMonth() + 1)}-${pad2(now.getDate())}`;
 }
-export const shortDate = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const shortDate = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 /** @param {string} date */
 export const dateLabel = (date) => shortDate.format(new Date(`${date}T12:00:00Z`));
 /** The year, month and day of a local date "YYYY-MM-DD". @param {string} date @returns {[number, number, number]} */
-export function dateParts(date) {
+function dateParts(date) {
   const [year, month, day] = date.split('-').map(Number);
   return [year || 0, month || 0, day || 0];
 }
 
 /** @type {Map<string, Intl.DateTimeFormat>} */
-export const dateFormats = new Map();
+const dateFormats = new Map();
 /** The local date at an instant in a zone, as a number YYYYMMDD (so dates compare as numbers). @param {number} epochSeconds @param {string} zone */
-export function localDateNumber(epochSeconds, zone) {
+function localDateNumber(epochSeconds, zone) {
   let format = dateFormats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' });
@@ -54,7 +54,7 @@ export function localDateNumber(epochSeconds, zone) {
  * @param {string} date
  * @param {string} zone
  */
-export function startOfLocalDay(date, zone) {
+function startOfLocalDay(date, zone) {
   const [year, month, day] = dateParts(date);
   const target = year * 10000 + month * 100 + day;
   const wall = Date.UTC(year, month - 1, day) / 1000;

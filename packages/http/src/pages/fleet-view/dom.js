@@ -30,7 +30,7 @@ export function inside(parent, selector) {
   return element;
 }
 // How often the vehicles and meters are read again, so open segments are seen counting up.
-export const SVG_NS = inside(document, 'svg.chart').namespaceURI;
+const SVG_NS = inside(document, 'svg.chart').namespaceURI;
 
 // --- Small DOM helpers -------------------------------------------------------------------------
 /**

@@ -10,9 +10,9 @@ import { hoursMinutes } from './days.js';
 
 // --- Service schedules (D39) -------------------------------------------------------------------
 /** @type {Record<ServiceStatus, string>} */
-export const STATUS_WORDS = { ok: 'OK', due_soon: 'Due soon', overdue: 'Overdue' };
+const STATUS_WORDS = { ok: 'OK', due_soon: 'Due soon', overdue: 'Overdue' };
 /** @type {Record<ServiceStatus, number>} */
-export const STATUS_RANK = { ok: 0, due_soon: 1, overdue: 2 };
+const STATUS_RANK = { ok: 0, due_soon: 1, overdue: 2 };
 /** @param {ServiceStatus} status */
 export const statusBadge = (status) => el('span', { class: `status status-${status}` }, [STATUS_WORDS[status] || status]);
 
@@ -47,7 +47,7 @@ export function firstLimit(schedule) {
 export const byUrgency = (a, b) => STATUS_RANK[b.schedule.status] - STATUS_RANK[a.schedule.status] || a.share - b.share;
 
 /** @param {number} days */
-export const daysText = (days) => `${days} day${days === 1 ? '' : 's'}`;
+const daysText = (days) => `${days} day${days === 1 ? '' : 's'}`;
 /** What is left of a limit: "9:30 h left", "14:00 h over", "12 days left", "due today", "3 days over". @param {Limit} limit */
 export function remainingText(limit) {
   const value = limit.remaining;
