@@ -1,25 +1,21 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
+import { fleetViewScript } from './src/pages/fleet-view-script.js';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 
 /**
- * `import text from './file.js?raw'` is the file's text, as in vitest (Vite), so that the tests and
- * the build embed the same bytes: the fleet view's script is a type-checked file of its own, and
- * its page inlines it (and names its hash in the Content-Security-Policy).
+ * The fleet view's script bundled at build time: `src/pages/fleet-view-script.ts` becomes a module
+ * that returns the bundle's text, so the package ships the script and no bundler. The tests and
+ * `tsx` run the source module, which bundles the same modules the same way on first use.
  */
-const rawText: EsbuildPlugin = {
-  name: 'raw-text',
+const fleetViewBundle: EsbuildPlugin = {
+  name: 'fleet-view-bundle',
   setup(build) {
-    build.onResolve({ filter: /\?raw$/ }, (args) => ({
-      path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)),
-      namespace: 'raw-text',
-    }));
-    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, async (args) => ({
-      contents: await readFile(args.path, 'utf8'),
-      loader: 'text',
-    }));
+    build.onLoad({ filter: /[\\/]pages[\\/]fleet-view-script\.ts$/ }, async () => {
+      const text = await fleetViewScript(resolve('src/pages/fleet-view/main.js'));
+      return { contents: `export async function fleetViewScript() { return ${JSON.stringify(text)}; }`, loader: 'ts' };
+    });
   },
 };
 
@@ -30,5 +26,5 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  esbuildPlugins: [rawText],
+  esbuildPlugins: [fleetViewBundle],
 });

@@ -1,7 +1,7 @@
 import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
 import { Hono } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
-import { createFixture } from './_fixture.js';
+import { createFixture } from './testing/fixture.js';
 import { createFleetHoursApp } from './create-fleet-hours-app.js';
 
 const DATA_PATHS = [

@@ -9,34 +9,26 @@ import {
 import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { ALLOWED_METHODS, API_BASE, API_ROUTES, DOCS_PATH, OPENAPI_PATH } from './api-routes.js';
+import { ALLOWED_METHODS, API_BASE, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
+import { API_ENDPOINTS } from './routes/read-endpoints.js';
 import type { FleetHoursEnv } from './app-env.js';
-import { JSON_CONTENT_TYPE } from './json-response.js';
-import { createDocsPage, type DocsPage } from './docs-page.js';
-import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './fleet-view-page.js';
+import { JSON_CONTENT_TYPE } from './respond/json-response.js';
+import { createDocsPage, type DocsPage } from './pages/docs-page.js';
+import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetViewPage } from './pages/fleet-view-page.js';
 import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
 import { inFlightLimit } from './middleware/in-flight-limit/index.js';
 import { requestId } from './middleware/request-id/index.js';
-import { createOpenApiDocument } from './openapi-document.js';
-import { respondWithError } from './respond-with-error.js';
-import { dailyRoute } from './routes/daily.js';
-import { fleetDailyRoute } from './routes/fleet-daily.js';
-import { fleetHoursRoute } from './routes/fleet-hours.js';
-import { fleetMeterRoute } from './routes/fleet-meter.js';
-import { fleetServiceRoute } from './routes/fleet-service.js';
-import { hoursRoute } from './routes/hours.js';
-import { listDevicesRoute } from './routes/list-devices.js';
-import { meterRoute } from './routes/meter.js';
-import { serviceRoute } from './routes/service.js';
-import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './routes/favicon.js';
+import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { respondWithError } from './respond/respond-with-error.js';
+import { FAVICON_PATH, FAVICON_POLICY, faviconRoute } from './pages/favicon.js';
 import { HEALTH_PATH, healthRoute, PROBE_POLICIES, READY_PATH, readyRoute } from './routes/probes.js';
-import { resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
-import { INGEST_BASE, INGEST_ROUTES } from './ingest-routes.js';
-import { ingestOsmandRoute } from './routes/ingest-osmand.js';
-import { ingestTelemetryRoute } from './routes/ingest-telemetry.js';
-import { ingestTraccarRoute } from './routes/ingest-traccar.js';
-import { _redactSecrets } from './_redact-secrets.js';
+import { resolveIngestLimits, type IngestLimits } from './ingest/ingest-limits.js';
+import { INGEST_BASE, INGEST_ROUTES } from './ingest/ingest-routes.js';
+import { ingestOsmandRoute } from './ingest/ingest-osmand.js';
+import { ingestTelemetryRoute } from './ingest/ingest-telemetry.js';
+import { ingestTraccarRoute } from './ingest/ingest-traccar.js';
+import { redactSecrets } from './respond/redact-secrets.js';
 
 /** Options of {@link createFleetHoursApp}. */
 export interface FleetHoursAppOptions {
@@ -230,18 +222,8 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
 
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).
-  const { devices, hours, daily, meter, service } = API_ROUTES;
-  app.get(devices.honoPath, guard(devices.policy), listDevicesRoute({ fleetHours }));
-  app.get(hours.honoPath, guard(hours.policy), hoursRoute({ fleetHours }));
-  app.get(daily.honoPath, guard(daily.policy), dailyRoute({ fleetHours }));
-  app.get(meter.honoPath, guard(meter.policy), meterRoute({ fleetHours }));
-  app.get(service.honoPath, guard(service.policy), serviceRoute({ fleetHours }));
-  // The whole fleet, a page at a time (D32), each endpoint on its own budget (D33).
-  const { fleetHours: fleetHoursPage, fleetDaily, fleetMeter, fleetService } = API_ROUTES;
-  app.get(fleetHoursPage.honoPath, guard(fleetHoursPage.policy), fleetHoursRoute({ fleetHours }));
-  app.get(fleetDaily.honoPath, guard(fleetDaily.policy), fleetDailyRoute({ fleetHours }));
-  app.get(fleetMeter.honoPath, guard(fleetMeter.policy), fleetMeterRoute({ fleetHours }));
-  app.get(fleetService.honoPath, guard(fleetService.policy), fleetServiceRoute({ fleetHours }));
+  // One route per endpoint of the read API (core's READ_ENDPOINTS), each on its own budget (D13, D33).
+  for (const endpoint of API_ENDPOINTS) app.get(endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
@@ -302,7 +284,7 @@ function _mountPrefix(path: string, route: string): string {
 
 function _notFound(c: Context<FleetHoursEnv>): never {
   // D37: a path may hold a token (an OsmAnd URL with a slip in it): it is shown without it.
-  throw new FleetHoursError('not_found', { message: `No such endpoint: ${_redactSecrets(c.req.path)}` });
+  throw new FleetHoursError('not_found', { message: `No such endpoint: ${redactSecrets(c.req.path)}` });
 }
 
 function _methodNotAllowed(c: Context<FleetHoursEnv>): never {

@@ -7,10 +7,10 @@
  * @module
  */
 export * from './create-fleet-hours-app.js';
-export * from './serve.js';
-export { DEFAULT_INGEST_LIMITS, resolveIngestLimits, type IngestLimits } from './ingest-limits.js';
-export { forwardedClientAddress } from './forwarded-client-address.js';
-export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+export * from './node-server/serve.js';
+export { DEFAULT_INGEST_LIMITS, resolveIngestLimits, type IngestLimits } from './ingest/ingest-limits.js';
+export { forwardedClientAddress } from './node-server/forwarded-client-address.js';
+export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document.js';
 // The error table is core's (one place for every layer, D16); re-exported as part of this package's API.
 export { ERROR_CODES, type ErrorCode, type ErrorBody } from '@fleet-hours/core';
 export type { AccessLogEntry } from './middleware/access-log/index.js';

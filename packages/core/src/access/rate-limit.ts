@@ -1,45 +1,22 @@
 import type { ApiKeyLookup, IngestTokenLookup } from '../types.js';
+import { READ_ENDPOINTS, type ReadEndpointName } from './read-endpoints.js';
 
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
- * client address for requests without a valid credential (D14). Each is a positive integer.
+ * client address for requests without a valid credential (D14). Each is a positive integer. One
+ * limit per endpoint of the read API, named as its row of `READ_ENDPOINTS` (e.g. `fleetHours` for
+ * `GET /api/v1/hours`), and the two budgets shared by several routes.
  */
-export interface RateLimits {
-  /** `GET /api/v1/devices`, per API key (D13). */
-  readonly devices: number;
-  /** `GET /api/v1/devices/{id}/hours`, per API key (D13). */
-  readonly hours: number;
-  /** `GET /api/v1/devices/{id}/hours/daily`, per API key (D13). */
-  readonly daily: number;
-  /** `GET /api/v1/devices/{id}/meter`, per API key (D13). */
-  readonly meter: number;
-  /** The fleet endpoint `GET /api/v1/hours`, per API key (D32, D33). */
-  readonly fleetHours: number;
-  /** The fleet endpoint `GET /api/v1/hours/daily`, per API key (D33). */
-  readonly fleetDaily: number;
-  /** The fleet endpoint `GET /api/v1/meter`, per API key (D33). */
-  readonly fleetMeter: number;
-  /** `GET /api/v1/devices/{id}/service`, per API key (D39). */
-  readonly service: number;
-  /** The fleet endpoint `GET /api/v1/service`, per API key (D39, D32). */
-  readonly fleetService: number;
+export interface RateLimits extends Readonly<Record<ReadEndpointName, number>> {
   /** Telemetry ingestion, per ingest token over all ingestion endpoints (docs/ingestion.md); for its routes once they are served. */
   readonly ingest: number;
   /** Requests without a valid credential (every 401), counted per client address (D14). */
   readonly unauthenticated: number;
 }
 
-/** The product's limits (D13, D14, D33, ingestion). */
+/** The product's limits (D13, D14, D33, ingestion): each read endpoint's from its row of `READ_ENDPOINTS`. */
 export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
-  devices: 120,
-  hours: 30,
-  daily: 30,
-  meter: 30,
-  fleetHours: 60,
-  fleetDaily: 60,
-  fleetMeter: 60,
-  service: 30,
-  fleetService: 60,
+  ...(Object.fromEntries(READ_ENDPOINTS.map((endpoint) => [endpoint.name, endpoint.rateLimit])) as Record<ReadEndpointName, number>),
   ingest: 6000,
   unauthenticated: 30,
 });

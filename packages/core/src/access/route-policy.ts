@@ -1,5 +1,6 @@
 import type { CredentialKind } from './access-policy.js';
 import type { RateLimits } from './rate-limit.js';
+import { API_V1, READ_ENDPOINTS, type ReadEndpointRow } from './read-endpoints.js';
 
 /**
  * The budget a route counts against: a limit of {@link RateLimits}, or `unmatched` — the one
@@ -37,25 +38,26 @@ export interface RoutePolicy {
   readonly credentialFrom?: 'header' | 'path';
 }
 
-/** The base path of version 1 of the read API. */
-const API_V1 = '/api/v1';
+/** The policy of each endpoint of the read API: an API key, counted on the endpoint's own budget (D11, D13, D33). */
+type ReadEndpointPolicies = {
+  readonly [Row in ReadEndpointRow as Row['name']]: {
+    readonly template: Row['template'];
+    readonly credential: 'api_key';
+    readonly limit: Row['name'];
+  };
+};
+
+const _READ_ENDPOINT_POLICIES = Object.fromEntries(
+  READ_ENDPOINTS.map((endpoint) => [endpoint.name, { template: endpoint.template, credential: 'api_key', limit: endpoint.name }]),
+) as ReadEndpointPolicies;
 
 /**
  * Every route of the server and its access rules (D11–D14, P12, P14, P23). Templates use the
  * OpenAPI syntax (`{id}`).
  */
 export const ROUTE_POLICIES = {
-  devices: { template: `${API_V1}/devices`, credential: 'api_key', limit: 'devices' },
-  hours: { template: `${API_V1}/devices/{id}/hours`, credential: 'api_key', limit: 'hours' },
-  daily: { template: `${API_V1}/devices/{id}/hours/daily`, credential: 'api_key', limit: 'daily' },
-  meter: { template: `${API_V1}/devices/{id}/meter`, credential: 'api_key', limit: 'meter' },
-  /** The fleet endpoints: every device of the account, a page at a time (D32), each counted on its own (D33). */
-  fleetHours: { template: `${API_V1}/hours`, credential: 'api_key', limit: 'fleetHours' },
-  fleetDaily: { template: `${API_V1}/hours/daily`, credential: 'api_key', limit: 'fleetDaily' },
-  fleetMeter: { template: `${API_V1}/meter`, credential: 'api_key', limit: 'fleetMeter' },
-  /** Service schedules (D39): one device, and the fleet a page at a time (D32). */
-  service: { template: `${API_V1}/devices/{id}/service`, credential: 'api_key', limit: 'service' },
-  fleetService: { template: `${API_V1}/service`, credential: 'api_key', limit: 'fleetService' },
+  /** The endpoints of the read API, one per row of `READ_ENDPOINTS`. */
+  ..._READ_ENDPOINT_POLICIES,
   /** Any other path or method under /api/v1: checked and counted like a data route, then 404 or 405 (P12). */
   unmatched: { template: `${API_V1}/*`, credential: 'api_key', limit: 'unmatched' },
   /** The OpenAPI document: open, not counted (P14). */

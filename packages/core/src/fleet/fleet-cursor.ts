@@ -10,17 +10,14 @@
  * secret: a cursor grants nothing, since every page is read with the key's own account.
  */
 import { InvalidParameterError } from '../errors/errors.js';
-import type { FleetEndpoint } from './parse-page-query.js';
-import { ROUTE_POLICIES } from '../access/route-policy.js';
+import { FLEET_ENDPOINTS, type FleetEndpoint } from '../access/read-endpoints.js';
 
 const VERSION = 1;
-const ENDPOINTS: readonly FleetEndpoint[] = ['hours', 'daily', 'meter', 'service'];
-const TEMPLATES: Readonly<Record<FleetEndpoint, string>> = {
-  hours: ROUTE_POLICIES.fleetHours.template,
-  daily: ROUTE_POLICIES.fleetDaily.template,
-  meter: ROUTE_POLICIES.fleetMeter.template,
-  service: ROUTE_POLICIES.fleetService.template,
-};
+/** The endpoint tags a cursor may carry, and the template each stands for (the rows of `READ_ENDPOINTS`). */
+const ENDPOINTS: readonly FleetEndpoint[] = FLEET_ENDPOINTS.map(({ paging }) => paging.cursor);
+const TEMPLATES = Object.fromEntries(FLEET_ENDPOINTS.map(({ paging, template }) => [paging.cursor, template])) as Readonly<
+  Record<FleetEndpoint, string>
+>;
 /** Longer text is no cursor of ours (a real one is under 60 characters). */
 const MAX_LENGTH = 200;
 

@@ -1,15 +1,14 @@
 import { InvalidParameterError } from '../errors/errors.js';
+import { FLEET_ENDPOINTS, type FleetEndpoint } from '../access/read-endpoints.js';
 
-/** The fleet endpoints (D32): `/api/v1/hours`, `/api/v1/hours/daily`, `/api/v1/meter` and `/api/v1/service` (D39). */
-export type FleetEndpoint = 'hours' | 'daily' | 'meter' | 'service';
+export type { FleetEndpoint } from '../access/read-endpoints.js';
 
-/** Devices per page of each fleet endpoint when `limit` is not given, and the most a page may hold (D32). */
-export const FLEET_PAGE_SIZES: Readonly<Record<FleetEndpoint, { readonly default: number; readonly max: number }>> = Object.freeze({
-  hours: Object.freeze({ default: 100, max: 500 }),
-  daily: Object.freeze({ default: 20, max: 100 }),
-  meter: Object.freeze({ default: 100, max: 500 }),
-  service: Object.freeze({ default: 100, max: 500 }),
-});
+/** Devices per page of each fleet endpoint when `limit` is not given, and the most a page may hold (D32): from `READ_ENDPOINTS`. */
+export const FLEET_PAGE_SIZES: Readonly<Record<FleetEndpoint, { readonly default: number; readonly max: number }>> = Object.freeze(
+  Object.fromEntries(
+    FLEET_ENDPOINTS.map(({ paging }) => [paging.cursor, Object.freeze({ default: paging.defaultLimit, max: paging.maxLimit })]),
+  ) as Record<FleetEndpoint, { readonly default: number; readonly max: number }>,
+);
 
 /**
  * Query parameters as a router hands them over (Hono's `c.req.queries()`). Only `limit` and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../_fixture.js';
+import { createFixture } from '../testing/fixture.js';
 
 type Daily = {
   device_id: number;

@@ -1,7 +1,7 @@
 import type { DailyHours, FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _deviceWindowRoute } from './_window-routes.js';
+import { deviceWindowRoute } from './window-routes.js';
 
 /** The JSON body of `/hours/daily` (D8), the one place of its fields and their order: also each element of the fleet page (D32). */
 export function dailyBody(series: DailyHours) {
@@ -21,5 +21,5 @@ export function dailyBody(series: DailyHours) {
 
 /** `GET /api/v1/devices/{id}/hours/daily`: one entry per local day of the window (D8). */
 export function dailyRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return _deviceWindowRoute((query) => options.fleetHours.daily(query), dailyBody);
+  return deviceWindowRoute((query) => options.fleetHours.daily(query), dailyBody);
 }

@@ -1,13 +1,12 @@
-import type { FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _fleetWindowRoute } from './_window-routes.js';
+import { fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
 import { dailyBody } from './daily.js';
 
 /**
  * `GET /api/v1/hours/daily`: `/hours/daily` for every device of the account, a page at a time
  * (D32): `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/hours/daily`.
  */
-export function fleetDailyRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return _fleetWindowRoute('daily', (query) => options.fleetHours.fleet.daily(query), dailyBody);
+export function fleetDailyRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
+  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.daily(query), dailyBody);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../_fixture.js';
-import { checkFleetPagesMatchDevices, createFleetApp, walkPages } from './_fleet-fixture.js';
+import { createFixture } from '../testing/fixture.js';
+import { checkFleetPagesMatchDevices, createFleetApp, walkPages } from '../testing/fleet-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 

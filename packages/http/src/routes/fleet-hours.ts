@@ -1,7 +1,6 @@
-import type { FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { _fleetWindowRoute } from './_window-routes.js';
+import { fleetWindowRoute, type FleetRouteOptions } from './window-routes.js';
 import { hoursBody } from './hours.js';
 
 /**
@@ -9,6 +8,6 @@ import { hoursBody } from './hours.js';
  * `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/hours`. The query is
  * checked whole (`from`, `to`, `limit`, `cursor`) before anything is read (D7, P11).
  */
-export function fleetHoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return _fleetWindowRoute('hours', (query) => options.fleetHours.fleet.hours(query), hoursBody);
+export function fleetHoursRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
+  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.hours(query), hoursBody);
 }

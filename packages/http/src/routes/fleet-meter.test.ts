@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../_fixture.js';
-import { createFleetApp, fleetArbitrary, walkPages } from './_fleet-fixture.js';
-import { createServiceFixture } from './_service-fixture.js';
+import { createFixture } from '../testing/fixture.js';
+import { createFleetApp, fleetArbitrary, walkPages } from '../testing/fleet-fixture.js';
+import { createServiceFixture } from '../testing/service-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 

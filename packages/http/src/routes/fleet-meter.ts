@@ -1,19 +1,19 @@
-import type { FleetHours } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { accountId } from './account-id.js';
 import { meterBody } from './meter.js';
+import type { FleetRouteOptions } from './window-routes.js';
 
 /**
  * `GET /api/v1/meter`: `/meter` for every device of the account, a page at a time (D32):
  * `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/meter`.
  */
-export function fleetMeterRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+export function fleetMeterRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
   return async function fleetMeterPage(c) {
-    const page = parsePageQuery(c.req.queries(), 'meter');
-    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: _accountId(c), ...page });
+    const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
+    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: accountId(c), ...page });
     return jsonResponse(c, { data: items.map(meterBody), next_cursor: nextCursor });
   };
 }

@@ -1,8 +1,8 @@
 import { SERVICE_STATUSES } from '@fleet-hours/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFleetApp, FLEET_NOW, fleetArbitrary, walkPages } from './_fleet-fixture.js';
-import { createServiceFixture } from './_service-fixture.js';
+import { createFleetApp, FLEET_NOW, fleetArbitrary, walkPages } from '../testing/fleet-fixture.js';
+import { createServiceFixture } from '../testing/service-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 type ServicePage = { data: { device_id: number; data: { status: string }[] }[]; next_cursor: string | null };

@@ -1,10 +1,11 @@
-import { parseServiceStatuses, type FleetHours } from '@fleet-hours/core';
+import { parseServiceStatuses } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { accountId } from './account-id.js';
 import { serviceBody } from './service.js';
+import type { FleetRouteOptions } from './window-routes.js';
 
 /**
  * `GET /api/v1/service`: `/service` for every device of the account, a page at a time (D39, D32):
@@ -13,11 +14,11 @@ import { serviceBody } from './service.js';
  * one of those statuses, each still with all its schedules; a page then holds up to `limit` such
  * devices. The query is checked whole (`limit`, `cursor`, `status`) before anything is read (P11).
  */
-export function fleetServiceRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
+export function fleetServiceRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
   return async function fleetServicePage(c) {
-    const page = parsePageQuery(c.req.queries(), 'service');
+    const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
     const statuses = parseServiceStatuses(c.req.queries('status'));
-    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: _accountId(c), ...page, statuses });
+    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, statuses });
     return jsonResponse(c, { data: items.map(serviceBody), next_cursor: nextCursor });
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../_fixture.js';
+import { createFixture } from '../testing/fixture.js';
 
 const hoursOf = async (fixture: Awaited<ReturnType<typeof createFixture>>, deviceId: number, query = '') => {
   const response = await fixture.request(`/api/v1/devices/${deviceId}/hours${query}`, fixture.keys.acme.key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../_fixture.js';
+import { createFixture } from '../testing/fixture.js';
 
 describe('GET /api/v1/devices', () => {
   it('lists every device of the account by id, in snake_case, with last_reported_at in the device zone (D9, D19)', async () => {

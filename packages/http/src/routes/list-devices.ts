@@ -1,8 +1,8 @@
 import { formatInstant, type Device, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { accountId } from './account-id.js';
 
 /** A device as the API shows it (spec "Device"). */
 export interface DeviceBody {
@@ -48,7 +48,7 @@ export function deviceBody(device: Device): DeviceBody {
 /** `GET /api/v1/devices`: every device of the account, by id (D19). */
 export function listDevicesRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function listDevices(c) {
-    const devices = await options.fleetHours.listDevices({ accountId: _accountId(c) });
+    const devices = await options.fleetHours.listDevices({ accountId: accountId(c) });
     return jsonResponse(c, { data: devices.map(deviceBody) });
   };
 }

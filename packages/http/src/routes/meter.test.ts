@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture, utc } from '../_fixture.js';
+import { createFixture, utc } from '../testing/fixture.js';
 
 describe('GET /api/v1/devices/{id}/meter', () => {
   it('answers { device_id, timezone, since, as_of, engine/moving/idle seconds, hour meter } over every segment up to now (D3, D38)', async () => {

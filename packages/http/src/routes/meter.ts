@@ -1,9 +1,9 @@
 import { FleetHoursError, type FleetHours, type MeterRecord } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { parseDeviceId } from '../parse-device-id.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { parseDeviceId } from './parse-device-id.js';
+import { accountId } from './account-id.js';
 
 /** The JSON body of `/meter` (D3), the one place of its fields and their order: also each element of the fleet page (D32). */
 export function meterBody(record: MeterRecord) {
@@ -24,7 +24,7 @@ export function meterBody(record: MeterRecord) {
 export function meterRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function meter(c) {
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
-    const record = deviceId === null ? null : await options.fleetHours.meter({ accountId: _accountId(c), deviceId });
+    const record = deviceId === null ? null : await options.fleetHours.meter({ accountId: accountId(c), deviceId });
     if (!record) throw new FleetHoursError('device_not_found');
     return jsonResponse(c, meterBody(record));
   };

@@ -1,6 +1,6 @@
 import { createFleetHours, createMemoryStore, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
-import { failingStore } from '../_fixture.js';
+import { failingStore } from '../testing/fixture.js';
 import type { AccessLogEntry } from '../middleware/access-log/index.js';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 

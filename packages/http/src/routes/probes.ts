@@ -2,7 +2,7 @@ import { StorageUnavailableError, type FleetHours } from '@fleet-hours/core';
 import type { RoutePolicy } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
+import { jsonResponse } from '../respond/json-response.js';
 
 /** The liveness probe: the process is up (D30). */
 export const HEALTH_PATH = '/healthz';

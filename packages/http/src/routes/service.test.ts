@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { utc } from '../_fixture.js';
-import { createServiceFixture } from './_service-fixture.js';
+import { utc } from '../testing/fixture.js';
+import { createServiceFixture } from '../testing/service-fixture.js';
 
 const limitHeaders = (response: Response) => ({
   status: response.status,

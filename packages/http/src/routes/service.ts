@@ -1,9 +1,9 @@
 import { FleetHoursError, type DeviceService, type FleetHours, type ServiceScheduleState } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../json-response.js';
-import { parseDeviceId } from '../parse-device-id.js';
-import { _accountId } from './_account-id.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { parseDeviceId } from './parse-device-id.js';
+import { accountId } from './account-id.js';
 
 /** One schedule of the service body (D39), the one place of its fields and their order. */
 export function serviceScheduleBody(schedule: ServiceScheduleState) {
@@ -39,7 +39,7 @@ export function serviceBody(service: DeviceService) {
 export function serviceRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function service(c) {
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
-    const service = deviceId === null ? null : await options.fleetHours.service({ accountId: _accountId(c), deviceId });
+    const service = deviceId === null ? null : await options.fleetHours.service({ accountId: accountId(c), deviceId });
     if (!service) throw new FleetHoursError('device_not_found');
     return jsonResponse(c, serviceBody(service));
   };

@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMITS } from '@fleet-hours/core';
+import { READ_ENDPOINTS } from '@fleet-hours/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './cli-errors.js';
 import { COMMANDS } from './command-specs.js';
@@ -11,6 +12,17 @@ describe('SERVER_SETTINGS (D30, P29)', () => {
     for (const [name, limit] of Object.entries(DEFAULT_RATE_LIMITS))
       expect([name, settings[name as keyof typeof settings]]).toEqual([name, limit]);
   });
+
+  it.each(READ_ENDPOINTS.map((row) => [row.name, row] as const))(
+    '%s, a row of READ_ENDPOINTS, has its rate-limit flag and variable',
+    (_name, row) => {
+      const setting = SERVER_SETTINGS[row.name];
+      expect(setting.flag).toBe(`rate-limit-${row.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`);
+      expect(settingEnvName(setting)).toMatch(/^FLEET_HOURS_RATE_LIMIT_[A-Z_]+$/);
+      expect(setting.defaultValue).toBe(row.rateLimit);
+      expect(setting.description).toContain(`GET ${row.template}`);
+    },
+  );
 
   it('names each variable FLEET_HOURS_ and the flag in upper case, and no two settings share a flag', () => {
     expect(settingEnvName(SERVER_SETTINGS.port)).toBe('FLEET_HOURS_PORT');

@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMITS, DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule, type RateLimits } from '@fleet-hours/core';
+import { READ_ENDPOINTS, type ReadEndpointName } from '@fleet-hours/core/adapter';
 import { DEFAULT_INGEST_LIMITS, DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
 import { UsageError } from './cli-errors.js';
 
@@ -77,17 +78,21 @@ function _retrySchedule(text: string): readonly number[] {
   return parseRetrySchedule(text);
 }
 
-/** The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's `RateLimits`. */
+/**
+ * The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's
+ * `RateLimits` — one per row of `READ_ENDPOINTS`, its flag the row's name in kebab case, and the
+ * two shared budgets.
+ */
 const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [flag: string, description: string] } = {
-  devices: ['rate-limit-devices', 'Requests per minute per API key to GET /api/v1/devices'],
-  hours: ['rate-limit-hours', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours'],
-  daily: ['rate-limit-daily', 'Requests per minute per API key to GET /api/v1/devices/{id}/hours/daily'],
-  meter: ['rate-limit-meter', 'Requests per minute per API key to GET /api/v1/devices/{id}/meter'],
-  fleetHours: ['rate-limit-fleet-hours', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours'],
-  fleetDaily: ['rate-limit-fleet-daily', 'Requests per minute per API key to the fleet endpoint GET /api/v1/hours/daily'],
-  fleetMeter: ['rate-limit-fleet-meter', 'Requests per minute per API key to the fleet endpoint GET /api/v1/meter'],
-  service: ['rate-limit-service', 'Requests per minute per API key to GET /api/v1/devices/{id}/service'],
-  fleetService: ['rate-limit-fleet-service', 'Requests per minute per API key to the fleet endpoint GET /api/v1/service'],
+  ...(Object.fromEntries(
+    READ_ENDPOINTS.map((endpoint) => [
+      endpoint.name,
+      [
+        `rate-limit-${endpoint.name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+        `Requests per minute per API key to ${'paging' in endpoint ? 'the fleet endpoint ' : ''}GET ${endpoint.template}`,
+      ],
+    ]),
+  ) as unknown as { readonly [Name in ReadEndpointName]: readonly [flag: string, description: string] }),
   ingest: ['rate-limit-ingest', 'Requests per minute per ingest token to the ingestion endpoints, all together'],
   unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401'],
 };

@@ -1,6 +1,6 @@
 import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFixture } from '../../_fixture.js';
+import { createFixture } from '../../testing/fixture.js';
 import { createFleetHoursApp } from '../../create-fleet-hours-app.js';
 
 describe('accessLog()', () => {

@@ -1,7 +1,7 @@
 import { ERROR_TABLE } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../../_fixture.js';
-import { createIngestFixture } from '../../routes/_ingest-fixture.js';
+import { createFixture } from '../../testing/fixture.js';
+import { createIngestFixture } from '../../testing/ingest-fixture.js';
 
 type ErrorBody = { error: { status: number; code: string; message: string } };
 

@@ -1,6 +1,6 @@
 import { createMemoryRateLimitStore, type RateLimitStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../../_fixture.js';
+import { createFixture } from '../../testing/fixture.js';
 
 const limitHeaders = (response: Response) => ({
   status: response.status,

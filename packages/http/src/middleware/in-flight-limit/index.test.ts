@@ -6,7 +6,7 @@
 import type { FleetHoursStore } from '@fleet-hours/core';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../../_fixture.js';
+import { createFixture } from '../../testing/fixture.js';
 import { createFleetHoursApp } from '../../create-fleet-hours-app.js';
 import { inFlightLimit } from './index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFixture } from '../../_fixture.js';
+import { createFixture } from '../../testing/fixture.js';
 
 describe('requestId()', () => {
   it('echoes a sane incoming X-Request-Id on success and on errors, and logs it (P16)', async () => {

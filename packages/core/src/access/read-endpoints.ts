@@ -1,0 +1,66 @@
+/**
+ * The endpoints of the read API as one table of data: each row is everything the core knows of an
+ * endpoint — its name (which is also the name of its budget in `RateLimits`), its path template,
+ * its default rate limit and, for the fleet endpoints, its page sizes and the tag its cursors carry.
+ * Every other list of endpoints is derived from it: the route policies (`ROUTE_POLICIES`), the
+ * limits (`RateLimits`, `DEFAULT_RATE_LIMITS`), the page sizes (`FLEET_PAGE_SIZES`) and the cursor
+ * templates here; the HTTP layer's handlers and OpenAPI operations, keyed by the same names; and
+ * the server's `--rate-limit-…` flags. Adding an endpoint is a row here, a read of the service, a
+ * handler and its OpenAPI operation in the HTTP layer, and its docs.
+ */
+
+/** The base path of version 1 of the read API. */
+export const API_V1 = '/api/v1';
+
+/**
+ * What paged fleet endpoints add (D32): devices per page when `limit` is not given and at most, and
+ * the tag their cursors carry (P33) — fixed once a cursor has been handed out, since a cursor names
+ * the endpoint it was made for.
+ */
+export interface FleetPaging {
+  readonly cursor: string;
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+}
+
+/** One endpoint of the read API: GET (and HEAD), with an API key, counted on its own budget (D11, D13, D17, D33). */
+export interface ReadEndpoint {
+  /** Names the endpoint, its budget in `RateLimits` and its `--rate-limit-…` flag (in kebab case). */
+  readonly name: string;
+  /** The path template, in the OpenAPI syntax (`{id}`). */
+  readonly template: string;
+  /** Requests per minute per API key by default (D13, D33, D39). */
+  readonly rateLimit: number;
+  /** Set for a fleet endpoint, paged by `limit` and `cursor` (D32). */
+  readonly paging?: FleetPaging;
+}
+
+/**
+ * Every endpoint of the read API (D13, D32, D33, D39), in the order the server's flags and the
+ * OpenAPI document list them.
+ */
+export const READ_ENDPOINTS = [
+  { name: 'devices', template: `${API_V1}/devices`, rateLimit: 120 },
+  { name: 'hours', template: `${API_V1}/devices/{id}/hours`, rateLimit: 30 },
+  { name: 'daily', template: `${API_V1}/devices/{id}/hours/daily`, rateLimit: 30 },
+  { name: 'meter', template: `${API_V1}/devices/{id}/meter`, rateLimit: 30 },
+  { name: 'fleetHours', template: `${API_V1}/hours`, rateLimit: 60, paging: { cursor: 'hours', defaultLimit: 100, maxLimit: 500 } },
+  // A year of days per vehicle is much data: smaller pages (D32).
+  { name: 'fleetDaily', template: `${API_V1}/hours/daily`, rateLimit: 60, paging: { cursor: 'daily', defaultLimit: 20, maxLimit: 100 } },
+  { name: 'fleetMeter', template: `${API_V1}/meter`, rateLimit: 60, paging: { cursor: 'meter', defaultLimit: 100, maxLimit: 500 } },
+  { name: 'service', template: `${API_V1}/devices/{id}/service`, rateLimit: 30 },
+  { name: 'fleetService', template: `${API_V1}/service`, rateLimit: 60, paging: { cursor: 'service', defaultLimit: 100, maxLimit: 500 } },
+] as const satisfies readonly ReadEndpoint[];
+
+/** A row of {@link READ_ENDPOINTS}. */
+export type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
+
+/** The name of an endpoint of the read API: `devices`, `hours`, …, `fleetService`. */
+export type ReadEndpointName = ReadEndpointRow['name'];
+
+/** The fleet endpoints (D32), by the tag their cursors carry: `hours`, `daily`, `meter`, `service` (D39). */
+export type FleetEndpoint = Extract<ReadEndpointRow, { readonly paging: FleetPaging }>['paging']['cursor'];
+
+/** The rows of the fleet endpoints, in table order. */
+export const FLEET_ENDPOINTS: readonly (ReadEndpoint & { readonly paging: FleetPaging & { readonly cursor: FleetEndpoint } })[] =
+  READ_ENDPOINTS.filter((row): row is Extract<ReadEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row);

@@ -1,0 +1,182 @@
+/**
+ * What the HTTP layer adds to each row of core's `READ_ENDPOINTS`: the handler that answers it and
+ * its operation in the OpenAPI document. The app registers one route per row
+ * (`create-fleet-hours-app.ts`), the document describes one path per row (`openapi-document.ts`),
+ * and the compiler refuses a row of core's table that has no entry here. The policy, the rate
+ * limit, the page sizes and the cursor of each endpoint are its core row's.
+ */
+import type { FleetHours } from '@fleet-hours/core';
+import { READ_ENDPOINTS, ROUTE_POLICIES, type ReadEndpoint, type RoutePolicy } from '@fleet-hours/core/adapter';
+import type { Handler } from 'hono';
+import type { FleetHoursEnv } from '../app-env.js';
+import { honoPath } from './api-routes.js';
+import { dailyRoute } from './daily.js';
+import { fleetDailyRoute } from './fleet-daily.js';
+import { fleetHoursRoute } from './fleet-hours.js';
+import { fleetMeterRoute } from './fleet-meter.js';
+import { fleetServiceRoute } from './fleet-service.js';
+import { hoursRoute } from './hours.js';
+import { listDevicesRoute } from './list-devices.js';
+import { meterRoute } from './meter.js';
+import { serviceRoute } from './service.js';
+
+type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
+
+/** The operation of an endpoint in the OpenAPI document; its path, limit, page and device parameters come from its core row. */
+export interface OpenApiOperation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: 'Devices' | 'Hours' | 'Service' | 'Fleet';
+  /** The schema of the 200 body, in `components.schemas`. */
+  readonly schema: string;
+  /** Whether it takes the window `from` and `to` (D4–D7). */
+  readonly withWindow: boolean;
+  /** Query parameters of its own, after the window and page ones, by name in `components.parameters`. */
+  readonly parameters?: readonly string[];
+}
+
+/** The HTTP side of one endpoint. */
+export interface HttpEndpoint<Row extends ReadEndpoint = ReadEndpoint> {
+  /** Builds the handler, given the service and the endpoint's core row (its page sizes and cursor, for a fleet endpoint). */
+  readonly handler: (options: { readonly fleetHours: FleetHours; readonly endpoint: Row }) => Handler<FleetHoursEnv>;
+  readonly openApi: OpenApiOperation;
+}
+
+/** The fleet operations' shared sentence (D32). */
+const PAGED =
+  'a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device.';
+
+/** Every endpoint of the read API, by its name in core's table. */
+const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEndpoint<Row> } = {
+  devices: {
+    handler: listDevicesRoute,
+    openApi: {
+      operationId: 'listDevices',
+      summary: 'List the vehicles of the account',
+      description: 'Every device of the account, ordered by id.',
+      tag: 'Devices',
+      schema: 'DeviceList',
+      withWindow: false,
+    },
+  },
+  hours: {
+    handler: hoursRoute,
+    openApi: {
+      operationId: 'getDeviceHours',
+      summary: 'Engine, moving and idle seconds over a window',
+      description:
+        'Totals over the window `[from, to]` in local days of the vehicle. The window actually applied is returned in `from` and `to`.',
+      tag: 'Hours',
+      schema: 'HoursTotal',
+      withWindow: true,
+    },
+  },
+  daily: {
+    handler: dailyRoute,
+    openApi: {
+      operationId: 'getDeviceDailyHours',
+      summary: 'Engine, moving and idle seconds per local day',
+      description:
+        'One entry per local date of the window, ascending, days without engine time included as zeros; the entries add up to /hours for the same window, second for second. A 23- or 25-hour DST day is one entry with the seconds that really fall in it. Accepts the same `from` and `to` as /hours, with the same defaults.',
+      tag: 'Hours',
+      schema: 'DailyHours',
+      withWindow: true,
+    },
+  },
+  meter: {
+    handler: meterRoute,
+    openApi: {
+      operationId: 'getDeviceMeter',
+      summary: 'The running total since the tracker started reporting',
+      description:
+        'The sum of every segment of the device from its first report up to now. A replaced tracker is a new device with its own meter from 0.',
+      tag: 'Hours',
+      schema: 'Meter',
+      withWindow: false,
+    },
+  },
+  fleetHours: {
+    handler: fleetHoursRoute,
+    openApi: {
+      operationId: 'getFleetHours',
+      summary: 'Engine, moving and idle seconds over a window, for every vehicle',
+      description: `\`/devices/{id}/hours\` for every device of the account, ${PAGED} \`from\` and \`to\` are local dates applied in each vehicle's own zone, with the same defaults, clamp and checks. A \`from\` after today in some vehicles' zones (no \`to\`) gives those vehicles an empty window — \`from\` the start of that date, \`to\` now, zero seconds — and is refused only when it is after today for every vehicle of the account. Pass \`next_cursor\` back as \`cursor\` for the next page; it is null on the last.`,
+      tag: 'Fleet',
+      schema: 'FleetHoursPage',
+      withWindow: true,
+    },
+  },
+  fleetDaily: {
+    handler: fleetDailyRoute,
+    openApi: {
+      operationId: 'getFleetDailyHours',
+      summary: 'Engine, moving and idle seconds per local day, for every vehicle',
+      description: `\`/devices/{id}/hours/daily\` for every device of the account, ${PAGED.slice(0, -1)}, one entry per local date of the vehicle's own zone. A vehicle whose today is before \`from\` (no \`to\`) has an empty window with no entries. Pages are smaller than on the other fleet endpoints: a year of days per vehicle is much data.`,
+      tag: 'Fleet',
+      schema: 'FleetDailyHoursPage',
+      withWindow: true,
+    },
+  },
+  fleetMeter: {
+    handler: fleetMeterRoute,
+    openApi: {
+      operationId: 'getFleetMeter',
+      summary: 'The running totals of every vehicle',
+      description: `\`/devices/{id}/meter\` for every device of the account, ${PAGED}`,
+      tag: 'Fleet',
+      schema: 'FleetMeterPage',
+      withWindow: false,
+    },
+  },
+  service: {
+    handler: serviceRoute,
+    openApi: {
+      operationId: 'getDeviceService',
+      summary: 'The service schedules of a vehicle and where each stands',
+      description:
+        'Every service schedule of the device, by ascending id, at now: due at the last service plus the interval of engine time (`interval_seconds` of hour meter) or the calendar interval (`interval_days`), whichever comes first. Each value is computed at read time from the hour meter, so late telemetry and new readings are reflected at once. A device without schedules has an empty `data`.',
+      tag: 'Service',
+      schema: 'ServiceBody',
+      withWindow: false,
+    },
+  },
+  fleetService: {
+    handler: fleetServiceRoute,
+    openApi: {
+      operationId: 'getFleetService',
+      summary: 'The service schedules of every vehicle',
+      description: `\`/devices/{id}/service\` for every device of the account, ${PAGED} With \`status\`, only the devices with at least one schedule in one of those statuses (each still with all its schedules): a page holds up to \`limit\` of them, and a page may hold fewer, even none, while \`next_cursor\` is not null.`,
+      tag: 'Fleet',
+      schema: 'FleetServicePage',
+      withWindow: false,
+      parameters: ['ServiceStatus'],
+    },
+  },
+};
+
+/** An endpoint of the read API as the app and the document use it: its core row with its HTTP side. */
+export interface ApiEndpoint {
+  /** The core row: name, template, rate limit, paging. */
+  readonly endpoint: ReadEndpoint;
+  /** The policy its access middleware applies (core's `ROUTE_POLICIES`, one per row). */
+  readonly policy: RoutePolicy;
+  /** Its path in Hono's syntax. */
+  readonly honoPath: string;
+  readonly openApi: OpenApiOperation;
+  /** Its handler over a service. */
+  handler(fleetHours: FleetHours): Handler<FleetHoursEnv>;
+}
+
+/** Every endpoint of the read API, in the order of core's `READ_ENDPOINTS`. */
+export const API_ENDPOINTS: readonly ApiEndpoint[] = READ_ENDPOINTS.map((endpoint): ApiEndpoint => {
+  // Each row's entry was built for that row: the correlation the compiler cannot follow through a union.
+  const http = HTTP_ENDPOINTS[endpoint.name] as unknown as HttpEndpoint;
+  return {
+    endpoint,
+    policy: ROUTE_POLICIES[endpoint.name],
+    honoPath: honoPath(endpoint.template),
+    openApi: http.openApi,
+    handler: (fleetHours) => http.handler({ fleetHours, endpoint }),
+  };
+});

@@ -1,0 +1,117 @@
+/**
+ * One table per endpoint (issue 31): every row of core's `READ_ENDPOINTS` is served by the app on
+ * its own budget and documented in the OpenAPI document with its limit and page sizes (its
+ * `--rate-limit-…` flag: packages/server/src/cli/server-settings.test.ts); and no source outside the table spells out an endpoint's path,
+ * so that adding an endpoint is a row, a read, a handler and its docs.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { READ_ENDPOINTS } from '@fleet-hours/core/adapter';
+import { createFleetHoursApp, openApiDocument } from '@fleet-hours/http';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** An app over a memory store with one account, one key and one device. */
+async function servedApp() {
+  const store = createMemoryStore();
+  const now = 1_800_000_000;
+  const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
+  const key = generateApiKey();
+  await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now });
+  const device = await store.createDevice({
+    accountId: account.id,
+    name: 'Truck',
+    imei: '356938035643809',
+    model: 'FMB920',
+    registration: null,
+    timeZone: 'Europe/Berlin',
+  });
+  const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now: () => now * 1000 }), logger: () => {} });
+  return { app, key, deviceId: device!.id };
+}
+
+describe('READ_ENDPOINTS, the table of the read API', () => {
+  it('holds each endpoint once, by name and by template', () => {
+    expect(new Set(READ_ENDPOINTS.map((row) => row.name)).size).toBe(READ_ENDPOINTS.length);
+    expect(new Set(READ_ENDPOINTS.map((row) => row.template)).size).toBe(READ_ENDPOINTS.length);
+  });
+
+  it.each(READ_ENDPOINTS.map((row) => [row.name, row] as const))('%s is served by the app, on its own budget', async (_name, row) => {
+    const { app, key, deviceId } = await servedApp();
+    const response = await app.request(row.template.replace('{id}', String(deviceId)), { headers: { Authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('X-RateLimit-Limit')).toBe(String(row.rateLimit));
+    const body = (await response.json()) as { data: unknown; next_cursor?: unknown };
+    // A fleet endpoint answers a page (D32).
+    expect('next_cursor' in body).toBe('paging' in row);
+  });
+
+  it.each(READ_ENDPOINTS.map((row) => [row.name, row] as const))('%s is documented with its limit and page sizes', (_name, row) => {
+    const path = openApiDocument.paths[row.template] as {
+      get?: { description: string; parameters?: { name?: string; schema?: unknown }[] };
+    };
+    expect(path?.get?.description).toContain(`Rate limit: ${row.rateLimit} requests per minute`);
+    const limit = path.get?.parameters?.find((parameter) => parameter.name === 'limit');
+    if ('paging' in row) expect(limit?.schema).toMatchObject({ default: row.paging.defaultLimit, maximum: row.paging.maxLimit });
+    else expect(limit).toBeUndefined();
+  });
+
+  it('is the only source that spells out an endpoint path: the app, the document, the policies, the cursors and the flags derive it', () => {
+    const sources = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z', 'packages'], { cwd: root, encoding: 'utf8' })
+      .split('\0')
+      .filter((path) => /^packages\/[^/]+\/src\/.*\.(ts|js)$/.test(path) && !path.endsWith('.test.ts') && existsSync(join(root, path)))
+      // The table itself; test support; and the clients that call the API as any client does: the
+      // fleet view in the browser and the demo's curl examples.
+      .filter(
+        (path) =>
+          path !== 'packages/core/src/access/read-endpoints.ts' &&
+          !path.includes('/testing/') &&
+          !path.startsWith('packages/http/src/pages/fleet-view') &&
+          path !== 'packages/server/src/demo/demo-banner.ts',
+      );
+    const templates = READ_ENDPOINTS.map((row) => ({
+      template: row.template,
+      pattern: new RegExp(`${row.template.replace(/[{}]/g, '\\$&')}(?![\\w/{])`),
+    }));
+    const found: string[] = [];
+    /** The text of a literal; in a template, `${API_V1}` (or `API_BASE`) is the base path and any other expression a path segment. */
+    const textOf = (node: ts.Node): string | undefined =>
+      ts.isStringLiteralLike(node)
+        ? node.text
+        : ts.isTemplateExpression(node)
+          ? node.head.text +
+            node.templateSpans
+              .map((span) => (/^API_(V1|BASE)$/.test(span.expression.getText()) ? '/api/v1' : '{id}') + span.literal.text)
+              .join('')
+          : undefined;
+    const named = (text: string) => templates.filter(({ pattern }) => pattern.test(text)).map(({ template }) => template);
+    for (const path of sources) {
+      const source = ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, true);
+      const at = (node: ts.Node) => `${path}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+      source.forEachChild(function visit(node) {
+        const text = textOf(node);
+        if (text !== undefined) {
+          const endpoints = named(text);
+          // A path in code (no spaces: a route, a key, a URL), or a sentence that lists several endpoints.
+          if ((endpoints.length > 0 && !/\s/.test(text)) || endpoints.length > 1) found.push(`${at(node)} ${endpoints.join(', ')}`);
+        }
+        // A table of endpoints by hand: an object or array whose own members name several.
+        if (ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node)) {
+          const members = ts.isObjectLiteralExpression(node)
+            ? node.properties.flatMap((property) => (ts.isPropertyAssignment(property) ? [property.initializer] : []))
+            : [...node.elements];
+          const texts = members.flatMap((member) => (ts.isArrayLiteralExpression(member) ? [...member.elements] : [member])).map(textOf);
+          const endpoints = new Set(texts.flatMap((text) => (text === undefined ? [] : named(text))));
+          if (endpoints.size > 1) found.push(`${at(node)} ${[...endpoints].join(', ')}`);
+        }
+        node.forEachChild(visit);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+});
