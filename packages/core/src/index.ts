@@ -35,7 +35,7 @@ export {
 } from './access/rate-limit.js';
 export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
-export * from './service/create-fleet-hours.js';
+export * from './application/create-fleet-hours.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';
