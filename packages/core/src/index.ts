@@ -36,6 +36,7 @@ export {
 export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
 export * from './application/create-fleet-hours.js';
+export * from './application/read-queries.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';
