@@ -46,6 +46,15 @@ const _KINDS = {
     accepts: (value) => value === undefined || value === 'api_key' || value === 'ingest_token',
     expected: () => '"api_key" or "ingest_token"',
   },
+  'id?': {
+    accepts: (value) => value === undefined || (Number.isSafeInteger(value) && (value as number) > 0),
+    expected: () => 'a positive integer',
+  },
+  'ids?': {
+    accepts: (value) => value === undefined || (Array.isArray(value) && value.every((id) => Number.isSafeInteger(id) && id > 0)),
+    expected: () => 'an array of positive integers',
+  },
+  'seconds?': { accepts: (value) => value === undefined || Number.isSafeInteger(value), expected: () => 'whole epoch seconds' },
   clock: { accepts: (value) => typeof value === 'function', expected: () => 'a function returning epoch milliseconds (pass Date.now)' },
   object: { accepts: (value) => typeof value === 'object' && value !== null, expected: () => 'an object' },
 } as const satisfies Readonly<Record<string, _ArgumentKind>>;

@@ -1,7 +1,7 @@
 /**
  * The application service: what the HTTP API serves, callable from any backend. Its parts live
  * beside it by concept: `authentication.ts`, `device-reads.ts` (one device), `fleet-reads.ts` and
- * `service-pages.ts` (a page of the fleet), `store-sums.ts` (the store's capabilities and their
+ * `service-pages.ts` (a page of the fleet), `event-checks.ts`, `store-sums.ts` (the store's capabilities and their
  * fallbacks) and `zone-cache.ts`.
  */
 import type { AccessResult, CredentialKind } from '../access/access-policy.js';
@@ -13,6 +13,7 @@ import type { WindowLimits } from '../window/resolve-window.js';
 import { checkArguments } from './argument-checks.js';
 import { authentication } from './authentication.js';
 import { deviceReads } from './device-reads.js';
+import { eventChecks, type EventChecks } from './event-checks.js';
 import { fleetReads } from './fleet-reads.js';
 import type { ReadContext } from './read-context.js';
 import type { FleetReads, WindowQuery } from './read-queries.js';
@@ -80,6 +81,8 @@ export interface FleetHours {
   service(input: { readonly accountId: number; readonly deviceId: number }): Promise<DeviceService | null>;
   /** The same reads for every device of the account, a page at a time (D32). */
   readonly fleet: FleetReads;
+  /** The check of events (D40, P53): decides the events of the devices' state and puts them in the outbox. */
+  readonly events: EventChecks;
 }
 
 /**
@@ -115,5 +118,16 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fingerprint: options.fingerprint,
   });
   const { listDevices, hours, daily, meter, service } = deviceReads(context);
-  return { store, authenticate, authenticateAndCount, listDevices, hours, daily, meter, service, fleet: fleetReads(context) };
+  return {
+    store,
+    authenticate,
+    authenticateAndCount,
+    listDevices,
+    hours,
+    daily,
+    meter,
+    service,
+    fleet: fleetReads(context),
+    events: eventChecks(context),
+  };
 }
