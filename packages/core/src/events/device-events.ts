@@ -1,4 +1,4 @@
-import { serviceScheduleBody } from '../maintenance/service-schedule-body.js';
+import { serviceScheduleBody } from './service-schedule-body.js';
 import { formatInstant } from '../time/format-instant.js';
 import type { Device, DeviceService, EpochSeconds, ServiceSchedule } from '../types.js';
 import { decideServiceEvents, decideSilenceEvents, type DeviceWatch } from './decide-events.js';

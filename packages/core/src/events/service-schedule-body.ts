@@ -1,8 +1,8 @@
 import type { ServiceScheduleState } from '../types.js';
 
 /**
- * One schedule as JSON (D39), the one place of its fields and their order: each element of
- * `/devices/{id}/service`'s `data`, and the `schedule` of a service event's body (D40).
+ * One schedule as JSON (D39), the one place of its fields and their order: the `schedule` of a
+ * service event's body (D40), and each element of `/devices/{id}/service`'s `data`.
  *
  * @param schedule The schedule as the service read gives it.
  * @returns Its JSON fields.
