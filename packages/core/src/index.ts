@@ -38,6 +38,18 @@ export * from './store/memory-store.js';
 export * from './application/create-fleet-hours.js';
 export * from './application/read-queries.js';
 export type { EventChecks } from './application/event-checks.js';
+export {
+  createTelemetryWrites,
+  TELEMETRY_IMPORT_BATCH_POINTS,
+  TelemetryImportRefusedError,
+  type PositionWriteInput,
+  type TelemetryImportInput,
+  type TelemetryImportResult,
+  type TelemetryWriteInput,
+  type TelemetryWrites,
+} from './writes/telemetry-writes.js';
+export { POSITION_BATCH_MAX, POSITION_WRITES_IN_FLIGHT } from './writes/position-batcher.js';
+export { checkRetention } from './writes/retention.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

@@ -9,7 +9,7 @@
  *
  * @module
  */
-export { runCli, type RunCliDependencies } from './cli/run-cli.js';
+export { runCli, type RunCliDependencies } from './run-cli.js';
 export { processIo, type CliIo, type TextSink } from './cli/cli-io.js';
 export { CommandError, EXIT_CODES, UsageError } from './cli/cli-errors.js';
 export { startServer, type StartedServer, type StartServerOptions } from './server/start-server.js';
@@ -26,4 +26,4 @@ export {
   type ImportProblem,
   type ReadImportFileInput,
 } from './import/read-import-file.js';
-export { mulberry32 } from './demo/demo-fleet.js';
+export { mulberry32 } from './simulate/mulberry32.js';

@@ -10,6 +10,7 @@ import type { RateLimitCount } from '../access/rate-limit.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { DailyHours, Device, DeviceService, HoursTotal, MeterRecord } from '../types.js';
 import type { WindowLimits } from '../window/resolve-window.js';
+import { createTelemetryWrites, type TelemetryWrites } from '../writes/telemetry-writes.js';
 import { checkArguments } from './argument-checks.js';
 import { authentication } from './authentication.js';
 import { deviceReads } from './device-reads.js';
@@ -83,6 +84,8 @@ export interface FleetHours {
   readonly fleet: FleetReads;
   /** The check of events (D40, P53): decides the events of the devices' state and puts them in the outbox. */
   readonly events: EventChecks;
+  /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
+  readonly writes: TelemetryWrites;
 }
 
 /**
@@ -129,5 +132,6 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     service,
     fleet: fleetReads(context),
     events: eventChecks(context),
+    writes: createTelemetryWrites(store),
   };
 }

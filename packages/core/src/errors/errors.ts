@@ -165,6 +165,8 @@ export class UnknownDeviceError extends FleetHoursError {
  * (409 `beyond_retention`). Every writer refuses it, whatever its own retention setting, and
  * writes nothing of the batch: before the horizon, segments, figures and meters are final.
  * `index` is the point's 0-based position in the batch, so a front end can name its line.
+ * D43: the core's writes (`createTelemetryWrites`) throw it too for a point older than the
+ * writer's own retention setting, with `keptDays` set.
  */
 export class BeyondRetentionError extends FleetHoursError {
   override readonly name: string = 'BeyondRetentionError';
@@ -174,15 +176,22 @@ export class BeyondRetentionError extends FleetHoursError {
   readonly time: number;
   /** Epoch seconds: the first instant from which every point is still stored. */
   readonly horizon: number;
+  /**
+   * D43: the days of telemetry the writer's own setting keeps, when that setting drew the horizon
+   * (`now − days`); `undefined` when the horizon is the one the data recorded (D45).
+   */
+  readonly keptDays: number | undefined;
 
-  constructor(input: { readonly index: number; readonly time: number; readonly horizon: number }) {
+  constructor(input: { readonly index: number; readonly time: number; readonly horizon: number; readonly keptDays?: number }) {
     const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+    const why = input.keptDays === undefined ? 'points before it were dropped' : `telemetry is kept ${input.keptDays} days`;
     super('beyond_retention', {
-      message: `time ${iso(input.time)} is older than the retention horizon ${iso(input.horizon)} (points before it were dropped): nothing was written`,
+      message: `time ${iso(input.time)} is older than the retention horizon ${iso(input.horizon)} (${why}): nothing was written`,
     });
     this.index = input.index;
     this.time = input.time;
     this.horizon = input.horizon;
+    this.keptDays = input.keptDays;
   }
 }
 

@@ -14,6 +14,7 @@ import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { Account, Device, SegmentInput } from '../types.js';
 import { describeConcurrencyContract } from './concurrency-contract.js';
 import { describeTelemetryContract } from './telemetry-contract.js';
+import { describeWritesContract } from './writes-contract.js';
 import { refusalOf } from './refusal.js';
 import { STORAGE_CAPABILITIES, type StorageCapability } from './storage-capabilities.js';
 
@@ -97,6 +98,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
     describeTelemetryContract(() => store);
     describeConcurrencyContract(() => store);
+    describeWritesContract(() => store);
 
     _describeAccounts(suite);
 

@@ -13,7 +13,6 @@ import type { Context } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from '../ingest-limits.js';
 import { readLimitedBody } from '../read-limited-body.js';
-import { _positionWriter } from './_position-writer.js';
 
 /**
  * The body of an ingestion request within its route's limits (size and deadline), read from Node's
@@ -82,17 +81,16 @@ export function _reportWritten(
 }
 
 /**
- * Writes points of the token's account through the store's `writeTelemetry` — one transaction,
- * committed before this resolves, so a 2xx is only sent for durable points; a request of one
- * position shares its transaction with the positions that arrive meanwhile (`_PositionWriter`) —
- * and builds the 200
- * body: the counts and each named device's `last_reported_at` as a D9 timestamp in its zone.
- * The store's refusals are named by the client's own positions: an unknown device is 422
+ * Writes points of the token's account through the core's writes (`fleetHours.writes`) — one
+ * transaction, committed before this resolves, so a 2xx is only sent for durable points; a request
+ * of one position shares its transaction with the positions that arrive meanwhile (P34) — and
+ * builds the 200 body: the counts and each named device's `last_reported_at` as a D9 timestamp in
+ * its zone. The refusals are named by the client's own positions: an unknown device is 422
  * `unknown_device` (D25, the same for a missing and a foreign device), a point too far ahead
  * 400 `invalid_body` (D26); an overlap with imported segments is the store's 409 `conflict`
  * naming the device and instant (D23); a point older than the retention horizon is 409
  * `beyond_retention` naming the point and the horizon: this server's own (D43), or the one the
- * database recorded when it dropped points (D45, the store's `BeyondRetentionError`).
+ * database recorded when it dropped points (D45), both decided by the core's writes.
  */
 export async function _writePoints(input: {
   readonly fleetHours: FleetHours;
@@ -107,26 +105,15 @@ export async function _writePoints(input: {
   /** D43: days of telemetry the server keeps; 0 or `undefined`: every point. */
   readonly retentionDays?: number | undefined;
 }): Promise<IngestAnswer> {
-  const { fleetHours, accountId, points, now, positionOf } = input;
+  const { fleetHours, accountId, points, now, positionOf, retentionDays } = input;
   const where = (index: number) => (positionOf === null ? '' : `${positionOf(index)}: `);
-  // D43: a point older than the horizon refuses its batch before the store is asked anything.
-  const retentionDays = input.retentionDays ?? 0;
-  if (retentionDays > 0) {
-    const horizon = now - retentionDays * 86_400;
-    const index = points.findIndex((point) => point.time < horizon);
-    if (index >= 0) {
-      throw new FleetHoursError('beyond_retention', {
-        message: `${where(index)}time ${formatInstant(points[index]!.time, 'UTC')} is older than the retention horizon ${formatInstant(horizon, 'UTC')} (telemetry is kept ${retentionDays} days): nothing was written`,
-      });
-    }
-  }
   let result: TelemetryWriteResult;
   try {
     const [single] = points;
     // One position (Traccar, OsmAnd): written with the others that arrive meanwhile.
     if (positionOf === null && points.length === 1 && single!.imei !== undefined)
-      result = await _positionWriter(fleetHours.store).write({ accountId, point: { ...single!, imei: single!.imei }, now });
-    else result = await fleetHours.store.writeTelemetry({ accountId, points, now });
+      result = await fleetHours.writes.position({ accountId, point: { ...single!, imei: single!.imei }, now, retentionDays });
+    else result = await fleetHours.writes.telemetry({ accountId, points, now, retentionDays });
   } catch (error) {
     if (
       error instanceof UnknownDeviceError ||
@@ -143,11 +130,11 @@ export async function _writePoints(input: {
     if (error instanceof InvalidTelemetryPointError) {
       throw new FleetHoursError('invalid_body', { message: `${where(error.index ?? 0)}${error.message}` });
     }
-    // D45: the horizon recorded in the data refuses the point, whatever this server's own setting.
+    // D43 (this server's setting) or D45 (the horizon recorded in the data): named in the API's instant format.
     if (error instanceof BeyondRetentionError) {
+      const why = error.keptDays === undefined ? 'points before it were dropped' : `telemetry is kept ${error.keptDays} days`;
       throw new FleetHoursError('beyond_retention', {
-        // In the API's instant format, as the server's own horizon is named above.
-        message: `${where(error.index)}time ${formatInstant(error.time, 'UTC')} is older than the retention horizon ${formatInstant(error.horizon, 'UTC')} (points before it were dropped): nothing was written`,
+        message: `${where(error.index)}time ${formatInstant(error.time, 'UTC')} is older than the retention horizon ${formatInstant(error.horizon, 'UTC')} (${why}): nothing was written`,
       });
     }
     throw error;

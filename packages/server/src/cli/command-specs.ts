@@ -409,9 +409,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       'across a gap in the data (the newest point counts for up to 300 s). A point equal to a stored one is a duplicate, so importing a file again ' +
       'changes nothing. The whole file is checked first: a bad line writes nothing. The points are then written in time order in ' +
       `batches of ${TELEMETRY_BATCH_POINTS_TEXT} points, each its own transaction: the file is not one transaction, and a batch refused ` +
-      'for an overlap with imported segments leaves the batches before it stored (the message says how many points).',
+      'for an overlap with imported segments leaves the batches before it stored (the message says how many points). A point ' +
+      'older than --telemetry-retention-days, or than the points the database already dropped, is refused as HTTP ingestion refuses it.',
     positionals: [{ name: 'FILE', description: 'Path of the file, or - for stdin.' }],
-    options: { device, format },
+    options: { device, format, 'telemetry-retention-days': serveOptions['telemetry-retention-days']! },
     required: ['device'],
     examples: [
       'fleet-hours import telemetry --device 4 ./telemetry.csv',

@@ -17,7 +17,7 @@ function _sources(dir: string): string[] {
 
 /** The function each command runs, by command name: `STORE_COMMANDS` and the commands `runCli` runs itself. */
 function _commandFunctions(): Map<string, string> {
-  const text = readFileSync(join(SOURCE, 'cli/run-cli.ts'), 'utf8');
+  const text = readFileSync(join(SOURCE, 'run-cli.ts'), 'utf8');
   const table = text.slice(text.indexOf('const STORE_COMMANDS'), text.indexOf('};', text.indexOf('const STORE_COMMANDS')));
   const entries = [
     ...table.matchAll(/^\s+'?([a-z -]+?)'?: (\w+Command),$/gm),

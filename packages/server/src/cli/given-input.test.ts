@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isGivenInstantInRange, parseInstant } from '@fleet-hours/core';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from './_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 /** Any control character a terminal could act on: C0 but the line break, DEL, C1, the bidirectional controls. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern looks for (D50).

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from './_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 import { COMMAND_GROUPS, COMMANDS } from './command-specs.js';
 
 /** A rule id of docs/rules.md (D11, P12): for the code and its tests, not for the people who run the CLI. */

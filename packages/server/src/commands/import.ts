@@ -6,20 +6,23 @@ import {
   formatInstant,
   InvalidSegmentError,
   SegmentOverlapError,
-  InvalidTelemetryPointError,
   BeyondRetentionError,
+  createTelemetryWrites,
+  TELEMETRY_IMPORT_BATCH_POINTS,
+  TelemetryImportRefusedError,
   TelemetryOverlapError,
   type FleetHoursStore,
   type ImportSummary,
   type SegmentInput,
+  type TelemetryImportResult,
   type TelemetryPoint,
-  type TelemetryWriteResult,
 } from '@fleet-hours/core';
 import { parseSegmentRecord, parseTelemetryRecord } from '@fleet-hours/core/adapter';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { formatCount } from '../cli/format-table.js';
 import { readId } from '../cli/option-values.js';
+import { readServerSetting } from '../cli/server-settings.js';
 import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
 import { _describeFileError } from '../import/_describe-file-error.js';
 import { _deviceAccount } from './_device-account.js';
@@ -98,19 +101,22 @@ export interface TelemetryImportReport {
 }
 
 /** Points per `writeTelemetry` call (and transaction) of `import telemetry`: a native batch's most (docs/ingestion.md). */
-export const TELEMETRY_BATCH_POINTS = 10_000;
+export const TELEMETRY_BATCH_POINTS = TELEMETRY_IMPORT_BATCH_POINTS;
 
 /**
- * `import telemetry --device ID FILE`: stores the file's points through the store's
- * `writeTelemetry`, the same code path as HTTP ingestion (D23), so the device's segments are what
- * D20 makes of all its points, however they arrived. The whole file is read and checked first:
- * a bad line is reported as FILE:LINE before anything is written. Then the points are written in
- * time order, in batches of {@link TELEMETRY_BATCH_POINTS}, each its own transaction: a refusal of
- * a later batch (an overlap with imported segments, D23) leaves the earlier ones stored, and says
- * so. Importing the same file again changes nothing (every point a duplicate, D21).
+ * `import telemetry --device ID FILE`: stores the file's points through the core's
+ * `importTelemetry`, the same writes as HTTP ingestion (D23), so the device's segments are what
+ * D20 makes of all its points, however they arrived, and the same retention rule refuses them:
+ * the one the database recorded (D45) and `--telemetry-retention-days` (D43). The whole file is
+ * read and checked first: a bad line is reported as FILE:LINE before anything is written. Then the
+ * points are written in time order, in batches of {@link TELEMETRY_BATCH_POINTS}, each its own
+ * transaction: a refusal of a later batch (an overlap with imported segments, D23) leaves the
+ * earlier ones stored, and says so. Importing the same file again changes nothing (every point a
+ * duplicate, D21).
  */
 export async function importTelemetryCommand(context: CommandContext): Promise<CommandResult> {
   const { deviceId, file, format } = readImportArguments(context);
+  const retentionDays = readServerSetting('telemetryRetentionDays', context.options, context.io.env, 'import telemetry');
   const source = await openSource(file, context.io);
   const store = await context.store();
   const accountId = await _deviceAccount(store, deviceId);
@@ -119,51 +125,30 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
   const contents = await readSource<TelemetryPoint>(context, source, { format, columns: TELEMETRY_COLUMNS, parse: parseTelemetryRecord });
   const readSeconds = (performance.now() - started) / 1000;
 
-  // In time order, so that each batch is one stretch of time; the line of each point is kept for errors.
-  const order = contents.items.map((_point, index) => index).sort((a, b) => contents.items[a]!.time - contents.items[b]!.time || a - b);
   const writeStarted = performance.now();
   const writing = createProgressBar({
     stream: context.io.stderr,
-    enabled: context.io.stderrIsTTY && order.length > TELEMETRY_BATCH_POINTS,
-    total: order.length,
+    enabled: context.io.stderrIsTTY && contents.items.length > TELEMETRY_BATCH_POINTS,
+    total: contents.items.length,
     label: `Writing ${source.name}`,
     formatAmount: (amount) => `${formatCount(amount)} points`,
   });
-  let accepted = 0;
-  let duplicates = 0;
-  let batches = 0;
+  let written: TelemetryImportResult;
   try {
-    for (let offset = 0; offset < order.length; offset += TELEMETRY_BATCH_POINTS) {
-      const indexes = order.slice(offset, offset + TELEMETRY_BATCH_POINTS);
-      const points = indexes.map((index) => ({ deviceId, ...contents.items[index]! }));
-      let result: TelemetryWriteResult;
-      try {
-        result = await store.writeTelemetry({ accountId, points, now: context.now });
-      } catch (error) {
-        writing.finish();
-        throw _telemetryRefusal(error, {
-          name: source.name,
-          lineOf: (batchIndex) => contents.lines[indexes[batchIndex]!],
-          lineAt: (instant) => {
-            // The point that covers the instant: the last one at or before it.
-            let found: number | undefined;
-            for (const index of order) {
-              if (contents.items[index]!.time > instant) break;
-              found = index;
-            }
-            return found === undefined ? undefined : contents.lines[found];
-          },
-          stored: offset,
-        });
-      }
-      accepted += result.accepted;
-      duplicates += result.duplicates;
-      batches += 1;
-      writing.update(offset + indexes.length);
-    }
+    written = await createTelemetryWrites(store).importTelemetry({
+      accountId,
+      deviceId,
+      points: contents.items,
+      now: context.now,
+      retentionDays,
+      onBatch: writing.update,
+    });
+  } catch (error) {
+    throw _telemetryRefusal(error, source.name, (index) => contents.lines[index]);
   } finally {
     writing.finish();
   }
+  const { accepted, duplicates, batches } = written;
   const finished = performance.now();
   const totalSeconds = (finished - started) / 1000;
   const report: TelemetryImportReport = {
@@ -187,39 +172,20 @@ export async function importTelemetryCommand(context: CommandContext): Promise<C
 }
 
 /**
- * A refused telemetry batch as `FILE:LINE: …` (D23, D26). Batches before it were committed: the
- * message says how many points were stored, so the operator knows where the file stands.
+ * A refused telemetry import as `FILE:LINE: …` (D23, D26, D43, D45). Batches before it were
+ * committed: the message says how many points were stored, so the operator knows where the file stands.
  */
-function _telemetryRefusal(
-  error: unknown,
-  where: {
-    readonly name: string;
-    readonly lineOf: (batchIndex: number) => number | undefined;
-    readonly lineAt: (instant: number) => number | undefined;
-    readonly stored: number;
-  },
-): unknown {
+function _telemetryRefusal(error: unknown, name: string, lineOf: (index: number) => number | undefined): unknown {
+  if (!(error instanceof TelemetryImportRefusedError)) return error;
   const outcome =
-    where.stored === 0
+    error.stored === 0
       ? 'the import was refused and nothing was written'
-      : `this batch and the ones after it were not written; the ${formatCount(where.stored)} points before it were stored (batches of ${formatCount(TELEMETRY_BATCH_POINTS)} points are separate transactions)`;
-  if (error instanceof TelemetryOverlapError) {
-    return new ImportFileError(
-      where.name,
-      [{ line: where.lineAt(error.instant) ?? 0, message: error.message.replace(/: nothing was written$/, '') }],
-      1,
-      outcome,
-    );
-  }
-  if (error instanceof InvalidTelemetryPointError) {
-    return new ImportFileError(where.name, [{ line: where.lineOf(error.index ?? 0) ?? 0, message: `Field ${error.message}` }], 1, outcome);
-  }
-  // D45: a point before the retention horizon the database recorded, whatever this command's settings.
-  if (error instanceof BeyondRetentionError) {
-    const message = `Field ${error.message.replace(/: nothing was written$/, '')}`;
-    return new ImportFileError(where.name, [{ line: where.lineOf(error.index) ?? 0, message }], 1, outcome);
-  }
-  return error;
+      : `this batch and the ones after it were not written; the ${formatCount(error.stored)} points before it were stored (batches of ${formatCount(TELEMETRY_BATCH_POINTS)} points are separate transactions)`;
+  const line = error.index === undefined ? 0 : (lineOf(error.index) ?? 0);
+  const text = error.cause.message.replace(/: nothing was written$/, '');
+  // An overlap names the device and instant; a field's refusal (D26) and the retention horizon (D43, D45) name the field.
+  const message = error.cause instanceof TelemetryOverlapError ? text : `Field ${text}`;
+  return new ImportFileError(name, [{ line, message }], 1, outcome);
 }
 
 function readImportArguments(context: CommandContext) {
@@ -244,7 +210,7 @@ function readImportArguments(context: CommandContext) {
  * answers `null` for a missing device.
  */
 async function requireDevice(store: FleetHoursStore, deviceId: number): Promise<void> {
-  const answer = await store.importSegments({ deviceId, segments: [] });
+  const answer = await createTelemetryWrites(store).importSegments({ deviceId, segments: [] });
   if (answer === null) throw new CommandError(`No device with id ${deviceId}`);
 }
 
@@ -307,7 +273,7 @@ async function writeBatch(
     summary =
       batch.segments.length === 0
         ? { inserted: 0, closed: 0, skipped: 0 }
-        : await (await context.store()).importSegments({ deviceId: batch.deviceId, segments: batch.segments });
+        : await createTelemetryWrites(await context.store()).importSegments({ deviceId: batch.deviceId, segments: batch.segments });
   } catch (error) {
     throw translateBatchError(error, batch.name, batch.lineOfRow);
   } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 const DAY = 86_400;
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
@@ -74,7 +74,7 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(await meter()).toEqual(before);
     expect(await cli.json(['maintenance', '--telemetry-retention-days', String(100)])).toMatchObject({ dropped: [] });
 
-    // D45: the horizon is the data's: `import telemetry`, which has no retention setting, refuses a
+    // D45: the horizon is the data's: `import telemetry`, without a retention setting of its own, refuses a
     // point of the dropped July naming FILE:LINE, writes nothing, and the meter stays.
     const work = mkdtempSync(join(tmpdir(), 'fleet-hours-maintenance-'));
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 const segment = (started_at: string, ended_at: string | null, state: 'moving' | 'idle') => JSON.stringify({ started_at, ended_at, state });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 const HOUR = 3600;
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 import { readSimulateOptions } from './simulate.js';
 
 /** A real socket that answers every ingestion request 200 (or 401 for another token) and keeps what it got. */

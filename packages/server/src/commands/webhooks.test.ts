@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createCliHarness } from '../cli/_test-harness.js';
+import { createCliHarness } from '../testing/cli-harness.js';
 
 /**
  * The webhook commands and `accounts update --silent-after` in-process, over a memory store (D40,

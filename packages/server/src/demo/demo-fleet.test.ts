@@ -2,7 +2,8 @@ import { localDateAt } from '@fleet-hours/core';
 import { summarizeSegments } from '@fleet-hours/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { latestTransitionDay } from './demo-banner.js';
-import { DEMO_VEHICLES, generateDemoSegments, mulberry32 } from './demo-fleet.js';
+import { mulberry32 } from '../simulate/mulberry32.js';
+import { DEMO_VEHICLES, generateDemoSegments } from './demo-fleet.js';
 
 const NOW = Date.UTC(2026, 10, 21, 15, 30) / 1000; // 2026-11-21T15:30:00Z
 

@@ -1,4 +1,5 @@
 import { localDateAt, type SegmentInput, type SegmentState } from '@fleet-hours/core';
+import { mulberry32 } from '../simulate/mulberry32.js';
 
 type PlainDate = ReturnType<typeof localDateAt>;
 
@@ -222,30 +223,6 @@ function wallClock(date: PlainDate, minutes: number, timeZone: string): number {
   const plainTime = { hour: Math.floor(minutes / 60) % 24, minute: minutes % 60 };
   const day = minutes >= 1440 ? date.add({ days: 1 }) : date;
   return day.toZonedDateTime({ timeZone, plainTime }).epochMilliseconds / 1000;
-}
-
-/**
- * A small, fast PRNG (mulberry32): the same seed gives the same stream everywhere. It makes the
- * demo fleet's year of shifts; the benchmarks draw their data from it too.
- *
- * @param seed Any 32-bit integer.
- * @returns A function giving the next number in [0, 1).
- * @example
- * ```ts
- * import { mulberry32 } from '@fleet-hours/server';
- * const random = mulberry32(42);
- * random(); // the same number on every run
- * ```
- */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function hashText(text: string): number {

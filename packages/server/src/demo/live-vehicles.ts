@@ -1,4 +1,11 @@
-import { fingerprintApiKey, generateIngestToken, type Account, type Device, type FleetHoursStore } from '@fleet-hours/core';
+import {
+  createTelemetryWrites,
+  fingerprintApiKey,
+  generateIngestToken,
+  type Account,
+  type Device,
+  type FleetHoursStore,
+} from '@fleet-hours/core';
 import { runSimulation, type SimulationFetch, type SimulationSummary } from '../simulate/run-simulation.js';
 import { simulateVehicle } from '../simulate/vehicle-model.js';
 import type { DemoVehicle } from './demo-fleet.js';
@@ -41,7 +48,7 @@ export interface LiveSeed {
 
 /**
  * Adds the {@link LIVE_VEHICLES} to the demo account with a few days of telemetry history (the
- * simulator's vehicle model, written through the store's telemetry path, D20, D23), a reading of
+ * simulator's vehicle model, written through the core's telemetry writes, D20, D23), a reading of
  * the hour meter at the start of that history for those that have one (D38: the first one's counts
  * up live beside its meter; the second stays uncalibrated) and an ingest token.
  *
@@ -56,6 +63,7 @@ export async function seedLiveVehicles(
   const { account, now } = options;
   const days = options.days ?? 3;
   const devices: Device[] = [];
+  const writes = createTelemetryWrites(store);
   let pointCount = 0;
   for (const [index, vehicle] of LIVE_VEHICLES.entries()) {
     const created = await store.createDevice({
@@ -79,7 +87,7 @@ export async function seedLiveVehicles(
         shiftStart: 'schedule',
       }),
     ].map((report) => ({ deviceId: created.id, time: report.time, ignition: report.ignition, speedKmh: report.speedKmh }));
-    if (points.length > 0) await store.writeTelemetry({ accountId: account.id, points, now });
+    if (points.length > 0) await writes.telemetry({ accountId: account.id, points, now });
     pointCount += points.length;
     if (vehicle.hourMeterHours !== undefined) {
       await store.addHourMeterReading({

@@ -1,4 +1,12 @@
-import { fingerprintApiKey, generateApiKey, type Account, type Device, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
+import {
+  createTelemetryWrites,
+  fingerprintApiKey,
+  generateApiKey,
+  type Account,
+  type Device,
+  type FleetHoursStore,
+  type SegmentInput,
+} from '@fleet-hours/core';
 import { DEMO_VEHICLES, generateDemoSegments, type DemoVehicle } from './demo-fleet.js';
 import { seedDemoService, type DemoServiceSeed } from './demo-service.js';
 
@@ -42,6 +50,7 @@ export async function seedDemo(store: FleetHoursStore, options: { readonly now: 
   const account = await store.createAccount({ name: 'Demo Logistics', plan: 'business', now });
   const starterAccount = await store.createAccount({ name: 'Corner Café', plan: 'starter', now });
 
+  const writes = createTelemetryWrites(store);
   let segmentCount = 0;
   const fleet: { device: Device; vehicle: DemoVehicle; segments: readonly SegmentInput[] }[] = [];
   const addVehicle = async (owner: Account, vehicle: DemoVehicle, seed: number, days: number): Promise<Device> => {
@@ -55,7 +64,7 @@ export async function seedDemo(store: FleetHoursStore, options: { readonly now: 
     });
     if (!created) throw new Error(`Could not create the demo device "${vehicle.name}"`);
     const segments = generateDemoSegments({ vehicle, seed, now, days });
-    await store.importSegments({ deviceId: created.id, segments, reportedAt: now });
+    await writes.importSegments({ deviceId: created.id, segments, reportedAt: now });
     segmentCount += segments.length;
     const device = (await store.findDevice({ accountId: owner.id, deviceId: created.id })) ?? created;
     fleet.push({ device, vehicle, segments });

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AccessLogEntry } from '@fleet-hours/http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DeliveryMetrics } from '../webhooks/event-delivery.js';
 
 /** The methods a request may be labelled with; any other is `other`, so clients cannot grow the label set. */
 const _KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -21,16 +22,12 @@ const _DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
  *   {@link ServerMetrics.recordIngest}, which `startServer` connects to the app's `onIngest`;
  * - Node's process metrics (`process_…`, `nodejs_…`: CPU, memory, event-loop lag).
  */
-export interface ServerMetrics {
+export interface ServerMetrics extends DeliveryMetrics {
   readonly registry: Registry;
   /** Counts a finished request from its access-log entry. */
   observeRequest(entry: AccessLogEntry): void;
   /** Marks a request as started; call the returned function once it is answered. */
   requestStarted(): () => void;
-  /** Counts one webhook attempt by what became of its delivery: `delivered`, `retry` (pending again) or `failed` (D41). */
-  recordWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
-  /** Reads the outbox's backlog on every scrape (the pending deliveries and the age of the oldest event among them). */
-  watchWebhookBacklog(read: () => Promise<{ readonly pending: number; readonly oldestRaisedAt: number | null }>, now: () => number): void;
   /** Counts the points of one ingestion request: those that were new or changed a point, the duplicates (D21), and the positions ignored. */
   recordIngest(input: { readonly accepted: number; readonly duplicates: number; readonly ignored?: number }): void;
 }

@@ -1,7 +1,7 @@
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../demo/demo-fleet.js';
+import { mulberry32 } from './mulberry32.js';
 import { planDeliveries } from './plan-deliveries.js';
 import { simulateVehicle } from './vehicle-model.js';
 

@@ -1,6 +1,6 @@
 import { telemetryToSegments, type TelemetryPoint } from '@fleet-hours/core';
 import { summarizeSegments } from '@fleet-hours/core/adapter';
-import { mulberry32 } from '../demo/demo-fleet.js';
+import { mulberry32 } from './mulberry32.js';
 import { _mergeByTime } from './_merge-by-time.js';
 import { planDeliveries, type Delivery } from './plan-deliveries.js';
 import { nativeTelemetryLine, osmandParameters, storedPointOf, traccarForwardBody, type SimulatedDevice } from './telemetry-payloads.js';

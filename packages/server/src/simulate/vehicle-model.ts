@@ -1,5 +1,5 @@
 import { localDateAt } from '@fleet-hours/core';
-import { mulberry32 } from '../demo/demo-fleet.js';
+import { mulberry32 } from './mulberry32.js';
 
 type PlainDate = ReturnType<typeof localDateAt>;
 

@@ -1,6 +1,13 @@
 import type { FleetHours } from '@fleet-hours/core';
-import type { ServerMetrics } from '../server/server-metrics.js';
 import { startWebhookSender, type WebhookSender } from './webhook-sender.js';
+
+/** What the delivery counts in the server's metrics (`ServerMetrics` extends it): the attempts and the outbox's backlog. */
+export interface DeliveryMetrics {
+  /** Counts one webhook attempt by what became of its delivery: `delivered`, `retry` (pending again) or `failed` (D41). */
+  recordWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
+  /** Reads the outbox's backlog on every scrape (the pending deliveries and the age of the oldest event among them). */
+  watchWebhookBacklog(read: () => Promise<{ readonly pending: number; readonly oldestRaisedAt: number | null }>, now: () => number): void;
+}
 
 /** The settings of events and webhooks in a server (D30, D40, D41). */
 export interface EventDeliveryOptions {
@@ -39,7 +46,7 @@ export function startEventDelivery(
     readonly fleetHours: FleetHours;
     readonly now: () => number;
     readonly log?: (entry: object) => void;
-    readonly metrics?: ServerMetrics;
+    readonly metrics?: DeliveryMetrics;
   },
 ): EventDelivery {
   const { fleetHours, now, log, metrics } = options;

@@ -338,47 +338,11 @@ async function _readDevices(
 ): Promise<(_ReadDevice & { readonly decided: boolean })[]> {
   const ids = [...asked.byId.keys()];
   const imeis = [...asked.byImei.keys()];
-  // Each neighbour is looked for in the month of its end of the span first (one partition,
-  // pruned at run time), and in the months beyond only when that month has none (D42): a write that
-  // continues a device's history touches one partition, not every older or newer one.
-  const earliestMonth = sql`date_trunc('month', to_timestamp(span.earliest), 'UTC')`;
-  const latestMonthEnd = sql`(date_trunc('month', to_timestamp(span.latest), 'UTC') + interval '1 month')`;
   // The months as literals (our own instants): the plan holds only their partitions.
   const monthsFrom = months && sql`${sql.lit(new Date(months.from * 1000).toISOString())}::timestamptz`;
   const monthsTo = months && sql`${sql.lit(new Date(months.to * 1000).toISOString())}::timestamptz`;
   const inMonths = months ? sql`and "time" >= ${monthsFrom} and "time" < ${monthsTo}` : sql``;
-  // P69: each neighbour as the first row of an ordered index scan (`order by … limit 1`), not as
-  // `max()`/`min()`: over a partitioned table the planner may aggregate every point of the device in
-  // the range instead (it did, in a cached plan made while the device had few points: a live write
-  // then read all of its device's points of the months before it).
-  const previousIn = (lower: RawBuilder<unknown>) => sql`(select "time" from telemetry_points
-                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${lower} ${inMonths}
-                               order by "time" desc limit 1)`;
-  const followingIn = (upper: RawBuilder<unknown>) => sql`(select "time" from telemetry_points
-                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${upper} ${inMonths}
-                              order by "time" limit 1)`;
-  const searchedPrevious = months
-    ? previousIn(monthsFrom!)
-    : sql`coalesce(${previousIn(earliestMonth)},
-                   (select "time" from telemetry_points where device_id = span.id and "time" < ${earliestMonth} order by "time" desc limit 1))`;
-  const searchedFollowing = months
-    ? followingIn(monthsTo!)
-    : sql`coalesce(${followingIn(latestMonthEnd)},
-                   (select "time" from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd} order by "time" limit 1))`;
-  // P69: a batch after the device's last report (the live case) needs no search. `last_reported_at`
-  // is never older than the device's newest point (D26), so no point follows such a batch, and when
-  // a point is stored at that instant (one probe of the key: the month holding it may have been
-  // dropped since) it is the point before the batch. A device without `last_reported_at` has no
-  // points. Every other batch searches (`coalesce` and `case` run only what they need). The probe is a
-  // scalar subquery, not `exists`: PostgreSQL may run an `exists` correlated by equality as one
-  // hashed scan of every point of the months (it did: 1.6 ms a Traccar forward).
-  const previous = sql`case when span.reported_at is not null
-                            then coalesce(case when to_timestamp(span.earliest) > span.reported_at
-                                               then (select "time" from telemetry_points
-                                                      where device_id = span.id and "time" = span.reported_at ${inMonths}) end,
-                                          ${searchedPrevious}) end`;
-  const following = sql`case when span.reported_at is null or to_timestamp(span.latest) > span.reported_at then null
-                             else ${searchedFollowing} end`;
+  const { previous, following } = _neighbours(months, monthsFrom, monthsTo, inMonths);
   // Within the months, a neighbour not found there is known to be none only for a device without
   // points (no last_reported_at), or, after the batch, one whose newest point is before their end.
   const decided = months
@@ -475,6 +439,56 @@ async function _readDevices(
     }
   }
   return [...devices.values()];
+}
+
+/**
+ * The SQL of each device's stored neighbours in {@link _readDevices} (over `span`): the point
+ * before the batch (`previous`) and the one after it (`following`), within `months` when given.
+ */
+function _neighbours(
+  months: _Months | null,
+  monthsFrom: RawBuilder<unknown> | null,
+  monthsTo: RawBuilder<unknown> | null,
+  inMonths: RawBuilder<unknown>,
+): { previous: RawBuilder<unknown>; following: RawBuilder<unknown> } {
+  // Each neighbour is looked for in the month of its end of the span first (one partition,
+  // pruned at run time), and in the months beyond only when that month has none (D42): a write that
+  // continues a device's history touches one partition, not every older or newer one.
+  const earliestMonth = sql`date_trunc('month', to_timestamp(span.earliest), 'UTC')`;
+  const latestMonthEnd = sql`(date_trunc('month', to_timestamp(span.latest), 'UTC') + interval '1 month')`;
+  // P69: each neighbour as the first row of an ordered index scan (`order by … limit 1`), not as
+  // `max()`/`min()`: over a partitioned table the planner may aggregate every point of the device in
+  // the range instead (it did, in a cached plan made while the device had few points: a live write
+  // then read all of its device's points of the months before it).
+  const previousIn = (lower: RawBuilder<unknown>) => sql`(select "time" from telemetry_points
+                               where device_id = span.id and "time" < to_timestamp(span.earliest) and "time" >= ${lower} ${inMonths}
+                               order by "time" desc limit 1)`;
+  const followingIn = (upper: RawBuilder<unknown>) => sql`(select "time" from telemetry_points
+                              where device_id = span.id and "time" > to_timestamp(span.latest) and "time" < ${upper} ${inMonths}
+                              order by "time" limit 1)`;
+  const searchedPrevious = months
+    ? previousIn(monthsFrom!)
+    : sql`coalesce(${previousIn(earliestMonth)},
+                   (select "time" from telemetry_points where device_id = span.id and "time" < ${earliestMonth} order by "time" desc limit 1))`;
+  const searchedFollowing = months
+    ? followingIn(monthsTo!)
+    : sql`coalesce(${followingIn(latestMonthEnd)},
+                   (select "time" from telemetry_points where device_id = span.id and "time" >= ${latestMonthEnd} order by "time" limit 1))`;
+  // P69: a batch after the device's last report (the live case) needs no search. `last_reported_at`
+  // is never older than the device's newest point (D26), so no point follows such a batch, and when
+  // a point is stored at that instant (one probe of the key: the month holding it may have been
+  // dropped since) it is the point before the batch. A device without `last_reported_at` has no
+  // points. Every other batch searches (`coalesce` and `case` run only what they need). The probe is a
+  // scalar subquery, not `exists`: PostgreSQL may run an `exists` correlated by equality as one
+  // hashed scan of every point of the months (it did: 1.6 ms a Traccar forward).
+  const previous = sql`case when span.reported_at is not null
+                            then coalesce(case when to_timestamp(span.earliest) > span.reported_at
+                                               then (select "time" from telemetry_points
+                                                      where device_id = span.id and "time" = span.reported_at ${inMonths}) end,
+                                          ${searchedPrevious}) end`;
+  const following = sql`case when span.reported_at is null or to_timestamp(span.latest) > span.reported_at then null
+                             else ${searchedFollowing} end`;
+  return { previous, following };
 }
 
 /** A row of {@link _readForWrite}'s stored data: the device's points (`points`) or a segment (`time` its start, `ended_at`, `state`, `source`). */

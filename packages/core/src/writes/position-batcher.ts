@@ -1,13 +1,10 @@
-import {
-  InvalidTelemetryPointError,
-  isFleetHoursError,
-  type DeviceTelemetryPoint,
-  type FleetHoursStore,
-  type TelemetryWriteResult,
-} from '@fleet-hours/core';
+import { isFleetHoursError } from '../errors/errors.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { InvalidTelemetryPointError } from '../telemetry/telemetry-point.js';
+import type { DeviceTelemetryPoint, TelemetryWriteResult } from '../types.js';
 
 /** One position of a single-position request (a Traccar forward, an OsmAnd report), named by its device's IMEI. */
-export interface _Position {
+export interface PositionWrite {
   readonly accountId: number;
   readonly point: DeviceTelemetryPoint & { readonly imei: string };
   /** The server's clock when the request was read, epoch seconds (D26). */
@@ -19,18 +16,18 @@ export interface _Position {
  * and go in the next batch together. With 2, a server under a stream of single positions keeps a
  * write in the database while the next batch gathers, and a lone position never waits.
  */
-export const _POSITION_WRITES_IN_FLIGHT = 2;
+export const POSITION_WRITES_IN_FLIGHT = 2;
 
 /** Positions in one batch at most: far below the native endpoint's 10,000, so that a batch stays short. */
-export const _POSITION_BATCH_MAX = 500;
+export const POSITION_BATCH_MAX = 500;
 
 /**
  * Single positions gathered into shared writes (P34, D20). A Traccar server forwards every position in
  * a request of its own: written one by one, each costs a transaction (lock, read, write, commit)
  * however small. Here a position is written at once while fewer than
- * {@link _POSITION_WRITES_IN_FLIGHT} writes of its account run; otherwise it waits for one of them
+ * {@link POSITION_WRITES_IN_FLIGHT} writes of its account run; otherwise it waits for one of them
  * to end and goes in the next batch with every other position waiting then (at most one per device,
- * and {@link _POSITION_BATCH_MAX}), in one `writeTelemetry` call. Each request is answered only when
+ * and {@link POSITION_BATCH_MAX}), in one `writeTelemetry` call. Each request is answered only when
  * its batch is committed, with its device's share of the store's answer — one position per device
  * in a batch makes that share the request's own. Order does not matter (D20: any split, order or
  * repetition of the same points gives the same segments).
@@ -41,11 +38,11 @@ export const _POSITION_BATCH_MAX = 500;
  * answer, and the rest goes again as one batch; any other refusal (an overlap with imported
  * segments) has the batch written again position by position, one after another. Every retry
  * stays within the batch's turn, so an account never has more than
- * {@link _POSITION_WRITES_IN_FLIGHT} writes running. Any other failure (a database that does not
+ * {@link POSITION_WRITES_IN_FLIGHT} writes running. Any other failure (a database that does not
  * answer: 503) fails the batch's requests and every request waiting behind them at once, without
  * retrying, so that they are answered within the deadline (D28).
  */
-export class _PositionWriter {
+export class PositionBatcher {
   readonly #store: FleetHoursStore;
   readonly #accounts = new Map<number, { inFlight: number; waiting: _Waiting[] }>();
 
@@ -57,12 +54,12 @@ export class _PositionWriter {
    * Writes a position, alone or in a batch, and resolves once it is committed with the store's
    * answer as if it had been written alone: its device's entry and that device's share of the counts.
    */
-  write(position: _Position): Promise<TelemetryWriteResult> {
+  write(position: PositionWrite): Promise<TelemetryWriteResult> {
     return new Promise((resolve, reject) => {
       let account = this.#accounts.get(position.accountId);
       if (!account) this.#accounts.set(position.accountId, (account = { inFlight: 0, waiting: [] }));
       account.waiting.push({ position, resolve, reject });
-      if (account.inFlight < _POSITION_WRITES_IN_FLIGHT) this.#next(position.accountId);
+      if (account.inFlight < POSITION_WRITES_IN_FLIGHT) this.#next(position.accountId);
     });
   }
 
@@ -78,7 +75,7 @@ export class _PositionWriter {
     const rest: _Waiting[] = [];
     const devices = new Set<string>();
     for (const waiting of account.waiting) {
-      if (batch.length < _POSITION_BATCH_MAX && !devices.has(waiting.position.point.imei)) {
+      if (batch.length < POSITION_BATCH_MAX && !devices.has(waiting.position.point.imei)) {
         devices.add(waiting.position.point.imei);
         batch.push(waiting);
       } else rest.push(waiting);
@@ -151,7 +148,7 @@ export class _PositionWriter {
 }
 
 interface _Waiting {
-  readonly position: _Position;
+  readonly position: PositionWrite;
   readonly resolve: (answer: TelemetryWriteResult) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -172,14 +169,4 @@ function _refusesAPosition(error: unknown): boolean {
 function _positionNamed(error: unknown, size: number): number | null {
   const index = (error as { index?: unknown }).index;
   return typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < size ? index : null;
-}
-
-// One writer per store: every route of every app over the same store shares its batches.
-const _writers = new WeakMap<FleetHoursStore, _PositionWriter>();
-
-/** The position writer of a store. */
-export function _positionWriter(store: FleetHoursStore): _PositionWriter {
-  let writer = _writers.get(store);
-  if (!writer) _writers.set(store, (writer = new _PositionWriter(store)));
-  return writer;
 }

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { createMemoryRateLimitStore, createMemoryStore, type FleetHoursStore } from '@fleet-hours/core';
 import type { DatabaseOpener } from '../database/open-database.js';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './run-cli.js';
+import type { CliIo } from '../cli/cli-io.js';
+import { runCli } from '../run-cli.js';
 
 /** A CLI run's outcome, in-process. */
 export interface CliRun {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryStore, fingerprintApiKey, StorageUnavailableError } from '@fleet-hours/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliHarness } from './_test-harness.js';
+import { createCliHarness } from './testing/cli-harness.js';
 import { rmSync } from 'node:fs';
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-hours-cli-'));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { runCli } from './cli/run-cli.js';
+import { runCli } from './run-cli.js';
 
 // `fleet-hours accounts list | head -1`: a reader that goes away is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

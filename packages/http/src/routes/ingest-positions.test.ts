@@ -1,14 +1,13 @@
 /**
- * The single-position write coalescing (`_PositionWriter`), tested through the app: Traccar
+ * The single-position write coalescing (the core's `writes.position`, P34), tested through the app: Traccar
  * forwards (`POST /ingest/traccar`) and OsmAnd reports (`GET /ingest/osmand/{token}`) sent with
  * `app.request()` over a memory store whose `writeTelemetry` is watched: every call recorded, held
  * until released, or made to fail.
  */
-import { StorageUnavailableError, type Device, type FleetHoursStore } from '@fleet-hours/core';
+import { POSITION_WRITES_IN_FLIGHT, StorageUnavailableError, type Device, type FleetHoursStore } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createIngestFixture } from './_ingest-fixture.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
-import { _POSITION_WRITES_IN_FLIGHT } from './_position-writer.js';
 
 /** One `writeTelemetry` call as the store saw it. */
 interface _Call {
@@ -132,7 +131,7 @@ async function setup() {
 
 const bodyOf = async <T>(response: Response) => (await response.json()) as T;
 
-describe('P34, _PositionWriter: single positions share writes (through POST /ingest/traccar and /ingest/osmand)', () => {
+describe('P34: single positions share writes (through POST /ingest/traccar and /ingest/osmand)', () => {
   it('D20, D21: concurrent forwards of one account while the writes are held share writes (at most 2 in flight), each request gets its own device and count, and the stored points, segments and hours equal writing them one by one', async () => {
     const { watch, trucks, traccar, nowSeconds, readings } = await setup();
     // Three positions per truck: idle, moving, engine off, two minutes apart (an hour ago).
@@ -146,10 +145,10 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const sent = [...positions].reverse();
     watch.hold();
     const pending = sent.map((position) => traccar(position.imei, position.seconds, position.knots, position.ignition));
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     await settle();
     // The others wait: no write beyond the two in flight.
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT);
+    expect(watch.calls).toHaveLength(POSITION_WRITES_IN_FLIGHT);
     watch.release();
     const responses = await Promise.all(pending);
 
@@ -163,7 +162,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     });
     // Coalesced: fewer writes than requests, never more than two at once, every point written once.
     expect(watch.calls.length).toBeLessThan(sent.length);
-    expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
+    expect(watch.maxInFlight).toBeLessThanOrEqual(POSITION_WRITES_IN_FLIGHT);
     expect(watch.calls.some((call) => call.imeis.length > 1)).toBe(true);
     expect(watch.calls.reduce((sum, call) => sum + call.imeis.length, 0)).toBe(sent.length);
     for (const call of watch.calls) expect(new Set(call.imeis).size).toBe(call.imeis.length);
@@ -187,7 +186,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const [x, y, busyA, busyB] = trucks;
     watch.hold();
     const busy = [traccar(busyA!.imei, nowSeconds - 900, 10), traccar(busyB!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const same = [traccar(x!.imei, nowSeconds - 300, 20), traccar(x!.imei, nowSeconds - 300, 20)];
     const later = traccar(x!.imei, nowSeconds - 240, 20);
     const other = traccar(y!.imei, nowSeconds - 300, 5);
@@ -233,7 +232,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const { watch, trucks, traccar, nowSeconds, pointsOf } = await setup();
     watch.hold();
     const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const good = trucks.slice(2).map((truck, index) => traccar(truck.imei, nowSeconds - 100 + index, 20));
     const unknown = traccar('999000111222333', nowSeconds - 100, 20);
     await settle();
@@ -256,7 +255,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     expect(watch.calls.some((call) => call.imeis.includes('999000111222333') && call.imeis.length > 1)).toBe(true);
     // The store named it: it alone was written on its own, and the four good ones went again as
     // one batch; the retries stayed within the account's writes in flight.
-    const afterRefusal = watch.calls.slice(_POSITION_WRITES_IN_FLIGHT + 1).map((call) => [...call.imeis].sort());
+    const afterRefusal = watch.calls.slice(POSITION_WRITES_IN_FLIGHT + 1).map((call) => [...call.imeis].sort());
     expect(afterRefusal).toEqual([
       ['999000111222333'],
       trucks
@@ -264,14 +263,14 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
         .map((truck) => truck.imei)
         .sort(),
     ]);
-    expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
+    expect(watch.maxInFlight).toBeLessThanOrEqual(POSITION_WRITES_IN_FLIGHT);
   });
 
   it('D23: a position over imported segments among waiting forwards fails only its own request with 409; the batch is written again one position after another, within the writes in flight', async () => {
     const { watch, trucks, traccar, nowSeconds, pointsOf, devices } = await setup();
     watch.hold();
     const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const good = trucks.slice(2, 5).map((truck) => traccar(truck.imei, nowSeconds - 100, 20));
     // The New York truck has an imported segment 2026-11-28 14:00–16:00 UTC: telemetry there overlaps it.
     const overlapping = traccar(devices.newYork.imei, Date.UTC(2026, 10, 28, 15) / 1000, 20);
@@ -284,9 +283,9 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     for (const truck of trucks.slice(0, 5)) expect(await pointsOf(truck.id)).toHaveLength(1);
     expect(await pointsOf(devices.newYork.id)).toEqual([]);
     // The refusal named no position: after the shared write, each position alone, one at a time.
-    const afterRefusal = watch.calls.slice(_POSITION_WRITES_IN_FLIGHT + 1);
+    const afterRefusal = watch.calls.slice(POSITION_WRITES_IN_FLIGHT + 1);
     expect(afterRefusal.map((call) => call.imeis.length)).toEqual([1, 1, 1, 1]);
-    expect(watch.maxInFlight).toBeLessThanOrEqual(_POSITION_WRITES_IN_FLIGHT);
+    expect(watch.maxInFlight).toBeLessThanOrEqual(POSITION_WRITES_IN_FLIGHT);
   });
 
   it('D25: another account\u2019s device among waiting forwards gets the same 422 as an unknown one, and is not written', async () => {
@@ -294,7 +293,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const before = await pointsOf(devices.foreign.id);
     watch.hold();
     const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const good = traccar(trucks[2]!.imei, nowSeconds - 100, 20);
     const foreign = traccar(devices.foreign.imei, nowSeconds - 100, 20);
     await settle();
@@ -313,7 +312,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const { watch, trucks, traccar, nowSeconds, pointsOf } = await setup();
     watch.hold();
     const busy = [traccar(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const waiting = trucks.slice(2).map((truck) => traccar(truck.imei, nowSeconds - 100, 20));
     await settle();
     watch.fail(() => new StorageUnavailableError('connection refused'));
@@ -327,14 +326,14 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     }
     // Only the two held writes: the waiting positions were answered without a write of their own
     // (each would have waited out a deadline of its own), and nothing was retried alone.
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT);
+    expect(watch.calls).toHaveLength(POSITION_WRITES_IN_FLIGHT);
     for (const truck of trucks) expect(await pointsOf(truck.id)).toEqual([]);
 
     // Once the store answers again, a position is written at once (nothing is left counted in flight).
     watch.fail(null);
     const again = await traccar(trucks[0]!.imei, nowSeconds - 50, 20);
     expect(again.status).toBe(200);
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 1);
+    expect(watch.calls).toHaveLength(POSITION_WRITES_IN_FLIGHT + 1);
     expect(await pointsOf(trucks[0]!.id)).toHaveLength(1);
   });
 
@@ -342,7 +341,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
     const { watch, trucks, traccar, osmand, nowSeconds, pointsOf } = await setup();
     watch.hold();
     const busy = [osmand(trucks[0]!.imei, nowSeconds - 900, 10), traccar(trucks[1]!.imei, nowSeconds - 900, 10)];
-    await until(() => watch.calls.length === _POSITION_WRITES_IN_FLIGHT, 'two writes start');
+    await until(() => watch.calls.length === POSITION_WRITES_IN_FLIGHT, 'two writes start');
     const mixed = [
       osmand(trucks[2]!.imei, nowSeconds - 100, 12),
       traccar(trucks[3]!.imei, nowSeconds - 100, 20),
@@ -358,7 +357,7 @@ describe('P34, _PositionWriter: single positions share writes (through POST /ing
       expect(body).toMatchObject({ accepted: 1, duplicates: 0, devices: [{ device_id: trucks[index]!.id }] }),
     );
 
-    expect(watch.calls).toHaveLength(_POSITION_WRITES_IN_FLIGHT + 1);
+    expect(watch.calls).toHaveLength(POSITION_WRITES_IN_FLIGHT + 1);
     expect([...watch.calls.at(-1)!.imeis].sort()).toEqual(
       trucks
         .slice(2)

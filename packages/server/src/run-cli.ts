@@ -1,10 +1,10 @@
 import { escapeControlCharacters, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
-import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from '../commands/accounts.js';
-import type { CommandContext, CommandResult } from '../commands/command-context.js';
-import { demoCommand } from '../commands/demo.js';
-import { rebuildFiguresCommand, verifyFiguresCommand } from '../commands/figures.js';
-import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from '../commands/devices.js';
+import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from './commands/accounts.js';
+import type { CommandContext, CommandResult } from './commands/command-context.js';
+import { demoCommand } from './commands/demo.js';
+import { rebuildFiguresCommand, verifyFiguresCommand } from './commands/figures.js';
+import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from './commands/devices.js';
 import {
   createWebhookCommand,
   listWebhooksCommand,
@@ -15,31 +15,31 @@ import {
   updateAccountCommand,
   updateWebhookCommand,
   webhookDeliveriesCommand,
-} from '../commands/webhooks.js';
-import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from '../commands/hour-meter.js';
-import { importSegmentsCommand, importTelemetryCommand } from '../commands/import.js';
-import { dailyCommand, hoursCommand, meterCommand } from '../commands/read-hours.js';
-import { createKeyCommand, listKeysCommand, revokeKeyCommand } from '../commands/keys.js';
-import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from '../commands/ingest-tokens.js';
-import { serveCommand } from '../commands/serve.js';
+} from './commands/webhooks.js';
+import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from './commands/hour-meter.js';
+import { importSegmentsCommand, importTelemetryCommand } from './commands/import.js';
+import { dailyCommand, hoursCommand, meterCommand } from './commands/read-hours.js';
+import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.js';
+import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from './commands/ingest-tokens.js';
+import { serveCommand } from './commands/serve.js';
 import {
   createServiceCommand,
   listServiceCommand,
   removeServiceCommand,
   serviceDoneCommand,
   updateServiceCommand,
-} from '../commands/service.js';
-import { simulateCommand } from '../commands/simulate.js';
-import { verifyCommand } from '../commands/verify.js';
-import { maintenanceCommand } from '../commands/maintenance.js';
-import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from '../database/database-target.js';
-import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from '../database/open-database.js';
-import { ImportFileError } from '../import/read-import-file.js';
-import { packageVersion } from '../package-version.js';
-import { CommandError, EXIT_CODES, UsageError } from './cli-errors.js';
-import { processIo, type CliIo } from './cli-io.js';
-import { formatHelp } from './format-help.js';
-import { parseCliArgs, type ParsedCli } from './parse-cli-args.js';
+} from './commands/service.js';
+import { simulateCommand } from './commands/simulate.js';
+import { verifyCommand } from './commands/verify.js';
+import { maintenanceCommand } from './commands/maintenance.js';
+import { describeDatabaseTarget, redactUrl, resolveDatabaseTarget, type DatabaseTarget } from './database/database-target.js';
+import { openDatabase as defaultOpenDatabase, type DatabaseOpener, type OpenedDatabase } from './database/open-database.js';
+import { ImportFileError } from './import/read-import-file.js';
+import { packageVersion } from './package-version.js';
+import { CommandError, EXIT_CODES, UsageError } from './cli/cli-errors.js';
+import { processIo, type CliIo } from './cli/cli-io.js';
+import { formatHelp } from './cli/format-help.js';
+import { parseCliArgs, type ParsedCli } from './cli/parse-cli-args.js';
 
 /** What {@link runCli} can be given instead of the real thing (tests pass a memory store). */
 export interface RunCliDependencies {
