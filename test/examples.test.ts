@@ -1,20 +1,27 @@
 /**
  * The embedding examples are documentation that must keep working: each runs as its own process,
- * importing the packages by their public names (the built dist), and its figures are checked
+ * by the command examples/README.md documents (from `examples/`, whose tsconfig.json resolves the
+ * packages by their public names to the built dist), and its figures are checked
  * against values worked out by hand in the comments below.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { fencedBlocks } from './support/readme.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
+const readme = readFileSync(new URL('../examples/README.md', import.meta.url), 'utf8');
 
+/** The command examples/README.md documents, for embed-core.ts; the same with another file runs that one. */
+const [documented] = fencedBlocks('sh', readme).map((block) => block.trim());
+
+/** Runs an example by the documented command, from the root, with nothing in its environment put in place. */
 async function runExample(name: string): Promise<string[]> {
-  // examples/tsconfig.json maps no package to its sources: the packages resolve to their dist, as an embedder's do.
-  const env = { ...process.env, TSX_TSCONFIG_PATH: fileURLToPath(new URL('../examples/tsconfig.json', import.meta.url)) };
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: root, timeout: 60_000, env });
+  expect(readme, `examples/README.md lists ${name}`).toContain(`| \`${name}\` |`);
+  const { stdout } = await run('bash', ['-c', documented!.replace('embed-core.ts', name)], { cwd: root, timeout: 60_000 });
   return stdout.trim().split('\n');
 }
 
@@ -25,6 +32,10 @@ const jsonAfter = (lines: string[], prefix: string): unknown => {
 };
 
 describe('examples', () => {
+  it('examples/README.md documents one command to run an example', () => {
+    expect(documented).toBe('cd examples && node --import tsx embed-core.ts');
+  });
+
   it('embed-core.ts: a night shift across the 25-hour day of 2026-11-01 in New York (D2, D8)', async () => {
     const lines = await runExample('embed-core.ts');
     // 22:00 EDT to 06:00 EST is 8 real hours: 2 h on Oct 31 and 6 h on Nov 1; 45 of every 60 minutes moving.

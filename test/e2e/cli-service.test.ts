@@ -264,7 +264,11 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
     const create = ['service', 'create', '--device', truckId, '--name', 'Oil'];
     // Refused before the database is opened: these run a few at a time.
     const early: [string[], number, RegExp][] = [
-      [['hour-meter', 'set', '--device', truckId, '--reading', '12x'], 2, /--reading must be a duration such as 250h, 90m, 3600s/],
+      [
+        ['hour-meter', 'set', '--device', truckId, '--reading', '12x'],
+        2,
+        /--reading must be a duration such as 250h, 90m or 3600s, got "12x"/,
+      ],
       [
         ['hour-meter', 'set', '--device', truckId, '--reading', '10h', '--at', '2025-01-09T12:00:00'],
         2,
@@ -275,10 +279,13 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
         1,
         /--at must be an instant that is not in the future/,
       ],
-      [['hour-meter', 'set', '--device', truckId, '--reading=-5h'], 1, /--reading must be a whole number of seconds from 0/],
-      [[...create, '--every', '0h'], 1, /--every must be a whole number of seconds above 0/],
-      [[...create, '--every=-250h'], 1, /--every must be a whole number of seconds above 0/],
-      [[...create, '--every', '10h', '--due-soon', '11h'], 1, /--due-soon \(39600 s\) must not be larger than --every \(36000 s\)/],
+      [['hour-meter', 'set', '--device', truckId, '--reading=-5h'], 1, /--reading must be a duration from 0 to \d+h\n/],
+      [[...create, '--every', '0h'], 1, /--every must be a duration above 0 and at most \d+h\n/],
+      [[...create, '--every=-250h'], 1, /--every must be a duration above 0 and at most \d+h\n/],
+      [[...create, '--every', '250'], 2, /--every 250: give a unit: 250h, 250m or 250s/],
+      [[...create, '--every', '250m', '--due-soon', '300'], 2, /--due-soon 300: give a unit: 300h, 300m or 300s/],
+      [[...create, '--every', '10h', '--due-soon', '11h'], 1, /--due-soon \(11h\) must not be larger than --every \(10h\)/],
+      [[...create, '--every', '600m', '--due-soon', '11h'], 1, /--due-soon \(11h\) must not be larger than --every \(600m\)/],
       [[...create, '--every', '10h', '--due-soon-days', '3'], 1, /--due-soon-days needs a calendar interval \(--every-days\)/],
       [[...create, '--every', '10h', '--every-days', '0'], 1, /--every-days must be a whole number of days above 0/],
       [
@@ -312,7 +319,7 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
       [
         ['service', 'update', '--id', String(filter.id), '--every', '5h'],
         1,
-        /^fleet-hours: --due-soon \(25200 s\) must not be larger than --every \(18000 s\)\n$/,
+        /^fleet-hours: --due-soon \(7h\) must not be larger than --every \(5h\)\n$/,
       ],
     ];
     const check = (result: CliResult, [command, code, message]: [string[], number, RegExp]) => {

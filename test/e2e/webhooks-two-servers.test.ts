@@ -41,7 +41,7 @@ describeWithPostgres('D41 two serve processes on one database', () => {
       },
     );
     receiver.trust('/in', created.secret);
-    const settings = ['--webhook-allow-private-addresses', 'on', '--webhook-concurrency', '16', '--webhook-retry-schedule', '1,1,1'];
+    const settings = ['--webhook-allow-private-addresses', 'on', '--webhook-concurrency', '16', '--webhook-retry-schedule', '1s,1s,1s'];
     servers.push(await startServe([...args, ...settings], { cwd: work }), await startServe([...args, ...settings], { cwd: work }));
 
     const db = createPostgresDatabase({ connectionString: database.url });

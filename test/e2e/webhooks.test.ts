@@ -19,7 +19,7 @@ const FAST = [
   '--event-check-interval',
   '1',
   '--webhook-retry-schedule',
-  '1,1,1,1',
+  '1s,1s,1s,1s',
   '--webhook-timeout',
   '1',
   '--webhook-allow-private-addresses',
@@ -174,7 +174,7 @@ describe(`D40, D41 webhooks from serve processes (${adminUrl ? 'PostgreSQL serve
     }
     const { args, cliJson, account } = await seed(name);
     const created = await endpoint(cliJson, account.id, `http://127.0.0.1:${port}/in`);
-    const server = await startServe([...args, ...FAST, '--webhook-retry-schedule', '2,2,2,2,2,2,2,2'], { cwd: work });
+    const server = await startServe([...args, ...FAST, '--webhook-retry-schedule', '2s,2s,2s,2s,2s,2s,2s,2s'], { cwd: work });
     servers.push(server);
     await waitFor(() => new Set(attemptLines(server).map((line) => line.event_id)).size === 2, 'two events attempted and failed');
     await server.stop('SIGKILL');

@@ -1,10 +1,11 @@
 /**
  * Reads the commands out of README.md, so that the newcomer tests run exactly what a reader copies.
- * A fenced block is picked by its info string (```` ```sh demo ````, ```` ```sh pack ````,
- * ```` ```js embed.mjs ````): the first word is the language for the renderer, the rest names the
- * block for the tests.
+ * A fenced block is picked by its info string (```` ```sh stopped ````, ```` ```sh pack ````,
+ * ```` ```js embed.mjs ````): the first word is the language for the renderer, the rest names or
+ * marks the block for the tests (test/e2e/readme-verbatim.test.ts says how).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,4 +68,27 @@ export function jsonEntries(value: unknown): [string, unknown][] {
   if (Array.isArray(value)) return value.flatMap(jsonEntries);
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([key, inner]) => [[key, inner] as [string, unknown], ...jsonEntries(inner)]);
+}
+
+/**
+ * The environment a newcomer's shell has: this one without npm's own variables (a parent `npm test`
+ * sets its prefix and paths), with HOME moved to `home` so that `~/…` is a test's own. npm keeps
+ * this machine's cache and user config and prefers the cache, so an install reaches the registry
+ * only for what the cache lacks.
+ */
+export function newcomerEnv(home: string, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^npm_|^INIT_CWD$/i.test(name)) env[name] = value;
+  const userConfig = process.env.npm_config_userconfig ?? join(homedir(), '.npmrc');
+  return {
+    ...env,
+    HOME: home,
+    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
+    ...(existsSync(userConfig) ? { npm_config_userconfig: userConfig } : {}),
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
 }

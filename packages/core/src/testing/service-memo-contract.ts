@@ -23,6 +23,8 @@ const BASE = 1_772_431_200;
 export interface ServiceMemoContext {
   readonly store: () => FleetHoursStore;
   readonly itWith: (capability: StorageCapability, title: string, test: () => Promise<void>) => void;
+  /** How many runs a property test takes of the `numRuns` it asks for (default all). */
+  readonly runs?: (numRuns: number) => number;
 }
 
 /** The P58 block of the storage contract. */
@@ -657,7 +659,7 @@ async function _expectSamePages(history: _History, raw: FleetHours): Promise<voi
   }
 }
 
-function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
+function _describeAgainstRawPath({ store, itWith, runs = (numRuns) => numRuns }: ServiceMemoContext): void {
   itWith(
     'listServicePage',
     'P58, D49: fleet.service() answers what it answers without remembering, and a filtered walk what the unfiltered walk gives filtered, after any history of writes and reads, run one after another or side by side (random histories, the raw path as the oracle)',
@@ -687,7 +689,7 @@ function _describeAgainstRawPath({ store, itWith }: ServiceMemoContext): void {
             }
           }
         }),
-        { numRuns: 16 },
+        { numRuns: runs(16) },
       );
     },
   );

@@ -31,6 +31,7 @@ export interface CliIo {
  * @returns The process's streams, environment, clock and stop signal.
  * @example
  * ```ts
+ * // not executed: opens an embedded database on disk, as the example of runCli does
  * import { processIo, runCli } from '@fleet-hours/server';
  * // The process's streams and signals, with an environment of its own.
  * process.exitCode = await runCli(['accounts', 'list'], { ...processIo(), env: { FLEET_HOURS_DATA_DIR: './fleet-data' } });

@@ -95,7 +95,7 @@ const webhookUrl: OptionSpec = {
 };
 const scheduleId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Service schedule id, as service list shows it.' };
 const DURATION_HELP =
-  'Durations are 250h, 90m, 3600s or a bare number of seconds; decimals are read exactly and must come to whole seconds ' +
+  'Durations are 250h, 90m or 3600s, always with the unit (a bare 250 is refused); decimals are read exactly and must come to whole seconds ' +
   '(1.5h, not 0.5s). Instants are ISO 8601 with an offset or Z (2026-11-20T07:00:00-05:00), or now.';
 
 const spec = (command: Omit<CommandSpec, 'positionals' | 'options' | 'required'> & Partial<CommandSpec>): CommandSpec => ({
@@ -130,10 +130,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   spec({
     name: 'demo',
-    summary: 'Serve a fresh demo database with a year of data for six vehicles',
+    summary: 'Serve a fresh demo database: eight vehicles, six with a year of shifts and two live',
     details:
       'Creates a fresh embedded database (in memory unless --data-dir names a new, empty directory), seeds a demo fleet ' +
-      '(vehicles in New York, Berlin, Lord Howe Island, Kathmandu, São Paulo and the Chatham Islands, a year of shifts), ' +
+      '(six vehicles in New York, Berlin, Lord Howe Island, Kathmandu, São Paulo and the Chatham Islands, a year of shifts), ' +
       'then serves it and prints the URL, a working API key and ready curl lines. Two more vehicles are live: simulated trackers ' +
       'report through POST /ingest/v1/telemetry while the demo runs, so their meters count up; the banner prints their ingest token, ' +
       'a curl line that sends a point and an OsmAnd URL. DATABASE_URL is ignored: the demo never touches a server database. ' +

@@ -119,7 +119,7 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     const { cli, truck } = await setUp();
     const reading = await cli.run(['hour-meter', 'set', '--device', truck, '--reading', '-5h']);
     expect(reading.code).toBe(1);
-    expect(reading.stderr).toMatch(/^fleet-hours: --reading must be a whole number of seconds from 0 to \d+\n$/);
+    expect(reading.stderr).toMatch(/^fleet-hours: --reading must be a duration from 0 to \d+h\n$/);
     const days = await cli.run(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '250h', '--every-days', '-3']);
     expect(days).toMatchObject({
       code: 1,
@@ -128,7 +128,7 @@ describe('fleet-hours: one floor and clean text (D50)', () => {
     const every = await cli.run(['service', 'create', '--device', truck, '--name', 'Oil', '--every', '-1.5h']);
     expect(every).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/^fleet-hours: --every must be a whole number of seconds above 0/),
+      stderr: expect.stringMatching(/^fleet-hours: --every must be a duration above 0 and at most \d+h\n$/),
     });
     expect(await cli.run(['keys', 'create', '--account', '1', '--label', '--json'])).toMatchObject({
       code: 2,

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCliHarness } from '../testing/cli-harness.js';
+import { DEMO_VEHICLES } from '../demo/demo-fleet.js';
+import { LIVE_VEHICLES } from '../demo/live-vehicles.js';
 import { COMMAND_GROUPS, COMMANDS } from './command-specs.js';
 
 /** A rule id of docs/rules.md (D11, P12): for the code and its tests, not for the people who run the CLI. */
@@ -85,5 +87,17 @@ describe('what the CLI shows its users', () => {
   it('import telemetry --help says that a point covers 300 s at most', async () => {
     const help = (await cli.run(['import', 'telemetry', '--help'])).stdout.replace(/\s+/g, ' ');
     expect(help).toContain("for the time until the device's next point, but for 300 s at most");
+  });
+
+  it('demo --help counts the vehicles the demo seeds and its banner counts: all of them, those with a history, the live ones', async () => {
+    const help = await cli.run(['demo', '--help']);
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    const counted = /(\w+) vehicles, (\w+) with a year of shifts and (\w+) live/.exec(help.stdout);
+    expect(counted, help.stdout).not.toBeNull();
+    expect(counted!.slice(1).map((word) => words.indexOf(word))).toEqual([
+      DEMO_VEHICLES.length + LIVE_VEHICLES.length,
+      DEMO_VEHICLES.length,
+      LIVE_VEHICLES.length,
+    ]);
   });
 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './cli-errors.js';
-import { readDays, readDuration, readInstantOrNow } from './option-values.js';
+import { durationUnit, formatDuration, readDays, readDuration, readInstantOrNow } from './option-values.js';
 
 describe('readDuration() (D38, D39 on the command line)', () => {
-  it('reads hours, minutes, seconds and a bare number of seconds', () => {
+  it('reads hours, minutes and seconds', () => {
     expect(readDuration('250h', '--every')).toBe(900_000);
     expect(readDuration('90m', '--every')).toBe(5_400);
     expect(readDuration('3600s', '--every')).toBe(3_600);
-    expect(readDuration('3600', '--every')).toBe(3_600);
     expect(readDuration(' 12500H ', '--reading')).toBe(45_000_000);
   });
 
@@ -28,11 +27,33 @@ describe('readDuration() (D38, D39 on the command line)', () => {
   it('refuses a unit it cannot read, no number, spaces inside and an overflow, naming the option', () => {
     for (const text of ['2d', '250 h', 'h', '', '1e3', '1h30m', '.5h', '5.h', 'ten']) {
       expect(() => readDuration(text, '--every'), text).toThrow(UsageError);
-      expect(() => readDuration(text, '--every'), text).toThrow(
-        /^--every must be a duration such as 250h, 90m, 3600s or a number of seconds/,
-      );
+      expect(() => readDuration(text, '--every'), text).toThrow(/^--every must be a duration such as 250h, 90m or 3600s, got/);
     }
     expect(() => readDuration('99999999999999999h', '--reading')).toThrow(/^--reading is too long/);
+  });
+
+  it('refuses a bare number other than 0, which could be hours as easily as seconds, and says how to give the unit', () => {
+    expect(() => readDuration('250', '--every')).toThrow(UsageError);
+    expect(() => readDuration('250', '--every')).toThrow(/^--every 250: give a unit: 250h, 250m or 250s$/);
+    expect(() => readDuration(' 1.5 ', '--due-soon')).toThrow(/^--due-soon 1.5: give a unit: 1.5h, 1.5m or 1.5s$/);
+    // Zero needs no unit: it is zero in every one.
+    expect(['0', '0.0', '-0'].map((text) => readDuration(text, '--last-done-hours'))).toEqual([0, 0, 0]);
+  });
+});
+
+describe('durationUnit() and formatDuration(): what the CLI says back, in the unit the person typed', () => {
+  it('finds the unit typed', () => {
+    expect(['300h', '300H', ' 90m ', '3600s', '-5h', '1.5h'].map(durationUnit)).toEqual(['h', 'h', 'm', 's', 'h', 'h']);
+  });
+
+  it('writes seconds in that unit, exactly, else in the next smaller unit that is exact', () => {
+    expect(formatDuration(1_080_000, 'h')).toBe('300h');
+    expect(formatDuration(5_400, 'h')).toBe('1.5h');
+    expect(formatDuration(5_400, 'm')).toBe('90m');
+    expect(formatDuration(5_400, 's')).toBe('5400s');
+    expect(formatDuration(3_601, 'h')).toBe('3601s');
+    expect(formatDuration(3_630, 'h')).toBe('60.5m');
+    expect(formatDuration(-18_000, 'h')).toBe('-5h');
   });
 });
 

@@ -148,14 +148,21 @@ export function readNumber(text: string, what: string, { positive = false, integ
   return value;
 }
 
-/** Seconds per unit of a duration on the command line; no unit is seconds. */
-const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1, '': 1 };
+/** The units a duration on the command line is given in, with their seconds. */
+const DURATION_UNITS = { h: 3600, m: 60, s: 1 } as const;
+
+/** The unit a duration was typed in: `h`, `m` or `s`. */
+export type DurationUnit = keyof typeof DURATION_UNITS;
+
+const DURATION = /^([+-]?)(\d+)(?:\.(\d+))?([hms]?)$/;
 
 /**
- * Reads a duration of engine time (D38, D39): a number and a unit, `250h`, `90m`, `3600s`, or a
- * bare number of seconds. A decimal number is read exactly (`1.5h` is 5400 s) and must come to
- * whole seconds (`0.5s` is refused). A sign is read too, so that the core's check of the value's
- * range names the option and says what it must be.
+ * Reads a duration of engine time (D38, D39): a number and a unit, `250h`, `90m`, `3600s`. A bare
+ * number other than 0 is refused, whatever it would mean: `--every 250` could be hours as easily
+ * as seconds.
+ * A decimal number is read exactly (`1.5h` is 5400 s) and must come to whole seconds (`0.5s` is
+ * refused). A sign is read too, so that the core's check of the value's range names the option and
+ * says what it must be.
  *
  * @param text The argument as typed.
  * @param what The option, for the message, e.g. `--every`.
@@ -163,16 +170,47 @@ const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1,
  * @throws {UsageError} When it is not such a duration.
  */
 export function readDuration(text: string, what: string): number {
-  const match = /^([+-]?)(\d+)(?:\.(\d+))?([hms]?)$/.exec(text.trim().toLowerCase());
-  if (!match) throw new UsageError(`${what} must be a duration such as 250h, 90m, 3600s or a number of seconds, got "${text}"`);
+  const match = DURATION.exec(text.trim().toLowerCase());
+  if (!match) throw new UsageError(`${what} must be a duration such as 250h, 90m or 3600s, got "${text}"`);
   const [, sign, whole, fraction = '', unit] = match;
+  // Zero is zero in every unit: only a number that is not zero needs its unit.
+  if (unit === '' && /^0*$/.test(`${whole}${fraction}`)) return 0;
+  if (unit === '') {
+    const number = text.trim();
+    throw new UsageError(`${what} ${number}: give a unit: ${number}h, ${number}m or ${number}s`);
+  }
   // Exact decimal arithmetic: 1.1h is 3960 s, not 3960.0000000000005.
-  const scaled = BigInt(`${whole}${fraction}`) * BigInt(DURATION_UNITS[unit!]!);
+  const scaled = BigInt(`${whole}${fraction}`) * BigInt(DURATION_UNITS[unit as DurationUnit]);
   const divisor = 10n ** BigInt(fraction.length);
   if (scaled % divisor !== 0n) throw new UsageError(`${what} must come to whole seconds, got "${text}"`);
   const seconds = Number(scaled / divisor);
   if (!Number.isSafeInteger(seconds)) throw new UsageError(`${what} is too long, got "${text}"`);
   return sign === '-' ? -seconds : seconds;
+}
+
+/**
+ * The unit a duration was typed in, so that what the CLI says back about it is in that unit.
+ *
+ * @param text A duration {@link readDuration} read.
+ * @returns Its unit; `s` for text that is not one.
+ */
+export function durationUnit(text: string): DurationUnit {
+  const unit = DURATION.exec(text.trim().toLowerCase())?.[4];
+  return unit === 'h' || unit === 'm' ? unit : 's';
+}
+
+/**
+ * Writes seconds in a unit, as a person would type it back: `1080000` in `h` is `300h`, `5400` is
+ * `1.5h`. When the unit cannot say it exactly in four decimals, the next smaller one does: `3601`
+ * in `h` is `3601s`, never a rounded `1.0003h`.
+ *
+ * @param seconds Whole seconds.
+ * @param unit The unit the person typed.
+ */
+export function formatDuration(seconds: number, unit: DurationUnit): string {
+  const units: DurationUnit[] = unit === 'h' ? ['h', 'm', 's'] : unit === 'm' ? ['m', 's'] : ['s'];
+  const exact = units.find((candidate) => (seconds * 10_000) % DURATION_UNITS[candidate] === 0) ?? 's';
+  return `${seconds / DURATION_UNITS[exact]}${exact}`;
 }
 
 /**

@@ -89,5 +89,10 @@ describe('readServerSettings() (P29)', () => {
       '--shutdown-timeout must be a number of seconds ≥ 0, got "-1"',
     );
     expect(() => readServerSettings({ host: ' ' }, {})).toThrow('--host must not be empty, got " "');
+    // A retry delay is a duration: a bare number could mean seconds or hours, and is refused.
+    expect(() => readServerSettings({ 'webhook-retry-schedule': '5s,30,2h' }, {})).toThrow(
+      '--webhook-retry-schedule must give each delay a unit (30: give 30s, 30m or 30h), got "5s,30,2h"',
+    );
+    expect(readServerSettings({}, { FLEET_HOURS_WEBHOOK_RETRY_SCHEDULE: '5s, 30m,2h' }).webhookRetrySchedule).toEqual([5, 1800, 7200]);
   });
 });

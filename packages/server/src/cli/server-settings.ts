@@ -67,6 +67,16 @@ const _shownDelay = (seconds: number) =>
   seconds % 3600 === 0 ? `${seconds / 3600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
 const _positive = _wholeNumber(1);
 
+/** Retry delays, each with its unit: a bare number is refused here, as every duration a person gives is. */
+function _retrySchedule(text: string): readonly number[] {
+  const bare = text
+    .split(',')
+    .map((delay) => delay.trim())
+    .find((delay) => /^\d+(?:\.\d+)?$/.test(delay));
+  if (bare !== undefined) throw new Error(`must give each delay a unit (${bare}: give ${bare}s, ${bare}m or ${bare}h)`);
+  return parseRetrySchedule(text);
+}
+
 /** The request budgets, per minute (D13, D14, D33, ingestion): one setting per limit of core's `RateLimits`. */
 const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [flag: string, description: string] } = {
   devices: ['rate-limit-devices', 'Requests per minute per API key to GET /api/v1/devices'],
@@ -252,10 +262,10 @@ export const SERVER_SETTINGS = {
     flag: 'webhook-retry-schedule',
     placeholder: 'DELAYS',
     description:
-      'Delays between the attempts of a webhook delivery, separated by commas (5s, 5m, 2h or seconds); after the last one the event is marked failed',
+      'Delays between the attempts of a webhook delivery, separated by commas, each with its unit (5s, 5m, 2h); after the last one the event is marked failed',
     defaultValue: DEFAULT_RETRY_SCHEDULE_SECONDS,
     shownDefault: DEFAULT_RETRY_SCHEDULE_SECONDS.map(_shownDelay).join(','),
-    read: parseRetrySchedule,
+    read: _retrySchedule,
   }),
   webhookTimeout: _setting({
     flag: 'webhook-timeout',

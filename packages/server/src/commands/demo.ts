@@ -12,7 +12,8 @@ import { readServerSetting } from '../cli/server-settings.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
 import { demoExamples, formatDemoBanner, liveExamples } from '../demo/demo-banner.js';
-import { seedLiveVehicles, startLiveFeed, type LiveFeed } from '../demo/live-vehicles.js';
+import { DEMO_VEHICLES } from '../demo/demo-fleet.js';
+import { LIVE_VEHICLES, seedLiveVehicles, startLiveFeed, type LiveFeed } from '../demo/live-vehicles.js';
 import { seedDemo } from '../demo/seed-demo.js';
 import { startServer, type StartServerOptions } from '../server/start-server.js';
 import { _withOptionNames } from './_option-refusal.js';
@@ -65,7 +66,7 @@ export async function demoCommand(input: {
   let server: RunningServer | null = null;
   let feed: LiveFeed | null = null;
   try {
-    say('Seeding the demo fleet: 6 vehicles, a year of shifts, and 2 live vehicles…\n');
+    say(`Seeding the demo fleet: ${DEMO_VEHICLES.length} vehicles, a year of shifts, and ${LIVE_VEHICLES.length} live vehicles…\n`);
     const now = Math.floor(io.now() / 1000);
     const seed = await seedDemo(database.store, { now });
     const live = await seedLiveVehicles(database.store, { account: seed.account, now });

@@ -9,7 +9,7 @@ import {
 import { CommandError } from '../cli/cli-errors.js';
 import { formatHoursMinutes } from '../cli/format-hours-minutes.js';
 import { formatTable } from '../cli/format-table.js';
-import { readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
+import { durationUnit, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
 import { _findDeviceOfAnyAccount } from './_device-account.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
@@ -30,9 +30,16 @@ export interface HourMeterReadingJson {
  */
 export async function setHourMeterCommand(context: CommandContext): Promise<CommandResult> {
   const deviceId = readId(requiredOption(context, 'device'), '--device');
-  const readingSeconds = readDuration(requiredOption(context, 'reading'), '--reading');
+  const readingText = requiredOption(context, 'reading');
+  const readingSeconds = readDuration(readingText, '--reading');
   const readAt = readInstantOrNow(optionalOption(context, 'at') ?? 'now', '--at', context.now);
-  _withOptionNames({ read_at: '--at', reading_seconds: '--reading' }, () => checkHourMeterReading({ readAt, readingSeconds }, context.now));
+  _withOptionNames(
+    { read_at: '--at', reading_seconds: '--reading' },
+    () => checkHourMeterReading({ readAt, readingSeconds }, context.now),
+    {
+      reading_seconds: durationUnit(readingText),
+    },
+  );
 
   const { store, device } = await findDevice(context, deviceId);
   const readings = await store.listHourMeterReadings({ deviceIds: [deviceId] });

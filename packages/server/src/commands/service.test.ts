@@ -101,6 +101,29 @@ describe('fleet-hours hour-meter and service (D38, D39)', () => {
     });
   });
 
+  it('D39 durations cannot trap: a bare number is refused with the units to choose from, and a refusal answers in the unit typed', async () => {
+    const { cli, truck } = await setUp();
+    const create = ['service', 'create', '--device', String(truck), '--name', 'Oil'];
+    expect(await cli.run([...create, '--every', '250'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('--every 250: give a unit: 250h, 250m or 250s'),
+    });
+    expect(await cli.run([...create, '--every', '250h', '--due-soon', '300h'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'fleet-hours: --due-soon (300h) must not be larger than --every (250h)\n',
+    });
+    expect((await cli.run([...create, '--every', '90m', '--due-soon', '2h'])).stderr).toBe(
+      'fleet-hours: --due-soon (2h) must not be larger than --every (90m)\n',
+    );
+    const created = await cli.json<{ id: number }>([...create, '--every', '250h', '--due-soon', '1500m']);
+    // Only --every is typed: the stored margin (1500 minutes) is said in its unit too.
+    expect((await cli.run(['service', 'update', '--id', String(created.id), '--every', '20h'])).stderr).toBe(
+      'fleet-hours: --due-soon (25h) must not be larger than --every (20h)\n',
+    );
+  });
+
   it('D39 service list reads every account, or --account alone; an unknown account or device is exit 1, both options exit 2', async () => {
     const { cli, truck, rival } = await setUp();
     await cli.json(['service', 'create', '--device', String(rival), '--name', 'Tyres', '--every', '500h']);

@@ -18,7 +18,7 @@ import { serviceBody, serviceScheduleBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatHoursMinutes } from '../cli/format-hours-minutes.js';
 import { formatTable } from '../cli/format-table.js';
-import { readCleanText, readDays, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
+import { durationUnit, readCleanText, readDays, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
 import { _findDeviceOfAnyAccount } from './_device-account.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
@@ -34,6 +34,15 @@ const SCHEDULE_OPTIONS = {
   last_done_at: '--last-done-at',
   last_done_hour_meter_seconds: '--last-done-hours',
 } as const;
+
+/** The unit each duration of a schedule was typed in, by the core's field name, for what the CLI says back. */
+function typedUnits(context: CommandContext) {
+  const unit = (option: string) => {
+    const text = optionalOption(context, option);
+    return text === undefined || text.trim().toLowerCase() === 'default' ? undefined : durationUnit(text);
+  };
+  return { interval_seconds: unit('every'), due_soon_seconds: unit('due-soon'), last_done_hour_meter_seconds: unit('last-done-hours') };
+}
 
 /** Devices per page of the fleet read behind `service list`: its maximum (D32). */
 const LIST_PAGE_SIZE = 500;
@@ -64,7 +73,7 @@ export async function createServiceCommand(context: CommandContext): Promise<Com
     lastDoneAt: lastDoneAtText === undefined ? context.now : readInstantOrNow(lastDoneAtText, '--last-done-at', context.now),
     lastDoneHourMeterSeconds: lastDoneHoursText === undefined ? null : readDuration(lastDoneHoursText, '--last-done-hours'),
   };
-  _withOptionNames(SCHEDULE_OPTIONS, () => checkServiceSchedule(schedule, context.now));
+  _withOptionNames(SCHEDULE_OPTIONS, () => checkServiceSchedule(schedule, context.now), typedUnits(context));
 
   const store = await context.store();
   const found = await _findDeviceOfAnyAccount(store, deviceId);
@@ -102,7 +111,7 @@ export async function updateServiceCommand(context: CommandContext): Promise<Com
   }
 
   const { store, schedule, device } = await findSchedule(context, scheduleId);
-  const changed = _withOptionNames(SCHEDULE_OPTIONS, () => changeServiceSchedule(schedule, changes, context.now));
+  const changed = _withOptionNames(SCHEDULE_OPTIONS, () => changeServiceSchedule(schedule, changes, context.now), typedUnits(context));
   // The checked result, not the bare changes: removing the calendar interval removes its margin too.
   const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays } = changed;
   const updated = await store.updateServiceSchedule({
