@@ -10,22 +10,23 @@ import { createFleetHours, createMemoryStore, type FleetHoursStore } from '../in
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const HOUR = 3600;
 
-async function seed(store: FleetHoursStore) {
-  const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+/** An account with an endpoint for every event, and its device with a 10-hour schedule last done at `at`. */
+async function seed(store: FleetHoursStore, { at = T0, timeZone = 'UTC' }: { at?: number; timeZone?: string } = {}) {
+  const account = await store.createAccount({ name: 'Acme', plan: 'business', now: at });
   await store.createWebhookEndpoint({
     accountId: account.id,
     url: 'https://a.example/',
     eventTypes: ['service.due_soon', 'service.overdue', 'device.silent', 'device.reporting'],
     secret: `whsec_${'A'.repeat(43)}=`,
-    now: T0,
+    now: at,
   });
-  const device = (await store.createDevice({ accountId: account.id, name: 'Loader 7', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+  const device = (await store.createDevice({ accountId: account.id, name: 'Loader 7', imei: '1', model: 'm', timeZone }))!;
   const schedule = (await store.createServiceSchedule({
     deviceId: device.id,
     name: 'Oil',
     intervalSeconds: 10 * HOUR,
-    lastDoneAt: T0,
-    now: T0,
+    lastDoneAt: at,
+    now: at,
   }))!;
   return { account, device, schedule };
 }
@@ -121,29 +122,8 @@ describe('events.check() (D40)', () => {
   it('D40: an event whose instants fall in a zone with a second-level offset (Monrovia, -00:44:30 until 1972) is raised under its cycle, its body shows them', async () => {
     const store = createMemoryStore();
     const lastDone = Date.UTC(1970, 5, 1) / 1000; // 1970-05-31T23:15:30-00:44:30 in Africa/Monrovia
-    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: lastDone });
-    await store.createWebhookEndpoint({
-      accountId: account.id,
-      url: 'https://a.example/',
-      eventTypes: ['service.due_soon', 'service.overdue', 'device.silent', 'device.reporting'],
-      secret: `whsec_${'A'.repeat(43)}=`,
-      now: lastDone,
-    });
+    const { account, device, schedule } = await seed(store, { at: lastDone, timeZone: 'Africa/Monrovia' });
     await store.setSilentAfter({ accountId: account.id, silentAfterSeconds: 600 });
-    const device = (await store.createDevice({
-      accountId: account.id,
-      name: 'Loader 7',
-      imei: '1',
-      model: 'm',
-      timeZone: 'Africa/Monrovia',
-    }))!;
-    const schedule = (await store.createServiceSchedule({
-      deviceId: device.id,
-      name: 'Oil',
-      intervalSeconds: 10 * HOUR,
-      lastDoneAt: lastDone,
-      now: lastDone,
-    }))!;
     await store.importSegments({
       deviceId: device.id,
       segments: [{ startedAt: lastDone, endedAt: lastDone + 11 * HOUR, state: 'moving' }],
