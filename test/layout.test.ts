@@ -170,6 +170,15 @@ describe('the shape of the code', () => {
     expect(longFunctions(120)).toEqual([]);
   });
 
+  it('no file of the core is longer than 400 lines, its contract suites (testing/) aside', () => {
+    const long = [...parsed.entries()]
+      .filter(([path]) => path.startsWith('packages/core/src/') && !path.startsWith('packages/core/src/testing/'))
+      .map(([path, source]) => ({ path, lines: source.text.split('\n').length - (source.text.endsWith('\n') ? 1 : 0) }))
+      .filter(({ lines }) => lines > 400)
+      .map(({ path, lines }) => `${path} (${lines} lines)`);
+    expect(long).toEqual([]);
+  });
+
   it.each(['packages/core/src', 'packages/storage-kysely/src'])('%s is folders by domain around its entry points', (folder) => {
     const entries = readdirSync(join(root, folder));
     const files = entries.filter((name) => statSync(join(root, folder, name)).isFile() && !name.endsWith('.test.ts'));

@@ -35,7 +35,9 @@ export {
 } from './access/rate-limit.js';
 export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
-export * from './service/create-fleet-hours.js';
+export * from './application/create-fleet-hours.js';
+export * from './application/read-queries.js';
+export type { EventChecks } from './application/event-checks.js';
 export {
   createTelemetryWrites,
   TELEMETRY_IMPORT_BATCH_POINTS,
@@ -51,6 +53,8 @@ export { checkRetention } from './writes/retention.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';
+export * from './events/device-events.js';
+export * from './events/service-schedule-body.js';
 export * from './events/retry-schedule.js';
 export * from './events/webhook-message.js';
 export * from './events/webhook-endpoint.js';

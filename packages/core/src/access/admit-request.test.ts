@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AccessResult, StoredCredential } from './access-policy.js';
 import { admitRequest, decideAdmission, rateLimitSubject } from './admit-request.js';
 import { fingerprintApiKey, generateApiKey, generateIngestToken } from './api-key.js';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, resolveRateLimits, type RateLimitDecision } from './rate-limit.js';
 import { ROUTE_POLICIES, type RoutePolicy } from './route-policy.js';

@@ -4,13 +4,14 @@ import { planSegmentImport, segmentSpan } from '../engine/plan-segment-import.js
 import { assertSourcesApart, assertTelemetryPoints, planTelemetrySegments, planTelemetryWrite } from '../telemetry/plan-telemetry-write.js';
 import type { SpanRederivation } from '../telemetry/rederive-span.js';
 import type { FleetHoursStore } from './storage-port.js';
+import { memoryCredentials } from './memory-credentials.js';
 import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { applyChanges } from './apply-changes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
-import type { Account, ApiKeyRecord, Device, EngineSegment, IngestTokenRecord, SegmentSource } from '../types.js';
+import type { Account, Device, EngineSegment, SegmentSource } from '../types.js';
 
 /** A stored segment and where it came from (D23). */
 type StoredSegment = EngineSegment & { readonly source: SegmentSource };
@@ -37,8 +38,8 @@ export function createMemoryStore(): FleetHoursStore {
   const accounts = new Map<number, Account>();
   const state: _MemoryState = {
     accounts,
-    keys: _memoryCredentials(accounts, 'apiKey'),
-    tokens: _memoryCredentials(accounts, 'ingestToken'),
+    keys: memoryCredentials(accounts, 'apiKey'),
+    tokens: memoryCredentials(accounts, 'ingestToken'),
     devices: new Map(),
     segmentsByDevice: new Map(),
     pointsByDevice: new Map(),
@@ -59,8 +60,8 @@ export function createMemoryStore(): FleetHoursStore {
 /** What a memory store holds; each part of it below works on this. */
 interface _MemoryState {
   readonly accounts: Map<number, Account>;
-  readonly keys: ReturnType<typeof _memoryCredentials<'apiKey'>>;
-  readonly tokens: ReturnType<typeof _memoryCredentials<'ingestToken'>>;
+  readonly keys: ReturnType<typeof memoryCredentials<'apiKey'>>;
+  readonly tokens: ReturnType<typeof memoryCredentials<'ingestToken'>>;
   readonly devices: Map<number, Device>;
   readonly segmentsByDevice: Map<number, StoredSegment[]>;
   /** Per device, its telemetry points in time order, one per second (D21). */
@@ -363,61 +364,3 @@ function _mergeSorted(points: readonly TelemetryPoint[], writes: readonly Teleme
 }
 
 /** A stored credential: API keys (D10) and ingest tokens (D24) have the same record and lifecycle. */
-type _Credential = ApiKeyRecord & IngestTokenRecord;
-
-/** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
-type _CredentialLookup<Name extends string> = { readonly [K in Name]: _Credential } & { readonly account: Account };
-
-/**
- * The credentials of one kind (API keys, or ingest tokens) in memory, with their own ids; every
- * answer is a copy. `name` is the credential's field in a lookup (`apiKey`, `ingestToken`).
- */
-function _memoryCredentials<Name extends string>(accounts: ReadonlyMap<number, Account>, name: Name) {
-  const credentials = new Map<number, _Credential>();
-  let lastId = 0;
-  return {
-    find(fingerprint: string): _CredentialLookup<Name> | null {
-      for (const credential of credentials.values()) {
-        if (credential.fingerprint === fingerprint) {
-          const account = accounts.get(credential.accountId);
-          return account ? ({ [name]: { ...credential }, account: { ...account } } as _CredentialLookup<Name>) : null;
-        }
-      }
-      return null;
-    },
-    create({
-      accountId,
-      fingerprint,
-      label,
-      expiresAt,
-      now,
-    }: {
-      accountId: number;
-      fingerprint: string;
-      label: string | null;
-      expiresAt: number | null;
-      now: number;
-    }): _Credential | null {
-      if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
-      assertEpochSeconds('now', now);
-      if (!accounts.has(accountId)) return null;
-      const credential: _Credential = { id: ++lastId, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
-      credentials.set(credential.id, credential);
-      return { ...credential };
-    },
-    list(accountId: number): _Credential[] {
-      return [...credentials.values()]
-        .filter((credential) => credential.accountId === accountId)
-        .sort((a, b) => a.id - b.id)
-        .map((credential) => ({ ...credential }));
-    },
-    revoke(id: number, now: number): _Credential | null {
-      assertEpochSeconds('now', now);
-      const credential = credentials.get(id);
-      if (!credential) return null;
-      const revoked = { ...credential, revokedAt: credential.revokedAt ?? now };
-      credentials.set(id, revoked);
-      return { ...revoked };
-    },
-  };
-}

@@ -2,7 +2,6 @@ import type {
   Account,
   ApiKeyLookup,
   ApiKeyRecord,
-  BucketSeconds,
   Device,
   DeviceChanges,
   EngineSegment,
@@ -15,23 +14,24 @@ import type {
   NewDevice,
   NewServiceSchedule,
   SegmentInput,
-  SegmentSummary,
   ServiceSchedule,
   ServiceScheduleChanges,
-  ServiceStatus,
   TelemetryWriteResult,
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
-import type {
-  AttemptReport,
-  ClaimedDelivery,
-  NewWebhookEndpoint,
-  NewWebhookEvent,
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointChanges,
-} from '../events/webhook-records.js';
+
+import type { StoreCapabilities } from './store-capabilities.js';
+import type { WebhookOutboxStore } from './webhook-outbox-port.js';
+
+export type {
+  EventCheck,
+  RememberedStatuses,
+  ServiceMemo,
+  ServiceMemoWrite,
+  ServicePageDevice,
+  ServicePageFilter,
+} from './store-capabilities.js';
+export type { WebhookOutboxStore } from './webhook-outbox-port.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -52,79 +52,7 @@ import type {
  *   `StorageUnavailableError` (→ HTTP 503, D18) and MUST work again once the database is back,
  *   without being re-created.
  */
-/** A device whose writes asked for a check of its events (D40, P53), at the version of its request. */
-export interface EventCheck {
-  readonly deviceId: number;
-  /** The device's account; `null` when the device no longer exists. */
-  readonly accountId: number | null;
-  readonly version: number;
-}
-
-/** P58: what a store remembers of a device's service, at one memo version. */
-export interface ServiceMemo {
-  /** Until when every schedule of the device stays `ok` (`scheduleOkUntil`, the earliest), `null` when that is not known. */
-  readonly okUntil: EpochSeconds | null;
-  /**
-   * The engine seconds before instants (the `readAt` of its readings, the `lastDoneAt` of its
-   * schedules): what `engineSecondsBeforeMany` returns for them.
-   */
-  readonly engineBefore: ReadonlyMap<EpochSeconds, BucketSeconds>;
-  /** P66: the statuses of its schedules and until when they stay these (`scheduleStatusUntil`), `null` when not known. */
-  readonly statuses: RememberedStatuses | null;
-}
-
-/** P66 (D49): the statuses a device's schedules have, and until when they stay exactly these. */
-export interface RememberedStatuses {
-  /** Each status one of its schedules has, once, in the order of `SERVICE_STATUSES` (none: no schedule). */
-  readonly statuses: readonly ServiceStatus[];
-  /** Until when (exclusive) they stay these whatever the device reports; `null`: for good (until the memo version moves). */
-  readonly until: EpochSeconds | null;
-}
-
-/**
- * D49: the filter of a service page a store applies (`listServicePage`): only the devices that
- * may have a schedule in one of `statuses`, and none after the `matches`-th device remembered to
- * have one (P66). Another filter (tags, D61) joins here.
- */
-export interface ServicePageFilter {
-  readonly statuses: readonly ServiceStatus[];
-  /** A positive safe integer. */
-  readonly matches: number;
-}
-
-/**
- * P58: a device of a service page with everything the page computes it from, read in one
- * snapshot: the device, its engine seconds up to now, readings and schedules, its memo version,
- * and what its store remembers of it at that version.
- */
-export interface ServicePageDevice {
-  readonly device: Device;
-  /** The moving and idle seconds of every segment up to `now`: those of `summarizeSegments(allSegmentsOfTheDevice, now)`. */
-  readonly engineSeconds: BucketSeconds;
-  /** As `listHourMeterReadings` returns them: newest `readAt` first. */
-  readonly readings: readonly HourMeterReading[];
-  /** As `listServiceSchedules` returns them: by id. */
-  readonly schedules: readonly ServiceSchedule[];
-  /** The device's memo version. */
-  readonly memoVersion: number;
-  /** What was remembered at this version; `null` when nothing was (or only at another version). */
-  readonly remembered: ServiceMemo | null;
-}
-
-/** P58: what a service read hands back to be remembered for one device: the whole memo, replacing any other. */
-export interface ServiceMemoWrite {
-  readonly deviceId: number;
-  /** The memo version the values were computed from (read with their data). */
-  readonly memoVersion: number;
-  /** Until when every schedule stays `ok`, `null` when that is not known. */
-  readonly okUntil: EpochSeconds | null;
-  /** Engine seconds before the device's readings and last services. */
-  readonly engineBefore: readonly { readonly instant: EpochSeconds; readonly seconds: BucketSeconds }[];
-  /** P66: the statuses of its schedules until an instant; absent or `null` when not known. */
-  readonly statuses?: RememberedStatuses | null;
-}
-
-export interface FleetHoursStore extends WebhookOutboxStore {
+export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */
@@ -151,154 +79,6 @@ export interface FleetHoursStore extends WebhookOutboxStore {
     readonly start?: EpochSeconds;
     readonly end?: EpochSeconds;
   }): Promise<readonly EngineSegment[]>;
-
-  /**
-   * Optional capability: aggregation in the store. When present it MUST return, for each bucket
-   * `[boundaries[i], boundaries[i + 1])`, the moving and idle seconds of the device's segments
-   * clipped to it, open segments counting up to `now` — exactly what `sumSegmentsByBucket` computes
-   * over `listSegments`. Stores without it are served by that fallback.
-   */
-  sumSegmentSeconds?(input: {
-    readonly deviceId: number;
-    readonly boundaries: readonly EpochSeconds[];
-    readonly now: EpochSeconds;
-  }): Promise<readonly BucketSeconds[]>;
-
-  /**
-   * Optional capability: the meter's figures in the store. When present it MUST equal
-   * `summarizeSegments(allSegmentsOfTheDevice, now)`.
-   */
-  summarizeDeviceSegments?(input: { readonly deviceId: number; readonly now: EpochSeconds }): Promise<SegmentSummary>;
-
-  /**
-   * Optional capability: a device and its figures in one round trip, for `/hours` and
-   * `/hours/daily` when the core remembers the device's zone. MUST return `null` when `findDevice`
-   * would (no such device on this account); otherwise the device as `findDevice` returns it and,
-   * only when its zone is `timeZone`, `buckets` exactly as `sumSegmentSeconds` (equivalently
-   * `sumSegmentsByBucket` over `listSegments`) returns them for `boundaries` and `now`; when its
-   * zone is another, `buckets` MUST be `null` (the boundaries were cut in the wrong zone, and the
-   * core asks again). MUST check every instant first, naming it (`boundaries[2]`, `now`), and
-   * SHOULD answer in one round trip.
-   */
-  findDeviceWithSums?(input: {
-    readonly accountId: number;
-    readonly deviceId: number;
-    readonly timeZone: string;
-    readonly boundaries: readonly EpochSeconds[];
-    readonly now: EpochSeconds;
-  }): Promise<{ readonly device: Device; readonly buckets: readonly BucketSeconds[] | null } | null>;
-
-  /**
-   * Optional capability: a device and its meter figures in one round trip, for `/meter`. MUST
-   * return `null` when `findDevice` would; otherwise the device as `findDevice` returns it and
-   * `summary` equal to `summarizeSegments(allSegmentsOfTheDevice, now)`. MUST check `now` first,
-   * and SHOULD answer in one round trip.
-   */
-  findDeviceWithSummary?(input: {
-    readonly accountId: number;
-    readonly deviceId: number;
-    readonly now: EpochSeconds;
-  }): Promise<{ readonly device: Device; readonly summary: SegmentSummary } | null>;
-
-  /**
-   * Optional capability: `sumSegmentSeconds` for many devices at once, for a page of the fleet
-   * endpoints (D32). When present it MUST return one result per request, in request order, each
-   * exactly what `sumSegmentSeconds` (equivalently `sumSegmentsByBucket` over `listSegments`)
-   * returns for that device, boundaries and `now` (a device without segments, or that does not
-   * exist, gets zeros); it MUST check every instant first, naming it (`requests[2].boundaries[0]`),
-   * and SHOULD answer in one round trip to its database whatever the number of requests. Stores
-   * without it are served by the core one device at a time.
-   */
-  sumSegmentSecondsMany?(input: {
-    readonly requests: readonly { readonly deviceId: number; readonly boundaries: readonly EpochSeconds[] }[];
-    readonly now: EpochSeconds;
-  }): Promise<readonly (readonly BucketSeconds[])[]>;
-
-  /**
-   * Optional capability: the engine seconds of devices before instants, for the hour meter (D38)
-   * of single and fleet reads. When present it MUST return one list per request, in request order,
-   * with one value per instant, each exactly what `sumSegmentsByBucket` over `listSegments`
-   * returns for the single bucket from the device's first segment (or the instant, without one)
-   * to the instant capped at `now` (P1): the moving and idle seconds of every segment before it,
-   * an open one counting up to `now`; zeros for a device without segments or that does not
-   * exist. It MUST check every instant first, naming it (`requests[2].instants[0]`), and SHOULD
-   * answer in one round trip whatever the number of requests, at a cost that follows neither the
-   * history nor the time between the instants (P56). Stores without it are served by bucket sums
-   * between the instants.
-   */
-  engineSecondsBeforeMany?(input: {
-    readonly requests: readonly { readonly deviceId: number; readonly instants: readonly EpochSeconds[] }[];
-    readonly now: EpochSeconds;
-  }): Promise<readonly (readonly BucketSeconds[])[]>;
-
-  /**
-   * Optional capability (P58): one page of a service read in one round trip. The account's devices
-   * as `listDevices` lists them (ids above `afterId`, ascending, at most `limit`), each with what
-   * {@link ServicePageDevice} holds, all read in one snapshot; with `unsettledOnly`, only the
-   * devices that have schedules and are not remembered `ok` until after `now`; with `filter`
-   * (D49), only the devices that have schedules and are not remembered (P66), at their version,
-   * to have none of its statuses until after `now`, up to the `filter.matches`-th remembered to
-   * have one of them (a `limit` of `Number.MAX_SAFE_INTEGER` lists every such device). `lastDeviceId` is
-   * the highest id of the account's devices (`null` for none). Present exactly when
-   * {@link rememberServiceMemos} and {@link engineSecondsBeforeMany} are. A store that has it MUST
-   * raise a device's memo version, atomically with the change, whenever something a memo holds may
-   * change: segments changed before the device's `lastReportedAt` (`changesSettledHistory`),
-   * readings added, changed or removed, schedules created, changed or removed, the device's zone
-   * changed, segments or figures repaired or rebuilt.
-   */
-  listServicePage?(input: {
-    readonly accountId: number;
-    readonly afterId?: number;
-    readonly limit: number;
-    readonly now: EpochSeconds;
-    readonly unsettledOnly: boolean;
-    readonly filter?: ServicePageFilter;
-  }): Promise<{ readonly devices: readonly ServicePageDevice[]; readonly lastDeviceId: number | null }>;
-
-  /**
-   * Optional capability (P58): remembers each device's memo, replacing what was remembered, only
-   * while the device's memo version is still the one given (otherwise it is dropped), and so that
-   * a change raising the version at the same time either comes first (the memo is dropped) or
-   * leaves the memo at the old version.
-   */
-  rememberServiceMemos?(input: { readonly devices: readonly ServiceMemoWrite[] }): Promise<void>;
-
-  /**
-   * Optional capability: `summarizeDeviceSegments` for many devices at once, for a page of the
-   * fleet meter (D32). When present it MUST return one summary per device id, in order, each equal
-   * to `summarizeSegments(allSegmentsOfTheDevice, now)`, and SHOULD answer in one round trip to its
-   * database whatever the number of devices. Stores without it are served by the core one device
-   * at a time.
-   */
-  summarizeDeviceSegmentsMany?(input: {
-    readonly deviceIds: readonly number[];
-    readonly now: EpochSeconds;
-  }): Promise<readonly SegmentSummary[]>;
-
-  /**
-   * Optional capability (D40, P53): the devices whose writes asked for a check of their events,
-   * each with its account and the version of its request, by device id after `afterDeviceId`
-   * (default: from the first), at most `limit`. When present, every write that stores telemetry or imports segments MUST leave such a
-   * request for each device it wrote, atomically with the write (a committed write always leaves
-   * it), and {@link clearEventChecks} MUST be present. A request of a device that no longer exists
-   * has `accountId` `null`. Stores without it (the memory store: it ends with its process) are
-   * checked from the process that wrote, after the write.
-   */
-  listEventChecks?(input: { readonly afterDeviceId?: number; readonly limit: number }): Promise<readonly EventCheck[]>;
-
-  /**
-   * Optional capability (P53): clears each request at the version given, leaving one that a later
-   * write moved on (it is checked again). Present exactly when {@link listEventChecks} is.
-   */
-  clearEventChecks?(input: { readonly checks: readonly EventCheck[] }): Promise<void>;
-
-  /**
-   * Optional capability: the cheapest round trip to the backing database, for the readiness probe
-   * (`GET /readyz`, D30). When present it MUST resolve once the database answers and reject with
-   * `StorageUnavailableError` when it cannot be reached (D18); it reads and writes no data. Stores
-   * without it are probed with a `findApiKey` that finds nothing.
-   */
-  ping?(): Promise<void>;
 
   // ── Administration (operator CLI, tests, embedding code) ────────────────────────────────────
 
@@ -472,141 +252,4 @@ export interface FleetHoursStore extends WebhookOutboxStore {
 
   /** MUST delete the schedule and return it; `null` when there is no such schedule. */
   removeServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
-}
-
-/**
- * The part of the storage port for events and webhooks (D40, D41): endpoints, the durable outbox
- * of events, their deliveries and every attempt. Instants are epoch seconds, checked like every
- * other method's; ids that no store can hold are misses.
- */
-export interface WebhookOutboxStore {
-  /** MUST store a new endpoint, enabled, created at `now`; `null` when the account does not exist. */
-  createWebhookEndpoint(input: NewWebhookEndpoint & { readonly now: EpochSeconds }): Promise<WebhookEndpoint | null>;
-
-  /** MUST return the endpoint or `null`. */
-  findWebhookEndpoint(input: { readonly endpointId: number }): Promise<WebhookEndpoint | null>;
-
-  /** MUST return the account's endpoints by id. */
-  listWebhookEndpoints(input: { readonly accountId: number }): Promise<readonly WebhookEndpoint[]>;
-
-  /**
-   * MUST apply the changes and return the endpoint, or `null` when there is none. `enabled: true`
-   * clears `disabledReason`, `disabledAt` and `failingSince`; `enabled: false` disables it with the
-   * reason `operator` at `now` (an endpoint already disabled keeps its reason).
-   */
-  updateWebhookEndpoint(input: {
-    readonly endpointId: number;
-    readonly changes: WebhookEndpointChanges;
-    readonly now: EpochSeconds;
-  }): Promise<WebhookEndpoint | null>;
-
-  /**
-   * MUST make `secret` the endpoint's secret and keep the one it replaces as `previousSecret` until
-   * `now + overlapSeconds` (D41: 24 h); `null` when there is no such endpoint.
-   */
-  rotateWebhookSecret(input: {
-    readonly endpointId: number;
-    readonly secret: string;
-    readonly overlapSeconds: number;
-    readonly now: EpochSeconds;
-  }): Promise<WebhookEndpoint | null>;
-
-  /** MUST delete the endpoint with its deliveries and attempts and return it; `null` when there is none. */
-  removeWebhookEndpoint(input: { readonly endpointId: number }): Promise<WebhookEndpoint | null>;
-
-  /**
-   * MUST put each event in the outbox once by id (D40: an id already stored is left as it is) and,
-   * for each event it stores, a delivery due at `now` to every enabled endpoint of the event's
-   * account that wants its type — or, with `endpointId`, to that endpoint only, if it is the
-   * account's. Atomic: all or nothing.
-   *
-   * @returns The ids of the events it stored (not those already there).
-   */
-  raiseEvents(input: { readonly events: readonly NewWebhookEvent[]; readonly now: EpochSeconds }): Promise<readonly string[]>;
-
-  /**
-   * MUST claim up to `limit` pending deliveries due at `now` of enabled endpoints, oldest due
-   * first, that no unexpired claim holds, for `claimant` until `now + leaseSeconds`, and return
-   * them. Two concurrent calls never claim one delivery (D41: one event is never sent by two
-   * senders at once); a claim that expires (its sender died) is claimed again. With `eventId`, only
-   * that event's deliveries (a command that sends one event now). With `perEndpoint` (D47: an
-   * endpoint's share of a sender), it MUST NOT claim more of one endpoint's deliveries than
-   * `perEndpoint` less what `held` says the claimant is already sending to it, and it MUST skip the
-   * endpoints at their share, so that the due deliveries of the other endpoints are claimed: a
-   * claim returns none only when no endpoint under its share has a due delivery no one holds.
-   */
-  claimDeliveries(input: {
-    readonly claimant: string;
-    readonly eventId?: string;
-    readonly limit: number;
-    readonly leaseSeconds: number;
-    readonly now: EpochSeconds;
-    readonly perEndpoint?: number;
-    readonly held?: readonly { readonly endpointId: number; readonly requests: number }[];
-  }): Promise<readonly ClaimedDelivery[]>;
-
-  /**
-   * MUST record the attempt and release the claim. A 2xx marks the delivery `delivered`; any other
-   * outcome schedules the next attempt by `nextAttemptAt` over `retrySchedule` (`failed` when it is
-   * spent, or at once on a 410); the endpoint's failing streak and disabling follow
-   * `endpointAfterAttempt` (D41). Only the claimant's claim is changed: an attempt reported after
-   * the claim expired is recorded, and changes nothing else. `null` when there is no such delivery.
-   */
-  recordWebhookAttempt(input: {
-    readonly deliveryId: number;
-    readonly claimant: string;
-    readonly attempt: AttemptReport;
-    readonly retrySchedule: readonly number[];
-  }): Promise<WebhookDelivery | null>;
-
-  /**
-   * MUST record several attempts of `claimant` as `recordWebhookAttempt` would, one after the
-   * other in the order given (D41: every attempt recorded), and return, for each, the delivery
-   * after it (`null`: no such delivery). A store may do it in fewer statements (a sender reports
-   * the requests that finished together); when it throws, nothing of the batch is recorded.
-   */
-  recordWebhookAttempts(input: {
-    readonly claimant: string;
-    readonly reports: readonly { readonly deliveryId: number; readonly attempt: AttemptReport }[];
-    readonly retrySchedule: readonly number[];
-  }): Promise<readonly (WebhookDelivery | null)[]>;
-
-  /** MUST release every claim of `claimant` (a sender that stops without sending what it claimed). */
-  releaseWebhookClaims(input: { readonly claimant: string }): Promise<void>;
-
-  /**
-   * MUST return the endpoint's attempts, newest first (by instant, then id), at most `limit`;
-   * with `failedOnly`, only attempts of deliveries that have failed.
-   */
-  listWebhookAttempts(input: {
-    readonly endpointId: number;
-    readonly failedOnly?: boolean;
-    readonly limit: number;
-  }): Promise<readonly WebhookAttempt[]>;
-
-  /**
-   * MUST make every delivery of the event pending again, due at `now`, its attempts counted from 0
-   * (D41: a replay sends the same id); `null` when there is no such event, else its deliveries.
-   */
-  replayWebhookEvent(input: { readonly eventId: string; readonly now: EpochSeconds }): Promise<readonly WebhookDelivery[] | null>;
-
-  /**
-   * MUST return, for each of the devices, the open silence (D40): the `cause` of a `device.silent`
-   * event of the device with no `device.reporting` event of the same device and cause; by device id.
-   */
-  listOpenSilences(input: {
-    readonly deviceIds: readonly number[];
-  }): Promise<readonly { readonly deviceId: number; readonly since: EpochSeconds }[]>;
-
-  /** MUST return the number of pending deliveries and the instant the oldest one's event was raised (`null`: none). */
-  webhookBacklog(): Promise<{ readonly pending: number; readonly oldestRaisedAt: EpochSeconds | null }>;
-
-  /**
-   * MUST set the account's quiet time after which an active device is silent (D40); `null` when
-   * the account does not exist.
-   */
-  setSilentAfter(input: { readonly accountId: number; readonly silentAfterSeconds: number }): Promise<number | null>;
-
-  /** MUST return the account's quiet time (default `DEFAULT_SILENT_AFTER_SECONDS`), or `null` when the account does not exist. */
-  findSilentAfter(input: { readonly accountId: number }): Promise<number | null>;
 }

@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { oracleMergedPoints, oracleSegments } from './telemetry-oracle.js';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import { parseWindowQuery } from '../window/parse-window-query.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';

@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { expect, it } from 'vitest';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';

@@ -5,7 +5,7 @@
  * `maintenance-reads-contract.ts`.
  */
 import { describe, expect, it } from 'vitest';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import { MAX_HOUR_METER_SECONDS, MAX_SERVICE_INTERVAL_DAYS, MAX_SERVICE_INTERVAL_SECONDS } from '../maintenance/service-status.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { Device, ServiceSchedule } from '../types.js';

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { telemetryToSegments } from '../telemetry/telemetry-to-segments.js';
 import type { Device, DeviceTelemetryPoint, SegmentInput } from '../types.js';

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { createFleetHours, type FleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours, type FleetHours } from '../application/create-fleet-hours.js';
 import type { FleetHoursStore, RememberedStatuses, ServicePageDevice } from '../store/storage-port.js';
 import type { Device, DeviceTelemetryPoint, ServiceStatus } from '../types.js';
 import { SegmentOverlapError, TelemetryOverlapError } from '../errors/errors.js';

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { oracleMergedPoints, oracleSecondStates, oracleSegments } from './telemetry-oracle.js';
 import { fingerprintApiKey, generateIngestToken } from '../access/api-key.js';
-import { createFleetHours } from '../service/create-fleet-hours.js';
+import { createFleetHours } from '../application/create-fleet-hours.js';
 import { ImeiInUseError, isFleetHoursError, TelemetryOverlapError, UnknownDeviceError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
 import { parseWindowQuery } from '../window/parse-window-query.js';

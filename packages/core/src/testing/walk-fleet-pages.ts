@@ -1,4 +1,4 @@
-import type { FleetPage } from '../service/create-fleet-hours.js';
+import type { FleetPage } from '../application/read-queries.js';
 
 /**
  * Every page of a fleet read, following `nextCursor` from the first page (D32), for the tests of

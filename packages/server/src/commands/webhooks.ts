@@ -12,7 +12,7 @@ import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readDuration, readId, readNumber } from '../cli/option-values.js';
 import { readServerSetting } from '../cli/server-settings.js';
-import { testEvent } from '../webhooks/check-events.js';
+import { testEvent } from '../webhooks/test-event.js';
 import { startWebhookSender } from '../webhooks/webhook-sender.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';

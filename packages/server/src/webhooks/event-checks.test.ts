@@ -8,7 +8,6 @@
 import { createFleetHours } from '@fleet-hours/core';
 import { createKyselyStore, createPGliteDatabase, migrateToLatest } from '@fleet-hours/storage-kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkRequested } from './check-events.js';
 import { startEventDelivery } from './event-delivery.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -63,6 +62,6 @@ describe('checks that writes ask for (D40, P53)', async () => {
     ]);
     await store.releaseWebhookClaims({ claimant: 'test' });
     // Checked again: nothing new, nothing left.
-    expect(await checkRequested(fleetHours, now)).toBe(0);
+    expect(await fleetHours.events.checkRequested({ now })).toBe(0);
   });
 });

@@ -1,5 +1,4 @@
 import type { FleetHours } from '@fleet-hours/core';
-import { checkEvents, checkRequested } from './check-events.js';
 import { startWebhookSender, type WebhookSender } from './webhook-sender.js';
 
 /** What the delivery counts in the server's metrics (`ServerMetrics` extends it): the attempts and the outbox's backlog. */
@@ -86,7 +85,7 @@ export function startEventDelivery(
   };
   let checking: Promise<unknown> = Promise.resolve();
   const check = () => {
-    checking = checking.then(() => checkEvents({ fleetHours, now: Math.floor(now() / 1000) }).then(wakeOn, onError));
+    checking = checking.then(() => fleetHours.events.check({ now: Math.floor(now() / 1000) }).then(wakeOn, onError));
   };
   check();
   const timer = setInterval(check, options.checkIntervalMs ?? 60_000);
@@ -103,9 +102,9 @@ export function startEventDelivery(
     const batch = written;
     written = new Map();
     checking = checking.then(async () => {
-      if (requests) return checkRequested(fleetHours, Math.floor(now() / 1000)).then(wakeOn, onError);
+      if (requests) return fleetHours.events.checkRequested({ now: Math.floor(now() / 1000) }).then(wakeOn, onError);
       for (const [accountId, deviceIds] of batch) {
-        await checkEvents({ fleetHours, now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).then(wakeOn, onError);
+        await fleetHours.events.check({ now: Math.floor(now() / 1000), accountId, deviceIds: [...deviceIds] }).then(wakeOn, onError);
       }
     });
   };

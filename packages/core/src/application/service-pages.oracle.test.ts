@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { createFleetHours, type FleetHours, type FleetPage } from './create-fleet-hours.js';
+import { createFleetHours, type FleetHours } from './create-fleet-hours.js';
+import type { FleetPage } from './read-queries.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { daysBetween, intlFormatInstant, intlLocalDate } from '../testing/oracle.js';
 import type { DeviceService, SegmentInput, ServiceSchedule, ServiceScheduleState, ServiceStatus } from '../types.js';

@@ -53,6 +53,26 @@ describe('createFleetHours(): the public functions check their arguments at run 
     }
   });
 
+  it('events.check() and events.checkRequested() take whole epoch seconds and ids, not milliseconds or text (D40)', async () => {
+    const seconds = 'whole epoch seconds of the years 0001 to 9999 (not milliseconds: Math.floor(Date.now() / 1000))';
+    await expect(call(fleetHours.events.check, { now: Date.UTC(2026, 11, 1) })).rejects.toThrow(
+      new TypeError(`events.check(): now must be ${seconds}, got number "1796083200000"`),
+    );
+    await expect(call(fleetHours.events.check, { now: 1_796_083_200.5 })).rejects.toThrow(
+      new TypeError(`events.check(): now must be ${seconds}, got number "1796083200.5"`),
+    );
+    await expect(call(fleetHours.events.check, { accountId: '1', deviceIds: [7] })).rejects.toThrow(
+      new TypeError('events.check(): accountId must be a positive integer, got "1"'),
+    );
+    await expect(call(fleetHours.events.check, { accountId: 1, deviceIds: 7 })).rejects.toThrow(
+      new TypeError('events.check(): deviceIds must be an array of positive integers, got number "7"'),
+    );
+    await expect(call(fleetHours.events.checkRequested, { now: '1767225600' })).rejects.toThrow(
+      new TypeError(`events.checkRequested(): now must be ${seconds}, got "1767225600"`),
+    );
+    await expect(fleetHours.events.check()).resolves.toBe(0);
+  });
+
   it('meter() and listDevices() take ids as positive integers', async () => {
     await expect(call(fleetHours.meter, { accountId: 1, deviceId: null })).rejects.toThrow(
       new TypeError('meter(): deviceId must be a positive integer, got null'),

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { createFleetHours, type FleetHours, type FleetPage } from './create-fleet-hours.js';
+import { createFleetHours, type FleetHours } from './create-fleet-hours.js';
+import type { FleetPage } from './read-queries.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import { formatInstant } from '../time/format-instant.js';
 import { startOfLocalDay } from '../time/local-date.js';

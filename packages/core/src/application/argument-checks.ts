@@ -12,7 +12,17 @@ interface _ArgumentKind {
   readonly expected: (name: string, value: unknown) => string;
 }
 
+import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import { SERVICE_STATUSES } from '../types.js';
+
+const _isEpochSeconds = (value: unknown) => {
+  try {
+    assertEpochSeconds('value', value as number);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const _isPlainDate = (value: unknown) => Object.prototype.toString.call(value) === '[object Temporal.PlainDate]';
 
@@ -45,6 +55,18 @@ const _KINDS = {
   'credential?': {
     accepts: (value) => value === undefined || value === 'api_key' || value === 'ingest_token',
     expected: () => '"api_key" or "ingest_token"',
+  },
+  'id?': {
+    accepts: (value) => value === undefined || (Number.isSafeInteger(value) && (value as number) > 0),
+    expected: () => 'a positive integer',
+  },
+  'ids?': {
+    accepts: (value) => value === undefined || (Array.isArray(value) && value.every((id) => Number.isSafeInteger(id) && id > 0)),
+    expected: () => 'an array of positive integers',
+  },
+  'seconds?': {
+    accepts: (value) => value === undefined || _isEpochSeconds(value),
+    expected: () => 'whole epoch seconds of the years 0001 to 9999 (not milliseconds: Math.floor(Date.now() / 1000))',
   },
   clock: { accepts: (value) => typeof value === 'function', expected: () => 'a function returning epoch milliseconds (pass Date.now)' },
   object: { accepts: (value) => typeof value === 'object' && value !== null, expected: () => 'an object' },

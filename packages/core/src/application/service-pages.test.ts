@@ -3,7 +3,8 @@
  * `fleet.service()` a page at a time, over the memory store.
  */
 import { describe, expect, it } from 'vitest';
-import { createFleetHours, type FleetPage } from './create-fleet-hours.js';
+import { createFleetHours } from './create-fleet-hours.js';
+import type { FleetPage } from './read-queries.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { FleetHoursStore } from '../store/storage-port.js';

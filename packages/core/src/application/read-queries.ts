@@ -1,0 +1,49 @@
+import type { PageQuery } from '../fleet/parse-page-query.js';
+import type { DailyHours, DeviceService, HoursTotal, MeterRecord, ServiceStatus } from '../types.js';
+import type { WindowDates } from '../window/parse-window-query.js';
+
+/** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
+export interface WindowQuery extends WindowDates {
+  readonly accountId: number;
+  readonly deviceId: number;
+}
+
+/** A page of the fleet endpoints, as they receive it: the account, and `limit` / `cursor` from `parsePageQuery` (D32). */
+export interface FleetPageQuery extends PageQuery {
+  readonly accountId: number;
+}
+
+/** A page of `/service` for the whole fleet (D39): the page, and the statuses a device must have a schedule in (none: every device). */
+export interface FleetServiceQuery extends FleetPageQuery {
+  readonly statuses?: readonly ServiceStatus[] | undefined;
+}
+
+/** A page of `/hours` or `/hours/daily` for the whole fleet: the page and the dates from `parseWindowQuery`, applied in each device's zone (D32). */
+export interface FleetWindowQuery extends FleetPageQuery, WindowDates {}
+
+/** One page of a fleet endpoint (D32): one item per device, by ascending id, and the cursor of the next page (`null` on the last). */
+export interface FleetPage<Item> {
+  readonly items: readonly Item[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * The fleet reads (D32): every device of the account, a page at a time, each item exactly what the
+ * single-device read returns for that device. A page costs a bounded number of store calls
+ * whatever its size: one for the devices and one for the figures (with a store that offers the
+ * batch capabilities).
+ */
+export interface FleetReads {
+  /** `hours()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
+  hours(query: FleetWindowQuery): Promise<FleetPage<HoursTotal>>;
+  /** `daily()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
+  daily(query: FleetWindowQuery): Promise<FleetPage<DailyHours>>;
+  /** `meter()` for every device of a page. @throws {InvalidParameterError} (D32, P33) */
+  meter(query: FleetPageQuery): Promise<FleetPage<MeterRecord>>;
+  /**
+   * `service()` for every device of a page (D39, D32); with `statuses`, only the devices with at
+   * least one schedule in one of them, a page holding up to `limit` such devices.
+   * @throws {InvalidParameterError} (D32, P33)
+   */
+  service(query: FleetServiceQuery): Promise<FleetPage<DeviceService>>;
+}
