@@ -124,6 +124,15 @@ export interface ServiceMemoWrite {
   readonly statuses?: RememberedStatuses | null;
 }
 
+/** A credential to store (an API key, D10, or an ingest token, D24): by fingerprint, never the secret itself. */
+interface NewCredential {
+  readonly accountId: number;
+  readonly fingerprint: string;
+  readonly label: string | null;
+  readonly expiresAt: EpochSeconds | null;
+  readonly now: EpochSeconds;
+}
+
 export interface FleetHoursStore extends WebhookOutboxStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
@@ -318,13 +327,7 @@ export interface FleetHoursStore extends WebhookOutboxStore {
    * MUST store a key by fingerprint (never the key itself), created at `now`, expiring at
    * `expiresAt` (both epoch seconds; `null`: never); `null` when the account does not exist.
    */
-  createApiKey(input: {
-    readonly accountId: number;
-    readonly fingerprint: string;
-    readonly label: string | null;
-    readonly expiresAt: EpochSeconds | null;
-    readonly now: EpochSeconds;
-  }): Promise<ApiKeyRecord | null>;
+  createApiKey(input: NewCredential): Promise<ApiKeyRecord | null>;
 
   /** MUST return the account's keys ordered by id. */
   listApiKeys(input: { readonly accountId: number }): Promise<readonly ApiKeyRecord[]>;
@@ -377,13 +380,7 @@ export interface FleetHoursStore extends WebhookOutboxStore {
    * MUST store an ingest token by fingerprint (never the token itself), created at `now`, expiring
    * at `expiresAt` (`null`: never); `null` when the account does not exist (D24).
    */
-  createIngestToken(input: {
-    readonly accountId: number;
-    readonly fingerprint: string;
-    readonly label: string | null;
-    readonly expiresAt: EpochSeconds | null;
-    readonly now: EpochSeconds;
-  }): Promise<IngestTokenRecord | null>;
+  createIngestToken(input: NewCredential): Promise<IngestTokenRecord | null>;
 
   /** MUST return the account's ingest tokens ordered by id. */
   listIngestTokens(input: { readonly accountId: number }): Promise<readonly IngestTokenRecord[]>;
