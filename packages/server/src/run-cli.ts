@@ -19,8 +19,8 @@ import {
 import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from './commands/hour-meter.js';
 import { importSegmentsCommand, importTelemetryCommand } from './commands/import.js';
 import { dailyCommand, hoursCommand, meterCommand } from './commands/read-hours.js';
-import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.js';
-import { createIngestTokenCommand, listIngestTokensCommand, revokeIngestTokenCommand } from './commands/ingest-tokens.js';
+import { KEY_COMMANDS } from './commands/keys.js';
+import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.js';
 import { serveCommand } from './commands/serve.js';
 import {
   createServiceCommand,
@@ -51,12 +51,12 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'accounts set-plan': setAccountPlanCommand,
   'accounts list': listAccountsCommand,
   'accounts update': updateAccountCommand,
-  'keys create': createKeyCommand,
-  'keys list': listKeysCommand,
-  'keys revoke': revokeKeyCommand,
-  'ingest-tokens create': createIngestTokenCommand,
-  'ingest-tokens list': listIngestTokensCommand,
-  'ingest-tokens revoke': revokeIngestTokenCommand,
+  'keys create': KEY_COMMANDS.create,
+  'keys list': KEY_COMMANDS.list,
+  'keys revoke': KEY_COMMANDS.revoke,
+  'ingest-tokens create': INGEST_TOKEN_COMMANDS.create,
+  'ingest-tokens list': INGEST_TOKEN_COMMANDS.list,
+  'ingest-tokens revoke': INGEST_TOKEN_COMMANDS.revoke,
   'devices create': createDeviceCommand,
   'devices list': listDevicesCommand,
   'devices update': updateDeviceCommand,

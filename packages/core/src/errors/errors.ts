@@ -183,10 +183,9 @@ export class BeyondRetentionError extends FleetHoursError {
   readonly keptDays: number | undefined;
 
   constructor(input: { readonly index: number; readonly time: number; readonly horizon: number; readonly keptDays?: number }) {
-    const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
     const why = input.keptDays === undefined ? 'points before it were dropped' : `telemetry is kept ${input.keptDays} days`;
     super('beyond_retention', {
-      message: `time ${iso(input.time)} is older than the retention horizon ${iso(input.horizon)} (${why}): nothing was written`,
+      message: `time ${_utc(input.time)} is older than the retention horizon ${_utc(input.horizon)} (${why}): nothing was written`,
     });
     this.index = input.index;
     this.time = input.time;
@@ -209,12 +208,11 @@ export class TelemetryOverlapError extends FleetHoursError {
   readonly written: 'telemetry' | 'import';
 
   constructor(input: { readonly deviceId: number; readonly instant: number; readonly written: 'telemetry' | 'import' }) {
-    const at = new Date(input.instant * 1000).toISOString().replace('.000Z', 'Z');
     const what =
       input.written === 'telemetry'
         ? 'the telemetry would overlap imported segments'
         : 'the import would overlap segments derived from telemetry';
-    super('conflict', { message: `Device ${input.deviceId}: ${what} at "${at}": nothing was written` });
+    super('conflict', { message: `Device ${input.deviceId}: ${what} at "${_utc(input.instant)}": nothing was written` });
     this.deviceId = input.deviceId;
     this.instant = input.instant;
     this.written = input.written;
@@ -230,4 +228,9 @@ export class ImeiInUseError extends FleetHoursError {
     super('conflict', { message: `IMEI "${imei}" already names an active device of this account` });
     this.imei = imei;
   }
+}
+
+/** Epoch seconds as an ISO 8601 instant in UTC, whole seconds: how the messages above name a time. */
+function _utc(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 }

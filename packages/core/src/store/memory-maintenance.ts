@@ -1,6 +1,7 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { applyChanges } from './apply-changes.js';
+import { rowsOfDevices, takeRow } from './memory-rows.js';
 import type { HourMeterReading, ServiceSchedule } from '../types.js';
 
 /** Hour-meter readings and service schedules of a memory store (D38, D39), over its devices. */
@@ -19,17 +20,10 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
       return { ...reading };
     },
     async listHourMeterReadings({ deviceIds }) {
-      const wanted = new Set(deviceIds);
-      return [...readings.values()]
-        .filter((reading) => wanted.has(reading.deviceId))
-        .sort((a, b) => a.deviceId - b.deviceId || b.readAt - a.readAt)
-        .map((reading) => ({ ...reading }));
+      return rowsOfDevices(readings, deviceIds, (a, b) => b.readAt - a.readAt);
     },
     async removeHourMeterReading({ deviceId, readingId }) {
-      const reading = readings.get(readingId);
-      if (!reading || reading.deviceId !== deviceId) return null;
-      readings.delete(readingId);
-      return { ...reading };
+      return readings.get(readingId)?.deviceId === deviceId ? takeRow(readings, readingId) : null;
     },
     async createServiceSchedule(input) {
       assertEpochSeconds('lastDoneAt', input.lastDoneAt);
@@ -55,11 +49,7 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
       return schedule ? { ...schedule } : null;
     },
     async listServiceSchedules({ deviceIds }) {
-      const wanted = new Set(deviceIds);
-      return [...schedules.values()]
-        .filter((schedule) => wanted.has(schedule.deviceId))
-        .sort((a, b) => a.deviceId - b.deviceId || a.id - b.id)
-        .map((schedule) => ({ ...schedule }));
+      return rowsOfDevices(schedules, deviceIds, (a, b) => a.id - b.id);
     },
     async updateServiceSchedule({ scheduleId, changes }) {
       if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
@@ -70,10 +60,7 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
       return { ...updated };
     },
     async removeServiceSchedule({ scheduleId }) {
-      const schedule = schedules.get(scheduleId);
-      if (!schedule) return null;
-      schedules.delete(scheduleId);
-      return { ...schedule };
+      return takeRow(schedules, scheduleId);
     },
   } satisfies Partial<FleetHoursStore>;
 }

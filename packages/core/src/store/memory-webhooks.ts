@@ -3,6 +3,7 @@ import { DEFAULT_SILENT_AFTER_SECONDS } from '../events/decide-events.js';
 import { deliveryAfterAttempt, endpointAfterAttempt } from '../events/retry-schedule.js';
 import type { AttemptReport, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../events/webhook-records.js';
 import type { WebhookOutboxStore } from './storage-port.js';
+import { takeRow } from './memory-rows.js';
 
 /** A delivery as the memory store keeps it: with its claim. */
 type _Delivery = WebhookDelivery & { claimant: string | null; claimedUntil: number | null };
@@ -100,13 +101,12 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
       return { ...rotated };
     },
     async removeWebhookEndpoint({ endpointId }) {
-      const endpoint = endpoints.get(endpointId);
+      const endpoint = takeRow(endpoints, endpointId);
       if (!endpoint) return null;
-      endpoints.delete(endpointId);
       for (const delivery of [...deliveries.values()]) if (delivery.endpointId === endpointId) deliveries.delete(delivery.id);
       for (let index = attempts.length - 1; index >= 0; index -= 1)
         if (attempts[index]!.endpointId === endpointId) attempts.splice(index, 1);
-      return { ...endpoint };
+      return endpoint;
     },
   } satisfies Partial<WebhookOutboxStore>;
 }

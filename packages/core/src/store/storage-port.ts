@@ -52,6 +52,15 @@ export type { WebhookOutboxStore } from './webhook-outbox-port.js';
  *   `StorageUnavailableError` (→ HTTP 503, D18) and MUST work again once the database is back,
  *   without being re-created.
  */
+/** A credential to store (an API key, D10, or an ingest token, D24): by fingerprint, never the secret itself. */
+interface NewCredential {
+  readonly accountId: number;
+  readonly fingerprint: string;
+  readonly label: string | null;
+  readonly expiresAt: EpochSeconds | null;
+  readonly now: EpochSeconds;
+}
+
 export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
@@ -98,13 +107,7 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
    * MUST store a key by fingerprint (never the key itself), created at `now`, expiring at
    * `expiresAt` (both epoch seconds; `null`: never); `null` when the account does not exist.
    */
-  createApiKey(input: {
-    readonly accountId: number;
-    readonly fingerprint: string;
-    readonly label: string | null;
-    readonly expiresAt: EpochSeconds | null;
-    readonly now: EpochSeconds;
-  }): Promise<ApiKeyRecord | null>;
+  createApiKey(input: NewCredential): Promise<ApiKeyRecord | null>;
 
   /** MUST return the account's keys ordered by id. */
   listApiKeys(input: { readonly accountId: number }): Promise<readonly ApiKeyRecord[]>;
@@ -157,13 +160,7 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
    * MUST store an ingest token by fingerprint (never the token itself), created at `now`, expiring
    * at `expiresAt` (`null`: never); `null` when the account does not exist (D24).
    */
-  createIngestToken(input: {
-    readonly accountId: number;
-    readonly fingerprint: string;
-    readonly label: string | null;
-    readonly expiresAt: EpochSeconds | null;
-    readonly now: EpochSeconds;
-  }): Promise<IngestTokenRecord | null>;
+  createIngestToken(input: NewCredential): Promise<IngestTokenRecord | null>;
 
   /** MUST return the account's ingest tokens ordered by id. */
   listIngestTokens(input: { readonly accountId: number }): Promise<readonly IngestTokenRecord[]>;

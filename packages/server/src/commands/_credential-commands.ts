@@ -19,22 +19,32 @@ export interface _CredentialKind {
   readonly plural: string;
   /** The error code a revoked credential answers with. */
   readonly revokedCode: string;
+  /** The argument of `<command> revoke`: `KEY-ID`, `TOKEN-ID`. */
+  readonly idName: string;
   /** A new secret. */
   generate(): string;
   /** Lines printed under a new credential on how to use it. */
   readonly usage: readonly string[];
   /** Notes printed under a new credential about its account. */
   accountNotes(account: Account): string[];
-  create(
-    store: FleetHoursStore,
-    input: { accountId: number; fingerprint: string; label: string | null; expiresAt: number | null; now: number },
-  ): Promise<ApiKeyRecord | null>;
+  create(store: FleetHoursStore, input: Parameters<FleetHoursStore['createApiKey']>[0]): Promise<ApiKeyRecord | null>;
   list(store: FleetHoursStore, accountId: number): Promise<readonly ApiKeyRecord[]>;
   revoke(store: FleetHoursStore, id: number, now: number): Promise<ApiKeyRecord | null>;
 }
 
+/** The three commands of a kind of credential, `<command> create`, `list` and `revoke`, as `runCli` runs them. */
+export function _credentialCommands(kind: _CredentialKind): Readonly<Record<'create' | 'list' | 'revoke', Command>> {
+  return {
+    create: (context) => _createCredential(kind, context),
+    list: (context) => _listCredentials(kind, context),
+    revoke: (context) => _revokeCredential(kind, context),
+  };
+}
+
+type Command = (context: CommandContext) => Promise<CommandResult>;
+
 /** `<command> create --account ID [--label TEXT] [--expires-at ISO-INSTANT]`: the secret is printed this once. */
-export async function _createCredentialCommand(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
+async function _createCredential(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const labelText = optionalOption(context, 'label');
   const label = labelText === undefined || labelText.trim() === '' ? null : readCleanText(labelText, '--label');
@@ -75,7 +85,7 @@ export async function _createCredentialCommand(kind: _CredentialKind, context: C
 }
 
 /** `<command> list --account ID`: fingerprints and states, never a secret. */
-export async function _listCredentialsCommand(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
+async function _listCredentials(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const store = await context.store();
   await requireAccount(store, accountId);
@@ -107,8 +117,8 @@ export async function _listCredentialsCommand(kind: _CredentialKind, context: Co
 }
 
 /** `<command> revoke ID`: the credential answers 401 with `kind.revokedCode` from the next request on. */
-export async function _revokeCredentialCommand(kind: _CredentialKind, context: CommandContext, idName: string): Promise<CommandResult> {
-  const id = readId(context.positionals[0]!, idName);
+async function _revokeCredential(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
+  const id = readId(context.positionals[0]!, kind.idName);
   const revoked = await kind.revoke(await context.store(), id, context.now);
   if (!revoked) throw new CommandError(`No ${kind.noun} with id ${id}`);
   const json = presentApiKey(revoked, context.now);

@@ -1,5 +1,6 @@
 import type { FleetHoursStore } from '@fleet-hours/core';
 import type { CliIo } from '../cli/cli-io.js';
+import type { DatabaseOpener } from '../database/open-database.js';
 
 /** What a store-backed command receives. */
 export interface CommandContext {
@@ -16,6 +17,13 @@ export interface CommandContext {
   readonly io: CliIo;
   /** Whether `--json` was given: progress and notes must then stay off stdout. */
   readonly json: boolean;
+}
+
+/** What a command that runs until it is stopped (`serve`, `demo`) receives: it opens its own database and returns its exit code. */
+export interface ServingCommandInput {
+  readonly io: CliIo;
+  readonly options: CommandContext['options'];
+  readonly openDatabase: DatabaseOpener;
 }
 
 /** What a command prints: `json` with `--json`, `text` without. */

@@ -10,13 +10,14 @@ import { readHost, readPort } from '../cli/option-values.js';
 import type { GlobalFlags } from '../cli/parse-cli-args.js';
 import { readServerSetting } from '../cli/server-settings.js';
 import type { DatabaseTarget } from '../database/database-target.js';
-import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
+import type { OpenedDatabase } from '../database/open-database.js';
 import { demoExamples, formatDemoBanner, liveExamples } from '../demo/demo-banner.js';
 import { DEMO_VEHICLES } from '../demo/demo-fleet.js';
 import { LIVE_VEHICLES, seedLiveVehicles, startLiveFeed, type LiveFeed } from '../demo/live-vehicles.js';
 import { seedDemo } from '../demo/seed-demo.js';
 import { startServer, type StartServerOptions } from '../server/start-server.js';
 import { _withOptionNames } from './_option-refusal.js';
+import type { ServingCommandInput } from './command-context.js';
 
 /** The port the demo tries first; when it is taken and no --port was given, any free port. */
 export const DEMO_PORT = 8080;
@@ -36,12 +37,7 @@ export const DEMO_PORT = 8080;
  * reach a receiver on this machine (D48: the setting its refusals name). Failed attempts go to
  * stderr too, so a refusal is seen.
  */
-export async function demoCommand(input: {
-  readonly io: CliIo;
-  readonly global: GlobalFlags;
-  readonly options: Readonly<Record<string, string | boolean | undefined>>;
-  readonly openDatabase: DatabaseOpener;
-}): Promise<number> {
+export async function demoCommand(input: ServingCommandInput & { readonly global: GlobalFlags }): Promise<number> {
   const { io, global } = input;
   if (global.databaseUrl !== undefined) {
     throw new UsageError('demo always uses a fresh embedded database: --database-url is not accepted (DATABASE_URL is ignored)', 'demo');

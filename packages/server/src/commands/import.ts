@@ -26,15 +26,8 @@ import { readServerSetting } from '../cli/server-settings.js';
 import { createProgressBar, formatMegabytes } from '../cli/progress-bar.js';
 import { _describeFileError } from '../import/_describe-file-error.js';
 import { _deviceAccount } from './_device-account.js';
-import {
-  formatFromFileName,
-  ImportFileError,
-  readImportFile,
-  type ImportFileContents,
-  type ImportFormat,
-  type ImportProblem,
-  type ReadImportFileInput,
-} from '../import/read-import-file.js';
+import { formatFromFileName, ImportFileError, readImportFile } from '../import/read-import-file.js';
+import type { ImportFileContents, ImportFormat, ImportProblem, ReadImportFileInput } from '../import/read-import-file.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
 /** Files at least this large get a progress bar (on a terminal only). */

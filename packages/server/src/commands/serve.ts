@@ -1,7 +1,7 @@
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { EXIT_CODES } from '../cli/cli-errors.js';
-import type { CliIo, TextSink } from '../cli/cli-io.js';
+import type { TextSink } from '../cli/cli-io.js';
 import {
   LOG_LEVELS,
   readServerSettings,
@@ -11,8 +11,9 @@ import {
   type ServerSettings,
 } from '../cli/server-settings.js';
 import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from '../database/database-target.js';
-import type { DatabaseOpener, OpenedDatabase } from '../database/open-database.js';
+import type { OpenedDatabase } from '../database/open-database.js';
 import { startServer, type StartedServer } from '../server/start-server.js';
+import type { ServingCommandInput } from './command-context.js';
 
 /**
  * `serve [settings…]`: reads every setting from its flag or `FLEET_HOURS_…` variable (D30, P29),
@@ -21,12 +22,7 @@ import { startServer, type StartedServer } from '../server/start-server.js';
  *
  * @returns The exit code: 0 after a graceful stop, 1 when the start failed, 2 for a bad setting.
  */
-export async function serveCommand(input: {
-  readonly io: CliIo;
-  readonly target: DatabaseTarget;
-  readonly options: Readonly<Record<string, string | boolean | undefined>>;
-  readonly openDatabase: DatabaseOpener;
-}): Promise<number> {
+export async function serveCommand(input: ServingCommandInput & { readonly target: DatabaseTarget }): Promise<number> {
   const { io, target } = input;
   let log = _jsonLineLogger(io.stdout, io.now, 'info');
   let settings: ServerSettings;

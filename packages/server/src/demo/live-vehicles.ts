@@ -100,13 +100,8 @@ export async function seedLiveVehicles(
     devices.push((await store.findDevice({ accountId: account.id, deviceId: created.id })) ?? created);
   }
   const ingestToken = generateIngestToken();
-  await store.createIngestToken({
-    accountId: account.id,
-    fingerprint: await fingerprintApiKey(ingestToken),
-    label: 'demo live feed',
-    expiresAt: null,
-    now,
-  });
+  const fingerprint = await fingerprintApiKey(ingestToken);
+  await store.createIngestToken({ accountId: account.id, fingerprint, label: 'demo live feed', expiresAt: null, now });
   return { devices, ingestToken, pointCount };
 }
 

@@ -39,20 +39,15 @@ export function upsertReading(
   db: Kysely<FleetHoursDatabase>,
   reading: { readonly deviceId: number; readonly readAt: number; readonly readingSeconds: number; readonly now: number },
 ) {
+  const row = _rowOfDevice(db, reading.deviceId, {
+    read_at: instantOf(reading.readAt),
+    reading_seconds: sql<string>`${reading.readingSeconds}::bigint`,
+    recorded_at: instantOf(reading.now),
+  });
   return db
     .insertInto('hour_meter_readings')
-    .columns(['device_id', 'read_at', 'reading_seconds', 'recorded_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('devices')
-        .select([
-          'devices.id',
-          instantOf(reading.readAt).as('read_at'),
-          sql<string>`${reading.readingSeconds}::bigint`.as('reading_seconds'),
-          instantOf(reading.now).as('recorded_at'),
-        ])
-        .where('devices.id', '=', reading.deviceId),
-    )
+    .columns(row.columns)
+    .expression(row.select)
     .onConflict((conflict) =>
       conflict.columns(['device_id', 'read_at']).doUpdateSet((eb) => ({
         reading_seconds: eb.ref('excluded.reading_seconds'),
@@ -90,36 +85,17 @@ export function deleteReading(db: Kysely<FleetHoursDatabase>, deviceId: number, 
 export function insertSchedule(db: Kysely<FleetHoursDatabase>, input: NewServiceSchedule & { readonly now: number }) {
   const bigint = (value: number | null | undefined) => sql<string | null>`${value ?? null}::bigint`;
   const integer = (value: number | null | undefined) => sql<number | null>`${value ?? null}::integer`;
-  return db
-    .insertInto('service_schedules')
-    .columns([
-      'device_id',
-      'name',
-      'interval_seconds',
-      'interval_days',
-      'due_soon_seconds',
-      'due_soon_days',
-      'last_done_at',
-      'last_done_hour_meter_seconds',
-      'created_at',
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom('devices')
-        .select([
-          'devices.id',
-          sql<string>`${input.name}::text`.as('name'),
-          bigint(input.intervalSeconds).as('interval_seconds'),
-          integer(input.intervalDays).as('interval_days'),
-          bigint(input.dueSoonSeconds).as('due_soon_seconds'),
-          integer(input.dueSoonDays).as('due_soon_days'),
-          instantOf(input.lastDoneAt).as('last_done_at'),
-          bigint(input.lastDoneHourMeterSeconds).as('last_done_hour_meter_seconds'),
-          instantOf(input.now).as('created_at'),
-        ])
-        .where('devices.id', '=', input.deviceId),
-    )
-    .returning(SCHEDULE_COLUMNS);
+  const row = _rowOfDevice(db, input.deviceId, {
+    name: sql<string>`${input.name}::text`,
+    interval_seconds: bigint(input.intervalSeconds),
+    interval_days: integer(input.intervalDays),
+    due_soon_seconds: bigint(input.dueSoonSeconds),
+    due_soon_days: integer(input.dueSoonDays),
+    last_done_at: instantOf(input.lastDoneAt),
+    last_done_hour_meter_seconds: bigint(input.lastDoneHourMeterSeconds),
+    created_at: instantOf(input.now),
+  });
+  return db.insertInto('service_schedules').columns(row.columns).expression(row.select).returning(SCHEDULE_COLUMNS);
 }
 
 /** One schedule by id. */
@@ -212,6 +188,26 @@ export function toSchedule(row: ScheduleRow): ServiceSchedule {
     lastDoneAt: Number(row.last_done_at),
     lastDoneHourMeterSeconds: _numberOrNull(row.last_done_hour_meter_seconds),
     createdAt: Number(row.created_at),
+  };
+}
+
+/**
+ * The columns of an insert for an existing device and the `select … from devices where id = $1`
+ * that gives its row (none when the device does not exist, so nothing is inserted), from one record
+ * that names each column once with its value: the two lists cannot fall out of step.
+ */
+function _rowOfDevice<Column extends string>(
+  db: Kysely<FleetHoursDatabase>,
+  deviceId: number,
+  values: Readonly<Record<Column, RawBuilder<unknown>>>,
+) {
+  const columns = Object.keys(values) as Column[];
+  return {
+    columns: ['device_id' as const, ...columns],
+    select: db
+      .selectFrom('devices')
+      .select(['devices.id', ...columns.map((column) => values[column].as(column))])
+      .where('devices.id', '=', deviceId),
   };
 }
 

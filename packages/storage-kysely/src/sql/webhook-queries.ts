@@ -198,24 +198,17 @@ export function claimDue(input: ClaimInput) {
   );
 }
 
-/** A claimed row: the delivery, its event and its endpoint (`endpoint_…`), read by the claim itself. */
+/**
+ * A claimed row: the delivery, its event and its endpoint's columns as {@link EndpointRow} has them,
+ * prefixed `endpoint_` (its id is the delivery's `endpoint_id`, its account the event's), read by the claim itself.
+ */
 export type ClaimedRow = DeliveryRow & {
   type: string;
   account_id: number;
   about_device_id: number | null;
   body: string;
   raised_at: number | string;
-  endpoint_url: string;
-  endpoint_event_types: string[];
-  endpoint_secret: string;
-  endpoint_previous_secret: string | null;
-  endpoint_previous_secret_expires_at: number | string | null;
-  endpoint_enabled: boolean;
-  endpoint_disabled_reason: string | null;
-  endpoint_disabled_at: number | string | null;
-  endpoint_failing_since: number | string | null;
-  endpoint_created_at: number | string;
-};
+} & { [Column in Exclude<keyof EndpointRow, 'id' | 'account_id'> as `endpoint_${Column}`]: EndpointRow[Column] };
 
 /** The endpoint of a claimed row. */
 export function claimedEndpoint(row: ClaimedRow): WebhookEndpoint {

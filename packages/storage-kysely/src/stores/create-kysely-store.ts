@@ -1,4 +1,4 @@
-import { eventCheckStore } from './event-check-store.js';
+import { eventCheckStore, type EventCheckStore } from './event-check-store.js';
 import type { FleetHoursStore, RateLimitStore } from '@fleet-hours/core';
 import { sql, type Kysely } from 'kysely';
 import { accountStore } from './account-store.js';
@@ -8,7 +8,7 @@ import { maintenanceStore } from './maintenance-store.js';
 import { serviceMemoStore, type ServiceMemoStore } from './service-memo-store.js';
 import { webhookStore } from './webhook-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
-import { segmentStore } from './segment-store.js';
+import { segmentStore, type SegmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
@@ -19,15 +19,10 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
  */
 export type KyselyFleetHoursStore = FleetHoursStore &
   RateLimitStore &
-  ServiceMemoStore & {
+  SegmentStore &
+  ServiceMemoStore &
+  EventCheckStore & {
     readonly db: Kysely<FleetHoursDatabase>;
-    sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
-    summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
-    sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
-    summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
-    engineSecondsBeforeMany: NonNullable<FleetHoursStore['engineSecondsBeforeMany']>;
-    listEventChecks: NonNullable<FleetHoursStore['listEventChecks']>;
-    clearEventChecks: NonNullable<FleetHoursStore['clearEventChecks']>;
     ping: NonNullable<FleetHoursStore['ping']>;
   };
 
