@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { LIBRARY_BUILD } from '../../tsup.library.js';
 
 // One entry per public entry point; tsup emits, for entry `name`, `dist/name.js` + `dist/name.d.ts`
 // (ESM) and `dist/name.cjs` + `dist/name.d.cts` (CommonJS). To add a subpath such as
@@ -14,10 +15,6 @@ import { defineConfig } from 'tsup';
 // `npm run lint:packages` (publint + attw, part of `npm test`) then checks that every subpath in
 // `exports` resolves to the right files and types in every resolution mode, node10 included.
 export default defineConfig({
+  ...LIBRARY_BUILD,
   entry: { index: 'src/index.ts', 'adapter/index': 'src/adapter.ts', 'testing/index': 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
 });

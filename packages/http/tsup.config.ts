@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
+import { LIBRARY_BUILD } from '../../tsup.library.js';
 import { fleetViewScript } from './src/pages/fleet-view-script.js';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -20,11 +21,7 @@ const fleetViewBundle: EsbuildPlugin = {
 };
 
 export default defineConfig({
+  ...LIBRARY_BUILD,
   entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
   esbuildPlugins: [fleetViewBundle],
 });

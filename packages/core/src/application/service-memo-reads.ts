@@ -107,22 +107,9 @@ export function serviceMemoWrites(input: {
 
 /** The earliest instant a schedule of the device may stop being `ok` (P58), `null` when one is not `ok` or cannot be bounded. */
 function _okUntil(memo: ServicePageDevice, service: DeviceService, settled: EpochSeconds, now: EpochSeconds): EpochSeconds | null {
-  let earliest: EpochSeconds | null = null;
-  for (const [position, schedule] of memo.schedules.entries()) {
-    const state = service.schedules[position]!;
-    if (state.status !== 'ok' || (schedule.lastDoneHourMeterSeconds === null && schedule.lastDoneAt > settled)) return null;
-    const until = scheduleOkUntil({
-      schedule,
-      lastDoneHourMeterSeconds: state.lastDoneHourMeterSeconds,
-      hourMeterSeconds: service.hourMeterSeconds,
-      timeZone: memo.device.timeZone,
-      now,
-      settled,
-    });
-    if (until === null) return null;
-    earliest = earliest === null ? until : Math.min(earliest, until);
-  }
-  return earliest;
+  if (service.schedules.some((state) => state.status !== 'ok')) return null;
+  const bounds = _scheduleBounds(memo, service, settled, now, scheduleOkUntil);
+  return bounds === null || bounds.length === 0 ? null : Math.min(...bounds);
 }
 
 /**
@@ -136,12 +123,30 @@ function _statusesUntil(
   settled: EpochSeconds,
   now: EpochSeconds,
 ): RememberedStatuses | null {
-  let until = Number.POSITIVE_INFINITY;
-  const seen = new Set<ServiceStatus>();
+  const bounds = _scheduleBounds(memo, service, settled, now, scheduleStatusUntil);
+  if (bounds === null) return null;
+  const until = Math.min(Number.POSITIVE_INFINITY, ...bounds);
+  const seen = new Set<ServiceStatus>(service.schedules.map((state) => state.status));
+  return { statuses: SERVICE_STATUSES.filter((status) => seen.has(status)), until: Number.isFinite(until) ? until : null };
+}
+
+/**
+ * Each schedule's bound by `bound` (`scheduleOkUntil` or `scheduleStatusUntil`), in schedule
+ * order; `null` as soon as one cannot be bounded, or counts from a last service after the settled
+ * instant (its hour meter then depends on reports still to come).
+ */
+function _scheduleBounds(
+  memo: ServicePageDevice,
+  service: DeviceService,
+  settled: EpochSeconds,
+  now: EpochSeconds,
+  bound: typeof scheduleStatusUntil,
+): number[] | null {
+  const bounds: number[] = [];
   for (const [position, schedule] of memo.schedules.entries()) {
     const state = service.schedules[position]!;
     if (schedule.lastDoneHourMeterSeconds === null && schedule.lastDoneAt > settled) return null;
-    const kept = scheduleStatusUntil({
+    const until = bound({
       schedule,
       lastDoneHourMeterSeconds: state.lastDoneHourMeterSeconds,
       hourMeterSeconds: service.hourMeterSeconds,
@@ -150,9 +155,8 @@ function _statusesUntil(
       settled,
       status: state.status,
     });
-    if (kept === null) return null;
-    until = Math.min(until, kept);
-    seen.add(state.status);
+    if (until === null) return null;
+    bounds.push(until);
   }
-  return { statuses: SERVICE_STATUSES.filter((status) => seen.has(status)), until: Number.isFinite(until) ? until : null };
+  return bounds;
 }

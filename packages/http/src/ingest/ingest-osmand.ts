@@ -1,13 +1,11 @@
-import { FleetHoursError, InvalidTelemetryPointError, type FleetHours, type TelemetryPoint } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { describeValue } from './describe-value.js';
 import { unstorableText } from './storable-text.js';
-import { accountId } from '../routes/account-id.js';
-import { readIngestBody, reportIngest, reportWritten, writePoints, type OnIngest, type IgnoredAnswer } from './ingest-write.js';
+import { readIngestBody, reportIngest, answerPosition, type IgnoredAnswer, type IngestRouteOptions } from './ingest-write.js';
 import { KMH_PER_KNOT } from './ingest-traccar.js';
 
 /** An epoch `timestamp` at or above this is milliseconds (`docs/ingestion.md`, "OsmAnd"): 10¹⁰ s is the year 2286. */
@@ -23,15 +21,8 @@ const _MILLISECONDS_FROM = 1e10;
  * parameters are ignored. The token is in the path and the access middleware reads it there; no
  * message ever quotes the path.
  */
-export function ingestOsmandRoute(options: {
-  readonly fleetHours: FleetHours;
-  readonly limits: IngestLimits;
-  readonly now: () => number;
-  readonly onIngest?: OnIngest;
-  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
-  readonly retentionDays?: number;
-}): Handler<FleetHoursEnv> {
-  const { fleetHours, limits } = options;
+export function ingestOsmandRoute(options: IngestRouteOptions): Handler<FleetHoursEnv> {
+  const { limits } = options;
   return async function ingestOsmand(c) {
     const parameters = new URLSearchParams(new URL(c.req.url).search);
     if (c.req.method === 'POST') {
@@ -84,17 +75,7 @@ export function ingestOsmandRoute(options: {
       }
       throw error;
     }
-    const answer = await writePoints({
-      fleetHours,
-      accountId: accountId(c),
-      points: [{ imei, ...point }],
-      now,
-      positionOf: null,
-      retentionDays: options.retentionDays,
-      deviceField: 'id',
-    });
-    reportWritten(options.onIngest, accountId(c), answer);
-    return jsonResponse(c, answer);
+    return answerPosition(c, options, { imei, point, now, deviceField: 'id' });
   };
 }
 

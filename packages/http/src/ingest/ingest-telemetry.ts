@@ -1,11 +1,9 @@
-import type { FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { parseTelemetryBatch, telemetryBatchFormat } from './parse-telemetry-batch.js';
 import { accountId } from '../routes/account-id.js';
-import { readIngestBody, reportWritten, writePoints, type OnIngest } from './ingest-write.js';
+import { readIngestBody, reportWritten, writePoints, type IngestRouteOptions } from './ingest-write.js';
 
 /**
  * `POST /ingest/v1/telemetry`: a native batch (`docs/ingestion.md`, "Native batches"), NDJSON or a JSON array,
@@ -13,14 +11,7 @@ import { readIngestBody, reportWritten, writePoints, type OnIngest } from './ing
  * deadline, every point is checked before the store is asked anything, and a 2xx is sent only
  * once the store has committed.
  */
-export function ingestTelemetryRoute(options: {
-  readonly fleetHours: FleetHours;
-  readonly limits: IngestLimits;
-  readonly now: () => number;
-  readonly onIngest?: OnIngest;
-  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
-  readonly retentionDays?: number;
-}): Handler<FleetHoursEnv> {
+export function ingestTelemetryRoute(options: IngestRouteOptions): Handler<FleetHoursEnv> {
   const { fleetHours, limits } = options;
   return async function ingestTelemetry(c) {
     const format = telemetryBatchFormat(c.req.header('Content-Type'));

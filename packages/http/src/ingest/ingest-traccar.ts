@@ -1,13 +1,11 @@
-import { FleetHoursError, InvalidTelemetryPointError, type FleetHours, type TelemetryPoint } from '@fleet-hours/core';
+import { FleetHoursError, InvalidTelemetryPointError, type TelemetryPoint } from '@fleet-hours/core';
 import { parseTelemetryPoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import type { IngestLimits } from './ingest-limits.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { describeValue } from './describe-value.js';
 import { unstorableText } from './storable-text.js';
-import { accountId } from '../routes/account-id.js';
-import { readIngestBody, reportIngest, reportWritten, writePoints, type OnIngest, type IgnoredAnswer } from './ingest-write.js';
+import { readIngestBody, reportIngest, answerPosition, type IgnoredAnswer, type IngestRouteOptions } from './ingest-write.js';
 
 /** km/h per knot: Traccar keeps speeds in knots. */
 export const KMH_PER_KNOT = 1.852;
@@ -21,15 +19,8 @@ export const KMH_PER_KNOT = 1.852;
  * ignition is answered 200 `{ accepted: 0, ignored: 1, reason }` and not stored, so that the
  * forwarder does not send it again. Every other field is ignored.
  */
-export function ingestTraccarRoute(options: {
-  readonly fleetHours: FleetHours;
-  readonly limits: IngestLimits;
-  readonly now: () => number;
-  readonly onIngest?: OnIngest;
-  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
-  readonly retentionDays?: number;
-}): Handler<FleetHoursEnv> {
-  const { fleetHours, limits } = options;
+export function ingestTraccarRoute(options: IngestRouteOptions): Handler<FleetHoursEnv> {
+  const { limits } = options;
   return async function ingestTraccar(c) {
     const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== '' && type !== 'application/json') {
@@ -83,17 +74,7 @@ export function ingestTraccarRoute(options: {
       }
       throw error;
     }
-    const answer = await writePoints({
-      fleetHours,
-      accountId: accountId(c),
-      points: [{ imei: uniqueId, ...point }],
-      now,
-      positionOf: null,
-      retentionDays: options.retentionDays,
-      deviceField: 'device.uniqueId',
-    });
-    reportWritten(options.onIngest, accountId(c), answer);
-    return jsonResponse(c, answer);
+    return answerPosition(c, options, { imei: uniqueId, point, now, deviceField: 'device.uniqueId' });
   };
 }
 

@@ -6,6 +6,7 @@ import {
   isFleetHoursError,
   UnknownDeviceError,
   type DeviceTelemetryPoint,
+  type TelemetryPoint,
   type FleetHours,
   type TelemetryWriteResult,
 } from '@fleet-hours/core';
@@ -13,6 +14,8 @@ import type { Context } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
 import { readLimitedBody } from './read-limited-body.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { accountId } from '../routes/account-id.js';
 
 /**
  * The body of an ingestion request within its route's limits (size and deadline), read from Node's
@@ -20,6 +23,16 @@ import { readLimitedBody } from './read-limited-body.js';
  */
 export function readIngestBody(c: Context<FleetHoursEnv>, limits: IngestLimits): Promise<string> {
   return readLimitedBody(c.req.raw, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs }, c.env?.incoming);
+}
+
+/** What every ingestion route is made with (`createFleetHoursApp` passes the same to each). */
+export interface IngestRouteOptions {
+  readonly fleetHours: FleetHours;
+  readonly limits: IngestLimits;
+  readonly now: () => number;
+  readonly onIngest?: OnIngest;
+  /** D43: points older than this many days before now are refused (409 `beyond_retention`); 0 or unset keeps every point. */
+  readonly retentionDays?: number;
 }
 
 /** The 200 body of every ingestion route that stored (or found already stored) its points. */
@@ -78,6 +91,28 @@ export function reportWritten(
     accountId,
     deviceIds: answer.devices.map((device) => device.device_id),
   });
+}
+
+/**
+ * Writes the one position of a forward (Traccar, OsmAnd) once it is read, with the others that
+ * arrive meanwhile, and answers it: 200 with its share of the write.
+ */
+export async function answerPosition(
+  c: Context<FleetHoursEnv>,
+  options: IngestRouteOptions,
+  position: { readonly imei: string; readonly point: TelemetryPoint; readonly now: number; readonly deviceField: string },
+): Promise<Response> {
+  const answer = await writePoints({
+    fleetHours: options.fleetHours,
+    accountId: accountId(c),
+    points: [{ imei: position.imei, ...position.point }],
+    now: position.now,
+    positionOf: null,
+    retentionDays: options.retentionDays,
+    deviceField: position.deviceField,
+  });
+  reportWritten(options.onIngest, accountId(c), answer);
+  return jsonResponse(c, answer);
 }
 
 /**
