@@ -20,10 +20,40 @@ function _commandFunctions(): Map<string, string> {
   const text = readFileSync(join(SOURCE, 'run-cli.ts'), 'utf8');
   const table = text.slice(text.indexOf('const STORE_COMMANDS'), text.indexOf('};', text.indexOf('const STORE_COMMANDS')));
   const entries = [
-    ...table.matchAll(/^\s+'?([a-z -]+?)'?: (\w+Command),$/gm),
+    ...table.matchAll(/^\s+'?([a-z -]+?)'?: (\w+Command|\w+_COMMANDS\.\w+),$/gm),
     ...text.matchAll(/command\.name === '([a-z -]+)'\) return await (\w+Command)\(/g),
   ];
   return new Map(entries.map(([, command, fn]) => [fn!, command!]));
+}
+
+/**
+ * The code of a command's function: a function declaration by its name, or for `GROUP_COMMANDS.verb`
+ * (a group's commands made by one function, as the credential commands are) the `verb` property of
+ * the object that function returns.
+ */
+function _commandRoot(program: ts.Program, fn: string): ts.Node | undefined {
+  const statements = program
+    .getSourceFiles()
+    .filter((source) => source.fileName.startsWith(SOURCE))
+    .flatMap((source) => source.statements);
+  const [name, verb] = fn.split('.');
+  if (verb === undefined) return statements.find((statement) => ts.isFunctionDeclaration(statement) && statement.name?.text === name);
+  const made = statements
+    .filter(ts.isVariableStatement)
+    .flatMap((statement) => statement.declarationList.declarations)
+    .find((declaration) => ts.isIdentifier(declaration.name) && declaration.name.text === name)?.initializer;
+  if (made === undefined || !ts.isCallExpression(made) || !ts.isIdentifier(made.expression)) return undefined;
+  const maker = statements.find(
+    (statement): statement is ts.FunctionDeclaration =>
+      ts.isFunctionDeclaration(statement) && statement.name?.text === (made.expression as ts.Identifier).text,
+  );
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === verb) found = node.initializer;
+    else ts.forEachChild(node, visit);
+  };
+  if (maker) visit(maker);
+  return found;
 }
 
 /** The source code a node leads to: the functions of this package it calls or names, followed through imports. */
@@ -123,11 +153,7 @@ describe('D48: every --flag a message names exists on the command that prints it
     const missing: string[] = [];
     const checked = new Set<string>();
     for (const [fn, command] of functions) {
-      const root = program
-        .getSourceFiles()
-        .filter((source) => source.fileName.startsWith(SOURCE))
-        .flatMap((source) => source.statements)
-        .find((statement) => ts.isFunctionDeclaration(statement) && statement.name?.text === fn);
+      const root = _commandRoot(program, fn);
       expect(root, fn).toBeDefined();
       for (const text of _reachedFunctions(checker, root!).flatMap(_strings)) {
         for (const match of text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)) {
