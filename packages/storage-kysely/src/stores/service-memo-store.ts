@@ -4,7 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toDevice } from './device-store.js';
 import { isId, planFree } from '../sql/sql-values.js';
 import { engineSecondsAtNowOf } from '../sql/segment-queries.js';
-import { toReading, toSchedule } from '../sql/maintenance-queries.js';
+import { toReading, toSchedule, type ReadingRow, type ScheduleRow } from '../sql/maintenance-queries.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
@@ -17,14 +17,37 @@ export interface ServiceMemoStore {
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
-/** A reading of the listing: `[id, read_at, reading_seconds, recorded_at]`. */
-type _ListedReading = [number, number, number, number];
-
 /**
- * A schedule of the listing: `[id, name, interval_seconds, interval_days, due_soon_seconds,
- * due_soon_days, last_done_at, last_done_hour_meter_seconds, created_at]`.
+ * The fields of a reading and of a schedule as the listing sends them: positional arrays, lighter
+ * than JSON objects, in this order (the statement builds them from these lists, and
+ * `_rowOfListed` reads them back by the same lists). An instant is sent as epoch seconds.
  */
-type _ListedSchedule = [number, string, number, number | null, number | null, number | null, number, number | null, number];
+const LISTED_READING = ['id', 'read_at', 'reading_seconds', 'recorded_at'] as const satisfies readonly (keyof ReadingRow)[];
+const LISTED_SCHEDULE = [
+  'id',
+  'name',
+  'interval_seconds',
+  'interval_days',
+  'due_soon_seconds',
+  'due_soon_days',
+  'last_done_at',
+  'last_done_hour_meter_seconds',
+  'created_at',
+] as const satisfies readonly (keyof ScheduleRow)[];
+const LISTED_INSTANTS: ReadonlySet<string> = new Set(['read_at', 'recorded_at', 'last_done_at', 'created_at']);
+
+/** The array the statement builds of a row of the table aliased `alias`: its `fields`, in their order. */
+function _listedArray(alias: string, fields: readonly string[]): RawBuilder<unknown> {
+  const values = fields.map((field) =>
+    LISTED_INSTANTS.has(field) ? sql`date_part('epoch', ${sql.ref(`${alias}.${field}`)})` : sql.ref(`${alias}.${field}`),
+  );
+  return sql`json_build_array(${sql.join(values)})`;
+}
+
+/** A row of `device_id` from its listed array: each value under its field's name. */
+function _rowOfListed<Row>(deviceId: number, fields: readonly string[], values: readonly unknown[]): Row {
+  return Object.fromEntries([['device_id', deviceId], ...fields.map((field, index) => [field, values[index]])]) as Row;
+}
 
 /** A row of the listing: the account's highest id, then a device of the page (all `null` for none). */
 interface _ListedRow {
@@ -49,8 +72,8 @@ interface _ListedRow {
   /** P66: the statuses' bits and until when, when remembered at `memo_version`. */
   readonly statuses: number | null;
   readonly statuses_until: number | null;
-  readonly readings: readonly _ListedReading[] | null;
-  readonly schedules: readonly _ListedSchedule[] | null;
+  readonly readings: readonly (readonly unknown[])[] | null;
+  readonly schedules: readonly (readonly unknown[])[] | null;
 }
 
 /**
@@ -79,15 +102,9 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
         // its engine seconds up to now, readings, schedules and what is remembered at its version.
         const { rows } = await sql<_ListedRow>`
           select account.last_device_id, page.*, engine.moving_seconds, engine.idle_seconds,
-                 (select json_agg(json_build_array(
-                           reading.id, date_part('epoch', reading.read_at), reading.reading_seconds, date_part('epoch', reading.recorded_at))
-                         order by reading.read_at desc)
+                 (select json_agg(${_listedArray('reading', LISTED_READING)} order by reading.read_at desc)
                     from hour_meter_readings as reading where reading.device_id = page.id) as readings,
-                 (select json_agg(json_build_array(
-                           schedule.id, schedule.name, schedule.interval_seconds, schedule.interval_days,
-                           schedule.due_soon_seconds, schedule.due_soon_days, date_part('epoch', schedule.last_done_at),
-                           schedule.last_done_hour_meter_seconds, date_part('epoch', schedule.created_at))
-                         order by schedule.id)
+                 (select json_agg(${_listedArray('schedule', LISTED_SCHEDULE)} order by schedule.id)
                     from service_schedules as schedule where schedule.device_id = page.id) as schedules
             from (select max(id) as last_device_id from devices where account_id = ${planFree(accountId, 'integer')}) as account
             left join lateral (${_pageDevices({ accountId, afterId, limit, now, unsettledOnly, filter })}) as page on true
@@ -210,35 +227,8 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
 
 function _pageDeviceOf(row: _ListedRow): ServicePageDevice {
   const deviceId = row.id!;
-  // Positional arrays travel lighter than JSON objects; the rows they make are read as everywhere else.
-  const readings = (row.readings ?? []).map(([id, read_at, reading_seconds, recorded_at]) =>
-    toReading({ id, device_id: deviceId, read_at, reading_seconds, recorded_at }),
-  );
-  const schedules = (row.schedules ?? []).map(
-    ([
-      id,
-      name,
-      interval_seconds,
-      interval_days,
-      due_soon_seconds,
-      due_soon_days,
-      last_done_at,
-      last_done_hour_meter_seconds,
-      created_at,
-    ]) =>
-      toSchedule({
-        id,
-        device_id: deviceId,
-        name,
-        interval_seconds,
-        interval_days,
-        due_soon_seconds,
-        due_soon_days,
-        last_done_at,
-        last_done_hour_meter_seconds,
-        created_at,
-      }),
-  );
+  const readings = (row.readings ?? []).map((values) => toReading(_rowOfListed<ReadingRow>(deviceId, LISTED_READING, values)));
+  const schedules = (row.schedules ?? []).map((values) => toSchedule(_rowOfListed<ScheduleRow>(deviceId, LISTED_SCHEDULE, values)));
   const remembered = row.remembered
     ? {
         okUntil: row.ok_until === null ? null : Number(row.ok_until),
