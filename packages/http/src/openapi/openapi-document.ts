@@ -56,56 +56,43 @@ const calendar = (schema: Json, description: string): Json => ({
   description,
 });
 
-/** One service schedule and where it stands at `as_of`. */
-const SERVICE_SCHEDULE_SCHEMA: Json = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'interval_seconds',
-    'interval_days',
-    'due_soon_seconds',
-    'due_soon_days',
-    'last_done_at',
-    'last_done_hour_meter_seconds',
-    'due_hour_meter_seconds',
-    'due_date',
-    'remaining_seconds',
-    'remaining_days',
-    'status',
-  ],
-  properties: {
-    id: { type: 'integer', minimum: 1, description: 'Identifies the schedule.' },
-    name: { type: 'string', description: 'What is serviced, e.g. `Engine oil`.' },
-    interval_seconds: { type: 'integer', minimum: 1, description: 'Engine time between services, in seconds of hour meter.' },
-    interval_days: calendar(
-      { type: 'integer', minimum: 1 },
-      'Calendar days between services, whichever of the two intervals runs out first.',
-    ),
-    due_soon_seconds: seconds(
-      'The margin before `due_hour_meter_seconds` within which the schedule is `due_soon`: as set, or a tenth of `interval_seconds`.',
-    ),
-    due_soon_days: calendar(
-      { type: 'integer', minimum: 0 },
-      'The margin in days before `due_date` within which the schedule is `due_soon`: as set, or a tenth of `interval_days`, at least 1.',
-    ),
-    last_done_at: timestamp('The last service (at creation: as given, or when the schedule was created).', '2026-09-01T08:00:00-04:00'),
-    last_done_hour_meter_seconds: seconds(
-      'The hour meter at the last service: as the operator recorded it, or else the hour meter at `last_done_at`, computed at every read.',
-    ),
-    due_hour_meter_seconds: seconds('`last_done_hour_meter_seconds` + `interval_seconds`.'),
-    due_date: calendar(
-      { type: 'string', format: 'date' },
-      "The local date of `last_done_at` plus `interval_days`, YYYY-MM-DD in the vehicle's zone.",
-    ),
-    remaining_seconds: {
-      type: 'integer',
-      description: '`due_hour_meter_seconds` − `hour_meter_seconds`: negative once the engine time has run past it.',
-    },
-    remaining_days: calendar({ type: 'integer' }, "`due_date` − today's local date, in days: negative once it has passed."),
-    status: ref('schemas', 'ServiceStatus'),
+/** One service schedule and where it stands at `as_of`: every property is always there. */
+const SERVICE_SCHEDULE_SCHEMA: Json = _everyPropertyRequired({
+  id: { type: 'integer', minimum: 1, description: 'Identifies the schedule.' },
+  name: { type: 'string', description: 'What is serviced, e.g. `Engine oil`.' },
+  interval_seconds: { type: 'integer', minimum: 1, description: 'Engine time between services, in seconds of hour meter.' },
+  interval_days: calendar(
+    { type: 'integer', minimum: 1 },
+    'Calendar days between services, whichever of the two intervals runs out first.',
+  ),
+  due_soon_seconds: seconds(
+    'The margin before `due_hour_meter_seconds` within which the schedule is `due_soon`: as set, or a tenth of `interval_seconds`.',
+  ),
+  due_soon_days: calendar(
+    { type: 'integer', minimum: 0 },
+    'The margin in days before `due_date` within which the schedule is `due_soon`: as set, or a tenth of `interval_days`, at least 1.',
+  ),
+  last_done_at: timestamp('The last service (at creation: as given, or when the schedule was created).', '2026-09-01T08:00:00-04:00'),
+  last_done_hour_meter_seconds: seconds(
+    'The hour meter at the last service: as the operator recorded it, or else the hour meter at `last_done_at`, computed at every read.',
+  ),
+  due_hour_meter_seconds: seconds('`last_done_hour_meter_seconds` + `interval_seconds`.'),
+  due_date: calendar(
+    { type: 'string', format: 'date' },
+    "The local date of `last_done_at` plus `interval_days`, YYYY-MM-DD in the vehicle's zone.",
+  ),
+  remaining_seconds: {
+    type: 'integer',
+    description: '`due_hour_meter_seconds` − `hour_meter_seconds`: negative once the engine time has run past it.',
   },
-};
+  remaining_days: calendar({ type: 'integer' }, "`due_date` − today's local date, in days: negative once it has passed."),
+  status: ref('schemas', 'ServiceStatus'),
+});
+
+/** An object schema whose properties are all required, in their order. */
+function _everyPropertyRequired(properties: Record<string, Json>): Json {
+  return { type: 'object', required: Object.keys(properties), properties };
+}
 
 /** The body of `/devices/{id}/service` for one vehicle, as the examples show it. */
 const SERVICE_EXAMPLE: Json = {
