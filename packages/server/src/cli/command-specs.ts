@@ -9,6 +9,11 @@ export interface OptionSpec {
   readonly description: string;
 }
 
+/** An option that takes a value (`--account ID`): its placeholder in help, and what it is. */
+function valued(placeholder: string, description: string): OptionSpec {
+  return { type: 'string', placeholder, description };
+}
+
 /** A positional argument of a command. */
 export interface PositionalSpec {
   readonly name: string;
@@ -31,69 +36,39 @@ export interface CommandSpec {
 
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  'database-url': {
-    type: 'string',
-    placeholder: 'URL',
-    description: 'PostgreSQL server to use (default: env DATABASE_URL). Without one, the embedded database in --data-dir is used.',
-  },
-  'data-dir': {
-    type: 'string',
-    placeholder: 'DIR',
-    description: 'Directory of the embedded database (default: env FLEET_HOURS_DATA_DIR, else ./.fleet-hours).',
-  },
+  'database-url': valued(
+    'URL',
+    'PostgreSQL server to use (default: env DATABASE_URL). Without one, the embedded database in --data-dir is used.',
+  ),
+  'data-dir': valued('DIR', 'Directory of the embedded database (default: env FLEET_HOURS_DATA_DIR, else ./.fleet-hours).'),
   json: { type: 'boolean', description: 'Print exactly one JSON document on stdout and nothing else.' },
   help: { type: 'boolean', short: 'h', description: 'Show help for the command.' },
 };
 
-const port: OptionSpec = { type: 'string', placeholder: 'PORT', description: 'TCP port to listen on; 0 picks a free one (default 8080).' };
-const host: OptionSpec = {
-  type: 'string',
-  placeholder: 'HOST',
-  description: 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).',
-};
+const port: OptionSpec = valued('PORT', 'TCP port to listen on; 0 picks a free one (default 8080).');
+const host: OptionSpec = valued('HOST', 'Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).');
 /** The options of `serve`: one per setting of {@link SERVER_SETTINGS}, with its default and variable (D30, P29). */
 const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
   Object.values(SERVER_SETTINGS).map((setting: ServerSetting<unknown>) => [
     setting.flag,
-    {
-      type: 'string',
-      placeholder: setting.placeholder,
-      description: `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.`,
-    },
+    valued(setting.placeholder, `${setting.description}. Default ${setting.shownDefault}; env ${settingEnvName(setting)}.`),
   ]),
 );
 /** Points per transaction of `import telemetry` (its `TELEMETRY_BATCH_POINTS`). */
 const TELEMETRY_BATCH_POINTS_TEXT = '10,000';
-const account: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Account id.' };
-const device: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Device id.' };
-const windowFrom: OptionSpec = {
-  type: 'string',
-  placeholder: 'DATE',
-  description: "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to).",
-};
-const windowTo: OptionSpec = {
-  type: 'string',
-  placeholder: 'DATE',
-  description: 'Last local day, YYYY-MM-DD, included (default: today, up to now).',
-};
-const format: OptionSpec = {
-  type: 'string',
-  placeholder: 'ndjson|csv',
-  description: 'File format (default: from the extension .ndjson/.jsonl/.csv, else from the first line).',
-};
+const account: OptionSpec = valued('ID', 'Account id.');
+const device: OptionSpec = valued('ID', 'Device id.');
+const windowFrom: OptionSpec = valued('DATE', "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to).");
+const windowTo: OptionSpec = valued('DATE', 'Last local day, YYYY-MM-DD, included (default: today, up to now).');
+const format: OptionSpec = valued('ndjson|csv', 'File format (default: from the extension .ndjson/.jsonl/.csv, else from the first line).');
 
-const endpointId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Webhook endpoint id, as webhooks list shows it.' };
-const eventTypesOption: OptionSpec = {
-  type: 'string',
-  placeholder: 'TYPES',
-  description: 'Event types, separated by commas: service.due_soon, service.overdue, device.silent, device.reporting (default: all).',
-};
-const webhookUrl: OptionSpec = {
-  type: 'string',
-  placeholder: 'URL',
-  description: 'Where to POST the events: https (http only for a loopback host).',
-};
-const scheduleId: OptionSpec = { type: 'string', placeholder: 'ID', description: 'Service schedule id, as service list shows it.' };
+const endpointId: OptionSpec = valued('ID', 'Webhook endpoint id, as webhooks list shows it.');
+const eventTypesOption: OptionSpec = valued(
+  'TYPES',
+  'Event types, separated by commas: service.due_soon, service.overdue, device.silent, device.reporting (default: all).',
+);
+const webhookUrl: OptionSpec = valued('URL', 'Where to POST the events: https (http only for a loopback host).');
+const scheduleId: OptionSpec = valued('ID', 'Service schedule id, as service list shows it.');
 const DURATION_HELP =
   'Durations are 250h, 90m or 3600s, always with the unit (a bare 250 is refused); decimals are read exactly and must come to whole seconds ' +
   '(1.5h, not 0.5s). Instants are ISO 8601 with an offset or Z (2026-11-20T07:00:00-05:00), or now.';
@@ -143,11 +118,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       port,
       host,
-      'webhook-url': {
-        type: 'string',
-        placeholder: 'URL',
-        description: "Send the demo's webhooks here: https (http only for a loopback host).",
-      },
+      'webhook-url': valued('URL', "Send the demo's webhooks here: https (http only for a loopback host)."),
       'webhook-allow-private-addresses': serveOptions['webhook-allow-private-addresses']!,
     },
     examples: [
@@ -173,61 +144,37 @@ export const COMMANDS: readonly CommandSpec[] = [
       '861585040812392 are its live vehicles, which report telemetry only (a device with imported segments refuses points ' +
       'that overlap them).',
     options: {
-      url: { type: 'string', placeholder: 'URL', description: 'Base URL of the server (default http://127.0.0.1:8080).' },
-      token: { type: 'string', placeholder: 'TOKEN', description: 'Ingest token, fhi_… (default: env FLEET_HOURS_INGEST_TOKEN).' },
-      protocol: { type: 'string', placeholder: 'native|traccar|osmand', description: 'Ingestion endpoint to use (default native).' },
-      vehicles: {
-        type: 'string',
-        placeholder: 'N',
-        description: 'Number of vehicles (default 3, or as many as --imeis/--device-ids name).',
-      },
-      'imei-prefix': {
-        type: 'string',
-        placeholder: 'DIGITS',
-        description: 'IMEIs are this prefix and the vehicle number, 15 digits (default 35630704250).',
-      },
-      imeis: { type: 'string', placeholder: 'LIST', description: 'Comma-separated IMEIs of the vehicles, instead of --imei-prefix.' },
-      'device-ids': { type: 'string', placeholder: 'LIST', description: 'Comma-separated device ids, sent as device_id (native only).' },
-      interval: {
-        type: 'string',
-        placeholder: 'SECONDS',
-        description: "Seconds between a vehicle's reports while its engine runs (default 10; live with --rate: vehicles / rate).",
-      },
-      'parked-interval': {
-        type: 'string',
-        placeholder: 'SECONDS',
-        description: 'Seconds between heartbeats while parked (default 10 × --interval, at most 1800).',
-      },
-      rate: { type: 'string', placeholder: 'N', description: 'At most N positions per second, all vehicles together (default: no limit).' },
-      duration: { type: 'string', placeholder: 'SECONDS', description: 'Stop after this many seconds.' },
-      count: { type: 'string', placeholder: 'N', description: 'Stop after N reports (repeats not counted).' },
+      url: valued('URL', 'Base URL of the server (default http://127.0.0.1:8080).'),
+      token: valued('TOKEN', 'Ingest token, fhi_… (default: env FLEET_HOURS_INGEST_TOKEN).'),
+      protocol: valued('native|traccar|osmand', 'Ingestion endpoint to use (default native).'),
+      vehicles: valued('N', 'Number of vehicles (default 3, or as many as --imeis/--device-ids name).'),
+      'imei-prefix': valued('DIGITS', 'IMEIs are this prefix and the vehicle number, 15 digits (default 35630704250).'),
+      imeis: valued('LIST', 'Comma-separated IMEIs of the vehicles, instead of --imei-prefix.'),
+      'device-ids': valued('LIST', 'Comma-separated device ids, sent as device_id (native only).'),
+      interval: valued(
+        'SECONDS',
+        "Seconds between a vehicle's reports while its engine runs (default 10; live with --rate: vehicles / rate).",
+      ),
+      'parked-interval': valued('SECONDS', 'Seconds between heartbeats while parked (default 10 × --interval, at most 1800).'),
+      rate: valued('N', 'At most N positions per second, all vehicles together (default: no limit).'),
+      duration: valued('SECONDS', 'Stop after this many seconds.'),
+      count: valued('N', 'Stop after N reports (repeats not counted).'),
       realtime: { type: 'boolean', description: 'Timestamps are now; each report is sent as it happens (the default).' },
-      backfill: {
-        type: 'string',
-        placeholder: 'FROM..TO',
-        description:
-          'Historic reports, sent as fast as allowed: FROM and TO are dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset; TO is capped at now.',
-      },
-      timezone: { type: 'string', placeholder: 'IANA', description: 'Zone whose wall clock the shifts follow (default UTC).' },
-      'shift-start': {
-        type: 'string',
-        placeholder: 'now|schedule',
-        description: 'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).',
-      },
-      seed: {
-        type: 'string',
-        placeholder: 'N',
-        description: 'Seed of every random choice: the same seed sends the same reports (default 1).',
-      },
-      shuffle: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent late, out of order (default 0).' },
-      resend: { type: 'string', placeholder: 'FRACTION', description: 'Fraction of reports sent twice (default 0).' },
-      concurrency: { type: 'string', placeholder: 'N', description: 'Requests in flight at once (default 4).' },
-      'batch-size': { type: 'string', placeholder: 'N', description: 'Points per native batch, at most 10000 (default 500).' },
-      method: {
-        type: 'string',
-        placeholder: 'GET|POST',
-        description: 'How OsmAnd positions are sent: query string or form body (default GET).',
-      },
+      backfill: valued(
+        'FROM..TO',
+        'Historic reports, sent as fast as allowed: FROM and TO are dates YYYY-MM-DD or YYYY/MM/DD (local days of --timezone, both included) or ISO 8601 instants with an offset; TO is capped at now.',
+      ),
+      timezone: valued('IANA', 'Zone whose wall clock the shifts follow (default UTC).'),
+      'shift-start': valued(
+        'now|schedule',
+        'now: a shift starts with the run (default live); schedule: at the usual hours (default for --backfill).',
+      ),
+      seed: valued('N', 'Seed of every random choice: the same seed sends the same reports (default 1).'),
+      shuffle: valued('FRACTION', 'Fraction of reports sent late, out of order (default 0).'),
+      resend: valued('FRACTION', 'Fraction of reports sent twice (default 0).'),
+      concurrency: valued('N', 'Requests in flight at once (default 4).'),
+      'batch-size': valued('N', 'Points per native batch, at most 10000 (default 500).'),
+      method: valued('GET|POST', 'How OsmAnd positions are sent: query string or form body (default GET).'),
     },
     examples: [
       'fleet-hours simulate --token fhi_… --imeis 356307042441062,861585040812392 --duration 60',
@@ -240,8 +187,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'accounts create',
     summary: 'Create an account',
     options: {
-      name: { type: 'string', placeholder: 'NAME', description: 'Account name.' },
-      plan: { type: 'string', placeholder: 'PLAN', description: 'business (includes API access, the default) or starter (no API access).' },
+      name: valued('NAME', 'Account name.'),
+      plan: valued('PLAN', 'business (includes API access, the default) or starter (no API access).'),
     },
     required: ['name'],
     examples: [
@@ -271,8 +218,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'reports again (default 30 minutes; from 1 minute to 366 days). ' +
       DURATION_HELP,
     options: {
-      id: { type: 'string', placeholder: 'ID', description: 'Account id.' },
-      'silent-after': { type: 'string', placeholder: 'DURATION', description: 'Quiet time, e.g. 30m or 2h.' },
+      id: valued('ID', 'Account id.'),
+      'silent-after': valued('DURATION', 'Quiet time, e.g. 30m or 2h.'),
     },
     required: ['id', 'silent-after'],
     examples: ['fleet-hours accounts update --id 1 --silent-after 30m'],
@@ -284,12 +231,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'The key is printed this once and never again: only its SHA-256 fingerprint is stored. A lost key cannot be recovered; create a new one.',
     options: {
       account,
-      label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell keys apart, e.g. "billing export".' },
-      'expires-at': {
-        type: 'string',
-        placeholder: 'ISO-INSTANT',
-        description: 'When the key stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).',
-      },
+      label: valued('TEXT', 'A note to tell keys apart, e.g. "billing export".'),
+      'expires-at': valued('ISO-INSTANT', 'When the key stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).'),
     },
     required: ['account'],
     examples: [
@@ -318,12 +261,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       '/ingest/osmand/TOKEN) and reads nothing. It is printed this once and never again: only its SHA-256 fingerprint is stored.',
     options: {
       account,
-      label: { type: 'string', placeholder: 'TEXT', description: 'A note to tell tokens apart, e.g. "traccar forwarder".' },
-      'expires-at': {
-        type: 'string',
-        placeholder: 'ISO-INSTANT',
-        description: 'When the token stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).',
-      },
+      label: valued('TEXT', 'A note to tell tokens apart, e.g. "traccar forwarder".'),
+      'expires-at': valued('ISO-INSTANT', 'When the token stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).'),
     },
     required: ['account'],
     examples: [
@@ -349,12 +288,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Create a device (vehicle)',
     options: {
       account,
-      name: { type: 'string', placeholder: 'NAME', description: 'Display name of the vehicle.' },
-      imei: { type: 'string', placeholder: 'IMEI', description: 'Identifier of the tracker box.' },
-      model: { type: 'string', placeholder: 'MODEL', description: 'Tracker model.' },
-      timezone: { type: 'string', placeholder: 'IANA', description: 'IANA time zone of the vehicle, e.g. Europe/Berlin.' },
-      registration: { type: 'string', placeholder: 'REG', description: 'Registration plate (default: none).' },
-      status: { type: 'string', placeholder: 'STATUS', description: 'Status word (default: active).' },
+      name: valued('NAME', 'Display name of the vehicle.'),
+      imei: valued('IMEI', 'Identifier of the tracker box.'),
+      model: valued('MODEL', 'Tracker model.'),
+      timezone: valued('IANA', 'IANA time zone of the vehicle, e.g. Europe/Berlin.'),
+      registration: valued('REG', 'Registration plate (default: none).'),
+      status: valued('STATUS', 'Status word (default: active).'),
     },
     required: ['account', 'name', 'imei', 'model', 'timezone'],
     examples: [
@@ -374,11 +313,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     details: 'Give at least one option. --registration "" clears the registration.',
     positionals: [{ name: 'ID', description: 'Device id.' }],
     options: {
-      name: { type: 'string', placeholder: 'NAME', description: 'New display name.' },
-      timezone: { type: 'string', placeholder: 'IANA', description: 'New IANA time zone.' },
-      status: { type: 'string', placeholder: 'STATUS', description: 'New status word.' },
-      registration: { type: 'string', placeholder: 'REG', description: 'New registration ("" for none).' },
-      model: { type: 'string', placeholder: 'MODEL', description: 'New tracker model.' },
+      name: valued('NAME', 'New display name.'),
+      timezone: valued('IANA', 'New IANA time zone.'),
+      status: valued('STATUS', 'New status word.'),
+      registration: valued('REG', 'New registration ("" for none).'),
+      model: valued('MODEL', 'New tracker model.'),
     },
     examples: ['fleet-hours devices update 4 --timezone Europe/Berlin --status inactive'],
   }),
@@ -471,8 +410,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       DURATION_HELP,
     options: {
       device,
-      reading: { type: 'string', placeholder: 'DURATION', description: 'What the hour meter shows, e.g. 12500h or 12500.5h.' },
-      at: { type: 'string', placeholder: 'INSTANT', description: 'When it showed it: ISO 8601 with an offset, or now (the default).' },
+      reading: valued('DURATION', 'What the hour meter shows, e.g. 12500h or 12500.5h.'),
+      at: valued('INSTANT', 'When it showed it: ISO 8601 with an offset, or now (the default).'),
     },
     required: ['device', 'reading'],
     examples: [
@@ -494,7 +433,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'hour-meter remove',
     summary: 'Remove an hour-meter reading',
     details: 'The hour meter then counts from the reading before it (or from the first report). A reading of another device is not found.',
-    options: { device, id: { type: 'string', placeholder: 'ID', description: 'Reading id, as hour-meter list shows it.' } },
+    options: { device, id: valued('ID', 'Reading id, as hour-meter list shows it.') },
     required: ['device', 'id'],
     examples: ['fleet-hours hour-meter remove --device 7 --id 2'],
   }),
@@ -511,21 +450,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       DURATION_HELP,
     options: {
       device,
-      name: { type: 'string', placeholder: 'NAME', description: 'What is done, e.g. "Engine oil" (1 to 200 characters).' },
-      every: { type: 'string', placeholder: 'DURATION', description: 'Engine time between services, e.g. 250h.' },
-      'every-days': { type: 'string', placeholder: 'DAYS', description: 'Calendar days between services too (default none).' },
-      'due-soon': { type: 'string', placeholder: 'DURATION', description: 'Due-soon margin of engine time (default a tenth of --every).' },
-      'due-soon-days': {
-        type: 'string',
-        placeholder: 'DAYS',
-        description: 'Due-soon margin in days (default a tenth of --every-days, at least 1).',
-      },
-      'last-done-at': { type: 'string', placeholder: 'INSTANT', description: 'When it was last done (default now).' },
-      'last-done-hours': {
-        type: 'string',
-        placeholder: 'DURATION',
-        description: 'The hour meter then, with --last-done-at (default: computed from the stored data).',
-      },
+      name: valued('NAME', 'What is done, e.g. "Engine oil" (1 to 200 characters).'),
+      every: valued('DURATION', 'Engine time between services, e.g. 250h.'),
+      'every-days': valued('DAYS', 'Calendar days between services too (default none).'),
+      'due-soon': valued('DURATION', 'Due-soon margin of engine time (default a tenth of --every).'),
+      'due-soon-days': valued('DAYS', 'Due-soon margin in days (default a tenth of --every-days, at least 1).'),
+      'last-done-at': valued('INSTANT', 'When it was last done (default now).'),
+      'last-done-hours': valued('DURATION', 'The hour meter then, with --last-done-at (default: computed from the stored data).'),
     },
     required: ['device', 'name', 'every'],
     examples: [
@@ -542,9 +473,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       '--status due_soon,overdue keeps the devices with at least one schedule in one of those statuses (each still lists all ' +
       'its schedules); it is refused with --device. Engine time is shown in h:mm.',
     options: {
-      device: { type: 'string', placeholder: 'ID', description: 'Only this device.' },
-      account: { type: 'string', placeholder: 'ID', description: "Only this account's devices (default: every account)." },
-      status: { type: 'string', placeholder: 'STATUSES', description: 'Comma-separated statuses: ok, due_soon, overdue.' },
+      device: valued('ID', 'Only this device.'),
+      account: valued('ID', "Only this account's devices (default: every account)."),
+      status: valued('STATUSES', 'Comma-separated statuses: ok, due_soon, overdue.'),
     },
     examples: [
       'fleet-hours service list --device 7',
@@ -561,11 +492,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       DURATION_HELP,
     options: {
       id: scheduleId,
-      name: { type: 'string', placeholder: 'NAME', description: 'New name.' },
-      every: { type: 'string', placeholder: 'DURATION', description: 'New engine time between services.' },
-      'every-days': { type: 'string', placeholder: 'DAYS|none', description: 'New calendar days between services, or none.' },
-      'due-soon': { type: 'string', placeholder: 'DURATION|default', description: 'New due-soon margin of engine time.' },
-      'due-soon-days': { type: 'string', placeholder: 'DAYS|default', description: 'New due-soon margin in days.' },
+      name: valued('NAME', 'New name.'),
+      every: valued('DURATION', 'New engine time between services.'),
+      'every-days': valued('DAYS|none', 'New calendar days between services, or none.'),
+      'due-soon': valued('DURATION|default', 'New due-soon margin of engine time.'),
+      'due-soon-days': valued('DAYS|default', 'New due-soon margin in days.'),
     },
     required: ['id'],
     examples: ['fleet-hours service update --id 3 --every 300h --every-days none', 'fleet-hours service update --id 3 --due-soon 30h'],
@@ -578,7 +509,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'readings show at once; the output says what it reads now. An instant in the future is refused (exit 1).',
     options: {
       id: scheduleId,
-      at: { type: 'string', placeholder: 'INSTANT', description: 'When it was done: ISO 8601 with an offset, or now (the default).' },
+      at: valued('INSTANT', 'When it was done: ISO 8601 with an offset, or now (the default).'),
     },
     required: ['id'],
     examples: ['fleet-hours service done --id 3', 'fleet-hours service done --id 3 --at 2026-11-24T16:30:00-05:00 --json'],
@@ -664,7 +595,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       id: endpointId,
       failed: { type: 'boolean', description: 'Only the attempts of events whose delivery has failed.' },
-      limit: { type: 'string', placeholder: 'N', description: 'At most N attempts (default 50, at most 1000).' },
+      limit: valued('N', 'At most N attempts (default 50, at most 1000).'),
     },
     required: ['id'],
     examples: ['fleet-hours webhooks deliveries --id 4 --failed --limit 20'],
@@ -672,7 +603,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   spec({
     name: 'webhooks replay',
     summary: 'Send an event again to every endpoint it went to, under the same id',
-    options: { event: { type: 'string', placeholder: 'EVENT_ID', description: 'The event id (evt_…), as webhooks deliveries shows it.' } },
+    options: { event: valued('EVENT_ID', 'The event id (evt_…), as webhooks deliveries shows it.') },
     required: ['event'],
     examples: ['fleet-hours webhooks replay --event evt_overdue_s3_c1788264000'],
   }),
@@ -690,7 +621,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'running), reports what it repaired, verifies again and exits 0 when that is clean. Replaces figures verify and figures ' +
       'rebuild, which remain for the figures alone.',
     options: {
-      device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' },
+      device: valued('ID', 'Only this device (default: every device).'),
       repair: { type: 'boolean', description: 'Rebuild what differs from its source, then verify again.' },
     },
     examples: ['fleet-hours verify', 'fleet-hours verify --device 4 --json', 'fleet-hours verify --repair'],
@@ -713,7 +644,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Fleet Hours keeps per-day figures and lifetime totals of every device in the transaction of each write, so that reads cost ' +
       'the days of a window and the meter a constant. After writing engine_segments outside Fleet Hours (SQL, another tool), ' +
       'rebuild them; each device is rebuilt in its own transaction, and writes to it wait meanwhile.',
-    options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
+    options: { device: valued('ID', 'Only this device (default: every device).') },
     examples: ['fleet-hours figures rebuild', 'fleet-hours figures rebuild --device 4'],
   }),
   spec({
@@ -721,7 +652,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Check the daily figures of a device or all against their segments (verify checks more)',
     details:
       'Changes nothing. Lists every difference and exits with code 1 when there is one (fix it with figures rebuild), 0 when all match.',
-    options: { device: { type: 'string', placeholder: 'ID', description: 'Only this device (default: every device).' } },
+    options: { device: valued('ID', 'Only this device (default: every device).') },
     examples: ['fleet-hours figures verify', 'fleet-hours figures verify --device 4 --json'],
   }),
 ];
