@@ -6,20 +6,21 @@
  * through an index (readings: the unique `(device_id, read_at)`; schedules: the primary key `(device_id, id)`).
  */
 import type { HourMeterReading, NewServiceSchedule, ServiceSchedule, ServiceScheduleChanges } from '@fleet-hours/core';
-import { sql, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
+import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { epochSeconds, instantOf } from './sql-values.js';
 
 /** A `bigint` column as postgres.js (a string) or PGlite (a number) reads it. */
 type BigintValue = string | number | bigint;
 
-const READING_COLUMNS = [
-  'id',
-  'device_id',
-  epochSeconds('read_at').as('read_at'),
-  'reading_seconds',
-  epochSeconds('recorded_at').as('recorded_at'),
-] as const;
+/** Instants as epoch seconds under their own names, as every row type here reads them. */
+function _instants<const Names extends readonly string[]>(
+  ...names: Names
+): { readonly [Index in keyof Names]: AliasedRawBuilder<number, Names[Index]> } {
+  return names.map((name) => epochSeconds(name).as(name)) as { readonly [Index in keyof Names]: AliasedRawBuilder<number, Names[Index]> };
+}
+
+const READING_COLUMNS = ['id', 'device_id', 'reading_seconds', ..._instants('read_at', 'recorded_at')] as const;
 
 const SCHEDULE_COLUMNS = [
   'id',
@@ -29,9 +30,8 @@ const SCHEDULE_COLUMNS = [
   'interval_days',
   'due_soon_seconds',
   'due_soon_days',
-  epochSeconds('last_done_at').as('last_done_at'),
   'last_done_hour_meter_seconds',
-  epochSeconds('created_at').as('created_at'),
+  ..._instants('last_done_at', 'created_at'),
 ] as const;
 
 /** A reading of an existing device, or the new value and `recorded_at` of its reading at the same `read_at` (same id). */
