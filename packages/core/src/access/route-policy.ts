@@ -1,4 +1,5 @@
 import type { CredentialKind } from './access-policy.js';
+import type { ApiKeyScope } from './api-key.js';
 import type { RateLimits } from './rate-limit.js';
 import { API_V1, READ_ENDPOINTS, type ReadEndpointRow } from './read-endpoints.js';
 
@@ -36,6 +37,11 @@ export interface RoutePolicy {
    * `{token}` of the template, for clients that cannot set headers (OsmAnd trackers, D24).
    */
   readonly credentialFrom?: 'header' | 'path';
+  /**
+   * The scope an API key needs on this route (D51): `manage` on the write routes; absent, any key
+   * (`read` is every key's least).
+   */
+  readonly scope?: ApiKeyScope;
 }
 
 /** The policy of each endpoint of the read API: an API key, counted on the endpoint's own budget (D11, D13, D33). */

@@ -46,6 +46,8 @@ export const ERROR_TABLE = {
   request_timeout: { status: 408, message: 'The request took too long to arrive' },
   expectation_failed: { status: 417, message: 'The Expect header is not supported: only "100-continue" is' },
   headers_too_large: { status: 431, message: 'The request headers are too large' },
+  // D51: a key whose scope does not allow the route; the body names the scope needed.
+  insufficient_scope: { status: 403, message: 'The API key does not have the scope this route needs' },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;
 
 /** An error code (D16): a key of {@link ERROR_TABLE}. */
@@ -56,7 +58,13 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR
 
 /** The JSON body of every error response (D16). */
 export interface ErrorBody {
-  readonly error: { readonly status: number; readonly code: ErrorCode; readonly message: string };
+  readonly error: {
+    readonly status: number;
+    readonly code: ErrorCode;
+    readonly message: string;
+    /** On 403 `insufficient_scope`: the scope the route needs (D51). */
+    readonly scope?: string;
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '../access/api-key.js';
 import type {
   Account,
   ApiKeyLookup,
@@ -105,9 +106,10 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
 
   /**
    * MUST store a key by fingerprint (never the key itself), created at `now`, expiring at
-   * `expiresAt` (both epoch seconds; `null`: never); `null` when the account does not exist.
+   * `expiresAt` (both epoch seconds; `null`: never), with `scope` (default `read`, D51); `null`
+   * when the account does not exist.
    */
-  createApiKey(input: NewCredential): Promise<ApiKeyRecord | null>;
+  createApiKey(input: NewCredential & { readonly scope?: ApiKeyScope }): Promise<ApiKeyRecord | null>;
 
   /** MUST return the account's keys ordered by id. */
   listApiKeys(input: { readonly accountId: number }): Promise<readonly ApiKeyRecord[]>;

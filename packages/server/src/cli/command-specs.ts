@@ -290,10 +290,16 @@ export const COMMANDS: readonly CommandSpec[] = [
         placeholder: 'ISO-INSTANT',
         description: 'When the key stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).',
       },
+      scope: {
+        type: 'string',
+        placeholder: 'SCOPE',
+        description: 'read (default): the key reads; manage: it also creates and changes devices through the API.',
+      },
     },
     required: ['account'],
     examples: [
       'fleet-hours keys create --account 1 --label "billing export"',
+      'fleet-hours keys create --account 1 --label "backoffice sync" --scope manage',
       'fleet-hours keys create --account 1 --expires-at 2027-01-01T00:00:00Z --json',
     ],
   }),
