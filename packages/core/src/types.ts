@@ -114,6 +114,7 @@ export interface NewDevice {
 /** The fields of a device that can change. */
 export interface DeviceChanges {
   readonly name?: string;
+  readonly imei?: string;
   readonly registration?: string | null;
   readonly model?: string;
   readonly status?: string;

@@ -70,6 +70,21 @@ export function isFleetHoursError(error: unknown): error is FleetHoursError {
 }
 
 /**
+ * A field of a write's input that cannot be used (D52): 400 `invalid_field`, the body naming it in
+ * `field`; the CLI names it as its option (`--timezone`).
+ */
+export class InvalidFieldError extends FleetHoursError {
+  override readonly name: string = 'InvalidFieldError';
+  /** The field, as the API's body names it (`timezone`). */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super('invalid_field', { message, details: { field } });
+    this.field = field;
+  }
+}
+
+/**
  * A request parameter that cannot be used (D7): 400 `invalid_parameter`. `parameter` names it and
  * the message says what is wrong with it.
  */

@@ -360,7 +360,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       model: { type: 'string', placeholder: 'MODEL', description: 'Tracker model.' },
       timezone: { type: 'string', placeholder: 'IANA', description: 'IANA time zone of the vehicle, e.g. Europe/Berlin.' },
       registration: { type: 'string', placeholder: 'REG', description: 'Registration plate (default: none).' },
-      status: { type: 'string', placeholder: 'STATUS', description: 'Status word (default: active).' },
+      status: { type: 'string', placeholder: 'STATUS', description: 'active (default) or inactive.' },
     },
     required: ['account', 'name', 'imei', 'model', 'timezone'],
     examples: [
@@ -381,8 +381,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: 'ID', description: 'Device id.' }],
     options: {
       name: { type: 'string', placeholder: 'NAME', description: 'New display name.' },
+      imei: { type: 'string', placeholder: 'IMEI', description: 'New tracker box identifier.' },
       timezone: { type: 'string', placeholder: 'IANA', description: 'New IANA time zone.' },
-      status: { type: 'string', placeholder: 'STATUS', description: 'New status word.' },
+      status: { type: 'string', placeholder: 'STATUS', description: 'active or inactive; an inactive device frees its IMEI.' },
       registration: { type: 'string', placeholder: 'REG', description: 'New registration ("" for none).' },
       model: { type: 'string', placeholder: 'MODEL', description: 'New tracker model.' },
     },

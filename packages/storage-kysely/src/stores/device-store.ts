@@ -241,6 +241,7 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
           if (!isId(deviceId)) return null;
           const set = {
             ...(changes.name !== undefined && { name: changes.name }),
+            ...(changes.imei !== undefined && { imei: changes.imei }),
             ...(changes.registration !== undefined && { registration: changes.registration }),
             ...(changes.model !== undefined && { model: changes.model }),
             ...(changes.status !== undefined && { status: changes.status }),
