@@ -30,7 +30,12 @@ export const DEVICE_TEXT_MAX = 200;
 export type DeviceFields = DeviceChanges;
 
 /** What a new device is created with, checked. */
-export type NewDeviceFields = DeviceFields & { readonly name: string; readonly imei: string; readonly model: string; readonly timeZone: string };
+export type NewDeviceFields = DeviceFields & {
+  readonly name: string;
+  readonly imei: string;
+  readonly model: string;
+  readonly timeZone: string;
+};
 
 /**
  * Checks the fields of a device write, field by field (D52): a JSON object whose every key is a

@@ -196,7 +196,9 @@ describe('the budget of writes (D52)', () => {
     // The reads keep their own budgets.
     expect((await fixture.request('/api/v1/devices', key)).status).toBe(200);
     // Another key of the account has its own budget of writes.
-    const other = await write(fixture, 'PATCH', `/api/v1/devices/${fixture.devices.foreign.id}`, fixture.keys.otherManage.key, { name: 'C' });
+    const other = await write(fixture, 'PATCH', `/api/v1/devices/${fixture.devices.foreign.id}`, fixture.keys.otherManage.key, {
+      name: 'C',
+    });
     expect(other.status).toBe(200);
   });
 });

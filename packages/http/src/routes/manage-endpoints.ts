@@ -55,7 +55,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       operationId: 'updateDevice',
       summary: 'Change a vehicle',
       description:
-        "Changes the fields given, at least one; the others stay. `status` is `active` or `inactive`: an inactive device frees its IMEI. A device of another account is 404, as a missing one. A change that would give two active devices of the account one IMEI is 409 `conflict`.",
+        'Changes the fields given, at least one; the others stay. `status` is `active` or `inactive`: an inactive device frees its IMEI. A device of another account is 404, as a missing one. A change that would give two active devices of the account one IMEI is 409 `conflict`.',
       tag: 'Devices',
       requestSchema: 'DeviceChange',
       schema: 'Device',

@@ -43,7 +43,6 @@ function _credentialColumns(credentialTable: CredentialTable, table?: string) {
   ] as const;
 }
 
-
 /** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
 export type CredentialLookup<Name extends string> = { readonly [K in Name]: Credential } & { readonly account: Account };
 
@@ -112,7 +111,14 @@ export function credentialQueries<Name extends string>(
         const row = await db
           // Both tables have the same columns (database-schema.ts) but `scope`, which only `api_keys` has (D51).
           .insertInto(table as 'api_keys')
-          .columns(['account_id', 'fingerprint', 'label', 'created_at', 'expires_at', ...(table === 'api_keys' ? (['scope'] as const) : [])])
+          .columns([
+            'account_id',
+            'fingerprint',
+            'label',
+            'created_at',
+            'expires_at',
+            ...(table === 'api_keys' ? (['scope'] as const) : []),
+          ])
           .expression((eb) =>
             eb
               .selectFrom('accounts')
