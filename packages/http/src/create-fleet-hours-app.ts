@@ -232,9 +232,9 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
   app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), (c) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return _notFound(c);
     // The methods of the path's routes (D17, D52): GET and HEAD on reads, the write routes' own.
     const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(API_BASE))));
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && allow.includes('GET')) return _notFound(c);
     throw new FleetHoursError('method_not_allowed', {
       message: `Method ${c.req.method} is not allowed: use ${allow.slice(0, -1).join(', ')}${allow.length > 1 ? ' or ' : ''}${allow.at(-1)}`,
       headers: { Allow: allow.join(', ') },

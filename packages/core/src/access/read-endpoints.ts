@@ -102,7 +102,7 @@ export const DEFAULT_WRITE_RATE_LIMIT = 60;
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]*')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
   return [...(reads ? ['GET', 'HEAD'] : []), ...MANAGE_ENDPOINTS.filter((row) => matches(row.template)).map((row) => row.method)];
 }

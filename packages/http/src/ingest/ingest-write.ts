@@ -12,7 +12,7 @@ import {
 import type { Context } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
-import { readLimitedBody } from './read-limited-body.js';
+import { readLimitedBody } from '../request-body/read-limited-body.js';
 
 /**
  * The body of an ingestion request within its route's limits (size and deadline), read from Node's

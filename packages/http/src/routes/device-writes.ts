@@ -1,7 +1,7 @@
 import { FleetHoursError, readDeviceFields, type FleetHours } from '@fleet-hours/core';
 import type { Context, Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { readLimitedBody } from '../ingest/read-limited-body.js';
+import { readLimitedBody } from '../request-body/read-limited-body.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
 import { deviceBody } from './list-devices.js';
