@@ -213,7 +213,7 @@ function _describeApiKeys(suite: _Suite): void {
       expect(await store.findApiKey({ fingerprint: 'b'.repeat(64) })).toBeNull();
     });
 
-    it('D51 createApiKey() keeps the scope given, read by default; find, list and revoke carry it', async () => {
+    it('D51, P70 createApiKey() keeps the scope given, read by default; find, list and revoke carry it', async () => {
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
       const manage = await store.createApiKey({
         accountId: account.id,

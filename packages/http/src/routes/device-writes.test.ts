@@ -69,7 +69,7 @@ describe('POST /api/v1/devices (D52)', () => {
     [{ ...NEW_DEVICE, registration: 7 }, 'registration'],
     [{ ...NEW_DEVICE, name: 'Truck\u202e' }, 'name'],
     [{ ...NEW_DEVICE, name: 'x'.repeat(201) }, 'name'],
-  ])('refuses %j with 400 invalid_field naming %s', async (body, field) => {
+  ])('refuses %j with 400 invalid_field naming %s (D52; a status but active or inactive: P72)', async (body, field) => {
     const fixture = await createFixture();
     const response = await write(fixture, 'POST', '/api/v1/devices', fixture.keys.acmeManage.key, body);
     expect(response.status).toBe(400);
@@ -150,7 +150,7 @@ describe('PATCH /api/v1/devices/{id} (D52)', () => {
     });
   });
 
-  it('checks the fields before the device: 400 naming the field, an empty change, whatever the id', async () => {
+  it('P71: checks the fields before the device: 400 naming the field, an empty change, whatever the id', async () => {
     const fixture = await createFixture();
     for (const id of [fixture.devices.newYork.id, fixture.devices.foreign.id, 'abc']) {
       const response = await write(fixture, 'PATCH', `/api/v1/devices/${id}`, fixture.keys.acmeManage.key, { colour: 'red' });
@@ -178,7 +178,7 @@ describe('PATCH /api/v1/devices/{id} (D52)', () => {
   });
 });
 
-describe('the budget of writes (D52)', () => {
+describe('the budget of writes (D52, P71)', () => {
   it('counts every write route of a key on one budget, with the rate-limit headers on every answer, refusals included', async () => {
     const fixture = await createFixture({ rateLimits: { writes: 3 } });
     const key = fixture.keys.acmeManage.key;
