@@ -2,22 +2,13 @@ import { DEVICE_STATUSES, DEVICE_TEXT_MAX, type RateLimits } from '@fleet-hours/
 import { allowedMethods } from '@fleet-hours/core/adapter';
 import { MANAGE_API_ENDPOINTS } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
+import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
 /**
  * The write routes' part of the OpenAPI document (D51, D52): one operation per row of core's
  * `MANAGE_ENDPOINTS`, merged into the path items of the read API (`POST /api/v1/devices` beside
  * its GET), and the schemas of their bodies. The refusals are the document's `components.responses`.
  */
-
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-
-const RATE_LIMIT_HEADERS: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-Request-Id': ref('headers', 'X-Request-Id'),
-};
 
 /** The values of `Allow` on a path that has write routes: `GET, HEAD, POST`, `PATCH`. */
 export const MANAGE_ALLOW_VALUES: readonly string[] = [

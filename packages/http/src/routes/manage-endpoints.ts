@@ -6,10 +6,11 @@
  * The method, the policy (a `manage` key, the key's budget of writes) are the core row's.
  */
 import type { FleetHours } from '@fleet-hours/core';
-import { MANAGE_ENDPOINTS, ROUTE_POLICIES, type ManageEndpoint, type RoutePolicy } from '@fleet-hours/core/adapter';
+import { MANAGE_ENDPOINTS, ROUTE_POLICIES, type ManageEndpoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { honoPath } from './api-routes.js';
+import type { ApiEndpoint } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
 
 type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
@@ -64,18 +65,11 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
   },
 };
 
-/** A write route as the app and the document use it: its core row with its HTTP side. */
-export interface ManageApiEndpoint {
-  /** The core row: name, method, template. */
+/** A write route as the app and the document use it: its core row (name, method, template) with its HTTP side. */
+export type ManageApiEndpoint = Omit<ApiEndpoint, 'endpoint' | 'openApi'> & {
   readonly endpoint: ManageEndpoint;
-  /** The policy its access middleware applies (core's `ROUTE_POLICIES`): a `manage` key, the budget of writes. */
-  readonly policy: RoutePolicy;
-  /** Its path in Hono's syntax. */
-  readonly honoPath: string;
   readonly openApi: ManageOpenApiOperation;
-  /** Its handler over a service. */
-  handler(fleetHours: FleetHours): Handler<FleetHoursEnv>;
-}
+};
 
 /** Every write route, in the order of core's `MANAGE_ENDPOINTS`. */
 export const MANAGE_API_ENDPOINTS: readonly ManageApiEndpoint[] = MANAGE_ENDPOINTS.map((endpoint): ManageApiEndpoint => {
