@@ -434,7 +434,7 @@ for (const prefix of ['', '/fleet']) {
       expect([created.response.status, created.data]).toMatchObject([201, { name: 'Loader', status: 'active', last_reported_at: null }]);
       expect(created.response.headers.get('Location')).toBe(`${prefix}/api/v1/devices/${created.data!.id}`);
       const changed = await manager.PATCH('/api/v1/devices/{id}', {
-        params: { path: { id: created.data!.id } },
+        params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
         body: { status: 'inactive' },
       });
       expect(changed.data).toEqual({ ...created.data, status: 'inactive' });
@@ -455,6 +455,7 @@ for (const prefix of ['', '/fleet']) {
         | 'conflict'
         | 'invalid_field'
         | 'unsupported_media_type'
+        | 'precondition_failed'
         | 'insufficient_scope';
 
       const missingKey = await client().GET('/api/v1/devices');

@@ -352,7 +352,7 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "insufficient_scope";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope";
                 message: string;
                 /** @enum {string} */
                 scope?: "manage";
@@ -613,6 +613,24 @@ export interface components {
                 };
             };
         };
+        PreconditionFailed: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 412;
+                        /** @enum {unknown} */
+                        code?: "precondition_failed";
+                    };
+                };
+            };
+        };
         WriteTooLarge: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -796,6 +814,7 @@ export interface components {
         };
     };
     parameters: {
+        IfMatch: string;
         Cursor: string;
         DeviceId: number;
         ServiceStatus: string;
@@ -809,6 +828,7 @@ export interface components {
         "Retry-After": number;
         "X-RateLimit-Reset": number;
         Location: string;
+        ETag: string;
         "X-Request-Id": string;
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
@@ -862,6 +882,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1406,7 +1427,9 @@ export interface operations {
     updateDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 id: components["parameters"]["DeviceId"];
             };
@@ -1423,6 +1446,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,6 +1458,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
             409: components["responses"]["DeviceConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

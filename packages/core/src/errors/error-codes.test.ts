@@ -18,7 +18,7 @@ const D16 = [
 ];
 
 describe('ERROR_TABLE (D16)', () => {
-  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's and D52's", () => {
+  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's, D52's and D54's", () => {
     expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
     expect(ERROR_CODES.slice(D16.length)).toEqual([
       'multiple_credentials',
@@ -37,6 +37,7 @@ describe('ERROR_TABLE (D16)', () => {
       'headers_too_large',
       'invalid_field',
       'unsupported_media_type',
+      'precondition_failed',
       'insufficient_scope',
     ]);
   });
@@ -62,6 +63,7 @@ describe('ERROR_TABLE (D16)', () => {
     [405, ['method_not_allowed']],
     [408, ['request_timeout']],
     [409, ['conflict', 'beyond_retention']],
+    [412, ['precondition_failed']],
     [413, ['payload_too_large']],
     [415, ['unsupported_media_type']],
     [417, ['expectation_failed']],

@@ -50,6 +50,8 @@ export const ERROR_TABLE = {
   invalid_field: { status: 400, message: 'A field of the request body is invalid' },
   // D52: a write route's body that is not JSON by its Content-Type.
   unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json"' },
+  // D54: an If-Match that names none of the resource's tags.
+  precondition_failed: { status: 412, message: 'The resource changed since it was read' },
   // D51: a key whose scope does not allow the route; the body names the scope needed.
   insufficient_scope: { status: 403, message: 'The API key does not have the scope this route needs' },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;

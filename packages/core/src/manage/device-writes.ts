@@ -97,8 +97,15 @@ export interface DeviceWrites {
    * @returns The device; `null` when the account has no such device (another account's included).
    * @throws {InvalidFieldError} A field that cannot be used (400).
    * @throws {ImeiInUseError} The new IMEI, or making the device active, would give two active devices one IMEI (D25).
+   * @throws {FleetHoursError} `precondition_failed` (412) when `ifMatch` names none of the device's tag, also when it changes meanwhile (D54).
    */
-  updateDevice(input: { readonly accountId: number; readonly deviceId: number; readonly fields: unknown }): Promise<Device | null>;
+  updateDevice(input: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly fields: unknown;
+    /** D54: an `If-Match` header value: the change applies only to the device with one of these tags (`*`: any). */
+    readonly ifMatch?: string | undefined;
+  }): Promise<Device | null>;
 }
 
 /**
@@ -114,11 +121,17 @@ export function deviceWrites(store: FleetHoursStore): DeviceWrites {
       const checked = readDeviceFields(fields, 'create');
       return store.createDevice({ accountId, ...checked });
     },
-    async updateDevice({ accountId, deviceId, fields }) {
+    async updateDevice({ accountId, deviceId, fields, ifMatch }) {
       const changes = readDeviceFields(fields, 'update');
       // A device never changes account: once found on this one, the change is the account's.
-      if (!(await store.findDevice({ accountId, deviceId }))) return null;
-      return store.updateDevice({ deviceId, changes });
+      const current = await store.findDevice({ accountId, deviceId });
+      if (!current) return null;
+      if (ifMatch === undefined) return store.updateDevice({ deviceId, changes });
+      if (!_matches(ifMatch, deviceEntityTag(current))) throw _preconditionFailed();
+      // The store applies the change only if the device is still as read: a change in between is 412 too.
+      const updated = await store.updateDevice({ deviceId, changes, expected: current });
+      if (!updated) throw _preconditionFailed();
+      return updated;
     },
   };
 }
@@ -146,4 +159,39 @@ function _status(value: unknown): (typeof DEVICE_STATUSES)[number] {
   if (typeof value !== 'string' || !(DEVICE_STATUSES as readonly string[]).includes(value))
     throw new InvalidFieldError('status', `status must be one of ${DEVICE_STATUSES.join(', ')}, got ${JSON.stringify(value)}`);
   return value as (typeof DEVICE_STATUSES)[number];
+}
+
+/**
+ * The entity tag of a device (D54): a strong `ETag` over the fields a write can change (name, IMEI,
+ * registration, model, status, zone), so that new telemetry does not change it. FNV-1a, 64 bits.
+ *
+ * @param device The device.
+ * @returns The tag, quoted: `"d-0123456789abcdef"`.
+ * @example
+ * ```ts
+ * import { deviceEntityTag } from '@fleet-hours/core';
+ * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null }).length; // 20
+ * ```
+ */
+export function deviceEntityTag(device: Device): string {
+  const text = JSON.stringify([device.name, device.imei, device.registration, device.model, device.status, device.timeZone]);
+  let hash = 0xcbf29ce484222325n;
+  for (const unit of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return `"d-${hash.toString(16).padStart(16, '0')}"`;
+}
+
+/** Whether two devices have the same fields a write can change: what {@link deviceEntityTag} covers (D54). */
+export function sameDeviceFields(a: Device, b: Device): boolean {
+  return deviceEntityTag(a) === deviceEntityTag(b);
+}
+
+/** Whether an `If-Match` value names the tag: `*`, or one of its comma-separated strong tags (RFC 9110). */
+function _matches(ifMatch: string, tag: string): boolean {
+  return ifMatch.split(',').some((each) => each.trim() === '*' || each.trim() === tag);
+}
+
+function _preconditionFailed(): FleetHoursError {
+  return new FleetHoursError('precondition_failed', {
+    message: 'The device changed since the If-Match tag was read: read it again, then send its new ETag',
+  });
 }

@@ -37,13 +37,23 @@ export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<num
       label: string | null;
       expiresAt: number | null;
       now: number;
-      /** An API key's scope (D51); an ingest token's record carries the default, which nothing reads. */
+      /** An API key's scope (D51, default `read`); an ingest token has none. */
       scope?: ApiKeyScope;
     }): _Credential | null {
       if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
       assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;
-      const credential: _Credential = { id: ++lastId, accountId, fingerprint, label, scope, createdAt: now, expiresAt, revokedAt: null };
+      // Only an API key has a scope (D51).
+      const credential = {
+        id: ++lastId,
+        accountId,
+        fingerprint,
+        label,
+        ...(name === 'apiKey' ? { scope } : {}),
+        createdAt: now,
+        expiresAt,
+        revokedAt: null,
+      } as _Credential;
       credentials.set(credential.id, credential);
       return { ...credential };
     },

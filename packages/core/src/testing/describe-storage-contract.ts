@@ -317,6 +317,20 @@ function _describeDevices(suite: _Suite): void {
       expect(await store.updateDevice({ deviceId: device.id + 1000, changes: { name: 'x' } })).toBeNull();
     });
 
+    it('D54, P73 updateDevice() with the device as read applies only while it is unchanged, in the same statement', async () => {
+      const { account, device } = await seedDevice();
+      const renamed = await store.updateDevice({ deviceId: device.id, changes: { name: 'Renamed' }, expected: device });
+      expect(renamed).toEqual({ ...device, name: 'Renamed' });
+      expect(await store.updateDevice({ deviceId: device.id, changes: { model: 'X' }, expected: device })).toBeNull();
+      expect(await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'UTC' }, expected: device })).toBeNull();
+      expect(await store.findDevice({ accountId: account.id, deviceId: device.id })).toEqual(renamed);
+      // Several changes from one read, at once: exactly one applies.
+      const answers = await Promise.all(
+        ['A', 'B', 'C'].map((name) => store.updateDevice({ deviceId: device.id, changes: { name }, expected: renamed! })),
+      );
+      expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
+    });
+
     it('D52 updateDevice() changes the IMEI, and refuses one that names another active device of the account (D25)', async () => {
       const { account, device } = await seedDevice();
       const other = await store.createDevice({

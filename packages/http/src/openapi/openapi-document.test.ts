@@ -81,6 +81,7 @@ const READ_API_CODES = [
   'conflict',
   'invalid_field',
   'unsupported_media_type',
+  'precondition_failed',
   'insufficient_scope',
 ];
 
@@ -418,10 +419,15 @@ describe('openApiDocument', () => {
           let imei = 490_154_203_237_000;
           const valid = () =>
             path.endsWith('{id}') ? { name: 'Truck NY' } : { name: 'Van', imei: String(++imei), model: 'FMC130', timezone: 'UTC' };
-          const send = (fixture: Fixture, key: string | null, body: unknown, options: { id?: string; type?: string } = {}) =>
+          const send = (
+            fixture: Fixture,
+            key: string | null,
+            body: unknown,
+            options: { id?: string; type?: string; ifMatch?: string } = {},
+          ) =>
             fixture.request(path.replace('{id}', options.id ?? String(fixture.devices.newYork.id)), key, {
               method: method.toUpperCase(),
-              headers: { 'Content-Type': options.type ?? 'application/json' },
+              headers: { 'Content-Type': options.type ?? 'application/json', ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) },
               body: typeof body === 'string' ? body : JSON.stringify(body),
             });
           for (const status of Object.keys(documentedResponses(path, method))) {
@@ -447,6 +453,9 @@ describe('openApiDocument', () => {
                 break;
               case '409':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), imei: base.devices.kathmandu.imei }));
+                break;
+              case '412':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"d-0000000000000000"' }));
                 break;
               case '413':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: 'x'.repeat(70_000) }));
@@ -691,7 +700,7 @@ describe('openApiDocument', () => {
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
-      expect([...seen].sort()).toEqual(['200', '201', '400', '401', '403', '404', '405', '409', '413', '415', '429', '500', '503']);
+      expect([...seen].sort()).toEqual(['200', '201', '400', '401', '403', '404', '405', '409', '412', '413', '415', '429', '500', '503']);
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });

@@ -264,6 +264,11 @@ const ERROR_RESPONSES = {
     description: 'The IMEI already names an active device of the account (`conflict`). Nothing was changed.',
     codes: ['conflict'],
   },
+  PreconditionFailed: {
+    description:
+      "`If-Match` names none of the device's tags: it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
+    codes: ['precondition_failed'],
+  },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
   UnsupportedMediaType: { description: 'The body is not sent as `Content-Type: application/json`.', codes: ['unsupported_media_type'] },
   InternalError: {
@@ -592,6 +597,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description:
+            'The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412.',
+          schema: { type: 'string' },
+        },
         Cursor: {
           name: 'cursor',
           in: 'query',
@@ -636,6 +649,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         'Retry-After': header('Only on 429: whole seconds (≥ 1) to wait before retrying.', { type: 'integer', minimum: 1 }),
         'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
         Location: header('Only on 201: the URL of the resource created.', { type: 'string' }),
+        ETag: header(
+          "The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"d-[0-9a-f]{16}"$' },
+        ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
           { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },

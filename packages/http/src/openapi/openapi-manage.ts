@@ -25,7 +25,11 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
     const withDevice = endpoint.template.includes('{id}');
     const success: Json = {
       description: openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device',
-      headers: { ...RATE_LIMIT_HEADERS, ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}) },
+      headers: {
+        ...RATE_LIMIT_HEADERS,
+        ETag: ref('headers', 'ETag'),
+        ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
+      },
       content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
     };
     paths[endpoint.template] = {
@@ -35,7 +39,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
         summary: openApi.summary,
         description: `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
         tags: [openApi.tag],
-        ...(withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+        ...(withDevice ? { parameters: [ref('parameters', 'DeviceId'), ref('parameters', 'IfMatch')] } : {}),
         requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema) } } },
         responses: {
           [String(openApi.status)]: success,
@@ -44,6 +48,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
           '403': ref('responses', 'ForbiddenWrite'),
           ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
           '409': ref('responses', 'DeviceConflict'),
+          ...(withDevice ? { '412': ref('responses', 'PreconditionFailed') } : {}),
           '413': ref('responses', 'WriteTooLarge'),
           '415': ref('responses', 'UnsupportedMediaType'),
           '429': ref('responses', 'TooManyRequests'),

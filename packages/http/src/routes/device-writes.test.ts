@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deviceEntityTag } from '@fleet-hours/core';
 import { createFixture } from '../testing/fixture.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -175,6 +176,74 @@ describe('PATCH /api/v1/devices/{id} (D52)', () => {
     expect(put.headers.get('Allow')).toBe('GET, HEAD, POST');
     const hours = await fixture.request('/api/v1/hours', fixture.keys.acmeManage.key, { method: 'POST' });
     expect(hours.headers.get('Allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('versions of a device (D54)', () => {
+  it('every write answers the device with its ETag, which changes with the device and not with telemetry', async () => {
+    const fixture = await createFixture();
+    const created = await write(fixture, 'POST', '/api/v1/devices', fixture.keys.acmeManage.key, NEW_DEVICE);
+    const tag = created.headers.get('ETag');
+    expect(tag).toMatch(/^"d-[0-9a-f]{16}"$/);
+    const id = ((await created.json()) as { id: number }).id;
+    const same = await write(fixture, 'PATCH', `/api/v1/devices/${id}`, fixture.keys.acmeManage.key, { name: NEW_DEVICE.name });
+    expect(same.headers.get('ETag')).toBe(tag);
+    const renamed = await write(fixture, 'PATCH', `/api/v1/devices/${id}`, fixture.keys.acmeManage.key, { name: 'Excavator 5' });
+    expect(renamed.headers.get('ETag')).not.toBe(tag);
+    // The fixture's New York truck has reported: its tag does not hold its last report.
+    const { newYork } = fixture.devices;
+    const a = await write(fixture, 'PATCH', `/api/v1/devices/${newYork.id}`, fixture.keys.acmeManage.key, { name: newYork.name });
+    expect(a.headers.get('ETag')).toBe(deviceEntityTag({ ...newYork, lastReportedAt: null }));
+  });
+
+  it('PATCH with If-Match applies to the device as read; a stale tag is 412 precondition_failed and changes nothing', async () => {
+    const fixture = await createFixture();
+    const path = `/api/v1/devices/${fixture.devices.newYork.id}`;
+    const key = fixture.keys.acmeManage.key;
+    const patch = (body: unknown, ifMatch: string) =>
+      fixture.request(path, key, { method: 'PATCH', headers: { ...JSON_TYPE, 'If-Match': ifMatch }, body: JSON.stringify(body) });
+    const tag = deviceEntityTag(fixture.devices.newYork);
+    const first = await patch({ name: 'First' }, tag);
+    expect(first.status).toBe(200);
+    const stale = await patch({ name: 'Second' }, tag);
+    expect([stale.status, ((await stale.json()) as { error: { code: string } }).error.code]).toEqual([412, 'precondition_failed']);
+    expect((await fixture.store.findDevice({ accountId: fixture.accounts.acme.id, deviceId: fixture.devices.newYork.id }))?.name).toBe(
+      'First',
+    );
+    expect((await patch({ name: 'Third' }, `"other", ${first.headers.get('ETag')}`)).status).toBe(200);
+    expect((await patch({ name: 'Fourth' }, '*')).status).toBe(200);
+    // Another account's device is 404 whatever the tag, as a missing one (D11).
+    const foreign = await fixture.request(`/api/v1/devices/${fixture.devices.foreign.id}`, key, {
+      method: 'PATCH',
+      headers: { ...JSON_TYPE, 'If-Match': '*' },
+      body: JSON.stringify({ name: 'Mine' }),
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('three changes sent at once with the same If-Match, all read before any writes: one applies, the others are 412', async () => {
+    // Every read of a device waits, so that the three requests all read it before any of them changes it.
+    const fixture = await createFixture({
+      wrapStore: (store) => ({
+        ...store,
+        findDevice: async (input) => {
+          const device = await store.findDevice(input);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return device;
+        },
+      }),
+    });
+    const tag = deviceEntityTag(fixture.devices.newYork);
+    const answers = await Promise.all(
+      ['A', 'B', 'C'].map((name) =>
+        fixture.request(`/api/v1/devices/${fixture.devices.newYork.id}`, fixture.keys.acmeManage.key, {
+          method: 'PATCH',
+          headers: { ...JSON_TYPE, 'If-Match': tag },
+          body: JSON.stringify({ name }),
+        }),
+      ),
+    );
+    expect(answers.map((response) => response.status).sort()).toEqual([200, 412, 412]);
   });
 });
 

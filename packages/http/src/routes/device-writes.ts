@@ -1,4 +1,4 @@
-import { FleetHoursError, readDeviceFields, type FleetHours } from '@fleet-hours/core';
+import { deviceEntityTag, FleetHoursError, readDeviceFields, type FleetHours } from '@fleet-hours/core';
 import type { Context, Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { readLimitedBody } from '../request-body/read-limited-body.js';
@@ -39,7 +39,10 @@ export function createDeviceRoute(options: { readonly fleetHours: FleetHours }):
     const device = await options.fleetHours.manage.createDevice({ accountId: accountId(c), fields });
     // The account is the key's: it exists while the key is admitted.
     if (!device) throw new FleetHoursError('internal_error', { message: 'The account of an admitted key is gone' });
-    return jsonResponse(c, deviceBody(device), 201, { Location: `${c.req.path.replace(/\/$/, '')}/${device.id}` });
+    return jsonResponse(c, deviceBody(device), 201, {
+      Location: `${c.req.path.replace(/\/$/, '')}/${device.id}`,
+      ETag: deviceEntityTag(device),
+    });
   };
 }
 
@@ -50,8 +53,11 @@ export function updateDeviceRoute(options: { readonly fleetHours: FleetHours }):
     const fields = await readJsonBody(c);
     // The fields are checked first whatever the id (P71): a device that is not there is the last check.
     if (deviceId === null) readDeviceFields(fields, 'update');
-    const device = deviceId === null ? null : await options.fleetHours.manage.updateDevice({ accountId: accountId(c), deviceId, fields });
+    // D54: with If-Match, the change applies only to the device as the client read it (412 otherwise).
+    const ifMatch = c.req.header('If-Match');
+    const device =
+      deviceId === null ? null : await options.fleetHours.manage.updateDevice({ accountId: accountId(c), deviceId, fields, ifMatch });
     if (!device) throw new FleetHoursError('device_not_found');
-    return jsonResponse(c, deviceBody(device));
+    return jsonResponse(c, deviceBody(device), 200, { ETag: deviceEntityTag(device) });
   };
 }

@@ -17,8 +17,8 @@ export interface CredentialRow {
   account_id: number;
   fingerprint: string;
   label: string | null;
-  /** An API key's scope (D51); `read` for an ingest token, which has none. */
-  scope: string;
+  /** An API key's scope (D51); `null` for an ingest token, which has none. */
+  scope: string | null;
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
@@ -36,7 +36,7 @@ function _credentialColumns(credentialTable: CredentialTable, table?: string) {
     sql<string>`${sql.ref(name('fingerprint'))}`.as('fingerprint'),
     sql<string | null>`${sql.ref(name('label'))}`.as('label'),
     // Only API keys have a scope (D51, migration 0016).
-    (credentialTable === 'api_keys' ? sql<string>`${sql.ref(name('scope'))}` : sql<string>`'read'`).as('scope'),
+    (credentialTable === 'api_keys' ? sql<string | null>`${sql.ref(name('scope'))}` : sql<string | null>`null::text`).as('scope'),
     epochSeconds(name('created_at')).as('created_at'),
     epochSeconds(name('expires_at')).as('expires_at'),
     epochSeconds(name('revoked_at')).as('revoked_at'),
@@ -170,9 +170,10 @@ export function toCredential(row: CredentialRow): Credential {
     accountId: row.account_id,
     fingerprint: row.fingerprint,
     label: row.label,
-    scope: row.scope as ApiKeyScope,
+    ...(row.scope === null ? {} : { scope: row.scope as ApiKeyScope }),
     createdAt: Number(row.created_at),
     expiresAt: secondsOrNull(row.expires_at),
     revokedAt: secondsOrNull(row.revoked_at),
-  };
+    // An ingest token has no scope: its record is an `IngestTokenRecord`.
+  } as Credential;
 }
