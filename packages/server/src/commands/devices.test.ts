@@ -1,4 +1,4 @@
-import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { describe, expect, it } from 'vitest';
 import { createCliHarness } from '../testing/cli-harness.js';
@@ -8,15 +8,8 @@ async function both() {
   const store = createMemoryStore();
   const cli = createCliHarness({ store });
   const account = await cli.json<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
-  const key = generateApiKey();
-  await store.createApiKey({
-    accountId: account.id,
-    fingerprint: await fingerprintApiKey(key),
-    label: null,
-    expiresAt: null,
-    now: 0,
-    scope: 'manage',
-  });
+  // The key is made by the CLI too (D51).
+  const { key } = await cli.json<{ key: string }>(['keys', 'create', '--account', String(account.id), '--scope', 'manage']);
   const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now: Date.now }), logger: () => {} });
   const api = async (method: string, path: string, body: unknown) => {
     const response = await app.request(path, {
