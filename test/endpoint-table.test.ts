@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
-import { READ_ENDPOINTS } from '@fleet-hours/core/adapter';
+import { MANAGE_ENDPOINTS, READ_ENDPOINTS } from '@fleet-hours/core/adapter';
 import { createFleetHoursApp, openApiDocument } from '@fleet-hours/http';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,15 @@ async function servedApp() {
   const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
   const key = generateApiKey();
   await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now });
+  const manageKey = generateApiKey();
+  await store.createApiKey({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(manageKey),
+    label: null,
+    expiresAt: null,
+    now,
+    scope: 'manage',
+  });
   const device = await store.createDevice({
     accountId: account.id,
     name: 'Truck',
@@ -32,7 +41,7 @@ async function servedApp() {
     timeZone: 'Europe/Berlin',
   });
   const app = createFleetHoursApp({ fleetHours: createFleetHours({ store, now: () => now * 1000 }), logger: () => {} });
-  return { app, key, deviceId: device!.id };
+  return { app, key, manageKey, deviceId: device!.id };
 }
 
 describe('READ_ENDPOINTS, the table of the read API', () => {
@@ -113,5 +122,39 @@ describe('READ_ENDPOINTS, the table of the read API', () => {
       });
     }
     expect(found).toEqual([]);
+  });
+});
+
+describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
+  it('holds each route once, by name and by method and template', () => {
+    expect(new Set(MANAGE_ENDPOINTS.map((row) => row.name)).size).toBe(MANAGE_ENDPOINTS.length);
+    expect(new Set(MANAGE_ENDPOINTS.map((row) => `${row.method} ${row.template}`)).size).toBe(MANAGE_ENDPOINTS.length);
+  });
+
+  it.each(MANAGE_ENDPOINTS.map((row) => [row.name, row] as const))(
+    '%s is served by the app with a manage key, on the budget of writes, and refused to a read key',
+    async (_name, row) => {
+      const { app, key, manageKey, deviceId } = await servedApp();
+      const send = (bearer: string) =>
+        app.request(row.template.replace('{id}', String(deviceId)), {
+          method: row.method,
+          headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+          // A body whose field is at fault: the route is reached, and its checks answer.
+          body: JSON.stringify({ colour: 'red' }),
+        });
+      const refused = await send(key);
+      expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
+      const reached = await send(manageKey);
+      expect([reached.status, ((await reached.json()) as { error: { code: string } }).error.code]).toEqual([400, 'invalid_field']);
+      expect(reached.headers.get('X-RateLimit-Limit')).toBe('60');
+    },
+  );
+
+  it.each(MANAGE_ENDPOINTS.map((row) => [row.name, row] as const))('%s is documented with its method, scope and limit', (_name, row) => {
+    const operation = (openApiDocument.paths[row.template] as Record<string, { description?: string } | undefined>)[
+      row.method.toLowerCase()
+    ];
+    expect(operation?.description).toContain('`manage` scope');
+    expect(operation?.description).toContain('Rate limit: 60 requests per minute per key over all the write routes');
   });
 });

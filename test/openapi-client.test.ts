@@ -62,9 +62,9 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
   const store = createMemoryStore();
   const business = await store.createAccount({ name: 'Acme Haulage', plan: 'business', now: 0 });
   const starter = await store.createAccount({ name: 'Small Co', plan: 'starter', now: 0 });
-  const issueKey = async (accountId: number) => {
+  const issueKey = async (accountId: number, scope: 'read' | 'manage' = 'read') => {
     const key = generateApiKey();
-    await store.createApiKey({ accountId, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: 0 });
+    await store.createApiKey({ accountId, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: 0, scope });
     return key;
   };
   const device = await store.createDevice({
@@ -137,7 +137,7 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
     device,
     spare,
     ingestToken,
-    keys: { business: await issueKey(business.id), starter: await issueKey(starter.id) },
+    keys: { business: await issueKey(business.id), starter: await issueKey(starter.id), manage: await issueKey(business.id, 'manage') },
   };
 }
 
@@ -163,6 +163,7 @@ it('the generated client is up to date with the document (openapi-typescript)', 
 it('the generated client offers exactly the operations of the document: no method that answers 405 (D17)', () => {
   expectTypeOf<keyof paths>().toEqualTypeOf<
     | '/api/v1/devices'
+    | '/api/v1/devices/{id}'
     | '/api/v1/devices/{id}/hours'
     | '/api/v1/devices/{id}/hours/daily'
     | '/api/v1/devices/{id}/meter'
@@ -177,13 +178,16 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/ingest/traccar'
     | '/ingest/osmand/{token}'
   >();
-  expectTypeOf<paths['/api/v1/devices']['post']>().toEqualTypeOf<undefined>();
+  expectTypeOf<paths['/api/v1/devices']['put']>().toEqualTypeOf<undefined>();
+  expectTypeOf<paths['/api/v1/devices/{id}']['get']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/api/v1/devices/{id}/meter']['delete']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/docs']['put']>().toEqualTypeOf<undefined>();
   expect(OPERATIONS.map((operation) => operation.split(' ')[0])).toEqual(expect.arrayContaining(['GET', 'HEAD']));
-  // Only ingestion writes (docs/ingestion.md): its POST operations are the only ones besides GET and HEAD.
+  // Only the write routes (D52) and ingestion (docs/ingestion.md) take other methods than GET and HEAD.
   expectTypeOf<paths['/ingest/v1/telemetry']['get']>().toEqualTypeOf<undefined>();
   expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual([
+    'POST /api/v1/devices',
+    'PATCH /api/v1/devices/{id}',
     'POST /ingest/v1/telemetry',
     'POST /ingest/traccar',
     'POST /ingest/osmand/{token}',
@@ -421,6 +425,21 @@ for (const prefix of ['', '/fleet']) {
       const live = await api.GET('/api/v1/devices/{id}/meter', { params: { path: { id: spare.id } } });
       expect(live.data).toMatchObject({ since: '2026-03-12T07:00:00-04:00', idle_seconds: 240, moving_seconds: 720, engine_seconds: 960 });
 
+      // The write routes (D52), with a manage key: the device created and changed is the one the list shows.
+      const manager = client(keys.manage);
+      const created = await manager.POST('/api/v1/devices', {
+        body: { name: 'Loader', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' },
+      });
+      expectTypeOf(created.data).toEqualTypeOf<Schemas['Device'] | undefined>();
+      expect([created.response.status, created.data]).toMatchObject([201, { name: 'Loader', status: 'active', last_reported_at: null }]);
+      expect(created.response.headers.get('Location')).toBe(`${prefix}/api/v1/devices/${created.data!.id}`);
+      const changed = await manager.PATCH('/api/v1/devices/{id}', {
+        params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
+        body: { status: 'inactive' },
+      });
+      expect(changed.data).toEqual({ ...created.data, status: 'inactive' });
+      expect((await api.GET('/api/v1/devices')).data!.data.at(-1)).toEqual(changed.data);
+
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);
     });
@@ -429,12 +448,21 @@ for (const prefix of ['', '/fleet']) {
       const { client, device, keys } = await startApp({ prefix, rateLimits: { meter: 1 } });
       const id = device.id;
       const codeOf = (error: { error: { code: ErrorCode } } | undefined) => error?.error.code;
+      /** The codes only the write routes answer (D51, D52). */
+      type WriteCode =
+        | 'invalid_body'
+        | 'payload_too_large'
+        | 'conflict'
+        | 'invalid_field'
+        | 'unsupported_media_type'
+        | 'precondition_failed'
+        | 'insufficient_scope';
 
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);
       // An error body's code is typed as the codes of the operation's documented refusals: /devices has no query and no device.
       expectTypeOf(missingKey.error!.error.code).toEqualTypeOf<
-        Exclude<ErrorCode, 'invalid_parameter' | 'device_not_found' | 'not_found' | 'method_not_allowed'>
+        Exclude<ErrorCode, 'invalid_parameter' | 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
       >();
       expect(codeOf(missingKey.error)).toBe('missing_api_key');
       expect(missingKey.response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
@@ -443,7 +471,7 @@ for (const prefix of ['', '/fleet']) {
       expect([unknownKey.response.status, codeOf(unknownKey.error)]).toEqual([401, 'unknown_api_key']);
 
       const starter = await client(keys.starter).GET('/api/v1/devices/{id}/hours', { params: { path: { id } } });
-      expectTypeOf(starter.error!.error.code).toEqualTypeOf<Exclude<ErrorCode, 'not_found' | 'method_not_allowed'>>();
+      expectTypeOf(starter.error!.error.code).toEqualTypeOf<Exclude<ErrorCode, 'not_found' | 'method_not_allowed' | WriteCode>>();
       expect([starter.response.status, codeOf(starter.error)]).toEqual([403, 'plan_without_api_access']);
 
       const api = client(keys.business);
@@ -453,7 +481,7 @@ for (const prefix of ['', '/fleet']) {
 
       const foreignCursor = await api.GET('/api/v1/meter', { params: { query: { cursor: 'not-a-cursor' } } });
       expectTypeOf(foreignCursor.error!.error.code).toEqualTypeOf<
-        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed'>
+        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
       >();
       expect([foreignCursor.response.status, codeOf(foreignCursor.error)]).toEqual([400, 'invalid_parameter']);
       expect(foreignCursor.error!.error.message).toContain('cursor');
@@ -477,12 +505,21 @@ for (const prefix of ['', '/fleet']) {
       expect([limited.response.status, codeOf(limited.error)]).toEqual([429, 'rate_limited']);
       expect(limited.response.headers.get('Retry-After')).toMatch(/^[1-9]\d*$/);
 
-      // POST is no operation of the document, so the typed client does not offer it; sent anyway, it is the documented 405.
-      // @ts-expect-error POST /api/v1/devices is not in the generated `paths` (D17).
-      const post = await api.POST('/api/v1/devices');
-      expect(post.response.status).toBe(405);
-      expect(post.response.headers.get('Allow')).toBe('GET, HEAD');
-      expect((post.error as unknown as { error: { code: string } }).error.code).toBe('method_not_allowed');
+      // A read key on a write route: 403 naming the scope it needs (D51); a field at fault is named (D52).
+      const readKeyPost = await api.POST('/api/v1/devices', { body: { name: 'X', imei: '1', model: 'M', timezone: 'UTC' } });
+      expect(readKeyPost.error).toMatchObject({ error: { status: 403, code: 'insufficient_scope', scope: 'manage' } });
+      const badZone = await client(keys.manage).PATCH('/api/v1/devices/{id}', {
+        params: { path: { id } },
+        body: { timezone: 'Mars/Base' },
+      });
+      expect(badZone.error).toMatchObject({ error: { status: 400, code: 'invalid_field', field: 'timezone' } });
+
+      // PUT is no operation of the document, so the typed client does not offer it; sent anyway, it is the documented 405.
+      // @ts-expect-error PUT /api/v1/devices is not in the generated `paths` (D17).
+      const put = await api.PUT('/api/v1/devices');
+      expect(put.response.status).toBe(405);
+      expect(put.response.headers.get('Allow')).toBe('GET, HEAD, POST');
+      expect((put.error as unknown as { error: { code: string } }).error.code).toBe('method_not_allowed');
     });
   });
 }

@@ -129,7 +129,7 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
 
     it('keys create shows each key once; keys list never shows one; keys revoke revokes', async () => {
       keys.main = await cliJson<Key>(['keys', 'create', '--account', String(business.id), '--label', 'dashboard']);
-      expect(Object.keys(keys.main)).toEqual(['id', 'key', 'fingerprint', 'label', 'expires_at']);
+      expect(Object.keys(keys.main)).toEqual(['id', 'key', 'fingerprint', 'label', 'scope', 'expires_at']);
       expect(keys.main.key).toMatch(/^fh_[0-9A-Za-z]{43}$/);
       keys.revoked = await cliJson<Key>(['keys', 'create', '--account', String(business.id), '--label', 'old laptop']);
       keys.expired = await cliJson<Key>(['keys', 'create', '--account', String(business.id), '--expires-at', '2020-01-01T00:00:00Z']);

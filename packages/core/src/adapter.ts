@@ -19,7 +19,18 @@ export * from './telemetry/rederive-span.js';
 export * from './telemetry/plan-telemetry-write.js';
 export * from './access/access-policy.js';
 export * from './access/route-policy.js';
-export { API_V1, READ_ENDPOINTS, type FleetPaging, type ReadEndpoint, type ReadEndpointName } from './access/read-endpoints.js';
+export {
+  allowedMethods,
+  API_V1,
+  DEFAULT_WRITE_RATE_LIMIT,
+  MANAGE_ENDPOINTS,
+  READ_ENDPOINTS,
+  type FleetPaging,
+  type ManageEndpoint,
+  type ManageEndpointName,
+  type ReadEndpoint,
+  type ReadEndpointName,
+} from './access/read-endpoints.js';
 export * from './access/admit-request.js';
 export * from './errors/error-answer.js';
 export { consumeRateLimit, rateLimitHeaders, type CredentialCounter } from './access/rate-limit.js';

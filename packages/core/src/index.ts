@@ -50,6 +50,19 @@ export {
 } from './writes/telemetry-writes.js';
 export { POSITION_BATCH_MAX, POSITION_WRITES_IN_FLIGHT } from './writes/position-batcher.js';
 export { checkRetention } from './writes/retention.js';
+export {
+  DEVICE_FIELDS,
+  DEVICE_STATUSES,
+  DEVICE_TEXT_MAX,
+  deviceEntityTag,
+  deviceWrites,
+  readDeviceFields,
+  sameDeviceFields,
+  type DeviceField,
+  type DeviceFields,
+  type DeviceWrites,
+  type NewDeviceFields,
+} from './manage/device-writes.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { ApiKeyScope } from './access/api-key.js';
+
 /**
  * An instant as whole seconds since 1970-01-01T00:00:00Z, within the years 0001 to 9999: the unit
  * of every instant in these types and in the storage port. Never milliseconds: `Date.now()` is
@@ -72,7 +74,10 @@ interface StoredCredential {
 }
 
 /** A stored API key. The secret itself is never stored, only its SHA-256 fingerprint (D10). */
-export interface ApiKeyRecord extends StoredCredential {}
+export interface ApiKeyRecord extends StoredCredential {
+  /** What the key may do (D51): `read`, or `manage` (reads and the write routes). */
+  readonly scope: ApiKeyScope;
+}
 
 /** An API key found by fingerprint, with the account it belongs to. */
 export interface ApiKeyLookup {
@@ -109,6 +114,7 @@ export interface NewDevice {
 /** The fields of a device that can change. */
 export interface DeviceChanges {
   readonly name?: string;
+  readonly imei?: string;
   readonly registration?: string | null;
   readonly model?: string;
   readonly status?: string;

@@ -6,11 +6,12 @@ import {
   type RateLimits,
   type RateLimitStore,
 } from '@fleet-hours/core';
-import { ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
+import { allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ALLOWED_METHODS, API_BASE, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
 import { API_ENDPOINTS } from './routes/read-endpoints.js';
+import { MANAGE_API_ENDPOINTS } from './routes/manage-endpoints.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { JSON_CONTENT_TYPE } from './respond/json-response.js';
 import { createDocsPage, type DocsPage } from './pages/docs-page.js';
@@ -224,12 +225,20 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // checked before the device, so that a device that is not there is the last check (P11).
   // One route per endpoint of the read API (core's READ_ENDPOINTS), each on its own budget (D13, D33).
   for (const endpoint of API_ENDPOINTS) app.get(endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
+  // One route per write route (core's MANAGE_ENDPOINTS): a manage key (D51), the key's budget of writes (D52).
+  for (const endpoint of MANAGE_API_ENDPOINTS)
+    app.on(endpoint.endpoint.method, endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
   app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), (c) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return _notFound(c);
-    return _methodNotAllowed(c);
+    // The methods of the path's routes (D17, D52): GET and HEAD on reads, the write routes' own.
+    const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(API_BASE))));
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && allow.includes('GET')) return _notFound(c);
+    throw new FleetHoursError('method_not_allowed', {
+      message: `Method ${c.req.method} is not allowed: use ${allow.slice(0, -1).join(', ')}${allow.length > 1 ? ' or ' : ''}${allow.at(-1)}`,
+      headers: { Allow: allow.join(', ') },
+    });
   });
 
   if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest, retentionDays });

@@ -62,10 +62,10 @@ describe('runCli() accounts, keys and devices', () => {
       '--expires-at',
       '2027-01-01T01:00:00+01:00',
     ]);
-    expect(Object.keys(created)).toEqual(['id', 'key', 'fingerprint', 'label', 'expires_at']);
+    expect(Object.keys(created)).toEqual(['id', 'key', 'fingerprint', 'label', 'scope', 'expires_at']);
     expect(created.key).toMatch(/^fh_[0-9A-Za-z]{43}$/);
     expect(created.fingerprint).toBe(await fingerprintApiKey(created.key));
-    expect(created).toMatchObject({ label: 'billing', expires_at: '2027-01-01T00:00:00+00:00' });
+    expect(created).toMatchObject({ label: 'billing', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00' });
 
     const stored = await cli.store.listApiKeys({ accountId: 1 });
     expect(JSON.stringify(stored)).not.toContain(created.key);
@@ -95,14 +95,31 @@ describe('runCli() accounts, keys and devices', () => {
     });
     const list = await cli.run(['keys', 'list', '--account', '1']);
     expect(list.stdout.split('\n')[0]).toBe(
-      'ID  STATE    LABEL    FINGERPRINT        CREATED                    EXPIRES                    REVOKED',
+      'ID  STATE    LABEL    SCOPE  FINGERPRINT        CREATED                    EXPIRES                    REVOKED',
     );
-    expect(list.stdout).toMatch(new RegExp(`\\n\\s*${created.id}  revoked  -  `));
+    expect(list.stdout).toMatch(new RegExp(`\\n\\s*${created.id}  revoked  -        read   `));
     expect(await cli.run(['keys', 'revoke', '999'])).toMatchObject({ code: 1, stderr: 'fleet-hours: No API key with id 999\n' });
     expect(await cli.run(['keys', 'revoke', 'abc'])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('KEY-ID must be a positive whole number, got "abc"'),
     });
+  });
+
+  it('D51 keys create --scope manage makes a key that may change the fleet; read is the default; another scope is refused', async () => {
+    const manage = await cli.json<{ id: number; scope: string }>(['keys', 'create', '--account', '1', '--scope', 'manage']);
+    expect(manage.scope).toBe('manage');
+    const text = await cli.run(['keys', 'create', '--account', '1']);
+    expect(text.stdout).toContain('Scope:       read (reads only)');
+    expect((await cli.store.listApiKeys({ accountId: 1 })).map((key) => key.scope).slice(-2)).toEqual(['manage', 'read']);
+    const listed = await cli.json<{ data: { id: number; scope: string }[] }>(['keys', 'list', '--account', '1']);
+    expect(listed.data.slice(-2)).toMatchObject([{ id: manage.id, scope: 'manage' }, { scope: 'read' }]);
+    expect(await cli.run(['keys', 'create', '--account', '1', '--scope', 'admin'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('Unknown scope "admin": use read or manage'),
+    });
+    // Ingest tokens have no scope.
+    expect(await cli.run(['ingest-tokens', 'create', '--account', '1', '--scope', 'manage'])).toMatchObject({ code: 2 });
+    expect(Object.keys(await cli.json<object>(['ingest-tokens', 'create', '--account', '1']))).not.toContain('scope');
   });
 
   it('keys create refuses an expiry without an offset and a missing account', async () => {

@@ -18,6 +18,7 @@ const apiKey: ApiKeyRecord = {
   accountId: 7,
   fingerprint: 'f'.repeat(64),
   label: null,
+  scope: 'read',
   createdAt: 0,
   expiresAt: null,
   revokedAt: null,

@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX, INGEST_TOKEN_PREFIX } from './api-key.js';
+import { API_KEY_PREFIX, INGEST_TOKEN_PREFIX, type ApiKeyScope } from './api-key.js';
 import { credentialState, type CredentialLifetime } from './credential-state.js';
 import { ERROR_TABLE, type ErrorCode } from '../errors/error-codes.js';
 import type { Account } from '../types.js';
@@ -51,6 +51,8 @@ export const CREDENTIALS: Readonly<Record<CredentialKind, CredentialSpec>> = {
 export interface StoredCredential extends CredentialLifetime {
   readonly id: number;
   readonly accountId: number;
+  /** An API key's scope (D51); absent on an ingest token. */
+  readonly scope?: ApiKeyScope;
 }
 
 /** A stored credential found by fingerprint, with the account it belongs to. */

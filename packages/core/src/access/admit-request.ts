@@ -103,6 +103,7 @@ function _credentialCounter(policy: RoutePolicy, limits: RateLimits): { keyPrefi
  * - a credential the store knows but that is revoked or expired: its 401 even when the address's
  *   budget is spent (P21) — it was counted all the same;
  * - a valid credential on a plan without API access: 403, never 429 (D11);
+ * - a valid API key without the scope the route needs: 403 `insufficient_scope`, never 429 (D51);
  * - a valid credential, or a route that needs none: 429 over the budget, else admitted.
  *
  * Every counted request gets `X-RateLimit-Limit` and `X-RateLimit-Remaining` (D14); a 429 adds
@@ -140,6 +141,15 @@ export function decideAdmission(input: {
         ? {}
         : { 'WWW-Authenticate': `Bearer realm="${realm}"${denial.challenge ? `, error="${denial.challenge}"` : ''}` };
     return refuse(new FleetHoursError(denial.code, { message: denial.message, headers: challenge }));
+  }
+  // D51: a valid key without the route's scope is 403 like a plan without API access, never 429 (D11).
+  if (policy.scope === 'manage' && access?.ok && access.credential.scope !== 'manage') {
+    return refuse(
+      new FleetHoursError('insufficient_scope', {
+        message: 'This route changes data: it needs an API key with the "manage" scope (fleet-hours keys create --scope manage)',
+        details: { scope: 'manage' },
+      }),
+    );
   }
   if (overBudget) return refuse(_rateLimited(rateLimit, policy, false));
   return { admitted: true, account: access?.ok ? access.account : null, credential, headers };

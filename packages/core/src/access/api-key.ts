@@ -4,6 +4,15 @@ export const API_KEY_PREFIX = 'fh_';
 /** The prefix of an ingest token (D24): made like an API key, told apart by this prefix alone. */
 export const INGEST_TOKEN_PREFIX = 'fhi_';
 
+/**
+ * The scopes of an API key (D51): `read` reads (every key made before scopes, and the default);
+ * `manage` reads and changes the account's fleet through the write routes. Ingest tokens have none.
+ */
+export const API_KEY_SCOPES = ['read', 'manage'] as const;
+
+/** The scope of an API key (D51): `read` or `manage`. */
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**

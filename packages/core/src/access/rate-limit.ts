@@ -1,5 +1,5 @@
 import type { ApiKeyLookup, IngestTokenLookup } from '../types.js';
-import { READ_ENDPOINTS, type ReadEndpointName } from './read-endpoints.js';
+import { DEFAULT_WRITE_RATE_LIMIT, READ_ENDPOINTS, type ReadEndpointName } from './read-endpoints.js';
 
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
@@ -12,6 +12,8 @@ export interface RateLimits extends Readonly<Record<ReadEndpointName, number>> {
   readonly ingest: number;
   /** Requests without a valid credential (every 401), counted per client address (D14). */
   readonly unauthenticated: number;
+  /** The write routes of `MANAGE_ENDPOINTS`, per API key over all of them (D52). */
+  readonly writes: number;
 }
 
 /** The product's limits (D13, D14, D33, ingestion): each read endpoint's from its row of `READ_ENDPOINTS`. */
@@ -19,6 +21,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   ...(Object.fromEntries(READ_ENDPOINTS.map((endpoint) => [endpoint.name, endpoint.rateLimit])) as Record<ReadEndpointName, number>),
   ingest: 6000,
   unauthenticated: 30,
+  writes: DEFAULT_WRITE_RATE_LIMIT,
 });
 
 /**

@@ -64,3 +64,45 @@ export type FleetEndpoint = Extract<ReadEndpointRow, { readonly paging: FleetPag
 /** The rows of the fleet endpoints, in table order. */
 export const FLEET_ENDPOINTS: readonly (ReadEndpoint & { readonly paging: FleetPaging & { readonly cursor: FleetEndpoint } })[] =
   READ_ENDPOINTS.filter((row): row is Extract<ReadEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row);
+
+/** One write route (D51, D52): a `manage` key, counted on the key's one budget of writes (`writes` in `RateLimits`). */
+export interface ManageEndpoint {
+  /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
+  readonly name: string;
+  /** The method it answers. */
+  readonly method: 'POST' | 'PATCH';
+  /** The path template, in the OpenAPI syntax (`{id}`). */
+  readonly template: string;
+}
+
+/**
+ * Every write route (D52), in the order the OpenAPI document lists them: the table of the write
+ * routes as `READ_ENDPOINTS` is the read API's. They all count on one budget per key (default
+ * {@link DEFAULT_WRITE_RATE_LIMIT} a minute, D52).
+ */
+export const MANAGE_ENDPOINTS = [
+  { name: 'createDevice', method: 'POST', template: `${API_V1}/devices` },
+  { name: 'updateDevice', method: 'PATCH', template: `${API_V1}/devices/{id}` },
+] as const satisfies readonly ManageEndpoint[];
+
+/** A row of {@link MANAGE_ENDPOINTS}. */
+export type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
+
+/** The name of a write route: `createDevice`, `updateDevice`. */
+export type ManageEndpointName = ManageEndpointRow['name'];
+
+/** Requests per minute per API key to the write routes, all together, by default (D52). */
+export const DEFAULT_WRITE_RATE_LIMIT = 60;
+
+/**
+ * The methods a path of the API answers (D17, D52): GET and HEAD on the read API's paths, and the
+ * methods of the write routes whose template matches it; for the `Allow` header of a 405.
+ *
+ * @param path A request path under /api/v1.
+ * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
+ */
+export function allowedMethods(path: string): readonly string[] {
+  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
+  const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
+  return [...(reads ? ['GET', 'HEAD'] : []), ...MANAGE_ENDPOINTS.filter((row) => matches(row.template)).map((row) => row.method)];
+}

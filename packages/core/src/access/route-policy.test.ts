@@ -18,6 +18,8 @@ describe('ROUTE_POLICIES', () => {
       fleetMeter: ['/api/v1/meter', 'api_key', 'fleetMeter'],
       service: ['/api/v1/devices/{id}/service', 'api_key', 'service'],
       fleetService: ['/api/v1/service', 'api_key', 'fleetService'],
+      createDevice: ['/api/v1/devices', 'api_key', 'writes'],
+      updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -27,6 +29,17 @@ describe('ROUTE_POLICIES', () => {
       ingestUnmatched: ['/ingest/*', 'ingest_token', 'ingest'],
       notFound: ['*', null, 'unauthenticated'],
     });
+  });
+});
+
+describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
+  it('need a manage key and share one counter per key, apart from the reads', () => {
+    const writes: RoutePolicy[] = [ROUTE_POLICIES.createDevice, ROUTE_POLICIES.updateDevice];
+    expect(writes.map((policy) => [policy.scope, policy.counter])).toEqual([
+      ['manage', '/api/v1/writes'],
+      ['manage', '/api/v1/writes'],
+    ]);
+    expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined)).toEqual(writes);
   });
 });
 

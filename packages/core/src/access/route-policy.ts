@@ -1,6 +1,7 @@
 import type { CredentialKind } from './access-policy.js';
+import type { ApiKeyScope } from './api-key.js';
 import type { RateLimits } from './rate-limit.js';
-import { API_V1, READ_ENDPOINTS, type ReadEndpointRow } from './read-endpoints.js';
+import { API_V1, MANAGE_ENDPOINTS, READ_ENDPOINTS, type ManageEndpointRow, type ReadEndpointRow } from './read-endpoints.js';
 
 /**
  * The budget a route counts against: a limit of {@link RateLimits}, or `unmatched` — the one
@@ -36,6 +37,11 @@ export interface RoutePolicy {
    * `{token}` of the template, for clients that cannot set headers (OsmAnd trackers, D24).
    */
   readonly credentialFrom?: 'header' | 'path';
+  /**
+   * The scope an API key needs on this route (D51): `manage` on the write routes; absent, any key
+   * (`read` is every key's least).
+   */
+  readonly scope?: ApiKeyScope;
 }
 
 /** The policy of each endpoint of the read API: an API key, counted on the endpoint's own budget (D11, D13, D33). */
@@ -51,6 +57,27 @@ const _READ_ENDPOINT_POLICIES = Object.fromEntries(
   READ_ENDPOINTS.map((endpoint) => [endpoint.name, { template: endpoint.template, credential: 'api_key', limit: endpoint.name }]),
 ) as ReadEndpointPolicies;
 
+/** The policy of each write route: a `manage` key (D51), counted on the key's one budget of writes (D52). */
+type ManageEndpointPolicies = {
+  readonly [Row in ManageEndpointRow as Row['name']]: {
+    readonly template: Row['template'];
+    readonly credential: 'api_key';
+    readonly limit: 'writes';
+    readonly counter: typeof _WRITES_COUNTER;
+    readonly scope: 'manage';
+  };
+};
+
+/** The one counter of a key's writes (D52): every write route names it. */
+const _WRITES_COUNTER = `${API_V1}/writes`;
+
+const _MANAGE_ENDPOINT_POLICIES = Object.fromEntries(
+  MANAGE_ENDPOINTS.map((endpoint) => [
+    endpoint.name,
+    { template: endpoint.template, credential: 'api_key', limit: 'writes', counter: _WRITES_COUNTER, scope: 'manage' },
+  ]),
+) as ManageEndpointPolicies;
+
 /**
  * Every route of the server and its access rules (D11–D14, P12, P14, P23). Templates use the
  * OpenAPI syntax (`{id}`).
@@ -58,6 +85,8 @@ const _READ_ENDPOINT_POLICIES = Object.fromEntries(
 export const ROUTE_POLICIES = {
   /** The endpoints of the read API, one per row of `READ_ENDPOINTS`. */
   ..._READ_ENDPOINT_POLICIES,
+  /** The write routes, one per row of `MANAGE_ENDPOINTS` (D51, D52). */
+  ..._MANAGE_ENDPOINT_POLICIES,
   /** Any other path or method under /api/v1: checked and counted like a data route, then 404 or 405 (P12). */
   unmatched: { template: `${API_V1}/*`, credential: 'api_key', limit: 'unmatched' },
   /** The OpenAPI document: open, not counted (P14). */

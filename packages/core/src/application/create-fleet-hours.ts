@@ -21,6 +21,7 @@ import type { FleetReads, WindowQuery } from './read-queries.js';
 import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
+import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -86,6 +87,8 @@ export interface FleetHours {
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
+  /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
+  readonly manage: DeviceWrites;
 }
 
 /**
@@ -133,5 +136,6 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
+    manage: deviceWrites(store),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorAnswer } from './error-answer.js';
-import { FleetHoursError, InvalidParameterError, SegmentOverlapError, StorageUnavailableError } from './errors.js';
+import { FleetHoursError, InvalidFieldError, InvalidParameterError, SegmentOverlapError, StorageUnavailableError } from './errors.js';
 
 describe('errorAnswer() (D16)', () => {
   it('answers a FleetHoursError with its code, the status of the table, its message and headers', () => {
@@ -16,8 +16,19 @@ describe('errorAnswer() (D16)', () => {
       code: 'method_not_allowed',
       message: 'Method PUT is not allowed: use GET or HEAD',
       headers: { Allow: 'GET, HEAD' },
+      details: {},
       internal: false,
     });
+  });
+
+  it('D51, D52: the fields a refusal adds to the body (the scope needed, the field) reach the answer, never on a 5xx', () => {
+    expect(errorAnswer(new InvalidFieldError('timezone', 'timezone: Unknown time zone "Mars"'))).toMatchObject({
+      status: 400,
+      code: 'invalid_field',
+      details: { field: 'timezone' },
+    });
+    expect(errorAnswer(new FleetHoursError('insufficient_scope', { details: { scope: 'manage' } })).details).toEqual({ scope: 'manage' });
+    expect(errorAnswer(new FleetHoursError('internal_error', { details: { table: 'api_keys' } })).details).toEqual({});
   });
 
   it('keeps the message of a client error: it says what to fix (D7)', () => {
@@ -35,6 +46,7 @@ describe('errorAnswer() (D16)', () => {
       code: 'service_unavailable',
       message: 'The service is temporarily unavailable: retry shortly',
       headers: {},
+      details: {},
       internal: true,
     });
   });
@@ -52,6 +64,7 @@ describe('errorAnswer() (D16)', () => {
         code: 'internal_error',
         message: 'Internal error: it has been logged',
         headers: {},
+        details: {},
         internal: true,
       });
     }

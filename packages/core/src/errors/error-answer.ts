@@ -7,6 +7,8 @@ export interface ErrorAnswer {
   readonly code: ErrorCode;
   readonly message: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields of the error body besides status, code and message (never on a 5xx). */
+  readonly details: Readonly<Record<string, string>>;
   /** `true` for a 5xx: the failure is the operator's to log, and nothing of it reached the message. */
   readonly internal: boolean;
 }
@@ -31,12 +33,18 @@ export interface ErrorAnswer {
  * ```
  */
 export function errorAnswer(error: unknown): ErrorAnswer {
-  if (!isFleetHoursError(error)) return _answer('internal_error', ERROR_TABLE.internal_error.message, {});
+  if (!isFleetHoursError(error)) return _answer('internal_error', ERROR_TABLE.internal_error.message, {}, {});
   const { status, message } = ERROR_TABLE[error.code];
-  return _answer(error.code, status >= 500 ? message : error.message, error.headers ?? {});
+  const internal = status >= 500;
+  return _answer(error.code, internal ? message : error.message, error.headers ?? {}, internal ? {} : (error.details ?? {}));
 }
 
-function _answer(code: ErrorCode, message: string, headers: Readonly<Record<string, string>>): ErrorAnswer {
+function _answer(
+  code: ErrorCode,
+  message: string,
+  headers: Readonly<Record<string, string>>,
+  details: Readonly<Record<string, string>>,
+): ErrorAnswer {
   const { status } = ERROR_TABLE[code];
-  return { status, code, message, headers, internal: status >= 500 };
+  return { status, code, message, headers, details, internal: status >= 500 };
 }

@@ -46,6 +46,14 @@ export const ERROR_TABLE = {
   request_timeout: { status: 408, message: 'The request took too long to arrive' },
   expectation_failed: { status: 417, message: 'The Expect header is not supported: only "100-continue" is' },
   headers_too_large: { status: 431, message: 'The request headers are too large' },
+  // D52: a field of a write route's body (or a CLI option) that cannot be used; the body names it.
+  invalid_field: { status: 400, message: 'A field of the request body is invalid' },
+  // D52: a write route's body that is not JSON by its Content-Type.
+  unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json"' },
+  // D54: an If-Match that names none of the resource's tags.
+  precondition_failed: { status: 412, message: 'The resource changed since it was read' },
+  // D51: a key whose scope does not allow the route; the body names the scope needed.
+  insufficient_scope: { status: 403, message: 'The API key does not have the scope this route needs' },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;
 
 /** An error code (D16): a key of {@link ERROR_TABLE}. */
@@ -56,7 +64,15 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR
 
 /** The JSON body of every error response (D16). */
 export interface ErrorBody {
-  readonly error: { readonly status: number; readonly code: ErrorCode; readonly message: string };
+  readonly error: {
+    readonly status: number;
+    readonly code: ErrorCode;
+    readonly message: string;
+    /** On 403 `insufficient_scope`: the scope the route needs (D51). */
+    readonly scope?: string;
+    /** On 400 `invalid_field`: the field of the body (D52). */
+    readonly field?: string;
+  };
 }
 
 /**

@@ -9,6 +9,8 @@ export interface FleetHoursErrorOptions {
   readonly message?: string;
   /** Headers the response must carry besides the common ones, e.g. `Allow` on a 405 or `Retry-After` on a 429. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Fields the error body carries besides status, code and message, e.g. `{ scope: 'manage' }` (D51). */
+  readonly details?: Readonly<Record<string, string>>;
   readonly cause?: unknown;
 }
 
@@ -28,11 +30,14 @@ export class FleetHoursError extends Error {
   override readonly name: string = 'FleetHoursError';
   readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields the error body carries besides status, code and message. */
+  readonly details: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, options: FleetHoursErrorOptions = {}) {
     super(options.message ?? ERROR_TABLE[code].message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
   }
 
   /** The HTTP status of the code, from `ERROR_TABLE`. */
@@ -62,6 +67,21 @@ export function isFleetHoursError(error: unknown): error is FleetHoursError {
     (error as unknown as Record<symbol, unknown>)[FLEET_HOURS_ERROR] === true &&
     isErrorCode((error as { code?: unknown }).code)
   );
+}
+
+/**
+ * A field of a write's input that cannot be used (D52): 400 `invalid_field`, the body naming it in
+ * `field`; the CLI names it as its option (`--timezone`).
+ */
+export class InvalidFieldError extends FleetHoursError {
+  override readonly name: string = 'InvalidFieldError';
+  /** The field, as the API's body names it (`timezone`). */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super('invalid_field', { message, details: { field } });
+    this.field = field;
+  }
 }
 
 /**

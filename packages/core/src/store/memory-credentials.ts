@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '../access/api-key.js';
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { Account, ApiKeyRecord, IngestTokenRecord } from '../types.js';
 
@@ -29,17 +30,30 @@ export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<num
       label,
       expiresAt,
       now,
+      scope = 'read',
     }: {
       accountId: number;
       fingerprint: string;
       label: string | null;
       expiresAt: number | null;
       now: number;
+      /** An API key's scope (D51, default `read`); an ingest token has none. */
+      scope?: ApiKeyScope;
     }): _Credential | null {
       if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
       assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;
-      const credential: _Credential = { id: ++lastId, accountId, fingerprint, label, createdAt: now, expiresAt, revokedAt: null };
+      // Only an API key has a scope (D51).
+      const credential = {
+        id: ++lastId,
+        accountId,
+        fingerprint,
+        label,
+        ...(name === 'apiKey' ? { scope } : {}),
+        createdAt: now,
+        expiresAt,
+        revokedAt: null,
+      } as _Credential;
       credentials.set(credential.id, credential);
       return { ...credential };
     },

@@ -8,6 +8,7 @@ import { memoryCredentials } from './memory-credentials.js';
 import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { applyChanges } from './apply-changes.js';
+import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
@@ -155,9 +156,11 @@ function _memoryDevices(state: _MemoryState) {
       return { ...device };
     },
 
-    async updateDevice({ deviceId, changes }) {
+    async updateDevice({ deviceId, changes, expected }) {
       const device = devices.get(deviceId);
       if (!device) return null;
+      // D54: only the device as the writer read it is changed.
+      if (expected && !sameDeviceFields(device, expected)) return null;
       const updated = applyChanges(device, changes);
       assertImeiFree(updated);
       devices.set(deviceId, updated);

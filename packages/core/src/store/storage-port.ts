@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '../access/api-key.js';
 import type {
   Account,
   ApiKeyLookup,
@@ -105,9 +106,10 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
 
   /**
    * MUST store a key by fingerprint (never the key itself), created at `now`, expiring at
-   * `expiresAt` (both epoch seconds; `null`: never); `null` when the account does not exist.
+   * `expiresAt` (both epoch seconds; `null`: never), with `scope` (default `read`, D51); `null`
+   * when the account does not exist.
    */
-  createApiKey(input: NewCredential): Promise<ApiKeyRecord | null>;
+  createApiKey(input: NewCredential & { readonly scope?: ApiKeyScope }): Promise<ApiKeyRecord | null>;
 
   /** MUST return the account's keys ordered by id. */
   listApiKeys(input: { readonly accountId: number }): Promise<readonly ApiKeyRecord[]>;
@@ -131,7 +133,16 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
    * MUST refuse with `ImeiInUseError`, changing nothing, a change that would leave two active
    * devices of one account with the same IMEI (D25).
    */
-  updateDevice(input: { readonly deviceId: number; readonly changes: DeviceChanges }): Promise<Device | null>;
+  updateDevice(input: {
+    readonly deviceId: number;
+    readonly changes: DeviceChanges;
+    /**
+     * D54: the device as the writer read it. When given, MUST change nothing and return `null`
+     * unless the stored device's name, IMEI, registration, model, status and zone are still these,
+     * checked in the same statement as the change.
+     */
+    readonly expected?: Device;
+  }): Promise<Device | null>;
 
   /**
    * MUST apply one batch by the rules of D1 through `planSegmentImport`, atomically: either the

@@ -204,12 +204,30 @@ function _describeApiKeys(suite: _Suite): void {
         accountId: account.id,
         fingerprint: 'a'.repeat(64),
         label: 'ci',
+        scope: 'read',
         createdAt: T0,
         expiresAt: T0 + HOUR,
         revokedAt: null,
       });
       expect(await store.findApiKey({ fingerprint: 'a'.repeat(64) })).toEqual({ apiKey: created, account });
       expect(await store.findApiKey({ fingerprint: 'b'.repeat(64) })).toBeNull();
+    });
+
+    it('D51, P70 createApiKey() keeps the scope given, read by default; find, list and revoke carry it', async () => {
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const manage = await store.createApiKey({
+        accountId: account.id,
+        fingerprint: 'e'.repeat(64),
+        label: null,
+        expiresAt: null,
+        now: T0,
+        scope: 'manage',
+      });
+      const read = await store.createApiKey({ accountId: account.id, fingerprint: 'f'.repeat(64), label: null, expiresAt: null, now: T0 });
+      expect([manage?.scope, read?.scope]).toEqual(['manage', 'read']);
+      expect((await store.findApiKey({ fingerprint: 'e'.repeat(64) }))?.apiKey.scope).toBe('manage');
+      expect((await store.listApiKeys({ accountId: account.id })).map((apiKey) => apiKey.scope)).toEqual(['manage', 'read']);
+      expect((await store.revokeApiKey({ keyId: manage!.id, now: T0 + 1 }))?.scope).toBe('manage');
     });
 
     it('createApiKey() for a missing account is null', async () => {
@@ -297,6 +315,37 @@ function _describeDevices(suite: _Suite): void {
       });
       expect(updated).toEqual({ ...device, timeZone: 'Asia/Kathmandu', registration: 'KA 01 AB 1234' });
       expect(await store.updateDevice({ deviceId: device.id + 1000, changes: { name: 'x' } })).toBeNull();
+    });
+
+    it('D54, P73 updateDevice() with the device as read applies only while it is unchanged, in the same statement', async () => {
+      const { account, device } = await seedDevice();
+      const renamed = await store.updateDevice({ deviceId: device.id, changes: { name: 'Renamed' }, expected: device });
+      expect(renamed).toEqual({ ...device, name: 'Renamed' });
+      expect(await store.updateDevice({ deviceId: device.id, changes: { model: 'X' }, expected: device })).toBeNull();
+      expect(await store.updateDevice({ deviceId: device.id, changes: { timeZone: 'UTC' }, expected: device })).toBeNull();
+      expect(await store.findDevice({ accountId: account.id, deviceId: device.id })).toEqual(renamed);
+      // Several changes from one read, at once: exactly one applies.
+      const answers = await Promise.all(
+        ['A', 'B', 'C'].map((name) => store.updateDevice({ deviceId: device.id, changes: { name }, expected: renamed! })),
+      );
+      expect(answers.filter((answer) => answer !== null)).toHaveLength(1);
+    });
+
+    it('D52 updateDevice() changes the IMEI, and refuses one that names another active device of the account (D25)', async () => {
+      const { account, device } = await seedDevice();
+      const other = await store.createDevice({
+        accountId: account.id,
+        name: 'Other',
+        imei: '490154203237518',
+        model: 'M',
+        timeZone: 'UTC',
+      });
+      expect(await store.updateDevice({ deviceId: device.id, changes: { imei: '353456789012345' } })).toEqual({
+        ...device,
+        imei: '353456789012345',
+      });
+      await expect(store.updateDevice({ deviceId: device.id, changes: { imei: other!.imei } })).rejects.toMatchObject({ code: 'conflict' });
+      expect((await store.findDevice({ accountId: account.id, deviceId: device.id }))?.imei).toBe('353456789012345');
     });
   });
 }

@@ -229,8 +229,9 @@ const CREDENTIAL_COUNTERS = [
     capability: 'findApiKeyAndConsume',
     keyPrefix: 'key:',
     keySuffix: ':/api/v1/devices/{id}/hours',
+    // A manage key (D51): the lookup that counts carries its scope as the plain lookup does.
     create: (store: FleetHoursStore, accountId: number, fingerprint: string) =>
-      store.createApiKey({ accountId, fingerprint, label: null, expiresAt: null, now: T0 }),
+      store.createApiKey({ accountId, fingerprint, label: null, expiresAt: null, now: T0, scope: 'manage' }),
     revoke: (store: FleetHoursStore, id: number) => store.revokeApiKey({ keyId: id, now: T0 + 1 }),
     find: async (store: FleetHoursStore, fingerprint: string) => {
       const found = await store.findApiKey({ fingerprint });

@@ -13,7 +13,7 @@ import {
 import type { Context } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import type { IngestLimits } from './ingest-limits.js';
-import { readLimitedBody } from './read-limited-body.js';
+import { readLimitedBody } from '../request-body/read-limited-body.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from '../routes/account-id.js';
 

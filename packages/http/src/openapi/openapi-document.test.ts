@@ -46,7 +46,14 @@ const DATA_PATHS = [
   '/api/v1/hours/daily',
   '/api/v1/meter',
   '/api/v1/service',
+  // Only PATCH is served there (D52): every other method is 405.
+  '/api/v1/devices/{id}',
 ];
+/** The write routes (D52) and the operation each path serves. */
+const WRITE_OPERATIONS: Record<string, readonly string[]> = {
+  '/api/v1/devices': ['post'],
+  '/api/v1/devices/{id}': ['patch'],
+};
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
   '/ingest/v1/telemetry': ['post'],
@@ -68,6 +75,14 @@ const READ_API_CODES = [
   'service_unavailable',
   'internal_error',
   'multiple_credentials',
+  // The write routes' (D51, D52).
+  'invalid_body',
+  'payload_too_large',
+  'conflict',
+  'invalid_field',
+  'unsupported_media_type',
+  'precondition_failed',
+  'insufficient_scope',
 ];
 
 let resolved: ResolvedDocument;
@@ -87,7 +102,11 @@ beforeAll(async () => {
 function documentedResponses(path: string, method: string): Record<string, ResponseSpec> {
   const item = resolved.paths[path];
   expect(item, `${path} documented`).toBeDefined();
-  if (method === 'get' || method === 'head' || INGEST_PATHS[path]?.includes(method)) {
+  if (
+    ((method === 'get' || method === 'head') && path !== '/api/v1/devices/{id}') ||
+    INGEST_PATHS[path]?.includes(method) ||
+    WRITE_OPERATIONS[path]?.includes(method)
+  ) {
     const operation = item![method] as OperationSpec | undefined;
     expect(operation, `${method.toUpperCase()} ${path} documented`).toBeDefined();
     return operation!.responses;
@@ -178,7 +197,8 @@ describe('openApiDocument', () => {
     );
     for (const path of DATA_PATHS)
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
-        ...SERVED_METHODS,
+        ...(path === '/api/v1/devices/{id}' ? [] : SERVED_METHODS),
+        ...(WRITE_OPERATIONS[path] ?? []),
       ]);
     for (const [path, methods] of Object.entries(INGEST_PATHS)) {
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([...methods]);
@@ -191,8 +211,10 @@ describe('openApiDocument', () => {
         .filter((field) => METHODS.some((method) => method === field))
         .map((method) => `${method} ${path}`),
     );
-    // Ingestion is the one place that takes POST (docs/ingestion.md).
-    const ingestion = Object.entries(INGEST_PATHS).flatMap(([path, methods]) => methods.map((method) => `${method} ${path}`));
+    // Ingestion (docs/ingestion.md) and the write routes (D52) are the places that take other methods.
+    const ingestion = Object.entries({ ...INGEST_PATHS, ...WRITE_OPERATIONS }).flatMap(([path, methods]) =>
+      methods.map((method) => `${method} ${path}`),
+    );
     expect(
       operations.filter((operation) => !operation.startsWith('get ') && !operation.startsWith('head ') && !ingestion.includes(operation)),
     ).toEqual([]);
@@ -318,10 +340,22 @@ describe('openApiDocument', () => {
           service: 10_000,
           fleetService: 10_000,
           unauthenticated: 10_000,
+          writes: 10_000,
         },
       });
       limited = await createFixture({
-        rateLimits: { devices: 1, hours: 1, daily: 1, meter: 1, fleetHours: 1, fleetDaily: 1, fleetMeter: 1, service: 1, fleetService: 1 },
+        rateLimits: {
+          devices: 1,
+          hours: 1,
+          daily: 1,
+          meter: 1,
+          fleetHours: 1,
+          fleetDaily: 1,
+          fleetMeter: 1,
+          service: 1,
+          fleetService: 1,
+          writes: 1,
+        },
       });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
       unavailable = await brokenFixture(() => new StorageUnavailableError());
@@ -330,7 +364,7 @@ describe('openApiDocument', () => {
     const concrete = (path: string, fixture: Fixture) => path.replace('{id}', String(fixture.devices.newYork.id));
 
     for (const path of DATA_PATHS) {
-      for (const method of METHODS) {
+      for (const method of METHODS.filter((each) => !WRITE_OPERATIONS[path]?.includes(each))) {
         it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
           const statuses = Object.keys(documentedResponses(path, method));
           for (const status of statuses) {
@@ -374,6 +408,80 @@ describe('openApiDocument', () => {
             const code = await expectDocumented(response, path, method);
             if (code) codes.add(code);
             seen.add(status);
+          }
+        });
+      }
+    }
+
+    for (const [path, methods] of Object.entries(WRITE_OPERATIONS)) {
+      for (const method of methods) {
+        it(`${method.toUpperCase()} ${path}: every documented status of the write route is produced and matches its schema (D51, D52)`, async () => {
+          let imei = 490_154_203_237_000;
+          const valid = () =>
+            path.endsWith('{id}') ? { name: 'Truck NY' } : { name: 'Van', imei: String(++imei), model: 'FMC130', timezone: 'UTC' };
+          const send = (
+            fixture: Fixture,
+            key: string | null,
+            body: unknown,
+            options: { id?: string; type?: string; ifMatch?: string } = {},
+          ) =>
+            fixture.request(path.replace('{id}', options.id ?? String(fixture.devices.newYork.id)), key, {
+              method: method.toUpperCase(),
+              headers: { 'Content-Type': options.type ?? 'application/json', ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) },
+              body: typeof body === 'string' ? body : JSON.stringify(body),
+            });
+          for (const status of Object.keys(documentedResponses(path, method))) {
+            const responses: Response[] = [];
+            switch (status) {
+              case '200':
+              case '201':
+                responses.push(await send(base, base.keys.acmeManage.key, valid()));
+                break;
+              case '400':
+                responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), colour: 'red' }));
+                responses.push(await send(base, base.keys.acmeManage.key, '{"name":'));
+                break;
+              case '401':
+                responses.push(await send(base, null, valid()));
+                break;
+              case '403':
+                responses.push(await send(base, base.keys.acme.key, valid()));
+                responses.push(await send(base, base.keys.starterManage.key, valid()));
+                break;
+              case '404':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { id: '999' }));
+                break;
+              case '409':
+                responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), imei: base.devices.kathmandu.imei }));
+                break;
+              case '412':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"d-0000000000000000"' }));
+                break;
+              case '413':
+                responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: 'x'.repeat(70_000) }));
+                break;
+              case '415':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { type: 'text/plain' }));
+                break;
+              case '429':
+                await send(limited, limited.keys.acmeManage.key, valid());
+                responses.push(await send(limited, limited.keys.acmeManage.key, valid()));
+                break;
+              case '500':
+                responses.push(await send(failing, failing.keys.acmeManage.key, valid()));
+                break;
+              case '503':
+                responses.push(await send(unavailable, unavailable.keys.acmeManage.key, valid()));
+                break;
+              default:
+                throw new Error(`No scenario for documented status ${status}`);
+            }
+            for (const response of responses) {
+              expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} ${status}`);
+              const code = await expectDocumented(response, path, method);
+              if (code) codes.add(code);
+              seen.add(status);
+            }
           }
         });
       }
@@ -592,7 +700,7 @@ describe('openApiDocument', () => {
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
-      expect([...seen].sort()).toEqual(['200', '400', '401', '403', '404', '405', '429', '500', '503']);
+      expect([...seen].sort()).toEqual(['200', '201', '400', '401', '403', '404', '405', '409', '412', '413', '415', '429', '500', '503']);
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });

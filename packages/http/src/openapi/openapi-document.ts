@@ -4,6 +4,7 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
+import { MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths } from './openapi-manage.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -235,6 +236,28 @@ const ERROR_RESPONSES = {
     codes: ['rate_limited'],
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset') },
   },
+  // Refusals of the write routes (D51, D52).
+  InvalidWrite: {
+    description:
+      'The body is not JSON or not an object, or a change gives no field (`invalid_body`); or a field is unknown, missing, of the wrong type or out of range (`invalid_field`, naming it in `field`). Nothing was changed.',
+    codes: ['invalid_body', 'invalid_field'],
+  },
+  ForbiddenWrite: {
+    description:
+      'The account\'s plan does not include API access (`plan_without_api_access`), or the key\'s scope is `read` (`insufficient_scope`, with `"scope": "manage"`, the scope needed).',
+    codes: ['plan_without_api_access', 'insufficient_scope'],
+  },
+  DeviceConflict: {
+    description: 'The IMEI already names an active device of the account (`conflict`). Nothing was changed.',
+    codes: ['conflict'],
+  },
+  PreconditionFailed: {
+    description:
+      "`If-Match` names none of the device's tags: it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
+    codes: ['precondition_failed'],
+  },
+  WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
+  UnsupportedMediaType: { description: 'The body is not sent as `Content-Type: application/json`.', codes: ['unsupported_media_type'] },
   InternalError: {
     description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.',
     codes: ['internal_error'],
@@ -320,6 +343,12 @@ const OTHER_METHODS: Json = {
   'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
 };
 
+/** {@link OTHER_METHODS} of a path with write routes (D52): the methods not served answer 405, `Allow` naming those that are. */
+const WRITE_METHODS: Json = {
+  description: 'Only the operations below are served: other methods answer 405 with an Allow header naming them.',
+  'x-method-not-allowed': ref('responses', 'MethodNotAllowed'),
+};
+
 /** The schema of a page of a fleet endpoint (D32): `data`, elements of the single-device schema, and `next_cursor`; with an example. */
 /** A path of the reference (this document, the page at /docs): GET needs no key and is not rate limited (P14). */
 function referencePath(get: { operationId: string; summary: string; description: string; response: string; content: Json }): Json {
@@ -339,7 +368,7 @@ function referencePath(get: { operationId: string; summary: string; description:
 }
 
 /** The schema of an error body (D16) with these codes. */
-function errorBody(body: { description?: string; codes: readonly ErrorCode[]; code: string; message: string }): Json {
+function errorBody(body: { description?: string; codes: readonly ErrorCode[]; code: string; message: string; extra?: Json }): Json {
   return {
     type: 'object',
     required: ['error'],
@@ -352,6 +381,7 @@ function errorBody(body: { description?: string; codes: readonly ErrorCode[]; co
           status: { type: 'integer', description: 'The HTTP status, repeated.' },
           code: { type: 'string', enum: [...body.codes], description: body.code },
           message: { type: 'string', description: body.message },
+          ...body.extra,
         },
       },
     },
@@ -503,6 +533,19 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       // each carrying OTHER_METHODS (a 405 is described once, never as an operation; the fleet paths
       // of D32, D34 too: test/openapi-client.test.ts calls them all).
       ...Object.fromEntries(API_ENDPOINTS.map((endpoint) => [endpoint.endpoint.template, dataPath(endpoint, limits)])),
+      // The write routes (D52): merged into the read path items, or an item of their own.
+      ...Object.fromEntries(
+        Object.entries(managePaths(limits)).map(([template, operations]) => [
+          template,
+          API_ENDPOINTS.some(({ endpoint }) => endpoint.template === template)
+            ? {
+                ...dataPath(API_ENDPOINTS.find(({ endpoint }) => endpoint.template === template)!, limits),
+                ...operations,
+                ...WRITE_METHODS,
+              }
+            : { ...WRITE_METHODS, parameters: [ref('parameters', 'DeviceId')], ...operations },
+        ]),
+      ),
       [OPENAPI_PATH]: referencePath({
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI document',
@@ -541,6 +584,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description:
+            'The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412.',
+          schema: { type: 'string' },
+        },
         Cursor: {
           name: 'cursor',
           in: 'query',
@@ -584,13 +635,18 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         }),
         'Retry-After': header('Only on 429: whole seconds (≥ 1) to wait before retrying.', { type: 'integer', minimum: 1 }),
         'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
+        Location: header('Only on 201: the URL of the resource created.', { type: 'string' }),
+        ETag: header(
+          "The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"d-[0-9a-f]{16}"$' },
+        ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
           { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
         ),
         Allow: header(
           'The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion.',
-          { type: 'string', enum: [ALLOWED_METHODS, ...INGEST_ALLOW_VALUES] },
+          { type: 'string', enum: [ALLOWED_METHODS, ...MANAGE_ALLOW_VALUES, ...INGEST_ALLOW_VALUES] },
         ),
         'WWW-Authenticate': header('The Bearer challenge (RFC 6750).', { type: 'string' }),
       },
@@ -817,7 +873,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         Error: errorBody({
           codes: DOCUMENTED_CODES,
           code: 'What went wrong, for programs.',
-          message: 'What went wrong, for people; for 400 it names the parameter.',
+          message: 'What went wrong, for people; for 400 it names the parameter or the field.',
+          extra: {
+            scope: { type: 'string', enum: ['manage'], description: 'Only with `insufficient_scope`: the scope the route needs.' },
+            field: { type: 'string', description: 'Only with `invalid_field`: the field of the body at fault.' },
+          },
         }),
         IngestError: errorBody({
           description: 'The error body of the ingestion endpoints, with their codes.',
@@ -825,6 +885,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           code: 'What went wrong, for programs.',
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
+        ...MANAGE_SCHEMAS,
         ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),

@@ -1,22 +1,13 @@
 import type { RateLimits } from '@fleet-hours/core';
 import { DEFAULT_INGEST_LIMITS } from '../ingest/ingest-limits.js';
 import { INGEST_ROUTES } from '../ingest/ingest-routes.js';
+import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
 /**
  * The ingestion part of the OpenAPI document (`docs/ingestion.md`): its three paths, their schemas
  * and its security schemes, built here so that the document's read-API part stays as it is. The
  * refusals are the `components.responses` of the document (their names are passed in).
  */
-
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-
-const RATE_LIMIT_HEADERS: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-Request-Id': ref('headers', 'X-Request-Id'),
-};
 
 /** The refusals every ingestion operation can give (D24, D16, D18, D28, `docs/ingestion.md`). */
 const INGEST_REFUSALS: Json = {

@@ -118,11 +118,12 @@ describe('the /docs page in a browser (happy-dom)', () => {
     return { document, operation, tryIt, sent };
   };
 
-  it('renders every GET operation, and the POST operations of ingestion, with their parameters and responses', async () => {
+  it('renders every GET operation, and the write operations (D52, ingestion), with their parameters and responses', async () => {
     const { app } = await createFixture();
     const { document, operation } = await open(app);
     expect(document.getElementById('title')!.textContent).toBe('Fleet Hours API');
     expect([...document.querySelectorAll('.operation .path')].map((path) => path.textContent)).toEqual([
+      '/api/v1/devices',
       '/api/v1/devices',
       '/api/v1/devices/{id}/hours',
       '/api/v1/devices/{id}/hours/daily',
@@ -133,6 +134,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/meter',
       '/api/v1/devices/{id}/service',
       '/api/v1/service',
+      '/api/v1/devices/{id}',
       '/api/v1/openapi.json',
       '/ingest/v1/telemetry',
       '/ingest/traccar',
@@ -142,7 +144,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
     ]);
     expect(
       [...document.querySelectorAll('.operation .method')].map((method) => method.textContent).filter((method) => method !== 'GET'),
-    ).toEqual(['POST', 'POST', 'POST']);
+    ).toEqual(['POST', 'PATCH', 'POST', 'POST', 'POST']);
     // Ingestion: the request body with its example, the refusals, and no "Try it" (a write is not sent from the reference).
     const ingest = operation('/ingest/v1/telemetry');
     expect(ingest.textContent).toContain('application/x-ndjson');

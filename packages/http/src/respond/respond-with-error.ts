@@ -27,7 +27,7 @@ export function respondWithError(c: Context<FleetHoursEnv>, error: unknown): Res
     answer.code === 'internal_error'
       ? `Internal error${requestId ? ` (request id ${requestId})` : ''}: it has been logged`
       : answer.message;
-  const body: ErrorBody = { error: { status: answer.status, code: answer.code, message } };
+  const body: ErrorBody = { error: { status: answer.status, code: answer.code, message, ...answer.details } };
   const headers =
     answer.status === 503 && !Object.hasOwn(answer.headers, 'Retry-After')
       ? { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }

@@ -71,7 +71,7 @@ export async function createFixture(options: FixtureOptions = {}) {
   const now = () => clock.nowMs;
   const nowSeconds = START_MS / 1000;
 
-  const issueKey = async (accountId: number, extra: { expiresAt?: number; revoke?: boolean } = {}) => {
+  const issueKey = async (accountId: number, extra: { expiresAt?: number; revoke?: boolean; scope?: 'manage' } = {}) => {
     const key = generateApiKey();
     const record = await seeded.createApiKey({
       accountId,
@@ -79,6 +79,7 @@ export async function createFixture(options: FixtureOptions = {}) {
       label: null,
       expiresAt: extra.expiresAt ?? null,
       now: nowSeconds - 86_400,
+      ...(extra.scope ? { scope: extra.scope } : {}),
     });
     if (!record) throw new Error('account missing');
     if (extra.revoke) await seeded.revokeApiKey({ keyId: record.id, now: nowSeconds - 3600 });
@@ -98,6 +99,10 @@ export async function createFixture(options: FixtureOptions = {}) {
     expired: await issueKey(acme.id, { expiresAt: nowSeconds - 60 }),
     starterRevoked: await issueKey(starter.id, { revoke: true }),
     starterExpired: await issueKey(starter.id, { expiresAt: nowSeconds - 60 }),
+    // D51: keys that may also change the fleet.
+    acmeManage: await issueKey(acme.id, { scope: 'manage' }),
+    otherManage: await issueKey(other.id, { scope: 'manage' }),
+    starterManage: await issueKey(starter.id, { scope: 'manage' }),
   };
 
   const newDevice = async (accountId: number, name: string, timeZone: string, registration: string | null = null) => {

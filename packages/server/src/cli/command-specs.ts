@@ -233,10 +233,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       account,
       label: valued('TEXT', 'A note to tell keys apart, e.g. "billing export".'),
       'expires-at': valued('ISO-INSTANT', 'When the key stops working, with an offset, e.g. 2027-01-01T00:00:00Z (default: never).'),
+      scope: valued('SCOPE', 'read (default): the key reads; manage: it also creates and changes devices through the API.'),
     },
     required: ['account'],
     examples: [
       'fleet-hours keys create --account 1 --label "billing export"',
+      'fleet-hours keys create --account 1 --label "backoffice sync" --scope manage',
       'fleet-hours keys create --account 1 --expires-at 2027-01-01T00:00:00Z --json',
     ],
   }),
@@ -293,7 +295,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       model: valued('MODEL', 'Tracker model.'),
       timezone: valued('IANA', 'IANA time zone of the vehicle, e.g. Europe/Berlin.'),
       registration: valued('REG', 'Registration plate (default: none).'),
-      status: valued('STATUS', 'Status word (default: active).'),
+      status: valued('STATUS', 'active (default) or inactive.'),
     },
     required: ['account', 'name', 'imei', 'model', 'timezone'],
     examples: [
@@ -314,8 +316,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: [{ name: 'ID', description: 'Device id.' }],
     options: {
       name: valued('NAME', 'New display name.'),
+      imei: valued('IMEI', 'New tracker box identifier.'),
       timezone: valued('IANA', 'New IANA time zone.'),
-      status: valued('STATUS', 'New status word.'),
+      status: valued('STATUS', 'active or inactive; an inactive device frees its IMEI.'),
       registration: valued('REG', 'New registration ("" for none).'),
       model: valued('MODEL', 'New tracker model.'),
     },

@@ -1,4 +1,6 @@
 import {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
   controlCharacterRefusal,
   givenInstantRangeMessage,
   isGivenInstantInRange,
@@ -58,6 +60,18 @@ export function readPlan(text: string): Plan {
   const plan = text.trim().toLowerCase();
   if (!(PLANS as readonly string[]).includes(plan)) throw new UsageError(`Unknown plan "${text}": use ${PLANS.join(' or ')}`);
   return plan as Plan;
+}
+
+/**
+ * Reads an API key's scope (D51).
+ *
+ * @throws {UsageError} For anything but `read` or `manage`.
+ */
+export function readScope(text: string): ApiKeyScope {
+  const scope = text.trim().toLowerCase();
+  if (!(API_KEY_SCOPES as readonly string[]).includes(scope))
+    throw new UsageError(`Unknown scope "${text}": use ${API_KEY_SCOPES.join(' or ')}`);
+  return scope as ApiKeyScope;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DEFAULT_RATE_LIMITS, DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule, type RateLimits } from '@fleet-hours/core';
-import { READ_ENDPOINTS, type ReadEndpointName } from '@fleet-hours/core/adapter';
+import { MANAGE_ENDPOINTS, READ_ENDPOINTS, type ReadEndpointName } from '@fleet-hours/core/adapter';
 import { DEFAULT_INGEST_LIMITS, DEFAULT_MAX_IN_FLIGHT } from '@fleet-hours/http';
 import { UsageError } from './cli-errors.js';
 
@@ -95,6 +95,10 @@ const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [fla
   ) as unknown as { readonly [Name in ReadEndpointName]: readonly [flag: string, description: string] }),
   ingest: ['rate-limit-ingest', 'Requests per minute per ingest token to the ingestion endpoints, all together'],
   unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401'],
+  writes: [
+    'rate-limit-writes',
+    `Requests per minute per API key to the write routes, all together: ${MANAGE_ENDPOINTS.map((row) => `${row.method} ${row.template}`).join(', ')}`,
+  ],
 };
 
 const _rateLimitSettings = Object.fromEntries(

@@ -1,8 +1,8 @@
-import type { Account, ApiKeyRecord, FleetHoursStore } from '@fleet-hours/core';
+import type { Account, ApiKeyScope, FleetHoursStore, IngestTokenRecord } from '@fleet-hours/core';
 import { fingerprintApiKey } from '@fleet-hours/core';
 import { CommandError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
-import { readCleanText, readId, readInstant } from '../cli/option-values.js';
+import { readCleanText, readId, readInstant, readScope } from '../cli/option-values.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { formatUtc, presentApiKey } from './present-records.js';
@@ -21,16 +21,21 @@ export interface _CredentialKind {
   readonly revokedCode: string;
   /** The argument of `<command> revoke`: `KEY-ID`, `TOKEN-ID`. */
   readonly idName: string;
+  /** Whether it has a scope (D51: API keys): `create --scope`, and the scope in what is shown. */
+  readonly scoped?: boolean;
   /** A new secret. */
   generate(): string;
   /** Lines printed under a new credential on how to use it. */
   readonly usage: readonly string[];
   /** Notes printed under a new credential about its account. */
   accountNotes(account: Account): string[];
-  create(store: FleetHoursStore, input: Parameters<FleetHoursStore['createApiKey']>[0]): Promise<ApiKeyRecord | null>;
-  list(store: FleetHoursStore, accountId: number): Promise<readonly ApiKeyRecord[]>;
-  revoke(store: FleetHoursStore, id: number, now: number): Promise<ApiKeyRecord | null>;
+  create(store: FleetHoursStore, input: Parameters<FleetHoursStore['createApiKey']>[0]): Promise<_CredentialRecord | null>;
+  list(store: FleetHoursStore, accountId: number): Promise<readonly _CredentialRecord[]>;
+  revoke(store: FleetHoursStore, id: number, now: number): Promise<_CredentialRecord | null>;
 }
+
+/** A stored API key or ingest token: only an API key has a scope (D51). */
+type _CredentialRecord = IngestTokenRecord & { readonly scope?: ApiKeyScope };
 
 /** The three commands of a kind of credential, `<command> create`, `list` and `revoke`, as `runCli` runs them. */
 export function _credentialCommands(kind: _CredentialKind): Readonly<Record<'create' | 'list' | 'revoke', Command>> {
@@ -50,11 +55,14 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
   const label = labelText === undefined || labelText.trim() === '' ? null : readCleanText(labelText, '--label');
   const expiresText = optionalOption(context, 'expires-at');
   const expiresAt = expiresText === undefined ? null : readInstant(expiresText, '--expires-at');
+  const scopeText = kind.scoped ? optionalOption(context, 'scope') : undefined;
+  const scope = scopeText === undefined ? undefined : readScope(scopeText);
   const store = await context.store();
   const account = await requireAccount(store, accountId);
 
   const secret = kind.generate();
-  const record = await kind.create(store, { accountId, fingerprint: await fingerprintApiKey(secret), label, expiresAt, now: context.now });
+  const fingerprint = await fingerprintApiKey(secret);
+  const record = await kind.create(store, { accountId, fingerprint, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
   if (!record) throw new CommandError(`No account with id ${accountId}`);
 
   const json = {
@@ -62,6 +70,7 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
     [kind.short]: secret,
     fingerprint: record.fingerprint,
     label: record.label,
+    ...(kind.scoped ? { scope: record.scope } : {}),
     expires_at: formatUtc(record.expiresAt),
   };
   const notes: string[] = [];
@@ -77,6 +86,7 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
     'cannot be recovered (create a new one and revoke the old).',
     ...kind.usage,
     `Fingerprint: ${record.fingerprint}`,
+    ...(kind.scoped ? [`Scope:       ${record.scope}${record.scope === 'read' ? ' (reads only)' : ' (reads and changes)'}`] : []),
     `Expires:     ${json.expires_at ?? 'never'}`,
     ...notes,
     '',
@@ -89,7 +99,10 @@ async function _listCredentials(kind: _CredentialKind, context: CommandContext):
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const store = await context.store();
   await requireAccount(store, accountId);
-  const records = (await kind.list(store, accountId)).map((record) => presentApiKey(record, context.now));
+  const records = (await kind.list(store, accountId)).map((record) => ({
+    ...presentApiKey(record, context.now),
+    ...(kind.scoped ? { scope: record.scope } : {}),
+  }));
   const text =
     records.length === 0
       ? `Account ${accountId} has no ${kind.plural}. Create one with: fleet-hours ${kind.command} create --account ${accountId}\n`
@@ -98,6 +111,7 @@ async function _listCredentials(kind: _CredentialKind, context: CommandContext):
             { header: 'ID', align: 'right' },
             { header: 'STATE' },
             { header: 'LABEL' },
+            ...(kind.scoped ? [{ header: 'SCOPE' }] : []),
             { header: 'FINGERPRINT' },
             { header: 'CREATED' },
             { header: 'EXPIRES' },
@@ -107,6 +121,7 @@ async function _listCredentials(kind: _CredentialKind, context: CommandContext):
             record.id,
             record.state,
             record.label,
+            ...(kind.scoped ? [record.scope ?? 'read'] : []),
             `${record.fingerprint.slice(0, 16)}…`,
             record.created_at,
             record.expires_at,

@@ -1,33 +1,36 @@
-import { ImeiInUseError, type DeviceChanges, type FleetHoursStore } from '@fleet-hours/core';
+import {
+  DEVICE_FIELDS,
+  deviceWrites,
+  ImeiInUseError,
+  InvalidFieldError,
+  isFleetHoursError,
+  readDeviceFields,
+  type FleetHoursStore,
+} from '@fleet-hours/core';
 import { deviceBody, type DeviceBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
-import { readCleanText, readId, readStatus, readText, readTimeZone } from '../cli/option-values.js';
+import { readId } from '../cli/option-values.js';
 import { _deviceAccount } from './_device-account.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
 /**
  * `devices create --account ID --name NAME --imei IMEI --model MODEL --timezone IANA
- * [--registration REG] [--status STATUS]` → the device as the API shows it. An unknown zone is refused.
+ * [--registration REG] [--status active|inactive]` → the device as the API shows it. The fields are
+ * checked by the core's device writes, as `POST /api/v1/devices` checks them (D52).
  */
 export async function createDeviceCommand(context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
-  const timeZone = readTimeZone(requiredOption(context, 'timezone'));
-  const name = readText(requiredOption(context, 'name'), '--name');
-  const imei = readText(requiredOption(context, 'imei'), '--imei');
-  const model = readText(requiredOption(context, 'model'), '--model');
-  const registrationText = optionalOption(context, 'registration');
-  const registration =
-    registrationText === undefined || registrationText.trim() === '' ? null : readCleanText(registrationText, '--registration');
-  const statusText = optionalOption(context, 'status');
-  const status = statusText === undefined ? 'active' : readStatus(statusText);
+  const fields = _deviceOptions(context);
+  // Checked before the database is opened; the core's write checks them again, the same way.
+  _checked(() => readDeviceFields(fields, 'create'), 'devices create');
   const store = await context.store();
   await requireAccount(store, accountId);
 
-  const created = await store
-    .createDevice({ accountId, name, imei, registration, model, status, timeZone })
-    .catch((error: unknown) => _imeiRefusal(error, store, accountId));
+  const created = await deviceWrites(store)
+    .createDevice({ accountId, fields })
+    .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices create'), store, accountId));
   if (!created) throw new CommandError(`No account with id ${accountId}`);
   const device = deviceBody(created);
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
@@ -46,32 +49,47 @@ export async function listDevicesCommand(context: CommandContext): Promise<Comma
   return { json: { data: devices }, text };
 }
 
-/** `devices update ID [--name …] [--timezone …] [--status …] [--registration …] [--model …]`. */
+/** `devices update ID [--name …] [--imei …] [--timezone …] [--status …] [--registration …] [--model …]`: checked as `PATCH /api/v1/devices/{id}` (D52). */
 export async function updateDeviceCommand(context: CommandContext): Promise<CommandResult> {
   const deviceId = readId(context.positionals[0]!, 'ID');
-  const changes: { -readonly [K in keyof DeviceChanges]: DeviceChanges[K] } = {};
-  const name = optionalOption(context, 'name');
-  if (name !== undefined) changes.name = readText(name, '--name');
-  const timeZone = optionalOption(context, 'timezone');
-  if (timeZone !== undefined) changes.timeZone = readTimeZone(timeZone);
-  const status = optionalOption(context, 'status');
-  if (status !== undefined) changes.status = readStatus(status);
-  const model = optionalOption(context, 'model');
-  if (model !== undefined) changes.model = readText(model, '--model');
-  const registration = optionalOption(context, 'registration');
-  if (registration !== undefined) changes.registration = registration.trim() === '' ? null : readCleanText(registration, '--registration');
-  if (Object.keys(changes).length === 0) {
-    throw new UsageError('Nothing to change: give at least one of --name, --timezone, --status, --registration, --model', 'devices update');
-  }
-
+  const fields = _deviceOptions(context);
+  _checked(() => readDeviceFields(fields, 'update'), 'devices update');
   const store = await context.store();
-  const updated = await store.updateDevice({ deviceId, changes }).catch(async (error: unknown) => {
-    const accountId = error instanceof ImeiInUseError ? await _deviceAccount(store, deviceId) : null;
-    return _imeiRefusal(error, store, accountId);
-  });
+  const accountId = await _deviceAccount(store, deviceId);
+  // No such device: the core still checks the fields first (account 0 has no devices), then answers none.
+  const updated = await deviceWrites(store)
+    .updateDevice({ accountId: accountId ?? 0, deviceId, fields })
+    .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices update'), store, accountId));
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
   const device = deviceBody(updated);
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
+}
+
+/** The device options given, by their field names (the CLI's options are named as the API's fields, D52). */
+function _deviceOptions(context: CommandContext): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const field of DEVICE_FIELDS) {
+    const value = optionalOption(context, field);
+    if (value !== undefined) fields[field] = value;
+  }
+  return fields;
+}
+
+function _checked(check: () => unknown, command: string): void {
+  try {
+    check();
+  } catch (error) {
+    throw _usage(error, command);
+  }
+}
+
+/** A refusal of the core's checks as a usage error (exit 2) naming the option, `--name` for the field `name`. */
+function _usage(error: unknown, command: string): unknown {
+  if (error instanceof InvalidFieldError)
+    return new UsageError(error.message.startsWith(error.field) ? `--${error.message}` : `--${error.field}: ${error.message}`, command);
+  if (isFleetHoursError(error) && error.code === 'invalid_body')
+    return new UsageError(`Nothing to change: give at least one of ${DEVICE_FIELDS.map((field) => `--${field}`).join(', ')}`, command);
+  return error;
 }
 
 /**

@@ -3,8 +3,8 @@ import { _credentialCommands } from './_credential-commands.js';
 
 /**
  * API keys (D10):
- * - `keys create --account ID [--label TEXT] [--expires-at ISO-INSTANT]` →
- *   `{ id, key, fingerprint, label, expires_at }`. The key is printed this once; only its SHA-256
+ * - `keys create --account ID [--label TEXT] [--expires-at ISO-INSTANT] [--scope read|manage]` →
+ *   `{ id, key, fingerprint, label, scope, expires_at }`; `manage` keys also change data (D51). The key is printed this once; only its SHA-256
  *   fingerprint is stored (D10).
  * - `keys list --account ID`: fingerprints and states, never a key.
  * - `keys revoke KEY-ID`: the key answers 401 `revoked_api_key` from the next request on (D10).
@@ -16,6 +16,7 @@ export const KEY_COMMANDS = _credentialCommands({
   plural: 'keys',
   revokedCode: 'revoked_api_key',
   idName: 'KEY-ID',
+  scoped: true,
   generate: generateApiKey,
   usage: [],
   accountNotes: (account) =>

@@ -35,7 +35,7 @@ export interface ApiKeyJson {
  * @param apiKey The stored key.
  * @param now Epoch seconds, to tell whether it has expired.
  */
-export function presentApiKey(apiKey: ApiKeyRecord, now: number): ApiKeyJson {
+export function presentApiKey(apiKey: Omit<ApiKeyRecord, 'scope'>, now: number): ApiKeyJson {
   return {
     id: apiKey.id,
     account_id: apiKey.accountId,

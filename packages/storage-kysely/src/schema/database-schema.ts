@@ -31,7 +31,10 @@ interface CredentialsTable {
 }
 
 /** `api_keys`: keys by SHA-256 fingerprint, never the key itself (D10). */
-export interface ApiKeysTable extends CredentialsTable {}
+export interface ApiKeysTable extends CredentialsTable {
+  /** `read` or `manage` (D51); `read` by default, and for every key made before scopes. */
+  scope: Generated<string>;
+}
 
 /** `devices`: one row per tracker record. */
 export interface DevicesTable {

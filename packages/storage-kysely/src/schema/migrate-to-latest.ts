@@ -20,6 +20,7 @@ import { serviceMemosMigration } from './migrations/0012-service-memos.js';
 import { telemetryHorizonMigration } from './migrations/0013-telemetry-horizon.js';
 import { webhookEndpointDueMigration } from './migrations/0014-webhook-endpoint-due.js';
 import { rememberedStatusesMigration } from './migrations/0015-remembered-statuses.js';
+import { keyScopesMigration } from './migrations/0016-key-scopes.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -38,6 +39,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0013_telemetry_horizon': telemetryHorizonMigration,
   '0014_webhook_endpoint_due': webhookEndpointDueMigration,
   '0015_remembered_statuses': rememberedStatusesMigration,
+  '0016_key_scopes': keyScopesMigration,
 });
 
 /**

@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, IngestTokenRecord } from '@fleet-hours/core';
+import type { Account, ApiKeyRecord, ApiKeyScope, IngestTokenRecord } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { epochSeconds, instantOf, isId, secondsOrNull } from '../sql/sql-values.js';
@@ -17,6 +17,8 @@ export interface CredentialRow {
   account_id: number;
   fingerprint: string;
   label: string | null;
+  /** An API key's scope (D51); `null` for an ingest token, which has none. */
+  scope: string | null;
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
@@ -26,20 +28,20 @@ export interface CredentialRow {
  * The columns of a credential row as {@link toCredential} reads them; qualified by `table` where
  * a join with `accounts` (which has columns of the same names) needs it.
  */
-function _credentialColumns(table?: string) {
+function _credentialColumns(credentialTable: CredentialTable, table?: string) {
   const name = (column: string) => (table === undefined ? column : `${table}.${column}`);
   return [
     sql<number>`${sql.ref(name('id'))}`.as('id'),
     sql<number>`${sql.ref(name('account_id'))}`.as('account_id'),
     sql<string>`${sql.ref(name('fingerprint'))}`.as('fingerprint'),
     sql<string | null>`${sql.ref(name('label'))}`.as('label'),
+    // Only API keys have a scope (D51, migration 0016).
+    (credentialTable === 'api_keys' ? sql<string | null>`${sql.ref(name('scope'))}` : sql<string | null>`null::text`).as('scope'),
     epochSeconds(name('created_at')).as('created_at'),
     epochSeconds(name('expires_at')).as('expires_at'),
     epochSeconds(name('revoked_at')).as('revoked_at'),
   ] as const;
 }
-
-const CREDENTIAL_COLUMNS = _credentialColumns();
 
 /** A credential found by fingerprint, under its name in the storage port (`apiKey`, `ingestToken`), with its account. */
 export type CredentialLookup<Name extends string> = { readonly [K in Name]: Credential } & { readonly account: Account };
@@ -55,6 +57,8 @@ export interface CredentialQueries<Name extends string> {
     label: string | null;
     expiresAt: number | null;
     now: number;
+    /** An API key's scope (D51), default `read`; not given for an ingest token. */
+    scope?: ApiKeyScope;
   }): Promise<Credential | null>;
   /** The credentials of the account, oldest first. */
   list(accountId: number): Promise<Credential[]>;
@@ -71,6 +75,7 @@ export function credentialQueries<Name extends string>(
   table: CredentialTable,
   name: Name,
 ): CredentialQueries<Name> {
+  const CREDENTIAL_COLUMNS = _credentialColumns(table);
   return {
     find: (fingerprint) =>
       guard(async () => {
@@ -79,7 +84,7 @@ export function credentialQueries<Name extends string>(
           .selectFrom(`${table} as credential` as 'api_keys as credential')
           .innerJoin('accounts', 'accounts.id', 'credential.account_id')
           .select([
-            ..._credentialColumns('credential'),
+            ..._credentialColumns(table, 'credential'),
             'accounts.name as account_name',
             'accounts.plan as account_plan',
             epochSeconds('accounts.created_at').as('account_created_at'),
@@ -96,15 +101,24 @@ export function credentialQueries<Name extends string>(
         return { [name]: toCredential(row), account } as CredentialLookup<Name>;
       }),
 
-    create: ({ accountId, fingerprint, label, expiresAt, now }) =>
+    create: ({ accountId, fingerprint, label, expiresAt, now, scope = 'read' }) =>
       guard(async () => {
         if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
         assertEpochSeconds('now', now);
         if (!isId(accountId)) return null;
+        if (table !== 'api_keys' && scope !== 'read') throw new RangeError('Only an API key has a scope');
         // One statement: the credential is written only if the account exists.
         const row = await db
-          .insertInto(table)
-          .columns(['account_id', 'fingerprint', 'label', 'created_at', 'expires_at'])
+          // Both tables have the same columns (database-schema.ts) but `scope`, which only `api_keys` has (D51).
+          .insertInto(table as 'api_keys')
+          .columns([
+            'account_id',
+            'fingerprint',
+            'label',
+            'created_at',
+            'expires_at',
+            ...(table === 'api_keys' ? (['scope'] as const) : []),
+          ])
           .expression((eb) =>
             eb
               .selectFrom('accounts')
@@ -114,6 +128,7 @@ export function credentialQueries<Name extends string>(
                 sql<string | null>`${label}::text`.as('label'),
                 instantOf(now).as('created_at'),
                 instantOf(expiresAt).as('expires_at'),
+                ...(table === 'api_keys' ? [sql<string>`${scope}::text`.as('scope')] : []),
               ])
               .where('accounts.id', '=', accountId),
           )
@@ -155,8 +170,10 @@ export function toCredential(row: CredentialRow): Credential {
     accountId: row.account_id,
     fingerprint: row.fingerprint,
     label: row.label,
+    ...(row.scope === null ? {} : { scope: row.scope as ApiKeyScope }),
     createdAt: Number(row.created_at),
     expiresAt: secondsOrNull(row.expires_at),
     revokedAt: secondsOrNull(row.revoked_at),
-  };
+    // An ingest token has no scope: its record is an `IngestTokenRecord`.
+  } as Credential;
 }

@@ -1,6 +1,6 @@
 import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { coalescedByKey } from './coalesced-by-key.js';
 import { refusingImeiConflict } from './imei-conflict.js';
 import { rebuildDeviceFigures } from '../sql/daily-figures.js';
@@ -235,19 +235,20 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
         }),
       ),
 
-    updateDevice: ({ deviceId, changes }) =>
+    updateDevice: ({ deviceId, changes, expected }) =>
       guard(
         refusingImeiConflict(async () => {
           if (!isId(deviceId)) return null;
           const set = {
             ...(changes.name !== undefined && { name: changes.name }),
+            ...(changes.imei !== undefined && { imei: changes.imei }),
             ...(changes.registration !== undefined && { registration: changes.registration }),
             ...(changes.model !== undefined && { model: changes.model }),
             ...(changes.status !== undefined && { status: changes.status }),
             ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
           };
           if (Object.keys(set).length === 0) {
-            const row = await devices().where('id', '=', deviceId).executeTakeFirst();
+            const row = await devices().where('id', '=', deviceId).where(_asRead(expected)).executeTakeFirst();
             return row ? toDevice(row) : null;
           }
           // D27: a new zone cuts the days elsewhere, so the device's per-day figures are rebuilt in
@@ -256,7 +257,14 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
           // version, so a telemetry write planned in the old zone plans again (D35).
           return db.transaction().execute(async (trx) => {
             if (set.time_zone !== undefined && !(await lockDeviceState(trx, deviceId))) return null;
-            const row = await trx.updateTable('devices').set(set).where('id', '=', deviceId).returning(DEVICE_COLUMNS).executeTakeFirst();
+            // D54: the change applies only to the device as the writer read it, checked by the update itself.
+            const row = await trx
+              .updateTable('devices')
+              .set(set)
+              .where('id', '=', deviceId)
+              .where(_asRead(expected))
+              .returning(DEVICE_COLUMNS)
+              .executeTakeFirst();
             if (!row) return null;
             if (set.time_zone !== undefined) {
               const state = await sql<{ figures_time_zone: string | null }>`
@@ -270,6 +278,21 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
         }),
       ),
   };
+}
+
+/** The condition that a device row still has the fields of `expected` (D54); always true without one. */
+function _asRead(expected: Device | undefined) {
+  return (eb: ExpressionBuilder<FleetHoursDatabase, 'devices'>) =>
+    expected === undefined
+      ? sql<boolean>`true`
+      : eb.and([
+          eb('name', '=', expected.name),
+          eb('imei', '=', expected.imei),
+          sql<boolean>`registration is not distinct from ${expected.registration}::text`,
+          eb('model', '=', expected.model),
+          eb('status', '=', expected.status),
+          eb('time_zone', '=', expected.timeZone),
+        ]);
 }
 
 export function toDevice(row: {

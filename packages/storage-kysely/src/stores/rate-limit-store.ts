@@ -55,7 +55,7 @@ export function rateLimitStore(db: Kysely<FleetHoursDatabase>): KyselyRateLimitS
       const { rows } = await sql<Row>`
         with ${swept}
         found as (
-          select k.id, k.account_id, k.fingerprint, k.label,
+          select k.id, k.account_id, k.fingerprint, k.label, ${table === 'api_keys' ? sql`k.scope` : sql`null::text`} as scope,
                  date_part('epoch', k.created_at) as created_at, date_part('epoch', k.expires_at) as expires_at,
                  date_part('epoch', k.revoked_at) as revoked_at,
                  a.name as account_name, a.plan as account_plan, date_part('epoch', a.created_at) as account_created_at,

@@ -106,7 +106,7 @@ describe('access(): counting, D13–D15', () => {
       ['/api/v1/devices', keys.starter.key, 'GET', 403, '120'],
       ['/api/v1/devices/999/meter', keys.acme.key, 'GET', 404, '30'],
       ['/api/v1/unknown', keys.acme.key, 'GET', 404, '30'],
-      ['/api/v1/devices', keys.acme.key, 'POST', 405, '30'],
+      ['/api/v1/devices', keys.acme.key, 'PUT', 405, '30'],
     ];
     for (const [path, key, method, status, limit] of cases) {
       const response = await request(path, key, { method });

@@ -1,0 +1,197 @@
+import { FleetHoursError, InvalidFieldError } from '../errors/errors.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
+import { controlCharacterRefusal } from '../text/clean-text.js';
+import { normalizeTimeZone } from '../time/time-zone.js';
+import type { Device, DeviceChanges } from '../types.js';
+
+/**
+ * Creating and changing devices (D52): the one implementation behind `POST /api/v1/devices`,
+ * `PATCH /api/v1/devices/{id}` and the CLI's `devices create` and `devices update`. Each field is
+ * checked here, by its name in the API's body (the CLI's options have the same names), so that
+ * both front ends refuse the same input with the same message.
+ */
+
+/** The statuses a device can be given (D52): an inactive device frees its IMEI (D25). */
+export const DEVICE_STATUSES = ['active', 'inactive'] as const;
+
+/** The fields of a device that a write gives, by their names in the API's body. */
+export const DEVICE_FIELDS = ['name', 'imei', 'model', 'timezone', 'registration', 'status'] as const;
+
+/** A field of {@link DEVICE_FIELDS}. */
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
+
+/** The fields a new device needs. */
+const _REQUIRED: readonly DeviceField[] = ['name', 'imei', 'model', 'timezone'];
+
+/** The longest name, IMEI, model or registration, in characters: longer is a mistake, not a vehicle. */
+export const DEVICE_TEXT_MAX = 200;
+
+/** The fields of a device as a write gives them: checked, trimmed, the zone in its canonical spelling. */
+export type DeviceFields = DeviceChanges;
+
+/** What a new device is created with, checked. */
+export type NewDeviceFields = DeviceFields & {
+  readonly name: string;
+  readonly imei: string;
+  readonly model: string;
+  readonly timeZone: string;
+};
+
+/**
+ * Checks the fields of a device write, field by field (D52): a JSON object whose every key is a
+ * field of {@link DEVICE_FIELDS}; `name`, `imei`, `model` and `timezone` needed to create;
+ * texts trimmed, not empty, without control characters (D50), at most {@link DEVICE_TEXT_MAX}
+ * characters; `timezone` an IANA name; `registration` a text or `null` (empty is `null`);
+ * `status` `active` or `inactive`. A change needs at least one field.
+ *
+ * @param input The body, as parsed from JSON (or the CLI's options by the same names).
+ * @param mode `create` or `update`.
+ * @returns The checked fields.
+ * @throws {InvalidFieldError} Naming the first field that cannot be used, unknown fields included.
+ * @throws {FleetHoursError} `invalid_body` when the input is not an object, or a change without fields.
+ * @example
+ * ```ts
+ * import { readDeviceFields } from '@fleet-hours/core';
+ * readDeviceFields({ name: ' Truck 7 ', timezone: 'europe/berlin' }, 'update'); // { name: 'Truck 7', timeZone: 'Europe/Berlin' }
+ * ```
+ */
+export function readDeviceFields(input: unknown, mode: 'create'): NewDeviceFields;
+export function readDeviceFields(input: unknown, mode: 'update'): DeviceFields;
+export function readDeviceFields(input: unknown, mode: 'create' | 'update'): DeviceFields {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new FleetHoursError('invalid_body', { message: 'The body must be a JSON object with the fields of a device' });
+  const given = input as Readonly<Record<string, unknown>>;
+  for (const field of Object.keys(given)) {
+    if (!(DEVICE_FIELDS as readonly string[]).includes(field))
+      throw new InvalidFieldError(field, `Unknown field "${field}": a device has ${DEVICE_FIELDS.join(', ')}`);
+  }
+  if (mode === 'create') {
+    for (const field of _REQUIRED) if (given[field] === undefined) throw new InvalidFieldError(field, `${field} is required`);
+  } else if (Object.keys(given).length === 0) {
+    throw new FleetHoursError('invalid_body', { message: `Nothing to change: give at least one of ${DEVICE_FIELDS.join(', ')}` });
+  }
+  const fields: { -readonly [K in keyof DeviceFields]: DeviceFields[K] } = {};
+  if (given.name !== undefined) fields.name = _text('name', given.name);
+  if (given.imei !== undefined) fields.imei = _text('imei', given.imei);
+  if (given.model !== undefined) fields.model = _text('model', given.model);
+  if (given.timezone !== undefined) fields.timeZone = _timeZone(given.timezone);
+  if (given.registration !== undefined)
+    fields.registration = given.registration === null || given.registration === '' ? null : _text('registration', given.registration);
+  if (given.status !== undefined) fields.status = _status(given.status);
+  return fields;
+}
+
+/** The service's writes of devices (D52): every front end's. */
+export interface DeviceWrites {
+  /**
+   * Creates a device of the account from the fields of a write.
+   *
+   * @returns The device; `null` when the account does not exist.
+   * @throws {InvalidFieldError} A field that cannot be used (400).
+   * @throws {ImeiInUseError} The IMEI already names an active device of the account (409 `conflict`, D25).
+   */
+  createDevice(input: { readonly accountId: number; readonly fields: unknown }): Promise<Device | null>;
+  /**
+   * Changes a device of the account.
+   *
+   * @returns The device; `null` when the account has no such device (another account's included).
+   * @throws {InvalidFieldError} A field that cannot be used (400).
+   * @throws {ImeiInUseError} The new IMEI, or making the device active, would give two active devices one IMEI (D25).
+   * @throws {FleetHoursError} `precondition_failed` (412) when `ifMatch` names none of the device's tag, also when it changes meanwhile (D54).
+   */
+  updateDevice(input: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly fields: unknown;
+    /** D54: an `If-Match` header value: the change applies only to the device with one of these tags (`*`: any). */
+    readonly ifMatch?: string | undefined;
+  }): Promise<Device | null>;
+}
+
+/**
+ * The writes of devices over a store (D52). The fields are checked before the store is asked
+ * anything, so a bad field is 400 whichever device it names.
+ *
+ * @param store The store.
+ * @returns The writes.
+ */
+export function deviceWrites(store: FleetHoursStore): DeviceWrites {
+  return {
+    async createDevice({ accountId, fields }) {
+      const checked = readDeviceFields(fields, 'create');
+      return store.createDevice({ accountId, ...checked });
+    },
+    async updateDevice({ accountId, deviceId, fields, ifMatch }) {
+      const changes = readDeviceFields(fields, 'update');
+      // A device never changes account: once found on this one, the change is the account's.
+      const current = await store.findDevice({ accountId, deviceId });
+      if (!current) return null;
+      if (ifMatch === undefined) return store.updateDevice({ deviceId, changes });
+      if (!_matches(ifMatch, deviceEntityTag(current))) throw _preconditionFailed();
+      // The store applies the change only if the device is still as read: a change in between is 412 too.
+      const updated = await store.updateDevice({ deviceId, changes, expected: current });
+      if (!updated) throw _preconditionFailed();
+      return updated;
+    },
+  };
+}
+
+function _text(field: DeviceField, value: unknown): string {
+  if (typeof value !== 'string') throw new InvalidFieldError(field, `${field} must be a string`);
+  const refusal = controlCharacterRefusal(field, value);
+  if (refusal !== null) throw new InvalidFieldError(field, refusal);
+  const text = value.trim();
+  if (text === '') throw new InvalidFieldError(field, `${field} must not be empty`);
+  if (text.length > DEVICE_TEXT_MAX) throw new InvalidFieldError(field, `${field} must be at most ${DEVICE_TEXT_MAX} characters`);
+  return text;
+}
+
+function _timeZone(value: unknown): string {
+  if (typeof value !== 'string') throw new InvalidFieldError('timezone', 'timezone must be a string: an IANA name such as "Europe/Berlin"');
+  try {
+    return normalizeTimeZone(value.trim());
+  } catch (error) {
+    throw new InvalidFieldError('timezone', `timezone: ${(error as Error).message}`);
+  }
+}
+
+function _status(value: unknown): (typeof DEVICE_STATUSES)[number] {
+  if (typeof value !== 'string' || !(DEVICE_STATUSES as readonly string[]).includes(value))
+    throw new InvalidFieldError('status', `status must be one of ${DEVICE_STATUSES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as (typeof DEVICE_STATUSES)[number];
+}
+
+/**
+ * The entity tag of a device (D54): a strong `ETag` over the fields a write can change (name, IMEI,
+ * registration, model, status, zone), so that new telemetry does not change it. FNV-1a, 64 bits.
+ *
+ * @param device The device.
+ * @returns The tag, quoted: `"d-0123456789abcdef"`.
+ * @example
+ * ```ts
+ * import { deviceEntityTag } from '@fleet-hours/core';
+ * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null }).length; // 20
+ * ```
+ */
+export function deviceEntityTag(device: Device): string {
+  const text = JSON.stringify([device.name, device.imei, device.registration, device.model, device.status, device.timeZone]);
+  let hash = 0xcbf29ce484222325n;
+  for (const unit of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return `"d-${hash.toString(16).padStart(16, '0')}"`;
+}
+
+/** Whether two devices have the same fields a write can change: what {@link deviceEntityTag} covers (D54). */
+export function sameDeviceFields(a: Device, b: Device): boolean {
+  return deviceEntityTag(a) === deviceEntityTag(b);
+}
+
+/** Whether an `If-Match` value names the tag: `*`, or one of its comma-separated strong tags (RFC 9110). */
+function _matches(ifMatch: string, tag: string): boolean {
+  return ifMatch.split(',').some((each) => each.trim() === '*' || each.trim() === tag);
+}
+
+function _preconditionFailed(): FleetHoursError {
+  return new FleetHoursError('precondition_failed', {
+    message: 'The device changed since the If-Match tag was read: read it again, then send its new ETag',
+  });
+}
