@@ -301,17 +301,25 @@ interface _Months {
 }
 
 /**
- * The months near `now` a live batch falls in — the previous month through the one after the
- * current (a device that reported last month finds its neighbour there) — or `null` when a point
- * of the batch lies outside them. They depend on `now` alone, so a server prepares one text of the
- * read a month, not one per batch.
+ * The months the read of a live batch names: those its points fall in (one, but near a month's end
+ * two), when they lie within the previous month through the one after the current; else `null`.
+ * P74: only the batch's own months, not the three around now: each month is a partition that every
+ * reference of the points' table in the plan locks and opens at each execution, and the read names
+ * the table four times. A device whose point before the batch lies in an earlier month (its first
+ * report of a month) is read again over every month, once. A server prepares a text per month (and
+ * per pair of months at their turn), not one per batch.
  */
 function _nearMonths(asked: _AskedSpans, now: number): _Months | null {
   const current = monthStart(now);
-  const from = monthStart(current - 1);
-  const to = nextMonthStart(nextMonthStart(current));
+  const lowest = monthStart(current - 1);
+  const highest = nextMonthStart(nextMonthStart(current));
+  let [from, to] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
   for (const spans of [asked.byId, asked.byImei] as const) {
-    for (const span of spans.values()) if (span.earliest < from || span.latest >= to) return null;
+    for (const span of spans.values()) {
+      if (span.earliest < lowest || span.latest >= highest) return null;
+      from = Math.min(from, monthStart(span.earliest));
+      to = Math.max(to, nextMonthStart(span.latest));
+    }
   }
   return { from, to };
 }

@@ -397,6 +397,46 @@ function describeReadPlan(name: string, database: () => Kysely<FleetHoursDatabas
     ]);
   });
 
+  it(`P74: the read of a live write names only its own month's partition, on ${name}`, async () => {
+    const db = database();
+    await resetTables(db);
+    const watch = readPlans(database, (plan) => [...new Set(_pointRelations(plan))].sort());
+    const store = createKyselyStore(db.withPlugin(watch));
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    const [truck, van] = await Promise.all(
+      ['356307042441018', '356307042441019'].map(
+        async (imei) => (await store.createDevice({ accountId: account.id, name: imei, imei, model: 'm', timeZone: 'Europe/Berlin' }))!,
+      ),
+    );
+    // Partitions for December, January and February: the months near LATER (January 31st).
+    for (const time of [T0 - 86_400, T0 + 40 * 86_400])
+      await store.writeTelemetry({ accountId: account.id, points: [{ imei: van!.imei, time, ignition: true, speedKmh: 5 }], now: time });
+    await store.writeTelemetry({
+      accountId: account.id,
+      points: pointsFrom(T0, 20, 0).map((point) => ({ imei: truck!.imei, ...point })),
+      now: LATER,
+    });
+    await Promise.all(watch.explained.splice(0));
+    // A live write of January: January's partition alone (the three months before P74).
+    await store.writeTelemetry({
+      accountId: account.id,
+      points: pointsFrom(T0 + 3_600, 5, 0).map((point) => ({ imei: truck!.imei, ...point })),
+      now: LATER,
+    });
+    expect(await Promise.all(watch.explained.splice(0))).toEqual([['telemetry_points_p202601']]);
+    // The van's first report of January follows its December point: read again over every month, once.
+    await store.writeTelemetry({
+      accountId: account.id,
+      points: [{ imei: van!.imei, time: T0 + 7_200, ignition: true, speedKmh: 5 }],
+      now: LATER,
+    });
+    const reads = await Promise.all(watch.explained.splice(0));
+    expect(reads).toHaveLength(2);
+    expect(reads[0]).toEqual(['telemetry_points_p202601']);
+    expect(reads[1]).toEqual(expect.arrayContaining(['telemetry_points_p202512', 'telemetry_points_p202601', 'telemetry_points_p202602']));
+    expect(await verifyDailyFigures(db)).toEqual({ deviceIds: expect.any(Array), mismatches: [] });
+  });
+
   it(`P69: a live write reads one stored point of its device however many it has, on ${name}`, async () => {
     const db = database();
     await resetTables(db);
@@ -487,8 +527,8 @@ describeWithPostgres('write-telemetry on PostgreSQL', () => {
           );
         await store.writeTelemetry({ accountId: account.id, points, now: LATER });
       }
-      // The read names the months near now (P57): for LATER, December 2025 through February 2026.
-      const nearMonths = `%"time" >= '2025-12-01T00:00:00.000Z'::timestamptz and "time" < '2026-03-01T00:00:00.000Z'::timestamptz%`;
+      // The read names the batch's own months when they are near now (P57, P74): January 2026.
+      const nearMonths = `%"time" >= '2026-01-01T00:00:00.000Z'::timestamptz and "time" < '2026-02-01T00:00:00.000Z'::timestamptz%`;
       const { rows } = await sql<{ read: boolean; near: boolean; generic_plans: number; custom_plans: number }>`
           select statement like '%as asked(id, imei, earliest, latest)%' as read, statement like ${nearMonths} as near,
                  generic_plans::integer, custom_plans::integer
