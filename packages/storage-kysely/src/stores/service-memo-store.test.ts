@@ -4,7 +4,7 @@
  * follow the matches, not the size of the fleet. Counted in the plan of the statement as the
  * store compiled it, run with `EXPLAIN ANALYZE`; nothing is timed.
  */
-import { sql, type Kysely, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeWithPostgres, resetTables } from '../../../../test/support/postgres.js';
 import { explainAnalyze, rowsReadFrom, usePGlite, usePostgresSchema } from '../testing/fixture.js';
@@ -13,19 +13,6 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const DEVICES = 2_000;
-
-/** Records the statements a store runs, to explain them afterwards as compiled. */
-function recorder(): KyselyPlugin & { nodes: Parameters<KyselyPlugin['transformQuery']>[0][] } {
-  const plugin = {
-    nodes: [] as Parameters<KyselyPlugin['transformQuery']>[0][],
-    transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]): RootOperationNode {
-      plugin.nodes.push(args);
-      return args.node;
-    },
-    transformResult: async (args: Parameters<KyselyPlugin['transformResult']>[0]) => args.result,
-  };
-  return plugin;
-}
 
 /**
  * An account of 2,000 devices with a schedule each, every one remembered `ok` for good but the
@@ -72,8 +59,12 @@ function describeFilteredWalk(name: string, database: () => Kysely<FleetHoursDat
 
     /** The page and the rows of `service_memos` its statement read. */
     async function filteredPage(statuses: ('ok' | 'due_soon' | 'overdue')[], limit: number) {
-      const watch = recorder();
-      const db = database().withPlugin(watch);
+      // The statements the store runs, to explain them afterwards as compiled.
+      const seen: Parameters<KyselyPlugin['transformQuery']>[0][] = [];
+      const db = database().withPlugin({
+        transformQuery: (args) => seen[seen.push(args) - 1]!.node,
+        transformResult: async ({ result }) => result,
+      });
       const page = await createKyselyStore(db).listServicePage({
         accountId: seeded.accountId,
         limit,
@@ -81,8 +72,8 @@ function describeFilteredWalk(name: string, database: () => Kysely<FleetHoursDat
         unsettledOnly: false,
         filter: { statuses, matches: limit },
       });
-      expect(watch.nodes).toHaveLength(1);
-      const { node, queryId } = watch.nodes[0]!;
+      expect(seen).toHaveLength(1);
+      const { node, queryId } = seen[0]!;
       const plan = await explainAnalyze(database(), database().getExecutor().compileQuery(node, queryId));
       return {
         ids: page.devices.map(({ device }) => device.id),
