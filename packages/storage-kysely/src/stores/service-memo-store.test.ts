@@ -62,7 +62,10 @@ function describeFilteredWalk(name: string, database: () => Kysely<FleetHoursDat
       // The statements the store runs, to explain them afterwards as compiled.
       const seen: Parameters<KyselyPlugin['transformQuery']>[0][] = [];
       const db = database().withPlugin({
-        transformQuery: (args) => seen[seen.push(args) - 1]!.node,
+        transformQuery: (args) => {
+          seen.push(args);
+          return args.node;
+        },
         transformResult: async ({ result }) => result,
       });
       const page = await createKyselyStore(db).listServicePage({
