@@ -210,8 +210,8 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
   if (filter === undefined) return sql`select ${columns(sql`device.id`)} ${range} order by device.id limit ${most}`;
   const bits = planFree(_bitsOf(filter.statuses), 'integer');
   const known = sql`${current} and memo.statuses is not null and (memo.statuses_until is null or memo.statuses_until > ${until})`;
-  // P75: only the account's rows of `service_memos` that may match, in disjoint branches merged
-  // in device order: the rows remembered, at their version, with a wanted status (one branch per
+  // P75: only the account's rows of `service_memos` that may match, in disjoint branches read
+  // together and sorted by device: the rows remembered, at their version, with a wanted status (one branch per
   // status asked for, less the rows of the branches before it), the rows with nothing remembered
   // at their version, and the rows whose statuses' `until` has passed without a wanted one (few:
   // the page that reads them remembers them again). A row remembered to miss is in none of them,
@@ -219,9 +219,9 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
   // are literals, as the planner matches a branch to its index by its text. The account is a
   // range `(account_id, device_id) > (account, after)` up to `account_id <= account`, not an
   // equality: with it the primary key's order would be the account's order too, and a walk of
-  // it a way to read a branch in order. Each row is then joined to its device, state and
-  // schedules (`limit 1` subqueries: probes per row kept, where a join let the planner hash
-  // every schedule of every account before the first row).
+  // it a way to read a branch in order. Each row the page keeps is then joined to its device,
+  // state and schedules (`limit 1` subqueries: probes per row kept, where a join let the planner
+  // hash every schedule of every account before the first row).
   const after = planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer');
   const account = planFree(accountId, 'integer');
   const branch = (where: RawBuilder<unknown>) =>

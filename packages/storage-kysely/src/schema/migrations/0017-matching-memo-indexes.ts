@@ -11,8 +11,9 @@ const STATUS_INDEXES = [
  * P75 (D49): a filtered service page reads only the rows of `service_memos` that may match, each
  * set by a partial index ordered by `(account_id, device_id)`: the rows remembered, at their
  * version, to have a status (one index per status bit), and the rows with nothing remembered at
- * their version; and by `(account_id, statuses_until)` the rows remembered at their version, for
- * those whose statuses' `until` has passed. They replace the index of every row by
+ * their version; and by `(account_id, statuses_until)` the rows remembered at their version with
+ * an `until`, for those whose `until` has passed (the `until` in its predicate keeps a branch of the
+ * statuses, which does not imply it, on its own index). They replace the index of every row by
  * `(account_id, device_id)` of migration 0015, which only the filtered walk read. A change of
  * `version` or of what is remembered is no longer an update within the row's page (HOT): it
  * writes the row's entries in the indexes it belongs to.
