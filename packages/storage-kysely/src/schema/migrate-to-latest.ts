@@ -21,6 +21,7 @@ import { telemetryHorizonMigration } from './migrations/0013-telemetry-horizon.j
 import { webhookEndpointDueMigration } from './migrations/0014-webhook-endpoint-due.js';
 import { rememberedStatusesMigration } from './migrations/0015-remembered-statuses.js';
 import { keyScopesMigration } from './migrations/0016-key-scopes.js';
+import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-indexes.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -40,6 +41,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0014_webhook_endpoint_due': webhookEndpointDueMigration,
   '0015_remembered_statuses': rememberedStatusesMigration,
   '0016_key_scopes': keyScopesMigration,
+  '0017_matching_memo_indexes': matchingMemoIndexesMigration,
 });
 
 /**

@@ -167,6 +167,11 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
 /** The bit of each status in `service_memos.statuses` (P66). */
 const STATUS_BITS: Readonly<Record<ServiceStatus, number>> = { ok: 1, due_soon: 2, overdue: 4 };
 
+/** The mask of some bits. */
+function _bitsOfBits(bits: readonly number[]): number {
+  return bits.reduce((mask, bit) => mask | bit, 0);
+}
+
 /** The bits of some statuses (an unknown one has none). */
 function _bitsOf(statuses: readonly ServiceStatus[]): number {
   return statuses.reduce((mask, status) => mask | (STATUS_BITS[status] ?? 0), 0);
@@ -182,7 +187,10 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
   const { accountId, afterId, limit, now, unsettledOnly, filter } = input;
   const until = sql`to_timestamp(${planFree(now, 'float8')})`;
   const current = sql`memo.remembered_at_version = memo.version`;
-  const columns = sql`device.id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
+  // The filtered page's id is the memo's (the same): its walk is in that order, so nothing sorts it again.
+  const columns = (
+    id: RawBuilder<unknown>,
+  ) => sql`${id} as id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
          device.time_zone, date_part('epoch', state.last_reported_at) as last_reported_at,
          coalesce(memo.version, 0) as memo_version,
          coalesce(${current}, false) as remembered,
@@ -199,29 +207,50 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
               and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))`;
   // A device count never exceeds the largest id: `limit` as an integer parameter.
   const most = planFree(Math.min(limit, MAX_ID), 'integer');
-  if (filter === undefined) return sql`select ${columns} ${range} order by device.id limit ${most}`;
+  if (filter === undefined) return sql`select ${columns(sql`device.id`)} ${range} order by device.id limit ${most}`;
   const bits = planFree(_bitsOf(filter.statuses), 'integer');
   const known = sql`${current} and memo.statuses is not null and (memo.statuses_until is null or memo.statuses_until > ${until})`;
-  // The account's rows of `service_memos` by (account_id, device_id), each skipped on itself when
-  // it is remembered to miss; only the others are joined to their device, state and schedules
-  // (`limit 1` subqueries: probes per row kept, where a join let the planner hash every schedule
-  // of every account before the first row).
+  // P75: only the account's rows of `service_memos` that may match, in disjoint branches read
+  // together and sorted by device: the rows remembered, at their version, with a wanted status (one branch per
+  // status asked for, less the rows of the branches before it), the rows with nothing remembered
+  // at their version, and the rows whose statuses' `until` has passed without a wanted one (few:
+  // the page that reads them remembers them again). A row remembered to miss is in none of them,
+  // so the walk never reads it. Each branch reads its partial index of migration 0017; the bits
+  // are literals, as the planner matches a branch to its index by its text. The account is a
+  // range `(account_id, device_id) > (account, after)` up to `account_id <= account`, not an
+  // equality: with it the primary key's order would be the account's order too, and a walk of
+  // it a way to read a branch in order. Each row the page keeps is then joined to its device,
+  // state and schedules (`limit 1` subqueries: probes per row kept, where a join let the planner
+  // hash every schedule of every account before the first row).
   const after = planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer');
+  const account = planFree(accountId, 'integer');
+  const branch = (where: RawBuilder<unknown>) =>
+    sql`select * from service_memos as memo
+         where (memo.account_id, memo.device_id) > (${account}, ${after}) and memo.account_id <= ${account} and ${where}`;
+  const wanted = SERVICE_STATUSES.filter((status) => filter.statuses.includes(status)).map((status) => STATUS_BITS[status]);
+  const branches = [
+    ...wanted.map((bit, index) =>
+      branch(
+        sql`${current} and (memo.statuses & ${sql.lit(bit)}) <> 0 and (memo.statuses & ${sql.lit(_bitsOfBits(wanted.slice(0, index)))}) = 0`,
+      ),
+    ),
+    branch(sql`(memo.remembered_at_version is distinct from memo.version or memo.statuses is null)`),
+    branch(sql`${current} and memo.statuses_until <= ${until} and (memo.statuses & ${sql.lit(_bitsOfBits(wanted))}) = 0`),
+  ];
+  // The running count needs the memo alone, so it runs before the joins: the rows after the last
+  // match the page needs, or past `limit`, are never joined.
   return sql`
-    select * from (
-      select ${columns},
-             count(*) filter (where coalesce(${known} and (memo.statuses & ${bits}) <> 0, false))
-               over (order by memo.device_id rows between unbounded preceding and 1 preceding) as matches_before
-        from service_memos as memo
-       cross join lateral (select * from devices where devices.id = memo.device_id limit 1) as device
-       cross join lateral (select * from device_states where device_states.device_id = memo.device_id limit 1) as state
-       where memo.account_id = ${planFree(accountId, 'integer')} and memo.device_id > ${after}
-         and not coalesce(${known} and (memo.statuses & ${bits}) = 0, false)
-         and (not ${planFree(unsettledOnly, 'boolean')} or not coalesce(${current} and memo.ok_until > ${until}, false))
-         and coalesce((select true from service_schedules as schedule where schedule.device_id = memo.device_id limit 1), false)
-       order by memo.device_id) as candidate
-     where candidate.matches_before < ${planFree(Math.min(filter.matches, MAX_ID), 'integer')}
-     order by candidate.id
+    select ${columns(sql`memo.device_id`)}, memo.matches_before
+      from (select memo.*,
+                   count(*) filter (where coalesce(${known} and (memo.statuses & ${bits}) <> 0, false))
+                     over (order by memo.device_id rows between unbounded preceding and 1 preceding) as matches_before
+              from (${sql.join(branches, sql` union all `)}) as memo) as memo
+     cross join lateral (select * from devices where devices.id = memo.device_id limit 1) as device
+     cross join lateral (select * from device_states where device_states.device_id = memo.device_id limit 1) as state
+     where memo.matches_before < ${planFree(Math.min(filter.matches, MAX_ID), 'integer')}
+       and (not ${planFree(unsettledOnly, 'boolean')} or not coalesce(${current} and memo.ok_until > ${until}, false))
+       and coalesce((select true from service_schedules as schedule where schedule.device_id = memo.device_id limit 1), false)
+     order by memo.device_id
      limit ${most}`;
 }
 
