@@ -50,24 +50,19 @@ export function eventChecks(context: ReadContext): EventChecks {
     const now = input.now ?? context.nowSeconds();
     const { accountId, deviceIds } = input;
     if (accountId !== undefined && deviceIds !== undefined) {
-      const reads = await Promise.all(
-        deviceIds.map(async (deviceId) => {
-          const read = await deviceMaintenance(context, { accountId, deviceId }, now, true);
-          return (
-            read && {
-              device: read.device,
-              schedules: read.schedules,
-              service: deviceService(read.device, read.schedules, read.meters, now),
-            }
-          );
-        }),
-      );
-      return _raise(
-        store,
-        accountId,
-        reads.filter((read) => read !== null),
-        now,
-      );
+      // One device after another: a round of requests names up to 500, and reading them all at
+      // once would queue their statements ahead of the requests the pool is serving.
+      const reads: DeviceServiceRead[] = [];
+      for (const deviceId of deviceIds) {
+        const read = await deviceMaintenance(context, { accountId, deviceId }, now, true);
+        if (read)
+          reads.push({
+            device: read.device,
+            schedules: read.schedules,
+            service: deviceService(read.device, read.schedules, read.meters, now),
+          });
+      }
+      return _raise(store, accountId, reads, now);
     }
     const accounts = accountId === undefined ? await store.listAccounts() : [{ id: accountId }];
     let stored = 0;

@@ -1,6 +1,6 @@
-import type { ApiKeyScope } from '../access/api-key.js';
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { Account, ApiKeyRecord, IngestTokenRecord } from '../types.js';
+import type { FleetHoursStore } from './storage-port.js';
 
 type _Credential = ApiKeyRecord & IngestTokenRecord;
 
@@ -31,15 +31,7 @@ export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<num
       expiresAt,
       now,
       scope = 'read',
-    }: {
-      accountId: number;
-      fingerprint: string;
-      label: string | null;
-      expiresAt: number | null;
-      now: number;
-      /** An API key's scope (D51, default `read`); an ingest token has none. */
-      scope?: ApiKeyScope;
-    }): _Credential | null {
+    }: Parameters<FleetHoursStore['createApiKey']>[0]): _Credential | null {
       if (expiresAt !== null) assertEpochSeconds('expiresAt', expiresAt);
       assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;

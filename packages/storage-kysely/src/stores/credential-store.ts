@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, ApiKeyScope, IngestTokenRecord } from '@fleet-hours/core';
+import type { Account, ApiKeyRecord, ApiKeyScope, FleetHoursStore, IngestTokenRecord } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely } from 'kysely';
 import { epochSeconds, instantOf, isId, secondsOrNull } from '../sql/sql-values.js';
@@ -50,16 +50,8 @@ export type CredentialLookup<Name extends string> = { readonly [K in Name]: Cred
 export interface CredentialQueries<Name extends string> {
   /** The credential with this fingerprint and its account, or `null`. */
   find(fingerprint: string): Promise<CredentialLookup<Name> | null>;
-  /** A new credential of the account, or `null` when the account does not exist. */
-  create(input: {
-    accountId: number;
-    fingerprint: string;
-    label: string | null;
-    expiresAt: number | null;
-    now: number;
-    /** An API key's scope (D51), default `read`; not given for an ingest token. */
-    scope?: ApiKeyScope;
-  }): Promise<Credential | null>;
+  /** A new credential of the account (an API key's `scope`, D51, default `read`; none for an ingest token), or `null` when the account does not exist. */
+  create(input: Parameters<FleetHoursStore['createApiKey']>[0]): Promise<Credential | null>;
   /** The credentials of the account, oldest first. */
   list(accountId: number): Promise<Credential[]>;
   /** Revokes the credential, keeping the first revocation instant; `null` when it does not exist. */
