@@ -1,0 +1,66 @@
+/**
+ * Where the changes of `FleetHours.manage` are written down (D55): who made a change, under which
+ * request, to which resource, and the fields it changed. Every write of the fleet, by the API or by
+ * the CLI, names its origin and reports its change here once it has succeeded.
+ */
+
+/** Who made a change (D55): an API key (its label and the first characters of its fingerprint) or the CLI. */
+export type ChangeActor =
+  | { readonly kind: 'api_key'; readonly label: string; readonly fingerprintPrefix: string }
+  | { readonly kind: 'cli' };
+
+/** Who asks for a change, and under which request (D55): every write of `FleetHours.manage` takes one. */
+export interface ChangeOrigin {
+  readonly actor: ChangeActor;
+  /** The request's id (`X-Request-Id`); `null` from the CLI. */
+  readonly requestId: string | null;
+}
+
+/** A change as a write reports it (D55). */
+export interface ChangeReport {
+  readonly accountId: number;
+  readonly origin: ChangeOrigin;
+  /** `{resource}.{verb}`, e.g. `device.update`, `service_schedule.delete`. */
+  readonly action: string;
+  readonly resource: { readonly type: string; readonly id: string };
+  /** The resource before the change, in its API shape; `null` for a creation. */
+  readonly before: Readonly<Record<string, unknown>> | null;
+  /** The resource after the change, in its API shape; `null` for a removal. */
+  readonly after: Readonly<Record<string, unknown>> | null;
+  /** Fields whose values are secrets: written as `"[redacted]"` (D55). */
+  readonly secretFields?: readonly string[];
+}
+
+/** Receives the changes of the fleet (D55). */
+export interface ChangeLog {
+  record(change: ChangeReport): Promise<void>;
+}
+
+/** The text a secret's value is written as (D55). */
+export const REDACTED = '[redacted]';
+
+/**
+ * The fields a change changed, each as `[before, after]` (D55): every field whose JSON differs,
+ * secrets as {@link REDACTED}.
+ *
+ * @example
+ * ```ts
+ * import { fieldChanges } from '@fleet-hours/core';
+ * fieldChanges({ name: 'A', imei: '1' }, { name: 'B', imei: '1' }); // { name: ['A', 'B'] }
+ * ```
+ */
+export function fieldChanges(
+  before: Readonly<Record<string, unknown>> | null,
+  after: Readonly<Record<string, unknown>> | null,
+  secretFields: readonly string[] = [],
+): Record<string, [unknown, unknown]> {
+  const changes: Record<string, [unknown, unknown]> = {};
+  const fields = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  for (const field of fields) {
+    const was = before?.[field] ?? null;
+    const is = after?.[field] ?? null;
+    if (JSON.stringify(was) === JSON.stringify(is)) continue;
+    changes[field] = secretFields.includes(field) ? [was === null ? null : REDACTED, is === null ? null : REDACTED] : [was, is];
+  }
+  return changes;
+}
