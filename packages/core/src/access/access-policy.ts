@@ -53,6 +53,9 @@ export interface StoredCredential extends CredentialLifetime {
   readonly accountId: number;
   /** An API key's scope (D51); absent on an ingest token. */
   readonly scope?: ApiKeyScope;
+  /** Its label and fingerprint, when the store gave them: the audit names the key by them (D55). */
+  readonly label?: string | null;
+  readonly fingerprint?: string;
 }
 
 /** A stored credential found by fingerprint, with the account it belongs to. */
