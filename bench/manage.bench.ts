@@ -58,14 +58,22 @@ const SCENARIOS = {
   'POST /api/v1/devices': (_input: LoadInput, connection: number, n: number): BenchRequest => ({
     method: 'POST',
     path: '/api/v1/devices',
-    body: { name: `New ${connection}-${n}`, imei: `9${String(connection).padStart(2, '0')}${String(n).padStart(12, '0')}`, model: 'FMB920', timezone: 'Europe/Berlin' },
+    body: {
+      name: `New ${connection}-${n}`,
+      imei: `9${String(connection).padStart(2, '0')}${String(n).padStart(12, '0')}`,
+      model: 'FMB920',
+      timezone: 'Europe/Berlin',
+    },
     idempotent: true,
   }),
   'POST /api/v1/devices/{id}/hour-meter/readings': (input: LoadInput, connection: number, n: number): BenchRequest => ({
     method: 'POST',
     path: `/api/v1/devices/${input.devices[connection]}/hour-meter/readings`,
     // A reading an hour after the last, each connection on its own device: the meter only grows.
-    body: { read_at: new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString().replace('.000Z', 'Z'), reading_seconds: 3_600_000 + n * 3_600 },
+    body: {
+      read_at: new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString().replace('.000Z', 'Z'),
+      reading_seconds: 3_600_000 + n * 3_600,
+    },
     idempotent: true,
   }),
   'POST /api/v1/devices/{id}/service/schedules/{schedule_id}/done': (input: LoadInput, connection: number): BenchRequest => ({
@@ -110,7 +118,14 @@ async function runServer(): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
     const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
     const key = generateApiKey();
-    await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: 'bench', expiresAt: null, now, scope: 'manage' });
+    await store.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(key),
+      label: 'bench',
+      expiresAt: null,
+      now,
+      scope: 'manage',
+    });
     const oneDevice = process.env.MANAGE_BENCH_ONE_DEVICE === '1';
     const devices: number[] = [];
     const schedules: number[] = [];
@@ -236,5 +251,7 @@ async function runLoad(): Promise<void> {
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
   const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  process.stdout.write(JSON.stringify({ requests, failures, statuses, seconds, p50: quantile(0.5), p99: quantile(0.99) } satisfies LoadResult));
+  process.stdout.write(
+    JSON.stringify({ requests, failures, statuses, seconds, p50: quantile(0.5), p99: quantile(0.99) } satisfies LoadResult),
+  );
 }
