@@ -32,7 +32,7 @@ export const IDEMPOTENCY_KEY_WINDOW_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LEASE_SECONDS = 60;
 
 /** The headers of an answer kept with its key and given again (D53); the rate-limit and request-id headers are the new request's own. */
-export const IDEMPOTENT_RESPONSE_HEADERS = ['Content-Type', 'Location', 'ETag'] as const;
+export const IDEMPOTENT_RESPONSE_HEADERS = ['Content-Type', 'Cache-Control', 'Location', 'ETag'] as const;
 
 /** An answer as kept with its key (D53). */
 export interface IdempotentResponse {
