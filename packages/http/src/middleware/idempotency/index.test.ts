@@ -68,7 +68,7 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(await devicesOf(fixture)).toBe(before + 1);
   });
 
-  it('D53: another body with the key is 422 idempotency_key_reused, and nothing is created', async () => {
+  it('D53, P86: another body with the key is 422 idempotency_key_reused (the same JSON spelt otherwise too), and nothing is created', async () => {
     const fixture = await createFixture();
     await create(fixture, { key: 'k1' });
     const before = await devicesOf(fixture);
@@ -128,7 +128,7 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(await devicesOf(fixture)).toBe(before + 1);
   });
 
-  it('D53: a 4xx is kept: a refused request sent again is refused again, as a replay', async () => {
+  it('D53, P86: a 4xx is kept: a refused request sent again is refused again, as a replay', async () => {
     const fixture = await createFixture();
     const refused = await create(fixture, { key: 'bad', body: { ...NEW_DEVICE, colour: 'red' } });
     expect(refused.status).toBe(400);
@@ -174,7 +174,7 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(plainAgain.headers.get('Idempotent-Replayed')).toBeNull();
   });
 
-  it('D53: the key is checked after the credential: 401 and 403 come first, and count no key', async () => {
+  it('D53, P86: the key is checked after the credential: 401 and 403 come first, and claim no key', async () => {
     const fixture = await createFixture();
     expect((await create(fixture, { key: '', apiKey: '' })).status).toBe(401);
     expect((await create(fixture, { key: 'k', apiKey: fixture.keys.acme.key })).status).toBe(403);
