@@ -22,6 +22,7 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
+import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -89,6 +90,8 @@ export interface FleetHours {
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
   readonly manage: DeviceWrites;
+  /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
+  readonly idempotency: IdempotentRequests;
 }
 
 /**
@@ -137,5 +140,6 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
     manage: deviceWrites(store),
+    idempotency: idempotentRequests(store, nowSeconds),
   };
 }
