@@ -55,23 +55,21 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
       manage: (await cli<{ key: string }>(['keys', 'create', ...accountArgs, '--scope', 'manage'])).key,
     };
     ingestToken = (await cli<{ token: string }>(['ingest-tokens', 'create', ...accountArgs])).token;
-    ids = [];
-    for (const [name, imei, timezone] of VEHICLES) {
-      const device = await cli<{ id: number }>([
-        'devices',
-        'create',
-        ...accountArgs,
-        '--name',
-        name,
-        '--imei',
-        imei,
-        '--model',
-        'FMB920',
-        '--timezone',
-        timezone,
-      ]);
-      ids.push(device.id);
-    }
+    const [name, imei, timezone] = VEHICLES[0];
+    const truck = await cli<{ id: number }>([
+      'devices',
+      'create',
+      ...accountArgs,
+      '--name',
+      name,
+      '--imei',
+      imei,
+      '--model',
+      'FMB920',
+      '--timezone',
+      timezone,
+    ]);
+    ids = [truck.id];
     // Truck 1 (UTC): idle 08:00–09:00, moving 09:00–11:30 on DAY.
     const segment = (from: string, to: string, state: string) =>
       JSON.stringify({ started_at: `${DAY}T${from}:00Z`, ended_at: `${DAY}T${to}:00Z`, state });
@@ -81,7 +79,12 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
     );
     // One request at a time, so that a request held open makes the next one a 503; one meter read a minute.
     server = await startServe([...args, '--max-in-flight', '1', '--rate-limit-meter', '1'], { cwd: work });
-  });
+    // The other vehicles through the client itself (the CLI cannot share an embedded database with serve).
+    for (const [name, imei, timezone] of VEHICLES.slice(1)) {
+      const created = await client(keys.manage).POST('/api/v1/devices', { body: { name, imei, model: 'FMB920', timezone } });
+      ids.push(created.data!.id);
+    }
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     await database?.drop();
