@@ -5,8 +5,10 @@
  * the server's in-flight bound waited out and retried, a 429 of its rate limit read.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createFleetHoursClient, parseRetryAfter } from '@fleet-hours/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServer, createTestDatabase, runCliJson, startServe, type TestDatabase } from '../support/cli.js';
@@ -114,7 +116,25 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
     expect([missing.response.status, missing.error?.error.code]).toEqual([404, 'device_not_found']);
   });
 
+  it('the built package works alike as an ES module and from CommonJS (require)', async () => {
+    type Built = typeof import('@fleet-hours/client');
+    const dist = fileURLToPath(new URL('../../packages/client/dist/', import.meta.url));
+    const builds: Record<string, Built> = {
+      esm: (await import(join(dist, 'index.js'))) as Built,
+      cjs: createRequire(import.meta.url)(join(dist, 'index.cjs')) as Built,
+    };
+    for (const [build, { createFleetHoursClient: create }] of Object.entries(builds)) {
+      const api = create({ baseUrl: server.url, apiKey: keys.read, fetch: recordingFetch });
+      const devices = await api.GET('/api/v1/devices');
+      expect([build, devices.response.status, devices.data?.data.length]).toEqual([build, 200, VEHICLES.length]);
+      const walked = [];
+      for await (const meter of api.items('/api/v1/meter', { params: { query: { limit: 2 } } })) walked.push(meter.device_id);
+      expect([build, walked]).toEqual([build, ids]);
+    }
+  });
+
   it('walks every fleet page across several pages, each element the single-device body (P92)', async () => {
+    const before = sent.length;
     const api = client(keys.read);
     const window = { from: DAY, to: DAY, limit: 2 };
     const pages = [];
@@ -139,7 +159,10 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
     expect(meters.map((meter) => [meter.device_id, meter.engine_seconds])).toEqual(ids.map((id, at) => [id, at === 0 ? 12_600 : 0]));
     const service = await walked(api.pages('/api/v1/service', { params: { query: { limit: 4 } } }));
     expect(service.map((page) => page.data.length)).toEqual([4, 1]);
-    const fleetCalls = sent.filter(({ line }) => /^GET \/api\/v1\/(hours|meter|service)/.test(line)).map(({ line }) => line);
+    const fleetCalls = sent
+      .slice(before)
+      .filter(({ line }) => /^GET \/api\/v1\/(hours|meter|service)/.test(line))
+      .map(({ line }) => line);
     expect(fleetCalls).toEqual([
       ...Array(3).fill('GET /api/v1/hours → 200'),
       ...Array(3).fill('GET /api/v1/hours/daily → 200'),

@@ -1,8 +1,15 @@
-import createClient, { type Client } from 'openapi-fetch';
+import openapiFetch, { type Client } from 'openapi-fetch';
 import { FleetHoursApiError } from './fleet-hours-api-error.js';
 import type { paths } from './generated/api.js';
 import type { Page, PagedPath, PageInit, PageItem } from './paged-paths.js';
 import { type RetryOptions, retryingFetch } from './retrying-fetch.js';
+
+/**
+ * openapi-fetch's `createClient`. Its CommonJS build sets `exports.default` with `__esModule`, and
+ * Node's interop, which this package's CommonJS build follows, imports that whole object as the
+ * default: there the function is its `default`.
+ */
+const createClient: typeof openapiFetch = (openapiFetch as unknown as { default?: typeof openapiFetch }).default ?? openapiFetch;
 
 /** Options of {@link createFleetHoursClient}. */
 export interface FleetHoursClientOptions {
