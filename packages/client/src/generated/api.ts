@@ -22,7 +22,7 @@ export interface paths {
          * Create a vehicle
          * @description A new device of the account. `name`, `imei`, `model` and `timezone` are needed; `registration` and `status` (`active` by default) are optional. The answer is the device, with its URL in `Location`. An IMEI that already names an active device of the account is 409 `conflict`.
          *
-         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
          */
         post: operations["createDevice"];
         delete?: never;
@@ -559,7 +559,7 @@ export interface components {
                  * @description What went wrong, for programs.
                  * @enum {string}
                  */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused";
                 /** @description What went wrong, for people; for 400 it names the parameter or the field. */
                 message: string;
                 /**
@@ -569,6 +569,11 @@ export interface components {
                 scope?: "manage";
                 /** @description Only with `invalid_field`: the field of the body at fault. */
                 field?: string;
+                /**
+                 * @description Only with `invalid_header`: the header at fault.
+                 * @enum {string}
+                 */
+                header?: "Idempotency-Key";
             };
         };
         /** @description The error body of the ingestion endpoints, with their codes. */
@@ -916,6 +921,63 @@ export interface components {
                 };
             };
         };
+        /** @description The body is not JSON or not an object (`invalid_body`); a field is unknown, missing, of the wrong type or out of range (`invalid_field`, naming it in `field`); or the `Idempotency-Key` is not 1–255 visible ASCII characters (`invalid_header`, naming it in `header`). Nothing was changed. */
+        InvalidIdempotentWrite: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_body" | "invalid_field" | "invalid_header";
+                    };
+                };
+            };
+        };
+        /** @description The request conflicts with what is stored (`conflict`, as the operation says), or a request with the same `Idempotency-Key` and the same body is still running (`idempotency_key_in_use`): retry shortly to get its answer. Nothing was changed. */
+        WriteConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "conflict" | "idempotency_key_in_use";
+                    };
+                };
+            };
+        };
+        /** @description The `Idempotency-Key` was sent in the last 24 hours with another method, path or body (`idempotency_key_reused`): use a new key for a new request. Nothing was changed. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+        };
         /** @description The body is not sent as `Content-Type: application/json`. */
         UnsupportedMediaType: {
             headers: {
@@ -1090,6 +1152,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+        IdempotencyKey: string;
         /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
         IfMatch: string;
         /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
@@ -1123,6 +1187,8 @@ export interface components {
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "POST" | "GET, POST";
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
+        /** @description Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed. */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1159,7 +1225,10 @@ export interface operations {
     createDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1177,18 +1246,20 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Device"];
                 };
             };
-            400: components["responses"]["InvalidWrite"];
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
-            409: components["responses"]["DeviceConflict"];
+            409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
