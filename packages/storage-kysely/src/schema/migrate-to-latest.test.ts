@@ -15,6 +15,7 @@ const TABLES = [
   'account_event_settings',
   'accounts',
   'api_keys',
+  'audit_entries',
   'device_states',
   'devices',
   'engine_day_figures',
@@ -247,6 +248,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'audit_entries' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -293,6 +295,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'audit_entries' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
