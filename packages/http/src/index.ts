@@ -19,3 +19,4 @@ export { hoursBody } from './routes/hours.js';
 export { dailyBody } from './routes/daily.js';
 export { meterBody } from './routes/meter.js';
 export { serviceBody, serviceScheduleBody } from './routes/service.js';
+export { auditEntryBody, type AuditEntryBody } from './routes/audit.js';

@@ -112,10 +112,11 @@ export type ManagePagedEndpoint = Extract<ManageEndpointRow, { readonly paging: 
 export type PagedEndpoint = FleetEndpoint | ManagePagedEndpoint;
 
 /** Every paged list, fleet endpoints first: its template and its paging (cursor tag, page sizes). */
-export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly paging: FleetPaging & { readonly cursor: PagedEndpoint } }[] = [
-  ...FLEET_ENDPOINTS,
-  ...MANAGE_ENDPOINTS.filter((row): row is Extract<ManageEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row),
-];
+export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly paging: FleetPaging & { readonly cursor: PagedEndpoint } }[] =
+  [
+    ...FLEET_ENDPOINTS,
+    ...MANAGE_ENDPOINTS.filter((row): row is Extract<ManageEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row),
+  ];
 
 /**
  * The methods a path of the API answers (D17, D52): GET and HEAD on the read API's paths, and the
@@ -127,6 +128,8 @@ export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly pag
 export function allowedMethods(path: string): readonly string[] {
   const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
-  const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) => (row.method === 'GET' ? ['GET', 'HEAD'] : [row.method]));
+  const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
+    row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],
+  );
   return [...new Set([...(reads ? ['GET', 'HEAD'] : []), ...manage])];
 }

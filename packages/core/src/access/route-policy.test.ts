@@ -40,14 +40,16 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       ['manage', '/api/v1/writes'],
       ['manage', '/api/v1/writes'],
     ]);
-    expect(
-      Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes'),
-    ).toEqual(writes);
+    expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
+      writes,
+    );
   });
 
   it('P88: the change log (D55) needs a manage key and counts on one budget of manage reads per key, apart from the writes', () => {
     const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit];
-    expect(reads.map((policy) => [policy.scope, policy.limit, policy.counter])).toEqual([['manage', 'manageReads', '/api/v1/manage-reads']]);
+    expect(reads.map((policy) => [policy.scope, policy.limit, policy.counter])).toEqual([
+      ['manage', 'manageReads', '/api/v1/manage-reads'],
+    ]);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.limit === 'manageReads')).toEqual(reads);
   });
 });

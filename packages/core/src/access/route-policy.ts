@@ -1,7 +1,14 @@
 import type { CredentialKind } from './access-policy.js';
 import type { ApiKeyScope } from './api-key.js';
 import type { RateLimits } from './rate-limit.js';
-import { API_V1, MANAGE_ENDPOINTS, READ_ENDPOINTS, type ManageEndpoint, type ManageEndpointRow, type ReadEndpointRow } from './read-endpoints.js';
+import {
+  API_V1,
+  MANAGE_ENDPOINTS,
+  READ_ENDPOINTS,
+  type ManageEndpoint,
+  type ManageEndpointRow,
+  type ReadEndpointRow,
+} from './read-endpoints.js';
 
 /**
  * The budget a route counts against: a limit of {@link RateLimits}, or `unmatched` — the one

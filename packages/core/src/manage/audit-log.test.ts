@@ -37,7 +37,15 @@ describe('device writes report their changes (D55)', () => {
         action: 'device.create',
         resource: { type: 'device', id: String(device.id) },
         before: null,
-        after: { id: device.id, name: 'Truck 1', imei: '350000000000001', registration: null, model: 'FMB920', status: 'active', timezone: 'Europe/Berlin' },
+        after: {
+          id: device.id,
+          name: 'Truck 1',
+          imei: '350000000000001',
+          registration: null,
+          model: 'FMB920',
+          status: 'active',
+          timezone: 'Europe/Berlin',
+        },
       },
     ]);
   });
@@ -48,7 +56,12 @@ describe('device writes report their changes (D55)', () => {
     const device = (await fleetHours.manage.createDevice({ accountId: account.id, fields: TRUCK, origin: API }))!;
     await fleetHours.manage.updateDevice({ accountId: account.id, deviceId: device.id, fields: { name: 'Truck 2' }, origin: CLI });
     const report = changeLog.reports[1]!;
-    expect(report).toMatchObject({ accountId: account.id, origin: CLI, action: 'device.update', resource: { type: 'device', id: String(device.id) } });
+    expect(report).toMatchObject({
+      accountId: account.id,
+      origin: CLI,
+      action: 'device.update',
+      resource: { type: 'device', id: String(device.id) },
+    });
     expect(report.before).toMatchObject({ name: 'Truck 1' });
     expect(report.after).toMatchObject({ name: 'Truck 2' });
   });
@@ -59,7 +72,9 @@ describe('device writes report their changes (D55)', () => {
     const device = (await fleetHours.manage.createDevice({ accountId: account.id, fields: TRUCK, origin: API }))!;
     await expect(fleetHours.manage.createDevice({ accountId: account.id, fields: { ...TRUCK, name: '' }, origin: API })).rejects.toThrow();
     await expect(fleetHours.manage.createDevice({ accountId: account.id, fields: TRUCK, origin: API })).rejects.toThrow(); // IMEI in use
-    expect(await fleetHours.manage.updateDevice({ accountId: other.id, deviceId: device.id, fields: { name: 'X' }, origin: API })).toBeNull();
+    expect(
+      await fleetHours.manage.updateDevice({ accountId: other.id, deviceId: device.id, fields: { name: 'X' }, origin: API }),
+    ).toBeNull();
     expect(await fleetHours.manage.updateDevice({ accountId: account.id, deviceId: 999, fields: { name: 'X' }, origin: API })).toBeNull();
     await expect(
       fleetHours.manage.updateDevice({ accountId: account.id, deviceId: device.id, fields: { name: 'X' }, ifMatch: '"d-0"', origin: API }),
@@ -73,7 +88,12 @@ describe('the change log kept in the store (D55, P87)', () => {
     const { fleetHours, account, other, tick } = await setUp();
     const device = (await fleetHours.manage.createDevice({ accountId: account.id, fields: TRUCK, origin: API }))!;
     tick(60);
-    await fleetHours.manage.updateDevice({ accountId: account.id, deviceId: device.id, fields: { name: 'Truck 2', status: 'inactive' }, origin: CLI });
+    await fleetHours.manage.updateDevice({
+      accountId: account.id,
+      deviceId: device.id,
+      fields: { name: 'Truck 2', status: 'inactive' },
+      origin: CLI,
+    });
     const page = await fleetHours.audit.list({ accountId: account.id });
     expect(page.nextCursor).toBeNull();
     expect(page.entries).toEqual([

@@ -56,7 +56,11 @@ export interface AuditReads {
    * @throws {InvalidParameterError} `limit` not a whole number from 1 to the page maximum, or a
    *   `cursor` that is not the `next_cursor` of a page of this account's log.
    */
-  list(input: { readonly accountId: number; readonly limit?: number | undefined; readonly cursor?: string | undefined }): Promise<AuditPage>;
+  list(input: {
+    readonly accountId: number;
+    readonly limit?: number | undefined;
+    readonly cursor?: string | undefined;
+  }): Promise<AuditPage>;
 }
 
 /**

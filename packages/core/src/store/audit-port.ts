@@ -36,7 +36,11 @@ export interface AuditLogStore {
    * MUST return the account's entries newest first (id descending): only ids below `beforeId` when
    * it is given, and at most `limit` (a positive safe integer, else a RangeError naming it).
    */
-  listAuditEntries(input: { readonly accountId: number; readonly beforeId?: number; readonly limit: number }): Promise<readonly AuditEntry[]>;
+  listAuditEntries(input: {
+    readonly accountId: number;
+    readonly beforeId?: number;
+    readonly limit: number;
+  }): Promise<readonly AuditEntry[]>;
 
   /** MUST delete every entry, of every account, recorded before `before` (epoch seconds), and return how many it deleted. */
   removeAuditEntriesBefore(input: { readonly before: EpochSeconds }): Promise<number>;
