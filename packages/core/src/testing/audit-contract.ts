@@ -91,6 +91,29 @@ export function describeAuditContract(store: () => FleetHoursStore): void {
       expect(await store().listAuditEntries({ accountId: a, limit: 10, beforeId: appended[0]!.id })).toEqual([]);
     });
 
+    it('P87: entries appended at once all get their own id, and the pages list each once, as appended one after another would', async () => {
+      const { a, b } = await accounts();
+      const appended = await Promise.all(
+        Array.from({ length: 24 }, (_, index) =>
+          store().appendAuditEntry(entry(index % 3 === 0 ? b : a, T0 + index, { resource: { type: 'device', id: String(index) } })),
+        ),
+      );
+      // The serial oracle: the same entries, newest (largest id) first, one account at a time.
+      const oracle = (accountId: number) => appended.filter((each) => each!.accountId === accountId).sort((x, y) => y!.id - x!.id);
+      expect(new Set(appended.map((each) => each!.id)).size).toBe(24);
+      for (const accountId of [a, b]) {
+        const walked: AuditEntry[] = [];
+        let beforeId: number | undefined;
+        for (;;) {
+          const page = await store().listAuditEntries({ accountId, limit: 5, ...(beforeId === undefined ? {} : { beforeId }) });
+          walked.push(...page);
+          if (page.length < 5) break;
+          beforeId = page.at(-1)!.id;
+        }
+        expect(walked).toEqual(oracle(accountId));
+      }
+    });
+
     it('P87: a limit that is not a positive safe integer is refused with a RangeError naming it', async () => {
       const { a } = await accounts();
       for (const limit of [0, -1, 1.5]) {
