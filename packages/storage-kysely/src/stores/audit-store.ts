@@ -89,7 +89,7 @@ export function auditStore(db: Kysely<FleetHoursDatabase>): AuditLogStore {
           throw new RangeError(`beforeId must be a safe integer, got ${String(beforeId)}`);
         if (!isId(accountId) || (beforeId !== undefined && beforeId <= 1)) return [];
         let query = db.selectFrom('audit_entries').select(_COLUMNS).where('account_id', '=', accountId);
-        if (beforeId !== undefined) query = query.where('audit_entries.id', '<', String(beforeId));
+        if (beforeId !== undefined) query = query.where(sql<boolean>`audit_entries.id < ${beforeId}`);
         const rows = await query.orderBy('audit_entries.id', 'desc').limit(limit).execute();
         return rows.map((row) => _entry(row as _Row));
       }),
