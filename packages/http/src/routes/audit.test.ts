@@ -73,7 +73,9 @@ describe('GET /api/v1/audit (D55)', () => {
     const fixture = await createFixture();
     const { response, body } = await auditPage(fixture, fixture.keys.acme.key);
     expect(response.status).toBe(403);
-    expect(body).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('"manage"'), scope: 'manage' } });
+    expect(body).toEqual({
+      error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('"manage"'), scope: 'manage' },
+    });
     expect((await fixture.request('/api/v1/audit')).status).toBe(401);
   });
 
