@@ -65,6 +65,7 @@ export {
 } from './manage/device-writes.js';
 export * from './manage/change-log.js';
 export * from './manage/idempotency.js';
+export * from './manage/audit-log.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

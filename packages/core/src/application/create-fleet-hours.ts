@@ -23,6 +23,8 @@ import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
 import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
+import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
+import type { ChangeLog } from '../manage/change-log.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -50,6 +52,11 @@ export interface FleetHoursOptions {
    * thread pool.
    */
   readonly fingerprint?: (secret: string) => string | Promise<string>;
+  /**
+   * Where the writes of `manage` report their changes (D55). Default {@link storeChangeLog} over
+   * the store: the change log `audit.list` reads.
+   */
+  readonly changeLog?: ChangeLog;
 }
 
 /**
@@ -92,6 +99,8 @@ export interface FleetHours {
   readonly manage: DeviceWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
+  /** The account's change log, newest first, a page at a time (D55, P87). */
+  readonly audit: AuditReads;
 }
 
 /**
@@ -127,6 +136,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fingerprint: options.fingerprint,
   });
   const { listDevices, hours, daily, meter, service } = deviceReads(context);
+  const changeLog = options.changeLog ?? storeChangeLog(store, options.now);
   return {
     store,
     authenticate,
@@ -139,7 +149,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
-    manage: deviceWrites(store),
+    manage: deviceWrites(store, changeLog),
     idempotency: idempotentRequests(store, nowSeconds),
+    audit: auditReads(store),
   };
 }

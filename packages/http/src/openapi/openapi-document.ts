@@ -538,6 +538,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         name: 'Fleet',
         description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
       },
+      { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -559,7 +560,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 ...operations,
                 ...WRITE_METHODS,
               }
-            : { ...WRITE_METHODS, parameters: [ref('parameters', 'DeviceId')], ...operations },
+            : { ...WRITE_METHODS, ...(template.includes('{id}') ? { parameters: [ref('parameters', 'DeviceId')] } : {}), ...operations },
         ]),
       ),
       [OPENAPI_PATH]: referencePath({
