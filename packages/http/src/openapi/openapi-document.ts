@@ -642,8 +642,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
         Location: header('Only on 201: the URL of the resource created.', { type: 'string' }),
         ETag: header(
-          "The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
-          { type: 'string', pattern: '^"d-[0-9a-f]{16}"$' },
+          "The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
         ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',

@@ -24,7 +24,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
     const withDevice = endpoint.template.includes('{id}');
     // A device's own write takes If-Match; the rows of other resources list their parameters (P76).
-    const parameters = openApi.parameters ?? (withDevice ? ['IfMatch'] : []);
+    const parameters = openApi.parameters ?? (withDevice && openApi.tag === 'Devices' ? ['IfMatch'] : []);
     const single = endpoint.method !== 'GET' && openApi.status !== 204;
     const success: Json = {
       description: openApi.answer ?? (openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device'),
