@@ -10,11 +10,6 @@
  * @param prefix The kind of resource.
  * @param values The fields a write can change, in a fixed order.
  * @returns The version, unquoted: `s-0123456789abcdef`; the `ETag` header is it in double quotes.
- * @example
- * ```ts
- * import { entityVersion } from '@fleet-hours/core';
- * entityVersion('s', ['Engine oil', 900000]).length; // 18
- * ```
  */
 export function entityVersion(prefix: string, values: readonly unknown[]): string {
   let hash = 0xcbf29ce484222325n;

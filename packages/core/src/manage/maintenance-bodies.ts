@@ -54,7 +54,7 @@ export function scheduleVersion(schedule: ServiceSchedule): string {
  * @example
  * ```ts
  * import { hourMeterReadingBody } from '@fleet-hours/core';
- * hourMeterReadingBody({ id: 1, deviceId: 7, readAt: 0, readingSeconds: 3600, recordedAt: 0 }, 'UTC').read_at; // '1970-01-01T00:00:00Z'
+ * hourMeterReadingBody({ id: 1, deviceId: 7, readAt: 0, readingSeconds: 3600, recordedAt: 0 }, 'UTC').read_at; // '1970-01-01T00:00:00+00:00'
  * ```
  */
 export function hourMeterReadingBody(reading: HourMeterReading, timeZone: string): HourMeterReadingBody {
