@@ -474,7 +474,9 @@ for (const prefix of ['', '/fleet']) {
       expect(renamed.data).toMatchObject({ name: 'Air filters' });
       const done = await manager.POST('/api/v1/devices/{id}/service/schedules/{schedule_id}/done', { params: onSchedule, body: {} });
       expect(done.data).toMatchObject({ last_done_at: '2026-03-12T13:00:00+01:00' });
-      expect((await manager.DELETE('/api/v1/devices/{id}/service/schedules/{schedule_id}', { params: onSchedule })).response.status).toBe(204);
+      expect((await manager.DELETE('/api/v1/devices/{id}/service/schedules/{schedule_id}', { params: onSchedule })).response.status).toBe(
+        204,
+      );
       const removed = await manager.DELETE('/api/v1/devices/{id}/hour-meter/readings/{reading_id}', {
         params: { path: { id: device.id, reading_id: reading.data!.id } },
       });
