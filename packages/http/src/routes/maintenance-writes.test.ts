@@ -404,6 +404,8 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     const key = fixture.keys.acmeManage.key;
     const put = await send(fixture, 'PUT', readingsPath(fixture.devices.newYork.id), key, {});
     expect([put.status, put.headers.get('Allow')]).toEqual([405, 'GET, HEAD, POST']);
+    const head = await send(fixture, 'HEAD', readingsPath(fixture.devices.newYork.id), key);
+    expect([head.status, await head.text()]).toEqual([200, '']);
     const get = await send(fixture, 'GET', `${schedulesPath(fixture.devices.newYork.id)}/1`, key);
     expect([get.status, get.headers.get('Allow')]).toEqual([405, 'PATCH, DELETE']);
   });
