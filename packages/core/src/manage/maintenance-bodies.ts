@@ -1,4 +1,4 @@
-import { InvalidParameterError } from '../errors/errors.js';
+import { FleetHoursError, InvalidParameterError } from '../errors/errors.js';
 import { serviceScheduleBody } from '../events/service-schedule-body.js';
 import { formatInstant } from '../time/format-instant.js';
 import type { EpochSeconds, HourMeterReading, ServiceSchedule, ServiceScheduleState } from '../types.js';
@@ -105,4 +105,24 @@ function _fromBase64Url(text: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * The refusal of a schedule name the device already has (D39, P78): 409 `conflict`. Stores throw it
+ * from a write with `uniqueName`.
+ *
+ * @param name The name asked for.
+ * @example
+ * ```ts
+ * import { scheduleNameInUse } from '@fleet-hours/core/adapter';
+ * scheduleNameInUse('Engine oil').status; // 409
+ * ```
+ */
+export function scheduleNameInUse(name: string): FleetHoursError {
+  return new FleetHoursError('conflict', { message: `The device already has a service schedule named "${name.trim()}"` });
+}
+
+/** What two schedule names are compared by (P78): trimmed, in lower case. */
+export function scheduleNameKey(name: string): string {
+  return name.trim().toLowerCase();
 }

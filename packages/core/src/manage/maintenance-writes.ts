@@ -8,6 +8,7 @@ import {
   _encodeReadingCursor,
   _pageSize,
   hourMeterReadingBody,
+  scheduleNameKey,
   readingVersion,
   scheduleVersion,
   scheduleWriteBody,
@@ -165,17 +166,6 @@ function _context(options: MaintenanceWritesOptions) {
     return { device, schedule, state, service };
   };
 
-  /** D39, P78: a device's schedules have different names (compared trimmed, without case). */
-  const refuseTakenName = async (device: Device, name: string, except: number | null) => {
-    const wanted = name.trim().toLowerCase();
-    const schedules = await store.listServiceSchedules({ deviceIds: [device.id] });
-    const taken = schedules.find((schedule) => schedule.id !== except && schedule.name.trim().toLowerCase() === wanted);
-    if (taken)
-      throw new FleetHoursError('conflict', {
-        message: `The device already has a service schedule named "${taken.name}" (id ${taken.id})`,
-      });
-  };
-
   const record = (accountId: number, origin: ChangeOrigin, action: string, id: number, before: object | null, after: object | null) =>
     changeLog.record({
       accountId,
@@ -186,7 +176,7 @@ function _context(options: MaintenanceWritesOptions) {
       after: after as Readonly<Record<string, unknown>> | null,
     });
 
-  return { ...options, deviceOf, scheduleOf, stateOf, refuseTakenName, record };
+  return { ...options, deviceOf, scheduleOf, stateOf, record };
 }
 
 type _Context = ReturnType<typeof _context>;
@@ -259,15 +249,15 @@ function _readingWrites(
 function _scheduleWrites(
   context: _Context,
 ): Pick<MaintenanceWrites, 'createServiceSchedule' | 'updateServiceSchedule' | 'removeServiceSchedule' | 'recordServiceDone'> {
-  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, refuseTakenName, record } = context;
+  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, record } = context;
   return {
     async createServiceSchedule({ accountId, deviceId, fields, origin }) {
       const now = nowSeconds();
       const checked = readScheduleFields(fields, 'create', now);
       const device = await deviceOf(accountId, deviceId);
       if (!device) return null;
-      await refuseTakenName(device, checked.name, null);
-      const created = await store.createServiceSchedule({ deviceId, ...checked, now });
+      // P78: the store refuses a name the device has, in the same step as the insert.
+      const created = await store.createServiceSchedule({ deviceId, ...checked, now, uniqueName: true });
       if (!created) return null;
       const write = await stateOf(device, created);
       await record(accountId, origin, 'service_schedule.create', created.id, null, scheduleWriteBody(write));
@@ -282,13 +272,14 @@ function _scheduleWrites(
       const current = await scheduleOf(device, scheduleId);
       if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw _preconditionFailed('service schedule');
       const changed = _asField(() => changeServiceSchedule(current, changes, now));
-      if (changes.name !== undefined) await refuseTakenName(device, changed.name, scheduleId);
       const before = await stateOf(device, current);
       // The checked result, not the bare changes: removing the calendar interval removes its margin too.
       const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds } = changed;
       const updated = await store.updateServiceSchedule({
         scheduleId,
         changes: { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds },
+        // P78: only a new name is checked, so a name stored twice before the rule does not block other changes.
+        uniqueName: changes.name !== undefined && scheduleNameKey(name) !== scheduleNameKey(current.name),
         ...(ifMatch === undefined ? {} : { expected: current }),
       });
       if (!updated) {

@@ -252,7 +252,16 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
    * MUST store a schedule with a new id, created at `now`; `null` when the device does not exist.
    * Optional fields left out are stored as `null`. Checks are the caller's (`checkServiceSchedule`).
    */
-  createServiceSchedule(input: NewServiceSchedule & { readonly now: EpochSeconds }): Promise<ServiceSchedule | null>;
+  createServiceSchedule(
+    input: NewServiceSchedule & {
+      readonly now: EpochSeconds;
+      /**
+       * P78: refuse, with `scheduleNameInUse`, a name another schedule of the device has (compared
+       * trimmed, in lower case), atomically with the insert: of two creates with one name at once, one is stored.
+       */
+      readonly uniqueName?: boolean;
+    },
+  ): Promise<ServiceSchedule | null>;
 
   /** MUST return the schedule or `null`. */
   findServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
@@ -272,6 +281,8 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
      * change, checked in the same statement as the update: else `null` and nothing changes.
      */
     readonly expected?: ServiceSchedule;
+    /** P78: as `createServiceSchedule`'s, when `changes` gives a name. */
+    readonly uniqueName?: boolean;
   }): Promise<ServiceSchedule | null>;
 
   /** MUST delete the schedule and return it; `null` when there is no such schedule (or, with `expected`, as `updateServiceSchedule`). */

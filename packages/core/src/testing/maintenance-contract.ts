@@ -55,6 +55,7 @@ export function describeMaintenanceContract(context: MaintenanceContractContext)
     _describeScheduleChanges(context.store);
     _describeUnitsAndRanges(context.store);
     _describeConditionalWrites(context.store);
+    _describeUniqueNames(context.store);
     describeMaintenanceReadsContract(context);
   });
 }
@@ -407,5 +408,52 @@ function _describeConditionalWrites(store: () => FleetHoursStore): void {
     expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toEqual(applied[0]);
     const removals = await Promise.all(names.map(() => store().removeServiceSchedule({ scheduleId: schedule.id, expected: applied[0]! })));
     expect(removals.filter((result) => result !== null)).toEqual([applied[0]]);
+  });
+}
+
+/**
+ * P78: with `uniqueName`, a create or rename to a name another schedule of the device has (trimmed,
+ * in lower case) is refused with 409 `conflict`, atomically with the write: of several creates with
+ * one name sent at once, one is stored, as one after another would.
+ */
+function _describeUniqueNames(store: () => FleetHoursStore): void {
+  const conflictOf = (write: Promise<unknown>) =>
+    write.then(
+      () => 'stored',
+      (error: unknown) => (error as { code?: string }).code ?? String(error),
+    );
+
+  it('P78: createServiceSchedule() and updateServiceSchedule() with uniqueName refuse a name the device has; another device may have it', async () => {
+    const [device, other] = await seedDevices(store(), 2);
+    const create = (deviceId: number, name: string, uniqueName = true) =>
+      store().createServiceSchedule({ deviceId, name, intervalSeconds: HOUR, lastDoneAt: T0, now: T0, uniqueName });
+    const oil = (await create(device!.id, 'Engine oil'))!;
+    expect(await conflictOf(create(device!.id, ' ENGINE OIL'))).toBe('conflict');
+    expect(await conflictOf(create(other!.id, 'Engine oil'))).toBe('stored');
+    // Without uniqueName the store keeps what it is given (the rule is the caller's to ask for).
+    expect(await conflictOf(create(device!.id, 'engine oil', false))).toBe('stored');
+    const tyres = (await create(device!.id, 'Tyres'))!;
+    const rename = (name: string) => store().updateServiceSchedule({ scheduleId: tyres.id, changes: { name }, uniqueName: true });
+    expect(await conflictOf(rename('Engine Oil'))).toBe('conflict');
+    expect((await rename('TYRES'))?.name).toBe('TYRES');
+    expect(await store().updateServiceSchedule({ scheduleId: tyres.id + 1000, changes: { name: 'X' }, uniqueName: true })).toBeNull();
+    expect((await store().findServiceSchedule({ scheduleId: oil.id }))?.name).toBe('Engine oil');
+  });
+
+  it('P78: five creates with one name sent at once, twenty times: each time exactly one is stored, the others are conflicts (serial oracle)', async () => {
+    const [device] = await seedDevices(store(), 1);
+    for (let round = 0; round < 20; round += 1) {
+      const names = [`Oil ${round}`, `oil ${round}`, ` OIL ${round}`, `Oil ${round} `, `oIl ${round}`];
+      const outcomes = await Promise.all(
+        names.map((name) =>
+          conflictOf(
+            store().createServiceSchedule({ deviceId: device!.id, name, intervalSeconds: HOUR, lastDoneAt: T0, now: T0, uniqueName: true }),
+          ),
+        ),
+      );
+      // One after another: the first is stored, every later one finds the name taken.
+      expect([...outcomes].sort(), `round ${round}`).toEqual(['conflict', 'conflict', 'conflict', 'conflict', 'stored']);
+    }
+    expect(await store().listServiceSchedules({ deviceIds: [device!.id] })).toHaveLength(20);
   });
 }

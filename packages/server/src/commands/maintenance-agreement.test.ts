@@ -168,7 +168,7 @@ describe('the CLI and the API agree on readings and schedules (D52, P76)', () =>
     // A name the device already has: exit 1 and 409.
     await cli.json(['service', 'create', '--device', String(viaCli), '--name', 'Oil', '--every', '10h']);
     const again = await cli.run(['service', 'create', '--device', String(viaCli), '--name', 'oil', '--every', '10h']);
-    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/already has a service schedule named "Oil"/)]);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/already has a service schedule named "oil"/)]);
     await api('POST', '/service/schedules', { name: 'Oil', interval_seconds: 10 * HOUR });
     expect((await api('POST', '/service/schedules', { name: 'oil', interval_seconds: 10 * HOUR })).status).toBe(409);
     expect(await store.listServiceSchedules({ deviceIds: [viaCli, viaApi] })).toHaveLength(2);

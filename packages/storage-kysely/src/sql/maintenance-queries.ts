@@ -6,6 +6,7 @@
  * through an index (readings: the unique `(device_id, read_at)`; schedules: the primary key `(device_id, id)`).
  */
 import type { HourMeterReading, NewServiceSchedule, ServiceSchedule, ServiceScheduleChanges } from '@fleet-hours/core';
+import { scheduleNameInUse, scheduleNameKey } from '@fleet-hours/core/adapter';
 import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { epochSeconds, instantOf } from './sql-values.js';
@@ -254,4 +255,32 @@ function _sortedOnce(ids: readonly number[]): number[] {
 
 function _numberOrNull(value: BigintValue | null): number | null {
   return value === null ? null : Number(value);
+}
+
+/** The advisory lock of a device's schedule names (P78), with the device id as its second key (any constant will do). */
+const SCHEDULE_NAMES_LOCK = 742_000_078;
+
+/**
+ * Runs a write of a schedule under its device's names lock (P78), in a transaction: a name another
+ * schedule of the device has (trimmed, in lower case) is refused with `scheduleNameInUse` before
+ * the write, and two writes of one device's names take turns, so of two creates with one name at
+ * once one is stored. Without `name`, the write runs as it is.
+ */
+export async function withUniqueName<Row>(
+  db: Kysely<FleetHoursDatabase>,
+  check: { readonly deviceId: number; readonly name: string; readonly except: number | null } | null,
+  write: (db: Kysely<FleetHoursDatabase>) => Promise<Row>,
+): Promise<Row> {
+  if (check === null) return write(db);
+  const run = async (trx: Kysely<FleetHoursDatabase>) => {
+    await sql`select pg_advisory_xact_lock(${SCHEDULE_NAMES_LOCK}::integer, ${check.deviceId}::integer)`.execute(trx);
+    const { rows } = await sql<{ id: number }>`
+      select id from service_schedules
+       where device_id = ${check.deviceId} and id is distinct from ${check.except}::integer
+         and lower(btrim(name)) = ${scheduleNameKey(check.name)}
+       limit 1`.execute(trx);
+    if (rows.length > 0) throw scheduleNameInUse(check.name);
+    return write(trx);
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }

@@ -9,6 +9,7 @@ import {
   readingsOfDevices,
   scheduleById,
   schedulesOfDevices,
+  withUniqueName,
   toReading,
   toSchedule,
   upsertReading,
@@ -76,7 +77,8 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         assertEpochSeconds('lastDoneAt', input.lastDoneAt);
         assertEpochSeconds('now', input.now);
         if (!isId(input.deviceId)) return null;
-        const row = await _unlessDeviceGone(() => insertSchedule(db, input).executeTakeFirst());
+        const unique = input.uniqueName ? { deviceId: input.deviceId, name: input.name, except: null } : null;
+        const row = await _unlessDeviceGone(() => withUniqueName(db, unique, (trx) => insertSchedule(trx, input).executeTakeFirst()));
         return row ? toSchedule(row) : null;
       }),
 
@@ -94,11 +96,17 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return (await schedulesOfDevices(wanted).execute(db)).rows.map(toSchedule);
       }),
 
-    updateServiceSchedule: ({ scheduleId, changes, expected }) =>
+    updateServiceSchedule: ({ scheduleId, changes, expected, uniqueName }) =>
       guard(async () => {
         if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
         if (!isId(scheduleId)) return null;
-        const row = await changeSchedule(db, scheduleId, changes, expected).executeTakeFirst();
+        const { name } = changes;
+        if (!uniqueName || name === undefined) return _schedule(await changeSchedule(db, scheduleId, changes, expected).executeTakeFirst());
+        // P78: the device's names lock needs the device: a schedule not there is a miss.
+        const current = await scheduleById(db, scheduleId).executeTakeFirst();
+        if (!current) return null;
+        const unique = { deviceId: current.device_id, name, except: scheduleId };
+        const row = await withUniqueName(db, unique, (trx) => changeSchedule(trx, scheduleId, changes, expected).executeTakeFirst());
         return row ? toSchedule(row) : null;
       }),
 
@@ -109,6 +117,10 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return row ? toSchedule(row) : null;
       }),
   };
+}
+
+function _schedule(row: Parameters<typeof toSchedule>[0] | undefined) {
+  return row ? toSchedule(row) : null;
 }
 
 /**
