@@ -75,11 +75,13 @@ describe('READ_ENDPOINTS, the table of the read API', () => {
       .split('\0')
       .filter((path) => /^packages\/[^/]+\/src\/.*\.(ts|js)$/.test(path) && !path.endsWith('.test.ts') && existsSync(join(root, path)))
       // The table itself; test support; and the clients that call the API as any client does: the
-      // fleet view in the browser and the demo's curl examples.
+      // fleet view in the browser, the demo's curl examples and the typed client's types, generated
+      // from the document.
       .filter(
         (path) =>
           path !== 'packages/core/src/access/read-endpoints.ts' &&
           !path.includes('/testing/') &&
+          !path.startsWith('packages/client/src/generated/') &&
           !path.startsWith('packages/http/src/pages/fleet-view') &&
           path !== 'packages/server/src/demo/demo-banner.ts',
       );
@@ -151,9 +153,7 @@ describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
       expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
       const reached = await send(manageKey);
       const answer = (await reached.json()) as { error?: { code: string } };
-      expect([reached.status, answer.error?.code]).toEqual(
-        row.method === 'DELETE' ? [404, 'device_not_found'] : [400, 'invalid_field'],
-      );
+      expect([reached.status, answer.error?.code]).toEqual(row.method === 'DELETE' ? [404, 'device_not_found'] : [400, 'invalid_field']);
       expect(reached.headers.get('X-RateLimit-Limit')).toBe('60');
     },
   );

@@ -61,7 +61,8 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
 
   it('P88: the manage reads (the change log of D55, the readings of P76) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
     const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit, ROUTE_POLICIES.listHourMeterReadings];
-    for (const policy of reads) expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);
+    for (const policy of reads)
+      expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.limit === 'manageReads')).toEqual(reads);
   });
 });

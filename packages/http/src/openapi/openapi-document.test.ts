@@ -57,7 +57,7 @@ const WRITE_OPERATIONS: Record<string, readonly string[]> = {
   '/api/v1/devices': ['post'],
   '/api/v1/devices/{id}': ['patch'],
   // Readings, schedules and services done (D38, D39, D52, P76): paths of their own.
-  '/api/v1/devices/{id}/hour-meter/readings': ['get', 'post'],
+  '/api/v1/devices/{id}/hour-meter/readings': ['get', 'head', 'post'],
   '/api/v1/devices/{id}/hour-meter/readings/{reading_id}': ['delete'],
   '/api/v1/devices/{id}/service/schedules': ['post'],
   '/api/v1/devices/{id}/service/schedules/{schedule_id}': ['patch', 'delete'],
@@ -583,16 +583,24 @@ describe('openApiDocument', () => {
             fixture: Fixture,
             key: string | null,
             body: unknown,
-            options: { deviceId?: string; type?: string; ifMatch?: string; query?: string } = {},
+            options: { deviceId?: string; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string; path?: string } = {},
           ) =>
-            fixture.request((await at(fixture, options.deviceId)) + (options.query ?? ''), key, {
+            fixture.request((options.path ?? (await at(fixture, options.deviceId))) + (options.query ?? ''), key, {
               method: method.toUpperCase(),
               headers: {
                 ...(hasBody ? { 'Content-Type': options.type ?? 'application/json' } : {}),
                 ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+                ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
               },
               ...(hasBody ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
             });
+          // D53: a request that holds its key, still running: the same request again is 409.
+          const heldKey = async (concretePath: string, body: unknown) => {
+            const key = `held-${++made}`;
+            const fingerprint = await requestFingerprint(method.toUpperCase(), `http://localhost${concretePath}`, JSON.stringify(body));
+            await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+            return key;
+          };
           for (const status of Object.keys(documentedResponses(path, method))) {
             const responses: Response[] = [];
             switch (status) {
@@ -602,7 +610,8 @@ describe('openApiDocument', () => {
                 responses.push(await send(base, base.keys.acmeManage.key, valid()));
                 break;
               case '400':
-                if (method === 'get') responses.push(await send(base, base.keys.acmeManage.key, null, { query: '?limit=0' }));
+                if (method === 'get' || method === 'head')
+                  responses.push(await send(base, base.keys.acmeManage.key, null, { query: '?limit=0' }));
                 else {
                   responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), colour: 'red' }));
                   responses.push(await send(base, base.keys.acmeManage.key, '{"name":'));
@@ -622,8 +631,25 @@ describe('openApiDocument', () => {
                 responses.push(await send(base, base.keys.acmeManage.key, valid()));
                 break;
               case '409': {
-                const taken = await schedule(base);
-                responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: taken.name }));
+                if (!path.endsWith('/readings') && !path.endsWith('/done')) {
+                  const taken = await schedule(base);
+                  responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: taken.name }));
+                }
+                if (method === 'post') {
+                  const body = valid();
+                  const concretePath = await at(base);
+                  const idempotencyKey = await heldKey(concretePath, body);
+                  responses.push(await send(base, base.keys.acmeManage.key, body, { path: concretePath, idempotencyKey }));
+                }
+                break;
+              }
+              case '422': {
+                const idempotencyKey = `reused-${++made}`;
+                const concretePath = await at(base);
+                await send(base, base.keys.acmeManage.key, valid(), { path: concretePath, idempotencyKey });
+                responses.push(
+                  await send(base, base.keys.acmeManage.key, { ...valid(), extra: ++made }, { path: concretePath, idempotencyKey }),
+                );
                 break;
               }
               case '412':
