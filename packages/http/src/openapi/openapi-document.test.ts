@@ -46,6 +46,8 @@ const DATA_PATHS = [
   '/api/v1/hours/daily',
   '/api/v1/meter',
   '/api/v1/service',
+  // Who the presented key is (P96).
+  '/api/v1/key',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
 ];
@@ -339,6 +341,7 @@ describe('openApiDocument', () => {
           fleetMeter: 10_000,
           service: 10_000,
           fleetService: 10_000,
+          key: 10_000,
           unauthenticated: 10_000,
           writes: 10_000,
         },
@@ -354,6 +357,7 @@ describe('openApiDocument', () => {
           fleetMeter: 1,
           service: 1,
           fleetService: 1,
+          key: 1,
           writes: 1,
         },
       });
