@@ -292,7 +292,7 @@ async function submit(form, topic, write) {
 
 /** A refusal beside the field it names, else under the form; a version that changed meanwhile reloads. @param {HTMLFormElement} form @param {unknown} error */
 async function showFailure(form, error) {
-  const inputId = error instanceof ApiProblem && error.field ? (FIELD_INPUTS[form.id] || {})[error.field] : undefined;
+  const inputId = error instanceof ApiProblem && error.field ? FIELD_INPUTS[form.id]?.[error.field] : undefined;
   if (inputId && error instanceof ApiProblem) {
     fieldProblem(inputId, error.message || describeProblem(error));
     return;
