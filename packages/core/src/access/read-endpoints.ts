@@ -72,7 +72,7 @@ export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
   /** The method it answers. */
-  readonly method: 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
 }
@@ -85,6 +85,14 @@ export interface ManageEndpoint {
 export const MANAGE_ENDPOINTS = [
   { name: 'createDevice', method: 'POST', template: `${API_V1}/devices` },
   { name: 'updateDevice', method: 'PATCH', template: `${API_V1}/devices/{id}` },
+  // Hour-meter readings, service schedules and services done (D38, D39, D52, P76): a manage key, also to list readings.
+  { name: 'listHourMeterReadings', method: 'GET', template: `${API_V1}/devices/{id}/hour-meter/readings` },
+  { name: 'addHourMeterReading', method: 'POST', template: `${API_V1}/devices/{id}/hour-meter/readings` },
+  { name: 'removeHourMeterReading', method: 'DELETE', template: `${API_V1}/devices/{id}/hour-meter/readings/{reading_id}` },
+  { name: 'createServiceSchedule', method: 'POST', template: `${API_V1}/devices/{id}/service/schedules` },
+  { name: 'updateServiceSchedule', method: 'PATCH', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
+  { name: 'removeServiceSchedule', method: 'DELETE', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
+  { name: 'recordServiceDone', method: 'POST', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}/done` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */
@@ -104,7 +112,8 @@ export const DEFAULT_WRITE_RATE_LIMIT = 60;
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
-  return [...(reads ? ['GET', 'HEAD'] : []), ...MANAGE_ENDPOINTS.filter((row) => matches(row.template)).map((row) => row.method)];
+  const writes = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) => (row.method === 'GET' ? ['GET', 'HEAD'] : [row.method]));
+  return [...(reads ? ['GET', 'HEAD'] : []), ...writes];
 }

@@ -22,6 +22,11 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
+import type { ChangeLog } from '../manage/change-log.js';
+import { maintenanceWrites, type MaintenanceWrites } from '../manage/maintenance-writes.js';
+
+/** The change log when none is given (D55): changes are not written down. */
+const _NO_CHANGE_LOG: ChangeLog = { record: async () => {} };
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -49,6 +54,8 @@ export interface FleetHoursOptions {
    * thread pool.
    */
   readonly fingerprint?: (secret: string) => string | Promise<string>;
+  /** Where the changes of `manage` are written down (D55); default: nowhere. */
+  readonly changeLog?: ChangeLog | undefined;
 }
 
 /**
@@ -87,8 +94,8 @@ export interface FleetHours {
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
-  /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
-  readonly manage: DeviceWrites;
+  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done. */
+  readonly manage: DeviceWrites & MaintenanceWrites;
 }
 
 /**
@@ -136,6 +143,9 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
-    manage: deviceWrites(store),
+    manage: {
+      ...deviceWrites(store),
+      ...maintenanceWrites({ store, nowSeconds, changeLog: options.changeLog ?? _NO_CHANGE_LOG, service, meter }),
+    },
   };
 }

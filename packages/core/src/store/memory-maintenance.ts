@@ -1,4 +1,5 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import { readingVersion, scheduleVersion } from '../manage/maintenance-writes.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { applyChanges } from './apply-changes.js';
 import { rowsOfDevices, takeRow } from './memory-rows.js';
@@ -22,8 +23,11 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
     async listHourMeterReadings({ deviceIds }) {
       return rowsOfDevices(readings, deviceIds, (a, b) => b.readAt - a.readAt);
     },
-    async removeHourMeterReading({ deviceId, readingId }) {
-      return readings.get(readingId)?.deviceId === deviceId ? takeRow(readings, readingId) : null;
+    async removeHourMeterReading({ deviceId, readingId, expected }) {
+      const reading = readings.get(readingId);
+      if (reading?.deviceId !== deviceId) return null;
+      if (expected && readingVersion(reading) !== readingVersion(expected)) return null;
+      return takeRow(readings, readingId);
     },
     async createServiceSchedule(input) {
       assertEpochSeconds('lastDoneAt', input.lastDoneAt);
@@ -51,15 +55,18 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
     async listServiceSchedules({ deviceIds }) {
       return rowsOfDevices(schedules, deviceIds, (a, b) => a.id - b.id);
     },
-    async updateServiceSchedule({ scheduleId, changes }) {
+    async updateServiceSchedule({ scheduleId, changes, expected }) {
       if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
       const schedule = schedules.get(scheduleId);
       if (!schedule) return null;
+      if (expected && scheduleVersion(schedule) !== scheduleVersion(expected)) return null;
       const updated = applyChanges(schedule, changes);
       schedules.set(scheduleId, updated);
       return { ...updated };
     },
-    async removeServiceSchedule({ scheduleId }) {
+    async removeServiceSchedule({ scheduleId, expected }) {
+      const schedule = schedules.get(scheduleId);
+      if (schedule && expected && scheduleVersion(schedule) !== scheduleVersion(expected)) return null;
       return takeRow(schedules, scheduleId);
     },
   } satisfies Partial<FleetHoursStore>;

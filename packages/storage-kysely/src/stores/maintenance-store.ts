@@ -33,7 +33,8 @@ export type MaintenanceStore = Pick<
 /**
  * Readings (D38) and schedules (D39) on Kysely.
  *
- * What protects these rows: no lock or version of Fleet Hours' own. Each change is one statement on
+ * What protects these rows: no lock or version of Fleet Hours' own; a write with `expected` (D54,
+ * P77) carries the fields it read as conditions of its own statement. Each change is one statement on
  * its own rows (an upsert by `(device_id, read_at)`, an insert, an update or a delete by id), made
  * atomic by PostgreSQL's row locks for its length. No telemetry write reads them when it plans, so
  * they do not bump the device's version that D35's writes check (the `xmin` of its `device_states`
@@ -63,10 +64,10 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return (await readingsOfDevices(wanted).execute(db)).rows.map(toReading);
       }),
 
-    removeHourMeterReading: ({ deviceId, readingId }) =>
+    removeHourMeterReading: ({ deviceId, readingId, expected }) =>
       guard(async () => {
         if (!isId(deviceId) || !isId(readingId)) return null;
-        const row = await deleteReading(db, deviceId, readingId).executeTakeFirst();
+        const row = await deleteReading(db, deviceId, readingId, expected).executeTakeFirst();
         return row ? toReading(row) : null;
       }),
 
@@ -93,18 +94,18 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return (await schedulesOfDevices(wanted).execute(db)).rows.map(toSchedule);
       }),
 
-    updateServiceSchedule: ({ scheduleId, changes }) =>
+    updateServiceSchedule: ({ scheduleId, changes, expected }) =>
       guard(async () => {
         if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
         if (!isId(scheduleId)) return null;
-        const row = await changeSchedule(db, scheduleId, changes).executeTakeFirst();
+        const row = await changeSchedule(db, scheduleId, changes, expected).executeTakeFirst();
         return row ? toSchedule(row) : null;
       }),
 
-    removeServiceSchedule: ({ scheduleId }) =>
+    removeServiceSchedule: ({ scheduleId, expected }) =>
       guard(async () => {
         if (!isId(scheduleId)) return null;
-        const row = await deleteSchedule(db, scheduleId).executeTakeFirst();
+        const row = await deleteSchedule(db, scheduleId, expected).executeTakeFirst();
         return row ? toSchedule(row) : null;
       }),
   };
