@@ -66,6 +66,7 @@ export {
 export * from './manage/change-log.js';
 export * from './manage/maintenance-writes.js';
 export { entityVersion, ifMatchNames } from './manage/entity-tag.js';
+export * from './manage/idempotency.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

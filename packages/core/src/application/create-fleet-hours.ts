@@ -24,6 +24,7 @@ import { zoneCache } from './zone-cache.js';
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
 import type { ChangeLog } from '../manage/change-log.js';
 import { maintenanceWrites, type MaintenanceWrites } from '../manage/maintenance-writes.js';
+import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
 
 /** The change log when none is given (D55): changes are not written down. */
 const _NO_CHANGE_LOG: ChangeLog = { record: async () => {} };
@@ -96,6 +97,8 @@ export interface FleetHours {
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done. */
   readonly manage: DeviceWrites & MaintenanceWrites;
+  /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
+  readonly idempotency: IdempotentRequests;
 }
 
 /**
@@ -147,5 +150,6 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       ...deviceWrites(store),
       ...maintenanceWrites({ store, nowSeconds, changeLog: options.changeLog ?? _NO_CHANGE_LOG, service, meter }),
     },
+    idempotency: idempotentRequests(store, nowSeconds),
   };
 }
