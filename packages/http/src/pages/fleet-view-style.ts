@@ -11,6 +11,7 @@
 export const FLEET_VIEW_STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #6b7280; --accent: #2563eb; --moving: #2563eb; --idle: #f59e0b; --day: #8882; --marker: #9333ea; --bad: #b91c1c; --ok: #15803d; --soon: #b45309; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; overflow-wrap: anywhere; }
 header, main { max-width: 80rem; margin: 0 auto; padding: .75rem 1rem; }
@@ -64,7 +65,6 @@ details { margin: .25rem 0; }
 form.action fieldset { margin: .75rem 0; padding: .5rem .75rem .75rem; border: 1px solid var(--line); border-radius: 4px; min-width: 0; }
 form.action legend { font-weight: 600; padding: 0 .25rem; }
 form.action .field { display: grid; grid-template-columns: 16rem minmax(0, 20rem); gap: .1rem .75rem; align-items: center; margin: .35rem 0; }
-form.action .field[hidden] { display: none; }
 form.action .field-problem { grid-column: 2; color: var(--bad); font-weight: 600; font-size: .9em; }
 form.action .form-problem { color: var(--bad); font-weight: 600; margin: .35rem 0; }
 form.action button { margin-top: .35rem; }

@@ -44,8 +44,26 @@ function schedulesOf(deviceId) {
   const service = services.get(deviceId);
   return service ? service.data : [];
 }
-/** The `If-Match` of a schedule as it was read (D54); none from a server whose schedules carry no version. @param {Schedule} schedule */
-const ifMatchOf = (schedule) => (schedule.version ? `"${schedule.version}"` : null);
+/**
+ * The versions of schedules as this page's own changes answered them (D54): `/service` lists a
+ * schedule without its version, a write's answer carries it.
+ * @type {Map<number, string>}
+ */
+const knownVersions = new Map();
+/** @param {unknown} answer */
+function learnVersion(answer) {
+  const written = /** @type {{ id?: unknown, version?: unknown } | null} */ (answer);
+  if (written && typeof written.id === 'number' && typeof written.version === 'string') knownVersions.set(written.id, written.version);
+}
+/**
+ * The `If-Match` of a schedule as this page last saw it (D54): its version as listed, else as this
+ * page's last change of it answered; none when neither is known.
+ * @param {Schedule} schedule
+ */
+function ifMatchOf(schedule) {
+  const version = schedule.version || knownVersions.get(schedule.id);
+  return version ? `"${version}"` : null;
+}
 /** @param {number} deviceId */
 const schedulesPath = (deviceId) => `/api/v1/devices/${encodeURIComponent(deviceId)}/service/schedules`;
 
@@ -59,18 +77,26 @@ const dueText = (schedule) =>
 
 /** @param {Device} device @param {Schedule} schedule */
 function scheduleRow(device, schedule) {
-  const row = el('tr', { 'data-schedule-id': schedule.id, 'data-status': schedule.status, 'data-version': schedule.version || null }, [
-    el('th', { scope: 'row', class: 'schedule-name' }, [schedule.name]),
-    el('td', { 'data-label': 'Every' }, [everyText(schedule)]),
-    el('td', { class: 'last-done', 'data-label': 'Last done', 'data-at': schedule.last_done_at || null }, [
-      schedule.last_done_at
-        ? `${localTime(schedule.last_done_at, device.timezone)} at ${hoursMinutes(schedule.last_done_hour_meter_seconds)} h`
-        : '–',
-    ]),
-    el('td', { 'data-label': 'Due' }, [dueText(schedule)]),
-    el('td', { 'data-label': 'Status' }, [statusBadge(schedule.status)]),
-    el('td', { class: 'num remaining', 'data-label': 'Remaining' }, [remainingText(firstLimit(schedule))]),
-  ]);
+  const row = el(
+    'tr',
+    {
+      'data-schedule-id': schedule.id,
+      'data-status': schedule.status,
+      'data-version': schedule.version || knownVersions.get(schedule.id) || null,
+    },
+    [
+      el('th', { scope: 'row', class: 'schedule-name' }, [schedule.name]),
+      el('td', { 'data-label': 'Every' }, [everyText(schedule)]),
+      el('td', { class: 'last-done', 'data-label': 'Last done', 'data-at': schedule.last_done_at || null }, [
+        schedule.last_done_at
+          ? `${localTime(schedule.last_done_at, device.timezone)} at ${hoursMinutes(schedule.last_done_hour_meter_seconds)} h`
+          : '–',
+      ]),
+      el('td', { 'data-label': 'Due' }, [dueText(schedule)]),
+      el('td', { 'data-label': 'Status' }, [statusBadge(schedule.status)]),
+      el('td', { class: 'num remaining', 'data-label': 'Remaining' }, [remainingText(firstLimit(schedule))]),
+    ],
+  );
   if (manage) row.appendChild(el('td', { class: 'actions', 'data-label': 'Actions' }, [el('span', {}, rowButtons(device, schedule))]));
   return row;
 }
@@ -171,6 +197,7 @@ export function clearPanel() {
     clearProblems(/** @type {HTMLFormElement} */ (form));
   });
   intents.clear();
+  knownVersions.clear();
 }
 
 // --- Problems next to the fields ---------------------------------------------------------------
@@ -275,6 +302,7 @@ async function submit(form, topic, write) {
   try {
     const answer = await send(topic, request);
     intents.delete(form.id);
+    learnVersion(answer);
     return answer;
   } catch (error) {
     if (error instanceof Stale) return undefined;
@@ -298,6 +326,7 @@ async function showFailure(form, error) {
     return;
   }
   if (error instanceof ApiProblem && (error.status === 412 || error.status === 404)) {
+    knownVersions.clear();
     formProblem(
       form,
       error.status === 412
