@@ -28,51 +28,11 @@ export interface FleetViewPage {
   readonly contentSecurityPolicy: string;
 }
 
-/** The page, with its script inline. */
-const _html = (script: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Fleet Hours · fleet view</title>
-<link rel="icon" href="data:,">
-<style>${FLEET_VIEW_STYLE}</style>
-</head>
-<body>
-<header>
-<h1>Fleet view</h1>
-<p class="muted">Engine time of every vehicle on the account — moving and idle, per local day and as a running meter — with its hour meter and service schedules, read from the Fleet Hours API. <a id="docs-link" href="docs">API reference</a></p>
-<form id="key-form" class="row" autocomplete="off">
-<label for="api-key">API key</label>
-<input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="fh_…" aria-describedby="key-note">
-<button type="submit">Show the fleet</button>
-<button type="button" id="forget-key">Forget the key</button>
-</form>
-<p class="muted" id="key-note">The key is sent only to this server, as <code>Authorization: Bearer …</code>, and kept in this tab's session storage until you forget it or close the tab.</p>
-<div id="status" role="status" aria-live="polite"></div>
-<div id="problem" role="alert"></div>
-</header>
-<main id="fleet" hidden data-refresh-seconds="30">
-<section aria-labelledby="service-title">
-<h2 id="service-title">Due soon and overdue</h2>
-<table id="service-list">
-<caption class="visually-hidden">Every service schedule that is due soon or overdue, the most urgent first</caption>
-<thead><tr><th scope="col">Vehicle</th><th scope="col">Schedule</th><th scope="col">Status</th><th scope="col" class="num">Remaining</th></tr></thead>
-<tbody id="service-body"></tbody>
-</table>
-<p class="muted" id="service-note">A schedule is due at its last service plus its interval of engine hours or of calendar days, whichever comes first; it is due soon within its margin. What remains is shown for the limit that comes first: engine time as h:mm, calendar time in days.</p>
-</section>
-<section aria-labelledby="vehicles-title">
-<h2 id="vehicles-title">Vehicles</h2>
-<p class="muted" id="meters-note"></p>
-<table id="vehicles">
-<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes), the machine's own hour meter, where its service stands and its last report</caption>
-<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
-<tbody id="vehicles-body"></tbody>
-</table>
-</section>
-<section id="service-panel" aria-labelledby="service-panel-title">
+/**
+ * The service panel of one vehicle: its schedules, and the forms of the actions (D56), hidden until
+ * the key is known to manage (P96). Every input has its label and a place for its problem.
+ */
+const _SERVICE_PANEL = `<section id="service-panel" aria-labelledby="service-panel-title">
 <h2 id="service-panel-title">Service of one vehicle</h2>
 <div class="row">
 <label for="service-vehicle">Vehicle</label>
@@ -123,7 +83,53 @@ const _html = (script: string) => `<!doctype html>
 </form>
 </div>
 </section>
-<section aria-labelledby="days-title">
+`;
+
+/** The page, with its script inline. */
+const _html = (script: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Fleet Hours · fleet view</title>
+<link rel="icon" href="data:,">
+<style>${FLEET_VIEW_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>Fleet view</h1>
+<p class="muted">Engine time of every vehicle on the account — moving and idle, per local day and as a running meter — with its hour meter and service schedules, read from the Fleet Hours API. <a id="docs-link" href="docs">API reference</a></p>
+<form id="key-form" class="row" autocomplete="off">
+<label for="api-key">API key</label>
+<input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="fh_…" aria-describedby="key-note">
+<button type="submit">Show the fleet</button>
+<button type="button" id="forget-key">Forget the key</button>
+</form>
+<p class="muted" id="key-note">The key is sent only to this server, as <code>Authorization: Bearer …</code>, and kept in this tab's session storage until you forget it or close the tab.</p>
+<div id="status" role="status" aria-live="polite"></div>
+<div id="problem" role="alert"></div>
+</header>
+<main id="fleet" hidden data-refresh-seconds="30">
+<section aria-labelledby="service-title">
+<h2 id="service-title">Due soon and overdue</h2>
+<table id="service-list">
+<caption class="visually-hidden">Every service schedule that is due soon or overdue, the most urgent first</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col">Schedule</th><th scope="col">Status</th><th scope="col" class="num">Remaining</th></tr></thead>
+<tbody id="service-body"></tbody>
+</table>
+<p class="muted" id="service-note">A schedule is due at its last service plus its interval of engine hours or of calendar days, whichever comes first; it is due soon within its margin. What remains is shown for the limit that comes first: engine time as h:mm, calendar time in days.</p>
+</section>
+<section aria-labelledby="vehicles-title">
+<h2 id="vehicles-title">Vehicles</h2>
+<p class="muted" id="meters-note"></p>
+<table id="vehicles">
+<caption class="visually-hidden">Every vehicle with its meters (engine, moving and idle time since its tracker was fitted, in hours and minutes), the machine's own hour meter, where its service stands and its last report</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
+<tbody id="vehicles-body"></tbody>
+</table>
+</section>
+${_SERVICE_PANEL}<section aria-labelledby="days-title">
 <h2 id="days-title">Engine time per local day</h2>
 <form id="window-form" class="row">
 <label for="from">From</label>
