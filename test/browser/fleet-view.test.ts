@@ -882,7 +882,7 @@ describe('the fleet view acts with a manage key, in Chromium (D56)', { timeout: 
     const device = await vehicle(`Read-only loader ${width}`);
     const { page, problems } = await openWith(readKey, width, device.id);
     // The scope is asked once the key is in: wait for the answer before looking for controls.
-    await page.waitForResponse((response) => response.url().endsWith('/api/v1/key'), { timeout: 30_000 }).catch(() => undefined);
+    await page.waitForSelector('#service-panel[data-scope="read"]', { timeout: 30_000 });
     await page.waitForFunction(() => document.querySelector('#schedules-body .schedule-name')?.textContent === 'Engine oil', {
       timeout: 30_000,
     });

@@ -1016,9 +1016,8 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
       const page = await open(withScope(scope));
       page.enterKey(KEY);
       await page.until('the panel', () => page.document.querySelectorAll('#schedules-body tr[data-schedule-id]').length === 2);
-      await page.until('the scope', () => page.sent.some((exchange) => exchange.url === '/api/v1/key'));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const manage = page.document.getElementById('manage')!;
+      await page.until('the scope', () => page.document.getElementById('service-panel')!.getAttribute('data-scope') === scope);
+      const manage = page.document.getElementById('manage') as unknown as { hidden: boolean };
       expect([scope, manage.hidden, page.document.querySelectorAll('#schedules-body button').length]).toEqual(
         scope === 'manage' ? ['manage', false, 6] : ['read', true, 0],
       );
@@ -1027,6 +1026,22 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
         'Air filter',
       ]);
     }
+  });
+
+  it('D56: keeps the focus on a schedule’s button when the periodic refresh draws the panel again', async () => {
+    const page = await open(withScope('manage'), '/', 1);
+    page.enterKey(KEY);
+    await page.until('the actions', () => page.document.querySelectorAll('#schedules-body .edit-button').length === 2);
+    (page.document.querySelector('#schedules-body tr[data-schedule-id="32"] .edit-button') as unknown as { focus(): void }).focus();
+    const reads = page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length;
+    await page.until(
+      'a refresh',
+      () => page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length >= reads + 2,
+      5000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const active = page.document.activeElement!;
+    expect([active.className, active.closest('tr')?.getAttribute('data-schedule-id')]).toEqual(['edit-button', '32']);
   });
 
   it('P97: one Idempotency-Key per intent — a second submit in flight sends nothing, a retry after a 503 sends the same key, the next intent a new one', async () => {

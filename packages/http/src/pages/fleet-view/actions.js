@@ -135,6 +135,11 @@ export function renderPanel() {
   }
   const device = chosenDevice();
   const body = $('schedules-body');
+  // The table is drawn again at every refresh: a button that had the focus gets it back.
+  const focused = document.activeElement;
+  const focusedRow = focused && body.contains(focused) ? focused.closest('tr') : null;
+  const refocus =
+    focusedRow && focused ? `tr[data-schedule-id="${focusedRow.getAttribute('data-schedule-id')}"] button.${focused.classList[0]}` : null;
   body.textContent = '';
   document.querySelectorAll('#service-panel .zone-name').forEach((span) => {
     span.textContent = device ? device.timezone : '';
@@ -151,6 +156,8 @@ export function renderPanel() {
   if (schedules === null) body.appendChild(el('tr', {}, [el('td', { colspan: 7 }, ['…'])]));
   else if (!schedules.length) body.appendChild(el('tr', {}, [el('td', { colspan: 7 }, [`${device.name} has no service schedules.`])]));
   else schedules.forEach((schedule) => body.appendChild(scheduleRow(device, schedule)));
+  const again = refocus ? body.querySelector(refocus) : null;
+  if (again) /** @type {HTMLElement} */ (again).focus();
   fillScheduleChoice(schedules || []);
 }
 
@@ -173,6 +180,7 @@ function fillScheduleChoice(schedules) {
  */
 export function setScope(scope) {
   manage = scope === 'manage';
+  $('service-panel').setAttribute('data-scope', scope || '');
   $('manage').hidden = !manage;
   $('schedule-actions-title').hidden = !manage;
   if (!manage) stopEditing();
@@ -182,6 +190,7 @@ export function setScope(scope) {
 /** Forgets what the panel showed, for another key. */
 export function clearPanel() {
   manage = false;
+  $('service-panel').removeAttribute('data-scope');
   $('manage').hidden = true;
   $('schedule-actions-title').hidden = true;
   stopEditing();
