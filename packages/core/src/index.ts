@@ -65,6 +65,25 @@ export {
 } from './manage/device-writes.js';
 export * from './manage/change-log.js';
 export * from './manage/maintenance-writes.js';
+export {
+  hourMeterReadingBody,
+  READING_PAGE_SIZES,
+  readingVersion,
+  scheduleVersion,
+  scheduleWriteBody,
+  type HourMeterReadingBody,
+  type ServiceScheduleWriteBody,
+} from './manage/maintenance-bodies.js';
+export {
+  MANUAL_READING_SOURCE,
+  READING_FIELDS,
+  readReadingFields,
+  readScheduleFields,
+  readServiceDoneFields,
+  SCHEDULE_FIELDS,
+  SERVICE_DONE_FIELDS,
+  type NewScheduleFields,
+} from './manage/maintenance-fields.js';
 export { entityVersion, ifMatchNames } from './manage/entity-tag.js';
 export * from './manage/idempotency.js';
 export * from './maintenance/hour-meter.js';

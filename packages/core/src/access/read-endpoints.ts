@@ -114,6 +114,8 @@ export const DEFAULT_WRITE_RATE_LIMIT = 60;
 export function allowedMethods(path: string): readonly string[] {
   const matches = (template: string) => new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
-  const writes = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) => (row.method === 'GET' ? ['GET', 'HEAD'] : [row.method]));
+  const writes = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
+    row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],
+  );
   return [...(reads ? ['GET', 'HEAD'] : []), ...writes];
 }

@@ -21,6 +21,13 @@ describe('ROUTE_POLICIES', () => {
       key: ['/api/v1/key', 'api_key', 'key'],
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
+      listHourMeterReadings: ['/api/v1/devices/{id}/hour-meter/readings', 'api_key', 'writes'],
+      addHourMeterReading: ['/api/v1/devices/{id}/hour-meter/readings', 'api_key', 'writes'],
+      removeHourMeterReading: ['/api/v1/devices/{id}/hour-meter/readings/{reading_id}', 'api_key', 'writes'],
+      createServiceSchedule: ['/api/v1/devices/{id}/service/schedules', 'api_key', 'writes'],
+      updateServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
+      removeServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
+      recordServiceDone: ['/api/v1/devices/{id}/service/schedules/{schedule_id}/done', 'api_key', 'writes'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -35,11 +42,19 @@ describe('ROUTE_POLICIES', () => {
 
 describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
   it('need a manage key and share one counter per key, apart from the reads', () => {
-    const writes: RoutePolicy[] = [ROUTE_POLICIES.createDevice, ROUTE_POLICIES.updateDevice];
-    expect(writes.map((policy) => [policy.scope, policy.counter])).toEqual([
-      ['manage', '/api/v1/writes'],
-      ['manage', '/api/v1/writes'],
-    ]);
+    const writes: RoutePolicy[] = [
+      ROUTE_POLICIES.createDevice,
+      ROUTE_POLICIES.updateDevice,
+      // Readings, schedules and services done (P76): the list of readings too needs a manage key.
+      ROUTE_POLICIES.listHourMeterReadings,
+      ROUTE_POLICIES.addHourMeterReading,
+      ROUTE_POLICIES.removeHourMeterReading,
+      ROUTE_POLICIES.createServiceSchedule,
+      ROUTE_POLICIES.updateServiceSchedule,
+      ROUTE_POLICIES.removeServiceSchedule,
+      ROUTE_POLICIES.recordServiceDone,
+    ];
+    for (const policy of writes) expect([policy.scope, policy.counter]).toEqual(['manage', '/api/v1/writes']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined)).toEqual(writes);
   });
 });

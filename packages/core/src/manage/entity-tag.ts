@@ -18,7 +18,8 @@
  */
 export function entityVersion(prefix: string, values: readonly unknown[]): string {
   let hash = 0xcbf29ce484222325n;
-  for (const unit of new TextEncoder().encode(JSON.stringify(values))) hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  for (const unit of new TextEncoder().encode(JSON.stringify(values)))
+    hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return `${prefix}-${hash.toString(16).padStart(16, '0')}`;
 }
 

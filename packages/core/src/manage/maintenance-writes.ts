@@ -1,29 +1,19 @@
-import { FleetHoursError, InvalidFieldError, InvalidParameterError } from '../errors/errors.js';
-import { serviceScheduleBody } from '../events/service-schedule-body.js';
-import { checkHourMeterReading } from '../maintenance/hour-meter.js';
-import {
-  changeServiceSchedule,
-  checkHourMeterSeconds,
-  checkServiceSchedule,
-  MAX_SERVICE_INTERVAL_DAYS,
-  MAX_SERVICE_INTERVAL_SECONDS,
-} from '../maintenance/service-status.js';
+import { FleetHoursError } from '../errors/errors.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
-import { controlCharacterRefusal } from '../text/clean-text.js';
-import { formatInstant } from '../time/format-instant.js';
-import { givenInstantRangeMessage, isGivenInstantInRange } from '../time/instant-floor.js';
-import { parseInstant } from '../time/parse-instant.js';
-import type {
-  Device,
-  DeviceService,
-  EpochSeconds,
-  HourMeterReading,
-  ServiceSchedule,
-  ServiceScheduleChanges,
-  ServiceScheduleState,
-} from '../types.js';
+import type { Device, DeviceService, EpochSeconds, HourMeterReading, ServiceSchedule, ServiceScheduleState } from '../types.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
-import { entityVersion, ifMatchNames } from './entity-tag.js';
+import { ifMatchNames } from './entity-tag.js';
+import {
+  _decodeReadingCursor,
+  _encodeReadingCursor,
+  _pageSize,
+  hourMeterReadingBody,
+  readingVersion,
+  scheduleVersion,
+  scheduleWriteBody,
+} from './maintenance-bodies.js';
+import { _asField, readReadingFields, readScheduleFields, readServiceDoneFields } from './maintenance-fields.js';
+import { changeServiceSchedule } from '../maintenance/service-status.js';
 
 /**
  * Hour-meter readings, service schedules and services done (D38, D39, D52): the one implementation
@@ -32,43 +22,6 @@ import { entityVersion, ifMatchNames } from './entity-tag.js';
  * Each field is checked here by its name in the API's body; the CLI names its options after them
  * (P76). Every write names its origin and reports its change to the change log (D55).
  */
-
-/** The fields of a reading's write, by their names in the API's body (D38). */
-export const READING_FIELDS = ['read_at', 'reading_seconds', 'source'] as const;
-
-/** The fields of a schedule's write, by their names in the API's body (D39). */
-export const SCHEDULE_FIELDS = [
-  'name',
-  'interval_seconds',
-  'interval_days',
-  'due_soon_seconds',
-  'due_soon_days',
-  'last_done_at',
-  'last_done_hour_meter_seconds',
-] as const;
-
-/** The fields of a service done (D39): when, and optionally the hour meter then (recorded as a reading too). */
-export const SERVICE_DONE_FIELDS = ['done_at', 'hour_meter_seconds'] as const;
-
-/** The source of a reading recorded by a person (the API or the CLI); the only one a write gives. */
-export const MANUAL_READING_SOURCE = 'manual';
-
-/** Readings per page of `GET …/hour-meter/readings` by default, and the most a page may hold. */
-export const READING_PAGE_SIZES = { default: 100, max: 500 } as const;
-
-/** A reading as the API and the CLI show it (D38, D54): instants in the device's zone (D9). */
-export interface HourMeterReadingBody {
-  readonly id: number;
-  readonly device_id: number;
-  readonly read_at: string;
-  readonly reading_seconds: number;
-  readonly source: string;
-  readonly recorded_at: string;
-  readonly version: string;
-}
-
-/** A schedule as the API answers a write of it: as `/service` shows it, with its version (D39, D54). */
-export type ServiceScheduleWriteBody = ReturnType<typeof serviceScheduleBody> & { readonly version: string };
 
 /** A page of a device's readings, newest first. */
 export interface HourMeterReadingPage {
@@ -184,159 +137,16 @@ export interface MaintenanceWritesOptions {
 }
 
 /**
- * The version of a reading (D54, P77): a hash of its instant, value and recording instant, so that a
- * reading replaced at the same instant has a new one.
- */
-export function readingVersion(reading: HourMeterReading): string {
-  return entityVersion('r', [reading.readAt, reading.readingSeconds, reading.recordedAt]);
-}
-
-/** The version of a schedule (D54, P77): a hash of every stored field a write can change. */
-export function scheduleVersion(schedule: ServiceSchedule): string {
-  return entityVersion('s', [
-    schedule.name,
-    schedule.intervalSeconds,
-    schedule.intervalDays,
-    schedule.dueSoonSeconds,
-    schedule.dueSoonDays,
-    schedule.lastDoneAt,
-    schedule.lastDoneHourMeterSeconds,
-  ]);
-}
-
-/**
- * A reading as the API and the CLI show it.
- *
- * @example
- * ```ts
- * import { hourMeterReadingBody } from '@fleet-hours/core';
- * hourMeterReadingBody({ id: 1, deviceId: 7, readAt: 0, readingSeconds: 3600, recordedAt: 0 }, 'UTC').read_at; // '1970-01-01T00:00:00Z'
- * ```
- */
-export function hourMeterReadingBody(reading: HourMeterReading, timeZone: string): HourMeterReadingBody {
-  return {
-    id: reading.id,
-    device_id: reading.deviceId,
-    read_at: formatInstant(reading.readAt, timeZone),
-    reading_seconds: reading.readingSeconds,
-    source: MANUAL_READING_SOURCE,
-    recorded_at: formatInstant(reading.recordedAt, timeZone),
-    version: readingVersion(reading),
-  };
-}
-
-/** A schedule after a write as the API answers it: `/service`'s element with its version. */
-export function scheduleWriteBody(write: Pick<ScheduleWrite, 'schedule' | 'state'>): ServiceScheduleWriteBody {
-  return { ...serviceScheduleBody(write.state), version: scheduleVersion(write.schedule) };
-}
-
-/**
- * Checks the body of a reading (D38, D50): `reading_seconds` a whole number of seconds from 0 up,
- * `read_at` an instant with an offset between 0001-01-02 and 9999-12-30 and not after now (default
- * now), `source` `manual` when given; unknown fields refused.
- *
- * @throws {InvalidFieldError} Naming the field.
- */
-export function readReadingFields(input: unknown, now: EpochSeconds): { readonly readAt: EpochSeconds; readonly readingSeconds: number } {
-  const given = _object(input, READING_FIELDS, 'a reading');
-  if (given.reading_seconds === undefined) throw new InvalidFieldError('reading_seconds', 'reading_seconds is required');
-  if (given.source !== undefined && given.source !== MANUAL_READING_SOURCE)
-    throw new InvalidFieldError('source', `source must be "${MANUAL_READING_SOURCE}": a reading recorded here is a person's`);
-  const readAt = given.read_at === undefined ? now : _instant('read_at', given.read_at);
-  const readingSeconds = _whole('reading_seconds', given.reading_seconds);
-  _asField(() => checkHourMeterReading({ readAt, readingSeconds }, now));
-  return { readAt, readingSeconds };
-}
-
-/** The checked fields of a new schedule. */
-export interface NewScheduleFields {
-  readonly name: string;
-  readonly intervalSeconds: number;
-  readonly intervalDays: number | null;
-  readonly dueSoonSeconds: number | null;
-  readonly dueSoonDays: number | null;
-  readonly lastDoneAt: EpochSeconds;
-  readonly lastDoneHourMeterSeconds: number | null;
-}
-
-/**
- * Checks the body of a schedule's write (D39, D50) by field: `name` (trimmed, 1–200 characters, no
- * control characters), `interval_seconds`, `interval_days` (or null), `due_soon_seconds` and
- * `due_soon_days` (or null: a tenth of the interval), `last_done_at` (an instant, default now) and
- * `last_done_hour_meter_seconds` (or null: the hour meter then, which needs `last_done_at` on a new
- * schedule). A change needs at least one field. Unknown fields refused.
- *
- * @throws {InvalidFieldError} Naming the field.
- * @throws {FleetHoursError} `invalid_body` when the input is not an object, or a change without fields.
- */
-export function readScheduleFields(input: unknown, mode: 'create', now: EpochSeconds): NewScheduleFields;
-export function readScheduleFields(input: unknown, mode: 'update', now: EpochSeconds): ServiceScheduleChanges;
-export function readScheduleFields(input: unknown, mode: 'create' | 'update', now: EpochSeconds): NewScheduleFields | ServiceScheduleChanges {
-  const given = _object(input, SCHEDULE_FIELDS, 'a service schedule');
-  const fields: { -readonly [Field in keyof ServiceScheduleChanges]: ServiceScheduleChanges[Field] } = {};
-  if (mode === 'create') {
-    for (const field of ['name', 'interval_seconds'] as const)
-      if (given[field] === undefined) throw new InvalidFieldError(field, `${field} is required`);
-    if (given.last_done_hour_meter_seconds != null && given.last_done_at === undefined) {
-      throw new InvalidFieldError(
-        'last_done_hour_meter_seconds',
-        'last_done_hour_meter_seconds needs last_done_at: the hour meter at the last service goes with its instant (a new schedule starts from the hour meter now)',
-      );
-    }
-  } else if (Object.keys(given).length === 0) {
-    throw new FleetHoursError('invalid_body', { message: `Nothing to change: give at least one of ${SCHEDULE_FIELDS.join(', ')}` });
-  }
-  if (given.name !== undefined) fields.name = _name(given.name);
-  if (given.interval_seconds !== undefined) fields.intervalSeconds = _whole('interval_seconds', given.interval_seconds);
-  if (given.interval_days !== undefined) fields.intervalDays = _wholeOrNull('interval_days', given.interval_days);
-  if (given.due_soon_seconds !== undefined) fields.dueSoonSeconds = _wholeOrNull('due_soon_seconds', given.due_soon_seconds);
-  if (given.due_soon_days !== undefined) fields.dueSoonDays = _wholeOrNull('due_soon_days', given.due_soon_days);
-  if (given.last_done_at !== undefined) fields.lastDoneAt = _instant('last_done_at', given.last_done_at);
-  if (given.last_done_hour_meter_seconds !== undefined)
-    fields.lastDoneHourMeterSeconds = _wholeOrNull('last_done_hour_meter_seconds', given.last_done_hour_meter_seconds);
-  if (mode === 'update') {
-    // Each value on its own (P71): against a schedule that allows every value, so that only what
-    // depends on the stored schedule (a margin larger than its interval) waits for it.
-    _asField(() => changeServiceSchedule(_ANY_SCHEDULE(now), fields, now));
-    return fields;
-  }
-  const created: NewScheduleFields = {
-    name: fields.name!,
-    intervalSeconds: fields.intervalSeconds!,
-    intervalDays: fields.intervalDays ?? null,
-    dueSoonSeconds: fields.dueSoonSeconds ?? null,
-    dueSoonDays: fields.dueSoonDays ?? null,
-    lastDoneAt: fields.lastDoneAt ?? now,
-    lastDoneHourMeterSeconds: fields.lastDoneHourMeterSeconds ?? null,
-  };
-  _asField(() => checkServiceSchedule({ deviceId: 0, ...created }, now));
-  return created;
-}
-
-/**
- * Checks the body of a service done (D39, D50): `done_at` an instant not after now (default now),
- * `hour_meter_seconds` the hour meter then (optional). Unknown fields refused.
- *
- * @throws {InvalidFieldError} Naming the field.
- */
-export function readServiceDoneFields(
-  input: unknown,
-  now: EpochSeconds,
-): { readonly doneAt: EpochSeconds; readonly hourMeterSeconds: number | null } {
-  const given = _object(input ?? {}, SERVICE_DONE_FIELDS, 'a service done');
-  const doneAt = given.done_at === undefined ? now : _instant('done_at', given.done_at);
-  if (doneAt > now) throw new InvalidFieldError('done_at', 'done_at must be an instant that is not in the future');
-  const hourMeterSeconds = given.hour_meter_seconds == null ? null : _whole('hour_meter_seconds', given.hour_meter_seconds);
-  if (hourMeterSeconds !== null) _asField(() => checkHourMeterSeconds('hour_meter_seconds', hourMeterSeconds));
-  return { doneAt, hourMeterSeconds };
-}
-
-/**
  * The writes of readings and schedules over a store (D52). The fields are checked before the store
  * is asked anything (P71), so a bad field is 400 whichever device it names.
  */
 export function maintenanceWrites(options: MaintenanceWritesOptions): MaintenanceWrites {
-  const { store, nowSeconds, changeLog } = options;
+  const context = _context(options);
+  return { ..._readingWrites(context), ..._scheduleWrites(context) };
+}
+
+function _context(options: MaintenanceWritesOptions) {
+  const { store, changeLog } = options;
 
   const deviceOf = (accountId: number, deviceId: number) => store.findDevice({ accountId, deviceId });
 
@@ -361,7 +171,9 @@ export function maintenanceWrites(options: MaintenanceWritesOptions): Maintenanc
     const schedules = await store.listServiceSchedules({ deviceIds: [device.id] });
     const taken = schedules.find((schedule) => schedule.id !== except && schedule.name.trim().toLowerCase() === wanted);
     if (taken)
-      throw new FleetHoursError('conflict', { message: `The device already has a service schedule named "${taken.name}" (id ${taken.id})` });
+      throw new FleetHoursError('conflict', {
+        message: `The device already has a service schedule named "${taken.name}" (id ${taken.id})`,
+      });
   };
 
   const record = (accountId: number, origin: ChangeOrigin, action: string, id: number, before: object | null, after: object | null) =>
@@ -374,6 +186,16 @@ export function maintenanceWrites(options: MaintenanceWritesOptions): Maintenanc
       after: after as Readonly<Record<string, unknown>> | null,
     });
 
+  return { ...options, deviceOf, scheduleOf, stateOf, refuseTakenName, record };
+}
+
+type _Context = ReturnType<typeof _context>;
+
+/** The writes of readings (D38). */
+function _readingWrites(
+  context: _Context,
+): Pick<MaintenanceWrites, 'hourMeterReadings' | 'addHourMeterReading' | 'removeHourMeterReading'> {
+  const { store, nowSeconds, deviceOf, record } = context;
   return {
     async hourMeterReadings({ accountId, deviceId, limit, cursor }) {
       const size = _pageSize(limit);
@@ -404,7 +226,7 @@ export function maintenanceWrites(options: MaintenanceWritesOptions): Maintenanc
         replacedReading && hourMeterReadingBody(replacedReading, device.timeZone),
         hourMeterReadingBody(reading, device.timeZone),
       );
-      const meter = await options.meter({ accountId, deviceId });
+      const meter = await context.meter({ accountId, deviceId });
       return {
         device,
         reading,
@@ -430,7 +252,15 @@ export function maintenanceWrites(options: MaintenanceWritesOptions): Maintenanc
       await record(accountId, origin, 'hour_meter_reading.delete', removed.id, hourMeterReadingBody(removed, device.timeZone), null);
       return { device, reading: removed };
     },
+  };
+}
 
+/** The writes of schedules and services done (D39). */
+function _scheduleWrites(
+  context: _Context,
+): Pick<MaintenanceWrites, 'createServiceSchedule' | 'updateServiceSchedule' | 'removeServiceSchedule' | 'recordServiceDone'> {
+  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, refuseTakenName, record } = context;
+  return {
     async createServiceSchedule({ accountId, deviceId, fields, origin }) {
       const now = nowSeconds();
       const checked = readScheduleFields(fields, 'create', now);
@@ -516,105 +346,6 @@ export function maintenanceWrites(options: MaintenanceWritesOptions): Maintenanc
       return write;
     },
   };
-}
-
-/** A schedule any change of a single value keeps valid: the largest intervals. */
-const _ANY_SCHEDULE = (now: EpochSeconds): ServiceSchedule => ({
-  id: 0,
-  deviceId: 0,
-  name: 'any',
-  intervalSeconds: MAX_SERVICE_INTERVAL_SECONDS,
-  intervalDays: MAX_SERVICE_INTERVAL_DAYS,
-  dueSoonSeconds: null,
-  dueSoonDays: null,
-  lastDoneAt: now,
-  lastDoneHourMeterSeconds: null,
-  createdAt: now,
-});
-
-/** The body as an object whose every key is one of `fields`. */
-function _object(input: unknown, fields: readonly string[], what: string): Readonly<Record<string, unknown>> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw new FleetHoursError('invalid_body', { message: `The body must be a JSON object with the fields of ${what}` });
-  for (const field of Object.keys(input)) {
-    if (!fields.includes(field)) throw new InvalidFieldError(field, `Unknown field "${field}": ${what} has ${fields.join(', ')}`);
-  }
-  return input as Readonly<Record<string, unknown>>;
-}
-
-function _whole(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new InvalidFieldError(field, `${field} must be a whole number`);
-  return value;
-}
-
-function _wholeOrNull(field: string, value: unknown): number | null {
-  return value === null ? null : _whole(field, value);
-}
-
-function _name(value: unknown): string {
-  if (typeof value !== 'string') throw new InvalidFieldError('name', 'name must be a string');
-  const refusal = controlCharacterRefusal('name', value);
-  if (refusal !== null) throw new InvalidFieldError('name', refusal);
-  const name = value.trim();
-  if (name === '' || name.length > 200) throw new InvalidFieldError('name', 'name must be between 1 and 200 characters, not only spaces');
-  return name;
-}
-
-/** An instant a person gives (D50): ISO 8601 with an offset, between 0001-01-02 and 9999-12-30. */
-function _instant(field: string, value: unknown): EpochSeconds {
-  if (typeof value !== 'string')
-    throw new InvalidFieldError(field, `${field} must be an ISO 8601 instant with an offset, e.g. 2026-11-20T07:00:00-05:00`);
-  let seconds: number;
-  try {
-    seconds = parseInstant(value.trim());
-  } catch {
-    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-    throw new InvalidFieldError(
-      field,
-      `${field} must be an ISO 8601 instant with an offset, e.g. 2026-11-20T07:00:00-05:00, got ${JSON.stringify(shown)}`,
-    );
-  }
-  if (!isGivenInstantInRange(seconds)) throw new InvalidFieldError(field, givenInstantRangeMessage(field, JSON.stringify(value)));
-  return seconds;
-}
-
-/** The core's checks of D38–D39 name their fields as `InvalidParameterError`s: here they are the body's fields. */
-function _asField<Value>(check: () => Value, renamed: Readonly<Record<string, string>> = {}): Value {
-  try {
-    return check();
-  } catch (error) {
-    if (!(error instanceof InvalidParameterError)) throw error;
-    const field = renamed[error.parameter] ?? error.parameter;
-    const message = renamed[error.parameter] === undefined ? error.message : error.message.replaceAll(error.parameter, field);
-    throw new InvalidFieldError(field, message);
-  }
-}
-
-function _pageSize(limit: number | undefined): number {
-  if (limit === undefined) return READING_PAGE_SIZES.default;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > READING_PAGE_SIZES.max)
-    throw new InvalidParameterError('limit', `Parameter limit "${limit}" is out of range: give a whole number from 1 to ${READING_PAGE_SIZES.max}`);
-  return limit;
-}
-
-/** A page's cursor: the instant of the last reading it showed, opaque to clients. */
-function _encodeReadingCursor(readAt: EpochSeconds): string {
-  return btoa(`reading:${readAt}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function _decodeReadingCursor(cursor: string): EpochSeconds {
-  const match = /^reading:(-?[0-9]{1,12})$/.exec(_fromBase64Url(cursor));
-  if (!match) throw new InvalidParameterError('cursor', 'Parameter cursor is not a next_cursor of this endpoint: start again without it');
-  return Number(match[1]);
-}
-
-function _fromBase64Url(text: string): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(text) || text.length % 4 === 1) return '';
-  try {
-    return atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return '';
-  }
 }
 
 /**

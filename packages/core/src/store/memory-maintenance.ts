@@ -1,5 +1,5 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
-import { readingVersion, scheduleVersion } from '../manage/maintenance-writes.js';
+import { readingVersion, scheduleVersion } from '../manage/maintenance-bodies.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { applyChanges } from './apply-changes.js';
 import { rowsOfDevices, takeRow } from './memory-rows.js';

@@ -54,6 +54,7 @@ export function describeMaintenanceContract(context: MaintenanceContractContext)
     _describeSchedules(context.store);
     _describeScheduleChanges(context.store);
     _describeUnitsAndRanges(context.store);
+    _describeConditionalWrites(context.store);
     describeMaintenanceReadsContract(context);
   });
 }
@@ -340,5 +341,71 @@ function _describeUnitsAndRanges(store: () => FleetHoursStore): void {
       lastDoneHourMeterSeconds: MAX_HOUR_METER_SECONDS - 1,
       remainingSeconds: MAX_SERVICE_INTERVAL_SECONDS - HOUR - 1,
     });
+  });
+}
+
+/**
+ * D54, P77: with `expected`, a change or removal of a schedule or a reading applies only while the
+ * row is as read, checked in the store's own statement: of several sent at once from one read, one
+ * applies (as run one after another: the first applies, the others find the row changed).
+ */
+function _describeConditionalWrites(store: () => FleetHoursStore): void {
+  const seed = async () => {
+    const [device] = await seedDevices(store(), 1);
+    const schedule = (await store().createServiceSchedule({
+      deviceId: device!.id,
+      name: 'Engine oil',
+      intervalSeconds: 500 * HOUR,
+      intervalDays: null,
+      lastDoneAt: T0 - DAY,
+      now: T0,
+    }))!;
+    const reading = (await store().addHourMeterReading({ deviceId: device!.id, readAt: T0 - DAY, readingSeconds: 10 * HOUR, now: T0 }))!;
+    return { device: device!, schedule, reading };
+  };
+
+  it('D54, P77: updateServiceSchedule() and removeServiceSchedule() with expected apply only to the schedule as read', async () => {
+    const { schedule } = await seed();
+    const changed = await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'Oil' }, expected: schedule });
+    expect(changed).toEqual({ ...schedule, name: 'Oil' });
+    // The schedule read before that change is stale now: nothing applies, nothing is removed.
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'Late' }, expected: schedule })).toBeNull();
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: {}, expected: schedule })).toBeNull();
+    expect(await store().removeServiceSchedule({ scheduleId: schedule.id, expected: schedule })).toBeNull();
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toEqual(changed);
+    // Every field a write can change is compared, nulls included.
+    const stale = { ...changed!, intervalDays: 30 };
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'X' }, expected: stale })).toBeNull();
+    expect(await store().removeServiceSchedule({ scheduleId: schedule.id, expected: changed! })).toEqual(changed);
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toBeNull();
+  });
+
+  it('D54, P77: removeHourMeterReading() with expected removes the reading only as read (a value replaced meanwhile stays)', async () => {
+    const { device, reading } = await seed();
+    const replaced = (await store().addHourMeterReading({
+      deviceId: device.id,
+      readAt: reading.readAt,
+      readingSeconds: 11 * HOUR,
+      now: T0 + 1,
+    }))!;
+    expect(replaced.id).toBe(reading.id);
+    expect(await store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id, expected: reading })).toBeNull();
+    expect(await store().listHourMeterReadings({ deviceIds: [device.id] })).toEqual([replaced]);
+    expect(await store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id, expected: replaced })).toEqual(replaced);
+    expect(await store().listHourMeterReadings({ deviceIds: [device.id] })).toEqual([]);
+  });
+
+  it('D54, P77: five changes sent at once from one read: exactly one applies, as one after another would (serial oracle)', async () => {
+    const { schedule } = await seed();
+    const names = ['A', 'B', 'C', 'D', 'E'];
+    const results = await Promise.all(
+      names.map((name) => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name }, expected: schedule })),
+    );
+    const applied = results.filter((result) => result !== null);
+    // One after another, from the same read, the first applies and every later one finds the schedule changed.
+    expect(applied).toHaveLength(1);
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toEqual(applied[0]);
+    const removals = await Promise.all(names.map(() => store().removeServiceSchedule({ scheduleId: schedule.id, expected: applied[0]! })));
+    expect(removals.filter((result) => result !== null)).toEqual([applied[0]]);
   });
 }

@@ -833,7 +833,23 @@ describe('openApiDocument', () => {
     });
 
     it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
-      expect([...seen].sort()).toEqual(['200', '201', '204', '400', '401', '403', '404', '405', '409', '412', '413', '415', '429', '500', '503']);
+      expect([...seen].sort()).toEqual([
+        '200',
+        '201',
+        '204',
+        '400',
+        '401',
+        '403',
+        '404',
+        '405',
+        '409',
+        '412',
+        '413',
+        '415',
+        '429',
+        '500',
+        '503',
+      ]);
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });

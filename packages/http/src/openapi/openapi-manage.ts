@@ -1,4 +1,12 @@
-import { DEVICE_STATUSES, DEVICE_TEXT_MAX, MAX_HOUR_METER_SECONDS, MAX_SERVICE_INTERVAL_DAYS, MAX_SERVICE_INTERVAL_SECONDS, READING_PAGE_SIZES, type RateLimits } from '@fleet-hours/core';
+import {
+  DEVICE_STATUSES,
+  DEVICE_TEXT_MAX,
+  MAX_HOUR_METER_SECONDS,
+  MAX_SERVICE_INTERVAL_DAYS,
+  MAX_SERVICE_INTERVAL_SECONDS,
+  READING_PAGE_SIZES,
+  type RateLimits,
+} from '@fleet-hours/core';
 import { allowedMethods } from '@fleet-hours/core/adapter';
 import { MANAGE_API_ENDPOINTS } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
@@ -55,7 +63,11 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
           : {}),
         responses: {
           [String(openApi.status)]: success,
-          ...(body ? { '400': ref('responses', 'InvalidWrite') } : endpoint.method === 'GET' ? { '400': ref('responses', 'BadRequest') } : {}),
+          ...(body
+            ? { '400': ref('responses', 'InvalidWrite') }
+            : endpoint.method === 'GET'
+              ? { '400': ref('responses', 'BadRequest') }
+              : {}),
           '401': ref('responses', 'Unauthorized'),
           '403': ref('responses', 'ForbiddenWrite'),
           ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
@@ -107,7 +119,12 @@ const _READING_REQUIRED = ['id', 'device_id', 'read_at', 'reading_seconds', 'sou
 /** The fields of a schedule in a write's body (D39). */
 const _SCHEDULE_FIELDS: Json = {
   name: { type: 'string', minLength: 1, maxLength: 200, description: 'Trimmed, without control characters; one per device.' },
-  interval_seconds: { type: 'integer', minimum: 1, maximum: MAX_SERVICE_INTERVAL_SECONDS, description: 'Hour-meter seconds between services.' },
+  interval_seconds: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_SERVICE_INTERVAL_SECONDS,
+    description: 'Hour-meter seconds between services.',
+  },
   interval_days: {
     type: ['integer', 'null'],
     minimum: 1,
@@ -115,7 +132,11 @@ const _SCHEDULE_FIELDS: Json = {
     description: 'Calendar days between services, whichever comes first; null for none.',
   },
   due_soon_seconds: _seconds('Due-soon margin of engine time; null: a tenth of the interval.', MAX_SERVICE_INTERVAL_SECONDS, true),
-  due_soon_days: _seconds('Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1.', MAX_SERVICE_INTERVAL_DAYS, true),
+  due_soon_days: _seconds(
+    'Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1.',
+    MAX_SERVICE_INTERVAL_DAYS,
+    true,
+  ),
   last_done_at: _instant('The last service; default now. Not in the future.'),
   last_done_hour_meter_seconds: _seconds(
     'The hour meter at the last service; null: computed from the readings and the engine time.',
@@ -200,14 +221,14 @@ export const MAINTENANCE_PARAMETERS: Readonly<Record<string, Json>> = {
     name: 'reading_id',
     in: 'path',
     required: true,
-    description: 'The reading id. Another device\'s, another account\'s or anything else answers the same 404 as a missing device.',
+    description: "The reading id. Another device's, another account's or anything else answers the same 404 as a missing device.",
     schema: { type: 'integer', minimum: 1 },
   },
   ScheduleId: {
     name: 'schedule_id',
     in: 'path',
     required: true,
-    description: 'The schedule id. Another device\'s, another account\'s or anything else answers the same 404 as a missing device.',
+    description: "The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device.",
     schema: { type: 'integer', minimum: 1 },
   },
   ReadingLimit: {

@@ -33,7 +33,10 @@ describe('hour-meter readings over HTTP (D38, D52, P76)', () => {
     const { fixture, changes } = await fixtureWithLog();
     const { newYork } = fixture.devices;
     const key = fixture.keys.acmeManage.key;
-    const first = await send(fixture, 'POST', readingsPath(newYork.id), key, { read_at: '2026-11-20T07:00:00-05:00', reading_seconds: 1000 * HOUR });
+    const first = await send(fixture, 'POST', readingsPath(newYork.id), key, {
+      read_at: '2026-11-20T07:00:00-05:00',
+      reading_seconds: 1000 * HOUR,
+    });
     expect(first.status).toBe(201);
     const reading = (await first.json()) as Record<string, unknown>;
     expect(reading).toEqual({
@@ -51,10 +54,17 @@ describe('hour-meter readings over HTTP (D38, D52, P76)', () => {
     expect(first.headers.get('ETag')).toBe(`"${reading.version}"`);
     expect(first.headers.get('Location')).toBe(`${readingsPath(newYork.id)}/${reading.id}`);
     // The meter agrees (D38).
-    const meter = (await (await fixture.request(`/api/v1/devices/${newYork.id}/meter`, fixture.keys.acme.key)).json()) as Record<string, unknown>;
+    const meter = (await (await fixture.request(`/api/v1/devices/${newYork.id}/meter`, fixture.keys.acme.key)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(meter.hour_meter_seconds).toBe(1002 * HOUR);
 
-    await send(fixture, 'POST', readingsPath(newYork.id), key, { read_at: '2026-11-25T07:00:00-05:00', reading_seconds: 1100 * HOUR, source: 'manual' });
+    await send(fixture, 'POST', readingsPath(newYork.id), key, {
+      read_at: '2026-11-25T07:00:00-05:00',
+      reading_seconds: 1100 * HOUR,
+      source: 'manual',
+    });
     const list = await send(fixture, 'GET', readingsPath(newYork.id), key);
     expect(list.status).toBe(200);
     const page = (await list.json()) as { data: { read_at: string }[]; next_cursor: string | null };
@@ -63,10 +73,18 @@ describe('hour-meter readings over HTTP (D38, D52, P76)', () => {
     // A page at a time.
     const one = (await (await send(fixture, 'GET', `${readingsPath(newYork.id)}?limit=1`, key)).json()) as typeof page;
     expect(one.data.map((each) => each.read_at)).toEqual(['2026-11-25T07:00:00-05:00']);
-    const next = (await (await send(fixture, 'GET', `${readingsPath(newYork.id)}?limit=1&cursor=${one.next_cursor}`, key)).json()) as typeof page;
+    const next = (await (
+      await send(fixture, 'GET', `${readingsPath(newYork.id)}?limit=1&cursor=${one.next_cursor}`, key)
+    ).json()) as typeof page;
     expect([next.data.map((each) => each.read_at), next.next_cursor]).toEqual([['2026-11-20T07:00:00-05:00'], null]);
-    expect(await errorOf(await send(fixture, 'GET', `${readingsPath(newYork.id)}?limit=501`, key))).toEqual({ status: 400, code: 'invalid_parameter' });
-    expect(await errorOf(await send(fixture, 'GET', `${readingsPath(newYork.id)}?cursor=nope`, key))).toEqual({ status: 400, code: 'invalid_parameter' });
+    expect(await errorOf(await send(fixture, 'GET', `${readingsPath(newYork.id)}?limit=501`, key))).toEqual({
+      status: 400,
+      code: 'invalid_parameter',
+    });
+    expect(await errorOf(await send(fixture, 'GET', `${readingsPath(newYork.id)}?cursor=nope`, key))).toEqual({
+      status: 400,
+      code: 'invalid_parameter',
+    });
 
     // D55: each write reported with the key and the request.
     expect(changes.map((change) => change.action)).toEqual(['hour_meter_reading.create', 'hour_meter_reading.create']);
@@ -95,7 +113,11 @@ describe('hour-meter readings over HTTP (D38, D52, P76)', () => {
       [{ reading_seconds: 10, source: 'aemp:1' }, 'source'],
     ];
     for (const [body, field] of cases) {
-      expect(await errorOf(await send(fixture, 'POST', path, key, body)), JSON.stringify(body)).toEqual({ status: 400, code: 'invalid_field', field });
+      expect(await errorOf(await send(fixture, 'POST', path, key, body)), JSON.stringify(body)).toEqual({
+        status: 400,
+        code: 'invalid_field',
+        field,
+      });
       // The same body on a device that is not there: still the field first.
       expect((await errorOf(await send(fixture, 'POST', readingsPath(999), key, body))).field).toBe(field);
     }
@@ -109,7 +131,12 @@ describe('hour-meter readings over HTTP (D38, D52, P76)', () => {
   it("another account's device or reading, and ids that are no ids, are 404 as a missing device (D11); a read key is 403", async () => {
     const fixture = await createFixture();
     const key = fixture.keys.acmeManage.key;
-    const foreignReading = await fixture.store.addHourMeterReading({ deviceId: fixture.devices.foreign.id, readAt: 1_700_000_000, readingSeconds: 5, now: 1_700_000_000 });
+    const foreignReading = await fixture.store.addHourMeterReading({
+      deviceId: fixture.devices.foreign.id,
+      readAt: 1_700_000_000,
+      readingSeconds: 5,
+      now: 1_700_000_000,
+    });
     const missing = { error: { status: 404, code: 'device_not_found', message: 'No such device on this account' } };
     for (const path of [readingsPath(fixture.devices.foreign.id), readingsPath('07'), readingsPath(999)]) {
       expect(await (await send(fixture, 'POST', path, key, { reading_seconds: 10 })).json()).toEqual(missing);
@@ -171,10 +198,18 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
       data: Record<string, unknown>[];
     };
     expect(body).toEqual({ ...service.data[0], version: expect.stringMatching(/^s-[0-9a-f]{16}$/) });
-    expect(body).toMatchObject({ name: 'Engine oil', interval_seconds: 250 * HOUR, due_soon_seconds: 25 * HOUR, due_soon_days: 18, status: 'ok' });
+    expect(body).toMatchObject({
+      name: 'Engine oil',
+      interval_seconds: 250 * HOUR,
+      due_soon_seconds: 25 * HOUR,
+      due_soon_days: 18,
+      status: 'ok',
+    });
     expect(response.headers.get('ETag')).toBe(`"${body.version}"`);
     expect(response.headers.get('Location')).toBe(`${schedulesPath(newYork.id)}/${body.id}`);
-    expect(changes).toMatchObject([{ action: 'service_schedule.create', resource: { type: 'service_schedule', id: String(body.id) }, before: null }]);
+    expect(changes).toMatchObject([
+      { action: 'service_schedule.create', resource: { type: 'service_schedule', id: String(body.id) }, before: null },
+    ]);
   });
 
   it('409 conflict for a name the device already has (also on a rename); another device may have it', async () => {
@@ -187,7 +222,9 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
       code: 'conflict',
     });
     expect((await send(fixture, 'POST', schedulesPath(kathmandu.id), key, OIL)).status).toBe(201);
-    const tyres = (await (await send(fixture, 'POST', schedulesPath(newYork.id), key, { name: 'Tyres', interval_seconds: 500 * HOUR })).json()) as {
+    const tyres = (await (
+      await send(fixture, 'POST', schedulesPath(newYork.id), key, { name: 'Tyres', interval_seconds: 500 * HOUR })
+    ).json()) as {
       id: number;
     };
     expect(await errorOf(await send(fixture, 'PATCH', `${schedulesPath(newYork.id)}/${tyres.id}`, key, { name: 'Engine oil' }))).toEqual({
@@ -266,7 +303,9 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
       code: 'precondition_failed',
     });
     expect((await fixture.store.findServiceSchedule({ scheduleId: id }))?.name).toBe('Engine oil');
-    expect((await send(fixture, 'PATCH', path, key, { name: 'Oil' }, { 'If-Match': `"x", ${changed.headers.get('ETag')}` })).status).toBe(200);
+    expect((await send(fixture, 'PATCH', path, key, { name: 'Oil' }, { 'If-Match': `"x", ${changed.headers.get('ETag')}` })).status).toBe(
+      200,
+    );
     expect(changes.at(-1)).toMatchObject({ action: 'service_schedule.update', before: { name: 'Engine oil' }, after: { name: 'Oil' } });
   });
 
@@ -296,7 +335,9 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     const { fixture, changes } = await fixtureWithLog();
     const key = fixture.keys.acmeManage.key;
     const { newYork } = fixture.devices;
-    const created = (await (await send(fixture, 'POST', schedulesPath(newYork.id), key, { ...OIL, last_done_at: '2026-06-01T00:00:00Z' })).json()) as {
+    const created = (await (
+      await send(fixture, 'POST', schedulesPath(newYork.id), key, { ...OIL, last_done_at: '2026-06-01T00:00:00Z' })
+    ).json()) as {
       id: number;
     };
     const path = `${schedulesPath(newYork.id)}/${created.id}/done`;
@@ -334,7 +375,10 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
         status: 404,
         code: 'device_not_found',
       });
-      expect(await errorOf(await send(fixture, 'DELETE', other.replace('/done', ''), key))).toEqual({ status: 404, code: 'device_not_found' });
+      expect(await errorOf(await send(fixture, 'DELETE', other.replace('/done', ''), key))).toEqual({
+        status: 404,
+        code: 'device_not_found',
+      });
     }
     expect((await fixture.store.findServiceSchedule({ scheduleId: foreign!.id }))?.name).toBe('Theirs');
     // A read key: 403 on every route.

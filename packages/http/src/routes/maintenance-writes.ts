@@ -1,10 +1,4 @@
-import {
-  FleetHoursError,
-  hourMeterReadingBody,
-  InvalidParameterError,
-  scheduleWriteBody,
-  type FleetHours,
-} from '@fleet-hours/core';
+import { FleetHoursError, hourMeterReadingBody, InvalidParameterError, scheduleWriteBody, type FleetHours } from '@fleet-hours/core';
 import type { Context, Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
@@ -42,7 +36,12 @@ export function addHourMeterReadingRoute(options: _Options): Handler<FleetHoursE
   return async function addHourMeterReading(c) {
     const deviceId = _id(c.req.param('id'));
     const fields = await readJsonBody(c);
-    const recorded = await options.fleetHours.manage.addHourMeterReading({ accountId: accountId(c), deviceId, fields, origin: changeOrigin(c) });
+    const recorded = await options.fleetHours.manage.addHourMeterReading({
+      accountId: accountId(c),
+      deviceId,
+      fields,
+      origin: changeOrigin(c),
+    });
     if (!recorded) throw new FleetHoursError('device_not_found');
     const body = hourMeterReadingBody(recorded.reading, recorded.device.timeZone);
     return jsonResponse(
@@ -74,7 +73,12 @@ export function createServiceScheduleRoute(options: _Options): Handler<FleetHour
   return async function createServiceSchedule(c) {
     const deviceId = _id(c.req.param('id'));
     const fields = await readJsonBody(c);
-    const write = await options.fleetHours.manage.createServiceSchedule({ accountId: accountId(c), deviceId, fields, origin: changeOrigin(c) });
+    const write = await options.fleetHours.manage.createServiceSchedule({
+      accountId: accountId(c),
+      deviceId,
+      fields,
+      origin: changeOrigin(c),
+    });
     if (!write) throw new FleetHoursError('device_not_found');
     const body = scheduleWriteBody(write);
     return jsonResponse(c, body, 201, { Location: `${c.req.path.replace(/\/$/, '')}/${body.id}`, ETag: `"${body.version}"` });

@@ -87,7 +87,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       operationId: 'listHourMeterReadings',
       summary: "A vehicle's hour-meter readings",
       description:
-        'The readings of the machine\'s own hour meter recorded for the device, newest first, a page at a time (`limit` 1–500, default 100; `cursor` the `next_cursor` of the page before).',
+        "The readings of the machine's own hour meter recorded for the device, newest first, a page at a time (`limit` 1–500, default 100; `cursor` the `next_cursor` of the page before).",
       tag: 'Service',
       schema: 'HourMeterReadingPage',
       status: 200,
@@ -101,7 +101,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       operationId: 'addHourMeterReading',
       summary: 'Record an hour-meter reading',
       description:
-        'What the machine\'s hour meter showed (`reading_seconds`) at an instant (`read_at`, default now; not in the future). A reading at the same instant is replaced (same id). The hour meter counts from the latest reading at or before each instant, so a reading for the past re-bases everything after it. The answer is the reading with the hour meter it gives now.',
+        "What the machine's hour meter showed (`reading_seconds`) at an instant (`read_at`, default now; not in the future). A reading at the same instant is replaced (same id). The hour meter counts from the latest reading at or before each instant, so a reading for the past re-bases everything after it. The answer is the reading with the hour meter it gives now.",
       tag: 'Service',
       requestSchema: 'HourMeterReadingCreate',
       schema: 'HourMeterReadingRecorded',
@@ -170,7 +170,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       operationId: 'recordServiceDone',
       summary: 'Record a service done',
       description:
-        'The schedule\'s last service becomes `done_at` (default now; not in the future), at the hour meter of then; `hour_meter_seconds`, when given, is recorded as a reading at `done_at` first. The body may be left out.',
+        "The schedule's last service becomes `done_at` (default now; not in the future), at the hour meter of then; `hour_meter_seconds`, when given, is recorded as a reading at `done_at` first. The body may be left out.",
       tag: 'Service',
       requestSchema: 'ServiceDone',
       optionalBody: true,
