@@ -469,11 +469,13 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused";
                 message: string;
                 /** @enum {string} */
                 scope?: "manage";
                 field?: string;
+                /** @enum {string} */
+                header?: "Idempotency-Key";
             };
         };
         IngestError: {
@@ -848,6 +850,60 @@ export interface components {
                 };
             };
         };
+        InvalidIdempotentWrite: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_body" | "invalid_field" | "invalid_header";
+                    };
+                };
+            };
+        };
+        WriteConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "conflict" | "idempotency_key_in_use";
+                    };
+                };
+            };
+        };
+        IdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+        };
         UnsupportedMediaType: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1013,6 +1069,7 @@ export interface components {
         };
     };
     parameters: {
+        IdempotencyKey: string;
         IfMatch: string;
         Cursor: string;
         DeviceId: number;
@@ -1035,6 +1092,7 @@ export interface components {
         "X-Request-Id": string;
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "DELETE" | "POST" | "PATCH, DELETE" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1070,7 +1128,9 @@ export interface operations {
     createDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1087,18 +1147,20 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Device"];
                 };
             };
-            400: components["responses"]["InvalidWrite"];
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
-            409: components["responses"]["DeviceConflict"];
+            409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

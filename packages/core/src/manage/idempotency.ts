@@ -1,6 +1,9 @@
 import { FleetHoursError } from '../errors/errors.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { EpochSeconds } from '../types.js';
+import type { IdempotencyClaim, IdempotentResponse } from '../store/idempotency-port.js';
+
+export type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from '../store/idempotency-port.js';
 
 /**
  * Idempotent POSTs (D53): a client that sends `Idempotency-Key` with a POST may send the request
@@ -33,37 +36,6 @@ export const IDEMPOTENCY_LEASE_SECONDS = 60;
 
 /** The headers of an answer kept with its key and given again (D53); the rate-limit and request-id headers are the new request's own. */
 export const IDEMPOTENT_RESPONSE_HEADERS = ['Content-Type', 'Cache-Control', 'Location', 'ETag'] as const;
-
-/** An answer as kept with its key (D53). */
-export interface IdempotentResponse {
-  readonly status: number;
-  /** By the names of {@link IDEMPOTENT_RESPONSE_HEADERS}, those the answer had. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/** A key as a store keeps it (D53). */
-export interface IdempotencyRecord {
-  readonly accountId: number;
-  readonly key: string;
-  /** The request's fingerprint: a hash of its method, path and body. */
-  readonly fingerprint: string;
-  /** Who holds the key: the id its claim was made with. */
-  readonly claimId: string;
-  /** When it was claimed, epoch seconds: the start of its 24 h (and, while running, of its lease). */
-  readonly createdAt: EpochSeconds;
-  /** The first answer; `null` while its request runs. */
-  readonly response: IdempotentResponse | null;
-}
-
-/**
- * What a claim of a key found (D53): `claimed`, the request holds the key and runs; otherwise the
- * key's entry, still running or with its answer.
- */
-export type IdempotencyClaim =
-  | { readonly state: 'claimed' }
-  | { readonly state: 'running'; readonly fingerprint: string }
-  | { readonly state: 'completed'; readonly fingerprint: string; readonly response: IdempotentResponse };
 
 /** What to do with a request that sent a key (D53). */
 export type IdempotencyDecision =

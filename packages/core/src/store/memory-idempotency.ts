@@ -1,5 +1,5 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
-import type { IdempotencyRecord } from '../manage/idempotency.js';
+import type { IdempotencyRecord } from './idempotency-port.js';
 import type { FleetHoursStore } from './storage-port.js';
 
 /**
@@ -27,7 +27,10 @@ export function memoryIdempotency() {
     async completeIdempotencyKey({ accountId, key, claimId, response }) {
       const entry = entries.get(id(accountId, key));
       if (!entry || entry.claimId !== claimId || entry.response !== null) return false;
-      entries.set(id(accountId, key), { ...entry, response: { status: response.status, headers: { ...response.headers }, body: response.body } });
+      entries.set(id(accountId, key), {
+        ...entry,
+        response: { status: response.status, headers: { ...response.headers }, body: response.body },
+      });
       return true;
     },
     async releaseIdempotencyKey({ accountId, key, claimId }) {

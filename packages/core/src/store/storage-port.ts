@@ -22,7 +22,7 @@ import type {
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 
 import type { StoreCapabilities } from './store-capabilities.js';
-import type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from '../manage/idempotency.js';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from './idempotency-port.js';
 import type { WebhookOutboxStore } from './webhook-outbox-port.js';
 
 export type {

@@ -5,7 +5,7 @@
  * 24 h or abandoned past their lease are claimed again, and the upkeep removes the expired ones.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyClaim, IdempotentResponse } from '../manage/idempotency.js';
+import type { IdempotencyClaim, IdempotentResponse } from '../store/idempotency-port.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { refusalOf } from './refusal.js';
 
@@ -25,7 +25,13 @@ const ANSWER: IdempotentResponse = {
  * @param store The store of the running test.
  */
 export function describeIdempotencyContract(store: () => FleetHoursStore): void {
-  describe('idempotency keys (D53, P84, P85)', () => {
+  _describeClaims(store);
+  _describeConcurrentClaims(store);
+}
+
+/** A key's life: claimed, answered, released, expired, abandoned (D53, P84). */
+function _describeClaims(store: () => FleetHoursStore): void {
+  describe('idempotency keys (D53, P84)', () => {
     let accountId: number;
     let otherAccountId: number;
     beforeEach(async () => {
@@ -68,7 +74,11 @@ export function describeIdempotencyContract(store: () => FleetHoursStore): void 
         false,
       );
       expect(await claim({ claimId: 'b', now: T0 + DAY - 1 })).toEqual({ state: 'completed', fingerprint: 'f1', response: ANSWER });
-      expect(await claim({ claimId: 'c', fingerprint: 'f2', now: T0 + 10 })).toEqual({ state: 'completed', fingerprint: 'f1', response: ANSWER });
+      expect(await claim({ claimId: 'c', fingerprint: 'f2', now: T0 + 10 })).toEqual({
+        state: 'completed',
+        fingerprint: 'f1',
+        response: ANSWER,
+      });
       expect((await store().findIdempotencyKey({ accountId, key: 'order-1' }))?.response).toEqual(ANSWER);
     });
 
@@ -96,7 +106,11 @@ export function describeIdempotencyContract(store: () => FleetHoursStore): void 
     it('D53: a key past its 24 h is claimed again, answered or not', async () => {
       await claim({ claimId: 'a' });
       await store().completeIdempotencyKey({ accountId, key: 'order-1', claimId: 'a', response: ANSWER });
-      expect(await claim({ claimId: 'b', fingerprint: 'f2', now: T0 + DAY })).toEqual({ state: 'completed', fingerprint: 'f1', response: ANSWER });
+      expect(await claim({ claimId: 'b', fingerprint: 'f2', now: T0 + DAY })).toEqual({
+        state: 'completed',
+        fingerprint: 'f1',
+        response: ANSWER,
+      });
       expect(await claim({ claimId: 'b', fingerprint: 'f2', now: T0 + DAY + 1 })).toEqual({ state: 'claimed' });
       expect(await store().findIdempotencyKey({ accountId, key: 'order-1' })).toEqual({
         accountId,
@@ -119,6 +133,30 @@ export function describeIdempotencyContract(store: () => FleetHoursStore): void 
       // An answered key has no lease: it is kept its 24 h.
       expect((await claim({ claimId: 'c', now: T0 + LEASE + 1 + 3600 })).state).toBe('completed');
     });
+  });
+}
+
+/** The claims made at once (P85) and the upkeep and units of the keys. */
+function _describeConcurrentClaims(store: () => FleetHoursStore): void {
+  describe('idempotency keys at once, their upkeep and units (D53, P85)', () => {
+    let accountId: number;
+    let otherAccountId: number;
+    beforeEach(async () => {
+      accountId = (await store().createAccount({ name: 'Acme', plan: 'business', now: T0 })).id;
+      otherAccountId = (await store().createAccount({ name: 'Other', plan: 'business', now: T0 })).id;
+    });
+    const claim = (input: { key?: string; fingerprint?: string; claimId: string; now?: number; account?: number }) => {
+      const now = input.now ?? T0;
+      return store().claimIdempotencyKey({
+        accountId: input.account ?? accountId,
+        key: input.key ?? 'order-1',
+        fingerprint: input.fingerprint ?? 'f1',
+        claimId: input.claimId,
+        now,
+        expiredBefore: now - DAY,
+        abandonedBefore: now - LEASE,
+      });
+    };
 
     it('P85: of concurrent claims of one key exactly one holds it, as when they run one after another (a serial oracle)', async () => {
       const claims = 12;

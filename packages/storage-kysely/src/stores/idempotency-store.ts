@@ -121,6 +121,7 @@ export function idempotencyStore(db: Kysely<FleetHoursDatabase>): IdempotencySto
 /** The answer of a row; `null` while its request runs. */
 function _response(row: _Row): IdempotentResponse | null {
   if (row.response_status === null || row.response_body === null || row.response_headers === null) return null;
-  const headers = typeof row.response_headers === 'string' ? (JSON.parse(row.response_headers) as Record<string, string>) : row.response_headers;
+  const headers =
+    typeof row.response_headers === 'string' ? (JSON.parse(row.response_headers) as Record<string, string>) : row.response_headers;
   return { status: Number(row.response_status), headers: { ...headers }, body: row.response_body };
 }

@@ -1,4 +1,9 @@
-import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_KEY_WINDOW_SECONDS, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import {
+  IDEMPOTENCY_LEASE_SECONDS,
+  IDEMPOTENCY_KEY_WINDOW_SECONDS,
+  StorageUnavailableError,
+  type FleetHoursStore,
+} from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createFixture, type Fixture } from '../../testing/fixture.js';
 
@@ -35,7 +40,13 @@ function heldCreates(store: FleetHoursStore) {
   });
   return {
     open: () => open(),
-    store: { ...store, createDevice: async (input: Parameters<FleetHoursStore['createDevice']>[0]) => (await gate, store.createDevice(input)) },
+    store: {
+      ...store,
+      createDevice: async (input: Parameters<FleetHoursStore['createDevice']>[0]) => {
+        await gate;
+        return store.createDevice(input);
+      },
+    },
   };
 }
 
@@ -57,13 +68,15 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(await devicesOf(fixture)).toBe(before + 1);
   });
 
-  it('D53: another body with the key is 422 idempotency_key_reused, and nothing is created', async () => {
+  it('D53, P86: another body with the key is 422 idempotency_key_reused (the same JSON spelt otherwise too), and nothing is created', async () => {
     const fixture = await createFixture();
     await create(fixture, { key: 'k1' });
     const before = await devicesOf(fixture);
     const other = await create(fixture, { key: 'k1', body: { ...NEW_DEVICE, name: 'Excavator 5', imei: '490154203237519' } });
     expect(other.status).toBe(422);
-    expect(await other.json()).toEqual({ error: { status: 422, code: 'idempotency_key_reused', message: expect.stringContaining('Idempotency-Key') } });
+    expect(await other.json()).toEqual({
+      error: { status: 422, code: 'idempotency_key_reused', message: expect.stringContaining('Idempotency-Key') },
+    });
     expect(await devicesOf(fixture)).toBe(before);
     // The same JSON spelt otherwise is another body too: the key names the bytes sent.
     expect((await create(fixture, { key: 'k1', body: JSON.stringify(NEW_DEVICE, null, 2) })).status).toBe(422);
@@ -115,7 +128,7 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(await devicesOf(fixture)).toBe(before + 1);
   });
 
-  it('D53: a 4xx is kept: a refused request sent again is refused again, as a replay', async () => {
+  it('D53, P86: a 4xx is kept: a refused request sent again is refused again, as a replay', async () => {
     const fixture = await createFixture();
     const refused = await create(fixture, { key: 'bad', body: { ...NEW_DEVICE, colour: 'red' } });
     expect(refused.status).toBe(400);
@@ -161,7 +174,7 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(plainAgain.headers.get('Idempotent-Replayed')).toBeNull();
   });
 
-  it('D53: the key is checked after the credential: 401 and 403 come first, and count no key', async () => {
+  it('D53, P86: the key is checked after the credential: 401 and 403 come first, and claim no key', async () => {
     const fixture = await createFixture();
     expect((await create(fixture, { key: '', apiKey: '' })).status).toBe(401);
     expect((await create(fixture, { key: 'k', apiKey: fixture.keys.acme.key })).status).toBe(403);
@@ -211,7 +224,10 @@ describe('Idempotency-Key on POST (D53)', () => {
     const replayed = created.filter((response) => response.headers.get('Idempotent-Replayed') === 'true');
     expect(created.length - replayed.length).toBe(1);
     for (const response of responses.filter((each) => each.status !== 201))
-      expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([409, 'idempotency_key_in_use']);
+      expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+        409,
+        'idempotency_key_in_use',
+      ]);
     const bodies = new Set(await Promise.all(created.map((response) => response.text())));
     expect(bodies.size).toBe(1);
     expect(await devicesOf(fixture)).toBe(before + 1);

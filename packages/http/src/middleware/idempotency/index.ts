@@ -47,8 +47,7 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler<Flee
     const body = await readLimitedBody(c.req.raw, { maxBytes: MAX_WRITE_BODY_BYTES, timeoutMs: _BODY_TIMEOUT_MS });
     // The route reads the body again: the same bytes (valid UTF-8, checked above), in a request of their own.
     c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body, signal: c.req.raw.signal });
-    const url = new URL(c.req.url);
-    const fingerprint = await _fingerprint(`${c.req.method} ${url.pathname}${url.search}\n${body}`);
+    const fingerprint = await requestFingerprint(c.req.method, c.req.url, body);
     const account = accountId(c);
     const claimId = newClaimId();
     const decision = await fleetHours.idempotency.begin({ accountId: account, key, fingerprint, claimId });
@@ -81,8 +80,13 @@ function _replay(c: Context<FleetHoursEnv>, response: IdempotentResponse): Respo
   return c.body(response.body, response.status as ContentfulStatusCode, { ...response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
 }
 
-/** The hex SHA-256 of a text. */
-async function _fingerprint(text: string): Promise<string> {
+/**
+ * The fingerprint of a request (D53): the hex SHA-256 of its method, path with query, and body. The
+ * same JSON spelt otherwise is another body: a client that sends a request again sends its bytes.
+ */
+export async function requestFingerprint(method: string, url: string, body: string): Promise<string> {
+  const { pathname, search } = new URL(url);
+  const text = `${method.toUpperCase()} ${pathname}${search}\n${body}`;
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
