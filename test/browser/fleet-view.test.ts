@@ -1037,25 +1037,28 @@ describe('the fleet view acts with a manage key, in Chromium (D56)', { timeout: 
     },
   );
 
-  it.skipIf(skipped)(title("D56: works from the keyboard alone: a row's Mark done leads to its form, Enter sends it"), async () => {
-    const device = await vehicle('Grader keys');
-    const { page, problems } = await openWith(manageKey, 1280, device.id);
-    await page.waitForSelector('#manage:not([hidden])', { visible: true, timeout: 30_000 });
-    const scheduleId = (await schedulesOf(device.id))[0]!.id;
-    await page.focus(`#schedules-body tr[data-schedule-id="${scheduleId}"] .done-button`);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Mark done: Engine oil');
-    await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('done-schedule');
-    expect(await page.$eval('#done-schedule', (select) => (select as HTMLSelectElement).value)).toBe(String(scheduleId));
-    await page.focus('#done-hours');
-    await page.keyboard.type('320:15');
-    await page.keyboard.press('Enter');
-    await done(page, 'Service of Engine oil recorded');
-    expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([320 * hour + 15 * 60]);
-    expect((await schedulesOf(device.id))[0]!.last_done_hour_meter_seconds).toBe(320 * hour + 15 * 60);
-    expect(problems).toEqual([]);
-    await page.close();
-  });
+  it.skipIf(skipped)(
+    title("D56: works from the keyboard: Enter on a row's Mark done leads to its form, Enter in a field sends it"),
+    async () => {
+      const device = await vehicle('Grader keys');
+      const { page, problems } = await openWith(manageKey, 1280, device.id);
+      await page.waitForSelector('#manage:not([hidden])', { visible: true, timeout: 30_000 });
+      const scheduleId = (await schedulesOf(device.id))[0]!.id;
+      await page.focus(`#schedules-body tr[data-schedule-id="${scheduleId}"] .done-button`);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Mark done: Engine oil');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('done-schedule');
+      expect(await page.$eval('#done-schedule', (select) => (select as HTMLSelectElement).value)).toBe(String(scheduleId));
+      await page.focus('#done-hours');
+      await page.keyboard.type('320:15');
+      await page.keyboard.press('Enter');
+      await done(page, 'Service of Engine oil recorded');
+      expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([320 * hour + 15 * 60]);
+      expect((await schedulesOf(device.id))[0]!.last_done_hour_meter_seconds).toBe(320 * hour + 15 * 60);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 
   it.skipIf(skipped)(
     title('D56: a double click on "Record service" records one service; two requests racing with one Idempotency-Key record one too'),
