@@ -212,7 +212,7 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     ]);
   });
 
-  it('409 conflict for a name the device already has (also on a rename); another device may have it', async () => {
+  it('P78: 409 conflict for a name the device already has (also on a rename); another device may have it', async () => {
     const fixture = await createFixture();
     const key = fixture.keys.acmeManage.key;
     const { newYork, kathmandu } = fixture.devices;
@@ -331,7 +331,7 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     expect((await fixture.store.findServiceSchedule({ scheduleId: id }))?.name).toBe(winner.name);
   });
 
-  it('POST …/done records a service now or at done_at; hour_meter_seconds is recorded as a reading too', async () => {
+  it('POST …/done records a service now or at done_at; hour_meter_seconds is recorded as a reading too (P79)', async () => {
     const { fixture, changes } = await fixtureWithLog();
     const key = fixture.keys.acmeManage.key;
     const { newYork } = fixture.devices;
