@@ -4,10 +4,16 @@ import {
   StorageUnavailableError,
   type FleetHoursStore,
 } from '@fleet-hours/core';
+import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+import type { Admission } from '@fleet-hours/core/adapter';
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import type { FleetHoursEnv } from '../../app-env.js';
 import { createFixture, type Fixture } from '../../testing/fixture.js';
+import { idempotency } from './index.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
+const START = Date.UTC(2026, 11, 1, 12);
 const NEW_DEVICE = { name: 'Excavator 4', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' };
 
 /** `POST /api/v1/devices` with a JSON body and, when given, an Idempotency-Key. */
@@ -231,5 +237,28 @@ describe('Idempotency-Key on POST (D53)', () => {
     const bodies = new Set(await Promise.all(created.map((response) => response.text())));
     expect(bodies.size).toBe(1);
     expect(await devicesOf(fixture)).toBe(before + 1);
+  });
+
+  it('D53: an answer without a body (204) is given again without one', async () => {
+    const fleetHours = createFleetHours({ store: createMemoryStore(), now: () => START });
+    const account = await fleetHours.store.createAccount({ name: 'Acme', plan: 'business', now: START / 1000 });
+    let runs = 0;
+    const app = new Hono<FleetHoursEnv>();
+    app.post(
+      '/done',
+      async (c, next) => {
+        c.set('admission', { admitted: true, account } as unknown as Admission);
+        await next();
+      },
+      idempotency({ fleetHours }),
+      (c) => {
+        runs += 1;
+        return c.body(null, 204);
+      },
+    );
+    const send = () => app.request('/done', { method: 'POST', headers: { 'Idempotency-Key': 'k' }, body: '{}' });
+    expect((await send()).status).toBe(204);
+    const again = await send();
+    expect([again.status, await again.text(), again.headers.get('Idempotent-Replayed'), runs]).toEqual([204, '', 'true', 1]);
   });
 });

@@ -77,7 +77,10 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler<Flee
 
 /** The first answer again (D53), with the new request's own rate-limit and request-id headers. */
 function _replay(c: Context<FleetHoursEnv>, response: IdempotentResponse): Response {
-  return c.body(response.body, response.status as ContentfulStatusCode, { ...response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+  const headers = { ...response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' };
+  // A 204 or 205 has no body at all (an empty one is refused by `Response`).
+  if (response.status === 204 || response.status === 205) return c.body(null, response.status, headers);
+  return c.body(response.body, response.status as ContentfulStatusCode, headers);
 }
 
 /**
