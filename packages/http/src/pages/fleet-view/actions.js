@@ -535,8 +535,9 @@ function stopEditing() {
 
 /** Removes a schedule once the user confirmed, as it was read (If-Match, D54). @param {Device} device @param {Schedule} schedule */
 async function removeSchedule(device, schedule) {
-  if (!window.confirm(`Remove the schedule "${schedule.name}" of ${device.name}?`)) return;
   const form = /** @type {HTMLFormElement} */ ($('schedule-form'));
+  if (form.hasAttribute('aria-busy')) return;
+  if (!window.confirm(`Remove the schedule "${schedule.name}" of ${device.name}?`)) return;
   clearProblems(form);
   const answer = await submit(form, 'Remove schedule', {
     method: 'DELETE',
