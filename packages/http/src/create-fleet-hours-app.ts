@@ -5,6 +5,7 @@ import {
   type FleetHours,
   type RateLimits,
   type RateLimitStore,
+  type SendWebhookEvent,
 } from '@fleet-hours/core';
 import { allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -101,6 +102,13 @@ export interface FleetHoursAppOptions {
    * naming the horizon, and nothing of its request is written. 0 (the default) keeps every point.
    */
   readonly telemetryRetentionDays?: number;
+  /**
+   * Sends one event of the outbox now and tells the attempt (P83): what `POST
+   * /api/v1/webhooks/{id}/test` sends its `webhook.test` event with. The reference server passes its
+   * webhook sender's; without one, a test answers 503 `service_unavailable` saying the server sends
+   * no webhooks (the event is not raised).
+   */
+  readonly sendWebhookEvent?: SendWebhookEvent;
 }
 
 /**
@@ -227,7 +235,12 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   for (const endpoint of API_ENDPOINTS) app.get(endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
   // One route per write route (core's MANAGE_ENDPOINTS): a manage key (D51), the key's budget of writes (D52).
   for (const endpoint of MANAGE_API_ENDPOINTS)
-    app.on(endpoint.endpoint.method, endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
+    app.on(
+      endpoint.endpoint.method,
+      endpoint.honoPath,
+      guard(endpoint.policy),
+      endpoint.handler(fleetHours, { now, sendWebhookEvent: options.sendWebhookEvent }),
+    );
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.

@@ -69,8 +69,8 @@ export const FLEET_ENDPOINTS: readonly (ReadEndpoint & { readonly paging: FleetP
 export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
-  /** The method it answers. */
-  readonly method: 'POST' | 'PATCH';
+  /** The method it answers: a read of what only a `manage` key sees (webhook endpoints, ingest tokens) is `GET` (P80). */
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
 }
@@ -83,6 +83,19 @@ export interface ManageEndpoint {
 export const MANAGE_ENDPOINTS = [
   { name: 'createDevice', method: 'POST', template: `${API_V1}/devices` },
   { name: 'updateDevice', method: 'PATCH', template: `${API_V1}/devices/{id}` },
+  // Webhook endpoints and ingest tokens (D24, D41, P80): their reads too need a manage key.
+  { name: 'listWebhooks', method: 'GET', template: `${API_V1}/webhooks` },
+  { name: 'createWebhook', method: 'POST', template: `${API_V1}/webhooks` },
+  { name: 'getWebhook', method: 'GET', template: `${API_V1}/webhooks/{id}` },
+  { name: 'updateWebhook', method: 'PATCH', template: `${API_V1}/webhooks/{id}` },
+  { name: 'deleteWebhook', method: 'DELETE', template: `${API_V1}/webhooks/{id}` },
+  { name: 'rotateWebhookSecret', method: 'POST', template: `${API_V1}/webhooks/{id}/rotate` },
+  { name: 'testWebhook', method: 'POST', template: `${API_V1}/webhooks/{id}/test` },
+  { name: 'listWebhookDeliveries', method: 'GET', template: `${API_V1}/webhooks/{id}/deliveries` },
+  { name: 'replayEvent', method: 'POST', template: `${API_V1}/events/{event_id}/replay` },
+  { name: 'listIngestTokens', method: 'GET', template: `${API_V1}/ingest-tokens` },
+  { name: 'createIngestToken', method: 'POST', template: `${API_V1}/ingest-tokens` },
+  { name: 'revokeIngestToken', method: 'DELETE', template: `${API_V1}/ingest-tokens/{id}` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */
@@ -102,7 +115,7 @@ export const DEFAULT_WRITE_RATE_LIMIT = 60;
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
   return [...(reads ? ['GET', 'HEAD'] : []), ...MANAGE_ENDPOINTS.filter((row) => matches(row.template)).map((row) => row.method)];
 }

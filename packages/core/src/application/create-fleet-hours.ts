@@ -22,6 +22,9 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
+import type { ChangeLog } from '../manage/change-log.js';
+import { ingestTokenWrites, type IngestTokenWrites } from '../manage/ingest-token-writes.js';
+import { webhookWrites, type WebhookWrites } from '../manage/webhook-writes.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -49,6 +52,8 @@ export interface FleetHoursOptions {
    * thread pool.
    */
   readonly fingerprint?: (secret: string) => string | Promise<string>;
+  /** Where the changes of `manage` are written down (D55). Default: nowhere. */
+  readonly changeLog?: ChangeLog;
 }
 
 /**
@@ -88,7 +93,7 @@ export interface FleetHours {
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
-  readonly manage: DeviceWrites;
+  readonly manage: DeviceWrites & WebhookWrites & IngestTokenWrites;
 }
 
 /**
@@ -136,6 +141,10 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
-    manage: deviceWrites(store),
+    manage: {
+      ...deviceWrites(store),
+      ...webhookWrites({ store, nowSeconds, changeLog: options.changeLog }),
+      ...ingestTokenWrites({ store, nowSeconds, changeLog: options.changeLog }),
+    },
   };
 }

@@ -148,6 +148,90 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
     expect(await store().webhookBacklog()).toEqual({ pending: 0, oldestRaisedAt: null });
   });
 
+  it('D54, P81: a conditional change or removal applies only to the endpoint as read; a change in between makes it a miss', async () => {
+    const { endpoint } = await seed(store());
+    const changed = await store().updateWebhookEndpoint({
+      endpointId: endpoint.id,
+      changes: { url: 'https://b.example/' },
+      now: T0,
+      expected: endpoint,
+    });
+    expect(changed?.url).toBe('https://b.example/');
+    // `endpoint` is stale now: its URL changed.
+    expect(
+      await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: false }, now: T0, expected: endpoint }),
+    ).toBeNull();
+    expect(await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: endpoint })).toBeNull();
+    const rotated = (await store().rotateWebhookSecret({
+      endpointId: endpoint.id,
+      secret: `whsec_${'C'.repeat(43)}=`,
+      overlapSeconds: 1,
+      now: T0,
+    }))!;
+    // A rotation in between is a change too.
+    expect(
+      await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: false }, now: T0, expected: changed! }),
+    ).toBeNull();
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toEqual(rotated);
+    const disabled = (await store().updateWebhookEndpoint({
+      endpointId: endpoint.id,
+      changes: { enabled: false },
+      now: T0,
+      expected: rotated,
+    }))!;
+    expect(disabled.enabled).toBe(false);
+    expect(await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: rotated })).toBeNull();
+    expect((await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: disabled }))?.id).toBe(endpoint.id);
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toBeNull();
+  });
+
+  it('P80: a replay for an account is a miss for another account’s event, and replays nothing', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_mine', accountId)], now: T0 });
+    expect(await store().replayWebhookEvent({ eventId: 'evt_mine', now: T0 + 5, accountId: accountId + 99 })).toBeNull();
+    const [pending] = (await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 }))!;
+    expect(pending?.delivery.nextAttemptAt).toBe(T0);
+    const replayed = await store().replayWebhookEvent({ eventId: 'evt_mine', now: T0 + 5, accountId });
+    expect(replayed?.map((delivery) => [delivery.state, delivery.nextAttemptAt])).toEqual([['pending', T0 + 5]]);
+  });
+
+  it('P82: attempts are listed a page at a time, each page older than the last one shown', async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_a', accountId), event('evt_b', accountId)], now: T0 });
+    const claimed = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 });
+    // Two attempts in one second, one later: the order is by instant, then id.
+    await store().recordWebhookAttempt({
+      deliveryId: claimed[0]!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0),
+      retrySchedule: SCHEDULE,
+    });
+    await store().recordWebhookAttempt({
+      deliveryId: claimed[1]!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0),
+      retrySchedule: SCHEDULE,
+    });
+    const [again] = await store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now: T0 + 5 });
+    await store().recordWebhookAttempt({
+      deliveryId: again!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0 + 5),
+      retrySchedule: SCHEDULE,
+    });
+    const all = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 });
+    expect(all.map((attempt) => attempt.attemptedAt)).toEqual([T0 + 5, T0, T0]);
+    const pages: number[][] = [];
+    let before: { attemptedAt: number; id: number } | undefined;
+    for (;;) {
+      const page = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 2, ...(before ? { before } : {}) });
+      if (page.length === 0) break;
+      pages.push(page.map((attempt) => attempt.id));
+      before = { attemptedAt: page.at(-1)!.attemptedAt, id: page.at(-1)!.id };
+    }
+    expect(pages).toEqual([all.slice(0, 2).map((attempt) => attempt.id), [all[2]!.id]]);
+  });
+
   it("D40: an account's quiet time is 30 minutes until set; a missing account is a miss", async () => {
     const { accountId } = await seed(store());
     expect(await store().findSilentAfter({ accountId })).toBe(DEFAULT_SILENT_AFTER_SECONDS);

@@ -4,7 +4,7 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
-import { MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths } from './openapi-manage.js';
+import { MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths, WEBHOOK_PARAMETERS, WEBHOOK_SCHEMAS } from './openapi-manage.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -256,6 +256,12 @@ const ERROR_RESPONSES = {
       "`If-Match` names none of the device's tags: it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
     codes: ['precondition_failed'],
   },
+  // Webhook endpoints and ingest tokens (P80): a resource of another account is this 404 too.
+  ResourceNotFound: {
+    description: 'No such resource on this account — also one of another account, and an id that is not one: the same body.',
+    codes: ['not_found'],
+  },
+  WebhookConflict: { description: 'The endpoint is disabled: enable it, then test it.', codes: ['conflict'] },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
   UnsupportedMediaType: { description: 'The body is not sent as `Content-Type: application/json`.', codes: ['unsupported_media_type'] },
   InternalError: {
@@ -543,7 +549,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 ...operations,
                 ...WRITE_METHODS,
               }
-            : { ...WRITE_METHODS, parameters: [ref('parameters', 'DeviceId')], ...operations },
+            : {
+                ...WRITE_METHODS,
+                ...(template.includes('/devices/{id}') ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+                ...operations,
+              },
         ]),
       ),
       [OPENAPI_PATH]: referencePath({
@@ -584,6 +594,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
+        ...WEBHOOK_PARAMETERS,
         IfMatch: {
           name: 'If-Match',
           in: 'header',
@@ -639,6 +650,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ETag: header(
           "The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"d-[0-9a-f]{16}"$' },
+        ),
+        WebhookETag: header(
+          "The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
         ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
@@ -886,6 +901,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
         ...MANAGE_SCHEMAS,
+        ...WEBHOOK_SCHEMAS,
         ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),

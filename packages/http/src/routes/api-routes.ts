@@ -22,7 +22,8 @@ const DEVICE_ID = ':id{[^/]*}';
  * segment takes any text, even empty (D11, P9, P24).
  */
 export function honoPath(template: string): string {
-  return template.replace('{id}', DEVICE_ID);
+  // Every other parameter (`{event_id}`, P80) takes any text too: its route refuses a bad one.
+  return template.replace('{id}', DEVICE_ID).replace(/\{(\w+)\}/g, ':$1{[^/]*}');
 }
 
 /** The path of the OpenAPI document. */
