@@ -11,6 +11,8 @@ import {
   type RateLimits,
   type RateLimitStore,
   type SegmentInput,
+  type SendWebhookEvent,
+  type ChangeLog,
 } from '@fleet-hours/core';
 import type { Context } from 'hono';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
@@ -57,6 +59,10 @@ export interface FixtureOptions {
   readonly clientAddress?: (c: Context) => string;
   /** D43: `createFleetHoursApp`'s `telemetryRetentionDays`. */
   readonly telemetryRetentionDays?: number;
+  /** P83: `createFleetHoursApp`'s `sendWebhookEvent`. */
+  readonly sendWebhookEvent?: SendWebhookEvent;
+  /** D55: `createFleetHours`'s `changeLog`. */
+  readonly changeLog?: ChangeLog;
 }
 
 /** Seeds the store and builds the app over it. */
@@ -159,7 +165,7 @@ export async function createFixture(options: FixtureOptions = {}) {
 
   const store = options.wrapStore ? options.wrapStore(seeded) : seeded;
   const logs: AccessLogEntry[] = [];
-  const fleetHours = createFleetHours({ store, now });
+  const fleetHours = createFleetHours({ store, now, ...(options.changeLog ? { changeLog: options.changeLog } : {}) });
   const app = createFleetHoursApp({
     fleetHours,
     now,
@@ -168,6 +174,7 @@ export async function createFixture(options: FixtureOptions = {}) {
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
     ...(options.telemetryRetentionDays === undefined ? {} : { telemetryRetentionDays: options.telemetryRetentionDays }),
+    ...(options.sendWebhookEvent ? { sendWebhookEvent: options.sendWebhookEvent } : {}),
   });
 
   /** Sends a request with a key (or none). */
