@@ -65,6 +65,7 @@ export {
 } from './manage/device-writes.js';
 export * from './manage/change-log.js';
 export * from './manage/webhook-writes.js';
+export * from './manage/webhook-fields.js';
 export * from './manage/ingest-token-writes.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
