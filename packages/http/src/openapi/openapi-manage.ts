@@ -34,7 +34,8 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
     const onDevice = openApi.resource === undefined && endpoint.template.includes('{id}');
     const resource = openApi.resource ?? (onDevice ? { parameter: 'DeviceId', notFound: 'DeviceNotFound' } : undefined);
     const ifMatch = openApi.ifMatch ?? onDevice;
-    const onWebhook = openApi.tag === 'Webhooks' && openApi.schema?.startsWith('Webhook') === true && openApi.schema !== 'WebhookList';
+    // One endpoint answered: its version (D54, P81).
+    const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
     const success: Json =
       openApi.schema === undefined
         ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
