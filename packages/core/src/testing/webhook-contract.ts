@@ -185,6 +185,22 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
     expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toBeNull();
   });
 
+  it('D54, P81: conditional changes made at once from one read: exactly one applies, as one after the other would', async () => {
+    const { endpoint } = await seed(store());
+    const urls = ['https://one.example/', 'https://two.example/', 'https://three.example/'];
+    const results = await Promise.all(
+      urls.map((url) => store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { url }, now: T0, expected: endpoint })),
+    );
+    const applied = results.filter((result) => result !== null);
+    expect(applied).toHaveLength(1);
+    // The serial oracle: the first applies, the others find the endpoint changed.
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.url).toBe(applied[0]!.url);
+    const removals = await Promise.all(
+      [0, 1, 2].map(() => store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: applied[0]! })),
+    );
+    expect(removals.filter((removed) => removed !== null)).toHaveLength(1);
+  });
+
   it('P80: a replay for an account is a miss for another account’s event, and replays nothing', async () => {
     const { accountId } = await seed(store());
     await store().raiseEvents({ events: [event('evt_mine', accountId)], now: T0 });

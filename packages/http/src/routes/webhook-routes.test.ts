@@ -262,6 +262,19 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
     expect((await send(fixture, 'DELETE', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key)).status).toBe(404);
   });
 
+  it('D54, P81: three PATCHes at once with one tag: one 200, two 412', async () => {
+    const fixture = await createFixture();
+    const { response, body } = await createEndpoint(fixture);
+    const tag = response.headers.get('ETag')!;
+    const statuses = await Promise.all(
+      ['https://one.example/', 'https://two.example/', 'https://three.example/'].map(
+        async (url) =>
+          (await send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, { url }, { 'If-Match': tag })).status,
+      ),
+    );
+    expect(statuses.sort()).toEqual([200, 412, 412]);
+  });
+
   it('D41: a rotation answers the new secret this once; both secrets sign for 24 hours; GET shows neither', async () => {
     const fixture = await createFixture();
     const { body } = await createEndpoint(fixture);
