@@ -451,12 +451,14 @@ for (const prefix of ['', '/fleet']) {
 
       // The write routes (D52), with a manage key: the device created and changed is the one the list shows.
       const manager = client(keys.manage);
-      const created = await manager.POST('/api/v1/devices', {
-        body: { name: 'Loader', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' },
-      });
+      const loader = { name: 'Loader', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' };
+      const created = await manager.POST('/api/v1/devices', { params: { header: { 'Idempotency-Key': 'loader-1' } }, body: loader });
       expectTypeOf(created.data).toEqualTypeOf<Schemas['Device'] | undefined>();
       expect([created.response.status, created.data]).toMatchObject([201, { name: 'Loader', status: 'active', last_reported_at: null }]);
       expect(created.response.headers.get('Location')).toBe(`${prefix}/api/v1/devices/${created.data!.id}`);
+      // D53: sent again with its key, the first answer again, and no second device.
+      const again = await manager.POST('/api/v1/devices', { params: { header: { 'Idempotency-Key': 'loader-1' } }, body: loader });
+      expect([again.response.status, again.data, again.response.headers.get('Idempotent-Replayed')]).toEqual([201, created.data, 'true']);
       const changed = await manager.PATCH('/api/v1/devices/{id}', {
         params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
         body: { status: 'inactive' },
@@ -504,7 +506,7 @@ for (const prefix of ['', '/fleet']) {
       const { client, device, keys } = await startApp({ prefix, rateLimits: { meter: 1 } });
       const id = device.id;
       const codeOf = (error: { error: { code: ErrorCode } } | undefined) => error?.error.code;
-      /** The codes only the write routes answer (D51, D52). */
+      /** The codes only the write routes answer (D51, D52, and the POSTs' Idempotency-Key, D53). */
       type WriteCode =
         | 'invalid_body'
         | 'payload_too_large'
@@ -512,7 +514,10 @@ for (const prefix of ['', '/fleet']) {
         | 'invalid_field'
         | 'unsupported_media_type'
         | 'precondition_failed'
-        | 'insufficient_scope';
+        | 'insufficient_scope'
+        | 'invalid_header'
+        | 'idempotency_key_in_use'
+        | 'idempotency_key_reused';
 
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);

@@ -480,11 +480,13 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused";
                 message: string;
                 /** @enum {string} */
                 scope?: "manage";
                 field?: string;
+                /** @enum {string} */
+                header?: "Idempotency-Key";
             };
         };
         IngestError: {
@@ -926,6 +928,60 @@ export interface components {
                 };
             };
         };
+        InvalidIdempotentWrite: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_body" | "invalid_field" | "invalid_header";
+                    };
+                };
+            };
+        };
+        WriteConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "conflict" | "idempotency_key_in_use";
+                    };
+                };
+            };
+        };
+        IdempotencyKeyReused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+        };
         UnsupportedMediaType: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1097,6 +1153,7 @@ export interface components {
         WebhookIfMatch: string;
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
+        IdempotencyKey: string;
         IfMatch: string;
         Cursor: string;
         DeviceId: number;
@@ -1116,6 +1173,7 @@ export interface components {
         "X-Request-Id": string;
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, POST" | "GET, PATCH, DELETE" | "POST" | "GET" | "DELETE" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1151,7 +1209,9 @@ export interface operations {
     createDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1168,18 +1228,20 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Device"];
                 };
             };
-            400: components["responses"]["InvalidWrite"];
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
-            409: components["responses"]["DeviceConflict"];
+            409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1780,7 +1842,9 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1797,17 +1861,20 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["WebhookETag"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            400: components["responses"]["InvalidWrite"];
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1919,7 +1986,9 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: components["parameters"]["WebhookId"];
             };
@@ -1933,15 +2002,19 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["WebhookETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1950,7 +2023,9 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: components["parameters"]["WebhookId"];
             };
@@ -1963,16 +2038,19 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTest"];
                 };
             };
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
-            409: components["responses"]["WebhookConflict"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2016,7 +2094,9 @@ export interface operations {
     replayEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 event_id: components["parameters"]["EventId"];
             };
@@ -2029,15 +2109,19 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EventReplay"];
                 };
             };
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2073,7 +2157,9 @@ export interface operations {
     createIngestToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2089,17 +2175,20 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["IngestTokenWithToken"];
                 };
             };
-            400: components["responses"]["InvalidWrite"];
+            400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

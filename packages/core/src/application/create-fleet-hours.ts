@@ -25,6 +25,7 @@ import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
 import type { ChangeLog } from '../manage/change-log.js';
 import { ingestTokenWrites, type IngestTokenWrites } from '../manage/ingest-token-writes.js';
 import { webhookWrites, type WebhookWrites } from '../manage/webhook-writes.js';
+import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -94,6 +95,8 @@ export interface FleetHours {
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
   readonly manage: DeviceWrites & WebhookWrites & IngestTokenWrites;
+  /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
+  readonly idempotency: IdempotentRequests;
 }
 
 /**
@@ -146,5 +149,6 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       ...webhookWrites({ store, nowSeconds, changeLog: options.changeLog }),
       ...ingestTokenWrites({ store, nowSeconds, changeLog: options.changeLog }),
     },
+    idempotency: idempotentRequests(store, nowSeconds),
   };
 }

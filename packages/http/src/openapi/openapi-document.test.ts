@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFixture, type Fixture } from '../testing/fixture.js';
 import { createOpenApiDocument, openApiDocument } from './openapi-document.js';
+import { requestFingerprint } from '../middleware/idempotency/index.js';
 
 type Schema = Record<string, unknown>;
 type HeaderSpec = { required?: boolean; schema: Schema };
@@ -94,6 +95,10 @@ const READ_API_CODES = [
   'unsupported_media_type',
   'precondition_failed',
   'insufficient_scope',
+  // The POST write routes' Idempotency-Key (D53).
+  'invalid_header',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
 ];
 
 let resolved: ResolvedDocument;
@@ -441,23 +446,45 @@ describe('openApiDocument', () => {
             fixture: Fixture,
             key: string | null,
             body: unknown,
-            options: { id?: string; type?: string; ifMatch?: string } = {},
+            options: { id?: string; type?: string; ifMatch?: string; idempotencyKey?: string } = {},
           ) =>
             fixture.request(path.replace('{id}', options.id ?? String(fixture.devices.newYork.id)), key, {
               method: method.toUpperCase(),
-              headers: { 'Content-Type': options.type ?? 'application/json', ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) },
+              headers: {
+                'Content-Type': options.type ?? 'application/json',
+                ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+                ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
+              },
               body: typeof body === 'string' ? body : JSON.stringify(body),
             });
+          // D53: a request that holds its key, still running: the same request again is 409.
+          const heldKey = async (body: unknown) => {
+            const key = `held-${++imei}`;
+            const url = `http://localhost${path}`;
+            const fingerprint = await requestFingerprint(method.toUpperCase(), url, JSON.stringify(body));
+            await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+            return key;
+          };
           for (const status of Object.keys(documentedResponses(path, method))) {
             const responses: Response[] = [];
             switch (status) {
               case '200':
               case '201':
                 responses.push(await send(base, base.keys.acmeManage.key, valid()));
+                if (method === 'post') {
+                  // D53: an answer given again, with Idempotent-Replayed.
+                  const body = valid();
+                  const key = `replayed-${imei}`;
+                  await send(base, base.keys.acmeManage.key, body, { idempotencyKey: key });
+                  const replayed = await send(base, base.keys.acmeManage.key, body, { idempotencyKey: key });
+                  expect(replayed.headers.get('Idempotent-Replayed')).toBe('true');
+                  responses.push(replayed);
+                }
                 break;
               case '400':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), colour: 'red' }));
                 responses.push(await send(base, base.keys.acmeManage.key, '{"name":'));
+                if (method === 'post') responses.push(await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: 'not a key' }));
                 break;
               case '401':
                 responses.push(await send(base, null, valid()));
@@ -471,7 +498,17 @@ describe('openApiDocument', () => {
                 break;
               case '409':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), imei: base.devices.kathmandu.imei }));
+                if (method === 'post') {
+                  const body = valid();
+                  responses.push(await send(base, base.keys.acmeManage.key, body, { idempotencyKey: await heldKey(body) }));
+                }
                 break;
+              case '422': {
+                const key = `reused-${++imei}`;
+                await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: key });
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: key }));
+                break;
+              }
               case '412':
                 responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"d-0000000000000000"' }));
                 break;
@@ -717,8 +754,24 @@ describe('openApiDocument', () => {
       );
     });
 
-    it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
-      expect([...seen].sort()).toEqual(['200', '201', '400', '401', '403', '404', '405', '409', '412', '413', '415', '429', '500', '503']);
+    it('every status of the spec and D7/D11/D16–D18 (and D53) was seen, and every error code', () => {
+      expect([...seen].sort()).toEqual([
+        '200',
+        '201',
+        '400',
+        '401',
+        '403',
+        '404',
+        '405',
+        '409',
+        '412',
+        '413',
+        '415',
+        '422',
+        '429',
+        '500',
+        '503',
+      ]);
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });

@@ -91,7 +91,41 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
       },
     };
   }
-  return paths;
+  return withIdempotencyKeys(paths);
+}
+
+/**
+ * The write routes' operations with every POST as it takes an `Idempotency-Key` (D53): every POST
+ * of the write routes does, so a row added to the table is described with it — the header
+ * parameter, `Idempotent-Replayed` on the success, `invalid_header` among the 400s,
+ * `idempotency_key_in_use` among the 409s and the 422 `idempotency_key_reused`.
+ */
+function withIdempotencyKeys(paths: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(paths).map(([template, item]) => [template, item.post ? { ...item, post: _idempotent(item.post as Json) } : item]),
+  );
+}
+
+function _idempotent(operation: Json): Json {
+  const responses = operation.responses as Record<string, Json>;
+  const [successStatus, success] = Object.entries(responses)[0]!;
+  return {
+    ...operation,
+    description: `${operation.description as string} Send an \`Idempotency-Key\` to make it safe to send again: the same request with the same key answers its first answer again.`,
+    parameters: [...((operation.parameters as Json[] | undefined) ?? []), ref('parameters', 'IdempotencyKey')],
+    responses: Object.fromEntries(
+      Object.entries({
+        ...responses,
+        [successStatus]: {
+          ...success,
+          headers: { ...(success.headers as Json), 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
+        },
+        '400': ref('responses', 'InvalidIdempotentWrite'),
+        '409': ref('responses', 'WriteConflict'),
+        '422': ref('responses', 'IdempotencyKeyReused'),
+      }).sort(([a], [b]) => Number(a) - Number(b)),
+    ),
+  };
 }
 
 const _text = (description: string): Json => ({ type: 'string', minLength: 1, maxLength: DEVICE_TEXT_MAX, description });

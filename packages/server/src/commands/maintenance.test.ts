@@ -52,6 +52,7 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
       dropped: [],
       pending: [],
       busy: false,
+      idempotency_keys_removed: 0,
     });
     const bad = await cli.run(['maintenance', '--telemetry-retention-days', '1.5']);
     expect([bad.code, bad.stderr]).toEqual([
@@ -64,7 +65,7 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(dropped).toEqual({
       code: 0,
       stdout:
-        'Telemetry partitions created: none; dropped: telemetry_points_p202607; points before 2026-08-17T12:00:00Z are dropped (100 days).\n',
+        'Telemetry partitions created: none; dropped: telemetry_points_p202607; points before 2026-08-17T12:00:00Z are dropped (100 days).\nIdempotency keys past their 24 hours removed: 0.\n',
       stderr: '',
     });
     expect((await store.listTelemetryPoints({ deviceId: device.id })).map((point) => new Date(point.time * 1000).getUTCMonth())).toEqual([
@@ -125,5 +126,27 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(await meter()).toEqual(before);
     expect((await cli.run(['verify'])).code).toBe(0);
     expect(NOW - 100 * DAY).toBe(Date.UTC(2026, 7, 17, 12) / 1000);
+  });
+
+  it('D53: removes the keys of idempotent POSTs past their 24 hours, of every account, and keeps the younger ones', async () => {
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Keys', plan: 'business', now: NOW });
+    const claim = (key: string, now: number) =>
+      store.claimIdempotencyKey({
+        accountId: account.id,
+        key,
+        fingerprint: 'f',
+        claimId: key,
+        now,
+        expiredBefore: now - DAY,
+        abandonedBefore: now - 60,
+      });
+    await claim('old', NOW - DAY - 1);
+    await claim('young', NOW - DAY + 1);
+    const cli = createCliHarness({ store, now: NOW * 1000 });
+    expect(await cli.json(['maintenance'])).toMatchObject({ idempotency_keys_removed: 1 });
+    expect(await store.findIdempotencyKey({ accountId: account.id, key: 'old' })).toBeNull();
+    expect((await store.findIdempotencyKey({ accountId: account.id, key: 'young' }))?.claimId).toBe('young');
+    expect((await cli.run(['maintenance'])).stdout).toContain('Idempotency keys past their 24 hours removed: 0.');
   });
 });

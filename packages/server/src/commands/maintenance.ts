@@ -1,3 +1,4 @@
+import { idempotentRequests } from '@fleet-hours/core';
 import { readServerSetting } from '../cli/server-settings.js';
 import { figuresDatabase } from './figures.js';
 import type { CommandContext, CommandResult } from './command-context.js';
@@ -9,8 +10,9 @@ import type { CommandContext, CommandResult } from './command-context.js';
  * than the horizon. The retention is read like `serve`'s (flag, else
  * `FLEET_HOURS_TELEMETRY_RETENTION_DAYS`, else 0: keep every point).
  *
- * `--json`: `{ retention_days, horizon, created, dropped, pending, busy }` (`horizon` ISO 8601 UTC,
- * `null` without retention; the partitions by name).
+ * `--json`: `{ retention_days, horizon, created, dropped, pending, busy, idempotency_keys_removed }`
+ * (`horizon` ISO 8601 UTC, `null` without retention; the partitions by name; the keys of
+ * idempotent POSTs past their 24 hours removed, D53).
  *
  * D46: the drops run in a database session of their own, without the request deadline, one run at
  * a time: `busy` when another run (a server, cron) held the lock, and `pending` the partitions left
@@ -30,8 +32,18 @@ export async function maintenanceCommand(context: CommandContext): Promise<Comma
       ? ''
       : `Left to the next run, because transactions still read telemetry_points: ${list(done.pending)} (their points are refused already); run maintenance again once those transactions end.\n`;
   const busy = done.busy ? 'Another maintenance run was dropping partitions at the same time: this one dropped none.\n' : '';
+  // D53: the keys of idempotent POSTs past their 24 hours.
+  const removed = await idempotentRequests(await context.store(), () => context.now).removeExpired();
   return {
-    json: { retention_days: retentionDays, horizon, created: done.created, dropped: done.dropped, pending: done.pending, busy: done.busy },
-    text: `Telemetry partitions created: ${list(done.created)}; dropped: ${list(done.dropped)}; ${kept}.\n${left}${busy}`,
+    json: {
+      retention_days: retentionDays,
+      horizon,
+      created: done.created,
+      dropped: done.dropped,
+      pending: done.pending,
+      busy: done.busy,
+      idempotency_keys_removed: removed,
+    },
+    text: `Telemetry partitions created: ${list(done.created)}; dropped: ${list(done.dropped)}; ${kept}.\n${left}${busy}Idempotency keys past their 24 hours removed: ${removed}.\n`,
   };
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { DEFAULT_RATE_LIMITS, idempotentRequests, type RateLimits } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { EXIT_CODES } from '../cli/cli-errors.js';
 import type { TextSink } from '../cli/cli-io.js';
@@ -108,10 +108,10 @@ export async function serveCommand(input: ServingCommandInput & { readonly targe
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * The server's telemetry upkeep (D42, D43): `maintainTelemetryPartitions` at once and then every
+ * The server's upkeep (D42, D43, D53): `maintainTelemetryPartitions` at once and then every
  * hour — the partitions of this month and the next ones, and with a retention the whole
  * partitions older than the horizon dropped, outside the request deadline (its own database
- * session, D46). Several instances may run it at once: one drops, the others skip. A run that
+ * session, D46) — and then the keys of idempotent POSTs past their 24 hours removed. Several instances may run it at once: one drops, the others skip. A run that
  * fails is logged (`warn`, its reason without SQL or URL) and tried again at the next hour; the
  * API keeps serving meanwhile, and a write that finds no partition for its month creates it.
  * A store without a database (a test's memory store) has nothing to keep.
@@ -145,6 +145,17 @@ function _startMaintenance(
         log({
           level: 'warn',
           msg: 'telemetry maintenance failed',
+          error: redactUrl(error instanceof Error ? error.message : String(error)),
+        });
+      }
+      // D53: the keys of idempotent POSTs past their 24 hours, in the same hourly run.
+      try {
+        const removed = await idempotentRequests(database.store, () => Math.floor(now() / 1000)).removeExpired();
+        log({ level: removed > 0 ? 'info' : 'debug', msg: 'idempotency keys removed', removed });
+      } catch (error) {
+        log({
+          level: 'warn',
+          msg: 'idempotency key upkeep failed',
           error: redactUrl(error instanceof Error ? error.message : String(error)),
         });
       }

@@ -237,6 +237,18 @@ export interface RateLimitCountersTable {
   request_count: number;
 }
 
+/** `idempotency_keys`: the keys of idempotent POSTs by account (D53, P84, P85); the response columns are null while the request runs. */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  fingerprint: string;
+  claim_id: string;
+  created_at: TimestampColumn;
+  response_status: number | null;
+  response_headers: Readonly<Record<string, string>> | null;
+  response_body: string | null;
+}
+
 /**
  * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
  *
@@ -269,4 +281,5 @@ export interface FleetHoursDatabase {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -23,6 +23,7 @@ const TABLES = [
   'fleet_hours_migration',
   'fleet_hours_migration_lock',
   'hour_meter_readings',
+  'idempotency_keys',
   'ingest_tokens',
   'rate_limit_counters',
   'service_memos',
@@ -247,6 +248,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'idempotency_keys' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -265,6 +267,31 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(
         await store.createServiceSchedule({ deviceId: again.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 }),
       ).toMatchObject({ name: 'Oil' });
+    });
+
+    it('D53: 0018 down drops the idempotency keys and keeps every other row; up again makes them, empty and in use', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const claim = {
+        accountId: account.id,
+        key: 'k',
+        fingerprint: 'f',
+        claimId: 'c',
+        now: T0,
+        expiredBefore: T0 - 86_400,
+        abandonedBefore: T0 - 60,
+      };
+      expect(await store.claimIdempotencyKey(claim)).toEqual({ state: 'claimed' });
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0017_matching_memo_indexes');
+      expect(error).toBeUndefined();
+      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => table !== 'idempotency_keys'));
+      expect(await store.listAccounts()).toHaveLength(1);
+      await migrateToLatest(db);
+      expect(await tablesOf(db)).toEqual(TABLES);
+      expect(await store.findIdempotencyKey({ accountId: account.id, key: 'k' })).toBeNull();
+      expect(await store.claimIdempotencyKey(claim)).toEqual({ state: 'claimed' });
     });
 
     it('D40, D41: 0010 down drops the webhook tables and keeps every other row; up again makes them, empty and in use', async () => {
@@ -293,6 +320,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'idempotency_keys' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
