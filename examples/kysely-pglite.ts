@@ -15,11 +15,8 @@ try {
 
   const fleetHours = createFleetHours({ store, now: () => Date.parse('2026-04-01T00:00:00Z') });
   const account = await store.createAccount({ name: 'Fjord Freight', plan: 'business', now: parseInstant('2026-01-01T00:00:00Z') });
-  // A device created as the API's POST /api/v1/devices creates it: fields by their names in its body, each checked.
-  const van = await fleetHours.manage.createDevice({
-    accountId: account.id,
-    fields: { name: 'Van 3', imei: '356307042441015', model: 'FMB140', timezone: 'Europe/Berlin' },
-  });
+  const berlinVan = { name: 'Van 3', imei: '356307042441015', model: 'FMB140', timeZone: 'Europe/Berlin' };
+  const van = await store.createDevice({ accountId: account.id, ...berlinVan });
   // A shift across the spring-forward night in Berlin (2026-03-29 is a 23-hour day).
   await store.importSegments({
     deviceId: van!.id,

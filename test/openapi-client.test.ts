@@ -172,6 +172,7 @@ it('the generated client offers exactly the operations of the document: no metho
   expectTypeOf<keyof paths>().toEqualTypeOf<
     | '/api/v1/devices'
     | '/api/v1/devices/{id}'
+    | '/api/v1/audit'
     | '/api/v1/devices/{id}/hours'
     | '/api/v1/devices/{id}/hours/daily'
     | '/api/v1/devices/{id}/meter'
@@ -465,6 +466,18 @@ for (const prefix of ['', '/fleet']) {
       });
       expect(changed.data).toEqual({ ...created.data, status: 'inactive' });
       expect((await api.GET('/api/v1/devices')).data!.data.at(-1)).toEqual(changed.data);
+
+      // The change log (D55), with the manage key: the change above first, then the creation.
+      const audit = await manager.GET('/api/v1/audit', { params: { query: { limit: 2 } } });
+      expectTypeOf(audit.data).toEqualTypeOf<Schemas['AuditPage'] | undefined>();
+      expect(audit.data!.data.map((entry) => [entry.action, entry.resource.id])).toEqual([
+        ['device.update', String(created.data!.id)],
+        ['device.create', String(created.data!.id)],
+      ]);
+      expect(audit.data!.data[0]!.changes).toEqual({ status: ['active', 'inactive'] });
+      expect(audit.data!.data[0]!.request_id).toBe(changed.response.headers.get('X-Request-Id'));
+      const auditHead = await manager.HEAD('/api/v1/audit');
+      expect([auditHead.response.status, auditHead.data]).toEqual([200, undefined]);
 
       // Webhook endpoints and ingest tokens (P80–P83), with the manage key.
       const hook = await manager.POST('/api/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hooks', event_types: ['device.silent'] } });

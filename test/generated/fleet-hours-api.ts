@@ -175,6 +175,22 @@ export interface paths {
         patch: operations["updateDevice"];
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["listAuditHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -514,6 +530,30 @@ export interface components {
             registration?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive";
+        };
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "api_key" | "cli";
+                label: string | null;
+                fingerprint_prefix: string | null;
+            };
+            request_id: string | null;
+            action: string;
+            resource: {
+                type: string;
+                id: string;
+            };
+            changes: {
+                [key: string]: unknown[];
+            };
+        };
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
         };
         Webhook: {
             id: number;
@@ -1171,7 +1211,7 @@ export interface components {
         ETag: string;
         WebhookETag: string;
         "X-Request-Id": string;
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, POST" | "GET, PATCH, DELETE" | "POST" | "GET" | "DELETE" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "GET, HEAD, PATCH, DELETE" | "POST" | "DELETE" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
         "Idempotent-Replayed": "true";
     };
@@ -1807,6 +1847,66 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditHead: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -68,6 +68,7 @@ export * from './manage/webhook-writes.js';
 export * from './manage/webhook-fields.js';
 export * from './manage/ingest-token-writes.js';
 export * from './manage/idempotency.js';
+export * from './manage/audit-log.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

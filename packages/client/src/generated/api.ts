@@ -280,6 +280,32 @@ export interface paths {
         patch: operations["updateDevice"];
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes
+         * @description Every change made to the account by the API or the operator CLI, newest first, a page at a time: when, by which key (its label and the first 8 characters of its fingerprint) or `cli`, under which request (`X-Request-Id`), the action, the resource, and each field changed as `[before, after]`. Secrets are written as `"[redacted]"`. Pass `next_cursor` back as `cursor` until it is null.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List the changes (headers only)
+         * @description The same as GET without the body. Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        head: operations["listAuditHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -625,6 +651,45 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "inactive";
+        };
+        /** @description A change to the account: when, who, under which request, what, and each field changed. */
+        AuditEntry: {
+            /** @description Larger for every later change. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was made, in UTC.
+             */
+            at: string;
+            actor: {
+                /**
+                 * @description An API key, or the operator CLI.
+                 * @enum {string}
+                 */
+                kind: "api_key" | "cli";
+                /** @description The key's label; null for the CLI. */
+                label: string | null;
+                /** @description The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI. */
+                fingerprint_prefix: string | null;
+            };
+            /** @description The `X-Request-Id` of the request that made it; null for the CLI. */
+            request_id: string | null;
+            /** @description The resource type and the verb, e.g. `device.create`, `device.update`. */
+            action: string;
+            resource: {
+                type: string;
+                id: string;
+            };
+            /** @description Each field whose value changed, as `[before, after]` (null for a field that was not there). Secrets are `"[redacted]"`. */
+            changes: {
+                [key: string]: unknown[];
+            };
+        };
+        AuditPage: {
+            /** @description The changes, newest first. */
+            data: components["schemas"]["AuditEntry"][];
+            /** @description Pass it as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description One telemetry point. Other fields are ignored. */
         TelemetryPoint: {
@@ -1184,7 +1249,7 @@ export interface components {
         /** @description The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log. */
         "X-Request-Id": string;
         /** @description The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion. */
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "POST" | "GET, POST";
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
         /** @description Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed. */
@@ -1887,6 +1952,72 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Entries per page: a whole number from 1 to 500, default 50. Anything else, or a repeated limit: 400. */
+                limit?: number;
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page: a whole number from 1 to 500, default 50. Anything else, or a repeated limit: 400. */
+                limit?: number;
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

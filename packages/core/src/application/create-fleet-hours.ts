@@ -22,10 +22,11 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
-import type { ChangeLog } from '../manage/change-log.js';
 import { ingestTokenWrites, type IngestTokenWrites } from '../manage/ingest-token-writes.js';
 import { webhookWrites, type WebhookWrites } from '../manage/webhook-writes.js';
 import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
+import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
+import type { ChangeLog } from '../manage/change-log.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -53,7 +54,10 @@ export interface FleetHoursOptions {
    * thread pool.
    */
   readonly fingerprint?: (secret: string) => string | Promise<string>;
-  /** Where the changes of `manage` are written down (D55). Default: nowhere. */
+  /**
+   * Where the writes of `manage` report their changes (D55). Default {@link storeChangeLog} over
+   * the store: the change log `audit.list` reads.
+   */
   readonly changeLog?: ChangeLog;
 }
 
@@ -97,6 +101,8 @@ export interface FleetHours {
   readonly manage: DeviceWrites & WebhookWrites & IngestTokenWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
+  /** The account's change log, newest first, a page at a time (D55, P87). */
+  readonly audit: AuditReads;
 }
 
 /**
@@ -132,6 +138,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fingerprint: options.fingerprint,
   });
   const { listDevices, hours, daily, meter, service } = deviceReads(context);
+  const changeLog = options.changeLog ?? storeChangeLog(store, options.now);
   return {
     store,
     authenticate,
@@ -145,10 +152,11 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
     manage: {
-      ...deviceWrites(store),
-      ...webhookWrites({ store, nowSeconds, changeLog: options.changeLog }),
-      ...ingestTokenWrites({ store, nowSeconds, changeLog: options.changeLog }),
+      ...deviceWrites(store, changeLog),
+      ...webhookWrites({ store, nowSeconds, changeLog }),
+      ...ingestTokenWrites({ store, nowSeconds, changeLog }),
     },
     idempotency: idempotentRequests(store, nowSeconds),
+    audit: auditReads(store),
   };
 }

@@ -8,6 +8,7 @@ import { memoryCredentials } from './memory-credentials.js';
 import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { memoryIdempotency } from './memory-idempotency.js';
+import { memoryAudit } from './memory-audit.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -57,6 +58,7 @@ export function createMemoryStore(): FleetHoursStore {
     ...memoryMaintenance(state.devices),
     ...memoryWebhooks(accounts),
     ...memoryIdempotency(),
+    ...memoryAudit(accounts),
   };
 }
 

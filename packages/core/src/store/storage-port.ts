@@ -21,6 +21,7 @@ import type {
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 
+import type { AuditLogStore } from './audit-port.js';
 import type { StoreCapabilities } from './store-capabilities.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from './idempotency-port.js';
 import type { WebhookOutboxStore } from './webhook-outbox-port.js';
@@ -34,6 +35,7 @@ export type {
   ServicePageFilter,
 } from './store-capabilities.js';
 export type { WebhookOutboxStore } from './webhook-outbox-port.js';
+export type { AuditEntry, AuditLogStore, NewAuditEntry } from './audit-port.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -63,7 +65,7 @@ interface NewCredential {
   readonly now: EpochSeconds;
 }
 
-export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
+export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */

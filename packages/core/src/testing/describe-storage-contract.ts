@@ -8,6 +8,7 @@ import { describeMaintenanceContract } from './maintenance-contract.js';
 import { describeServiceMemoContract } from './service-memo-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
+import { describeAuditContract } from './audit-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -134,6 +135,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeWebhookContract(() => store);
 
     describeIdempotencyContract(() => store);
+    describeAuditContract(() => store);
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

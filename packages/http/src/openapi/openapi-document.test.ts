@@ -49,6 +49,8 @@ const DATA_PATHS = [
   '/api/v1/service',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
+  // The change log (D55): GET and HEAD with a manage key.
+  '/api/v1/audit',
 ];
 /** The write routes (D52) and the operation each path serves. */
 const WRITE_OPERATIONS: Record<string, readonly string[]> = {
@@ -364,6 +366,7 @@ describe('openApiDocument', () => {
           fleetService: 10_000,
           unauthenticated: 10_000,
           writes: 10_000,
+          manageReads: 10_000,
         },
       });
       limited = await createFixture({
@@ -378,6 +381,7 @@ describe('openApiDocument', () => {
           service: 1,
           fleetService: 1,
           writes: 1,
+          manageReads: 1,
         },
       });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
@@ -390,6 +394,8 @@ describe('openApiDocument', () => {
       for (const method of METHODS.filter((each) => !WRITE_OPERATIONS[path]?.includes(each))) {
         it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
           const statuses = Object.keys(documentedResponses(path, method));
+          // The change log (D55) needs a manage key (P88); every other read path a read key.
+          const keyOf = (fixture: Fixture) => (path === '/api/v1/audit' ? fixture.keys.acmeManage.key : fixture.keys.acme.key);
           for (const status of statuses) {
             const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
               fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, {
@@ -399,11 +405,11 @@ describe('openApiDocument', () => {
             switch (status) {
               case '200':
               case '405':
-                response = await send(base, base.keys.acme.key);
+                response = await send(base, keyOf(base));
                 break;
               case '400':
                 // An impossible date (D7), or on the fleet endpoints a page size out of range (D32).
-                response = await send(base, base.keys.acme.key, path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0');
+                response = await send(base, keyOf(base), path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0');
                 break;
               case '401':
                 response = await send(base, null);
@@ -412,17 +418,17 @@ describe('openApiDocument', () => {
                 response = await send(base, base.keys.starter.key);
                 break;
               case '404':
-                response = await send(base, base.keys.acme.key, '', '999');
+                response = await send(base, keyOf(base), '', '999');
                 break;
               case '429':
-                await send(limited, limited.keys.acme.key);
-                response = await send(limited, limited.keys.acme.key);
+                await send(limited, keyOf(limited));
+                response = await send(limited, keyOf(limited));
                 break;
               case '500':
-                response = await send(failing, failing.keys.acme.key);
+                response = await send(failing, keyOf(failing));
                 break;
               case '503':
-                response = await send(unavailable, unavailable.keys.acme.key);
+                response = await send(unavailable, keyOf(unavailable));
                 break;
               default:
                 throw new Error(`No scenario for documented status ${status}`);

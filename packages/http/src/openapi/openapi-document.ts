@@ -544,6 +544,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         name: 'Fleet',
         description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
       },
+      { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',

@@ -7,8 +7,8 @@ import {
   WEBHOOK_DELIVERIES_PAGE,
   type RateLimits,
 } from '@fleet-hours/core';
-import { allowedMethods } from '@fleet-hours/core/adapter';
-import { MANAGE_API_ENDPOINTS } from '../routes/manage-endpoints.js';
+import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
+import { MANAGE_API_ENDPOINTS, type ManageOpenApiOperation } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
 import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
@@ -30,6 +30,11 @@ export const MANAGE_ALLOW_VALUES: readonly string[] = [
 export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> {
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
+    // A paged read (the change log, D55): GET and HEAD on the budget of manage reads (P88).
+    if (endpoint.method === 'GET' && 'paging' in endpoint && endpoint.paging) {
+      paths[endpoint.template] = { ...paths[endpoint.template], ..._manageRead(endpoint, openApi, limits) };
+      continue;
+    }
     // The device routes (D52) name a device; the others name their resource in `resource` (P80).
     const onDevice = openApi.resource === undefined && endpoint.template.includes('{id}');
     const resource = openApi.resource ?? (onDevice ? { parameter: 'DeviceId', notFound: 'DeviceNotFound' } : undefined);
@@ -68,7 +73,10 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
       [endpoint.method.toLowerCase()]: {
         operationId: openApi.operationId,
         summary: openApi.summary,
-        description: `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
+        description:
+          endpoint.method === 'GET'
+            ? `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`
+            : `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
         tags: [openApi.tag],
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(withBody
@@ -128,6 +136,56 @@ function _idempotent(operation: Json): Json {
   };
 }
 
+/**
+ * The GET and HEAD operations of a manage read (the change log, D55): a manage key, the key's
+ * budget of manage reads (P88), and for a paged list its `limit` and `cursor` (P87).
+ */
+function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits): Json {
+  const note = `Needs an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`;
+  const parameters = endpoint.paging
+    ? [
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `Entries per page: a whole number from 1 to ${endpoint.paging.maxLimit}, default ${endpoint.paging.defaultLimit}. Anything else, or a repeated limit: 400.`,
+          schema: { type: 'integer', minimum: 1, maximum: endpoint.paging.maxLimit, default: endpoint.paging.defaultLimit },
+        },
+        ref('parameters', 'Cursor'),
+      ]
+    : [];
+  const responses = (withBody: boolean): Json => ({
+    '200': {
+      description: 'OK',
+      headers: RATE_LIMIT_HEADERS,
+      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema ?? '') } } } : {}),
+    },
+    ...(endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    '401': ref('responses', 'Unauthorized'),
+    '403': ref('responses', 'ForbiddenWrite'),
+    '429': ref('responses', 'TooManyRequests'),
+    '500': ref('responses', 'InternalError'),
+    '503': ref('responses', 'ServiceUnavailable'),
+  });
+  const common = { tags: [openApi.tag], ...(parameters.length > 0 ? { parameters } : {}) };
+  return {
+    get: {
+      operationId: openApi.operationId,
+      summary: openApi.summary,
+      description: `${openApi.description}\n\n${note}`,
+      ...common,
+      responses: responses(true),
+    },
+    head: {
+      operationId: `${openApi.operationId}Head`,
+      summary: `${openApi.summary} (headers only)`,
+      description: `The same as GET without the body. ${note}`,
+      ...common,
+      responses: responses(false),
+    },
+  };
+}
+
 const _text = (description: string): Json => ({ type: 'string', minLength: 1, maxLength: DEVICE_TEXT_MAX, description });
 
 /** The fields of a device in a write's body. */
@@ -157,6 +215,68 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
     additionalProperties: false,
     properties: _DEVICE_FIELDS,
     examples: [{ status: 'inactive' }],
+  },
+  AuditEntry: {
+    type: 'object',
+    description: 'A change to the account: when, who, under which request, what, and each field changed.',
+    required: ['id', 'at', 'actor', 'request_id', 'action', 'resource', 'changes'],
+    properties: {
+      id: { type: 'integer', minimum: 1, description: 'Larger for every later change.' },
+      at: { type: 'string', format: 'date-time', description: 'When the change was made, in UTC.' },
+      actor: {
+        type: 'object',
+        required: ['kind', 'label', 'fingerprint_prefix'],
+        properties: {
+          kind: { type: 'string', enum: ['api_key', 'cli'], description: 'An API key, or the operator CLI.' },
+          label: { type: ['string', 'null'], description: "The key's label; null for the CLI." },
+          fingerprint_prefix: {
+            type: ['string', 'null'],
+            description: "The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI.",
+          },
+        },
+      },
+      request_id: { type: ['string', 'null'], description: 'The `X-Request-Id` of the request that made it; null for the CLI.' },
+      action: { type: 'string', description: 'The resource type and the verb, e.g. `device.create`, `device.update`.' },
+      resource: {
+        type: 'object',
+        required: ['type', 'id'],
+        properties: { type: { type: 'string', examples: ['device'] }, id: { type: 'string', examples: ['7'] } },
+      },
+      changes: {
+        type: 'object',
+        description:
+          'Each field whose value changed, as `[before, after]` (null for a field that was not there). Secrets are `"[redacted]"`.',
+        additionalProperties: { type: 'array', minItems: 2, maxItems: 2 },
+      },
+    },
+  },
+  AuditPage: {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: ref('schemas', 'AuditEntry'), description: 'The changes, newest first.' },
+      next_cursor: {
+        type: ['string', 'null'],
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'Pass it as `cursor` to get the next page; null on the last page.',
+      },
+    },
+    examples: [
+      {
+        data: [
+          {
+            id: 12,
+            at: '2026-11-23T10:15:42+00:00',
+            actor: { kind: 'api_key', label: 'dispatch', fingerprint_prefix: '3f9a0c1e' },
+            request_id: '9b2d6f0e-1c4a-4e8b-a7d2-5f3c8e1b9a60',
+            action: 'device.update',
+            resource: { type: 'device', id: '7' },
+            changes: { name: ['Van 7', 'Van 7 (north)'] },
+          },
+        ],
+        next_cursor: null,
+      },
+    ],
   },
 };
 

@@ -14,6 +14,7 @@ import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from '../datab
 import type { OpenedDatabase } from '../database/open-database.js';
 import { startServer, type StartedServer } from '../server/start-server.js';
 import type { ServingCommandInput } from './command-context.js';
+import { removeOldAuditEntries } from './maintenance.js';
 
 /**
  * `serve [settings…]`: reads every setting from its flag or `FLEET_HOURS_…` variable (D30, P29),
@@ -91,7 +92,7 @@ export async function serveCommand(input: ServingCommandInput & { readonly targe
     ...(server.metricsUrl === null ? {} : { metrics_url: server.metricsUrl }),
   });
 
-  const maintenance = _startMaintenance(database, settings.telemetryRetentionDays, io.now, log);
+  const maintenance = _startMaintenance(database, settings.telemetryRetentionDays, io.now, log, settings.auditRetentionDays);
   const signal = await stop;
   log({ msg: 'stopping', signal });
   await maintenance.stop();
@@ -121,12 +122,20 @@ function _startMaintenance(
   retentionDays: number,
   now: () => number,
   log: (entry: object) => void,
+  auditRetentionDays = 0,
 ): { stop(): Promise<void> } {
   const db = (database.store as Partial<Pick<KyselyFleetHoursStore, 'db'>>).db;
   if (db === undefined) return { stop: async () => {} };
   let running: Promise<void> = Promise.resolve();
   const run = () => {
     running = (async () => {
+      // D55, P89: the change log's entries past --audit-retention-days; a failure is logged and tried again next hour.
+      try {
+        const audit = await removeOldAuditEntries(database.store, Math.floor(now() / 1000), auditRetentionDays);
+        if (audit.removed > 0) log({ level: 'info', msg: 'audit maintenance', removed: audit.removed });
+      } catch (error) {
+        log({ level: 'warn', msg: 'audit maintenance failed', error: redactUrl(error instanceof Error ? error.message : String(error)) });
+      }
       try {
         const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
         const done = await maintainTelemetryPartitions(db, { now: Math.floor(now() / 1000), retentionDays });

@@ -249,6 +249,22 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
 }
 
+/** `audit_entries`: the change log of every account (D55), one row per change, never updated. */
+export interface AuditEntriesTable {
+  id: Generated<BigintColumn>;
+  account_id: number;
+  at: TimestampColumn;
+  actor_kind: 'api_key' | 'cli';
+  actor_label: string | null;
+  actor_fingerprint_prefix: string | null;
+  request_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  /** The JSON text of the changed fields (`json`: read back as text). */
+  changes: string;
+}
+
 /**
  * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
  *
@@ -282,4 +298,5 @@ export interface FleetHoursDatabase {
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;
   idempotency_keys: IdempotencyKeysTable;
+  audit_entries: AuditEntriesTable;
 }

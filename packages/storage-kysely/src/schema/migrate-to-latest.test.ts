@@ -15,6 +15,7 @@ const TABLES = [
   'account_event_settings',
   'accounts',
   'api_keys',
+  'audit_entries',
   'device_states',
   'devices',
   'engine_day_figures',
@@ -249,6 +250,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
             table !== 'idempotency_keys' &&
+            table !== 'audit_entries' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -321,6 +323,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
             table !== 'idempotency_keys' &&
+            table !== 'audit_entries' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );

@@ -23,6 +23,7 @@ import { rememberedStatusesMigration } from './migrations/0015-remembered-status
 import { keyScopesMigration } from './migrations/0016-key-scopes.js';
 import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-indexes.js';
 import { idempotencyKeysMigration } from './migrations/0018-idempotency-keys.js';
+import { auditEntriesMigration } from './migrations/0019-audit-entries.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -44,6 +45,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0016_key_scopes': keyScopesMigration,
   '0017_matching_memo_indexes': matchingMemoIndexesMigration,
   '0018_idempotency_keys': idempotencyKeysMigration,
+  '0019_audit_entries': auditEntriesMigration,
 });
 
 /**
