@@ -169,7 +169,8 @@ describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
       const refused = await send(key);
       expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
       const reached = await send(manageKey);
-      expect(reached.status).toBe(200);
+      // A route that names a resource by id is reached too when no resource of the account has it: 404.
+      expect(row.template.includes('{id}') ? [200, 404] : [200]).toContain(reached.status);
       expect(reached.headers.get('X-RateLimit-Limit')).toBe('120');
     },
   );
