@@ -838,7 +838,7 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
       it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
         const fixtures = {
           base: await createFixture({ sendWebhookEvent }),
-          limited: await createFixture({ sendWebhookEvent, rateLimits: { writes: 1 } }),
+          limited: await createFixture({ sendWebhookEvent, rateLimits: { writes: 1, manageReads: 1 } }),
           failing: await brokenFixture(() => new Error('relation "api_keys" does not exist')),
           unavailable: await brokenFixture(() => new StorageUnavailableError()),
         };
@@ -856,7 +856,7 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
         const send = (
           fixture: Fixture,
           key: string | null,
-          options: { id?: number; body?: unknown; type?: string; ifMatch?: string; query?: string } = {},
+          options: { id?: number; body?: unknown; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string } = {},
         ) => {
           const id = options.id ?? (path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id);
           const concrete = path.replace('{id}', String(id)).replace('{event_id}', id === 999_999 ? 'evt_none' : 'evt_1');
@@ -866,6 +866,7 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
             headers: {
               ...(body === undefined ? {} : { 'Content-Type': options.type ?? 'application/json' }),
               ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+              ...(options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {}),
             },
             ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
           });
@@ -882,13 +883,29 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
               responses.push(await send(base, manage(base), { id: path.includes('ingest-tokens') ? ids.spareToken.id : ids.spare.id }));
               break;
             case '400':
-              responses.push(
-                withBody
-                  ? await send(base, manage(base), { body: { colour: 'red' } })
-                  : await send(base, manage(base), { query: '?limit=0' }),
-              );
-              if (withBody) responses.push(await send(base, manage(base), { body: '{"url":' }));
+              if (withBody) {
+                responses.push(await send(base, manage(base), { body: { colour: 'red' } }));
+                responses.push(await send(base, manage(base), { body: '{"url":' }));
+              } else if (method === 'get') responses.push(await send(base, manage(base), { query: '?limit=0' }));
+              // D53: a malformed Idempotency-Key on a POST.
+              if (method === 'post') responses.push(await send(base, manage(base), { idempotencyKey: 'not a key' }));
               break;
+            case '422': {
+              // D53: a key used for another request (here another resource, or another body).
+              const key = `reused-${path}`;
+              await send(base, manage(base), {
+                idempotencyKey: key,
+                id: path.includes('{event_id}') ? 999_999 : ids.spare.id,
+                ...(withBody ? { body: valid } : {}),
+              });
+              responses.push(
+                await send(base, manage(base), {
+                  idempotencyKey: key,
+                  ...(withBody ? { body: { ...valid, url: 'https://d.example/' } } : {}),
+                }),
+              );
+              break;
+            }
             case '401':
               responses.push(await send(base, null));
               break;
@@ -899,9 +916,17 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
             case '404':
               responses.push(await send(base, manage(base), { id: 999_999 }));
               break;
-            case '409':
-              responses.push(await send(base, manage(base), { id: ids.disabled.id }));
+            case '409': {
+              if (path.endsWith('/test')) responses.push(await send(base, manage(base), { id: ids.disabled.id }));
+              // D53: a key whose first request still runs.
+              const key = `held-${path}`;
+              const id = path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id;
+              const concrete = path.replace('{id}', String(id)).replace('{event_id}', 'evt_1');
+              const fingerprint = await requestFingerprint('POST', `http://localhost${concrete}`, withBody ? JSON.stringify(valid) : '');
+              await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+              responses.push(await send(base, manage(base), { idempotencyKey: key }));
               break;
+            }
             case '412':
               responses.push(await send(base, manage(base), { ifMatch: '"w-0000000000000000"' }));
               break;
