@@ -1,5 +1,5 @@
 import { generateIngestToken, ingestTokenWrites } from '@fleet-hours/core';
-import { CLI_ORIGIN } from './_cli-origin.js';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 import { _credentialCommands } from './_credential-commands.js';
 import { formatUtc } from './present-records.js';
 
@@ -28,7 +28,7 @@ export const INGEST_TOKEN_COMMANDS = _credentialCommands({
   create: (store, input) => store.createIngestToken(input),
   // The core's management of tokens (P80), the one the API uses: the options are checked by the CLI first.
   issue: async (store, { accountId, label, expiresAt, now }) => {
-    const created = await ingestTokenWrites({ store, nowSeconds: () => now }).createIngestToken({
+    const created = await ingestTokenWrites({ store, nowSeconds: () => now, changeLog: cliChangeLog(store, { now }) }).createIngestToken({
       accountId,
       fields: { label, expires_at: formatUtc(expiresAt) },
       origin: CLI_ORIGIN,
@@ -37,5 +37,9 @@ export const INGEST_TOKEN_COMMANDS = _credentialCommands({
   },
   list: (store, accountId) => ingestTokenWrites({ store, nowSeconds: () => 0 }).listIngestTokens({ accountId }),
   revoke: (store, tokenId, now) =>
-    ingestTokenWrites({ store, nowSeconds: () => now }).revokeIngestToken({ accountId: null, tokenId, origin: CLI_ORIGIN }),
+    ingestTokenWrites({ store, nowSeconds: () => now, changeLog: cliChangeLog(store, { now }) }).revokeIngestToken({
+      accountId: null,
+      tokenId,
+      origin: CLI_ORIGIN,
+    }),
 });

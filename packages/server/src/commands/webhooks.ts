@@ -16,7 +16,7 @@ import { formatTable } from '../cli/format-table.js';
 import { readDuration, readId, readNumber } from '../cli/option-values.js';
 import { readServerSetting } from '../cli/server-settings.js';
 import { sendOneEvent } from '../webhooks/send-one-event.js';
-import { CLI_ORIGIN } from './_cli-origin.js';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
@@ -55,9 +55,9 @@ function _present(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
   };
 }
 
-/** The core's management of endpoints (P80), the one the API uses, at the CLI's now. */
+/** The core's management of endpoints (P80), the one the API uses, at the CLI's now, reporting to the account's change log (D55). */
 function _writes(context: CommandContext, store: FleetHoursStore): WebhookWrites {
-  return webhookWrites({ store, nowSeconds: () => context.now });
+  return webhookWrites({ store, nowSeconds: () => context.now, changeLog: cliChangeLog(store, context) });
 }
 
 function _readUrl(text: string): string {
