@@ -588,7 +588,7 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
-            secret: string;
+            secret: string | null;
         };
         WebhookList: {
             data: components["schemas"]["Webhook"][];
@@ -658,7 +658,7 @@ export interface components {
             expires_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
-            token: string;
+            token: string | null;
         };
         IngestTokenList: {
             data: components["schemas"]["IngestToken"][];
@@ -928,24 +928,6 @@ export interface components {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
-                    };
-                };
-            };
-        };
-        WebhookConflict: {
-            headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        status?: 409;
-                        /** @enum {unknown} */
-                        code?: "conflict";
                     };
                 };
             };

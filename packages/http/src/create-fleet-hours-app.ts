@@ -242,7 +242,10 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
       endpoint.endpoint.method,
       endpoint.honoPath,
       guard(endpoint.policy),
-      ...(endpoint.endpoint.method === 'POST' ? [idempotent] : []),
+      // P80: an answer that shows a secret once is kept without it.
+      ...(endpoint.endpoint.method === 'POST'
+        ? [endpoint.secretFields.length === 0 ? idempotent : idempotency({ fleetHours, secretFields: endpoint.secretFields })]
+        : []),
       endpoint.handler(fleetHours, { now, sendWebhookEvent: options.sendWebhookEvent }),
     );
 

@@ -959,8 +959,8 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /** @description Signs every request (Standard Webhooks). Store it now: it is never shown again. */
-            secret: string;
+            /** @description Signs every request (Standard Webhooks). Store it now: it is never shown again — an answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
+            secret: string | null;
         };
         WebhookList: {
             data: components["schemas"]["Webhook"][];
@@ -1056,8 +1056,8 @@ export interface components {
              * @description When it was revoked.
              */
             revoked_at: string | null;
-            /** @description Store it now: only its fingerprint is kept. */
-            token: string;
+            /** @description Store it now: only its fingerprint is kept. An answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
+            token: string | null;
         };
         IngestTokenList: {
             data: components["schemas"]["IngestToken"][];
@@ -1363,25 +1363,6 @@ export interface components {
                         status?: 404;
                         /** @enum {unknown} */
                         code?: "not_found";
-                    };
-                };
-            };
-        };
-        /** @description The endpoint is disabled: enable it, then test it. */
-        WebhookConflict: {
-            headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /** @constant */
-                        status?: 409;
-                        /** @enum {unknown} */
-                        code?: "conflict";
                     };
                 };
             };

@@ -261,7 +261,6 @@ const ERROR_RESPONSES = {
     description: 'No such resource on this account — also one of another account, and an id that is not one: the same body.',
     codes: ['not_found'],
   },
-  WebhookConflict: { description: 'The endpoint is disabled: enable it, then test it.', codes: ['conflict'] },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
   // Refusals of the POST write routes, which take an Idempotency-Key (D53).
   InvalidIdempotentWrite: {

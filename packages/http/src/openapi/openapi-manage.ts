@@ -334,9 +334,10 @@ export const WEBHOOK_SCHEMAS: Readonly<Record<string, Json>> = {
     properties: {
       ...(_WEBHOOK_PROPERTIES as Record<string, Json>),
       secret: {
-        type: 'string',
+        type: ['string', 'null'],
         pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
-        description: 'Signs every request (Standard Webhooks). Store it now: it is never shown again.',
+        description:
+          'Signs every request (Standard Webhooks). Store it now: it is never shown again — an answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here.',
       },
     },
   },
@@ -435,7 +436,12 @@ export const WEBHOOK_SCHEMAS: Readonly<Record<string, Json>> = {
     additionalProperties: false,
     properties: {
       ...(_INGEST_TOKEN_PROPERTIES as Record<string, Json>),
-      token: { type: 'string', pattern: '^fhi_[A-Za-z0-9]{43}$', description: 'Store it now: only its fingerprint is kept.' },
+      token: {
+        type: ['string', 'null'],
+        pattern: '^fhi_[A-Za-z0-9]{43}$',
+        description:
+          'Store it now: only its fingerprint is kept. An answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here.',
+      },
     },
   },
   IngestTokenList: _list('IngestToken'),

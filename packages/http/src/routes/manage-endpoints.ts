@@ -65,6 +65,8 @@ export interface ManageRouteOptions {
 interface _HttpManageEndpoint {
   readonly handler: (options: ManageRouteOptions) => Handler<FleetHoursEnv>;
   readonly openApi: ManageOpenApiOperation;
+  /** Fields of its answer shown once (P80): never kept for an `Idempotency-Key`, `null` in a replay. */
+  readonly secretFields?: readonly string[];
 }
 
 const _WEBHOOK = { parameter: 'WebhookId', notFound: 'ResourceNotFound' } as const;
@@ -124,6 +126,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
   },
   createWebhook: {
     handler: createWebhookRoute,
+    secretFields: ['secret'],
     openApi: {
       operationId: 'createWebhook',
       summary: 'Add a webhook endpoint',
@@ -176,6 +179,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
   },
   rotateWebhookSecret: {
     handler: rotateWebhookSecretRoute,
+    secretFields: ['secret'],
     openApi: {
       operationId: 'rotateWebhookSecret',
       summary: 'Rotate a webhook endpoint’s secret',
@@ -198,7 +202,6 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       schema: 'WebhookTest',
       status: 200,
       resource: _WEBHOOK,
-      refusals: { '409': 'WebhookConflict' },
     },
   },
   listWebhookDeliveries: {
@@ -242,6 +245,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
   },
   createIngestToken: {
     handler: createIngestTokenRoute,
+    secretFields: ['token'],
     openApi: {
       operationId: 'createIngestToken',
       summary: 'Create an ingest token',
@@ -270,6 +274,8 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
 export type ManageApiEndpoint = Omit<ApiEndpoint, 'endpoint' | 'openApi' | 'handler'> & {
   readonly endpoint: ManageEndpoint;
   readonly openApi: ManageOpenApiOperation;
+  /** Fields of its answer shown once (P80): never kept for an `Idempotency-Key`. */
+  readonly secretFields: readonly string[];
   /** Its handler over a service, with the app's clock and webhook sender. */
   handler(fleetHours: FleetHours, app?: Omit<ManageRouteOptions, 'fleetHours'>): Handler<FleetHoursEnv>;
 };
@@ -282,6 +288,7 @@ export const MANAGE_API_ENDPOINTS: readonly ManageApiEndpoint[] = MANAGE_ENDPOIN
     policy: ROUTE_POLICIES[endpoint.name],
     honoPath: honoPath(endpoint.template),
     openApi: http.openApi,
+    secretFields: http.secretFields ?? [],
     handler: (fleetHours, app) => http.handler({ fleetHours, now: app?.now ?? Date.now, sendWebhookEvent: app?.sendWebhookEvent }),
   };
 });

@@ -292,6 +292,46 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
   });
 });
 
+describe('secrets and Idempotency-Key (D53, P80)', () => {
+  it('an answer given again for a key has the secret or token null, and no secret is kept for the key', async () => {
+    const fixture = await createFixture();
+    const key = fixture.keys.acmeManage.key;
+    const once = { 'Idempotency-Key': 'hook-1' };
+    const first = await send(fixture, 'POST', '/api/v1/webhooks', key, { url: URL_A }, once);
+    const again = await send(fixture, 'POST', '/api/v1/webhooks', key, { url: URL_A }, once);
+    const created = (await first.json()) as Body & { secret: string };
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(await again.json()).toEqual({ ...created, secret: null });
+    const rotated = (await (
+      await send(fixture, 'POST', `/api/v1/webhooks/${created.id}/rotate`, key, undefined, { 'Idempotency-Key': 'rot-1' })
+    ).json()) as {
+      secret: string;
+    };
+    const rotatedAgain = (await (
+      await send(fixture, 'POST', `/api/v1/webhooks/${created.id}/rotate`, key, undefined, { 'Idempotency-Key': 'rot-1' })
+    ).json()) as {
+      secret: string | null;
+    };
+    expect([typeof rotated.secret, rotatedAgain.secret]).toEqual(['string', null]);
+    const token = (await (await send(fixture, 'POST', '/api/v1/ingest-tokens', key, {}, { 'Idempotency-Key': 'tok-1' })).json()) as {
+      token: string;
+    };
+    const tokenAgain = (await (await send(fixture, 'POST', '/api/v1/ingest-tokens', key, {}, { 'Idempotency-Key': 'tok-1' })).json()) as {
+      token: string | null;
+    };
+    expect([typeof token.token, tokenAgain.token]).toEqual(['string', null]);
+    const accountId = fixture.accounts.acme.id;
+    const kept = JSON.stringify(
+      await Promise.all(
+        ['hook-1', 'rot-1', 'tok-1'].map((idempotencyKey) => fixture.store.findIdempotencyKey({ accountId, key: idempotencyKey })),
+      ),
+    );
+    expect(kept).toContain('"status":201');
+    for (const secret of [created.secret, rotated.secret, token.token]) expect(kept).not.toContain(secret.slice(6, 30));
+  });
+});
+
 describe('POST /api/v1/webhooks/{id}/test (D41, P83)', () => {
   it('without a sender the app answers 503 service_unavailable (a 5xx tells no more, D16), and raises no event', async () => {
     const fixture = await createFixture();
