@@ -143,7 +143,7 @@ describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
         (openApiDocument.paths[row.template] as Record<string, { requestBody?: unknown } | undefined>)[row.method.toLowerCase()]
           ?.requestBody !== undefined;
       const send = (bearer: string) =>
-        app.request(row.template.replace('{id}', String(deviceId)).replace('{event_id}', 'evt_none'), {
+        app.request(row.template.replace('{id}', String(deviceId)).replace(/\{[a-z_]+\}/g, '1'), {
           method: row.method,
           headers: { Authorization: `Bearer ${bearer}`, ...(withBody ? { 'Content-Type': 'application/json' } : {}) },
           // A body whose field is at fault: the route is reached, and its checks answer.

@@ -69,6 +69,17 @@ export * from './manage/webhook-fields.js';
 export * from './manage/ingest-token-writes.js';
 export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
+export * from './manage/maintenance-writes.js';
+export {
+  hourMeterReadingBody,
+  READING_PAGE_SIZES,
+  readingVersion,
+  scheduleVersion,
+  scheduleWriteBody,
+  type HourMeterReadingBody,
+  type ServiceScheduleWriteBody,
+} from './manage/maintenance-bodies.js';
+export { readReadingFields, readScheduleFields, readServiceDoneFields } from './manage/maintenance-fields.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

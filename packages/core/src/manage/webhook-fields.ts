@@ -4,7 +4,7 @@ import { checkWebhookEventTypes, checkWebhookUrl } from '../events/webhook-endpo
 import { webhookBody } from '../events/webhook-message.js';
 import type { NewWebhookEvent, WebhookEndpoint, WebhookEndpointChanges } from '../events/webhook-records.js';
 import type { EpochSeconds } from '../types.js';
-import { entityTag } from './entity-tag.js';
+import { entityVersion } from './entity-tag.js';
 
 /**
  * A webhook endpoint as the API reads and shows it (D41, P80): the fields of a write by their names
@@ -129,7 +129,12 @@ export function webhookEndpointBody(endpoint: WebhookEndpoint, now: EpochSeconds
  * ```
  */
 export function webhookEntityTag(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'previousSecretExpiresAt'>): string {
-  return entityTag('w', [endpoint.url, endpoint.eventTypes, endpoint.enabled, endpoint.previousSecretExpiresAt]);
+  return `"${webhookVersion(endpoint)}"`;
+}
+
+/** The version of an endpoint (D54, P81): its entity tag unquoted, `w-0123456789abcdef`. */
+export function webhookVersion(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'previousSecretExpiresAt'>): string {
+  return entityVersion('w', [endpoint.url, endpoint.eventTypes, endpoint.enabled, endpoint.previousSecretExpiresAt]);
 }
 
 /** An event id as the outbox names events (D40): `evt_` and up to 200 characters. */

@@ -5,6 +5,10 @@ import {
   INGEST_TOKEN_LABEL_MAX,
   SUBSCRIBABLE_EVENT_TYPES,
   WEBHOOK_DELIVERIES_PAGE,
+  MAX_HOUR_METER_SECONDS,
+  MAX_SERVICE_INTERVAL_DAYS,
+  MAX_SERVICE_INTERVAL_SECONDS,
+  READING_PAGE_SIZES,
   type RateLimits,
 } from '@fleet-hours/core';
 import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
@@ -20,7 +24,7 @@ import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
 /** The values of `Allow` on a path that has write routes: `GET, HEAD, POST`, `PATCH`. */
 export const MANAGE_ALLOW_VALUES: readonly string[] = [
-  ...new Set(MANAGE_API_ENDPOINTS.map(({ endpoint }) => allowedMethods(endpoint.template.replace(/\{\w+\}/g, '1')).join(', '))),
+  ...new Set(MANAGE_API_ENDPOINTS.map(({ endpoint }) => allowedMethods(endpoint.template.replace('{id}', '1')).join(', '))),
 ];
 
 /**
@@ -30,68 +34,55 @@ export const MANAGE_ALLOW_VALUES: readonly string[] = [
 export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> {
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
-    // A paged read (the change log, D55): GET and HEAD on the budget of manage reads (P88).
-    if (endpoint.method === 'GET' && 'paging' in endpoint && endpoint.paging) {
+    // Webhook endpoints and ingest tokens (P80): their own shapes, GETs included.
+    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens') {
+      _hooksOperation(endpoint, openApi, limits, paths);
+      continue;
+    }
+    if (endpoint.method === 'GET') {
       paths[endpoint.template] = { ...paths[endpoint.template], ..._manageRead(endpoint, openApi, limits) };
       continue;
     }
-    // The device routes (D52) name a device; the others name their resource in `resource` (P80).
-    const onDevice = openApi.resource === undefined && endpoint.template.includes('{id}');
-    const resource = openApi.resource ?? (onDevice ? { parameter: 'DeviceId', notFound: 'DeviceNotFound' } : undefined);
-    const ifMatch = openApi.ifMatch ?? onDevice;
-    // One endpoint answered: its version (D54, P81).
-    const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
-    const success: Json =
-      openApi.schema === undefined
-        ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
-        : {
-            description:
-              openApi.tag === 'Devices'
-                ? openApi.status === 201
-                  ? 'Created: the device, its URL in `Location`'
-                  : 'OK: the device'
-                : openApi.status === 201
-                  ? 'Created, its URL in `Location`'
-                  : openApi.status === 202
-                    ? 'Accepted: the servers do the rest'
-                    : 'OK',
-            headers: {
-              ...RATE_LIMIT_HEADERS,
-              ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
-              ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
-            },
-            content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
-          };
-    const parameters = [
-      ...(resource ? [ref('parameters', resource.parameter)] : []),
-      ...(ifMatch ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : 'WebhookIfMatch')] : []),
-      ...(openApi.query ?? []).map((name) => ref('parameters', name)),
-    ];
-    const withBody = openApi.requestSchema !== undefined;
+    const withDevice = endpoint.template.includes('{id}');
+    // A device's own write takes If-Match; the rows of other resources list their parameters (P76).
+    const parameters = openApi.parameters ?? (withDevice && openApi.tag === 'Devices' ? ['IfMatch'] : []);
+    const single = openApi.status !== 204;
+    const success: Json = {
+      description: openApi.answer ?? (openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device'),
+      headers: {
+        ...RATE_LIMIT_HEADERS,
+        ...(single ? { ETag: ref('headers', 'ETag') } : {}),
+        ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
+      },
+      ...(openApi.schema === undefined ? {} : { content: { 'application/json': { schema: ref('schemas', openApi.schema) } } }),
+    };
+    const conflict = openApi.conflict ?? (openApi.tag === 'Devices' ? 'DeviceConflict' : undefined);
+    const body = openApi.requestSchema !== undefined;
     paths[endpoint.template] = {
       ...paths[endpoint.template],
       [endpoint.method.toLowerCase()]: {
         operationId: openApi.operationId,
         summary: openApi.summary,
-        description:
-          endpoint.method === 'GET'
-            ? `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`
-            : `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
+        description: `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
         tags: [openApi.tag],
-        ...(parameters.length > 0 ? { parameters } : {}),
-        ...(withBody
-          ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema!) } } } }
+        ...(withDevice ? { parameters: [ref('parameters', 'DeviceId'), ...parameters.map((name) => ref('parameters', name))] } : {}),
+        ...(body
+          ? {
+              requestBody: {
+                required: openApi.optionalBody !== true,
+                content: { 'application/json': { schema: ref('schemas', openApi.requestSchema!) } },
+              },
+            }
           : {}),
         responses: {
           [String(openApi.status)]: success,
-          ...(withBody ? { '400': ref('responses', 'InvalidWrite') } : openApi.query ? { '400': ref('responses', 'BadRequest') } : {}),
+          ...(body ? { '400': ref('responses', 'InvalidWrite') } : {}),
           '401': ref('responses', 'Unauthorized'),
           '403': ref('responses', 'ForbiddenWrite'),
-          ...(resource ? { '404': ref('responses', resource.notFound) } : {}),
-          ...(openApi.tag === 'Devices' ? { '409': ref('responses', 'DeviceConflict') } : {}),
-          ...Object.fromEntries(Object.entries(openApi.refusals ?? {}).map(([status, name]) => [status, ref('responses', name)])),
-          ...(ifMatch ? { '412': ref('responses', 'PreconditionFailed') } : {}),
-          ...(withBody ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
+          ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+          ...(conflict === undefined ? {} : { '409': ref('responses', conflict) }),
+          ...(parameters.includes('IfMatch') ? { '412': ref('responses', 'PreconditionFailed') } : {}),
+          ...(body ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
           '429': ref('responses', 'TooManyRequests'),
           '500': ref('responses', 'InternalError'),
           '503': ref('responses', 'ServiceUnavailable'),
@@ -142,7 +133,12 @@ function _idempotent(operation: Json): Json {
  */
 function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits): Json {
   const note = `Needs an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`;
-  const parameters = endpoint.paging
+  const withDevice = endpoint.template.includes('{id}');
+  const listed = [
+    ...(withDevice ? [ref('parameters', 'DeviceId')] : []),
+    ...(openApi.parameters ?? []).map((name) => ref('parameters', name)),
+  ];
+  const paged = endpoint.paging
     ? [
         {
           name: 'limit',
@@ -154,15 +150,17 @@ function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, 
         ref('parameters', 'Cursor'),
       ]
     : [];
+  const parameters = [...listed, ...paged];
   const responses = (withBody: boolean): Json => ({
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
       ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema ?? '') } } } : {}),
     },
-    ...(endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(endpoint.paging || openApi.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     '401': ref('responses', 'Unauthorized'),
     '403': ref('responses', 'ForbiddenWrite'),
+    ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
     '503': ref('responses', 'ServiceUnavailable'),
@@ -196,6 +194,157 @@ const _DEVICE_FIELDS: Json = {
   timezone: { type: 'string', description: 'IANA zone name (not an offset); every day and window of the device is cut in it.' },
   registration: { type: ['string', 'null'], maxLength: DEVICE_TEXT_MAX, description: 'Registration plate; null or "" for none.' },
   status: { type: 'string', enum: [...DEVICE_STATUSES], description: '`inactive` frees the IMEI for another device.' },
+};
+
+const _instant = (description: string): Json => ({ type: 'string', format: 'date-time', description });
+const _seconds = (description: string, maximum: number, nullable = false): Json => ({
+  type: nullable ? ['integer', 'null'] : 'integer',
+  minimum: 0,
+  maximum,
+  description,
+});
+
+/** A reading as the API shows it (D38, D54). */
+const _READING_PROPERTIES: Json = {
+  id: { type: 'integer' },
+  device_id: { type: 'integer' },
+  read_at: _instant("When the hour meter showed the value, in the device's offset."),
+  reading_seconds: _seconds('What the hour meter showed, in whole seconds.', MAX_HOUR_METER_SECONDS),
+  source: { type: 'string', description: '`manual`: recorded by a person, over the API or the CLI.' },
+  recorded_at: _instant('When the reading was recorded.'),
+  version: { type: 'string', description: 'The version of the reading: its `ETag`, without the quotes.' },
+};
+const _READING_REQUIRED = ['id', 'device_id', 'read_at', 'reading_seconds', 'source', 'recorded_at', 'version'];
+
+/** The fields of a schedule in a write's body (D39). */
+const _SCHEDULE_FIELDS: Json = {
+  name: { type: 'string', minLength: 1, maxLength: 200, description: 'Trimmed, without control characters; one per device.' },
+  interval_seconds: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_SERVICE_INTERVAL_SECONDS,
+    description: 'Hour-meter seconds between services.',
+  },
+  interval_days: {
+    type: ['integer', 'null'],
+    minimum: 1,
+    maximum: MAX_SERVICE_INTERVAL_DAYS,
+    description: 'Calendar days between services, whichever comes first; null for none.',
+  },
+  due_soon_seconds: _seconds('Due-soon margin of engine time; null: a tenth of the interval.', MAX_SERVICE_INTERVAL_SECONDS, true),
+  due_soon_days: _seconds(
+    'Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1.',
+    MAX_SERVICE_INTERVAL_DAYS,
+    true,
+  ),
+  last_done_at: _instant('The last service; default now. Not in the future.'),
+  last_done_hour_meter_seconds: _seconds(
+    'The hour meter at the last service; null: computed from the readings and the engine time.',
+    MAX_HOUR_METER_SECONDS,
+    true,
+  ),
+};
+
+/** The schemas of the routes of readings and schedules. */
+const MAINTENANCE_SCHEMAS: Readonly<Record<string, Json>> = {
+  HourMeterReading: { type: 'object', required: _READING_REQUIRED, properties: _READING_PROPERTIES },
+  HourMeterReadingPage: {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: ref('schemas', 'HourMeterReading'), maxItems: READING_PAGE_SIZES.max },
+      next_cursor: { type: ['string', 'null'], description: 'Where the next page starts; null on the last page.' },
+    },
+  },
+  HourMeterReadingRecorded: {
+    type: 'object',
+    required: [..._READING_REQUIRED, 'hour_meter_seconds', 'hour_meter_read_at'],
+    properties: {
+      ..._READING_PROPERTIES,
+      hour_meter_seconds: { type: 'integer', description: 'The hour meter now, with this reading.' },
+      hour_meter_read_at: { type: ['string', 'null'], format: 'date-time', description: 'The reading the hour meter now counts from.' },
+    },
+  },
+  HourMeterReadingCreate: {
+    type: 'object',
+    description: `A reading. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    required: ['reading_seconds'],
+    additionalProperties: false,
+    properties: {
+      read_at: _instant('When the hour meter showed the value; default now. Not in the future.'),
+      reading_seconds: _READING_PROPERTIES.reading_seconds as Json,
+      source: { type: 'string', enum: ['manual'], description: 'Only `manual`.' },
+    },
+    examples: [{ read_at: '2026-11-20T07:00:00-05:00', reading_seconds: 45_000_000 }],
+  },
+  ServiceScheduleWritten: {
+    allOf: [
+      ref('schemas', 'ServiceSchedule'),
+      {
+        type: 'object',
+        required: ['version'],
+        properties: { version: { type: 'string', description: 'The version of the schedule: its `ETag`, without the quotes.' } },
+      },
+    ],
+  },
+  ServiceScheduleCreate: {
+    type: 'object',
+    description: `A new schedule. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    required: ['name', 'interval_seconds'],
+    additionalProperties: false,
+    properties: _SCHEDULE_FIELDS,
+    examples: [{ name: 'Engine oil', interval_seconds: 900_000, interval_days: 180 }],
+  },
+  ServiceScheduleChange: {
+    type: 'object',
+    description: 'The fields to change, at least one; the others stay. Unknown fields are refused (400 naming them).',
+    minProperties: 1,
+    additionalProperties: false,
+    properties: _SCHEDULE_FIELDS,
+    examples: [{ interval_days: null }],
+  },
+  ServiceDone: {
+    type: 'object',
+    description: 'A service done; the body may be left out (a service now).',
+    additionalProperties: false,
+    properties: {
+      done_at: _instant('When the service was done; default now. Not in the future.'),
+      hour_meter_seconds: _seconds('The hour meter then, recorded as a reading at `done_at` too.', MAX_HOUR_METER_SECONDS),
+    },
+    examples: [{ done_at: '2026-11-20T07:00:00-05:00', hour_meter_seconds: 45_000_000 }],
+  },
+};
+
+/** The parameters of the routes of readings and schedules (P76). */
+export const MAINTENANCE_PARAMETERS: Readonly<Record<string, Json>> = {
+  ReadingId: {
+    name: 'reading_id',
+    in: 'path',
+    required: true,
+    description: "The reading id. Another device's, another account's or anything else answers the same 404 as a missing device.",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ScheduleId: {
+    name: 'schedule_id',
+    in: 'path',
+    required: true,
+    description: "The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device.",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ReadingLimit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Readings per page: a whole number from 1 to ${READING_PAGE_SIZES.max}, default ${READING_PAGE_SIZES.default}. Anything else: 400.`,
+    schema: { type: 'integer', minimum: 1, maximum: READING_PAGE_SIZES.max, default: READING_PAGE_SIZES.default },
+  },
+  ReadingCursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+  },
 };
 
 /** The schemas of the write routes' bodies. */
@@ -278,11 +427,85 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     ],
   },
+  // Hour-meter readings, service schedules and services done (D38, D39, D52, P76).
+  ...MAINTENANCE_SCHEMAS,
 };
+
+/**
+ * The operation of a webhook or ingest token route (P80–P83): its resource's path parameter and
+ * 404, `If-Match` where it takes one, its query, and the budget of manage reads for a GET.
+ */
+function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits, paths: Record<string, Json>): void {
+  {
+    // The device routes (D52) name a device; the others name their resource in `resource` (P80).
+    const onDevice = openApi.resource === undefined && endpoint.template.includes('{id}');
+    const resource = openApi.resource ?? (onDevice ? { parameter: 'DeviceId', notFound: 'DeviceNotFound' } : undefined);
+    const ifMatch = openApi.ifMatch ?? onDevice;
+    // One endpoint answered: its version (D54, P81).
+    const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
+    const success: Json =
+      openApi.schema === undefined
+        ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
+        : {
+            description:
+              openApi.tag === 'Devices'
+                ? openApi.status === 201
+                  ? 'Created: the device, its URL in `Location`'
+                  : 'OK: the device'
+                : openApi.status === 201
+                  ? 'Created, its URL in `Location`'
+                  : openApi.status === 202
+                    ? 'Accepted: the servers do the rest'
+                    : 'OK',
+            headers: {
+              ...RATE_LIMIT_HEADERS,
+              ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
+              ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
+            },
+            content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
+          };
+    const parameters = [
+      ...(resource ? [ref('parameters', resource.parameter)] : []),
+      ...(ifMatch ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : 'WebhookIfMatch')] : []),
+      ...(openApi.query ?? []).map((name) => ref('parameters', name)),
+    ];
+    const withBody = openApi.requestSchema !== undefined;
+    paths[endpoint.template] = {
+      ...paths[endpoint.template],
+      [endpoint.method.toLowerCase()]: {
+        operationId: openApi.operationId,
+        summary: openApi.summary,
+        description:
+          endpoint.method === 'GET'
+            ? `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`
+            : `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
+        tags: [openApi.tag],
+        ...(parameters.length > 0 ? { parameters } : {}),
+        ...(withBody
+          ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema!) } } } }
+          : {}),
+        responses: {
+          [String(openApi.status)]: success,
+          ...(withBody ? { '400': ref('responses', 'InvalidWrite') } : openApi.query ? { '400': ref('responses', 'BadRequest') } : {}),
+          '401': ref('responses', 'Unauthorized'),
+          '403': ref('responses', 'ForbiddenWrite'),
+          ...(resource ? { '404': ref('responses', resource.notFound) } : {}),
+          ...(openApi.tag === 'Devices' ? { '409': ref('responses', 'DeviceConflict') } : {}),
+          ...Object.fromEntries(Object.entries(openApi.refusals ?? {}).map(([status, name]) => [status, ref('responses', name)])),
+          ...(ifMatch ? { '412': ref('responses', 'PreconditionFailed') } : {}),
+          ...(withBody ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
+          '429': ref('responses', 'TooManyRequests'),
+          '500': ref('responses', 'InternalError'),
+          '503': ref('responses', 'ServiceUnavailable'),
+        },
+      },
+    };
+  }
+}
 
 // ── Webhook endpoints and ingest tokens (P80–P83) ───────────────────────────────────────────────
 
-const _instant = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
+const _nullableInstant = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
 
 const _WEBHOOK_PROPERTIES: Json = {
   id: { type: 'integer', minimum: 1 },
@@ -294,9 +517,9 @@ const _WEBHOOK_PROPERTIES: Json = {
     enum: ['operator', 'gone', 'failing', null],
     description: 'Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).',
   },
-  disabled_at: _instant('When it was disabled.'),
-  failing_since: _instant('Since when every attempt has failed; null after a success.'),
-  previous_secret_expires_at: _instant('During the 24 hours after a rotation: when the previous secret stops signing.'),
+  disabled_at: _nullableInstant('When it was disabled.'),
+  failing_since: _nullableInstant('Since when every attempt has failed; null after a success.'),
+  previous_secret_expires_at: _nullableInstant('During the 24 hours after a rotation: when the previous secret stops signing.'),
   created_at: { type: 'string', format: 'date-time' },
 };
 const _WEBHOOK_REQUIRED = Object.keys(_WEBHOOK_PROPERTIES as Record<string, Json>);
@@ -311,8 +534,8 @@ const _INGEST_TOKEN_PROPERTIES: Json = {
   },
   state: { type: 'string', enum: ['active', 'expired', 'revoked'] },
   created_at: { type: 'string', format: 'date-time' },
-  expires_at: _instant('When it stops being accepted; null: never.'),
-  revoked_at: _instant('When it was revoked.'),
+  expires_at: _nullableInstant('When it stops being accepted; null: never.'),
+  revoked_at: _nullableInstant('When it was revoked.'),
 };
 const _INGEST_TOKEN_REQUIRED = Object.keys(_INGEST_TOKEN_PROPERTIES as Record<string, Json>);
 

@@ -22,8 +22,8 @@ const DEVICE_ID = ':id{[^/]*}';
  * segment takes any text, even empty (D11, P9, P24).
  */
 export function honoPath(template: string): string {
-  // Every other parameter (`{event_id}`, P80) takes any text too: its route refuses a bad one.
-  return template.replace('{id}', DEVICE_ID).replace(/\{(\w+)\}/g, ':$1{[^/]*}');
+  // Other ids of a path (`{schedule_id}`, P76; `{event_id}`, P80) take any text too: their handlers answer a bad one.
+  return template.replace('{id}', DEVICE_ID).replace(/\{([a-z_]+)\}/g, ':$1{[^/]*}');
 }
 
 /** The path of the OpenAPI document. */

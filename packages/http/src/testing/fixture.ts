@@ -12,8 +12,8 @@ import {
   type RateLimitStore,
   type SegmentInput,
   type SendWebhookEvent,
-  type ChangeLog,
 } from '@fleet-hours/core';
+import type { ChangeLog } from '@fleet-hours/core';
 import type { Context } from 'hono';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 import type { AccessLogEntry } from '../middleware/access-log/index.js';
@@ -61,7 +61,7 @@ export interface FixtureOptions {
   readonly telemetryRetentionDays?: number;
   /** P83: `createFleetHoursApp`'s `sendWebhookEvent`. */
   readonly sendWebhookEvent?: SendWebhookEvent;
-  /** D55: `createFleetHours`'s `changeLog`. */
+  /** D55: where the service writes its changes down (`createFleetHours`' `changeLog`). */
   readonly changeLog?: ChangeLog;
 }
 
