@@ -82,6 +82,7 @@ export async function demoCommand(input: ServingCommandInput & { readonly global
         `${JSON.stringify({
           url: server.url,
           key: seed.key,
+          manage_key: seed.manageKey,
           account: { id: seed.account.id, name: seed.account.name, plan: seed.account.plan },
           starter_key: seed.starterKey,
           starter_account: { id: seed.starterAccount.id, name: seed.starterAccount.name, plan: seed.starterAccount.plan },

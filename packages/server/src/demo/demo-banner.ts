@@ -167,6 +167,7 @@ export function formatDemoBanner(input: {
     `  Account   ${seed.account.id} "${seed.account.name}" (business plan): ${seed.devices.length + (live?.seed.devices.length ?? 0)} vehicles, ${formatCount(seed.segmentCount)} engine segments over the past year`,
     `  Zones     ${zones}`,
     `  API key   ${seed.key}`,
+    `  Manage    ${seed.manageKey}   (an API key with the manage scope: in the fleet view it records services and readings, and edits schedules)`,
     ...liveLines,
     '',
     `Open ${url}/ in a browser for the fleet view (enter the key above), or ${url}/docs for the API reference.`,

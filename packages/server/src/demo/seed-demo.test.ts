@@ -15,6 +15,9 @@ describe('seedDemo()', () => {
 
     const access = await fleetHours.authenticate(`Bearer ${seed.key}`);
     expect(access.ok).toBe(true);
+    // D51, D56: the read key reads; the manage key also changes the fleet, so the fleet view can act in the demo.
+    expect(await fleetHours.authenticate(`Bearer ${seed.key}`)).toMatchObject({ ok: true, credential: { scope: 'read' } });
+    expect(await fleetHours.authenticate(`Bearer ${seed.manageKey}`)).toMatchObject({ ok: true, credential: { scope: 'manage' } });
     const starter = await fleetHours.authenticate(`Bearer ${seed.starterKey}`);
     expect(starter).toMatchObject({ ok: false, denial: { status: 403, code: 'plan_without_api_access' } });
 
@@ -69,6 +72,7 @@ describe('seedDemo()', () => {
     const banner = formatDemoBanner({ url: 'http://127.0.0.1:8080', seed, examples, dataDir: null });
     expect(banner).toContain('Fleet Hours demo is serving at http://127.0.0.1:8080');
     expect(banner).toContain(`API key   ${seed.key}`);
+    expect(banner).toContain(`Manage    ${seed.manageKey}`);
     for (const path of [
       '/api/v1/devices"',
       '/hours"',

@@ -14,8 +14,10 @@ import { seedDemoService, type DemoServiceSeed } from './demo-service.js';
 export interface DemoSeed {
   /** The business account, with API access. */
   readonly account: Account;
-  /** A working key of {@link DemoSeed.account}. */
+  /** A working key of {@link DemoSeed.account}: it reads. */
   readonly key: string;
+  /** A key of {@link DemoSeed.account} with the `manage` scope: it also changes the fleet (the fleet view's actions). */
+  readonly manageKey: string;
   readonly devices: readonly Device[];
   /** A starter-plan account: its key answers 403 (D12). */
   readonly starterAccount: Account;
@@ -77,12 +79,20 @@ export async function seedDemo(store: FleetHoursStore, options: { readonly now: 
   const service = await seedDemoService(store, { vehicles: fleet, now });
 
   const key = await issueKey(store, account.id, 'demo', now);
+  const manageKey = await issueKey(store, account.id, 'demo (manage)', now, 'manage');
   const starterKey = await issueKey(store, starterAccount.id, 'demo (starter plan)', now);
-  return { account, key, devices, starterAccount, starterKey, segmentCount, service };
+  return { account, key, manageKey, devices, starterAccount, starterKey, segmentCount, service };
 }
 
-async function issueKey(store: FleetHoursStore, accountId: number, label: string, now: number): Promise<string> {
+async function issueKey(store: FleetHoursStore, accountId: number, label: string, now: number, scope?: 'manage'): Promise<string> {
   const key = generateApiKey();
-  await store.createApiKey({ accountId, fingerprint: await fingerprintApiKey(key), label, expiresAt: null, now });
+  await store.createApiKey({
+    accountId,
+    fingerprint: await fingerprintApiKey(key),
+    label,
+    expiresAt: null,
+    now,
+    ...(scope ? { scope } : {}),
+  });
   return key;
 }
