@@ -54,10 +54,11 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
     openApi: {
       operationId: 'listDevices',
       summary: 'List the vehicles of the account',
-      description: 'Every device of the account, ordered by id.',
+      description: 'Every device of the account, ordered by id; with `tag`, only the devices having that tag.',
       tag: 'Devices',
       schema: 'DeviceList',
       withWindow: false,
+      parameters: ['Tag'],
     },
   },
   hours: {
@@ -105,6 +106,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetHoursPage',
       withWindow: true,
+      parameters: ['Tag'],
     },
   },
   fleetDaily: {
@@ -116,6 +118,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetDailyHoursPage',
       withWindow: true,
+      parameters: ['Tag'],
     },
   },
   fleetMeter: {
@@ -127,6 +130,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetMeterPage',
       withWindow: false,
+      parameters: ['Tag'],
     },
   },
   service: {
@@ -150,7 +154,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetServicePage',
       withWindow: false,
-      parameters: ['ServiceStatus'],
+      parameters: ['ServiceStatus', 'Tag'],
     },
   },
 };

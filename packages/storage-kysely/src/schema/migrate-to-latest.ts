@@ -22,6 +22,7 @@ import { webhookEndpointDueMigration } from './migrations/0014-webhook-endpoint-
 import { rememberedStatusesMigration } from './migrations/0015-remembered-statuses.js';
 import { keyScopesMigration } from './migrations/0016-key-scopes.js';
 import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-indexes.js';
+import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-and-identity.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -42,6 +43,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0015_remembered_statuses': rememberedStatusesMigration,
   '0016_key_scopes': keyScopesMigration,
   '0017_matching_memo_indexes': matchingMemoIndexesMigration,
+  '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
 });
 
 /**
