@@ -379,8 +379,12 @@ describe('openApiDocument', () => {
                 response = await send(base, base.keys.acme.key);
                 break;
               case '400':
-                // An impossible date (D7), or on the fleet endpoints a page size out of range (D32).
-                response = await send(base, base.keys.acme.key, path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0');
+                // An impossible date (D7), on the fleet endpoints a page size out of range (D32), on the list an empty tag (D61).
+                response = await send(
+                  base,
+                  base.keys.acme.key,
+                  path === '/api/v1/devices' ? '?tag=' : path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0',
+                );
                 break;
               case '401':
                 response = await send(base, null);
