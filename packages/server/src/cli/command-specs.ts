@@ -62,10 +62,16 @@ const account: OptionSpec = valued('ID', 'Account id.');
 /** D61, D63: the tags and machine identity of `devices create` and `devices update`. */
 const deviceTagAndIdentityOptions = (change: boolean): Readonly<Record<string, OptionSpec>> => ({
   tag: {
-    ...valued('TAG', `A tag of the device; repeat for more (at most 20, each 1–64 characters, case-sensitive)${change ? ': they replace its tags' : ''}.`),
+    ...valued(
+      'TAG',
+      `A tag of the device; repeat for more (at most 20, each 1–64 characters, case-sensitive)${change ? ': they replace its tags' : ''}.`,
+    ),
     multiple: true,
   },
-  tags: valued('TAGS', `Tags separated by commas${change ? ', replacing its tags ("" removes every tag)' : ''}; with --tag, both are kept.`),
+  tags: valued(
+    'TAGS',
+    `Tags separated by commas${change ? ', replacing its tags ("" removes every tag)' : ''}; with --tag, both are kept.`,
+  ),
   'oem-name': valued('NAME', `The machine's manufacturer${change ? ' ("" for none)' : ''}.`),
   'equipment-model': valued('MODEL', `The machine's model${change ? ' ("" for none)' : ''}.`),
   'serial-number': valued('SERIAL', `The machine's serial number${change ? ' ("" for none)' : ''}.`),
@@ -339,7 +345,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       model: valued('MODEL', 'New tracker model.'),
       ...deviceTagAndIdentityOptions(true),
     },
-    examples: ['fleet-hours devices update 4 --timezone Europe/Berlin --status inactive', 'fleet-hours devices update 4 --tags north-yard,cranes'],
+    examples: [
+      'fleet-hours devices update 4 --timezone Europe/Berlin --status inactive',
+      'fleet-hours devices update 4 --tags north-yard,cranes',
+    ],
   }),
   spec({
     name: 'import segments',

@@ -47,7 +47,8 @@ export async function listDevicesCommand(context: CommandContext): Promise<Comma
   try {
     tag = parseTagParameter(given);
   } catch (error) {
-    if (error instanceof InvalidParameterError) throw new UsageError(`--tag: ${error.message.replace(/^Parameter tag /, '')}`, 'devices list');
+    if (error instanceof InvalidParameterError)
+      throw new UsageError(`--tag: ${error.message.replace(/^Parameter tag /, '')}`, 'devices list');
     throw error;
   }
   const store = await context.store();
