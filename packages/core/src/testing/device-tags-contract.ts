@@ -39,9 +39,17 @@ export interface DeviceTagsContractContext {
 
 /** The D61, D63 block of the storage contract. */
 export function describeDeviceTagsContract(context: DeviceTagsContractContext): void {
-  const { store, itWith } = context;
-  const runs = context.runs ?? ((numRuns: number) => numRuns);
+  _describeFields(context);
+  _describeAsRead(context);
+  _describeListing(context);
+  _describeServicePage(context);
+  _describeFleetWalks(context);
+  _describeBoundedCalls(context);
+}
 
+/** Tags and identity kept and changed. */
+function _describeFields(context: DeviceTagsContractContext): void {
+  const { store } = context;
   it('D61, D63: createDevice() keeps tags and identity (none: [] and null); updateDevice() replaces the tags and sets or clears each field', async () => {
     const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
     const plain = (await store().createDevice({ accountId: account.id, name: 'Plain', imei: '1', model: 'm', timeZone: 'UTC' }))!;
@@ -67,7 +75,11 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
     expect(await store().listDevices({ accountId: account.id, tag: 'north' })).toEqual([]);
     expect(await store().listDevices({ accountId: account.id, tag: 'yard 2' })).toEqual([]);
   });
+}
 
+/** P73 covers tags and identity. */
+function _describeAsRead(context: DeviceTagsContractContext): void {
+  const { store } = context;
   it('D54, P73: updateDevice() with the device as read applies only while its tags and identity are as read', async () => {
     const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
     const device = (await store().createDevice({ accountId: account.id, name: 'T', imei: '1', model: 'm', timeZone: 'UTC', tags: ['a'] }))!;
@@ -78,7 +90,12 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
     expect(await store().updateDevice({ deviceId: device.id, changes: { name: 'X' }, expected: retagged })).toBeNull();
     expect(await store().updateDevice({ deviceId: device.id, changes: { name: 'X' }, expected: identified })).toMatchObject({ name: 'X' });
   });
+}
 
+/** listDevices({ tag }) against the devices' tags. */
+function _describeListing(context: DeviceTagsContractContext): void {
+  const { store } = context;
+  const runs = context.runs ?? ((numRuns: number) => numRuns);
   it('D61, D49: listDevices({ tag }) walks, a keyset page at a time, exactly the devices of the account having the tag, whatever tags were changed', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -118,7 +135,11 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
       { numRuns: runs(12) },
     );
   });
+}
 
+/** listServicePage({ tag }), where offered. */
+function _describeServicePage(context: DeviceTagsContractContext): void {
+  const { store, itWith } = context;
   itWith(
     'listServicePage',
     'D61, P95: listServicePage({ tag }) lists only the devices having the tag, with a status filter too, and lastDeviceId among them',
@@ -154,7 +175,12 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
       expect(await ids({ tag: 'none' })).toEqual({ ids: [], last: null });
     },
   );
+}
 
+/** The fleet walks with tag= against the unfiltered walk filtered. */
+function _describeFleetWalks(context: DeviceTagsContractContext): void {
+  const { store } = context;
+  const runs = context.runs ?? ((numRuns: number) => numRuns);
   it('D61, D49: fleet.service() and fleet.meter() with a tag (and statuses) walk the unfiltered pages filtered by the tag, read again from what they remembered', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -214,7 +240,11 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
       { numRuns: runs(10) },
     );
   });
+}
 
+/** D49: the store calls of a tag= page do not grow with the devices it skips. */
+function _describeBoundedCalls(context: DeviceTagsContractContext): void {
+  const { store } = context;
   it('D49, P95: a page with tag= makes the same store calls whether it skips 2 devices or 24, on every fleet page, with status= too', async () => {
     const { store: counting, calls } = countedStore(store());
     const now = BASE + HOUR;

@@ -26,7 +26,7 @@ async function walkIds(fixture: Fixture, path: string, query: string): Promise<n
 }
 
 describe('tags and identity of a device (D61, D63)', () => {
-  it('POST keeps tags (trimmed, NFC, order kept) and identity; the list and PATCH show them; PATCH replaces the tags and "" clears a field', async () => {
+  it('P93, P94: POST keeps tags (trimmed, NFC, order kept) and identity; the list and PATCH show them; PATCH replaces the tags and "" clears a field', async () => {
     const fixture = await createFixture();
     const created = await write(fixture, 'POST', '/api/v1/devices', {
       ...NEW_DEVICE,
@@ -55,7 +55,7 @@ describe('tags and identity of a device (D61, D63)', () => {
     expect(((await cleared.json()) as { tags: string[] }).tags).toEqual([]);
   });
 
-  it('D54: the ETag changes with the tags and the identity, and a stale one is 412', async () => {
+  it('D54, P94: the ETag changes with the tags and the identity, and a stale one is 412', async () => {
     const fixture = await createFixture();
     const created = await write(fixture, 'POST', '/api/v1/devices', NEW_DEVICE);
     const { id } = (await created.json()) as { id: number };
@@ -85,7 +85,7 @@ describe('tags and identity of a device (D61, D63)', () => {
     [{ equipment_model: 320 }, 'equipment_model', /equipment_model must be a string/],
     [{ serial_number: 'x'.repeat(201) }, 'serial_number', /serial_number must be at most 200 characters/],
     [{ pin: [] }, 'pin', /pin must be a string/],
-  ])('refuses %j with 400 invalid_field naming %s, on POST and PATCH alike', async (fields, field, message) => {
+  ])('P93, P94: refuses %j with 400 invalid_field naming %s, on POST and PATCH alike', async (fields, field, message) => {
     const fixture = await createFixture();
     for (const [method, path, body] of [
       ['POST', '/api/v1/devices', { ...NEW_DEVICE, ...fields }],
@@ -104,7 +104,7 @@ describe('tags and identity of a device (D61, D63)', () => {
     });
   });
 
-  it('a tag of 64 characters counts characters, not UTF-16 units: 64 emoji are one tag', async () => {
+  it('P93: a tag of 64 characters counts characters, not UTF-16 units: 64 emoji are one tag', async () => {
     const fixture = await createFixture();
     const response = await write(fixture, 'POST', '/api/v1/devices', { ...NEW_DEVICE, tags: ['🚜'.repeat(64)] });
     expect(response.status).toBe(201);
@@ -126,7 +126,7 @@ describe('tag= on the device list and the fleet pages (D61, D49)', () => {
     return fixture;
   }
 
-  it('GET /api/v1/devices?tag= keeps the devices of the account having the tag, case-sensitive', async () => {
+  it('P93: GET /api/v1/devices?tag= keeps the devices of the account having the tag, case-sensitive', async () => {
     const fixture = await tagged();
     const { newYork, kathmandu } = fixture.devices;
     const ids = async (query: string) =>
