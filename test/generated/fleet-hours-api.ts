@@ -270,6 +270,11 @@ export interface components {
             status: string;
             timezone: string;
             last_reported_at: string | null;
+            tags: string[];
+            oem_name: string | null;
+            equipment_model: string | null;
+            serial_number: string | null;
+            pin: string | null;
         };
         DeviceList: {
             data: components["schemas"]["Device"][];
@@ -375,6 +380,11 @@ export interface components {
             registration?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive";
+            tags?: string[];
+            oem_name?: string | null;
+            equipment_model?: string | null;
+            serial_number?: string | null;
+            pin?: string | null;
         };
         DeviceChange: {
             name?: string;
@@ -384,6 +394,11 @@ export interface components {
             registration?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive";
+            tags?: string[];
+            oem_name?: string | null;
+            equipment_model?: string | null;
+            serial_number?: string | null;
+            pin?: string | null;
         };
         TelemetryPoint: {
             device_id?: number;
@@ -818,6 +833,7 @@ export interface components {
         Cursor: string;
         DeviceId: number;
         ServiceStatus: string;
+        Tag: string;
         From: string;
         To: string;
     };
@@ -839,7 +855,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -857,6 +875,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -903,7 +922,9 @@ export interface operations {
     };
     listDevicesHead: {
         parameters: {
-            query?: never;
+            query?: {
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -919,6 +940,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -1123,6 +1145,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1156,6 +1179,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1187,6 +1211,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1220,6 +1245,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1249,6 +1275,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1280,6 +1307,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1368,6 +1396,7 @@ export interface operations {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
                 status?: components["parameters"]["ServiceStatus"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1400,6 +1429,7 @@ export interface operations {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
                 status?: components["parameters"]["ServiceStatus"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
