@@ -45,6 +45,7 @@ export function describeDeviceTagsContract(context: DeviceTagsContractContext): 
   _describeServicePage(context);
   _describeFleetWalks(context);
   _describeBoundedCalls(context);
+  _describeConcurrentChanges(context);
 }
 
 /** Tags and identity kept and changed. */
@@ -290,5 +291,38 @@ function _describeBoundedCalls(context: DeviceTagsContractContext): void {
       return reads;
     };
     expect(await callsOf(24)).toEqual(await callsOf(2));
+  });
+}
+
+/** Changes of tags made at once: the listing by tag agrees with the devices' tags, as after the same changes one after another. */
+function _describeConcurrentChanges(context: DeviceTagsContractContext): void {
+  const { store } = context;
+  it("D61, P95: changes of tags sent at once, to one device and to several, leave every listing by tag equal to the devices' tags (a serial order of them)", async () => {
+    const account = await store().createAccount({ name: 'Acme', plan: 'business', now: BASE });
+    const devices: Device[] = [];
+    for (let index = 0; index < 4; index += 1)
+      devices.push(
+        (await store().createDevice({
+          accountId: account.id,
+          name: `d${index}`,
+          imei: `i${index}`,
+          model: 'm',
+          timeZone: 'UTC',
+          tags: ['north'],
+        }))!,
+      );
+    const lists = [['north'], ['south', 'north'], ['cranes'], [], ['south'], ['north', 'cranes']];
+    const writes = devices.flatMap((device, index) =>
+      lists.map((_tags, turn) => ({ deviceId: device.id, tags: lists[(turn + index) % lists.length]! })),
+    );
+    const answers = await Promise.all(writes.map(({ deviceId, tags }) => store().updateDevice({ deviceId, changes: { tags } })));
+    expect(answers.every((answer) => answer !== null)).toBe(true);
+    const final = await store().listDevices({ accountId: account.id });
+    for (const device of final) {
+      // Some order of the writes: the device ends with the tags of one of its own.
+      expect(writes.filter((write) => write.deviceId === device.id).map((write) => write.tags)).toContainEqual(device.tags);
+    }
+    for (const tag of ['north', 'south', 'cranes'])
+      expect(await store().listDevices({ accountId: account.id, tag })).toEqual(final.filter((device) => device.tags.includes(tag)));
   });
 }
