@@ -464,9 +464,9 @@ for (const prefix of ['', '/fleet']) {
 
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);
-      // An error body's code is typed as the codes of the operation's documented refusals: /devices has no query and no device.
+      // An error body's code is typed as the codes of the operation's documented refusals: /devices has no device (its query is `tag`, D61).
       expectTypeOf(missingKey.error!.error.code).toEqualTypeOf<
-        Exclude<ErrorCode, 'invalid_parameter' | 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
+        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
       >();
       expect(codeOf(missingKey.error)).toBe('missing_api_key');
       expect(missingKey.response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
