@@ -505,10 +505,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       device: valued('ID', 'Only this device.'),
       account: valued('ID', "Only this account's devices (default: every account)."),
       status: valued('STATUSES', 'Comma-separated statuses: ok, due_soon, overdue.'),
+      tag: valued('TAG', 'Only the devices having this tag (refused with --device).'),
     },
     examples: [
       'fleet-hours service list --device 7',
       'fleet-hours service list --status due_soon,overdue',
+      'fleet-hours service list --account 1 --tag north-yard --status overdue',
       'fleet-hours service list --account 1 --json',
     ],
   }),

@@ -42,15 +42,7 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
 /** `devices list --account ID [--tag TAG]` → `{ data: [device…] }`, ordered by id (D19); with `--tag`, those having it (D61). */
 export async function listDevicesCommand(context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
-  const given = optionalOption(context, 'tag');
-  let tag: string | undefined;
-  try {
-    tag = parseTagParameter(given);
-  } catch (error) {
-    if (error instanceof InvalidParameterError)
-      throw new UsageError(`--tag: ${error.message.replace(/^Parameter tag /, '')}`, 'devices list');
-    throw error;
-  }
+  const tag = readTagOption(optionalOption(context, 'tag'), 'devices list');
   const store = await context.store();
   await requireAccount(store, accountId);
   const devices = (await store.listDevices({ accountId, ...(tag === undefined ? {} : { tag }) })).map(deviceBody);
@@ -77,6 +69,21 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
   const device = deviceBody(updated);
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
+}
+
+/**
+ * The `--tag` of a listing (D61): one tag, checked as the API's `tag=` (exit 2 naming `--tag`).
+ *
+ * @param given The option's value, if given.
+ * @param command The command, for the usage line of the refusal.
+ */
+export function readTagOption(given: string | undefined, command: string): string | undefined {
+  try {
+    return parseTagParameter(given);
+  } catch (error) {
+    if (error instanceof InvalidParameterError) throw new UsageError(`--tag: ${error.message.replace(/^Parameter tag /, '')}`, command);
+    throw error;
+  }
 }
 
 /**
