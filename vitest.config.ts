@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^@fleet-hours\/http$/, replacement: src('./packages/http/src/index.ts') },
       { find: /^@fleet-hours\/storage-kysely$/, replacement: src('./packages/storage-kysely/src/index.ts') },
       { find: /^@fleet-hours\/server$/, replacement: src('./packages/server/src/index.ts') },
+      { find: /^@fleet-hours\/client$/, replacement: src('./packages/client/src/index.ts') },
     ],
   },
   test: {

@@ -13,14 +13,10 @@ try {
   await migrateToLatest(db);
   const store = createKyselyStore(db);
 
+  const fleetHours = createFleetHours({ store, now: () => Date.parse('2026-04-01T00:00:00Z') });
   const account = await store.createAccount({ name: 'Fjord Freight', plan: 'business', now: parseInstant('2026-01-01T00:00:00Z') });
-  const van = await store.createDevice({
-    accountId: account.id,
-    name: 'Van 3',
-    imei: '356307042441015',
-    model: 'FMB140',
-    timeZone: 'Europe/Berlin',
-  });
+  const berlinVan = { name: 'Van 3', imei: '356307042441015', model: 'FMB140', timeZone: 'Europe/Berlin' };
+  const van = await store.createDevice({ accountId: account.id, ...berlinVan });
   // A shift across the spring-forward night in Berlin (2026-03-29 is a 23-hour day).
   await store.importSegments({
     deviceId: van!.id,
@@ -30,7 +26,6 @@ try {
     ],
   });
 
-  const fleetHours = createFleetHours({ store, now: () => Date.parse('2026-04-01T00:00:00Z') });
   const daily = await fleetHours.daily({
     accountId: account.id,
     deviceId: van!.id,

@@ -131,7 +131,10 @@ describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
     expect(new Set(MANAGE_ENDPOINTS.map((row) => `${row.method} ${row.template}`)).size).toBe(MANAGE_ENDPOINTS.length);
   });
 
-  it.each(MANAGE_ENDPOINTS.map((row) => [row.name, row] as const))(
+  const writeRows = MANAGE_ENDPOINTS.filter((row) => row.method !== 'GET');
+  const readRows = MANAGE_ENDPOINTS.filter((row) => row.method === 'GET');
+
+  it.each(writeRows.map((row) => [row.name, row] as const))(
     '%s is served by the app with a manage key, on the budget of writes, and refused to a read key',
     async (_name, row) => {
       const { app, key, manageKey, deviceId } = await servedApp();
@@ -150,11 +153,29 @@ describe('MANAGE_ENDPOINTS, the table of the write routes (D51, D52)', () => {
     },
   );
 
+  it.each(readRows.map((row) => [row.name, row] as const))(
+    'P88: %s is served by the app with a manage key, on the budget of manage reads, and refused to a read key',
+    async (_name, row) => {
+      const { app, key, manageKey, deviceId } = await servedApp();
+      const send = (bearer: string) =>
+        app.request(row.template.replace('{id}', String(deviceId)), { headers: { Authorization: `Bearer ${bearer}` } });
+      const refused = await send(key);
+      expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
+      const reached = await send(manageKey);
+      expect(reached.status).toBe(200);
+      expect(reached.headers.get('X-RateLimit-Limit')).toBe('120');
+    },
+  );
+
   it.each(MANAGE_ENDPOINTS.map((row) => [row.name, row] as const))('%s is documented with its method, scope and limit', (_name, row) => {
     const operation = (openApiDocument.paths[row.template] as Record<string, { description?: string } | undefined>)[
       row.method.toLowerCase()
     ];
     expect(operation?.description).toContain('`manage` scope');
-    expect(operation?.description).toContain('Rate limit: 60 requests per minute per key over all the write routes');
+    expect(operation?.description).toContain(
+      row.method === 'GET'
+        ? 'Rate limit: 120 requests per minute per key over all the manage reads'
+        : 'Rate limit: 60 requests per minute per key over all the write routes',
+    );
   });
 });

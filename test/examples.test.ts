@@ -88,4 +88,27 @@ describe('examples', () => {
     });
     expect(jsonAfter(lines, 'meter:')).toMatchObject({ since: '2026-03-28T22:00:00+01:00', engineSeconds: 18000 });
   });
+
+  it('typed-client.ts: the client walks the fleet page by page and creates a device with an Idempotency-Key (D57)', async () => {
+    const lines = await runExample('typed-client.ts');
+    // 08:00–10:00 moving, then 10, 20 and 30 minutes idle, in Lisbon (+01:00 in May).
+    expect(jsonAfter(lines, 'hours:')).toEqual({
+      device_id: 1,
+      from: '2026-05-04T00:00:00+01:00',
+      to: '2026-05-04T23:59:59+01:00',
+      timezone: 'Europe/Lisbon',
+      engine_seconds: 7800,
+      moving_seconds: 7200,
+      idle_seconds: 600,
+    });
+    expect(lines.filter((line) => line.startsWith('GET /api/v1/hours') || line.startsWith('device '))).toEqual([
+      'GET /api/v1/hours?from=2026-05-04&to=2026-05-04&limit=2 -> 200',
+      'device 1: engine 7800 s = moving 7200 s + idle 600 s',
+      'device 2: engine 8400 s = moving 7200 s + idle 1200 s',
+      expect.stringMatching(/^GET \/api\/v1\/hours\?from=2026-05-04&to=2026-05-04&limit=2&cursor=\S+ -> 200$/),
+      'device 3: engine 9000 s = moving 7200 s + idle 1800 s',
+    ]);
+    expect(lines).toContain('POST /api/v1/devices (with an Idempotency-Key) -> 201');
+    expect(jsonAfter(lines, 'created:')).toMatchObject({ id: 4, name: 'Loader 4', status: 'active', timezone: 'Europe/Lisbon' });
+  });
 });

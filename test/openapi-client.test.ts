@@ -166,6 +166,7 @@ it('the generated client offers exactly the operations of the document: no metho
   expectTypeOf<keyof paths>().toEqualTypeOf<
     | '/api/v1/devices'
     | '/api/v1/devices/{id}'
+    | '/api/v1/audit'
     | '/api/v1/devices/{id}/hours'
     | '/api/v1/devices/{id}/hours/daily'
     | '/api/v1/devices/{id}/meter'
@@ -431,18 +432,32 @@ for (const prefix of ['', '/fleet']) {
 
       // The write routes (D52), with a manage key: the device created and changed is the one the list shows.
       const manager = client(keys.manage);
-      const created = await manager.POST('/api/v1/devices', {
-        body: { name: 'Loader', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' },
-      });
+      const loader = { name: 'Loader', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin' };
+      const created = await manager.POST('/api/v1/devices', { params: { header: { 'Idempotency-Key': 'loader-1' } }, body: loader });
       expectTypeOf(created.data).toEqualTypeOf<Schemas['Device'] | undefined>();
       expect([created.response.status, created.data]).toMatchObject([201, { name: 'Loader', status: 'active', last_reported_at: null }]);
       expect(created.response.headers.get('Location')).toBe(`${prefix}/api/v1/devices/${created.data!.id}`);
+      // D53: sent again with its key, the first answer again, and no second device.
+      const again = await manager.POST('/api/v1/devices', { params: { header: { 'Idempotency-Key': 'loader-1' } }, body: loader });
+      expect([again.response.status, again.data, again.response.headers.get('Idempotent-Replayed')]).toEqual([201, created.data, 'true']);
       const changed = await manager.PATCH('/api/v1/devices/{id}', {
         params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
         body: { status: 'inactive' },
       });
       expect(changed.data).toEqual({ ...created.data, status: 'inactive' });
       expect((await api.GET('/api/v1/devices')).data!.data.at(-1)).toEqual(changed.data);
+
+      // The change log (D55), with the manage key: the change above first, then the creation.
+      const audit = await manager.GET('/api/v1/audit', { params: { query: { limit: 2 } } });
+      expectTypeOf(audit.data).toEqualTypeOf<Schemas['AuditPage'] | undefined>();
+      expect(audit.data!.data.map((entry) => [entry.action, entry.resource.id])).toEqual([
+        ['device.update', String(created.data!.id)],
+        ['device.create', String(created.data!.id)],
+      ]);
+      expect(audit.data!.data[0]!.changes).toEqual({ status: ['active', 'inactive'] });
+      expect(audit.data!.data[0]!.request_id).toBe(changed.response.headers.get('X-Request-Id'));
+      const auditHead = await manager.HEAD('/api/v1/audit');
+      expect([auditHead.response.status, auditHead.data]).toEqual([200, undefined]);
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);
@@ -452,7 +467,7 @@ for (const prefix of ['', '/fleet']) {
       const { client, device, keys } = await startApp({ prefix, rateLimits: { meter: 1 } });
       const id = device.id;
       const codeOf = (error: { error: { code: ErrorCode } } | undefined) => error?.error.code;
-      /** The codes only the write routes answer (D51, D52). */
+      /** The codes only the write routes answer (D51, D52, and the POSTs' Idempotency-Key, D53). */
       type WriteCode =
         | 'invalid_body'
         | 'payload_too_large'
@@ -460,7 +475,10 @@ for (const prefix of ['', '/fleet']) {
         | 'invalid_field'
         | 'unsupported_media_type'
         | 'precondition_failed'
-        | 'insufficient_scope';
+        | 'insufficient_scope'
+        | 'invalid_header'
+        | 'idempotency_key_in_use'
+        | 'idempotency_key_reused';
 
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);

@@ -17,6 +17,7 @@ const ENTRY_POINTS = [
   { name: '@fleet-hours/http', source: 'packages/http/src/index.ts', readme: 'packages/http/README.md' },
   { name: '@fleet-hours/storage-kysely', source: 'packages/storage-kysely/src/index.ts', readme: 'packages/storage-kysely/README.md' },
   { name: '@fleet-hours/server', source: 'packages/server/src/index.ts', readme: 'packages/server/README.md' },
+  { name: '@fleet-hours/client', source: 'packages/client/src/index.ts', readme: 'packages/client/README.md' },
 ] as const;
 
 function exportedNames(): Record<string, string[]> {

@@ -64,6 +64,8 @@ export {
   type NewDeviceFields,
 } from './manage/device-writes.js';
 export * from './manage/change-log.js';
+export * from './manage/idempotency.js';
+export * from './manage/audit-log.js';
 export * from './manage/device-tags.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';

@@ -19,6 +19,7 @@ import { createFleetViewPage, FLEET_VIEW_PATH, FLEET_VIEW_POLICY, type FleetView
 import { access } from './middleware/access/index.js';
 import { accessLog, type AccessLogEntry } from './middleware/access-log/index.js';
 import { inFlightLimit } from './middleware/in-flight-limit/index.js';
+import { idempotency } from './middleware/idempotency/index.js';
 import { requestId } from './middleware/request-id/index.js';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { respondWithError } from './respond/respond-with-error.js';
@@ -226,8 +227,16 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // One route per endpoint of the read API (core's READ_ENDPOINTS), each on its own budget (D13, D33).
   for (const endpoint of API_ENDPOINTS) app.get(endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
   // One route per write route (core's MANAGE_ENDPOINTS): a manage key (D51), the key's budget of writes (D52).
+  // Every POST among them takes an Idempotency-Key once admitted (D53): a row added to the table gets it too.
+  const idempotent = idempotency({ fleetHours });
   for (const endpoint of MANAGE_API_ENDPOINTS)
-    app.on(endpoint.endpoint.method, endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
+    app.on(
+      endpoint.endpoint.method,
+      endpoint.honoPath,
+      guard(endpoint.policy),
+      ...(endpoint.endpoint.method === 'POST' ? [idempotent] : []),
+      endpoint.handler(fleetHours),
+    );
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.

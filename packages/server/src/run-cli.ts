@@ -5,6 +5,7 @@ import type { CommandContext, CommandResult } from './commands/command-context.j
 import { demoCommand } from './commands/demo.js';
 import { rebuildFiguresCommand, verifyFiguresCommand } from './commands/figures.js';
 import { createDeviceCommand, listDevicesCommand, updateDeviceCommand } from './commands/devices.js';
+import { listAuditCommand } from './commands/audit.js';
 import {
   createWebhookCommand,
   listWebhooksCommand,
@@ -81,6 +82,7 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'webhooks test': testWebhookCommand,
   'webhooks deliveries': webhookDeliveriesCommand,
   'webhooks replay': replayWebhookCommand,
+  'audit list': listAuditCommand,
   verify: verifyCommand,
   maintenance: maintenanceCommand,
   'figures rebuild': rebuildFiguresCommand,

@@ -25,6 +25,8 @@ describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
       ingest: 6000,
       unauthenticated: 30,
       writes: 60,
+      // P88: reads of the change log (D55), apart from the writes.
+      manageReads: 120,
     });
     expect(Object.isFrozen(DEFAULT_RATE_LIMITS)).toBe(true);
   });

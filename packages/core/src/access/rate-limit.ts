@@ -1,5 +1,5 @@
 import type { ApiKeyLookup, IngestTokenLookup } from '../types.js';
-import { DEFAULT_WRITE_RATE_LIMIT, READ_ENDPOINTS, type ReadEndpointName } from './read-endpoints.js';
+import { DEFAULT_MANAGE_READ_RATE_LIMIT, DEFAULT_WRITE_RATE_LIMIT, READ_ENDPOINTS, type ReadEndpointName } from './read-endpoints.js';
 
 /**
  * Requests per fixed one-minute window: per credential and route (D13, D33, ingestion), and per
@@ -14,6 +14,8 @@ export interface RateLimits extends Readonly<Record<ReadEndpointName, number>> {
   readonly unauthenticated: number;
   /** The write routes of `MANAGE_ENDPOINTS`, per API key over all of them (D52). */
   readonly writes: number;
+  /** The GET routes of `MANAGE_ENDPOINTS` (the change log, D55), per API key over all of them (P88). */
+  readonly manageReads: number;
 }
 
 /** The product's limits (D13, D14, D33, ingestion): each read endpoint's from its row of `READ_ENDPOINTS`. */
@@ -22,6 +24,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   ingest: 6000,
   unauthenticated: 30,
   writes: DEFAULT_WRITE_RATE_LIMIT,
+  manageReads: DEFAULT_MANAGE_READ_RATE_LIMIT,
 });
 
 /**

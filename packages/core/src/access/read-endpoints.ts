@@ -65,14 +65,20 @@ export type FleetEndpoint = Extract<ReadEndpointRow, { readonly paging: FleetPag
 export const FLEET_ENDPOINTS: readonly (ReadEndpoint & { readonly paging: FleetPaging & { readonly cursor: FleetEndpoint } })[] =
   READ_ENDPOINTS.filter((row): row is Extract<ReadEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row);
 
-/** One write route (D51, D52): a `manage` key, counted on the key's one budget of writes (`writes` in `RateLimits`). */
+/**
+ * One route of a `manage` key (D51, D52): a write, counted on the key's one budget of writes
+ * (`writes` in `RateLimits`), or a GET of what only a manage key may read (the change log, D55),
+ * counted on the key's one budget of manage reads (`manageReads`, P88).
+ */
 export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
   /** The method it answers. */
-  readonly method: 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
+  /** Set for a paged list (`limit`, `cursor`, newest first): entries per page and the tag its cursors carry (P33). */
+  readonly paging?: FleetPaging;
 }
 
 /**
@@ -83,6 +89,8 @@ export interface ManageEndpoint {
 export const MANAGE_ENDPOINTS = [
   { name: 'createDevice', method: 'POST', template: `${API_V1}/devices` },
   { name: 'updateDevice', method: 'PATCH', template: `${API_V1}/devices/{id}` },
+  // D55: the change log, newest first (P87); a read of a manage key, on its budget of manage reads (P88).
+  { name: 'listAudit', method: 'GET', template: `${API_V1}/audit`, paging: { cursor: 'audit', defaultLimit: 50, maxLimit: 500 } },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */
@@ -94,6 +102,22 @@ export type ManageEndpointName = ManageEndpointRow['name'];
 /** Requests per minute per API key to the write routes, all together, by default (D52). */
 export const DEFAULT_WRITE_RATE_LIMIT = 60;
 
+/** Requests per minute per API key to the GET routes of {@link MANAGE_ENDPOINTS}, all together, by default (P88). */
+export const DEFAULT_MANAGE_READ_RATE_LIMIT = 120;
+
+/** The paged lists of the manage routes (P87): by the tag their cursors carry (`audit`). */
+export type ManagePagedEndpoint = Extract<ManageEndpointRow, { readonly paging: FleetPaging }>['paging']['cursor'];
+
+/** Every paged list's cursor tag: the fleet endpoints' (D32) and the manage routes' (P87). */
+export type PagedEndpoint = FleetEndpoint | ManagePagedEndpoint;
+
+/** Every paged list, fleet endpoints first: its template and its paging (cursor tag, page sizes). */
+export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly paging: FleetPaging & { readonly cursor: PagedEndpoint } }[] =
+  [
+    ...FLEET_ENDPOINTS,
+    ...MANAGE_ENDPOINTS.filter((row): row is Extract<ManageEndpointRow, { readonly paging: FleetPaging }> => 'paging' in row),
+  ];
+
 /**
  * The methods a path of the API answers (D17, D52): GET and HEAD on the read API's paths, and the
  * methods of the write routes whose template matches it; for the `Allow` header of a 405.
@@ -104,5 +128,8 @@ export const DEFAULT_WRITE_RATE_LIMIT = 60;
 export function allowedMethods(path: string): readonly string[] {
   const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
-  return [...(reads ? ['GET', 'HEAD'] : []), ...MANAGE_ENDPOINTS.filter((row) => matches(row.template)).map((row) => row.method)];
+  const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
+    row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],
+  );
+  return [...new Set([...(reads ? ['GET', 'HEAD'] : []), ...manage])];
 }

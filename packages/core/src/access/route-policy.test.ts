@@ -20,6 +20,7 @@ describe('ROUTE_POLICIES', () => {
       fleetService: ['/api/v1/service', 'api_key', 'fleetService'],
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
+      listAudit: ['/api/v1/audit', 'api_key', 'manageReads'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -39,7 +40,17 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       ['manage', '/api/v1/writes'],
       ['manage', '/api/v1/writes'],
     ]);
-    expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined)).toEqual(writes);
+    expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
+      writes,
+    );
+  });
+
+  it('P88: the change log (D55) needs a manage key and counts on one budget of manage reads per key, apart from the writes', () => {
+    const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit];
+    expect(reads.map((policy) => [policy.scope, policy.limit, policy.counter])).toEqual([
+      ['manage', 'manageReads', '/api/v1/manage-reads'],
+    ]);
+    expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.limit === 'manageReads')).toEqual(reads);
   });
 });
 

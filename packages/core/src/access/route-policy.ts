@@ -1,7 +1,14 @@
 import type { CredentialKind } from './access-policy.js';
 import type { ApiKeyScope } from './api-key.js';
 import type { RateLimits } from './rate-limit.js';
-import { API_V1, MANAGE_ENDPOINTS, READ_ENDPOINTS, type ManageEndpointRow, type ReadEndpointRow } from './read-endpoints.js';
+import {
+  API_V1,
+  MANAGE_ENDPOINTS,
+  READ_ENDPOINTS,
+  type ManageEndpoint,
+  type ManageEndpointRow,
+  type ReadEndpointRow,
+} from './read-endpoints.js';
 
 /**
  * The budget a route counts against: a limit of {@link RateLimits}, or `unmatched` — the one
@@ -57,24 +64,32 @@ const _READ_ENDPOINT_POLICIES = Object.fromEntries(
   READ_ENDPOINTS.map((endpoint) => [endpoint.name, { template: endpoint.template, credential: 'api_key', limit: endpoint.name }]),
 ) as ReadEndpointPolicies;
 
-/** The policy of each write route: a `manage` key (D51), counted on the key's one budget of writes (D52). */
+/**
+ * The policy of each manage route: a `manage` key (D51), counted on the key's one budget of writes
+ * (D52), or for a GET on its one budget of manage reads (P88), so reading the change log never
+ * takes from the writes.
+ */
 type ManageEndpointPolicies = {
   readonly [Row in ManageEndpointRow as Row['name']]: {
     readonly template: Row['template'];
     readonly credential: 'api_key';
-    readonly limit: 'writes';
-    readonly counter: typeof _WRITES_COUNTER;
+    readonly limit: Row['method'] extends 'GET' ? 'manageReads' : 'writes';
+    readonly counter: Row['method'] extends 'GET' ? typeof _MANAGE_READS_COUNTER : typeof _WRITES_COUNTER;
     readonly scope: 'manage';
   };
 };
 
 /** The one counter of a key's writes (D52): every write route names it. */
 const _WRITES_COUNTER = `${API_V1}/writes`;
+/** The one counter of a key's reads of manage routes (P88): every GET row of `MANAGE_ENDPOINTS` names it. */
+const _MANAGE_READS_COUNTER = `${API_V1}/manage-reads`;
 
 const _MANAGE_ENDPOINT_POLICIES = Object.fromEntries(
-  MANAGE_ENDPOINTS.map((endpoint) => [
+  MANAGE_ENDPOINTS.map((endpoint: ManageEndpoint) => [
     endpoint.name,
-    { template: endpoint.template, credential: 'api_key', limit: 'writes', counter: _WRITES_COUNTER, scope: 'manage' },
+    endpoint.method === 'GET'
+      ? { template: endpoint.template, credential: 'api_key', limit: 'manageReads', counter: _MANAGE_READS_COUNTER, scope: 'manage' }
+      : { template: endpoint.template, credential: 'api_key', limit: 'writes', counter: _WRITES_COUNTER, scope: 'manage' },
   ]),
 ) as ManageEndpointPolicies;
 

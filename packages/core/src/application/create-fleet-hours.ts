@@ -22,6 +22,9 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
+import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
+import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
+import type { ChangeLog } from '../manage/change-log.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -49,6 +52,11 @@ export interface FleetHoursOptions {
    * thread pool.
    */
   readonly fingerprint?: (secret: string) => string | Promise<string>;
+  /**
+   * Where the writes of `manage` report their changes (D55). Default {@link storeChangeLog} over
+   * the store: the change log `audit.list` reads.
+   */
+  readonly changeLog?: ChangeLog;
 }
 
 /**
@@ -89,6 +97,10 @@ export interface FleetHours {
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
   readonly manage: DeviceWrites;
+  /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
+  readonly idempotency: IdempotentRequests;
+  /** The account's change log, newest first, a page at a time (D55, P87). */
+  readonly audit: AuditReads;
 }
 
 /**
@@ -124,6 +136,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fingerprint: options.fingerprint,
   });
   const { listDevices, hours, daily, meter, service } = deviceReads(context);
+  const changeLog = options.changeLog ?? storeChangeLog(store, options.now);
   return {
     store,
     authenticate,
@@ -136,6 +149,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
-    manage: deviceWrites(store),
+    manage: deviceWrites(store, changeLog),
+    idempotency: idempotentRequests(store, nowSeconds),
+    audit: auditReads(store),
   };
 }

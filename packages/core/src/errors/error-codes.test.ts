@@ -18,7 +18,7 @@ const D16 = [
 ];
 
 describe('ERROR_TABLE (D16)', () => {
-  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's, D52's and D54's", () => {
+  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's, D52's, D54's and D53's", () => {
     expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
     expect(ERROR_CODES.slice(D16.length)).toEqual([
       'multiple_credentials',
@@ -39,6 +39,9 @@ describe('ERROR_TABLE (D16)', () => {
       'unsupported_media_type',
       'precondition_failed',
       'insufficient_scope',
+      'invalid_header',
+      'idempotency_key_in_use',
+      'idempotency_key_reused',
     ]);
   });
 
@@ -57,17 +60,17 @@ describe('ERROR_TABLE (D16)', () => {
         'expired_ingest_token',
       ],
     ],
-    [400, ['invalid_parameter', 'invalid_body', 'bad_request', 'invalid_field']],
+    [400, ['invalid_parameter', 'invalid_body', 'bad_request', 'invalid_field', 'invalid_header']],
     [403, ['plan_without_api_access', 'insufficient_scope']],
     [404, ['device_not_found', 'not_found']],
     [405, ['method_not_allowed']],
     [408, ['request_timeout']],
-    [409, ['conflict', 'beyond_retention']],
+    [409, ['conflict', 'beyond_retention', 'idempotency_key_in_use']],
     [412, ['precondition_failed']],
     [413, ['payload_too_large']],
     [415, ['unsupported_media_type']],
     [417, ['expectation_failed']],
-    [422, ['unknown_device']],
+    [422, ['unknown_device', 'idempotency_key_reused']],
     [429, ['rate_limited']],
     [431, ['headers_too_large']],
     [500, ['internal_error']],

@@ -54,6 +54,12 @@ export const ERROR_TABLE = {
   precondition_failed: { status: 412, message: 'The resource changed since it was read' },
   // D51: a key whose scope does not allow the route; the body names the scope needed.
   insufficient_scope: { status: 403, message: 'The API key does not have the scope this route needs' },
+  // D53: an Idempotency-Key header that is not 1–255 visible ASCII characters; the body names the header.
+  invalid_header: { status: 400, message: 'A request header is invalid' },
+  // D53: a key sent again while its first request still runs.
+  idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still running: retry shortly' },
+  // D53: a key sent again with another method, path or body.
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for another request: use a new key' },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;
 
 /** An error code (D16): a key of {@link ERROR_TABLE}. */
@@ -72,6 +78,8 @@ export interface ErrorBody {
     readonly scope?: string;
     /** On 400 `invalid_field`: the field of the body (D52). */
     readonly field?: string;
+    /** On 400 `invalid_header`: the header (D53). */
+    readonly header?: string;
   };
 }
 

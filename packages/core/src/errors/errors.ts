@@ -207,10 +207,7 @@ export class BeyondRetentionError extends FleetHoursError {
     super('beyond_retention', {
       message: `time ${_utc(input.time)} is older than the retention horizon ${_utc(input.horizon)} (${why}): nothing was written`,
     });
-    this.index = input.index;
-    this.time = input.time;
-    this.horizon = input.horizon;
-    this.keptDays = input.keptDays;
+    ({ index: this.index, time: this.time, horizon: this.horizon, keptDays: this.keptDays } = input);
   }
 }
 
@@ -233,9 +230,7 @@ export class TelemetryOverlapError extends FleetHoursError {
         ? 'the telemetry would overlap imported segments'
         : 'the import would overlap segments derived from telemetry';
     super('conflict', { message: `Device ${input.deviceId}: ${what} at "${_utc(input.instant)}": nothing was written` });
-    this.deviceId = input.deviceId;
-    this.instant = input.instant;
-    this.written = input.written;
+    ({ deviceId: this.deviceId, instant: this.instant, written: this.written } = input);
   }
 }
 

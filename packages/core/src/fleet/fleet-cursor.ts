@@ -10,21 +10,22 @@
  * secret: a cursor grants nothing, since every page is read with the key's own account.
  */
 import { InvalidParameterError } from '../errors/errors.js';
-import { FLEET_ENDPOINTS, type FleetEndpoint } from '../access/read-endpoints.js';
+import { PAGED_ENDPOINTS, type PagedEndpoint } from '../access/read-endpoints.js';
 
 const VERSION = 1;
-/** The endpoint tags a cursor may carry, and the template each stands for (the rows of `READ_ENDPOINTS`). */
-const ENDPOINTS: readonly FleetEndpoint[] = FLEET_ENDPOINTS.map(({ paging }) => paging.cursor);
-const TEMPLATES = Object.fromEntries(FLEET_ENDPOINTS.map(({ paging, template }) => [paging.cursor, template])) as Readonly<
-  Record<FleetEndpoint, string>
+/** The endpoint tags a cursor may carry, and the template each stands for (the paged rows of `READ_ENDPOINTS` and `MANAGE_ENDPOINTS`). */
+const ENDPOINTS: readonly PagedEndpoint[] = PAGED_ENDPOINTS.map(({ paging }) => paging.cursor);
+const TEMPLATES = Object.fromEntries(PAGED_ENDPOINTS.map(({ paging, template }) => [paging.cursor, template])) as Readonly<
+  Record<PagedEndpoint, string>
 >;
 /** Longer text is no cursor of ours (a real one is under 60 characters). */
 const MAX_LENGTH = 200;
 
 /** What a cursor says. */
 export interface FleetCursor {
-  readonly endpoint: FleetEndpoint;
+  readonly endpoint: PagedEndpoint;
   readonly accountId: number;
+  /** The last id of the page: a device's on a fleet page, an entry's on the change log (P87, whose pages go down from it). */
   readonly afterDeviceId: number;
 }
 
@@ -41,7 +42,7 @@ export function encodeFleetCursor(cursor: FleetCursor): string {
  * @throws {InvalidParameterError} Naming `cursor`, when the text is not a cursor of this API, or
  *   is one of another endpoint or another account.
  */
-export function decodeFleetCursor(text: string, expected: { readonly endpoint: FleetEndpoint; readonly accountId: number }): number {
+export function decodeFleetCursor(text: string, expected: { readonly endpoint: PagedEndpoint; readonly accountId: number }): number {
   const decoded = _decode(text);
   if (decoded === null) {
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
@@ -75,8 +76,8 @@ function _decode(text: string): FleetCursor | null {
   }
   if (!Array.isArray(value) || value.length !== 5) return null;
   const [version, endpoint, accountId, afterDeviceId, check] = value as unknown[];
-  if (version !== VERSION || !ENDPOINTS.includes(endpoint as FleetEndpoint) || !_isId(accountId) || !_isId(afterDeviceId)) return null;
-  const payload = [VERSION, endpoint as FleetEndpoint, accountId, afterDeviceId] as const;
+  if (version !== VERSION || !ENDPOINTS.includes(endpoint as PagedEndpoint) || !_isId(accountId) || !_isId(afterDeviceId)) return null;
+  const payload = [VERSION, endpoint as PagedEndpoint, accountId, afterDeviceId] as const;
   if (check !== _check(payload)) return null;
   // Only the canonical text is accepted: one position has one cursor.
   if (encodeFleetCursor({ endpoint: payload[1], accountId, afterDeviceId }) !== text) return null;

@@ -13,6 +13,8 @@ describe('parsePageQuery() (D32)', () => {
       daily: { default: 20, max: 100 },
       meter: { default: 100, max: 500 },
       service: { default: 100, max: 500 },
+      // P87: entries of the change log (D55).
+      audit: { default: 50, max: 500 },
     });
   });
 

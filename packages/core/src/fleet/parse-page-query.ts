@@ -1,13 +1,16 @@
 import { InvalidParameterError } from '../errors/errors.js';
-import { FLEET_ENDPOINTS, type FleetEndpoint } from '../access/read-endpoints.js';
+import { PAGED_ENDPOINTS, type PagedEndpoint } from '../access/read-endpoints.js';
 
 export type { FleetEndpoint } from '../access/read-endpoints.js';
 
-/** Devices per page of each fleet endpoint when `limit` is not given, and the most a page may hold (D32): from `READ_ENDPOINTS`. */
-export const FLEET_PAGE_SIZES: Readonly<Record<FleetEndpoint, { readonly default: number; readonly max: number }>> = Object.freeze(
+/**
+ * Devices per page of each fleet endpoint when `limit` is not given, and the most a page may hold
+ * (D32): from `READ_ENDPOINTS`; and entries per page of the change log (P87), from `MANAGE_ENDPOINTS`.
+ */
+export const FLEET_PAGE_SIZES: Readonly<Record<PagedEndpoint, { readonly default: number; readonly max: number }>> = Object.freeze(
   Object.fromEntries(
-    FLEET_ENDPOINTS.map(({ paging }) => [paging.cursor, Object.freeze({ default: paging.defaultLimit, max: paging.maxLimit })]),
-  ) as Record<FleetEndpoint, { readonly default: number; readonly max: number }>,
+    PAGED_ENDPOINTS.map(({ paging }) => [paging.cursor, Object.freeze({ default: paging.defaultLimit, max: paging.maxLimit })]),
+  ) as Record<PagedEndpoint, { readonly default: number; readonly max: number }>,
 );
 
 /**
@@ -42,7 +45,7 @@ export interface PageQuery {
  * parsePageQuery({ limit: '101' }, 'daily'); // throws InvalidParameterError: Parameter limit "101" is out of range: give a whole number from 1 to 100
  * ```
  */
-export function parsePageQuery(parameters: PageQueryParameters, endpoint: FleetEndpoint): PageQuery {
+export function parsePageQuery(parameters: PageQueryParameters, endpoint: PagedEndpoint): PageQuery {
   const given = _single(parameters, 'limit');
   let limit: number | undefined;
   if (given !== undefined) {
@@ -64,7 +67,7 @@ export function parsePageQuery(parameters: PageQueryParameters, endpoint: FleetE
  *
  * @throws {InvalidParameterError} When `limit` is not a whole number from 1 to the endpoint's maximum.
  */
-export function pageSize(endpoint: FleetEndpoint, limit: number | undefined): number {
+export function pageSize(endpoint: PagedEndpoint, limit: number | undefined): number {
   const { default: byDefault, max } = FLEET_PAGE_SIZES[endpoint];
   if (limit === undefined) return byDefault;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > max) {

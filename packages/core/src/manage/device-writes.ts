@@ -3,6 +3,8 @@ import type { FleetHoursStore } from '../store/storage-port.js';
 import { controlCharacterRefusal } from '../text/clean-text.js';
 import { normalizeTimeZone } from '../time/time-zone.js';
 import type { Device, DeviceChanges } from '../types.js';
+import { deviceChangeFields } from './audit-log.js';
+import type { ChangeLog, ChangeOrigin } from './change-log.js';
 import { readDeviceTags } from './device-tags.js';
 
 /**
@@ -119,7 +121,12 @@ export interface DeviceWrites {
    * @throws {InvalidFieldError} A field that cannot be used (400).
    * @throws {ImeiInUseError} The IMEI already names an active device of the account (409 `conflict`, D25).
    */
-  createDevice(input: { readonly accountId: number; readonly fields: unknown }): Promise<Device | null>;
+  createDevice(input: {
+    readonly accountId: number;
+    readonly fields: unknown;
+    /** D55: who asks, recorded in the change log once the device is created. */
+    readonly origin: ChangeOrigin;
+  }): Promise<Device | null>;
   /**
    * Changes a device of the account.
    *
@@ -134,32 +141,51 @@ export interface DeviceWrites {
     readonly fields: unknown;
     /** D54: an `If-Match` header value: the change applies only to the device with one of these tags (`*`: any). */
     readonly ifMatch?: string | undefined;
+    /** D55: who asks, recorded in the change log once the device is changed. */
+    readonly origin: ChangeOrigin;
   }): Promise<Device | null>;
 }
 
 /**
  * The writes of devices over a store (D52). The fields are checked before the store is asked
- * anything, so a bad field is 400 whichever device it names.
+ * anything, so a bad field is 400 whichever device it names. Each change that succeeded is
+ * reported to the change log (D55): `device.create` and `device.update`, the device by its API
+ * fields before and after.
  *
  * @param store The store.
+ * @param changeLog Where the changes are reported (D55).
  * @returns The writes.
  */
-export function deviceWrites(store: FleetHoursStore): DeviceWrites {
+export function deviceWrites(store: FleetHoursStore, changeLog: ChangeLog): DeviceWrites {
+  const report = (accountId: number, origin: ChangeOrigin, before: Device | null, after: Device) =>
+    changeLog.record({
+      accountId,
+      origin,
+      action: before === null ? 'device.create' : 'device.update',
+      resource: { type: 'device', id: String(after.id) },
+      before: before === null ? null : deviceChangeFields(before),
+      after: deviceChangeFields(after),
+    });
   return {
-    async createDevice({ accountId, fields }) {
+    async createDevice({ accountId, fields, origin }) {
       const checked = readDeviceFields(fields, 'create');
-      return store.createDevice({ accountId, ...checked });
+      const device = await store.createDevice({ accountId, ...checked });
+      if (device) await report(accountId, origin, null, device);
+      return device;
     },
-    async updateDevice({ accountId, deviceId, fields, ifMatch }) {
+    async updateDevice({ accountId, deviceId, fields, ifMatch, origin }) {
       const changes = readDeviceFields(fields, 'update');
       // A device never changes account: once found on this one, the change is the account's.
       const current = await store.findDevice({ accountId, deviceId });
       if (!current) return null;
-      if (ifMatch === undefined) return store.updateDevice({ deviceId, changes });
-      if (!_matches(ifMatch, deviceEntityTag(current))) throw _preconditionFailed();
-      // The store applies the change only if the device is still as read: a change in between is 412 too.
-      const updated = await store.updateDevice({ deviceId, changes, expected: current });
-      if (!updated) throw _preconditionFailed();
+      if (ifMatch !== undefined && !_matches(ifMatch, deviceEntityTag(current))) throw _preconditionFailed();
+      // With If-Match the store applies the change only if the device is still as read: a change in between is 412 too (D54).
+      const updated = await store.updateDevice({ deviceId, changes, ...(ifMatch === undefined ? {} : { expected: current }) });
+      if (!updated) {
+        if (ifMatch !== undefined) throw _preconditionFailed();
+        return null;
+      }
+      await report(accountId, origin, current, updated);
       return updated;
     },
   };

@@ -7,6 +7,8 @@ import type { FleetHoursStore } from './storage-port.js';
 import { memoryCredentials } from './memory-credentials.js';
 import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
+import { memoryIdempotency } from './memory-idempotency.js';
+import { memoryAudit } from './memory-audit.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -55,6 +57,8 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memoryTelemetry(state),
     ...memoryMaintenance(state.devices),
     ...memoryWebhooks(accounts),
+    ...memoryIdempotency(),
+    ...memoryAudit(accounts),
   };
 }
 

@@ -21,7 +21,9 @@ import type {
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 
+import type { AuditLogStore } from './audit-port.js';
 import type { StoreCapabilities } from './store-capabilities.js';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from './idempotency-port.js';
 import type { WebhookOutboxStore } from './webhook-outbox-port.js';
 
 export type {
@@ -33,6 +35,7 @@ export type {
   ServicePageFilter,
 } from './store-capabilities.js';
 export type { WebhookOutboxStore } from './webhook-outbox-port.js';
+export type { AuditEntry, AuditLogStore, NewAuditEntry } from './audit-port.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -62,7 +65,7 @@ interface NewCredential {
   readonly now: EpochSeconds;
 }
 
-export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
+export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */
@@ -266,4 +269,46 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities {
 
   /** MUST delete the schedule and return it; `null` when there is no such schedule. */
   removeServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
+
+  // ── Idempotency keys of POST requests (D53, P84, P85) ─────────────────────────────────────────
+
+  /**
+   * MUST claim the account's key for a request atomically: of any number of concurrent claims of
+   * one key, at most one is `claimed`. The key is claimed (its entry written with `fingerprint`,
+   * `claimId`, created at `now`, no answer) when the account has no entry for it, when its entry
+   * was created before `expiredBefore` (past its 24 h), or when its entry has no answer and was
+   * created before `abandonedBefore` (P84: a request that never finished). Otherwise nothing
+   * changes and the entry is returned: `running` without an answer, `completed` with it. A key
+   * of another account is another key. `now`, `expiredBefore` and `abandonedBefore` are epoch
+   * seconds, checked with `assertEpochSeconds`.
+   */
+  claimIdempotencyKey(input: {
+    readonly accountId: number;
+    readonly key: string;
+    readonly fingerprint: string;
+    readonly claimId: string;
+    readonly now: EpochSeconds;
+    readonly expiredBefore: EpochSeconds;
+    readonly abandonedBefore: EpochSeconds;
+  }): Promise<IdempotencyClaim>;
+
+  /**
+   * MUST keep the answer with the key when the key is still held by `claimId` and has no answer
+   * yet, and return `true`; otherwise change nothing and return `false`.
+   */
+  completeIdempotencyKey(input: {
+    readonly accountId: number;
+    readonly key: string;
+    readonly claimId: string;
+    readonly response: IdempotentResponse;
+  }): Promise<boolean>;
+
+  /** MUST delete the key's entry when it is still held by `claimId` and has no answer; otherwise change nothing. */
+  releaseIdempotencyKey(input: { readonly accountId: number; readonly key: string; readonly claimId: string }): Promise<void>;
+
+  /** MUST return the account's entry for the key, whatever its age, or `null`. */
+  findIdempotencyKey(input: { readonly accountId: number; readonly key: string }): Promise<IdempotencyRecord | null>;
+
+  /** MUST delete every entry created before `before` (epoch seconds, checked) and return how many. */
+  removeExpiredIdempotencyKeys(input: { readonly before: EpochSeconds }): Promise<number>;
 }

@@ -8,6 +8,8 @@ import { describeFleetPagesContract } from './fleet-pages-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
 import { describeServiceMemoContract } from './service-memo-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
+import { describeIdempotencyContract } from './idempotency-contract.js';
+import { describeAuditContract } from './audit-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -137,6 +139,9 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeServiceMemoContract({ store: () => store, itWith, runs: (numRuns) => Math.max(4, Math.round(numRuns * share)) });
 
     describeWebhookContract(() => store);
+
+    describeIdempotencyContract(() => store);
+    describeAuditContract(() => store);
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

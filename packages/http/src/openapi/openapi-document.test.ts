@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createFixture, type Fixture } from '../testing/fixture.js';
 import { createOpenApiDocument, openApiDocument } from './openapi-document.js';
+import { requestFingerprint } from '../middleware/idempotency/index.js';
 
 type Schema = Record<string, unknown>;
 type HeaderSpec = { required?: boolean; schema: Schema };
@@ -48,6 +49,8 @@ const DATA_PATHS = [
   '/api/v1/service',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
+  // The change log (D55): GET and HEAD with a manage key.
+  '/api/v1/audit',
 ];
 /** The write routes (D52) and the operation each path serves. */
 const WRITE_OPERATIONS: Record<string, readonly string[]> = {
@@ -83,6 +86,10 @@ const READ_API_CODES = [
   'unsupported_media_type',
   'precondition_failed',
   'insufficient_scope',
+  // The POST write routes' Idempotency-Key (D53).
+  'invalid_header',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
 ];
 
 let resolved: ResolvedDocument;
@@ -341,6 +348,7 @@ describe('openApiDocument', () => {
           fleetService: 10_000,
           unauthenticated: 10_000,
           writes: 10_000,
+          manageReads: 10_000,
         },
       });
       limited = await createFixture({
@@ -355,6 +363,7 @@ describe('openApiDocument', () => {
           service: 1,
           fleetService: 1,
           writes: 1,
+          manageReads: 1,
         },
       });
       failing = await brokenFixture(() => new Error('relation "api_keys" does not exist'));
@@ -367,6 +376,8 @@ describe('openApiDocument', () => {
       for (const method of METHODS.filter((each) => !WRITE_OPERATIONS[path]?.includes(each))) {
         it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
           const statuses = Object.keys(documentedResponses(path, method));
+          // The change log (D55) needs a manage key (P88); every other read path a read key.
+          const keyOf = (fixture: Fixture) => (path === '/api/v1/audit' ? fixture.keys.acmeManage.key : fixture.keys.acme.key);
           for (const status of statuses) {
             const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
               fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, {
@@ -376,13 +387,13 @@ describe('openApiDocument', () => {
             switch (status) {
               case '200':
               case '405':
-                response = await send(base, base.keys.acme.key);
+                response = await send(base, keyOf(base));
                 break;
               case '400':
                 // An impossible date (D7), on the fleet endpoints a page size out of range (D32), on the list an empty tag (D61).
                 response = await send(
                   base,
-                  base.keys.acme.key,
+                  keyOf(base),
                   path === '/api/v1/devices' ? '?tag=' : path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0',
                 );
                 break;
@@ -393,17 +404,17 @@ describe('openApiDocument', () => {
                 response = await send(base, base.keys.starter.key);
                 break;
               case '404':
-                response = await send(base, base.keys.acme.key, '', '999');
+                response = await send(base, keyOf(base), '', '999');
                 break;
               case '429':
-                await send(limited, limited.keys.acme.key);
-                response = await send(limited, limited.keys.acme.key);
+                await send(limited, keyOf(limited));
+                response = await send(limited, keyOf(limited));
                 break;
               case '500':
-                response = await send(failing, failing.keys.acme.key);
+                response = await send(failing, keyOf(failing));
                 break;
               case '503':
-                response = await send(unavailable, unavailable.keys.acme.key);
+                response = await send(unavailable, keyOf(unavailable));
                 break;
               default:
                 throw new Error(`No scenario for documented status ${status}`);
@@ -427,23 +438,45 @@ describe('openApiDocument', () => {
             fixture: Fixture,
             key: string | null,
             body: unknown,
-            options: { id?: string; type?: string; ifMatch?: string } = {},
+            options: { id?: string; type?: string; ifMatch?: string; idempotencyKey?: string } = {},
           ) =>
             fixture.request(path.replace('{id}', options.id ?? String(fixture.devices.newYork.id)), key, {
               method: method.toUpperCase(),
-              headers: { 'Content-Type': options.type ?? 'application/json', ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) },
+              headers: {
+                'Content-Type': options.type ?? 'application/json',
+                ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+                ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
+              },
               body: typeof body === 'string' ? body : JSON.stringify(body),
             });
+          // D53: a request that holds its key, still running: the same request again is 409.
+          const heldKey = async (body: unknown) => {
+            const key = `held-${++imei}`;
+            const url = `http://localhost${path}`;
+            const fingerprint = await requestFingerprint(method.toUpperCase(), url, JSON.stringify(body));
+            await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+            return key;
+          };
           for (const status of Object.keys(documentedResponses(path, method))) {
             const responses: Response[] = [];
             switch (status) {
               case '200':
               case '201':
                 responses.push(await send(base, base.keys.acmeManage.key, valid()));
+                if (method === 'post') {
+                  // D53: an answer given again, with Idempotent-Replayed.
+                  const body = valid();
+                  const key = `replayed-${imei}`;
+                  await send(base, base.keys.acmeManage.key, body, { idempotencyKey: key });
+                  const replayed = await send(base, base.keys.acmeManage.key, body, { idempotencyKey: key });
+                  expect(replayed.headers.get('Idempotent-Replayed')).toBe('true');
+                  responses.push(replayed);
+                }
                 break;
               case '400':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), colour: 'red' }));
                 responses.push(await send(base, base.keys.acmeManage.key, '{"name":'));
+                if (method === 'post') responses.push(await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: 'not a key' }));
                 break;
               case '401':
                 responses.push(await send(base, null, valid()));
@@ -457,7 +490,17 @@ describe('openApiDocument', () => {
                 break;
               case '409':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), imei: base.devices.kathmandu.imei }));
+                if (method === 'post') {
+                  const body = valid();
+                  responses.push(await send(base, base.keys.acmeManage.key, body, { idempotencyKey: await heldKey(body) }));
+                }
                 break;
+              case '422': {
+                const key = `reused-${++imei}`;
+                await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: key });
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { idempotencyKey: key }));
+                break;
+              }
               case '412':
                 responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"d-0000000000000000"' }));
                 break;
@@ -703,8 +746,24 @@ describe('openApiDocument', () => {
       );
     });
 
-    it('every status of the spec and D7/D11/D16–D18 was seen, and every error code', () => {
-      expect([...seen].sort()).toEqual(['200', '201', '400', '401', '403', '404', '405', '409', '412', '413', '415', '429', '500', '503']);
+    it('every status of the spec and D7/D11/D16–D18 (and D53) was seen, and every error code', () => {
+      expect([...seen].sort()).toEqual([
+        '200',
+        '201',
+        '400',
+        '401',
+        '403',
+        '404',
+        '405',
+        '409',
+        '412',
+        '413',
+        '415',
+        '422',
+        '429',
+        '500',
+        '503',
+      ]);
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });

@@ -266,6 +266,22 @@ const ERROR_RESPONSES = {
     codes: ['precondition_failed'],
   },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
+  // Refusals of the POST write routes, which take an Idempotency-Key (D53).
+  InvalidIdempotentWrite: {
+    description:
+      'The body is not JSON or not an object (`invalid_body`); a field is unknown, missing, of the wrong type or out of range (`invalid_field`, naming it in `field`); or the `Idempotency-Key` is not 1–255 visible ASCII characters (`invalid_header`, naming it in `header`). Nothing was changed.',
+    codes: ['invalid_body', 'invalid_field', 'invalid_header'],
+  },
+  WriteConflict: {
+    description:
+      'The request conflicts with what is stored (`conflict`, as the operation says), or a request with the same `Idempotency-Key` and the same body is still running (`idempotency_key_in_use`): retry shortly to get its answer. Nothing was changed.',
+    codes: ['conflict', 'idempotency_key_in_use'],
+  },
+  IdempotencyKeyReused: {
+    description:
+      'The `Idempotency-Key` was sent in the last 24 hours with another method, path or body (`idempotency_key_reused`): use a new key for a new request. Nothing was changed.',
+    codes: ['idempotency_key_reused'],
+  },
   UnsupportedMediaType: { description: 'The body is not sent as `Content-Type: application/json`.', codes: ['unsupported_media_type'] },
   InternalError: {
     description: 'An unexpected failure; nothing internal is disclosed. The message quotes the request id.',
@@ -531,6 +547,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         name: 'Fleet',
         description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
       },
+      { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -552,7 +569,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 ...operations,
                 ...WRITE_METHODS,
               }
-            : { ...WRITE_METHODS, parameters: [ref('parameters', 'DeviceId')], ...operations },
+            : { ...WRITE_METHODS, ...(template.includes('{id}') ? { parameters: [ref('parameters', 'DeviceId')] } : {}), ...operations },
         ]),
       ),
       [OPENAPI_PATH]: referencePath({
@@ -593,6 +610,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            "Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs.",
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+        },
         IfMatch: {
           name: 'If-Match',
           in: 'header',
@@ -666,6 +691,13 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           { type: 'string', enum: [ALLOWED_METHODS, ...MANAGE_ALLOW_VALUES, ...INGEST_ALLOW_VALUES] },
         ),
         'WWW-Authenticate': header('The Bearer challenge (RFC 6750).', { type: 'string' }),
+        'Idempotent-Replayed': {
+          ...header(
+            'Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed.',
+            { type: 'string', enum: ['true'] },
+          ),
+          required: false,
+        },
       },
       schemas: {
         Device: {
@@ -920,6 +952,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           extra: {
             scope: { type: 'string', enum: ['manage'], description: 'Only with `insufficient_scope`: the scope the route needs.' },
             field: { type: 'string', description: 'Only with `invalid_field`: the field of the body at fault.' },
+            header: { type: 'string', enum: ['Idempotency-Key'], description: 'Only with `invalid_header`: the header at fault.' },
           },
         }),
         IngestError: errorBody({

@@ -1,6 +1,6 @@
 import { DEVICE_STATUSES, DEVICE_TAG_MAX, DEVICE_TAGS_MAX, DEVICE_TEXT_MAX, type RateLimits } from '@fleet-hours/core';
-import { allowedMethods } from '@fleet-hours/core/adapter';
-import { MANAGE_API_ENDPOINTS } from '../routes/manage-endpoints.js';
+import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
+import { MANAGE_API_ENDPOINTS, type ManageOpenApiOperation } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
 import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
@@ -22,6 +22,10 @@ export const MANAGE_ALLOW_VALUES: readonly string[] = [
 export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> {
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
+    if (endpoint.method === 'GET') {
+      paths[endpoint.template] = { ...paths[endpoint.template], ..._manageRead(endpoint, openApi, limits) };
+      continue;
+    }
     const withDevice = endpoint.template.includes('{id}');
     const success: Json = {
       description: openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device',
@@ -40,7 +44,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
         description: `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
         tags: [openApi.tag],
         ...(withDevice ? { parameters: [ref('parameters', 'DeviceId'), ref('parameters', 'IfMatch')] } : {}),
-        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema) } } },
+        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema ?? '') } } },
         responses: {
           [String(openApi.status)]: success,
           '400': ref('responses', 'InvalidWrite'),
@@ -58,7 +62,91 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
       },
     };
   }
-  return paths;
+  return withIdempotencyKeys(paths);
+}
+
+/**
+ * The write routes' operations with every POST as it takes an `Idempotency-Key` (D53): every POST
+ * of the write routes does, so a row added to the table is described with it — the header
+ * parameter, `Idempotent-Replayed` on the success, `invalid_header` among the 400s,
+ * `idempotency_key_in_use` among the 409s and the 422 `idempotency_key_reused`.
+ */
+function withIdempotencyKeys(paths: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(paths).map(([template, item]) => [template, item.post ? { ...item, post: _idempotent(item.post as Json) } : item]),
+  );
+}
+
+function _idempotent(operation: Json): Json {
+  const responses = operation.responses as Record<string, Json>;
+  const [successStatus, success] = Object.entries(responses)[0]!;
+  return {
+    ...operation,
+    description: `${operation.description as string} Send an \`Idempotency-Key\` to make it safe to send again: the same request with the same key answers its first answer again.`,
+    parameters: [...((operation.parameters as Json[] | undefined) ?? []), ref('parameters', 'IdempotencyKey')],
+    responses: Object.fromEntries(
+      Object.entries({
+        ...responses,
+        [successStatus]: {
+          ...success,
+          headers: { ...(success.headers as Json), 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') },
+        },
+        '400': ref('responses', 'InvalidIdempotentWrite'),
+        '409': ref('responses', 'WriteConflict'),
+        '422': ref('responses', 'IdempotencyKeyReused'),
+      }).sort(([a], [b]) => Number(a) - Number(b)),
+    ),
+  };
+}
+
+/**
+ * The GET and HEAD operations of a manage read (the change log, D55): a manage key, the key's
+ * budget of manage reads (P88), and for a paged list its `limit` and `cursor` (P87).
+ */
+function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits): Json {
+  const note = `Needs an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`;
+  const parameters = endpoint.paging
+    ? [
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `Entries per page: a whole number from 1 to ${endpoint.paging.maxLimit}, default ${endpoint.paging.defaultLimit}. Anything else, or a repeated limit: 400.`,
+          schema: { type: 'integer', minimum: 1, maximum: endpoint.paging.maxLimit, default: endpoint.paging.defaultLimit },
+        },
+        ref('parameters', 'Cursor'),
+      ]
+    : [];
+  const responses = (withBody: boolean): Json => ({
+    '200': {
+      description: 'OK',
+      headers: RATE_LIMIT_HEADERS,
+      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema) } } } : {}),
+    },
+    ...(endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    '401': ref('responses', 'Unauthorized'),
+    '403': ref('responses', 'ForbiddenWrite'),
+    '429': ref('responses', 'TooManyRequests'),
+    '500': ref('responses', 'InternalError'),
+    '503': ref('responses', 'ServiceUnavailable'),
+  });
+  const common = { tags: [openApi.tag], ...(parameters.length > 0 ? { parameters } : {}) };
+  return {
+    get: {
+      operationId: openApi.operationId,
+      summary: openApi.summary,
+      description: `${openApi.description}\n\n${note}`,
+      ...common,
+      responses: responses(true),
+    },
+    head: {
+      operationId: `${openApi.operationId}Head`,
+      summary: `${openApi.summary} (headers only)`,
+      description: `The same as GET without the body. ${note}`,
+      ...common,
+      responses: responses(false),
+    },
+  };
 }
 
 const _text = (description: string): Json => ({ type: 'string', minLength: 1, maxLength: DEVICE_TEXT_MAX, description });
@@ -119,5 +207,67 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
     additionalProperties: false,
     properties: _DEVICE_FIELDS,
     examples: [{ status: 'inactive' }],
+  },
+  AuditEntry: {
+    type: 'object',
+    description: 'A change to the account: when, who, under which request, what, and each field changed.',
+    required: ['id', 'at', 'actor', 'request_id', 'action', 'resource', 'changes'],
+    properties: {
+      id: { type: 'integer', minimum: 1, description: 'Larger for every later change.' },
+      at: { type: 'string', format: 'date-time', description: 'When the change was made, in UTC.' },
+      actor: {
+        type: 'object',
+        required: ['kind', 'label', 'fingerprint_prefix'],
+        properties: {
+          kind: { type: 'string', enum: ['api_key', 'cli'], description: 'An API key, or the operator CLI.' },
+          label: { type: ['string', 'null'], description: "The key's label; null for the CLI." },
+          fingerprint_prefix: {
+            type: ['string', 'null'],
+            description: "The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI.",
+          },
+        },
+      },
+      request_id: { type: ['string', 'null'], description: 'The `X-Request-Id` of the request that made it; null for the CLI.' },
+      action: { type: 'string', description: 'The resource type and the verb, e.g. `device.create`, `device.update`.' },
+      resource: {
+        type: 'object',
+        required: ['type', 'id'],
+        properties: { type: { type: 'string', examples: ['device'] }, id: { type: 'string', examples: ['7'] } },
+      },
+      changes: {
+        type: 'object',
+        description:
+          'Each field whose value changed, as `[before, after]` (null for a field that was not there). Secrets are `"[redacted]"`.',
+        additionalProperties: { type: 'array', minItems: 2, maxItems: 2 },
+      },
+    },
+  },
+  AuditPage: {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: ref('schemas', 'AuditEntry'), description: 'The changes, newest first.' },
+      next_cursor: {
+        type: ['string', 'null'],
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'Pass it as `cursor` to get the next page; null on the last page.',
+      },
+    },
+    examples: [
+      {
+        data: [
+          {
+            id: 12,
+            at: '2026-11-23T10:15:42+00:00',
+            actor: { kind: 'api_key', label: 'dispatch', fingerprint_prefix: '3f9a0c1e' },
+            request_id: '9b2d6f0e-1c4a-4e8b-a7d2-5f3c8e1b9a60',
+            action: 'device.update',
+            resource: { type: 'device', id: '7' },
+            changes: { name: ['Van 7', 'Van 7 (north)'] },
+          },
+        ],
+        next_cursor: null,
+      },
+    ],
   },
 };

@@ -135,6 +135,8 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/devices/{id}/service',
       '/api/v1/service',
       '/api/v1/devices/{id}',
+      // The change log (D55), read with a manage key.
+      '/api/v1/audit',
       '/api/v1/openapi.json',
       '/ingest/v1/telemetry',
       '/ingest/traccar',

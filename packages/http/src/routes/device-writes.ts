@@ -4,6 +4,7 @@ import type { FleetHoursEnv } from '../app-env.js';
 import { readLimitedBody } from '../request-body/read-limited-body.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
+import { changeOrigin } from './change-origin.js';
 import { deviceBody } from './list-devices.js';
 import { parseDeviceId } from './parse-device-id.js';
 
@@ -36,7 +37,7 @@ export async function readJsonBody(c: Context<FleetHoursEnv>): Promise<unknown> 
 export function createDeviceRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function createDevice(c) {
     const fields = await readJsonBody(c);
-    const device = await options.fleetHours.manage.createDevice({ accountId: accountId(c), fields });
+    const device = await options.fleetHours.manage.createDevice({ accountId: accountId(c), fields, origin: changeOrigin(c) });
     // The account is the key's: it exists while the key is admitted.
     if (!device) throw new FleetHoursError('internal_error', { message: 'The account of an admitted key is gone' });
     return jsonResponse(c, deviceBody(device), 201, {
@@ -56,7 +57,9 @@ export function updateDeviceRoute(options: { readonly fleetHours: FleetHours }):
     // D54: with If-Match, the change applies only to the device as the client read it (412 otherwise).
     const ifMatch = c.req.header('If-Match');
     const device =
-      deviceId === null ? null : await options.fleetHours.manage.updateDevice({ accountId: accountId(c), deviceId, fields, ifMatch });
+      deviceId === null
+        ? null
+        : await options.fleetHours.manage.updateDevice({ accountId: accountId(c), deviceId, fields, ifMatch, origin: changeOrigin(c) });
     if (!device) throw new FleetHoursError('device_not_found');
     return jsonResponse(c, deviceBody(device), 200, { ETag: deviceEntityTag(device) });
   };

@@ -12,6 +12,7 @@ import type { FleetHoursEnv } from '../app-env.js';
 import { honoPath } from './api-routes.js';
 import type { ApiEndpoint } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
+import { listAuditRoute } from './audit.js';
 
 type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
 
@@ -20,9 +21,9 @@ export interface ManageOpenApiOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly tag: 'Devices';
-  /** The schema of the request body, in `components.schemas`. */
-  readonly requestSchema: string;
+  readonly tag: 'Devices' | 'Audit';
+  /** The schema of the request body, in `components.schemas`; none for a GET. */
+  readonly requestSchema?: string;
   /** The schema of the answer's body, in `components.schemas`. */
   readonly schema: string;
   /** The status of a success: 201 for a creation. */
@@ -60,6 +61,18 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       tag: 'Devices',
       requestSchema: 'DeviceChange',
       schema: 'Device',
+      status: 200,
+    },
+  },
+  listAudit: {
+    handler: listAuditRoute,
+    openApi: {
+      operationId: 'listAudit',
+      summary: 'List the changes',
+      description:
+        'Every change made to the account by the API or the operator CLI, newest first, a page at a time: when, by which key (its label and the first 8 characters of its fingerprint) or `cli`, under which request (`X-Request-Id`), the action, the resource, and each field changed as `[before, after]`. Secrets are written as `"[redacted]"`. Pass `next_cursor` back as `cursor` until it is null.',
+      tag: 'Audit',
+      schema: 'AuditPage',
       status: 200,
     },
   },

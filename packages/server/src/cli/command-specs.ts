@@ -639,6 +639,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours webhooks replay --event evt_overdue_s3_c1788264000'],
   }),
   spec({
+    name: 'audit list',
+    summary: "List an account's changes, newest first",
+    details:
+      'Every change made to the account by the API (the key by its label and the first 8 characters of its fingerprint, and the ' +
+      "request's X-Request-Id) or by this CLI (devices create and update, keys create and revoke, accounts set-plan): when, the " +
+      'action, the resource and each field changed as [before, after]; secrets are written as "[redacted]". The same entries as ' +
+      'GET /api/v1/audit, a page at a time: pass the cursor printed under a page to see the next one. Entries older than ' +
+      '--audit-retention-days are removed by maintenance.',
+    options: {
+      account,
+      limit: valued('N', 'Entries per page (default 50, at most 500).'),
+      cursor: valued('CURSOR', 'Where the page starts: the cursor printed under the previous page (its next_cursor with --json).'),
+    },
+    required: ['account'],
+    examples: ['fleet-hours audit list --account 1', 'fleet-hours audit list --account 1 --limit 20 --json'],
+  }),
+  spec({
     name: 'verify',
     summary: 'Check every derived datum against its source; --repair rebuilds what differs',
     details:
@@ -664,8 +681,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Raw telemetry points are kept in one partition per month. Every running server creates the partitions of the current ' +
       'month and the next two, and drops whole partitions older than --telemetry-retention-days, once an hour; this command ' +
       'does the same once, e.g. from cron on a host without a running server. Segments, daily figures and meters are never ' +
-      'dropped: no answer of /hours, /hours/daily, /meter or /service changes. 0 (the default) keeps every point.',
-    options: { 'telemetry-retention-days': serveOptions['telemetry-retention-days']! },
+      'dropped: no answer of /hours, /hours/daily, /meter or /service changes. 0 (the default) keeps every point. It also removes ' +
+      'the entries of the change log (audit list) older than --audit-retention-days (default 365; 0 keeps every entry), as every ' +
+      'running server does each hour.',
+    options: {
+      'telemetry-retention-days': serveOptions['telemetry-retention-days']!,
+      'audit-retention-days': serveOptions['audit-retention-days']!,
+    },
     examples: ['fleet-hours maintenance', 'FLEET_HOURS_TELEMETRY_RETENTION_DAYS=400 fleet-hours maintenance --json'],
   }),
   spec({
@@ -699,4 +721,5 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   'hour-meter': "Readings of a machine's own hour meter",
   service: 'Service schedules: what is due, due soon or overdue',
   webhooks: 'Signed webhooks: endpoints, deliveries, replays',
+  audit: 'The change log: who changed what, and when',
 };

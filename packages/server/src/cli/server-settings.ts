@@ -97,7 +97,18 @@ const _RATE_LIMIT_SETTINGS: { readonly [Name in keyof RateLimits]: readonly [fla
   unauthenticated: ['rate-limit-unauthenticated', 'Requests per minute per client address without a valid credential, every 401'],
   writes: [
     'rate-limit-writes',
-    `Requests per minute per API key to the write routes, all together: ${MANAGE_ENDPOINTS.map((row) => `${row.method} ${row.template}`).join(', ')}`,
+    `Requests per minute per API key to the write routes, all together: ${MANAGE_ENDPOINTS.filter((row) => row.method !== 'GET')
+      .map((row) => `${row.method} ${row.template}`)
+      .join(', ')}`,
+  ],
+  // P88: the GET routes of a manage key (the change log, D55), apart from the writes.
+  manageReads: [
+    'rate-limit-manage-reads',
+    `Requests per minute per API key to the reads that need a manage key, all together: ${MANAGE_ENDPOINTS.filter(
+      (row) => row.method === 'GET',
+    )
+      .map((row) => `GET ${row.template}`)
+      .join(', ')}`,
   ],
 };
 
@@ -203,6 +214,16 @@ export const SERVER_SETTINGS = {
       'Days of raw telemetry points kept: the hourly maintenance drops whole monthly partitions older than that and ingestion answers an older point 409 beyond_retention; segments, daily figures and meters are kept forever; 0 keeps every point',
     defaultValue: 0,
     shownDefault: '0',
+    read: _wholeNumber(0, 36_500),
+  }),
+  // D55, P89: how long the change log is kept (the hourly maintenance, and `maintenance`, remove older entries).
+  auditRetentionDays: _setting({
+    flag: 'audit-retention-days',
+    placeholder: 'DAYS',
+    description:
+      'Days the change log (GET /api/v1/audit, audit list) keeps an entry: the hourly maintenance removes older ones; 0 keeps every entry',
+    defaultValue: 365,
+    shownDefault: '365',
     read: _wholeNumber(0, 36_500),
   }),
   maxHeaderBytes: _setting({

@@ -1,11 +1,13 @@
 import type { Account, ApiKeyScope, FleetHoursStore, IngestTokenRecord } from '@fleet-hours/core';
 import { fingerprintApiKey } from '@fleet-hours/core';
+import { FINGERPRINT_PREFIX_LENGTH } from '@fleet-hours/http';
 import { CommandError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readCleanText, readId, readInstant, readScope } from '../cli/option-values.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { formatUtc, presentApiKey } from './present-records.js';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 
 /** A kind of credential the CLI manages: API keys (D10) or ingest tokens (D24), which share one lifecycle. */
 export interface _CredentialKind {
@@ -23,6 +25,11 @@ export interface _CredentialKind {
   readonly idName: string;
   /** Whether it has a scope (D51: API keys): `create --scope`, and the scope in what is shown. */
   readonly scoped?: boolean;
+  /**
+   * The resource type its creation and revocation are recorded as in the account's change log
+   * (D55, P89: `api_key`); absent, they are not recorded here.
+   */
+  readonly audited?: string;
   /** A new secret. */
   generate(): string;
   /** Lines printed under a new credential on how to use it. */
@@ -64,6 +71,8 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
   const fingerprint = await fingerprintApiKey(secret);
   const record = await kind.create(store, { accountId, fingerprint, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
   if (!record) throw new CommandError(`No account with id ${accountId}`);
+
+  await _recordChange(kind, store, context, 'create', null, record);
 
   const json = {
     id: record.id,
@@ -134,13 +143,47 @@ async function _listCredentials(kind: _CredentialKind, context: CommandContext):
 /** `<command> revoke ID`: the credential answers 401 with `kind.revokedCode` from the next request on. */
 async function _revokeCredential(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
   const id = readId(context.positionals[0]!, kind.idName);
-  const revoked = await kind.revoke(await context.store(), id, context.now);
+  const store = await context.store();
+  const revoked = await kind.revoke(store, id, context.now);
   if (!revoked) throw new CommandError(`No ${kind.noun} with id ${id}`);
   const json = presentApiKey(revoked, context.now);
   const earlier = revoked.revokedAt !== null && revoked.revokedAt < context.now;
+  if (!earlier) await _recordChange(kind, store, context, 'revoke', { ...revoked, revokedAt: null }, revoked);
   const Noun = kind.noun.charAt(0).toUpperCase() + kind.noun.slice(1);
   const text = earlier
     ? `${Noun} ${id} was already revoked at ${json.revoked_at}.\n`
     : `Revoked ${kind.noun} ${id}; requests with it now answer 401 ${kind.revokedCode}.\n`;
   return { json, text };
+}
+
+/**
+ * D55, P89: a credential created or revoked, in its account's change log with the CLI as actor:
+ * by id, label, scope, the first characters of its fingerprint and its instants — never the
+ * secret, which is not stored anywhere.
+ */
+async function _recordChange(
+  kind: _CredentialKind,
+  store: FleetHoursStore,
+  context: CommandContext,
+  verb: 'create' | 'revoke',
+  before: _CredentialRecord | null,
+  after: _CredentialRecord,
+): Promise<void> {
+  if (kind.audited === undefined) return;
+  const shown = (record: _CredentialRecord) => ({
+    id: record.id,
+    label: record.label,
+    ...(kind.scoped ? { scope: record.scope ?? 'read' } : {}),
+    fingerprint_prefix: record.fingerprint.slice(0, FINGERPRINT_PREFIX_LENGTH),
+    expires_at: formatUtc(record.expiresAt),
+    revoked_at: formatUtc(record.revokedAt),
+  });
+  await cliChangeLog(store, context).record({
+    accountId: after.accountId,
+    origin: CLI_ORIGIN,
+    action: `${kind.audited}.${verb}`,
+    resource: { type: kind.audited, id: String(after.id) },
+    before: before === null ? null : shown(before),
+    after: shown(after),
+  });
 }

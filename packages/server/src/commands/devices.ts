@@ -14,6 +14,7 @@ import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readId } from '../cli/option-values.js';
 import { _deviceAccount } from './_device-account.js';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
@@ -31,8 +32,8 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   const store = await context.store();
   await requireAccount(store, accountId);
 
-  const created = await deviceWrites(store)
-    .createDevice({ accountId, fields })
+  const created = await deviceWrites(store, cliChangeLog(store, context))
+    .createDevice({ accountId, fields, origin: CLI_ORIGIN })
     .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices create'), store, accountId));
   if (!created) throw new CommandError(`No account with id ${accountId}`);
   const device = deviceBody(created);
@@ -63,8 +64,8 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
   const store = await context.store();
   const accountId = await _deviceAccount(store, deviceId);
   // No such device: the core still checks the fields first (account 0 has no devices), then answers none.
-  const updated = await deviceWrites(store)
-    .updateDevice({ accountId: accountId ?? 0, deviceId, fields })
+  const updated = await deviceWrites(store, cliChangeLog(store, context))
+    .updateDevice({ accountId: accountId ?? 0, deviceId, fields, origin: CLI_ORIGIN })
     .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices update'), store, accountId));
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
   const device = deviceBody(updated);

@@ -17,6 +17,8 @@ export const KEY_COMMANDS = _credentialCommands({
   revokedCode: 'revoked_api_key',
   idName: 'KEY-ID',
   scoped: true,
+  // D55, P89: keys created and revoked by the CLI show in the account's change log.
+  audited: 'api_key',
   generate: generateApiKey,
   usage: [],
   accountNotes: (account) =>

@@ -52,6 +52,8 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
       dropped: [],
       pending: [],
       busy: false,
+      idempotency_keys_removed: 0,
+      audit: { retention_days: 365, horizon: '2025-11-25T12:00:00Z', removed: 0 },
     });
     const bad = await cli.run(['maintenance', '--telemetry-retention-days', '1.5']);
     expect([bad.code, bad.stderr]).toEqual([
@@ -64,7 +66,8 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(dropped).toEqual({
       code: 0,
       stdout:
-        'Telemetry partitions created: none; dropped: telemetry_points_p202607; points before 2026-08-17T12:00:00Z are dropped (100 days).\n',
+        'Telemetry partitions created: none; dropped: telemetry_points_p202607; points before 2026-08-17T12:00:00Z are dropped (100 days).\nIdempotency keys past their 24 hours removed: 0.\n' +
+        'Change log: removed 0 entries recorded before 2025-11-25T12:00:00Z (365 days).\n',
       stderr: '',
     });
     expect((await store.listTelemetryPoints({ deviceId: device.id })).map((point) => new Date(point.time * 1000).getUTCMonth())).toEqual([
@@ -125,5 +128,62 @@ describe('fleet-hours maintenance (D42, D43, D45)', () => {
     expect(await meter()).toEqual(before);
     expect((await cli.run(['verify'])).code).toBe(0);
     expect(NOW - 100 * DAY).toBe(Date.UTC(2026, 7, 17, 12) / 1000);
+  });
+
+  it('D53: removes the keys of idempotent POSTs past their 24 hours, of every account, and keeps the younger ones', async () => {
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Keys', plan: 'business', now: NOW });
+    const claim = (key: string, now: number) =>
+      store.claimIdempotencyKey({
+        accountId: account.id,
+        key,
+        fingerprint: 'f',
+        claimId: key,
+        now,
+        expiredBefore: now - DAY,
+        abandonedBefore: now - 60,
+      });
+    await claim('old', NOW - DAY - 1);
+    await claim('young', NOW - DAY + 1);
+    const cli = createCliHarness({ store, now: NOW * 1000 });
+    expect(await cli.json(['maintenance'])).toMatchObject({ idempotency_keys_removed: 1 });
+    expect(await store.findIdempotencyKey({ accountId: account.id, key: 'old' })).toBeNull();
+    expect((await store.findIdempotencyKey({ accountId: account.id, key: 'young' }))?.claimId).toBe('young');
+    expect((await cli.run(['maintenance'])).stdout).toContain('Idempotency keys past their 24 hours removed: 0.');
+  });
+
+  it('D55, P89: removes the change log entries older than --audit-retention-days (default 365, or its variable; 0 keeps all)', async () => {
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Audited', plan: 'business', now: NOW });
+    const entry = (daysAgo: number) => ({
+      accountId: account.id,
+      at: NOW - daysAgo * DAY,
+      actor: { kind: 'cli' as const },
+      requestId: null,
+      action: 'device.update',
+      resource: { type: 'device', id: String(daysAgo) },
+      changes: { name: ['A', 'B'] as const },
+    });
+    for (const daysAgo of [400, 366, 365, 100, 0]) await store.appendAuditEntry(entry(daysAgo));
+    const kept = async () => (await store.listAuditEntries({ accountId: account.id, limit: 10 })).map((each) => Number(each.resource.id));
+    const cli = createCliHarness({ store, now: NOW * 1000 });
+
+    expect(await cli.json(['maintenance', '--audit-retention-days', '0'])).toMatchObject({
+      audit: { retention_days: 0, horizon: null, removed: 0 },
+    });
+    expect(await kept()).toEqual([0, 100, 365, 366, 400]);
+    expect(await cli.json(['maintenance'])).toMatchObject({ audit: { retention_days: 365, horizon: '2025-11-25T12:00:00Z', removed: 2 } });
+    expect(await kept()).toEqual([0, 100, 365]);
+    const byVariable = await cli.run(['maintenance'], { env: { FLEET_HOURS_AUDIT_RETENTION_DAYS: '30' } });
+    expect([byVariable.code, byVariable.stdout]).toEqual([
+      0,
+      expect.stringContaining('Change log: removed 2 entries recorded before 2026-10-26T12:00:00Z (30 days).\n'),
+    ]);
+    expect(await kept()).toEqual([0]);
+    const bad = await cli.run(['maintenance', '--audit-retention-days', '-1']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining('--audit-retention-days must be a whole number from 0 to 36500, got "-1"'),
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '@fleet-hours/core';
+import { DEFAULT_RATE_LIMITS, idempotentRequests, type RateLimits } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { EXIT_CODES } from '../cli/cli-errors.js';
 import type { TextSink } from '../cli/cli-io.js';
@@ -14,6 +14,7 @@ import { describeDatabaseTarget, redactUrl, type DatabaseTarget } from '../datab
 import type { OpenedDatabase } from '../database/open-database.js';
 import { startServer, type StartedServer } from '../server/start-server.js';
 import type { ServingCommandInput } from './command-context.js';
+import { removeOldAuditEntries } from './maintenance.js';
 
 /**
  * `serve [settings…]`: reads every setting from its flag or `FLEET_HOURS_…` variable (D30, P29),
@@ -91,7 +92,7 @@ export async function serveCommand(input: ServingCommandInput & { readonly targe
     ...(server.metricsUrl === null ? {} : { metrics_url: server.metricsUrl }),
   });
 
-  const maintenance = _startMaintenance(database, settings.telemetryRetentionDays, io.now, log);
+  const maintenance = _startMaintenance(database, settings.telemetryRetentionDays, io.now, log, settings.auditRetentionDays);
   const signal = await stop;
   log({ msg: 'stopping', signal });
   await maintenance.stop();
@@ -108,10 +109,10 @@ export async function serveCommand(input: ServingCommandInput & { readonly targe
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * The server's telemetry upkeep (D42, D43): `maintainTelemetryPartitions` at once and then every
+ * The server's upkeep (D42, D43, D53): `maintainTelemetryPartitions` at once and then every
  * hour — the partitions of this month and the next ones, and with a retention the whole
  * partitions older than the horizon dropped, outside the request deadline (its own database
- * session, D46). Several instances may run it at once: one drops, the others skip. A run that
+ * session, D46) — and then the keys of idempotent POSTs past their 24 hours removed. Several instances may run it at once: one drops, the others skip. A run that
  * fails is logged (`warn`, its reason without SQL or URL) and tried again at the next hour; the
  * API keeps serving meanwhile, and a write that finds no partition for its month creates it.
  * A store without a database (a test's memory store) has nothing to keep.
@@ -121,12 +122,20 @@ function _startMaintenance(
   retentionDays: number,
   now: () => number,
   log: (entry: object) => void,
+  auditRetentionDays = 0,
 ): { stop(): Promise<void> } {
   const db = (database.store as Partial<Pick<KyselyFleetHoursStore, 'db'>>).db;
   if (db === undefined) return { stop: async () => {} };
   let running: Promise<void> = Promise.resolve();
   const run = () => {
     running = (async () => {
+      // D55, P89: the change log's entries past --audit-retention-days; a failure is logged and tried again next hour.
+      try {
+        const audit = await removeOldAuditEntries(database.store, Math.floor(now() / 1000), auditRetentionDays);
+        if (audit.removed > 0) log({ level: 'info', msg: 'audit maintenance', removed: audit.removed });
+      } catch (error) {
+        log({ level: 'warn', msg: 'audit maintenance failed', error: redactUrl(error instanceof Error ? error.message : String(error)) });
+      }
       try {
         const { maintainTelemetryPartitions } = await import('@fleet-hours/storage-kysely');
         const done = await maintainTelemetryPartitions(db, { now: Math.floor(now() / 1000), retentionDays });
@@ -145,6 +154,17 @@ function _startMaintenance(
         log({
           level: 'warn',
           msg: 'telemetry maintenance failed',
+          error: redactUrl(error instanceof Error ? error.message : String(error)),
+        });
+      }
+      // D53: the keys of idempotent POSTs past their 24 hours, in the same hourly run.
+      try {
+        const removed = await idempotentRequests(database.store, () => Math.floor(now() / 1000)).removeExpired();
+        log({ level: removed > 0 ? 'info' : 'debug', msg: 'idempotency keys removed', removed });
+      } catch (error) {
+        log({
+          level: 'warn',
+          msg: 'idempotency key upkeep failed',
           error: redactUrl(error instanceof Error ? error.message : String(error)),
         });
       }

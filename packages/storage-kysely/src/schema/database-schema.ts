@@ -251,6 +251,34 @@ export interface RateLimitCountersTable {
   request_count: number;
 }
 
+/** `idempotency_keys`: the keys of idempotent POSTs by account (D53, P84, P85); the response columns are null while the request runs. */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  fingerprint: string;
+  claim_id: string;
+  created_at: TimestampColumn;
+  response_status: number | null;
+  response_headers: Readonly<Record<string, string>> | null;
+  response_body: string | null;
+}
+
+/** `audit_entries`: the change log of every account (D55), one row per change, never updated. */
+export interface AuditEntriesTable {
+  id: Generated<BigintColumn>;
+  account_id: number;
+  at: TimestampColumn;
+  actor_kind: 'api_key' | 'cli';
+  actor_label: string | null;
+  actor_fingerprint_prefix: string | null;
+  request_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  /** The JSON text of the changed fields (`json`: read back as text). */
+  changes: string;
+}
+
 /**
  * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
  *
@@ -284,4 +312,6 @@ export interface FleetHoursDatabase {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   account_event_settings: AccountEventSettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_entries: AuditEntriesTable;
 }

@@ -15,6 +15,7 @@ const TABLES = [
   'account_event_settings',
   'accounts',
   'api_keys',
+  'audit_entries',
   'device_states',
   'device_tags',
   'devices',
@@ -24,6 +25,7 @@ const TABLES = [
   'fleet_hours_migration',
   'fleet_hours_migration_lock',
   'hour_meter_readings',
+  'idempotency_keys',
   'ingest_tokens',
   'rate_limit_counters',
   'service_memos',
@@ -248,6 +250,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'idempotency_keys' &&
+            table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
             !WEBHOOK_TABLES.includes(table),
@@ -268,6 +272,35 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(
         await store.createServiceSchedule({ deviceId: again.id, name: 'Oil', intervalSeconds: 3600, lastDoneAt: T0, now: T0 }),
       ).toMatchObject({ name: 'Oil' });
+    });
+
+    it('D53: 0018 down drops the idempotency keys and keeps every other row; up again makes them, empty and in use', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const claim = {
+        accountId: account.id,
+        key: 'k',
+        fingerprint: 'f',
+        claimId: 'c',
+        now: T0,
+        expiredBefore: T0 - 86_400,
+        abandonedBefore: T0 - 60,
+      };
+      expect(await store.claimIdempotencyKey(claim)).toEqual({ state: 'claimed' });
+      const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0017_matching_memo_indexes');
+      expect(error).toBeUndefined();
+      // Down to 0017 undoes every later migration: 0019's change log too.
+      // Down to 0017 undoes 0019 and 0020 (D61) too.
+      expect(await tablesOf(db)).toEqual(
+        TABLES.filter((table) => table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags'),
+      );
+      expect(await store.listAccounts()).toHaveLength(1);
+      await migrateToLatest(db);
+      expect(await tablesOf(db)).toEqual(TABLES);
+      expect(await store.findIdempotencyKey({ accountId: account.id, key: 'k' })).toBeNull();
+      expect(await store.claimIdempotencyKey(claim)).toEqual({ state: 'claimed' });
     });
 
     it('D40, D41: 0010 down drops the webhook tables and keeps every other row; up again makes them, empty and in use', async () => {
@@ -296,6 +329,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'event_checks' &&
             table !== 'service_memos' &&
             table !== 'telemetry_horizon' &&
+            table !== 'idempotency_keys' &&
+            table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
             !WEBHOOK_TABLES.includes(table),

@@ -22,6 +22,8 @@ import { webhookEndpointDueMigration } from './migrations/0014-webhook-endpoint-
 import { rememberedStatusesMigration } from './migrations/0015-remembered-statuses.js';
 import { keyScopesMigration } from './migrations/0016-key-scopes.js';
 import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-indexes.js';
+import { idempotencyKeysMigration } from './migrations/0018-idempotency-keys.js';
+import { auditEntriesMigration } from './migrations/0019-audit-entries.js';
 import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-and-identity.js';
 
 /** The schema's migrations by name, in the order they run. */
@@ -43,6 +45,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0015_remembered_statuses': rememberedStatusesMigration,
   '0016_key_scopes': keyScopesMigration,
   '0017_matching_memo_indexes': matchingMemoIndexesMigration,
+  '0018_idempotency_keys': idempotencyKeysMigration,
+  '0019_audit_entries': auditEntriesMigration,
   '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
 });
 

@@ -7,6 +7,8 @@ import { ingestTokenStore } from './ingest-token-store.js';
 import { maintenanceStore } from './maintenance-store.js';
 import { serviceMemoStore, type ServiceMemoStore } from './service-memo-store.js';
 import { webhookStore } from './webhook-store.js';
+import { idempotencyStore } from './idempotency-store.js';
+import { auditStore } from './audit-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore, type SegmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
@@ -60,7 +62,9 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...serviceMemoStore(db),
     ...webhookStore(db),
     ...eventCheckStore(db),
+    ...auditStore(db),
     ...rateLimitStore(db),
+    ...idempotencyStore(db),
     // The readiness probe (D30): one round trip, no data.
     ping: () =>
       guard(async () => {
