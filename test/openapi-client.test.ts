@@ -171,6 +171,11 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/devices/{id}/hours/daily'
     | '/api/v1/devices/{id}/meter'
     | '/api/v1/devices/{id}/service'
+    | '/api/v1/devices/{id}/hour-meter/readings'
+    | '/api/v1/devices/{id}/hour-meter/readings/{reading_id}'
+    | '/api/v1/devices/{id}/service/schedules'
+    | '/api/v1/devices/{id}/service/schedules/{schedule_id}'
+    | '/api/v1/devices/{id}/service/schedules/{schedule_id}/done'
     | '/api/v1/hours'
     | '/api/v1/hours/daily'
     | '/api/v1/meter'
@@ -191,6 +196,12 @@ it('the generated client offers exactly the operations of the document: no metho
   expect(OPERATIONS.filter((operation) => !/^(GET|HEAD) /.test(operation))).toEqual([
     'POST /api/v1/devices',
     'PATCH /api/v1/devices/{id}',
+    'POST /api/v1/devices/{id}/hour-meter/readings',
+    'DELETE /api/v1/devices/{id}/hour-meter/readings/{reading_id}',
+    'POST /api/v1/devices/{id}/service/schedules',
+    'PATCH /api/v1/devices/{id}/service/schedules/{schedule_id}',
+    'DELETE /api/v1/devices/{id}/service/schedules/{schedule_id}',
+    'POST /api/v1/devices/{id}/service/schedules/{schedule_id}/done',
     'POST /ingest/v1/telemetry',
     'POST /ingest/traccar',
     'POST /ingest/osmand/{token}',
@@ -458,6 +469,38 @@ for (const prefix of ['', '/fleet']) {
       expect(audit.data!.data[0]!.request_id).toBe(changed.response.headers.get('X-Request-Id'));
       const auditHead = await manager.HEAD('/api/v1/audit');
       expect([auditHead.response.status, auditHead.data]).toEqual([200, undefined]);
+      // Readings, schedules and services done (D38, D39, P76), with the manage key.
+      const onDevice = { path: { id: device.id } };
+      const reading = await manager.POST('/api/v1/devices/{id}/hour-meter/readings', {
+        params: onDevice,
+        body: { read_at: '2026-03-11T09:00:00+01:00', reading_seconds: 1_010 * 3600 },
+      });
+      expectTypeOf(reading.data).toEqualTypeOf<Schemas['HourMeterReadingRecorded'] | undefined>();
+      expect([reading.response.status, reading.data]).toMatchObject([201, { source: 'manual', hour_meter_seconds: 1_010 * 3600 }]);
+      const readings = await manager.GET('/api/v1/devices/{id}/hour-meter/readings', { params: { ...onDevice, query: { limit: 1 } } });
+      expect(readings.data!.data.map((each) => each.id)).toEqual([reading.data!.id]);
+      const readingsHead = await manager.HEAD('/api/v1/devices/{id}/hour-meter/readings', { params: onDevice });
+      expect([readingsHead.response.status, readingsHead.data]).toEqual([200, undefined]);
+      const schedule = await manager.POST('/api/v1/devices/{id}/service/schedules', {
+        params: onDevice,
+        body: { name: 'Air filter', interval_seconds: 500 * 3600 },
+      });
+      expect([schedule.response.status, schedule.data]).toMatchObject([201, { name: 'Air filter', status: 'ok' }]);
+      const onSchedule = { path: { id: device.id, schedule_id: schedule.data!.id } };
+      const renamed = await manager.PATCH('/api/v1/devices/{id}/service/schedules/{schedule_id}', {
+        params: { ...onSchedule, header: { 'If-Match': schedule.response.headers.get('ETag')! } },
+        body: { name: 'Air filters' },
+      });
+      expect(renamed.data).toMatchObject({ name: 'Air filters' });
+      const done = await manager.POST('/api/v1/devices/{id}/service/schedules/{schedule_id}/done', { params: onSchedule, body: {} });
+      expect(done.data).toMatchObject({ last_done_at: '2026-03-12T13:00:00+01:00' });
+      expect((await manager.DELETE('/api/v1/devices/{id}/service/schedules/{schedule_id}', { params: onSchedule })).response.status).toBe(
+        204,
+      );
+      const removed = await manager.DELETE('/api/v1/devices/{id}/hour-meter/readings/{reading_id}', {
+        params: { path: { id: device.id, reading_id: reading.data!.id } },
+      });
+      expect(removed.response.status).toBe(204);
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);

@@ -110,7 +110,10 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
       device_id: truck,
       read_at: '2025-01-09T12:00:00-05:00',
       reading_seconds: 1000 * HOUR,
+      // As the API shows it (P76): its source and its version (D54).
+      source: 'manual',
       recorded_at: expect.stringMatching(/-0[45]:00$/),
+      version: expect.stringMatching(/^r-[0-9a-f]{16}$/),
     });
     const lower = await cli(['hour-meter', 'set', '--device', String(truck), '--reading', '990h', '--at', '2025-01-13T12:00:00-05:00']);
     expect(lower.code).toBe(0);

@@ -47,3 +47,5 @@ export {
 } from './telemetry/telemetry-point.js';
 export * from './telemetry/parse-import-record.js';
 export * from './maintenance/service-memo.js';
+// P78: what a store compares schedule names by, and its refusal of a name in use.
+export { scheduleNameInUse, scheduleNameKey } from './manage/maintenance-bodies.js';

@@ -66,6 +66,17 @@ export {
 export * from './manage/change-log.js';
 export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
+export * from './manage/maintenance-writes.js';
+export {
+  hourMeterReadingBody,
+  READING_PAGE_SIZES,
+  readingVersion,
+  scheduleVersion,
+  scheduleWriteBody,
+  type HourMeterReadingBody,
+  type ServiceScheduleWriteBody,
+} from './manage/maintenance-bodies.js';
+export { readReadingFields, readScheduleFields, readServiceDoneFields } from './manage/maintenance-fields.js';
 export * from './manage/device-tags.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';

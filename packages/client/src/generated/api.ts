@@ -306,6 +306,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/hour-meter/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A vehicle's hour-meter readings
+         * @description The readings of the machine's own hour meter recorded for the device, newest first, a page at a time (`limit` 1–500, default 100; `cursor` the `next_cursor` of the page before).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listHourMeterReadings"];
+        put?: never;
+        /**
+         * Record an hour-meter reading
+         * @description What the machine's hour meter showed (`reading_seconds`) at an instant (`read_at`, default now; not in the future). A reading at the same instant is replaced (same id). The hour meter counts from the latest reading at or before each instant, so a reading for the past re-bases everything after it. The answer is the reading with the hour meter it gives now.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["addHourMeterReading"];
+        delete?: never;
+        options?: never;
+        /**
+         * A vehicle's hour-meter readings (headers only)
+         * @description The same as GET without the body. Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        head: operations["listHourMeterReadingsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{id}/hour-meter/readings/{reading_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an hour-meter reading
+         * @description A reading of another device or of another account is 404, as a missing device.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        delete: operations["removeHourMeterReading"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{id}/service/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a service schedule
+         * @description A schedule of engine time (`interval_seconds` of hour meter) and optionally calendar days (`interval_days`), whichever comes first, with due-soon margins (default a tenth of each interval). Without `last_done_at` the last service is now, at the hour meter now. A name the device already has is 409 `conflict`. The answer is the schedule as `/service` shows it.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["createServiceSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{id}/service/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a service schedule
+         * @description A schedule of another device or of another account is 404, as a missing device.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        delete: operations["removeServiceSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a service schedule
+         * @description Changes the fields given, at least one; the others stay. `null` removes the calendar interval (and its margin) or returns a margin to its default. A name another schedule of the device has is 409 `conflict`.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        patch: operations["updateServiceSchedule"];
+        trace?: never;
+    };
+    "/api/v1/devices/{id}/service/schedules/{schedule_id}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a service done
+         * @description The schedule's last service becomes `done_at` (default now; not in the future), at the hour meter of then; `hour_meter_seconds`, when given, is recorded as a reading at `done_at` first. The body may be left out.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["recordServiceDone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -721,6 +862,127 @@ export interface components {
             /** @description Pass it as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
         };
+        HourMeterReading: {
+            id: number;
+            device_id: number;
+            /**
+             * Format: date-time
+             * @description When the hour meter showed the value, in the device's offset.
+             */
+            read_at: string;
+            /** @description What the hour meter showed, in whole seconds. */
+            reading_seconds: number;
+            /** @description `manual`: recorded by a person, over the API or the CLI. */
+            source: string;
+            /**
+             * Format: date-time
+             * @description When the reading was recorded.
+             */
+            recorded_at: string;
+            /** @description The version of the reading: its `ETag`, without the quotes. */
+            version: string;
+        };
+        HourMeterReadingPage: {
+            data: components["schemas"]["HourMeterReading"][];
+            /** @description Where the next page starts; null on the last page. */
+            next_cursor: string | null;
+        };
+        HourMeterReadingRecorded: {
+            id: number;
+            device_id: number;
+            /**
+             * Format: date-time
+             * @description When the hour meter showed the value, in the device's offset.
+             */
+            read_at: string;
+            /** @description What the hour meter showed, in whole seconds. */
+            reading_seconds: number;
+            /** @description `manual`: recorded by a person, over the API or the CLI. */
+            source: string;
+            /**
+             * Format: date-time
+             * @description When the reading was recorded.
+             */
+            recorded_at: string;
+            /** @description The version of the reading: its `ETag`, without the quotes. */
+            version: string;
+            /** @description The hour meter now, with this reading. */
+            hour_meter_seconds: number;
+            /**
+             * Format: date-time
+             * @description The reading the hour meter now counts from.
+             */
+            hour_meter_read_at: string | null;
+        };
+        /** @description A reading. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        HourMeterReadingCreate: {
+            /**
+             * Format: date-time
+             * @description When the hour meter showed the value; default now. Not in the future.
+             */
+            read_at?: string;
+            /** @description What the hour meter showed, in whole seconds. */
+            reading_seconds: number;
+            /**
+             * @description Only `manual`.
+             * @enum {string}
+             */
+            source?: "manual";
+        };
+        ServiceScheduleWritten: components["schemas"]["ServiceSchedule"] & {
+            /** @description The version of the schedule: its `ETag`, without the quotes. */
+            version: string;
+        };
+        /** @description A new schedule. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        ServiceScheduleCreate: {
+            /** @description Trimmed, without control characters; one per device. */
+            name: string;
+            /** @description Hour-meter seconds between services. */
+            interval_seconds: number;
+            /** @description Calendar days between services, whichever comes first; null for none. */
+            interval_days?: number | null;
+            /** @description Due-soon margin of engine time; null: a tenth of the interval. */
+            due_soon_seconds?: number | null;
+            /** @description Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1. */
+            due_soon_days?: number | null;
+            /**
+             * Format: date-time
+             * @description The last service; default now. Not in the future.
+             */
+            last_done_at?: string;
+            /** @description The hour meter at the last service; null: computed from the readings and the engine time. */
+            last_done_hour_meter_seconds?: number | null;
+        };
+        /** @description The fields to change, at least one; the others stay. Unknown fields are refused (400 naming them). */
+        ServiceScheduleChange: {
+            /** @description Trimmed, without control characters; one per device. */
+            name?: string;
+            /** @description Hour-meter seconds between services. */
+            interval_seconds?: number;
+            /** @description Calendar days between services, whichever comes first; null for none. */
+            interval_days?: number | null;
+            /** @description Due-soon margin of engine time; null: a tenth of the interval. */
+            due_soon_seconds?: number | null;
+            /** @description Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1. */
+            due_soon_days?: number | null;
+            /**
+             * Format: date-time
+             * @description The last service; default now. Not in the future.
+             */
+            last_done_at?: string;
+            /** @description The hour meter at the last service; null: computed from the readings and the engine time. */
+            last_done_hour_meter_seconds?: number | null;
+        };
+        /** @description A service done; the body may be left out (a service now). */
+        ServiceDone: {
+            /**
+             * Format: date-time
+             * @description When the service was done; default now. Not in the future.
+             */
+            done_at?: string;
+            /** @description The hour meter then, recorded as a reading at `done_at` too. */
+            hour_meter_seconds?: number;
+        };
         /** @description One telemetry point. Other fields are ignored. */
         TelemetryPoint: {
             /** @description The device; give this or `imei`, not both. */
@@ -978,7 +1240,26 @@ export interface components {
                 };
             };
         };
-        /** @description `If-Match` names none of the device's tags: it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again. */
+        /** @description The device already has a service schedule of that name (`conflict`). Nothing was changed. */
+        ScheduleConflict: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                    };
+                };
+            };
+        };
+        /** @description `If-Match` names none of the resource's tags (the device's, the schedule's or the reading's): it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again. */
         PreconditionFailed: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1259,6 +1540,14 @@ export interface components {
         ServiceStatus: string;
         /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
         Tag: string;
+        /** @description The reading id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+        ReadingId: number;
+        /** @description The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+        ScheduleId: number;
+        /** @description Readings per page: a whole number from 1 to 500, default 100. Anything else: 400. */
+        ReadingLimit: number;
+        /** @description Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400. */
+        ReadingCursor: string;
         /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
         From: string;
         /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
@@ -1276,12 +1565,12 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Only on 201: the URL of the resource created. */
         Location: string;
-        /** @description The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`. */
+        /** @description The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`. */
         ETag: string;
         /** @description The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log. */
         "X-Request-Id": string;
         /** @description The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion. */
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "POST" | "GET, POST";
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
         /** @description Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed. */
@@ -2074,6 +2363,341 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listHourMeterReadings: {
+        parameters: {
+            query?: {
+                /** @description Readings per page: a whole number from 1 to 500, default 100. Anything else: 400. */
+                limit?: components["parameters"]["ReadingLimit"];
+                /** @description Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400. */
+                cursor?: components["parameters"]["ReadingCursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HourMeterReadingPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addHourMeterReading: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HourMeterReadingCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the reading and the hour meter now, its URL in `Location` */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HourMeterReadingRecorded"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listHourMeterReadingsHead: {
+        parameters: {
+            query?: {
+                /** @description Readings per page: a whole number from 1 to 500, default 100. Anything else: 400. */
+                limit?: components["parameters"]["ReadingLimit"];
+                /** @description Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400. */
+                cursor?: components["parameters"]["ReadingCursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeHourMeterReading: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description The reading id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+                reading_id: components["parameters"]["ReadingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createServiceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServiceScheduleCreate"];
+            };
+        };
+        responses: {
+            /** @description Created: the schedule, its URL in `Location` */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceScheduleWritten"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeServiceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+                schedule_id: components["parameters"]["ScheduleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateServiceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+                schedule_id: components["parameters"]["ScheduleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServiceScheduleChange"];
+            };
+        };
+        responses: {
+            /** @description OK: the schedule */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceScheduleWritten"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            409: components["responses"]["ScheduleConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordServiceDone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device. */
+                schedule_id: components["parameters"]["ScheduleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ServiceDone"];
+            };
+        };
+        responses: {
+            /** @description OK: the schedule after the service */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceScheduleWritten"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

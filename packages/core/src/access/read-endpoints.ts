@@ -74,7 +74,7 @@ export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
   /** The method it answers. */
-  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
   /** Set for a paged list (`limit`, `cursor`, newest first): entries per page and the tag its cursors carry (P33). */
@@ -91,6 +91,14 @@ export const MANAGE_ENDPOINTS = [
   { name: 'updateDevice', method: 'PATCH', template: `${API_V1}/devices/{id}` },
   // D55: the change log, newest first (P87); a read of a manage key, on its budget of manage reads (P88).
   { name: 'listAudit', method: 'GET', template: `${API_V1}/audit`, paging: { cursor: 'audit', defaultLimit: 50, maxLimit: 500 } },
+  // Hour-meter readings, service schedules and services done (D38, D39, D52, P76): a manage key, also to list readings.
+  { name: 'listHourMeterReadings', method: 'GET', template: `${API_V1}/devices/{id}/hour-meter/readings` },
+  { name: 'addHourMeterReading', method: 'POST', template: `${API_V1}/devices/{id}/hour-meter/readings` },
+  { name: 'removeHourMeterReading', method: 'DELETE', template: `${API_V1}/devices/{id}/hour-meter/readings/{reading_id}` },
+  { name: 'createServiceSchedule', method: 'POST', template: `${API_V1}/devices/{id}/service/schedules` },
+  { name: 'updateServiceSchedule', method: 'PATCH', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
+  { name: 'removeServiceSchedule', method: 'DELETE', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
+  { name: 'recordServiceDone', method: 'POST', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}/done` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */
@@ -126,7 +134,7 @@ export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly pag
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace('{id}', '[^/]+')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
   const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
     row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],

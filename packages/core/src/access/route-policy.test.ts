@@ -21,6 +21,13 @@ describe('ROUTE_POLICIES', () => {
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
       listAudit: ['/api/v1/audit', 'api_key', 'manageReads'],
+      listHourMeterReadings: ['/api/v1/devices/{id}/hour-meter/readings', 'api_key', 'manageReads'],
+      addHourMeterReading: ['/api/v1/devices/{id}/hour-meter/readings', 'api_key', 'writes'],
+      removeHourMeterReading: ['/api/v1/devices/{id}/hour-meter/readings/{reading_id}', 'api_key', 'writes'],
+      createServiceSchedule: ['/api/v1/devices/{id}/service/schedules', 'api_key', 'writes'],
+      updateServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
+      removeServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
+      recordServiceDone: ['/api/v1/devices/{id}/service/schedules/{schedule_id}/done', 'api_key', 'writes'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -35,21 +42,27 @@ describe('ROUTE_POLICIES', () => {
 
 describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
   it('need a manage key and share one counter per key, apart from the reads', () => {
-    const writes: RoutePolicy[] = [ROUTE_POLICIES.createDevice, ROUTE_POLICIES.updateDevice];
-    expect(writes.map((policy) => [policy.scope, policy.counter])).toEqual([
-      ['manage', '/api/v1/writes'],
-      ['manage', '/api/v1/writes'],
-    ]);
+    const writes: RoutePolicy[] = [
+      ROUTE_POLICIES.createDevice,
+      ROUTE_POLICIES.updateDevice,
+      // Readings, schedules and services done (P76).
+      ROUTE_POLICIES.addHourMeterReading,
+      ROUTE_POLICIES.removeHourMeterReading,
+      ROUTE_POLICIES.createServiceSchedule,
+      ROUTE_POLICIES.updateServiceSchedule,
+      ROUTE_POLICIES.removeServiceSchedule,
+      ROUTE_POLICIES.recordServiceDone,
+    ];
+    for (const policy of writes) expect([policy.scope, policy.counter]).toEqual(['manage', '/api/v1/writes']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
       writes,
     );
   });
 
-  it('P88: the change log (D55) needs a manage key and counts on one budget of manage reads per key, apart from the writes', () => {
-    const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit];
-    expect(reads.map((policy) => [policy.scope, policy.limit, policy.counter])).toEqual([
-      ['manage', 'manageReads', '/api/v1/manage-reads'],
-    ]);
+  it('P88: the manage reads (the change log of D55, the readings of P76) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
+    const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit, ROUTE_POLICIES.listHourMeterReadings];
+    for (const policy of reads)
+      expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.limit === 'manageReads')).toEqual(reads);
   });
 });

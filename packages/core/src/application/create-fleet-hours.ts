@@ -25,6 +25,7 @@ import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
 import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
 import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
 import type { ChangeLog } from '../manage/change-log.js';
+import { maintenanceWrites, type MaintenanceWrites } from '../manage/maintenance-writes.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -95,8 +96,8 @@ export interface FleetHours {
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
-  /** Changes to the account's fleet, the API's and the CLI's (D52): devices created and changed. */
-  readonly manage: DeviceWrites;
+  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done. */
+  readonly manage: DeviceWrites & MaintenanceWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
   /** The account's change log, newest first, a page at a time (D55, P87). */
@@ -149,7 +150,10 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fleet: fleetReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
-    manage: deviceWrites(store, changeLog),
+    manage: {
+      ...deviceWrites(store, changeLog),
+      ...maintenanceWrites({ store, nowSeconds, changeLog, service, meter }),
+    },
     idempotency: idempotentRequests(store, nowSeconds),
     audit: auditReads(store),
   };

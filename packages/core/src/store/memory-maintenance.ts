@@ -1,4 +1,5 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
+import { readingVersion, scheduleNameInUse, scheduleNameKey, scheduleVersion } from '../manage/maintenance-bodies.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { applyChanges } from './apply-changes.js';
 import { rowsOfDevices, takeRow } from './memory-rows.js';
@@ -9,6 +10,12 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
   const readings = new Map<number, HourMeterReading>();
   const schedules = new Map<number, ServiceSchedule>();
   const ids = { reading: 0, schedule: 0 };
+  /** P78: checked in the same turn as the write, so no other write comes between. */
+  const refuseTakenName = (deviceId: number, name: string, except: number | null) => {
+    for (const other of schedules.values())
+      if (other.deviceId === deviceId && other.id !== except && scheduleNameKey(other.name) === scheduleNameKey(name))
+        throw scheduleNameInUse(name);
+  };
   return {
     async addHourMeterReading({ deviceId, readAt, readingSeconds, now }) {
       assertEpochSeconds('readAt', readAt);
@@ -22,13 +29,17 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
     async listHourMeterReadings({ deviceIds }) {
       return rowsOfDevices(readings, deviceIds, (a, b) => b.readAt - a.readAt);
     },
-    async removeHourMeterReading({ deviceId, readingId }) {
-      return readings.get(readingId)?.deviceId === deviceId ? takeRow(readings, readingId) : null;
+    async removeHourMeterReading({ deviceId, readingId, expected }) {
+      const reading = readings.get(readingId);
+      if (reading?.deviceId !== deviceId) return null;
+      if (expected && readingVersion(reading) !== readingVersion(expected)) return null;
+      return takeRow(readings, readingId);
     },
     async createServiceSchedule(input) {
       assertEpochSeconds('lastDoneAt', input.lastDoneAt);
       assertEpochSeconds('now', input.now);
       if (!devices.has(input.deviceId)) return null;
+      if (input.uniqueName) refuseTakenName(input.deviceId, input.name, null);
       const schedule: ServiceSchedule = {
         id: ++ids.schedule,
         deviceId: input.deviceId,
@@ -51,15 +62,19 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
     async listServiceSchedules({ deviceIds }) {
       return rowsOfDevices(schedules, deviceIds, (a, b) => a.id - b.id);
     },
-    async updateServiceSchedule({ scheduleId, changes }) {
+    async updateServiceSchedule({ scheduleId, changes, expected, uniqueName }) {
       if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
       const schedule = schedules.get(scheduleId);
       if (!schedule) return null;
+      if (expected && scheduleVersion(schedule) !== scheduleVersion(expected)) return null;
+      if (uniqueName && changes.name !== undefined) refuseTakenName(schedule.deviceId, changes.name, scheduleId);
       const updated = applyChanges(schedule, changes);
       schedules.set(scheduleId, updated);
       return { ...updated };
     },
-    async removeServiceSchedule({ scheduleId }) {
+    async removeServiceSchedule({ scheduleId, expected }) {
+      const schedule = schedules.get(scheduleId);
+      if (schedule && expected && scheduleVersion(schedule) !== scheduleVersion(expected)) return null;
       return takeRow(schedules, scheduleId);
     },
   } satisfies Partial<FleetHoursStore>;

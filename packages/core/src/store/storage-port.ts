@@ -246,14 +246,31 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
   /** MUST return every reading of the given devices: by device id ascending, then newest `readAt` first. */
   listHourMeterReadings(input: { readonly deviceIds: readonly number[] }): Promise<readonly HourMeterReading[]>;
 
-  /** MUST delete the device's reading and return it; `null` when the device has no reading with this id. */
-  removeHourMeterReading(input: { readonly deviceId: number; readonly readingId: number }): Promise<HourMeterReading | null>;
+  /**
+   * MUST delete the device's reading and return it; `null` when the device has no reading with this id.
+   * With `expected` (D54, P77), only while the reading still has its `readAt`, `readingSeconds` and
+   * `recordedAt`, checked in the same statement as the delete: else `null` and nothing is deleted.
+   */
+  removeHourMeterReading(input: {
+    readonly deviceId: number;
+    readonly readingId: number;
+    readonly expected?: HourMeterReading;
+  }): Promise<HourMeterReading | null>;
 
   /**
    * MUST store a schedule with a new id, created at `now`; `null` when the device does not exist.
    * Optional fields left out are stored as `null`. Checks are the caller's (`checkServiceSchedule`).
    */
-  createServiceSchedule(input: NewServiceSchedule & { readonly now: EpochSeconds }): Promise<ServiceSchedule | null>;
+  createServiceSchedule(
+    input: NewServiceSchedule & {
+      readonly now: EpochSeconds;
+      /**
+       * P78: refuse, with `scheduleNameInUse`, a name another schedule of the device has (compared
+       * trimmed, in lower case), atomically with the insert: of two creates with one name at once, one is stored.
+       */
+      readonly uniqueName?: boolean;
+    },
+  ): Promise<ServiceSchedule | null>;
 
   /** MUST return the schedule or `null`. */
   findServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
@@ -265,10 +282,20 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
    * MUST apply the changes (a field left out keeps its value) and return the schedule, or `null`
    * when there is no such schedule. Checks are the caller's (`changeServiceSchedule`).
    */
-  updateServiceSchedule(input: { readonly scheduleId: number; readonly changes: ServiceScheduleChanges }): Promise<ServiceSchedule | null>;
+  updateServiceSchedule(input: {
+    readonly scheduleId: number;
+    readonly changes: ServiceScheduleChanges;
+    /**
+     * D54, P77: apply only while the schedule still has every field of `expected` a write can
+     * change, checked in the same statement as the update: else `null` and nothing changes.
+     */
+    readonly expected?: ServiceSchedule;
+    /** P78: as `createServiceSchedule`'s, when `changes` gives a name. */
+    readonly uniqueName?: boolean;
+  }): Promise<ServiceSchedule | null>;
 
-  /** MUST delete the schedule and return it; `null` when there is no such schedule. */
-  removeServiceSchedule(input: { readonly scheduleId: number }): Promise<ServiceSchedule | null>;
+  /** MUST delete the schedule and return it; `null` when there is no such schedule (or, with `expected`, as `updateServiceSchedule`). */
+  removeServiceSchedule(input: { readonly scheduleId: number; readonly expected?: ServiceSchedule }): Promise<ServiceSchedule | null>;
 
   // ── Idempotency keys of POST requests (D53, P84, P85) ─────────────────────────────────────────
 

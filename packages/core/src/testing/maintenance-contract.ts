@@ -54,6 +54,8 @@ export function describeMaintenanceContract(context: MaintenanceContractContext)
     _describeSchedules(context.store);
     _describeScheduleChanges(context.store);
     _describeUnitsAndRanges(context.store);
+    _describeConditionalWrites(context.store);
+    _describeUniqueNames(context.store);
     describeMaintenanceReadsContract(context);
   });
 }
@@ -340,5 +342,118 @@ function _describeUnitsAndRanges(store: () => FleetHoursStore): void {
       lastDoneHourMeterSeconds: MAX_HOUR_METER_SECONDS - 1,
       remainingSeconds: MAX_SERVICE_INTERVAL_SECONDS - HOUR - 1,
     });
+  });
+}
+
+/**
+ * D54, P77: with `expected`, a change or removal of a schedule or a reading applies only while the
+ * row is as read, checked in the store's own statement: of several sent at once from one read, one
+ * applies (as run one after another: the first applies, the others find the row changed).
+ */
+function _describeConditionalWrites(store: () => FleetHoursStore): void {
+  const seed = async () => {
+    const [device] = await seedDevices(store(), 1);
+    const schedule = (await store().createServiceSchedule({
+      deviceId: device!.id,
+      name: 'Engine oil',
+      intervalSeconds: 500 * HOUR,
+      intervalDays: null,
+      lastDoneAt: T0 - DAY,
+      now: T0,
+    }))!;
+    const reading = (await store().addHourMeterReading({ deviceId: device!.id, readAt: T0 - DAY, readingSeconds: 10 * HOUR, now: T0 }))!;
+    return { device: device!, schedule, reading };
+  };
+
+  it('D54, P77: updateServiceSchedule() and removeServiceSchedule() with expected apply only to the schedule as read', async () => {
+    const { schedule } = await seed();
+    const changed = await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'Oil' }, expected: schedule });
+    expect(changed).toEqual({ ...schedule, name: 'Oil' });
+    // The schedule read before that change is stale now: nothing applies, nothing is removed.
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'Late' }, expected: schedule })).toBeNull();
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: {}, expected: schedule })).toBeNull();
+    expect(await store().removeServiceSchedule({ scheduleId: schedule.id, expected: schedule })).toBeNull();
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toEqual(changed);
+    // Every field a write can change is compared, nulls included.
+    const stale = { ...changed!, intervalDays: 30 };
+    expect(await store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name: 'X' }, expected: stale })).toBeNull();
+    expect(await store().removeServiceSchedule({ scheduleId: schedule.id, expected: changed! })).toEqual(changed);
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toBeNull();
+  });
+
+  it('D54, P77: removeHourMeterReading() with expected removes the reading only as read (a value replaced meanwhile stays)', async () => {
+    const { device, reading } = await seed();
+    const replaced = (await store().addHourMeterReading({
+      deviceId: device.id,
+      readAt: reading.readAt,
+      readingSeconds: 11 * HOUR,
+      now: T0 + 1,
+    }))!;
+    expect(replaced.id).toBe(reading.id);
+    expect(await store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id, expected: reading })).toBeNull();
+    expect(await store().listHourMeterReadings({ deviceIds: [device.id] })).toEqual([replaced]);
+    expect(await store().removeHourMeterReading({ deviceId: device.id, readingId: reading.id, expected: replaced })).toEqual(replaced);
+    expect(await store().listHourMeterReadings({ deviceIds: [device.id] })).toEqual([]);
+  });
+
+  it('D54, P77: five changes sent at once from one read: exactly one applies, as one after another would (serial oracle)', async () => {
+    const { schedule } = await seed();
+    const names = ['A', 'B', 'C', 'D', 'E'];
+    const results = await Promise.all(
+      names.map((name) => store().updateServiceSchedule({ scheduleId: schedule.id, changes: { name }, expected: schedule })),
+    );
+    const applied = results.filter((result) => result !== null);
+    // One after another, from the same read, the first applies and every later one finds the schedule changed.
+    expect(applied).toHaveLength(1);
+    expect(await store().findServiceSchedule({ scheduleId: schedule.id })).toEqual(applied[0]);
+    const removals = await Promise.all(names.map(() => store().removeServiceSchedule({ scheduleId: schedule.id, expected: applied[0]! })));
+    expect(removals.filter((result) => result !== null)).toEqual([applied[0]]);
+  });
+}
+
+/**
+ * P78: with `uniqueName`, a create or rename to a name another schedule of the device has (trimmed,
+ * in lower case) is refused with 409 `conflict`, atomically with the write: of several creates with
+ * one name sent at once, one is stored, as one after another would.
+ */
+function _describeUniqueNames(store: () => FleetHoursStore): void {
+  const conflictOf = (write: Promise<unknown>) =>
+    write.then(
+      () => 'stored',
+      (error: unknown) => (error as { code?: string }).code ?? String(error),
+    );
+
+  it('P78: createServiceSchedule() and updateServiceSchedule() with uniqueName refuse a name the device has; another device may have it', async () => {
+    const [device, other] = await seedDevices(store(), 2);
+    const create = (deviceId: number, name: string, uniqueName = true) =>
+      store().createServiceSchedule({ deviceId, name, intervalSeconds: HOUR, lastDoneAt: T0, now: T0, uniqueName });
+    const oil = (await create(device!.id, 'Engine oil'))!;
+    expect(await conflictOf(create(device!.id, ' ENGINE OIL'))).toBe('conflict');
+    expect(await conflictOf(create(other!.id, 'Engine oil'))).toBe('stored');
+    // Without uniqueName the store keeps what it is given (the rule is the caller's to ask for).
+    expect(await conflictOf(create(device!.id, 'engine oil', false))).toBe('stored');
+    const tyres = (await create(device!.id, 'Tyres'))!;
+    const rename = (name: string) => store().updateServiceSchedule({ scheduleId: tyres.id, changes: { name }, uniqueName: true });
+    expect(await conflictOf(rename('Engine Oil'))).toBe('conflict');
+    expect((await rename('TYRES'))?.name).toBe('TYRES');
+    expect(await store().updateServiceSchedule({ scheduleId: tyres.id + 1000, changes: { name: 'X' }, uniqueName: true })).toBeNull();
+    expect((await store().findServiceSchedule({ scheduleId: oil.id }))?.name).toBe('Engine oil');
+  });
+
+  it('P78: five creates with one name sent at once, twenty times: each time exactly one is stored, the others are conflicts (serial oracle)', async () => {
+    const [device] = await seedDevices(store(), 1);
+    for (let round = 0; round < 20; round += 1) {
+      const names = [`Oil ${round}`, `oil ${round}`, ` OIL ${round}`, `Oil ${round} `, `oIl ${round}`];
+      const outcomes = await Promise.all(
+        names.map((name) =>
+          conflictOf(
+            store().createServiceSchedule({ deviceId: device!.id, name, intervalSeconds: HOUR, lastDoneAt: T0, now: T0, uniqueName: true }),
+          ),
+        ),
+      );
+      // One after another: the first is stored, every later one finds the name taken.
+      expect([...outcomes].sort(), `round ${round}`).toEqual(['conflict', 'conflict', 'conflict', 'conflict', 'stored']);
+    }
+    expect(await store().listServiceSchedules({ deviceIds: [device!.id] })).toHaveLength(20);
   });
 }

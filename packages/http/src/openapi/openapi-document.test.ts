@@ -56,7 +56,15 @@ const DATA_PATHS = [
 const WRITE_OPERATIONS: Record<string, readonly string[]> = {
   '/api/v1/devices': ['post'],
   '/api/v1/devices/{id}': ['patch'],
+  // Readings, schedules and services done (D38, D39, D52, P76): paths of their own.
+  '/api/v1/devices/{id}/hour-meter/readings': ['get', 'head', 'post'],
+  '/api/v1/devices/{id}/hour-meter/readings/{reading_id}': ['delete'],
+  '/api/v1/devices/{id}/service/schedules': ['post'],
+  '/api/v1/devices/{id}/service/schedules/{schedule_id}': ['patch', 'delete'],
+  '/api/v1/devices/{id}/service/schedules/{schedule_id}/done': ['post'],
 };
+/** The paths of the write routes that the read API does not have (P76). */
+const MAINTENANCE_PATHS = Object.keys(WRITE_OPERATIONS).filter((path) => path.includes('/hour-meter/') || path.includes('/schedules'));
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
   '/ingest/v1/telemetry': ['post'],
@@ -110,7 +118,7 @@ function documentedResponses(path: string, method: string): Record<string, Respo
   const item = resolved.paths[path];
   expect(item, `${path} documented`).toBeDefined();
   if (
-    ((method === 'get' || method === 'head') && path !== '/api/v1/devices/{id}') ||
+    ((method === 'get' || method === 'head') && path !== '/api/v1/devices/{id}' && !MAINTENANCE_PATHS.includes(path)) ||
     INGEST_PATHS[path]?.includes(method) ||
     WRITE_OPERATIONS[path]?.includes(method)
   ) {
@@ -200,8 +208,12 @@ describe('openApiDocument', () => {
 
   it('documents every route the app serves, and only those', () => {
     expect(Object.keys(openApiDocument.paths).sort()).toEqual(
-      [...DATA_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort(),
+      [...DATA_PATHS, ...MAINTENANCE_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort(),
     );
+    for (const path of MAINTENANCE_PATHS)
+      expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
+        ...WRITE_OPERATIONS[path]!,
+      ]);
     for (const path of DATA_PATHS)
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
         ...(path === '/api/v1/devices/{id}' ? [] : SERVED_METHODS),
@@ -428,7 +440,7 @@ describe('openApiDocument', () => {
       }
     }
 
-    for (const [path, methods] of Object.entries(WRITE_OPERATIONS)) {
+    for (const [path, methods] of Object.entries(WRITE_OPERATIONS).filter(([path]) => !MAINTENANCE_PATHS.includes(path))) {
       for (const method of methods) {
         it(`${method.toUpperCase()} ${path}: every documented status of the write route is produced and matches its schema (D51, D52)`, async () => {
           let imei = 490_154_203_237_000;
@@ -503,6 +515,149 @@ describe('openApiDocument', () => {
               }
               case '412':
                 responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"d-0000000000000000"' }));
+                break;
+              case '413':
+                responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: 'x'.repeat(70_000) }));
+                break;
+              case '415':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { type: 'text/plain' }));
+                break;
+              case '429':
+                await send(limited, limited.keys.acmeManage.key, valid());
+                responses.push(await send(limited, limited.keys.acmeManage.key, valid()));
+                break;
+              case '500':
+                responses.push(await send(failing, failing.keys.acmeManage.key, valid()));
+                break;
+              case '503':
+                responses.push(await send(unavailable, unavailable.keys.acmeManage.key, valid()));
+                break;
+              default:
+                throw new Error(`No scenario for documented status ${status}`);
+            }
+            for (const response of responses) {
+              expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} ${status}`);
+              const code = await expectDocumented(response, path, method);
+              if (code) codes.add(code);
+              seen.add(status);
+            }
+          }
+        });
+      }
+    }
+
+    // Readings, schedules and services done (P76): every documented status of each operation, and
+    // the 405 of another method on each path.
+    for (const path of MAINTENANCE_PATHS) {
+      for (const method of [...WRITE_OPERATIONS[path]!, 'put']) {
+        it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema (D38, D39, D52)`, async () => {
+          let made = 0;
+          const schedule = async (fixture: Fixture) =>
+            (await fixture.store.createServiceSchedule({
+              deviceId: fixture.devices.newYork.id,
+              name: `Schedule ${++made}`,
+              intervalSeconds: 900_000,
+              lastDoneAt: utcSeconds(2026, 11, 1),
+              now: utcSeconds(2026, 11, 1),
+            }))!;
+          const reading = async (fixture: Fixture) =>
+            (await fixture.store.addHourMeterReading({
+              deviceId: fixture.devices.newYork.id,
+              readAt: utcSeconds(2026, 10, 1) + ++made,
+              readingSeconds: 3600,
+              now: utcSeconds(2026, 11, 1),
+            }))!;
+          /** The path with ids of resources made for the request (fresh ones: a removal uses its own up). */
+          const at = async (fixture: Fixture, deviceId?: string) => {
+            let concretePath = path.replace('{id}', deviceId ?? String(fixture.devices.newYork.id));
+            if (path.includes('{reading_id}')) concretePath = concretePath.replace('{reading_id}', String((await reading(fixture)).id));
+            if (path.includes('{schedule_id}')) concretePath = concretePath.replace('{schedule_id}', String((await schedule(fixture)).id));
+            return concretePath;
+          };
+          const hasBody = method === 'post' || method === 'patch' || method === 'put';
+          const valid = () =>
+            path.endsWith('/readings')
+              ? { reading_seconds: 7200 }
+              : path.endsWith('/schedules')
+                ? { name: `New ${++made}`, interval_seconds: 36_000 }
+                : path.endsWith('/done')
+                  ? { hour_meter_seconds: 7200 }
+                  : { name: `Renamed ${++made}` };
+          const send = async (
+            fixture: Fixture,
+            key: string | null,
+            body: unknown,
+            options: { deviceId?: string; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string; path?: string } = {},
+          ) =>
+            fixture.request((options.path ?? (await at(fixture, options.deviceId))) + (options.query ?? ''), key, {
+              method: method.toUpperCase(),
+              headers: {
+                ...(hasBody ? { 'Content-Type': options.type ?? 'application/json' } : {}),
+                ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+                ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
+              },
+              ...(hasBody ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+            });
+          // D53: a request that holds its key, still running: the same request again is 409.
+          const heldKey = async (concretePath: string, body: unknown) => {
+            const key = `held-${++made}`;
+            const fingerprint = await requestFingerprint(method.toUpperCase(), `http://localhost${concretePath}`, JSON.stringify(body));
+            await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+            return key;
+          };
+          for (const status of Object.keys(documentedResponses(path, method))) {
+            const responses: Response[] = [];
+            switch (status) {
+              case '200':
+              case '201':
+              case '204':
+                responses.push(await send(base, base.keys.acmeManage.key, valid()));
+                break;
+              case '400':
+                if (method === 'get' || method === 'head')
+                  responses.push(await send(base, base.keys.acmeManage.key, null, { query: '?limit=0' }));
+                else {
+                  responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), colour: 'red' }));
+                  responses.push(await send(base, base.keys.acmeManage.key, '{"name":'));
+                }
+                break;
+              case '401':
+                responses.push(await send(base, null, valid()));
+                break;
+              case '403':
+                responses.push(await send(base, base.keys.acme.key, valid()));
+                responses.push(await send(base, base.keys.starterManage.key, valid()));
+                break;
+              case '404':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { deviceId: '999' }));
+                break;
+              case '405':
+                responses.push(await send(base, base.keys.acmeManage.key, valid()));
+                break;
+              case '409': {
+                if (!path.endsWith('/readings') && !path.endsWith('/done')) {
+                  const taken = await schedule(base);
+                  responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: taken.name }));
+                }
+                if (method === 'post') {
+                  const body = valid();
+                  const concretePath = await at(base);
+                  const idempotencyKey = await heldKey(concretePath, body);
+                  responses.push(await send(base, base.keys.acmeManage.key, body, { path: concretePath, idempotencyKey }));
+                }
+                break;
+              }
+              case '422': {
+                const idempotencyKey = `reused-${++made}`;
+                const concretePath = await at(base);
+                await send(base, base.keys.acmeManage.key, valid(), { path: concretePath, idempotencyKey });
+                responses.push(
+                  await send(base, base.keys.acmeManage.key, { ...valid(), extra: ++made }, { path: concretePath, idempotencyKey }),
+                );
+                break;
+              }
+              case '412':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { ifMatch: '"s-0000000000000000"' }));
                 break;
               case '413':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), name: 'x'.repeat(70_000) }));
@@ -750,6 +905,7 @@ describe('openApiDocument', () => {
       expect([...seen].sort()).toEqual([
         '200',
         '201',
+        '204',
         '400',
         '401',
         '403',

@@ -13,7 +13,7 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
-import { MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths } from './openapi-manage.js';
+import { MAINTENANCE_PARAMETERS, MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths } from './openapi-manage.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -260,9 +260,13 @@ const ERROR_RESPONSES = {
     description: 'The IMEI already names an active device of the account (`conflict`). Nothing was changed.',
     codes: ['conflict'],
   },
+  ScheduleConflict: {
+    description: 'The device already has a service schedule of that name (`conflict`). Nothing was changed.',
+    codes: ['conflict'],
+  },
   PreconditionFailed: {
     description:
-      "`If-Match` names none of the device's tags: it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
+      "`If-Match` names none of the resource's tags (the device's, the schedule's or the reading's): it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
     codes: ['precondition_failed'],
   },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
@@ -657,6 +661,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             'Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400.',
           schema: { type: 'string', minLength: 1, maxLength: DEVICE_TAG_MAX, examples: ['north-yard'] },
         },
+        ...MAINTENANCE_PARAMETERS,
         From: dateParameter(
           'from',
           "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400.",
@@ -679,8 +684,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         'X-RateLimit-Reset': header('Only on 429: whole seconds (≥ 1) until the counter is full again.', { type: 'integer', minimum: 1 }),
         Location: header('Only on 201: the URL of the resource created.', { type: 'string' }),
         ETag: header(
-          "The device's version: it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
-          { type: 'string', pattern: '^"d-[0-9a-f]{16}"$' },
+          "The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
         ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',

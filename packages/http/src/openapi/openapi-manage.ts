@@ -1,4 +1,14 @@
-import { DEVICE_STATUSES, DEVICE_TAG_MAX, DEVICE_TAGS_MAX, DEVICE_TEXT_MAX, type RateLimits } from '@fleet-hours/core';
+import {
+  DEVICE_STATUSES,
+  DEVICE_TAG_MAX,
+  DEVICE_TAGS_MAX,
+  DEVICE_TEXT_MAX,
+  MAX_HOUR_METER_SECONDS,
+  MAX_SERVICE_INTERVAL_DAYS,
+  MAX_SERVICE_INTERVAL_SECONDS,
+  READING_PAGE_SIZES,
+  type RateLimits,
+} from '@fleet-hours/core';
 import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
 import { MANAGE_API_ENDPOINTS, type ManageOpenApiOperation } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
@@ -27,15 +37,20 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
       continue;
     }
     const withDevice = endpoint.template.includes('{id}');
+    // A device's own write takes If-Match; the rows of other resources list their parameters (P76).
+    const parameters = openApi.parameters ?? (withDevice && openApi.tag === 'Devices' ? ['IfMatch'] : []);
+    const single = openApi.status !== 204;
     const success: Json = {
-      description: openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device',
+      description: openApi.answer ?? (openApi.status === 201 ? 'Created: the device, its URL in `Location`' : 'OK: the device'),
       headers: {
         ...RATE_LIMIT_HEADERS,
-        ETag: ref('headers', 'ETag'),
+        ...(single ? { ETag: ref('headers', 'ETag') } : {}),
         ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
       },
-      content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
+      ...(openApi.schema === undefined ? {} : { content: { 'application/json': { schema: ref('schemas', openApi.schema) } } }),
     };
+    const conflict = openApi.conflict ?? (openApi.tag === 'Devices' ? 'DeviceConflict' : undefined);
+    const body = openApi.requestSchema !== undefined;
     paths[endpoint.template] = {
       ...paths[endpoint.template],
       [endpoint.method.toLowerCase()]: {
@@ -43,18 +58,24 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
         summary: openApi.summary,
         description: `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
         tags: [openApi.tag],
-        ...(withDevice ? { parameters: [ref('parameters', 'DeviceId'), ref('parameters', 'IfMatch')] } : {}),
-        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema ?? '') } } },
+        ...(withDevice ? { parameters: [ref('parameters', 'DeviceId'), ...parameters.map((name) => ref('parameters', name))] } : {}),
+        ...(body
+          ? {
+              requestBody: {
+                required: openApi.optionalBody !== true,
+                content: { 'application/json': { schema: ref('schemas', openApi.requestSchema!) } },
+              },
+            }
+          : {}),
         responses: {
           [String(openApi.status)]: success,
-          '400': ref('responses', 'InvalidWrite'),
+          ...(body ? { '400': ref('responses', 'InvalidWrite') } : {}),
           '401': ref('responses', 'Unauthorized'),
           '403': ref('responses', 'ForbiddenWrite'),
           ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
-          '409': ref('responses', 'DeviceConflict'),
-          ...(withDevice ? { '412': ref('responses', 'PreconditionFailed') } : {}),
-          '413': ref('responses', 'WriteTooLarge'),
-          '415': ref('responses', 'UnsupportedMediaType'),
+          ...(conflict === undefined ? {} : { '409': ref('responses', conflict) }),
+          ...(parameters.includes('IfMatch') ? { '412': ref('responses', 'PreconditionFailed') } : {}),
+          ...(body ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
           '429': ref('responses', 'TooManyRequests'),
           '500': ref('responses', 'InternalError'),
           '503': ref('responses', 'ServiceUnavailable'),
@@ -105,7 +126,12 @@ function _idempotent(operation: Json): Json {
  */
 function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits): Json {
   const note = `Needs an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`;
-  const parameters = endpoint.paging
+  const withDevice = endpoint.template.includes('{id}');
+  const listed = [
+    ...(withDevice ? [ref('parameters', 'DeviceId')] : []),
+    ...(openApi.parameters ?? []).map((name) => ref('parameters', name)),
+  ];
+  const paged = endpoint.paging
     ? [
         {
           name: 'limit',
@@ -117,15 +143,17 @@ function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, 
         ref('parameters', 'Cursor'),
       ]
     : [];
+  const parameters = [...listed, ...paged];
   const responses = (withBody: boolean): Json => ({
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema) } } } : {}),
+      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema ?? '') } } } : {}),
     },
-    ...(endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(endpoint.paging || openApi.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     '401': ref('responses', 'Unauthorized'),
     '403': ref('responses', 'ForbiddenWrite'),
+    ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
     '503': ref('responses', 'ServiceUnavailable'),
@@ -177,6 +205,157 @@ const _DEVICE_FIELDS: Json = {
   equipment_model: _optional("The machine's model"),
   serial_number: _optional("The machine's serial number"),
   pin: _optional("The machine's product identification number (PIN)"),
+};
+
+const _instant = (description: string): Json => ({ type: 'string', format: 'date-time', description });
+const _seconds = (description: string, maximum: number, nullable = false): Json => ({
+  type: nullable ? ['integer', 'null'] : 'integer',
+  minimum: 0,
+  maximum,
+  description,
+});
+
+/** A reading as the API shows it (D38, D54). */
+const _READING_PROPERTIES: Json = {
+  id: { type: 'integer' },
+  device_id: { type: 'integer' },
+  read_at: _instant("When the hour meter showed the value, in the device's offset."),
+  reading_seconds: _seconds('What the hour meter showed, in whole seconds.', MAX_HOUR_METER_SECONDS),
+  source: { type: 'string', description: '`manual`: recorded by a person, over the API or the CLI.' },
+  recorded_at: _instant('When the reading was recorded.'),
+  version: { type: 'string', description: 'The version of the reading: its `ETag`, without the quotes.' },
+};
+const _READING_REQUIRED = ['id', 'device_id', 'read_at', 'reading_seconds', 'source', 'recorded_at', 'version'];
+
+/** The fields of a schedule in a write's body (D39). */
+const _SCHEDULE_FIELDS: Json = {
+  name: { type: 'string', minLength: 1, maxLength: 200, description: 'Trimmed, without control characters; one per device.' },
+  interval_seconds: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_SERVICE_INTERVAL_SECONDS,
+    description: 'Hour-meter seconds between services.',
+  },
+  interval_days: {
+    type: ['integer', 'null'],
+    minimum: 1,
+    maximum: MAX_SERVICE_INTERVAL_DAYS,
+    description: 'Calendar days between services, whichever comes first; null for none.',
+  },
+  due_soon_seconds: _seconds('Due-soon margin of engine time; null: a tenth of the interval.', MAX_SERVICE_INTERVAL_SECONDS, true),
+  due_soon_days: _seconds(
+    'Due-soon margin in days (needs `interval_days`); null: a tenth of it, at least 1.',
+    MAX_SERVICE_INTERVAL_DAYS,
+    true,
+  ),
+  last_done_at: _instant('The last service; default now. Not in the future.'),
+  last_done_hour_meter_seconds: _seconds(
+    'The hour meter at the last service; null: computed from the readings and the engine time.',
+    MAX_HOUR_METER_SECONDS,
+    true,
+  ),
+};
+
+/** The schemas of the routes of readings and schedules. */
+const MAINTENANCE_SCHEMAS: Readonly<Record<string, Json>> = {
+  HourMeterReading: { type: 'object', required: _READING_REQUIRED, properties: _READING_PROPERTIES },
+  HourMeterReadingPage: {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', items: ref('schemas', 'HourMeterReading'), maxItems: READING_PAGE_SIZES.max },
+      next_cursor: { type: ['string', 'null'], description: 'Where the next page starts; null on the last page.' },
+    },
+  },
+  HourMeterReadingRecorded: {
+    type: 'object',
+    required: [..._READING_REQUIRED, 'hour_meter_seconds', 'hour_meter_read_at'],
+    properties: {
+      ..._READING_PROPERTIES,
+      hour_meter_seconds: { type: 'integer', description: 'The hour meter now, with this reading.' },
+      hour_meter_read_at: { type: ['string', 'null'], format: 'date-time', description: 'The reading the hour meter now counts from.' },
+    },
+  },
+  HourMeterReadingCreate: {
+    type: 'object',
+    description: `A reading. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    required: ['reading_seconds'],
+    additionalProperties: false,
+    properties: {
+      read_at: _instant('When the hour meter showed the value; default now. Not in the future.'),
+      reading_seconds: _READING_PROPERTIES.reading_seconds as Json,
+      source: { type: 'string', enum: ['manual'], description: 'Only `manual`.' },
+    },
+    examples: [{ read_at: '2026-11-20T07:00:00-05:00', reading_seconds: 45_000_000 }],
+  },
+  ServiceScheduleWritten: {
+    allOf: [
+      ref('schemas', 'ServiceSchedule'),
+      {
+        type: 'object',
+        required: ['version'],
+        properties: { version: { type: 'string', description: 'The version of the schedule: its `ETag`, without the quotes.' } },
+      },
+    ],
+  },
+  ServiceScheduleCreate: {
+    type: 'object',
+    description: `A new schedule. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    required: ['name', 'interval_seconds'],
+    additionalProperties: false,
+    properties: _SCHEDULE_FIELDS,
+    examples: [{ name: 'Engine oil', interval_seconds: 900_000, interval_days: 180 }],
+  },
+  ServiceScheduleChange: {
+    type: 'object',
+    description: 'The fields to change, at least one; the others stay. Unknown fields are refused (400 naming them).',
+    minProperties: 1,
+    additionalProperties: false,
+    properties: _SCHEDULE_FIELDS,
+    examples: [{ interval_days: null }],
+  },
+  ServiceDone: {
+    type: 'object',
+    description: 'A service done; the body may be left out (a service now).',
+    additionalProperties: false,
+    properties: {
+      done_at: _instant('When the service was done; default now. Not in the future.'),
+      hour_meter_seconds: _seconds('The hour meter then, recorded as a reading at `done_at` too.', MAX_HOUR_METER_SECONDS),
+    },
+    examples: [{ done_at: '2026-11-20T07:00:00-05:00', hour_meter_seconds: 45_000_000 }],
+  },
+};
+
+/** The parameters of the routes of readings and schedules (P76). */
+export const MAINTENANCE_PARAMETERS: Readonly<Record<string, Json>> = {
+  ReadingId: {
+    name: 'reading_id',
+    in: 'path',
+    required: true,
+    description: "The reading id. Another device's, another account's or anything else answers the same 404 as a missing device.",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ScheduleId: {
+    name: 'schedule_id',
+    in: 'path',
+    required: true,
+    description: "The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device.",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ReadingLimit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Readings per page: a whole number from 1 to ${READING_PAGE_SIZES.max}, default ${READING_PAGE_SIZES.default}. Anything else: 400.`,
+    schema: { type: 'integer', minimum: 1, maximum: READING_PAGE_SIZES.max, default: READING_PAGE_SIZES.default },
+  },
+  ReadingCursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+  },
 };
 
 /** The schemas of the write routes' bodies. */
@@ -270,4 +449,6 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     ],
   },
+  // Hour-meter readings, service schedules and services done (D38, D39, D52, P76).
+  ...MAINTENANCE_SCHEMAS,
 };

@@ -137,6 +137,14 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/devices/{id}',
       // The change log (D55), read with a manage key.
       '/api/v1/audit',
+      // Readings, schedules and services done (P76): their own paths, removals included.
+      '/api/v1/devices/{id}/hour-meter/readings',
+      '/api/v1/devices/{id}/hour-meter/readings',
+      '/api/v1/devices/{id}/hour-meter/readings/{reading_id}',
+      '/api/v1/devices/{id}/service/schedules',
+      '/api/v1/devices/{id}/service/schedules/{schedule_id}',
+      '/api/v1/devices/{id}/service/schedules/{schedule_id}',
+      '/api/v1/devices/{id}/service/schedules/{schedule_id}/done',
       '/api/v1/openapi.json',
       '/ingest/v1/telemetry',
       '/ingest/traccar',
@@ -146,7 +154,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
     ]);
     expect(
       [...document.querySelectorAll('.operation .method')].map((method) => method.textContent).filter((method) => method !== 'GET'),
-    ).toEqual(['POST', 'PATCH', 'POST', 'POST', 'POST']);
+    ).toEqual(['POST', 'PATCH', 'POST', 'DELETE', 'POST', 'PATCH', 'DELETE', 'POST', 'POST', 'POST', 'POST']);
     // Ingestion: the request body with its example, the refusals, and no "Try it" (a write is not sent from the reference).
     const ingest = operation('/ingest/v1/telemetry');
     expect(ingest.textContent).toContain('application/x-ndjson');

@@ -175,8 +175,8 @@ const SCRIPT = `
   main.appendChild(toc);
   Object.keys(spec.paths).forEach(function (path, index) {
     var item = spec.paths[path];
-    // GET operations (HEAD is told as a note), and the write operations: the routes that change the fleet, ingestion.
-    ['get', 'post', 'patch'].forEach(function (method) {
+    // GET operations (HEAD is told as a note), and the write operations: the routes that change the fleet (removals included), ingestion.
+    ['get', 'post', 'put', 'patch', 'delete'].forEach(function (method) {
     var operation = item[method];
     if (!operation) return;
     var anchor = 'operation-' + index + (method === 'get' ? '' : '-' + method);

@@ -13,6 +13,15 @@ import { honoPath } from './api-routes.js';
 import type { ApiEndpoint } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
 import { listAuditRoute } from './audit.js';
+import {
+  addHourMeterReadingRoute,
+  createServiceScheduleRoute,
+  listHourMeterReadingsRoute,
+  recordServiceDoneRoute,
+  removeHourMeterReadingRoute,
+  removeServiceScheduleRoute,
+  updateServiceScheduleRoute,
+} from './maintenance-writes.js';
 
 type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
 
@@ -21,13 +30,21 @@ export interface ManageOpenApiOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly tag: 'Devices' | 'Audit';
-  /** The schema of the request body, in `components.schemas`; none for a GET. */
+  readonly tag: 'Devices' | 'Service' | 'Audit';
+  /** The schema of the request body, in `components.schemas`; absent: the route reads no body. */
   readonly requestSchema?: string;
-  /** The schema of the answer's body, in `components.schemas`. */
-  readonly schema: string;
-  /** The status of a success: 201 for a creation. */
-  readonly status: 200 | 201;
+  /** Whether the body may be left out (a service done now). */
+  readonly optionalBody?: boolean;
+  /** The schema of the answer's body, in `components.schemas`; absent for a 204. */
+  readonly schema?: string;
+  /** The status of a success: 201 for a creation, 204 for a removal. */
+  readonly status: 200 | 201 | 204;
+  /** Parameters besides the device id, in `components.parameters` (path ids, `If-Match`, paging). */
+  readonly parameters?: readonly string[];
+  /** The 409 of the route, in `components.responses`; absent: none. */
+  readonly conflict?: string;
+  /** What a success answers, for the document. */
+  readonly answer?: string;
 }
 
 /** The HTTP side of one write route. */
@@ -74,6 +91,106 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       tag: 'Audit',
       schema: 'AuditPage',
       status: 200,
+    },
+  },
+  // Hour-meter readings, service schedules and services done (D38, D39, D52, P76).
+  listHourMeterReadings: {
+    handler: listHourMeterReadingsRoute,
+    openApi: {
+      operationId: 'listHourMeterReadings',
+      summary: "A vehicle's hour-meter readings",
+      description:
+        "The readings of the machine's own hour meter recorded for the device, newest first, a page at a time (`limit` 1–500, default 100; `cursor` the `next_cursor` of the page before).",
+      tag: 'Service',
+      schema: 'HourMeterReadingPage',
+      status: 200,
+      parameters: ['ReadingLimit', 'ReadingCursor'],
+      answer: 'OK: a page of readings',
+    },
+  },
+  addHourMeterReading: {
+    handler: addHourMeterReadingRoute,
+    openApi: {
+      operationId: 'addHourMeterReading',
+      summary: 'Record an hour-meter reading',
+      description:
+        "What the machine's hour meter showed (`reading_seconds`) at an instant (`read_at`, default now; not in the future). A reading at the same instant is replaced (same id). The hour meter counts from the latest reading at or before each instant, so a reading for the past re-bases everything after it. The answer is the reading with the hour meter it gives now.",
+      tag: 'Service',
+      requestSchema: 'HourMeterReadingCreate',
+      schema: 'HourMeterReadingRecorded',
+      status: 201,
+      answer: 'Created: the reading and the hour meter now, its URL in `Location`',
+    },
+  },
+  removeHourMeterReading: {
+    handler: removeHourMeterReadingRoute,
+    openApi: {
+      operationId: 'removeHourMeterReading',
+      summary: 'Remove an hour-meter reading',
+      description: 'A reading of another device or of another account is 404, as a missing device.',
+      tag: 'Service',
+      status: 204,
+      parameters: ['ReadingId', 'IfMatch'],
+      answer: 'Removed',
+    },
+  },
+  createServiceSchedule: {
+    handler: createServiceScheduleRoute,
+    openApi: {
+      operationId: 'createServiceSchedule',
+      summary: 'Create a service schedule',
+      description:
+        'A schedule of engine time (`interval_seconds` of hour meter) and optionally calendar days (`interval_days`), whichever comes first, with due-soon margins (default a tenth of each interval). Without `last_done_at` the last service is now, at the hour meter now. A name the device already has is 409 `conflict`. The answer is the schedule as `/service` shows it.',
+      tag: 'Service',
+      requestSchema: 'ServiceScheduleCreate',
+      schema: 'ServiceScheduleWritten',
+      status: 201,
+      conflict: 'ScheduleConflict',
+      answer: 'Created: the schedule, its URL in `Location`',
+    },
+  },
+  updateServiceSchedule: {
+    handler: updateServiceScheduleRoute,
+    openApi: {
+      operationId: 'updateServiceSchedule',
+      summary: 'Change a service schedule',
+      description:
+        'Changes the fields given, at least one; the others stay. `null` removes the calendar interval (and its margin) or returns a margin to its default. A name another schedule of the device has is 409 `conflict`.',
+      tag: 'Service',
+      requestSchema: 'ServiceScheduleChange',
+      schema: 'ServiceScheduleWritten',
+      status: 200,
+      parameters: ['ScheduleId', 'IfMatch'],
+      conflict: 'ScheduleConflict',
+      answer: 'OK: the schedule',
+    },
+  },
+  removeServiceSchedule: {
+    handler: removeServiceScheduleRoute,
+    openApi: {
+      operationId: 'removeServiceSchedule',
+      summary: 'Remove a service schedule',
+      description: 'A schedule of another device or of another account is 404, as a missing device.',
+      tag: 'Service',
+      status: 204,
+      parameters: ['ScheduleId', 'IfMatch'],
+      answer: 'Removed',
+    },
+  },
+  recordServiceDone: {
+    handler: recordServiceDoneRoute,
+    openApi: {
+      operationId: 'recordServiceDone',
+      summary: 'Record a service done',
+      description:
+        "The schedule's last service becomes `done_at` (default now; not in the future), at the hour meter of then; `hour_meter_seconds`, when given, is recorded as a reading at `done_at` first. The body may be left out.",
+      tag: 'Service',
+      requestSchema: 'ServiceDone',
+      optionalBody: true,
+      schema: 'ServiceScheduleWritten',
+      status: 200,
+      parameters: ['ScheduleId'],
+      answer: 'OK: the schedule after the service',
     },
   },
 };

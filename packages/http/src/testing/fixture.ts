@@ -12,6 +12,7 @@ import {
   type RateLimitStore,
   type SegmentInput,
 } from '@fleet-hours/core';
+import type { ChangeLog } from '@fleet-hours/core';
 import type { Context } from 'hono';
 import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 import type { AccessLogEntry } from '../middleware/access-log/index.js';
@@ -57,6 +58,8 @@ export interface FixtureOptions {
   readonly clientAddress?: (c: Context) => string;
   /** D43: `createFleetHoursApp`'s `telemetryRetentionDays`. */
   readonly telemetryRetentionDays?: number;
+  /** D55: where the service writes its changes down (`createFleetHours`' `changeLog`). */
+  readonly changeLog?: ChangeLog;
 }
 
 /** Seeds the store and builds the app over it. */
@@ -159,7 +162,7 @@ export async function createFixture(options: FixtureOptions = {}) {
 
   const store = options.wrapStore ? options.wrapStore(seeded) : seeded;
   const logs: AccessLogEntry[] = [];
-  const fleetHours = createFleetHours({ store, now });
+  const fleetHours = createFleetHours({ store, now, ...(options.changeLog ? { changeLog: options.changeLog } : {}) });
   const app = createFleetHoursApp({
     fleetHours,
     now,

@@ -57,7 +57,10 @@ describe('fleet-hours hour-meter and service (D38, D39)', () => {
           device_id: truck,
           read_at: '2026-11-20T08:00:00+01:00',
           reading_seconds: 120.5 * HOUR,
+          // As the API shows it (P76): its source and its version (D54).
+          source: 'manual',
           recorded_at: '2026-11-25T16:00:00+01:00',
+          version: expect.stringMatching(/^r-[0-9a-f]{16}$/),
         },
       ],
     });

@@ -1,16 +1,16 @@
 import {
-  changeServiceSchedule,
-  checkServiceSchedule,
   createFleetHours,
+  formatInstant,
   InvalidParameterError,
+  isFleetHoursError,
   parseServiceStatuses,
+  readScheduleFields,
   type Device,
   type DeviceService,
   type FleetHours,
   type FleetHoursStore,
-  type NewServiceSchedule,
+  type ScheduleWrite,
   type ServiceSchedule,
-  type ServiceScheduleChanges,
   type ServiceScheduleState,
   type ServiceStatus,
 } from '@fleet-hours/core';
@@ -20,7 +20,8 @@ import { formatHoursMinutes } from '../cli/format-hours-minutes.js';
 import { formatTable } from '../cli/format-table.js';
 import { durationUnit, readCleanText, readDays, readDuration, readId, readInstantOrNow } from '../cli/option-values.js';
 import { _findDeviceOfAnyAccount } from './_device-account.js';
-import { _withOptionNames } from './_option-refusal.js';
+import { CLI_ORIGIN } from './_cli-origin.js';
+import { _withOptionNames, _writeWithOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
 import { readTagOption } from './devices.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
@@ -64,24 +65,30 @@ export async function createServiceCommand(context: CommandContext): Promise<Com
       'service create',
     );
   }
-  const schedule: NewServiceSchedule = {
-    deviceId,
+  const lastDoneAt = lastDoneAtText === undefined ? undefined : readInstantOrNow(lastDoneAtText, '--last-done-at', context.now);
+  // The fields of `POST /api/v1/devices/{id}/service/schedules`, for the same write (P76).
+  const fields = {
     name: readCleanText(requiredOption(context, 'name'), '--name'),
-    intervalSeconds: readDuration(requiredOption(context, 'every'), '--every'),
-    intervalDays: optional(context, 'every-days', (text) => readDays(text, '--every-days', 'none')),
-    dueSoonSeconds: optional(context, 'due-soon', (text) => readDuration(text, '--due-soon')),
-    dueSoonDays: optional(context, 'due-soon-days', (text) => readDays(text, '--due-soon-days')),
-    lastDoneAt: lastDoneAtText === undefined ? context.now : readInstantOrNow(lastDoneAtText, '--last-done-at', context.now),
-    lastDoneHourMeterSeconds: lastDoneHoursText === undefined ? null : readDuration(lastDoneHoursText, '--last-done-hours'),
+    interval_seconds: readDuration(requiredOption(context, 'every'), '--every'),
+    interval_days: optional(context, 'every-days', (text) => readDays(text, '--every-days', 'none')),
+    due_soon_seconds: optional(context, 'due-soon', (text) => readDuration(text, '--due-soon')),
+    due_soon_days: optional(context, 'due-soon-days', (text) => readDays(text, '--due-soon-days')),
+    ...(lastDoneAt === undefined ? {} : { last_done_at: formatInstant(lastDoneAt, 'UTC') }),
+    last_done_hour_meter_seconds: lastDoneHoursText === undefined ? null : readDuration(lastDoneHoursText, '--last-done-hours'),
   };
-  _withOptionNames(SCHEDULE_OPTIONS, () => checkServiceSchedule(schedule, context.now), typedUnits(context));
+  // The fields first, whatever the device (P71).
+  _withOptionNames(SCHEDULE_OPTIONS, () => readScheduleFields(fields, 'create', context.now), typedUnits(context));
 
   const store = await context.store();
   const found = await _findDeviceOfAnyAccount(store, deviceId);
   if (!found) throw new CommandError(`No device with id ${deviceId}`);
-  const created = await store.createServiceSchedule({ ...schedule, now: context.now });
-  if (!created) throw new CommandError(`No device with id ${deviceId}`);
-  return scheduleResult(await scheduleState(context, store, found.device, created.id), 'Created');
+  const written = await _writeWithOptionNames(
+    SCHEDULE_OPTIONS,
+    () => readsOf(context, store).manage.createServiceSchedule({ accountId: found.accountId, deviceId, fields, origin: CLI_ORIGIN }),
+    typedUnits(context),
+  ).catch(_conflict);
+  if (!written) throw new CommandError(`No device with id ${deviceId}`);
+  return scheduleResult(_stateOf(written), 'Created');
 }
 
 /**
@@ -91,19 +98,20 @@ export async function createServiceCommand(context: CommandContext): Promise<Com
  */
 export async function updateServiceCommand(context: CommandContext): Promise<CommandResult> {
   const scheduleId = readId(requiredOption(context, 'id'), '--id');
-  const changes: { -readonly [Field in keyof ServiceScheduleChanges]: ServiceScheduleChanges[Field] } = {};
+  // The fields of `PATCH …/service/schedules/{schedule_id}`, for the same write (P76): `none` and `default` are null.
+  const changes: Record<string, string | number | null> = {};
   const nameText = optionalOption(context, 'name');
   if (nameText !== undefined) changes.name = readCleanText(nameText, '--name');
   const everyText = optionalOption(context, 'every');
-  if (everyText !== undefined) changes.intervalSeconds = readDuration(everyText, '--every');
+  if (everyText !== undefined) changes.interval_seconds = readDuration(everyText, '--every');
   const everyDaysText = optionalOption(context, 'every-days');
-  if (everyDaysText !== undefined) changes.intervalDays = readDays(everyDaysText, '--every-days', 'none');
+  if (everyDaysText !== undefined) changes.interval_days = readDays(everyDaysText, '--every-days', 'none');
   const dueSoonText = optionalOption(context, 'due-soon');
   if (dueSoonText !== undefined) {
-    changes.dueSoonSeconds = dueSoonText.trim().toLowerCase() === 'default' ? null : readDuration(dueSoonText, '--due-soon');
+    changes.due_soon_seconds = dueSoonText.trim().toLowerCase() === 'default' ? null : readDuration(dueSoonText, '--due-soon');
   }
   const dueSoonDaysText = optionalOption(context, 'due-soon-days');
-  if (dueSoonDaysText !== undefined) changes.dueSoonDays = readDays(dueSoonDaysText, '--due-soon-days', 'default');
+  if (dueSoonDaysText !== undefined) changes.due_soon_days = readDays(dueSoonDaysText, '--due-soon-days', 'default');
   if (Object.keys(changes).length === 0) {
     throw new UsageError(
       'Nothing to change: give at least one of --name, --every, --every-days, --due-soon, --due-soon-days',
@@ -112,15 +120,20 @@ export async function updateServiceCommand(context: CommandContext): Promise<Com
   }
 
   const { store, schedule, device } = await findSchedule(context, scheduleId);
-  const changed = _withOptionNames(SCHEDULE_OPTIONS, () => changeServiceSchedule(schedule, changes, context.now), typedUnits(context));
-  // The checked result, not the bare changes: removing the calendar interval removes its margin too.
-  const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays } = changed;
-  const updated = await store.updateServiceSchedule({
-    scheduleId,
-    changes: { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays },
-  });
-  if (!updated) throw new CommandError(`No service schedule with id ${scheduleId}`);
-  return scheduleResult(await scheduleState(context, store, device, scheduleId), 'Updated');
+  const written = await _writeWithOptionNames(
+    SCHEDULE_OPTIONS,
+    () =>
+      readsOf(context, store).manage.updateServiceSchedule({
+        accountId: device.accountId,
+        deviceId: schedule.deviceId,
+        scheduleId,
+        fields: changes,
+        origin: CLI_ORIGIN,
+      }),
+    typedUnits(context),
+  ).catch(_conflict);
+  if (!written) throw new CommandError(`No service schedule with id ${scheduleId}`);
+  return scheduleResult(_stateOf(written), 'Updated');
 }
 
 /**
@@ -131,11 +144,18 @@ export async function serviceDoneCommand(context: CommandContext): Promise<Comma
   const scheduleId = readId(requiredOption(context, 'id'), '--id');
   const at = readInstantOrNow(optionalOption(context, 'at') ?? 'now', '--at', context.now);
   const { store, schedule, device } = await findSchedule(context, scheduleId);
-  const changes = { lastDoneAt: at, lastDoneHourMeterSeconds: null };
-  _withOptionNames({ ...SCHEDULE_OPTIONS, last_done_at: '--at' }, () => changeServiceSchedule(schedule, changes, context.now));
-  const updated = await store.updateServiceSchedule({ scheduleId, changes });
-  if (!updated) throw new CommandError(`No service schedule with id ${scheduleId}`);
-  const state = await scheduleState(context, store, device, scheduleId);
+  // The write of `POST …/service/schedules/{schedule_id}/done` (P76).
+  const written = await _writeWithOptionNames({ ...SCHEDULE_OPTIONS, done_at: '--at' }, () =>
+    readsOf(context, store).manage.recordServiceDone({
+      accountId: device.accountId,
+      deviceId: schedule.deviceId,
+      scheduleId,
+      fields: { done_at: formatInstant(at, 'UTC') },
+      origin: CLI_ORIGIN,
+    }),
+  );
+  if (!written) throw new CommandError(`No service schedule with id ${scheduleId}`);
+  const state = _stateOf(written);
   const result = scheduleResult(state, null);
   const { lastDoneAt, lastDoneHourMeterSeconds } = state.schedule;
   const done = `Recorded a service at ${lastDoneAt}: the hour meter then read ${formatHoursMinutes(lastDoneHourMeterSeconds)}.\n`;
@@ -145,10 +165,16 @@ export async function serviceDoneCommand(context: CommandContext): Promise<Comma
 /** `service remove --id ID` → the schedule as it stood when removed. */
 export async function removeServiceCommand(context: CommandContext): Promise<CommandResult> {
   const scheduleId = readId(requiredOption(context, 'id'), '--id');
-  const { store, device } = await findSchedule(context, scheduleId);
-  const state = await scheduleState(context, store, device, scheduleId);
-  const removed = await store.removeServiceSchedule({ scheduleId });
+  const { store, schedule, device } = await findSchedule(context, scheduleId);
+  // The write of `DELETE …/service/schedules/{schedule_id}` (P76): the schedule as it stood.
+  const removed = await readsOf(context, store).manage.removeServiceSchedule({
+    accountId: device.accountId,
+    deviceId: schedule.deviceId,
+    scheduleId,
+    origin: CLI_ORIGIN,
+  });
   if (!removed) throw new CommandError(`No service schedule with id ${scheduleId}`);
+  const state = _stateOf(removed);
   return {
     json: scheduleJson(state),
     text: `Removed service schedule ${scheduleId} "${state.schedule.name}" of ${describeDevice(device)}.\n`,
@@ -244,12 +270,15 @@ interface _ScheduleState {
   readonly schedule: ServiceScheduleState;
 }
 
-/** A schedule where it stands at the command's now, computed as the service endpoint computes it (D38, D39). */
-async function scheduleState(context: CommandContext, store: FleetHoursStore, device: Device, scheduleId: number): Promise<_ScheduleState> {
-  const service = await readsOf(context, store).service({ accountId: device.accountId, deviceId: device.id });
-  const schedule = service?.schedules.find((candidate) => candidate.id === scheduleId);
-  if (!service || !schedule) throw new CommandError(`No service schedule with id ${scheduleId}`);
-  return { device, service, schedule };
+/** A schedule after a write of the core, where it stands at the command's now, as the service endpoint computes it (D38, D39). */
+function _stateOf(written: ScheduleWrite): _ScheduleState {
+  return { device: written.device, service: written.service, schedule: written.state };
+}
+
+/** A name the device already has (P78): the operator's mistake, exit 1 with the core's message. */
+function _conflict(error: unknown): never {
+  if (isFleetHoursError(error) && error.code === 'conflict') throw new CommandError(error.message, { cause: error });
+  throw error;
 }
 
 /** One schedule as the CLI prints it: its device, then the schedule as the service endpoint shows it. */

@@ -6,7 +6,8 @@
  * through an index (readings: the unique `(device_id, read_at)`; schedules: the primary key `(device_id, id)`).
  */
 import type { HourMeterReading, NewServiceSchedule, ServiceSchedule, ServiceScheduleChanges } from '@fleet-hours/core';
-import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
+import { scheduleNameInUse, scheduleNameKey } from '@fleet-hours/core/adapter';
+import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { epochSeconds, instantOf } from './sql-values.js';
 
@@ -76,9 +77,22 @@ export function readingsOfDevices(deviceIds: readonly number[]): RawBuilder<Read
      order by reading.device_id, reading.read_at desc`;
 }
 
-/** Deletes a device's reading, returning it. */
-export function deleteReading(db: Kysely<FleetHoursDatabase>, deviceId: number, readingId: number) {
-  return db.deleteFrom('hour_meter_readings').where('id', '=', readingId).where('device_id', '=', deviceId).returning(READING_COLUMNS);
+/** Deletes a device's reading, returning it; with `expected`, only while it is as read (D54, P77). */
+export function deleteReading(db: Kysely<FleetHoursDatabase>, deviceId: number, readingId: number, expected?: HourMeterReading) {
+  return db
+    .deleteFrom('hour_meter_readings')
+    .where('id', '=', readingId)
+    .where('device_id', '=', deviceId)
+    .where((eb) =>
+      expected === undefined
+        ? eb.and([])
+        : eb.and([
+            eb('read_at', '=', instantOf(expected.readAt)),
+            eb('reading_seconds', '=', sql<string>`${expected.readingSeconds}::bigint`),
+            eb('recorded_at', '=', instantOf(expected.recordedAt)),
+          ]),
+    )
+    .returning(READING_COLUMNS);
 }
 
 /** A schedule of an existing device, optional fields left out as null. */
@@ -122,7 +136,12 @@ export function schedulesOfDevices(deviceIds: readonly number[]): RawBuilder<Sch
  * Applies the changes given (a field left out keeps its value; `null` clears it) and returns the
  * schedule; with no change, the schedule as it is.
  */
-export function changeSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: number, changes: ServiceScheduleChanges) {
+export function changeSchedule(
+  db: Kysely<FleetHoursDatabase>,
+  scheduleId: number,
+  changes: ServiceScheduleChanges,
+  expected?: ServiceSchedule,
+) {
   const set: UpdateObject<FleetHoursDatabase, 'service_schedules'> = {
     ...(changes.name === undefined ? {} : { name: changes.name }),
     ...(changes.intervalSeconds === undefined ? {} : { interval_seconds: changes.intervalSeconds }),
@@ -132,13 +151,31 @@ export function changeSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: numbe
     ...(changes.lastDoneAt === undefined ? {} : { last_done_at: instantOf(changes.lastDoneAt) }),
     ...(changes.lastDoneHourMeterSeconds === undefined ? {} : { last_done_hour_meter_seconds: changes.lastDoneHourMeterSeconds }),
   };
-  if (Object.keys(set).length === 0) return scheduleById(db, scheduleId);
-  return db.updateTable('service_schedules').set(set).where('id', '=', scheduleId).returning(SCHEDULE_COLUMNS);
+  if (Object.keys(set).length === 0) return scheduleById(db, scheduleId).where(_asRead(expected));
+  return db.updateTable('service_schedules').set(set).where('id', '=', scheduleId).where(_asRead(expected)).returning(SCHEDULE_COLUMNS);
 }
 
-/** Deletes a schedule, returning it. */
-export function deleteSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: number) {
-  return db.deleteFrom('service_schedules').where('id', '=', scheduleId).returning(SCHEDULE_COLUMNS);
+/** Deletes a schedule, returning it; with `expected`, only while it is as read (D54, P77). */
+export function deleteSchedule(db: Kysely<FleetHoursDatabase>, scheduleId: number, expected?: ServiceSchedule) {
+  return db.deleteFrom('service_schedules').where('id', '=', scheduleId).where(_asRead(expected)).returning(SCHEDULE_COLUMNS);
+}
+
+/** The condition that a schedule row still has every field of `expected` a write can change (D54, P77); true without one. */
+function _asRead(expected: ServiceSchedule | undefined) {
+  return (eb: ExpressionBuilder<FleetHoursDatabase, 'service_schedules'>) => {
+    if (expected === undefined) return eb.and([]);
+    const same = (column: string, value: unknown, type: string) =>
+      sql<boolean>`${sql.ref(column)} is not distinct from ${value}::${sql.raw(type)}`;
+    return eb.and([
+      eb('name', '=', expected.name),
+      same('interval_seconds', expected.intervalSeconds, 'bigint'),
+      same('interval_days', expected.intervalDays, 'integer'),
+      same('due_soon_seconds', expected.dueSoonSeconds, 'bigint'),
+      same('due_soon_days', expected.dueSoonDays, 'integer'),
+      eb('last_done_at', '=', instantOf(expected.lastDoneAt)),
+      same('last_done_hour_meter_seconds', expected.lastDoneHourMeterSeconds, 'bigint'),
+    ]);
+  };
 }
 
 /** A reading's row, its instants in epoch seconds. */
@@ -218,4 +255,32 @@ function _sortedOnce(ids: readonly number[]): number[] {
 
 function _numberOrNull(value: BigintValue | null): number | null {
   return value === null ? null : Number(value);
+}
+
+/** The advisory lock of a device's schedule names (P78), with the device id as its second key (any constant will do). */
+const SCHEDULE_NAMES_LOCK = 742_000_078;
+
+/**
+ * Runs a write of a schedule under its device's names lock (P78), in a transaction: a name another
+ * schedule of the device has (trimmed, in lower case) is refused with `scheduleNameInUse` before
+ * the write, and two writes of one device's names take turns, so of two creates with one name at
+ * once one is stored. Without `name`, the write runs as it is.
+ */
+export async function withUniqueName<Row>(
+  db: Kysely<FleetHoursDatabase>,
+  check: { readonly deviceId: number; readonly name: string; readonly except: number | null } | null,
+  write: (db: Kysely<FleetHoursDatabase>) => Promise<Row>,
+): Promise<Row> {
+  if (check === null) return write(db);
+  const run = async (trx: Kysely<FleetHoursDatabase>) => {
+    await sql`select pg_advisory_xact_lock(${SCHEDULE_NAMES_LOCK}::integer, ${check.deviceId}::integer)`.execute(trx);
+    const { rows } = await sql<{ id: number }>`
+      select id from service_schedules
+       where device_id = ${check.deviceId} and id is distinct from ${check.except}::integer
+         and lower(btrim(name)) = ${scheduleNameKey(check.name)}
+       limit 1`.execute(trx);
+    if (rows.length > 0) throw scheduleNameInUse(check.name);
+    return write(trx);
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }

@@ -9,6 +9,7 @@ import {
   readingsOfDevices,
   scheduleById,
   schedulesOfDevices,
+  withUniqueName,
   toReading,
   toSchedule,
   upsertReading,
@@ -33,7 +34,8 @@ export type MaintenanceStore = Pick<
 /**
  * Readings (D38) and schedules (D39) on Kysely.
  *
- * What protects these rows: no lock or version of Fleet Hours' own. Each change is one statement on
+ * What protects these rows: no lock or version of Fleet Hours' own; a write with `expected` (D54,
+ * P77) carries the fields it read as conditions of its own statement. Each change is one statement on
  * its own rows (an upsert by `(device_id, read_at)`, an insert, an update or a delete by id), made
  * atomic by PostgreSQL's row locks for its length. No telemetry write reads them when it plans, so
  * they do not bump the device's version that D35's writes check (the `xmin` of its `device_states`
@@ -63,10 +65,10 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return (await readingsOfDevices(wanted).execute(db)).rows.map(toReading);
       }),
 
-    removeHourMeterReading: ({ deviceId, readingId }) =>
+    removeHourMeterReading: ({ deviceId, readingId, expected }) =>
       guard(async () => {
         if (!isId(deviceId) || !isId(readingId)) return null;
-        const row = await deleteReading(db, deviceId, readingId).executeTakeFirst();
+        const row = await deleteReading(db, deviceId, readingId, expected).executeTakeFirst();
         return row ? toReading(row) : null;
       }),
 
@@ -75,7 +77,8 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         assertEpochSeconds('lastDoneAt', input.lastDoneAt);
         assertEpochSeconds('now', input.now);
         if (!isId(input.deviceId)) return null;
-        const row = await _unlessDeviceGone(() => insertSchedule(db, input).executeTakeFirst());
+        const unique = input.uniqueName ? { deviceId: input.deviceId, name: input.name, except: null } : null;
+        const row = await _unlessDeviceGone(() => withUniqueName(db, unique, (trx) => insertSchedule(trx, input).executeTakeFirst()));
         return row ? toSchedule(row) : null;
       }),
 
@@ -93,21 +96,31 @@ export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceSto
         return (await schedulesOfDevices(wanted).execute(db)).rows.map(toSchedule);
       }),
 
-    updateServiceSchedule: ({ scheduleId, changes }) =>
+    updateServiceSchedule: ({ scheduleId, changes, expected, uniqueName }) =>
       guard(async () => {
         if (changes.lastDoneAt !== undefined) assertEpochSeconds('changes.lastDoneAt', changes.lastDoneAt);
         if (!isId(scheduleId)) return null;
-        const row = await changeSchedule(db, scheduleId, changes).executeTakeFirst();
+        const { name } = changes;
+        if (!uniqueName || name === undefined) return _schedule(await changeSchedule(db, scheduleId, changes, expected).executeTakeFirst());
+        // P78: the device's names lock needs the device: a schedule not there is a miss.
+        const current = await scheduleById(db, scheduleId).executeTakeFirst();
+        if (!current) return null;
+        const unique = { deviceId: current.device_id, name, except: scheduleId };
+        const row = await withUniqueName(db, unique, (trx) => changeSchedule(trx, scheduleId, changes, expected).executeTakeFirst());
         return row ? toSchedule(row) : null;
       }),
 
-    removeServiceSchedule: ({ scheduleId }) =>
+    removeServiceSchedule: ({ scheduleId, expected }) =>
       guard(async () => {
         if (!isId(scheduleId)) return null;
-        const row = await deleteSchedule(db, scheduleId).executeTakeFirst();
+        const row = await deleteSchedule(db, scheduleId, expected).executeTakeFirst();
         return row ? toSchedule(row) : null;
       }),
   };
+}
+
+function _schedule(row: Parameters<typeof toSchedule>[0] | undefined) {
+  return row ? toSchedule(row) : null;
 }
 
 /**
