@@ -180,6 +180,12 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/hours/daily'
     | '/api/v1/meter'
     | '/api/v1/service'
+    | '/api/v1/key'
+    | '/api/v1/devices/{id}/hour-meter/readings'
+    | '/api/v1/devices/{id}/hour-meter/readings/{reading_id}'
+    | '/api/v1/devices/{id}/service/schedules'
+    | '/api/v1/devices/{id}/service/schedules/{schedule_id}'
+    | '/api/v1/devices/{id}/service/schedules/{schedule_id}/done'
     | '/api/v1/openapi.json'
     | '/docs'
     | '/ingest/v1/telemetry'
@@ -366,6 +372,11 @@ for (const prefix of ['', '/fleet']) {
       const onlyOverdue = await api.GET('/api/v1/service', { params: { query: { status: 'overdue' } } });
       expect(onlyOverdue.data).toEqual({ data: [], next_cursor: null });
 
+      // Who the key is (P96).
+      const presented = await api.GET('/api/v1/key');
+      expectTypeOf(presented.data).toEqualTypeOf<Schemas['PresentedKey'] | undefined>();
+      expect(presented.data).toMatchObject({ scope: 'read', fingerprint_prefix: expect.stringMatching(/^[0-9a-f]{8}$/) });
+
       // HEAD: the same headers, no body.
       for (const head of [
         await api.HEAD('/api/v1/devices'),
@@ -377,6 +388,7 @@ for (const prefix of ['', '/fleet']) {
         await api.HEAD('/api/v1/meter'),
         await api.HEAD('/api/v1/devices/{id}/service', { params: { path: { id } } }),
         await api.HEAD('/api/v1/service', { params: { query: { status: 'ok' } } }),
+        await api.HEAD('/api/v1/key'),
       ]) {
         expect(head.response.status).toBe(200);
         expect(head.data).toBeUndefined();

@@ -729,3 +729,386 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
 function shown(cells: readonly { readonly seconds: number }[]): { engine: number; moving: number; idle: number } {
   return { engine: cells[0]!.seconds, moving: cells[1]!.seconds, idle: cells[2]!.seconds };
 }
+
+interface ScheduleBody {
+  readonly id: number;
+  readonly name: string;
+  readonly interval_seconds: number;
+  readonly interval_days: number | null;
+  readonly last_done_at: string;
+  readonly last_done_hour_meter_seconds: number;
+  readonly version?: string;
+}
+interface ReadingBody {
+  readonly id: number;
+  readonly read_at: string;
+  readonly reading_seconds: number;
+}
+
+describe('the fleet view acts with a manage key, in Chromium (D56)', { timeout: 240_000 }, () => {
+  const hour = 3600;
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  let readKey = '';
+  let manageKey = '';
+  let accountId = 0;
+  let store: ReturnType<typeof createMemoryStore>;
+  let imei = 356307042449000;
+
+  /** The API's answer to a request with the manage key. */
+  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${manageKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
+  };
+  const schedulesOf = async (deviceId: number) =>
+    (await call<{ data: ScheduleBody[] }>('GET', `/api/v1/devices/${deviceId}/service`)).body.data;
+  const readingsOf = async (deviceId: number) =>
+    (await call<{ data: ReadingBody[] }>('GET', `/api/v1/devices/${deviceId}/hour-meter/readings`)).body.data;
+
+  /** A vehicle of its own for a test, in New York, with 10 h of engine time yesterday and one schedule. */
+  const vehicle = async (name: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    imei += 1;
+    const device = (await store.createDevice({
+      accountId,
+      name,
+      imei: String(imei),
+      registration: null,
+      model: 'FMB920',
+      timeZone: 'America/New_York',
+    }))!;
+    await store.importSegments({
+      deviceId: device.id,
+      segments: [{ startedAt: now - 30 * hour, endedAt: now - 20 * hour, state: 'moving' }],
+      reportedAt: now - 20 * hour,
+    });
+    await store.createServiceSchedule({
+      deviceId: device.id,
+      name: 'Engine oil',
+      intervalSeconds: 250 * hour,
+      lastDoneAt: now - 40 * hour,
+      now,
+    });
+    return device;
+  };
+
+  beforeAll(async () => {
+    if (skipped) return;
+    store = createMemoryStore();
+    const now = Math.floor(Date.now() / 1000);
+    const account = await store.createAccount({ name: 'Quarry Works', plan: 'business', now: now - 86_400 });
+    accountId = account.id;
+    const issue = async (scope: 'read' | 'manage') => {
+      const key = generateApiKey();
+      await store.createApiKey({
+        accountId,
+        fingerprint: await fingerprintApiKey(key),
+        label: scope,
+        expiresAt: null,
+        now: now - 86_400,
+        scope,
+      });
+      return key;
+    };
+    readKey = await issue('read');
+    manageKey = await issue('manage');
+    const fleetHours = createFleetHours({ store, now: Date.now });
+    const app = createFleetHoursApp({ fleetHours, now: Date.now, fleetView: true, logger: () => {} });
+    server = await serve({ app, port: 0, handleSignals: false });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** The page at a size, the key entered, the chosen vehicle's panel drawn; problems it logs are collected. */
+  const openWith = async (key: string, width: number, deviceId: number) => {
+    const problems: string[] = [];
+    const page = await browser!.newPage();
+    await page.setViewport({ width, height: 900 });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+    await page.goto(`${server!.url}/`, { waitUntil: 'load' });
+    await page.type('#api-key', key);
+    await page.click('#key-form button[type=submit]');
+    await page.waitForFunction(
+      (id) => Array.from((document.querySelector('#service-vehicle') as HTMLSelectElement).options).some((option) => option.value === id),
+      { timeout: 30_000 },
+      String(deviceId),
+    );
+    await page.select('#service-vehicle', String(deviceId));
+    await page.waitForSelector('#schedules-body tr[data-schedule-id]', { timeout: 30_000 });
+    return { page, problems };
+  };
+  /** Waits for the outcome of an action: the page says it was done. */
+  const done = (page: Page, words: string) =>
+    page.waitForFunction(
+      (text) => (document.querySelector('#manage-result')?.textContent ?? '').includes(text),
+      { timeout: 30_000 },
+      words,
+    );
+  /** The wall time in New York some hours ago, as a datetime-local input holds it: "2026-11-27T07:30". */
+  const wallTimeAgo = (page: Page, hours: number) =>
+    page.evaluate(
+      (ms) =>
+        new Intl.DateTimeFormat('sv-SE', {
+          timeZone: 'America/New_York',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          hourCycle: 'h23',
+        })
+          .format(new Date(Date.now() - ms))
+          .replace(' ', 'T'),
+      hours * 3_600_000,
+    );
+  const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+
+  it.skipIf(skipped).each([
+    ['desktop', 1280],
+    ['phone', 375],
+  ])(title('D56: with a read key, on %s, the schedules show and no control to change them does'), async (_size, width) => {
+    const device = await vehicle(`Read-only loader ${width}`);
+    const { page, problems } = await openWith(readKey, width, device.id);
+    // The scope is asked once the key is in: wait for the answer before looking for controls.
+    await page.waitForSelector('#service-panel[data-scope="read"]', { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('#schedules-body .schedule-name')?.textContent === 'Engine oil', {
+      timeout: 30_000,
+    });
+    const shown = await page.evaluate(() => ({
+      manageHidden: (document.getElementById('manage') as HTMLElement).hidden,
+      manageVisible: (document.getElementById('manage') as HTMLElement).getClientRects().length > 0,
+      buttons: document.querySelectorAll('#service-panel button:not([hidden])').length,
+      visibleForms: Array.from(document.querySelectorAll('#service-panel form')).filter((form) => form.getClientRects().length > 0).length,
+      actionsColumn: (document.getElementById('schedule-actions-title') as HTMLElement).getClientRects().length,
+    }));
+    expect(shown).toEqual({ manageHidden: true, manageVisible: false, buttons: expect.any(Number), visibleForms: 0, actionsColumn: 0 });
+    expect(await page.$$('#schedules-body button')).toHaveLength(0);
+    expect(await fitsWidth(page)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it.skipIf(skipped).each([
+    ['desktop', 1280],
+    ['phone', 375],
+  ])(
+    title(
+      'D56: with a manage key, on %s, adds a reading, creates, edits and removes a schedule and records a service, each as the API then says',
+    ),
+    async (_size, width) => {
+      const device = await vehicle(`Excavator ${width}`);
+      const { page, problems } = await openWith(manageKey, width, device.id);
+      await page.waitForSelector('#manage:not([hidden])', { visible: true, timeout: 30_000 });
+      expect(await fitsWidth(page)).toBe(true);
+
+      // A reading of the machine's own hour meter, now: the API lists it, the hour meter shown follows it.
+      await page.type('#reading-hours', '4200');
+      await page.click('#reading-form button[type=submit]');
+      await done(page, 'Reading of 4200:00 h added');
+      const readings = await readingsOf(device.id);
+      expect(readings.map((reading) => reading.reading_seconds)).toEqual([4200 * hour]);
+      await page.waitForFunction(
+        (id) =>
+          document.querySelector(`#vehicles-body tr[data-device-id="${id}"] td.hour-meter`)?.getAttribute('data-calibrated') === 'true',
+        { timeout: 30_000 },
+        device.id,
+      );
+      const meter = (await call<{ hour_meter_seconds: number; hour_meter_read_at: string }>('GET', `/api/v1/devices/${device.id}/meter`))
+        .body;
+      expect(meter.hour_meter_read_at).toBe(readings[0]!.read_at);
+      expect(
+        await page.$eval(`#vehicles-body tr[data-device-id="${device.id}"] td.hour-meter`, (cell) => cell.getAttribute('data-read-at')),
+      ).toBe(readings[0]!.read_at);
+
+      // A new schedule: 250 h or 180 days.
+      await page.type('#schedule-name', 'Brake check');
+      await page.type('#schedule-every-hours', '250');
+      await page.type('#schedule-every-days', '180');
+      await page.click('#schedule-submit');
+      await done(page, 'Schedule Brake check created');
+      const created = (await schedulesOf(device.id)).find((schedule) => schedule.name === 'Brake check')!;
+      expect([created.interval_seconds, created.interval_days]).toEqual([250 * hour, 180]);
+      const row = `#schedules-body tr[data-schedule-id="${created.id}"]`;
+      await page.waitForSelector(row, { timeout: 30_000 });
+
+      // Edited: every 300 h; the form sends what changed, with the version it knows (If-Match).
+      const sent: { method: string; ifMatch: string | undefined; body: string | undefined }[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/service/schedules'))
+          sent.push({ method: request.method(), ifMatch: request.headers()['if-match'], body: request.postData() });
+      });
+      // The version the creation answered (the list of schedules carries none): the page keeps it for If-Match.
+      const version = await page.$eval(row, (tr) => tr.getAttribute('data-version'));
+      expect(version).toMatch(/^s-[0-9a-f]{16}$/);
+      await page.click(`${row} .edit-button`);
+      expect(await page.$eval('#schedule-name', (input) => (input as HTMLInputElement).value)).toBe('Brake check');
+      await page.$eval('#schedule-every-hours', (input) => ((input as HTMLInputElement).value = ''));
+      await page.type('#schedule-every-hours', '300');
+      await page.click('#schedule-submit');
+      await done(page, 'Schedule Brake check changed');
+      expect((await schedulesOf(device.id)).find((schedule) => schedule.id === created.id)!.interval_seconds).toBe(300 * hour);
+      expect(sent.at(-1)).toEqual({
+        method: 'PATCH',
+        ifMatch: `"${version}"`,
+        body: JSON.stringify({ interval_seconds: 300 * hour }),
+      });
+
+      // Changed meanwhile by someone else: the page's change is refused (412), it says so and reloads; nothing of it applies.
+      await page.waitForFunction(
+        (selector) => !document.querySelector('#schedule-form[aria-busy]') && document.querySelector(selector),
+        {},
+        row,
+      );
+      await page.click(`${row} .edit-button`);
+      const patched = await call<ScheduleBody>('PATCH', `/api/v1/devices/${device.id}/service/schedules/${created.id}`, {
+        interval_days: 90,
+      });
+      expect(patched.status).toBe(200);
+      await page.$eval('#schedule-name', (input) => ((input as HTMLInputElement).value = ''));
+      await page.type('#schedule-name', 'Brake and clutch check');
+      await page.click('#schedule-submit');
+      await page.waitForFunction(
+        () => (document.querySelector('#schedule-form .form-problem')?.textContent ?? '').includes('changed meanwhile, reloaded'),
+        { timeout: 30_000 },
+      );
+      expect(sent.at(-1)!.ifMatch).not.toBe(`"${patched.body.version}"`);
+      const afterConflict = (await schedulesOf(device.id)).find((schedule) => schedule.id === created.id)!;
+      expect([afterConflict.name, afterConflict.interval_days]).toEqual(['Brake check', 90]);
+      await page.waitForFunction(() => (document.querySelector('#schedule-every-days') as HTMLInputElement).value === '90', {
+        timeout: 30_000,
+      });
+      await page.click('#schedule-cancel');
+
+      // A refusal of the API is shown beside the field it names.
+      await page.type('#schedule-name', 'Greasing');
+      await page.type('#schedule-every-hours', '50');
+      await page.type('#schedule-every-days', '0');
+      await page.click('#schedule-submit');
+      await page.waitForFunction(() => (document.querySelector('#schedule-every-days-problem')?.textContent ?? '') !== '', {
+        timeout: 30_000,
+      });
+      expect(await page.$eval('#schedule-every-days', (input) => input.getAttribute('aria-invalid'))).toBe('true');
+      expect(await page.$eval('#schedule-every-days-problem', (problem) => problem.textContent)).toContain('interval_days');
+      expect((await schedulesOf(device.id)).map((schedule) => schedule.name)).not.toContain('Greasing');
+      await page.$eval('#schedule-form', (form) => (form as HTMLFormElement).reset());
+
+      // A service done at a chosen instant of the vehicle's clock, with the hour meter then: the schedule and the readings say so.
+      const localYesterday = `${(await wallTimeAgo(page, 24)).slice(0, 10)}T07:30`;
+      await page.click(`${row} .done-button`);
+      expect(await page.$eval('#done-schedule', (select) => (select as HTMLSelectElement).value)).toBe(String(created.id));
+      await page.$eval('#done-at', (input, value) => ((input as HTMLInputElement).value = value), localYesterday);
+      await page.type('#done-hours', '4190:30');
+      await page.click('#done-form button[type=submit]');
+      await done(page, 'Service of Brake check recorded');
+      const serviced = (await schedulesOf(device.id)).find((schedule) => schedule.id === created.id)!;
+      expect(serviced.last_done_at.slice(0, 16)).toBe(localYesterday);
+      expect(serviced.last_done_hour_meter_seconds).toBe(4190 * hour + 30 * 60);
+      expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([4200 * hour, 4190 * hour + 30 * 60]);
+      await page.waitForFunction(
+        (selector, at) => document.querySelector(`${selector} td.last-done`)?.getAttribute('data-at') === at,
+        { timeout: 30_000 },
+        row,
+        serviced.last_done_at,
+      );
+
+      // Removed, once confirmed.
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.click(`${row} .remove-button`);
+      await done(page, 'Schedule Brake check removed');
+      expect((await schedulesOf(device.id)).map((schedule) => schedule.name)).toEqual(['Engine oil']);
+      await page.waitForFunction((selector) => !document.querySelector(selector), { timeout: 30_000 }, row);
+
+      expect(await fitsWidth(page)).toBe(true);
+      await page.screenshot({ path: join(mkdtempSync(join(tmpdir(), 'fleet-hours-actions-')), `actions-${width}.png`), fullPage: true });
+      expect(problems.filter((problem) => !/status of (400|412)/.test(problem))).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.skipIf(skipped)(
+    title("D56: works from the keyboard: Enter on a row's Mark done leads to its form, Enter in a field sends it"),
+    async () => {
+      const device = await vehicle('Grader keys');
+      const { page, problems } = await openWith(manageKey, 1280, device.id);
+      await page.waitForSelector('#manage:not([hidden])', { visible: true, timeout: 30_000 });
+      const scheduleId = (await schedulesOf(device.id))[0]!.id;
+      await page.focus(`#schedules-body tr[data-schedule-id="${scheduleId}"] .done-button`);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Mark done: Engine oil');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('done-schedule');
+      expect(await page.$eval('#done-schedule', (select) => (select as HTMLSelectElement).value)).toBe(String(scheduleId));
+      await page.focus('#done-hours');
+      await page.keyboard.type('320:15');
+      await page.keyboard.press('Enter');
+      await done(page, 'Service of Engine oil recorded');
+      expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([320 * hour + 15 * 60]);
+      expect((await schedulesOf(device.id))[0]!.last_done_hour_meter_seconds).toBe(320 * hour + 15 * 60);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.skipIf(skipped)(
+    title('D56: a double click on "Record service" records one service; two requests racing with one Idempotency-Key record one too'),
+    async () => {
+      const device = await vehicle('Dumper double');
+      const { page, problems } = await openWith(manageKey, 1280, device.id);
+      await page.waitForSelector('#manage:not([hidden])', { visible: true, timeout: 30_000 });
+      const posts: { key: string | undefined }[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/done')) posts.push({ key: request.headers()['idempotency-key'] });
+      });
+      // Two hours ago, so that the service recorded just after (now) is another reading.
+      await page.$eval('#done-at', (input, value) => ((input as HTMLInputElement).value = value), await wallTimeAgo(page, 2));
+      await page.type('#done-hours', '100');
+      await page.click('#done-form button[type=submit]', { clickCount: 2, delay: 10 });
+      await done(page, 'Service of Engine oil recorded');
+      expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([100 * hour]);
+      expect(posts).toHaveLength(1);
+      expect(posts[0]!.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+      // Two requests with the same key at once, from the page's origin, as a retry racing its first attempt would.
+      const scheduleId = (await schedulesOf(device.id))[0]!.id;
+      const answers = await page.evaluate(
+        async (path, key) => {
+          const once = () =>
+            fetch(path, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'one-intent-of-the-user' },
+              body: JSON.stringify({ hour_meter_seconds: 200 * 3600 }),
+            }).then(async (response) => ({
+              status: response.status,
+              replayed: response.headers.get('Idempotent-Replayed'),
+              body: await response.text(),
+            }));
+          // At once, then once more after both answered: the serial oracle of the same request sent twice.
+          const racing = await Promise.all([once(), once()]);
+          return [...racing, await once()];
+        },
+        `/api/v1/devices/${device.id}/service/schedules/${scheduleId}/done`,
+        manageKey,
+      );
+      const [first, second, after] = answers as [(typeof answers)[0], (typeof answers)[0], (typeof answers)[0]];
+      // One of the racing two ran; the other is its replay or was told it runs (409), as a serial pair would be run then replayed.
+      const ran = [first, second].filter((answer) => answer.status === 200 && answer.replayed === null);
+      expect(ran).toHaveLength(1);
+      for (const answer of [first, second]) expect([200, 409]).toContain(answer.status);
+      expect([after.status, after.replayed, after.body]).toEqual([200, 'true', ran[0]!.body]);
+      expect((await readingsOf(device.id)).map((reading) => reading.reading_seconds)).toEqual([200 * hour, 100 * hour]);
+      expect(problems.filter((problem) => !/status of 409/.test(problem))).toEqual([]);
+      await page.close();
+    },
+  );
+});

@@ -255,6 +255,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API key this request carries
+         * @description What the key sent in `Authorization` may do: its `scope` (`read`, or `manage` for the write routes), its label, the first characters of its fingerprint, when it expires, and its account. Never the key itself. A client learns from it which actions to offer.
+         *
+         *     Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        get: operations["getPresentedKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The API key this request carries (headers only)
+         * @description The same as GET without the body. Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        head: operations["getPresentedKeyHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{id}": {
         parameters: {
             query?: never;
@@ -727,6 +753,22 @@ export interface components {
             data: components["schemas"]["ServiceBody"][];
             /** @description Pass it as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        PresentedKey: {
+            /**
+             * @description `read` reads; `manage` also changes the fleet through the write routes.
+             * @enum {string}
+             */
+            scope: "read" | "manage";
+            /** @description The label the key was created with. */
+            label: string | null;
+            /** @description The first 8 hex characters of the SHA-256 of the key, as the change log names it. */
+            fingerprint_prefix: string;
+            expires_at: string | null;
+            account: {
+                id: number;
+                name: string;
+            };
         };
         Error: {
             error: {
@@ -2250,6 +2292,60 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPresentedKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PresentedKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPresentedKeyHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

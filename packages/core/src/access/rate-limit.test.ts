@@ -11,7 +11,7 @@ import {
 const MINUTE_START = 1_800_000_000 - (1_800_000_000 % 60);
 
 describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
-  it('allows 120 /devices, 30 of each other endpoint, 60 of each fleet endpoint, 6000 ingestion, 30 unauthenticated and 60 writes (D52) per minute', () => {
+  it('allows 120 /devices, 30 of each other endpoint, 60 of each fleet endpoint and of /key (P96), 6000 ingestion, 30 unauthenticated and 60 writes (D52) per minute', () => {
     expect(DEFAULT_RATE_LIMITS).toEqual({
       devices: 120,
       hours: 30,
@@ -22,6 +22,7 @@ describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
       fleetMeter: 60,
       service: 30,
       fleetService: 60,
+      key: 60,
       ingest: 6000,
       unauthenticated: 30,
       writes: 60,

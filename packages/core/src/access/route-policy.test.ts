@@ -18,6 +18,7 @@ describe('ROUTE_POLICIES', () => {
       fleetMeter: ['/api/v1/meter', 'api_key', 'fleetMeter'],
       service: ['/api/v1/devices/{id}/service', 'api_key', 'service'],
       fleetService: ['/api/v1/service', 'api_key', 'fleetService'],
+      key: ['/api/v1/key', 'api_key', 'key'],
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
       listAudit: ['/api/v1/audit', 'api_key', 'manageReads'],

@@ -47,6 +47,8 @@ const DATA_PATHS = [
   '/api/v1/hours/daily',
   '/api/v1/meter',
   '/api/v1/service',
+  // Who the presented key is (P96).
+  '/api/v1/key',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
   // The change log (D55): GET and HEAD with a manage key.
@@ -358,6 +360,7 @@ describe('openApiDocument', () => {
           fleetMeter: 10_000,
           service: 10_000,
           fleetService: 10_000,
+          key: 10_000,
           unauthenticated: 10_000,
           writes: 10_000,
           manageReads: 10_000,
@@ -374,6 +377,7 @@ describe('openApiDocument', () => {
           fleetMeter: 1,
           service: 1,
           fleetService: 1,
+          key: 1,
           writes: 1,
           manageReads: 1,
         },

@@ -552,6 +552,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
       },
       { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
+      { name: 'Keys', description: 'The API key in use: what it may do.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -950,6 +951,43 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             next_cursor: 'WzEsInNlcnZpY2UiLDEsOSwiOWx5YmdqIl0',
           },
         ),
+        PresentedKey: {
+          type: 'object',
+          required: ['scope', 'label', 'fingerprint_prefix', 'expires_at', 'account'],
+          properties: {
+            scope: {
+              type: 'string',
+              enum: ['read', 'manage'],
+              description: '`read` reads; `manage` also changes the fleet through the write routes.',
+            },
+            label: { type: ['string', 'null'], description: 'The label the key was created with.' },
+            fingerprint_prefix: {
+              type: 'string',
+              pattern: '^[0-9a-f]{8}$',
+              description: 'The first 8 hex characters of the SHA-256 of the key, as the change log names it.',
+            },
+            expires_at: {
+              oneOf: [
+                timestamp('When the key stops working, in UTC.', '2027-01-01T00:00:00+00:00'),
+                { type: 'null', description: 'It does not expire.' },
+              ],
+            },
+            account: {
+              type: 'object',
+              required: ['id', 'name'],
+              properties: { id: { type: 'integer', minimum: 1 }, name: { type: 'string' } },
+            },
+          },
+          examples: [
+            {
+              scope: 'manage',
+              label: 'workshop',
+              fingerprint_prefix: '3f9a0c1e',
+              expires_at: null,
+              account: { id: 1, name: 'Acme Haulage' },
+            },
+          ],
+        },
         Error: errorBody({
           codes: DOCUMENTED_CODES,
           code: 'What went wrong, for programs.',

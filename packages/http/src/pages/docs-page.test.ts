@@ -134,6 +134,8 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/api/v1/meter',
       '/api/v1/devices/{id}/service',
       '/api/v1/service',
+      // Who the presented key is (P96).
+      '/api/v1/key',
       '/api/v1/devices/{id}',
       // The change log (D55), read with a manage key.
       '/api/v1/audit',

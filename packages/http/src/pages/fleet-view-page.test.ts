@@ -145,6 +145,8 @@ describe('GET / without fleetView', () => {
 interface Exchange {
   readonly url: string;
   readonly headers: Record<string, string>;
+  readonly method: string;
+  readonly body: string | undefined;
 }
 type Answer = { status?: number; body: unknown; headers?: Record<string, string> } | 'network down';
 
@@ -222,7 +224,11 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
   });
 
   /** Opens the page with fetch answered by `answer` (the page's own origin); the first request of a URL may be scripted to fail. */
-  const open = async (answer: (url: URL, authorization: string) => Answer | Promise<Response>, pagePath = '/', refreshSeconds = 30) => {
+  const open = async (
+    answer: (url: URL, authorization: string, request: Exchange) => Answer | Promise<Response>,
+    pagePath = '/',
+    refreshSeconds = 30,
+  ) => {
     const { app } = await fleetViewApp();
     const host = pagePath === '/' ? app : new Hono().route(pagePath, app);
     const served = await (await host.request(pagePath)).text();
@@ -238,8 +244,9 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     const sent: Exchange[] = [];
     Object.assign(window, {
       fetch: async (url: string, init: RequestInit & { headers: Record<string, string> }) => {
-        sent.push({ url, headers: init.headers });
-        const answered = answer(new URL(url, 'http://127.0.0.1:3000'), init.headers.Authorization ?? '');
+        const exchange = { url, headers: init.headers, method: init.method ?? 'GET', body: init.body as string | undefined };
+        sent.push(exchange);
+        const answered = answer(new URL(url, 'http://127.0.0.1:3000'), init.headers.Authorization ?? '', exchange);
         if (answered instanceof Promise) return answered;
         if (answered === 'network down') throw new TypeError('Failed to fetch');
         return json(answered.body, answered.status ?? 200, answered.headers ?? {});
@@ -986,5 +993,151 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     await page.until('the vehicles', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 3);
     expect(page.sent.every((exchange) => exchange.url.startsWith('/fleet/api/v1/'))).toBe(true);
     expect(page.document.getElementById('docs-link')!.getAttribute('href')).toBe('/fleet/docs');
+  });
+
+  /** The scripted API with `/api/v1/key` answering a scope, and the writes answered by `write`. */
+  const withScope =
+    (scope: 'read' | 'manage', write: (url: URL, request: Exchange) => Answer = () => ({ status: 500, body: {} })) =>
+    (url: URL, _authorization: string, request: Exchange): Answer => {
+      if (url.pathname === '/api/v1/key')
+        return { body: { scope, label: null, fingerprint_prefix: '0123abcd', expires_at: null, account: { id: 1, name: 'Acme' } } };
+      if (request.method !== 'GET') return write(url, request);
+      return scripted(url);
+    };
+  const submit = (page: Awaited<ReturnType<typeof open>>, form: string) =>
+    (page.document.getElementById(form) as unknown as { requestSubmit(): void }).requestSubmit();
+  const type = (page: Awaited<ReturnType<typeof open>>, id: string, value: string) => {
+    (page.document.getElementById(id) as unknown as { value: string }).value = value;
+  };
+  const writesOf = (page: Awaited<ReturnType<typeof open>>) => page.sent.filter((exchange) => exchange.method !== 'GET');
+
+  it('D56, P96: shows the actions only to a key of the manage scope, asked of /api/v1/key; a read key sees the schedules and no control', async () => {
+    for (const scope of ['read', 'manage'] as const) {
+      const page = await open(withScope(scope));
+      page.enterKey(KEY);
+      await page.until('the panel', () => page.document.querySelectorAll('#schedules-body tr[data-schedule-id]').length === 2);
+      await page.until('the scope', () => page.document.getElementById('service-panel')!.getAttribute('data-scope') === scope);
+      const manage = page.document.getElementById('manage') as unknown as { hidden: boolean };
+      expect([scope, manage.hidden, page.document.querySelectorAll('#schedules-body button').length]).toEqual(
+        scope === 'manage' ? ['manage', false, 6] : ['read', true, 0],
+      );
+      expect([...page.document.querySelectorAll('#schedules-body .schedule-name')].map((cell) => cell.textContent)).toEqual([
+        'Engine oil',
+        'Air filter',
+      ]);
+    }
+  });
+
+  it('D56: keeps the focus on a schedule’s button when the periodic refresh draws the panel again', async () => {
+    const page = await open(withScope('manage'), '/', 1);
+    page.enterKey(KEY);
+    await page.until('the actions', () => page.document.querySelectorAll('#schedules-body .edit-button').length === 2);
+    (page.document.querySelector('#schedules-body tr[data-schedule-id="32"] .edit-button') as unknown as { focus(): void }).focus();
+    const reads = page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length;
+    await page.until(
+      'a refresh',
+      () => page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length >= reads + 2,
+      5000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const active = page.document.activeElement!;
+    expect([active.className, active.closest('tr')?.getAttribute('data-schedule-id')]).toEqual(['edit-button', '32']);
+  });
+
+  it('P97: one Idempotency-Key per intent — a second submit in flight sends nothing, a retry after a 503 sends the same key, the next intent a new one', async () => {
+    let doneAnswers = 0;
+    const page = await open(
+      withScope('manage', (url) => {
+        if (!url.pathname.endsWith('/done')) return { status: 500, body: {} };
+        doneAnswers += 1;
+        if (doneAnswers === 1)
+          return {
+            status: 503,
+            body: { error: { status: 503, code: 'service_unavailable', message: 'Busy' } },
+            headers: { 'Retry-After': '1' },
+          };
+        return {
+          body: {
+            ...schedule(31, 'Engine oil', 'ok', { interval: 900_000, margin: 90_000, remaining: 900_000 }, null),
+            version: 's-0000000000000001',
+          },
+        };
+      }),
+    );
+    page.enterKey(KEY);
+    await page.until('the actions', () => page.document.querySelectorAll('#schedules-body .done-button').length === 2);
+    type(page, 'done-hours', '250:30');
+    submit(page, 'done-form');
+    submit(page, 'done-form');
+    expect((page.document.querySelector('#done-form button[type=submit]') as unknown as { disabled: boolean }).disabled).toBe(true);
+    await page.until('the service recorded', () => page.text('#manage-result').includes('Service of Engine oil recorded'), 8000);
+    const first = writesOf(page);
+    expect(first.map((exchange) => [exchange.method, exchange.url, exchange.body])).toEqual([
+      ['POST', '/api/v1/devices/3/service/schedules/31/done', JSON.stringify({ hour_meter_seconds: 250 * 3600 + 1800 })],
+      ['POST', '/api/v1/devices/3/service/schedules/31/done', JSON.stringify({ hour_meter_seconds: 250 * 3600 + 1800 })],
+    ]);
+    const key = first[0]!.headers['Idempotency-Key'];
+    expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first[1]!.headers['Idempotency-Key']).toBe(key);
+    // The answer's version goes with the next change of that schedule.
+    expect(page.document.querySelector('#schedules-body tr[data-schedule-id="31"]')!.getAttribute('data-version')).toBe(
+      's-0000000000000001',
+    );
+    submit(page, 'done-form');
+    await page.until('the second service', () => writesOf(page).length === 3 && !page.document.querySelector('#done-form[aria-busy]'));
+    expect(writesOf(page)[2]!.headers['Idempotency-Key']).not.toBe(key);
+  });
+
+  it('D56: shows a 400 of the API beside the field it names, and a 412 as changed meanwhile, reloading the figures', async () => {
+    const page = await open(
+      withScope('manage', (url, request) => {
+        if (url.pathname.endsWith('/hour-meter/readings'))
+          return {
+            status: 400,
+            body: {
+              error: { status: 400, code: 'invalid_field', message: 'reading_seconds must be at most 100 years', field: 'reading_seconds' },
+            },
+          };
+        if (request.method === 'PATCH')
+          return {
+            status: 412,
+            body: { error: { status: 412, code: 'precondition_failed', message: 'The service schedule changed since it was read' } },
+          };
+        return { status: 500, body: {} };
+      }),
+    );
+    page.enterKey(KEY);
+    await page.until('the actions', () => page.document.querySelectorAll('#schedules-body .edit-button').length === 2);
+    type(page, 'reading-hours', '999999999');
+    submit(page, 'reading-form');
+    await page.until('the refusal', () => page.text('#reading-hours-problem') !== '');
+    expect(page.text('#reading-hours-problem')).toBe('reading_seconds must be at most 100 years');
+    expect(page.document.getElementById('reading-hours')!.getAttribute('aria-invalid')).toBe('true');
+    // Typed wrong: said beside the field, and nothing is sent.
+    const sentBefore = writesOf(page).length;
+    type(page, 'reading-hours', 'ten');
+    submit(page, 'reading-form');
+    expect(page.text('#reading-hours-problem')).toBe('Give engine hours, e.g. 250, 250:30 or 12.5');
+    expect(writesOf(page)).toHaveLength(sentBefore);
+
+    (page.document.querySelector('#schedules-body tr[data-schedule-id="31"] .edit-button') as unknown as { click(): void }).click();
+    expect((page.document.getElementById('schedule-name') as unknown as { value: string }).value).toBe('Engine oil');
+    type(page, 'schedule-name', 'Engine oil and filter');
+    const servicesRead = page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length;
+    submit(page, 'schedule-form');
+    await page.until('the conflict', () => page.text('#schedule-form .form-problem') !== '');
+    expect(page.text('#schedule-form .form-problem')).toBe('It changed meanwhile, reloaded: check it and send again');
+    const patch = writesOf(page).at(-1)!;
+    expect([patch.method, patch.url, patch.body]).toEqual([
+      'PATCH',
+      '/api/v1/devices/3/service/schedules/31',
+      JSON.stringify({ name: 'Engine oil and filter' }),
+    ]);
+    expect(patch.headers['Idempotency-Key']).toBeUndefined();
+    await page.until('the reload', () => page.sent.filter((exchange) => exchange.url.startsWith('/api/v1/service')).length > servicesRead);
+    await page.until(
+      'the form refilled',
+      () => (page.document.getElementById('schedule-name') as unknown as { value: string }).value === 'Engine oil',
+    );
   });
 });

@@ -28,6 +28,63 @@ export interface FleetViewPage {
   readonly contentSecurityPolicy: string;
 }
 
+/**
+ * The service panel of one vehicle: its schedules, and the forms of the actions (D56), hidden until
+ * the key is known to manage (P96). Every input has its label and a place for its problem.
+ */
+const _SERVICE_PANEL = `<section id="service-panel" aria-labelledby="service-panel-title">
+<h2 id="service-panel-title">Service of one vehicle</h2>
+<div class="row">
+<label for="service-vehicle">Vehicle</label>
+<select id="service-vehicle"></select>
+</div>
+<p class="muted" id="service-panel-meter"></p>
+<table id="schedules">
+<caption class="visually-hidden">The service schedules of the chosen vehicle: each one's interval, last service, when it is due and what is left</caption>
+<thead><tr><th scope="col">Schedule</th><th scope="col">Every</th><th scope="col">Last done</th><th scope="col">Due</th><th scope="col">Status</th><th scope="col" class="num">Remaining</th><th scope="col" id="schedule-actions-title" hidden>Actions</th></tr></thead>
+<tbody id="schedules-body"></tbody>
+</table>
+<div id="manage" hidden>
+<p id="manage-note" class="muted">This key may change the fleet. Times are the vehicle's local time (<span class="zone-name"></span>); leave a time empty for now. Hours are engine hours, as 250, 250:30 or 12.5.</p>
+<div id="manage-result" role="status" aria-live="polite"></div>
+<form id="done-form" class="action" novalidate>
+<fieldset>
+<legend>Record a service as done</legend>
+<div class="field"><label for="done-schedule">Schedule</label><select id="done-schedule" aria-describedby="done-schedule-problem"></select><span class="field-problem" id="done-schedule-problem"></span></div>
+<div class="field"><label for="done-at">Done at (empty: now)</label><input id="done-at" type="datetime-local" step="60" aria-describedby="done-at-problem"><span class="field-problem" id="done-at-problem"></span></div>
+<div class="field"><label for="done-hours">Hour meter then, h (optional)</label><input id="done-hours" inputmode="decimal" autocomplete="off" aria-describedby="done-hours-problem"><span class="field-problem" id="done-hours-problem"></span></div>
+<p class="form-problem" role="alert"></p>
+<button type="submit">Record service</button>
+</fieldset>
+</form>
+<form id="reading-form" class="action" novalidate>
+<fieldset>
+<legend>Add an hour-meter reading</legend>
+<div class="field"><label for="reading-hours">Reading, h</label><input id="reading-hours" inputmode="decimal" autocomplete="off" required aria-describedby="reading-hours-problem"><span class="field-problem" id="reading-hours-problem"></span></div>
+<div class="field"><label for="reading-at">Read at (empty: now)</label><input id="reading-at" type="datetime-local" step="60" aria-describedby="reading-at-problem"><span class="field-problem" id="reading-at-problem"></span></div>
+<p class="form-problem" role="alert"></p>
+<button type="submit">Add reading</button>
+</fieldset>
+</form>
+<form id="schedule-form" class="action" novalidate>
+<fieldset>
+<legend id="schedule-form-title">New schedule</legend>
+<div class="field"><label for="schedule-name">Name</label><input id="schedule-name" autocomplete="off" required aria-describedby="schedule-name-problem"><span class="field-problem" id="schedule-name-problem"></span></div>
+<div class="field"><label for="schedule-every-hours">Every, engine h</label><input id="schedule-every-hours" inputmode="decimal" autocomplete="off" required aria-describedby="schedule-every-hours-problem"><span class="field-problem" id="schedule-every-hours-problem"></span></div>
+<div class="field"><label for="schedule-every-days">Or every, days (optional)</label><input id="schedule-every-days" inputmode="numeric" autocomplete="off" aria-describedby="schedule-every-days-problem"><span class="field-problem" id="schedule-every-days-problem"></span></div>
+<div class="field"><label for="schedule-soon-hours">Due soon within, h (optional)</label><input id="schedule-soon-hours" inputmode="decimal" autocomplete="off" aria-describedby="schedule-soon-hours-problem"><span class="field-problem" id="schedule-soon-hours-problem"></span></div>
+<div class="field"><label for="schedule-soon-days">Due soon within, days (optional)</label><input id="schedule-soon-days" inputmode="numeric" autocomplete="off" aria-describedby="schedule-soon-days-problem"><span class="field-problem" id="schedule-soon-days-problem"></span></div>
+<div class="field creating"><label for="schedule-last-at">Last done at (empty: now)</label><input id="schedule-last-at" type="datetime-local" step="60" aria-describedby="schedule-last-at-problem"><span class="field-problem" id="schedule-last-at-problem"></span></div>
+<div class="field creating"><label for="schedule-last-hours">Hour meter then, h (optional)</label><input id="schedule-last-hours" inputmode="decimal" autocomplete="off" aria-describedby="schedule-last-hours-problem"><span class="field-problem" id="schedule-last-hours-problem"></span></div>
+<p class="form-problem" role="alert"></p>
+<button type="submit" id="schedule-submit">Create schedule</button>
+<button type="button" id="schedule-cancel" hidden>Cancel the change</button>
+</fieldset>
+</form>
+</div>
+</section>
+`;
+
 /** The page, with its script inline. */
 const _html = (script: string) => `<!doctype html>
 <html lang="en">
@@ -72,7 +129,7 @@ const _html = (script: string) => `<!doctype html>
 <tbody id="vehicles-body"></tbody>
 </table>
 </section>
-<section aria-labelledby="days-title">
+${_SERVICE_PANEL}<section aria-labelledby="days-title">
 <h2 id="days-title">Engine time per local day</h2>
 <form id="window-form" class="row">
 <label for="from">From</label>

@@ -11,6 +11,7 @@
 export const FLEET_VIEW_STYLE = `
 :root { color-scheme: light dark; --line: #8884; --muted: #6b7280; --accent: #2563eb; --moving: #2563eb; --idle: #f59e0b; --day: #8882; --marker: #9333ea; --bad: #b91c1c; --ok: #15803d; --soon: #b45309; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; overflow-wrap: anywhere; }
 header, main { max-width: 80rem; margin: 0 auto; padding: .75rem 1rem; }
@@ -58,13 +59,29 @@ td.service { white-space: nowrap; }
 td.service .sub { white-space: normal; }
 td.hour-meter .sub { font-variant-numeric: normal; }
 details { margin: .25rem 0; }
+#manage { margin: .75rem 0; }
+#manage-result:empty, .form-problem:empty, .field-problem:empty { display: none; }
+#manage-result { margin: .5rem 0; padding: .4rem .6rem; border-left: 4px solid var(--ok); }
+form.action fieldset { margin: .75rem 0; padding: .5rem .75rem .75rem; border: 1px solid var(--line); border-radius: 4px; min-width: 0; }
+form.action legend { font-weight: 600; padding: 0 .25rem; }
+form.action .field { display: grid; grid-template-columns: 16rem minmax(0, 20rem); gap: .1rem .75rem; align-items: center; margin: .35rem 0; }
+form.action .field-problem { grid-column: 2; color: var(--bad); font-weight: 600; font-size: .9em; }
+form.action .form-problem { color: var(--bad); font-weight: 600; margin: .35rem 0; }
+form.action button { margin-top: .35rem; }
+[aria-invalid="true"] { border-color: var(--bad); outline: 1px solid var(--bad); }
+button:disabled { cursor: progress; opacity: .6; }
+td.actions span { display: inline-flex; flex-wrap: wrap; gap: .35rem; justify-content: flex-end; }
+td.actions button { padding: .1rem .4rem; font-size: .9em; }
 details table { font-size: .9em; }
 @media (max-width: 40rem) {
-  :is(#vehicles, #service-list) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  :is(#vehicles, #service-list), :is(#vehicles, #service-list) :is(tbody, tr, th, td) { display: block; width: 100%; }
-  :is(#vehicles, #service-list) tr { border-top: 1px solid var(--line); padding: .4rem 0; }
-  :is(#vehicles, #service-list) :is(th, td) { border: 0; padding: .1rem 0; }
-  :is(#vehicles, #service-list) td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
-  :is(#vehicles, #service-list) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
+  :is(#vehicles, #service-list, #schedules) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  :is(#vehicles, #service-list, #schedules), :is(#vehicles, #service-list, #schedules) :is(tbody, tr, th, td) { display: block; width: 100%; }
+  :is(#vehicles, #service-list, #schedules) tr { border-top: 1px solid var(--line); padding: .4rem 0; }
+  :is(#vehicles, #service-list, #schedules) :is(th, td) { border: 0; padding: .1rem 0; }
+  :is(#vehicles, #service-list, #schedules) td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
+  :is(#vehicles, #service-list, #schedules) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
+  form.action .field { grid-template-columns: minmax(0, 1fr); }
+  form.action .field-problem { grid-column: 1; }
+  form.action :is(input, select) { width: 100%; }
 }
 `;

@@ -18,6 +18,7 @@ import { fleetServiceRoute } from './fleet-service.js';
 import { hoursRoute } from './hours.js';
 import { listDevicesRoute } from './list-devices.js';
 import { meterRoute } from './meter.js';
+import { presentedKeyRoute } from './presented-key.js';
 import { serviceRoute } from './service.js';
 
 type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
@@ -27,7 +28,7 @@ export interface OpenApiOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly tag: 'Devices' | 'Hours' | 'Service' | 'Fleet';
+  readonly tag: 'Devices' | 'Hours' | 'Service' | 'Fleet' | 'Keys';
   /** The schema of the 200 body, in `components.schemas`. */
   readonly schema: string;
   /** Whether it takes the window `from` and `to` (D4–D7). */
@@ -155,6 +156,18 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       schema: 'FleetServicePage',
       withWindow: false,
       parameters: ['ServiceStatus', 'Tag'],
+    },
+  },
+  key: {
+    handler: presentedKeyRoute,
+    openApi: {
+      operationId: 'getPresentedKey',
+      summary: 'The API key this request carries',
+      description:
+        'What the key sent in `Authorization` may do: its `scope` (`read`, or `manage` for the write routes), its label, the first characters of its fingerprint, when it expires, and its account. Never the key itself. A client learns from it which actions to offer.',
+      tag: 'Keys',
+      schema: 'PresentedKey',
+      withWindow: false,
     },
   },
 };

@@ -69,3 +69,15 @@ function startOfLocalDay(date, zone) {
 }
 /** Seconds from the start of a local date to the start of the next: 82800 or 90000 on DST days. @param {string} date @param {string} zone */
 export const dayLengthSeconds = (date, zone) => startOfLocalDay(addDays(date, 1), zone) - startOfLocalDay(date, zone);
+
+/** @type {Map<string, Intl.DateTimeFormat>} */
+const instantFormats = new Map();
+/** An instant as a date and time of a zone, in the browser's language: "Nov 25, 2026, 10:00 AM". @param {string} iso @param {string} zone */
+export function localTime(iso, zone) {
+  let format = instantFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat(undefined, { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
+    instantFormats.set(zone, format);
+  }
+  return format.format(new Date(iso));
+}

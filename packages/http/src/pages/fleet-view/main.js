@@ -1,10 +1,11 @@
 // @ts-check
 /** The fleet view's script: the vehicles and meters, the service list, the two daily charts and the key, wired to the page. The entry point of the bundle the page inlines (`fleet-view-script.ts`). */
 import { $, input, vehicleSelect, inside, el } from './dom.js';
-import { hoursMinutes, lengthText, addDays, browserToday, dayLengthSeconds } from './days.js';
+import { hoursMinutes, lengthText, addDays, browserToday, dayLengthSeconds, localTime } from './days.js';
 import { base, Stale, ApiProblem, notices, problems, setNotice, setProblem, api, allPages, describeProblem, session } from './api.js';
 import { statusBadge, firstLimit, byUrgency, remainingText, limitsText, limitData, serviceCell } from './service.js';
 import { drawn, drawChart, totalsOf } from './chart.js';
+import { initPanel, renderPanel, setScope, clearPanel } from './actions.js';
 
 /** @typedef {import('./types.js').Device} Device */
 /** @typedef {import('./types.js').Meter} Meter */
@@ -14,6 +15,7 @@ import { drawn, drawChart, totalsOf } from './chart.js';
 /** @typedef {import('./types.js').Daily} Daily */
 /** @typedef {import('./types.js').Day} Day */
 /** @typedef {import('./types.js').Span} Span */
+/** @typedef {import('./types.js').PresentedKey} PresentedKey */
 
 const KEY_STORAGE = 'fleet-hours-api-key';
 const REFRESH_MS = 1000 * (Number($('fleet').getAttribute('data-refresh-seconds')) || 30);
@@ -43,6 +45,8 @@ let services = null;
 /** @type {ReturnType<typeof setInterval> | null} */
 let refreshTimer = null;
 let refreshingGeneration = -1;
+// Counts the reads made after a change: a periodic read that started before one is older than it, and dropped.
+let writeEpoch = 0;
 const stopRefresh = () => {
   if (refreshTimer !== null) clearInterval(refreshTimer);
   refreshTimer = null;
@@ -51,6 +55,7 @@ const stopRefresh = () => {
 async function refreshVehicles() {
   if (refreshingGeneration === session.generation) return;
   const myGeneration = session.generation;
+  const myEpoch = writeEpoch;
   refreshingGeneration = myGeneration;
   try {
     refreshService();
@@ -58,7 +63,7 @@ async function refreshVehicles() {
     const [list, meterList] = await Promise.all([api('Vehicles', '/api/v1/devices'), allPages('Meters', '/api/v1/meter', { limit: 500 })]);
     if (myGeneration !== session.generation) return;
     devices = list.data;
-    meters = new Map(meterList.map((meter) => [meter.device_id, meter]));
+    if (myEpoch === writeEpoch) meters = new Map(meterList.map((meter) => [meter.device_id, meter]));
     setProblem('Vehicles', '');
     setProblem('Meters', '');
     renderVehicles();
@@ -80,11 +85,12 @@ let serviceGeneration = -1;
 async function refreshService() {
   if (serviceGeneration === session.generation) return;
   const myGeneration = session.generation;
+  const myEpoch = writeEpoch;
   serviceGeneration = myGeneration;
   try {
     /** @type {Service[]} */
     const list = await allPages('Service', '/api/v1/service', { limit: 500 });
-    if (myGeneration !== session.generation) return;
+    if (myGeneration !== session.generation || myEpoch !== writeEpoch) return;
     services = new Map(list.map((service) => [service.device_id, service]));
     setProblem('Service', '');
     renderVehicles();
@@ -96,17 +102,43 @@ async function refreshService() {
   }
 }
 
-/** @type {Map<string, Intl.DateTimeFormat>} */
-const instantFormats = new Map();
-/** @param {string} iso @param {string} zone */
-function localTime(iso, zone) {
-  let format = instantFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat(undefined, { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
-    instantFormats.set(zone, format);
+/**
+ * Reads the service schedules and the meters again after a change (D56), whatever read is under
+ * way: that one started before the change and is dropped, so the figures shown are the new ones.
+ */
+async function reloadAfterChange() {
+  const myGeneration = session.generation;
+  const myEpoch = ++writeEpoch;
+  try {
+    /** @type {[Service[], Meter[]]} */
+    const [list, meterList] = await Promise.all([
+      allPages('Service', '/api/v1/service', { limit: 500 }),
+      allPages('Meters', '/api/v1/meter', { limit: 500 }),
+    ]);
+    if (myGeneration !== session.generation || myEpoch !== writeEpoch) return;
+    services = new Map(list.map((service) => [service.device_id, service]));
+    meters = new Map(meterList.map((meter) => [meter.device_id, meter]));
+    setProblem('Service', '');
+    renderVehicles();
+    renderServiceList();
+  } catch (error) {
+    handleError('Service', error);
   }
-  return format.format(new Date(iso));
 }
+
+/** Asks the server what the key may do (P96): the actions show only for a key of the manage scope (D56). */
+async function loadScope() {
+  try {
+    /** @type {PresentedKey} */
+    const presented = await api('Key', '/api/v1/key');
+    setScope(presented.scope);
+  } catch (error) {
+    // A server without /api/v1/key predates the actions: the key reads.
+    if (error instanceof ApiProblem && error.status === 404) setScope('read');
+    else handleError('Key', error);
+  }
+}
+
 /** An instant as a time of this browser's zone, with the zone said: "7:03:51 PM GMT+1 (Europe/Berlin)". @param {string} iso */
 function browserTime(iso) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -182,6 +214,7 @@ function renderVehicles() {
     body.appendChild(row);
   });
   if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 8 }, ['No vehicles on this account yet.'])]));
+  renderPanel();
   $('meters-note').textContent =
     (asOf ? `Meters since each tracker was fitted, as of ${browserTime(asOf)}; ` : '') +
     'refreshed every ' +
@@ -418,6 +451,7 @@ function clearViews() {
   $('vehicles-body').textContent = '';
   $('service-body').textContent = '';
   $('meters-note').textContent = '';
+  clearPanel();
   drawn.clear();
   ['fleet-chart', 'vehicle-chart'].forEach((id) => {
     const figure = $(id);
@@ -439,6 +473,7 @@ function start(key) {
     if (!document.hidden) refreshVehicles();
   }, REFRESH_MS);
   refreshVehicles();
+  loadScope();
   loadFleetDays();
 }
 
@@ -453,6 +488,7 @@ function forget() {
 }
 
 $('docs-link').setAttribute('href', `${base}/docs`);
+initPanel({ devices: () => devices, meters: () => meters, services: () => services, reload: reloadAfterChange });
 input('to').value = browserToday();
 input('from').value = addDays(browserToday(), -6);
 $('key-form').addEventListener('submit', (event) => {
