@@ -76,17 +76,7 @@ export {
   type HourMeterReadingBody,
   type ServiceScheduleWriteBody,
 } from './manage/maintenance-bodies.js';
-export {
-  MANUAL_READING_SOURCE,
-  READING_FIELDS,
-  readReadingFields,
-  readScheduleFields,
-  readServiceDoneFields,
-  SCHEDULE_FIELDS,
-  SERVICE_DONE_FIELDS,
-  type NewScheduleFields,
-} from './manage/maintenance-fields.js';
-export { entityVersion, ifMatchNames } from './manage/entity-tag.js';
+export { readReadingFields, readScheduleFields, readServiceDoneFields } from './manage/maintenance-fields.js';
 export * from './manage/device-tags.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
