@@ -109,6 +109,14 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
     now: () => NOW_MS,
     logger: () => {},
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    // P83: the server's sender, here one that records a 204 as a sender would without sending.
+    sendWebhookEvent: async ({ eventId }) => {
+      const now = NOW_MS / 1000;
+      const [claimed] = await store.claimDeliveries({ claimant: 'client-test', eventId, limit: 1, leaseSeconds: 30, now });
+      const attempt = { attemptedAt: now, status: 204, durationMs: 3, error: null, retryAfterSeconds: null };
+      await store.recordWebhookAttempt({ deliveryId: claimed!.delivery.id, claimant: 'client-test', attempt, retrySchedule: [5] });
+      return { status: 204, durationMs: 3, error: null };
+    },
   });
   const served = options.prefix ? new Hono().route(options.prefix, app) : app;
   /** Every request the app answered, as `METHOD /path → status`. */
@@ -191,6 +199,14 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/ingest/v1/telemetry'
     | '/ingest/traccar'
     | '/ingest/osmand/{token}'
+    | '/api/v1/webhooks'
+    | '/api/v1/webhooks/{id}'
+    | '/api/v1/webhooks/{id}/rotate'
+    | '/api/v1/webhooks/{id}/test'
+    | '/api/v1/webhooks/{id}/deliveries'
+    | '/api/v1/events/{event_id}/replay'
+    | '/api/v1/ingest-tokens'
+    | '/api/v1/ingest-tokens/{id}'
   >();
   expectTypeOf<paths['/api/v1/devices']['put']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/api/v1/devices/{id}']['get']>().toEqualTypeOf<undefined>();
@@ -208,6 +224,14 @@ it('the generated client offers exactly the operations of the document: no metho
     'PATCH /api/v1/devices/{id}/service/schedules/{schedule_id}',
     'DELETE /api/v1/devices/{id}/service/schedules/{schedule_id}',
     'POST /api/v1/devices/{id}/service/schedules/{schedule_id}/done',
+    'POST /api/v1/webhooks',
+    'PATCH /api/v1/webhooks/{id}',
+    'DELETE /api/v1/webhooks/{id}',
+    'POST /api/v1/webhooks/{id}/rotate',
+    'POST /api/v1/webhooks/{id}/test',
+    'POST /api/v1/events/{event_id}/replay',
+    'POST /api/v1/ingest-tokens',
+    'DELETE /api/v1/ingest-tokens/{id}',
     'POST /ingest/v1/telemetry',
     'POST /ingest/traccar',
     'POST /ingest/osmand/{token}',
@@ -513,6 +537,38 @@ for (const prefix of ['', '/fleet']) {
         params: { path: { id: device.id, reading_id: reading.data!.id } },
       });
       expect(removed.response.status).toBe(204);
+
+      // Webhook endpoints and ingest tokens (P80–P83), with the manage key.
+      const hook = await manager.POST('/api/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hooks', event_types: ['device.silent'] } });
+      expectTypeOf(hook.data).toEqualTypeOf<Schemas['WebhookWithSecret'] | undefined>();
+      expect([hook.response.status, hook.data?.secret]).toEqual([201, expect.stringMatching(/^whsec_/)]);
+      const hookId = hook.data!.id;
+      const hooks = await manager.GET('/api/v1/webhooks');
+      expect(hooks.data?.data.map((one) => one.id)).toEqual([hookId]);
+      const oneHook = await manager.GET('/api/v1/webhooks/{id}', { params: { path: { id: hookId } } });
+      expect(oneHook.data).not.toHaveProperty('secret');
+      const patched = await manager.PATCH('/api/v1/webhooks/{id}', {
+        params: { path: { id: hookId }, header: { 'If-Match': oneHook.response.headers.get('ETag')! } },
+        body: { event_types: ['device.silent', 'device.reporting'] },
+      });
+      expect(patched.data?.event_types).toEqual(['device.silent', 'device.reporting']);
+      const rotated = await manager.POST('/api/v1/webhooks/{id}/rotate', { params: { path: { id: hookId } } });
+      expect(rotated.data?.secret).not.toBe(hook.data!.secret);
+      const tested = await manager.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: hookId } } });
+      expectTypeOf(tested.data).toEqualTypeOf<Schemas['WebhookTest'] | undefined>();
+      expect(tested.data).toMatchObject({ endpoint_id: hookId, sent: true, status: 204, delivered: true });
+      const attempts = await manager.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: hookId }, query: { limit: 10 } } });
+      expect(attempts.data?.data.map((attempt) => attempt.event_id)).toEqual([tested.data!.event_id]);
+      const replayed = await manager.POST('/api/v1/events/{event_id}/replay', { params: { path: { event_id: tested.data!.event_id } } });
+      expect([replayed.response.status, replayed.data?.deliveries.map((delivery) => delivery.state)]).toEqual([202, ['pending']]);
+      const hookRemoved = await manager.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: hookId } } });
+      expect(hookRemoved.response.status).toBe(204);
+      const token = await manager.POST('/api/v1/ingest-tokens', { body: { label: 'yard' } });
+      expect([token.response.status, token.data?.token]).toEqual([201, expect.stringMatching(/^fhi_/)]);
+      const tokens = await manager.GET('/api/v1/ingest-tokens');
+      expect(tokens.data?.data.at(-1)).toMatchObject({ id: token.data!.id, label: 'yard', state: 'active' });
+      const revoked = await manager.DELETE('/api/v1/ingest-tokens/{id}', { params: { path: { id: token.data!.id } } });
+      expect(revoked.response.status).toBe(204);
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);

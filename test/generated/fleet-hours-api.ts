@@ -297,6 +297,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listWebhooks"];
+        put?: never;
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{event_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["replayEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listIngestTokens"];
+        put?: never;
+        post: operations["createIngestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["revokeIngestToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -623,6 +751,119 @@ export interface components {
             done_at?: string;
             hour_meter_seconds?: number;
         };
+        Webhook: {
+            id: number;
+            /** Format: uri */
+            url: string;
+            event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            enabled: boolean;
+            /** @enum {string|null} */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookWithSecret: {
+            id: number;
+            /** Format: uri */
+            url: string;
+            event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            enabled: boolean;
+            /** @enum {string|null} */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            secret: string | null;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+        };
+        WebhookCreate: {
+            url: string;
+            event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+        };
+        WebhookChange: {
+            url?: string;
+            event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            enabled?: boolean;
+        };
+        WebhookTest: {
+            event_id: string;
+            endpoint_id: number;
+            sent: boolean;
+            status: number | null;
+            duration_ms: number | null;
+            error: string | null;
+            delivered: boolean;
+        };
+        WebhookAttemptPage: {
+            data: {
+                id: number;
+                event_id: string;
+                event_type: string;
+                /** Format: date-time */
+                attempted_at: string;
+                status: number | null;
+                duration_ms: number;
+                error: string | null;
+            }[];
+            next_cursor: string | null;
+        };
+        EventReplay: {
+            event_id: string;
+            deliveries: {
+                id: number;
+                endpoint_id: number;
+                /** @enum {string} */
+                state: "pending";
+            }[];
+        };
+        IngestToken: {
+            id: number;
+            label: string | null;
+            fingerprint_prefix: string;
+            /** @enum {string} */
+            state: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        IngestTokenWithToken: {
+            id: number;
+            label: string | null;
+            fingerprint_prefix: string;
+            /** @enum {string} */
+            state: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            token: string | null;
+        };
+        IngestTokenList: {
+            data: components["schemas"]["IngestToken"][];
+        };
+        IngestTokenCreate: {
+            label?: string | null;
+            /** Format: date-time */
+            expires_at?: string | null;
+        };
         TelemetryPoint: {
             device_id?: number;
             imei?: string;
@@ -887,6 +1128,24 @@ export interface components {
                 };
             };
         };
+        ResourceNotFound: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
         WriteTooLarge: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1124,6 +1383,12 @@ export interface components {
         };
     };
     parameters: {
+        WebhookId: number;
+        IngestTokenId: number;
+        EventId: string;
+        WebhookIfMatch: string;
+        DeliveriesLimit: number;
+        FailedOnly: "true" | "false";
         IdempotencyKey: string;
         IfMatch: string;
         Cursor: string;
@@ -1145,8 +1410,9 @@ export interface components {
         "X-RateLimit-Reset": number;
         Location: string;
         ETag: string;
+        WebhookETag: string;
         "X-Request-Id": string;
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
         "Idempotent-Replayed": "true";
     };
@@ -2213,6 +2479,416 @@ export interface operations {
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["DeliveriesLimit"];
+                cursor?: components["parameters"]["Cursor"];
+                failed?: components["parameters"]["FailedOnly"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttemptPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventReplay"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listIngestTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestTokenList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createIngestToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestTokenCreate"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestTokenWithToken"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeIngestToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["IngestTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

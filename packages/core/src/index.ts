@@ -64,6 +64,9 @@ export {
   type NewDeviceFields,
 } from './manage/device-writes.js';
 export * from './manage/change-log.js';
+export * from './manage/webhook-writes.js';
+export * from './manage/webhook-fields.js';
+export * from './manage/ingest-token-writes.js';
 export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
 export * from './manage/maintenance-writes.js';

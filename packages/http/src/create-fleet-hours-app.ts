@@ -5,6 +5,7 @@ import {
   type FleetHours,
   type RateLimits,
   type RateLimitStore,
+  type SendWebhookEvent,
 } from '@fleet-hours/core';
 import { allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -102,6 +103,13 @@ export interface FleetHoursAppOptions {
    * naming the horizon, and nothing of its request is written. 0 (the default) keeps every point.
    */
   readonly telemetryRetentionDays?: number;
+  /**
+   * Sends one event of the outbox now and tells the attempt (P83): what `POST
+   * /api/v1/webhooks/{id}/test` sends its `webhook.test` event with. The reference server passes its
+   * webhook sender's; without one, a test answers 503 `service_unavailable` saying the server sends
+   * no webhooks (the event is not raised).
+   */
+  readonly sendWebhookEvent?: SendWebhookEvent;
 }
 
 /**
@@ -234,8 +242,11 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
       endpoint.endpoint.method,
       endpoint.honoPath,
       guard(endpoint.policy),
-      ...(endpoint.endpoint.method === 'POST' ? [idempotent] : []),
-      endpoint.handler(fleetHours),
+      // P80: an answer that shows a secret once is kept without it.
+      ...(endpoint.endpoint.method === 'POST'
+        ? [endpoint.secretFields.length === 0 ? idempotent : idempotency({ fleetHours, secretFields: endpoint.secretFields })]
+        : []),
+      endpoint.handler(fleetHours, { now, sendWebhookEvent: options.sendWebhookEvent }),
     );
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is

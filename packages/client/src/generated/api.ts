@@ -473,6 +473,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The account’s webhook endpoints, by id. A secret is never shown again after the answer that made it.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description A new endpoint, enabled. `url` is needed: https, or http for a loopback host only. `event_types` are the events it wants, every type when absent or empty. The answer holds `secret`, the key every request to the endpoint is signed with: it is shown this once.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One endpoint, with its `ETag`. An endpoint of another account is 404, as a missing one.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Removes the endpoint with its deliveries and their attempts. With `If-Match`, only the version read (412 otherwise).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields given, at least one. `enabled: true` enables an endpoint that was disabled (by you, by a 410 or by five days of failures) and clears why; `enabled: false` disables it. With `If-Match`, only the version read is changed (412 otherwise).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s secret
+         * @description A new secret, shown this once in `secret`. For 24 hours every request is signed with both the new and the previous secret (`previous_secret_expires_at`), so the receiver can switch without missing one.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends a `webhook.test` event to the endpoint now and answers with the attempt: the status the endpoint answered (`null`: no answer), how long it took and why it failed. A disabled endpoint is 409 `conflict`; a server that sends no webhooks answers 503.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description The endpoint’s attempts, newest first, a page at a time: pass the answer’s `next_cursor` as `cursor` for the next page (`null` on the last). `failed=true` lists only the attempts of deliveries that have failed for good.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{event_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event again
+         * @description Makes every delivery of the event pending again: the servers send it again, under the same event id, so a receiver that already has it can tell. An event of another account is 404, as a missing one.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["replayEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ingest tokens
+         * @description The account’s ingest tokens, revoked and expired ones too. A token is never shown again: only the start of its fingerprint.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listIngestTokens"];
+        put?: never;
+        /**
+         * Create an ingest token
+         * @description A new token for the ingestion routes: it writes telemetry of the account’s devices and reads nothing. The answer holds `token`, shown this once: only its fingerprint is kept, so a lost token cannot be recovered.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["createIngestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an ingest token
+         * @description The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        delete: operations["revokeIngestToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1025,6 +1225,187 @@ export interface components {
             /** @description The hour meter then, recorded as a reading at `done_at` too. */
             hour_meter_seconds?: number;
         };
+        Webhook: {
+            id: number;
+            /**
+             * Format: uri
+             * @description Where events are POSTed: https (http only for a loopback host).
+             */
+            url: string;
+            /** @description The events it wants. */
+            event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            /** @description Whether events are sent to it. */
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).
+             * @enum {string|null}
+             */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Since when every attempt has failed; null after a success.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description During the 24 hours after a rotation: when the previous secret stops signing.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The endpoint and its secret: shown in this answer only. */
+        WebhookWithSecret: {
+            id: number;
+            /**
+             * Format: uri
+             * @description Where events are POSTed: https (http only for a loopback host).
+             */
+            url: string;
+            /** @description The events it wants. */
+            event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            /** @description Whether events are sent to it. */
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).
+             * @enum {string|null}
+             */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Since when every attempt has failed; null after a success.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description During the 24 hours after a rotation: when the previous secret stops signing.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Signs every request (Standard Webhooks). Store it now: it is never shown again — an answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
+            secret: string | null;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+        };
+        /** @description A new endpoint, enabled. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        WebhookCreate: {
+            /** @description https, or http for a loopback host; no user or password. */
+            url: string;
+            /** @description The events it wants; absent or empty: every type. */
+            event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+        };
+        /** @description The fields to change, at least one. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        WebhookChange: {
+            url?: string;
+            event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            /** @description `true` enables it and clears why it was disabled. */
+            enabled?: boolean;
+        };
+        WebhookTest: {
+            /** @description The `webhook.test` event sent. */
+            event_id: string;
+            endpoint_id: number;
+            /** @description false: it could not be sent now; the servers send it, and the attempt shows in the deliveries. */
+            sent: boolean;
+            /** @description The status the endpoint answered; null: no answer. */
+            status: number | null;
+            duration_ms: number | null;
+            /** @description Why the attempt failed. */
+            error: string | null;
+            /** @description Whether the endpoint answered 2xx. */
+            delivered: boolean;
+        };
+        WebhookAttemptPage: {
+            data: {
+                id: number;
+                event_id: string;
+                event_type: string;
+                /** Format: date-time */
+                attempted_at: string;
+                status: number | null;
+                duration_ms: number;
+                error: string | null;
+            }[];
+            /** @description The `cursor` of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        EventReplay: {
+            event_id: string;
+            deliveries: {
+                id: number;
+                endpoint_id: number;
+                /** @enum {string} */
+                state: "pending";
+            }[];
+        };
+        IngestToken: {
+            id: number;
+            label: string | null;
+            /** @description The first characters of the SHA-256 fingerprint of the token: the token itself is never shown again. */
+            fingerprint_prefix: string;
+            /** @enum {string} */
+            state: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops being accepted; null: never.
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             */
+            revoked_at: string | null;
+        };
+        /** @description The token and the token itself: shown in this answer only. */
+        IngestTokenWithToken: {
+            id: number;
+            label: string | null;
+            /** @description The first characters of the SHA-256 fingerprint of the token: the token itself is never shown again. */
+            fingerprint_prefix: string;
+            /** @enum {string} */
+            state: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops being accepted; null: never.
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             */
+            revoked_at: string | null;
+            /** @description Store it now: only its fingerprint is kept. An answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
+            token: string | null;
+        };
+        IngestTokenList: {
+            data: components["schemas"]["IngestToken"][];
+        };
+        /** @description A new ingest token; every field optional. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        IngestTokenCreate: {
+            /** @description What it is for; without control characters. */
+            label?: string | null;
+            /**
+             * Format: date-time
+             * @description When it stops being accepted; null or absent: never.
+             */
+            expires_at?: string | null;
+        };
         /** @description One telemetry point. Other fields are ignored. */
         TelemetryPoint: {
             /** @description The device; give this or `imei`, not both. */
@@ -1320,6 +1701,25 @@ export interface components {
                 };
             };
         };
+        /** @description No such resource on this account — also one of another account, and an id that is not one: the same body. */
+        ResourceNotFound: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
         /** @description The body is over 64 KiB; it is not read further. */
         WriteTooLarge: {
             headers: {
@@ -1570,6 +1970,18 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+        WebhookId: number;
+        /** @description The ingest token id. A token of another account answers the same 404 as a missing one. */
+        IngestTokenId: number;
+        /** @description The event id, as in the `webhook-id` header of its requests: `evt_…`. */
+        EventId: string;
+        /** @description The `ETag` of the endpoint as last read (or `*`): the write applies only if it is still that one, else 412. */
+        WebhookIfMatch: string;
+        /** @description Attempts in a page: 1 to 1000, default 50. */
+        DeliveriesLimit: number;
+        /** @description `true`: only the attempts of deliveries that failed for good. */
+        FailedOnly: "true" | "false";
         /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
         IdempotencyKey: string;
         /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
@@ -1609,10 +2021,12 @@ export interface components {
         Location: string;
         /** @description The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`. */
         ETag: string;
+        /** @description The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`. */
+        WebhookETag: string;
         /** @description The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log. */
         "X-Request-Id": string;
         /** @description The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion. */
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "POST" | "GET, POST";
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
         /** @description Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed. */
@@ -2794,6 +3208,446 @@ export interface operations {
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Created, its URL in `Location` */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the endpoint as last read (or `*`): the write applies only if it is still that one, else 412. */
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: no body */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the endpoint as last read (or `*`): the write applies only if it is still that one, else 412. */
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChange"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["WebhookETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Attempts in a page: 1 to 1000, default 50. */
+                limit?: components["parameters"]["DeliveriesLimit"];
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description `true`: only the attempts of deliveries that failed for good. */
+                failed?: components["parameters"]["FailedOnly"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttemptPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The event id, as in the `webhook-id` header of its requests: `evt_…`. */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the servers do the rest */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventReplay"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["WriteConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listIngestTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestTokenList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createIngestToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestTokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Created, its URL in `Location` */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestTokenWithToken"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeIngestToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ingest token id. A token of another account answers the same 404 as a missing one. */
+                id: components["parameters"]["IngestTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: no body */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

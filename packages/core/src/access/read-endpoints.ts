@@ -75,7 +75,7 @@ export const FLEET_ENDPOINTS: readonly (ReadEndpoint & { readonly paging: FleetP
 export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
-  /** The method it answers. */
+  /** The method it answers: a read of what only a `manage` key sees (the change log, webhook endpoints, ingest tokens) is `GET` (P80). */
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
@@ -101,6 +101,19 @@ export const MANAGE_ENDPOINTS = [
   { name: 'updateServiceSchedule', method: 'PATCH', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
   { name: 'removeServiceSchedule', method: 'DELETE', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}` },
   { name: 'recordServiceDone', method: 'POST', template: `${API_V1}/devices/{id}/service/schedules/{schedule_id}/done` },
+  // Webhook endpoints and ingest tokens (D24, D41, P80): their reads too need a manage key.
+  { name: 'listWebhooks', method: 'GET', template: `${API_V1}/webhooks` },
+  { name: 'createWebhook', method: 'POST', template: `${API_V1}/webhooks` },
+  { name: 'getWebhook', method: 'GET', template: `${API_V1}/webhooks/{id}` },
+  { name: 'updateWebhook', method: 'PATCH', template: `${API_V1}/webhooks/{id}` },
+  { name: 'deleteWebhook', method: 'DELETE', template: `${API_V1}/webhooks/{id}` },
+  { name: 'rotateWebhookSecret', method: 'POST', template: `${API_V1}/webhooks/{id}/rotate` },
+  { name: 'testWebhook', method: 'POST', template: `${API_V1}/webhooks/{id}/test` },
+  { name: 'listWebhookDeliveries', method: 'GET', template: `${API_V1}/webhooks/{id}/deliveries` },
+  { name: 'replayEvent', method: 'POST', template: `${API_V1}/events/{event_id}/replay` },
+  { name: 'listIngestTokens', method: 'GET', template: `${API_V1}/ingest-tokens` },
+  { name: 'createIngestToken', method: 'POST', template: `${API_V1}/ingest-tokens` },
+  { name: 'revokeIngestToken', method: 'DELETE', template: `${API_V1}/ingest-tokens/{id}` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */

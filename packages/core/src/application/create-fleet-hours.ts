@@ -22,6 +22,8 @@ import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
 import { deviceWrites, type DeviceWrites } from '../manage/device-writes.js';
+import { ingestTokenWrites, type IngestTokenWrites } from '../manage/ingest-token-writes.js';
+import { webhookWrites, type WebhookWrites } from '../manage/webhook-writes.js';
 import { idempotentRequests, type IdempotentRequests } from '../manage/idempotency.js';
 import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
 import type { ChangeLog } from '../manage/change-log.js';
@@ -96,8 +98,8 @@ export interface FleetHours {
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
-  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done. */
-  readonly manage: DeviceWrites & MaintenanceWrites;
+  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done; webhook endpoints and ingest tokens. */
+  readonly manage: DeviceWrites & MaintenanceWrites & WebhookWrites & IngestTokenWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
   /** The account's change log, newest first, a page at a time (D55, P87). */
@@ -153,6 +155,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     manage: {
       ...deviceWrites(store, changeLog),
       ...maintenanceWrites({ store, nowSeconds, changeLog, service, meter }),
+      ...webhookWrites({ store, nowSeconds, changeLog }),
+      ...ingestTokenWrites({ store, nowSeconds, changeLog }),
     },
     idempotency: idempotentRequests(store, nowSeconds),
     audit: auditReads(store),

@@ -47,6 +47,17 @@ export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookO
   return { ..._memoryEndpoints(state, accounts), ..._memoryOutbox(state), ..._memoryAccountEvents(state, accounts) };
 }
 
+/** Whether an endpoint still has the fields of `expected` a conditional write compares (D54, P81); always without one. */
+function _stillAsRead(endpoint: WebhookEndpoint, expected: WebhookEndpoint | undefined): boolean {
+  return (
+    expected === undefined ||
+    (endpoint.url === expected.url &&
+      endpoint.eventTypes.join(',') === expected.eventTypes.join(',') &&
+      endpoint.enabled === expected.enabled &&
+      endpoint.secret === expected.secret)
+  );
+}
+
 /** Endpoints. */
 function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>) {
   const { endpoints, deliveries, attempts, ids } = state;
@@ -77,10 +88,10 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
         .filter((endpoint) => endpoint.accountId === accountId)
         .sort((a, b) => a.id - b.id)
         .map((endpoint) => ({ ...endpoint })),
-    async updateWebhookEndpoint({ endpointId, changes, now }) {
+    async updateWebhookEndpoint({ endpointId, changes, now, expected }) {
       assertEpochSeconds('now', now);
       const endpoint = endpoints.get(endpointId);
-      if (!endpoint) return null;
+      if (!endpoint || !_stillAsRead(endpoint, expected)) return null;
       let changed: WebhookEndpoint = {
         ...endpoint,
         url: changes.url ?? endpoint.url,
@@ -100,7 +111,9 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
       endpoints.set(endpointId, rotated);
       return { ...rotated };
     },
-    async removeWebhookEndpoint({ endpointId }) {
+    async removeWebhookEndpoint({ endpointId, expected }) {
+      const found = endpoints.get(endpointId);
+      if (!found || !_stillAsRead(found, expected)) return null;
       const endpoint = takeRow(endpoints, endpointId);
       if (!endpoint) return null;
       for (const delivery of [...deliveries.values()]) if (delivery.endpointId === endpointId) deliveries.delete(delivery.id);
@@ -214,16 +227,24 @@ function _memoryOutbox(state: _State) {
         if (delivery.claimant === claimant) Object.assign(delivery, { claimant: null, claimedUntil: null });
       }
     },
-    async listWebhookAttempts({ endpointId, failedOnly, limit }) {
+    async listWebhookAttempts({ endpointId, failedOnly, limit, before }) {
+      const older = (attempt: WebhookAttempt) =>
+        before === undefined ||
+        attempt.attemptedAt < before.attemptedAt ||
+        (attempt.attemptedAt === before.attemptedAt && attempt.id < before.id);
       return attempts
-        .filter((attempt) => attempt.endpointId === endpointId && (!failedOnly || deliveries.get(attempt.deliveryId)?.state === 'failed'))
+        .filter(
+          (attempt) =>
+            attempt.endpointId === endpointId && older(attempt) && (!failedOnly || deliveries.get(attempt.deliveryId)?.state === 'failed'),
+        )
         .sort((a, b) => b.attemptedAt - a.attemptedAt || b.id - a.id)
         .slice(0, limit)
         .map((attempt) => ({ ...attempt }));
     },
-    async replayWebhookEvent({ eventId, now }) {
+    async replayWebhookEvent({ eventId, now, accountId }) {
       assertEpochSeconds('now', now);
-      if (!events.has(eventId)) return null;
+      const event = events.get(eventId);
+      if (!event || (accountId !== undefined && event.accountId !== accountId)) return null;
       const replayed = _byId(deliveries.values()).filter((delivery) => delivery.eventId === eventId);
       for (const delivery of replayed)
         Object.assign(delivery, { state: 'pending', attempts: 0, nextAttemptAt: now, claimant: null, claimedUntil: null });

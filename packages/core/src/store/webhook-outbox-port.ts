@@ -28,12 +28,15 @@ export interface WebhookOutboxStore {
   /**
    * MUST apply the changes and return the endpoint, or `null` when there is none. `enabled: true`
    * clears `disabledReason`, `disabledAt` and `failingSince`; `enabled: false` disables it with the
-   * reason `operator` at `now` (an endpoint already disabled keeps its reason).
+   * reason `operator` at `now` (an endpoint already disabled keeps its reason). With `expected`
+   * (D54, P81), it MUST apply them only if the endpoint still has the URL, event types, `enabled`
+   * and secret of `expected`, in the same statement or transaction, and return `null` otherwise.
    */
   updateWebhookEndpoint(input: {
     readonly endpointId: number;
     readonly changes: WebhookEndpointChanges;
     readonly now: EpochSeconds;
+    readonly expected?: WebhookEndpoint;
   }): Promise<WebhookEndpoint | null>;
 
   /**
@@ -47,8 +50,12 @@ export interface WebhookOutboxStore {
     readonly now: EpochSeconds;
   }): Promise<WebhookEndpoint | null>;
 
-  /** MUST delete the endpoint with its deliveries and attempts and return it; `null` when there is none. */
-  removeWebhookEndpoint(input: { readonly endpointId: number }): Promise<WebhookEndpoint | null>;
+  /**
+   * MUST delete the endpoint with its deliveries and attempts and return it; `null` when there is
+   * none. With `expected` (D54, P81), only if it still has the URL, event types, `enabled` and
+   * secret of `expected` (else `null`, nothing deleted).
+   */
+  removeWebhookEndpoint(input: { readonly endpointId: number; readonly expected?: WebhookEndpoint }): Promise<WebhookEndpoint | null>;
 
   /**
    * MUST put each event in the outbox once by id (D40: an id already stored is left as it is) and,
@@ -112,19 +119,26 @@ export interface WebhookOutboxStore {
 
   /**
    * MUST return the endpoint's attempts, newest first (by instant, then id), at most `limit`;
-   * with `failedOnly`, only attempts of deliveries that have failed.
+   * with `failedOnly`, only attempts of deliveries that have failed; with `before` (P82: a page
+   * after another), only attempts older than it in that order.
    */
   listWebhookAttempts(input: {
     readonly endpointId: number;
     readonly failedOnly?: boolean;
     readonly limit: number;
+    readonly before?: { readonly attemptedAt: EpochSeconds; readonly id: number };
   }): Promise<readonly WebhookAttempt[]>;
 
   /**
    * MUST make every delivery of the event pending again, due at `now`, its attempts counted from 0
-   * (D41: a replay sends the same id); `null` when there is no such event, else its deliveries.
+   * (D41: a replay sends the same id); `null` when there is no such event — with `accountId`, also
+   * when the event is another account's (P80, nothing replayed) — else its deliveries.
    */
-  replayWebhookEvent(input: { readonly eventId: string; readonly now: EpochSeconds }): Promise<readonly WebhookDelivery[] | null>;
+  replayWebhookEvent(input: {
+    readonly eventId: string;
+    readonly now: EpochSeconds;
+    readonly accountId?: number;
+  }): Promise<readonly WebhookDelivery[] | null>;
 
   /**
    * MUST return, for each of the devices, the open silence (D40): the `cause` of a `device.silent`

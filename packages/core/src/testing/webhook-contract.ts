@@ -61,6 +61,7 @@ async function seed(store: FleetHoursStore, eventTypes: EventType[] = ALL): Prom
 export function describeWebhookContract(store: () => FleetHoursStore): void {
   describe('webhooks (D40, D41)', () => {
     _describeEndpoints(store);
+    _describeManaged(store);
     _describeOutbox(store);
     _describeAttempts(store);
     _describeBatchedAttempts(store);
@@ -155,6 +156,109 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
     expect(await store().findSilentAfter({ accountId })).toBe(600);
     expect(await store().setSilentAfter({ accountId: accountId + 99, silentAfterSeconds: 600 })).toBeNull();
     expect(await store().findSilentAfter({ accountId: accountId + 99 })).toBeNull();
+  });
+}
+
+/** What the management of endpoints needs of the store (D54, P80–P82): conditional writes, account-bound replays, pages of attempts. */
+function _describeManaged(store: () => FleetHoursStore): void {
+  it('D54, P81: a conditional change or removal applies only to the endpoint as read; a change in between makes it a miss', async () => {
+    const { endpoint } = await seed(store());
+    const changed = await store().updateWebhookEndpoint({
+      endpointId: endpoint.id,
+      changes: { url: 'https://b.example/' },
+      now: T0,
+      expected: endpoint,
+    });
+    expect(changed?.url).toBe('https://b.example/');
+    // `endpoint` is stale now: its URL changed.
+    expect(
+      await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: false }, now: T0, expected: endpoint }),
+    ).toBeNull();
+    expect(await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: endpoint })).toBeNull();
+    const rotated = (await store().rotateWebhookSecret({
+      endpointId: endpoint.id,
+      secret: `whsec_${'C'.repeat(43)}=`,
+      overlapSeconds: 1,
+      now: T0,
+    }))!;
+    // A rotation in between is a change too.
+    expect(
+      await store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { enabled: false }, now: T0, expected: changed! }),
+    ).toBeNull();
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toEqual(rotated);
+    const disabled = (await store().updateWebhookEndpoint({
+      endpointId: endpoint.id,
+      changes: { enabled: false },
+      now: T0,
+      expected: rotated,
+    }))!;
+    expect(disabled.enabled).toBe(false);
+    expect(await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: rotated })).toBeNull();
+    expect((await store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: disabled }))?.id).toBe(endpoint.id);
+    expect(await store().findWebhookEndpoint({ endpointId: endpoint.id })).toBeNull();
+  });
+
+  it('D54, P81: conditional changes made at once from one read: exactly one applies, as one after the other would', async () => {
+    const { endpoint } = await seed(store());
+    const urls = ['https://one.example/', 'https://two.example/', 'https://three.example/'];
+    const results = await Promise.all(
+      urls.map((url) => store().updateWebhookEndpoint({ endpointId: endpoint.id, changes: { url }, now: T0, expected: endpoint })),
+    );
+    const applied = results.filter((result) => result !== null);
+    expect(applied).toHaveLength(1);
+    // The serial oracle: the first applies, the others find the endpoint changed.
+    expect((await store().findWebhookEndpoint({ endpointId: endpoint.id }))?.url).toBe(applied[0]!.url);
+    const removals = await Promise.all(
+      [0, 1, 2].map(() => store().removeWebhookEndpoint({ endpointId: endpoint.id, expected: applied[0]! })),
+    );
+    expect(removals.filter((removed) => removed !== null)).toHaveLength(1);
+  });
+
+  it('P80: a replay for an account is a miss for another account’s event, and replays nothing', async () => {
+    const { accountId } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_mine', accountId)], now: T0 });
+    expect(await store().replayWebhookEvent({ eventId: 'evt_mine', now: T0 + 5, accountId: accountId + 99 })).toBeNull();
+    const [pending] = (await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 }))!;
+    expect(pending?.delivery.nextAttemptAt).toBe(T0);
+    const replayed = await store().replayWebhookEvent({ eventId: 'evt_mine', now: T0 + 5, accountId });
+    expect(replayed?.map((delivery) => [delivery.state, delivery.nextAttemptAt])).toEqual([['pending', T0 + 5]]);
+  });
+
+  it('P82: attempts are listed a page at a time, each page older than the last one shown', async () => {
+    const { accountId, endpoint } = await seed(store());
+    await store().raiseEvents({ events: [event('evt_a', accountId), event('evt_b', accountId)], now: T0 });
+    const claimed = await store().claimDeliveries({ claimant: 'a', limit: 10, leaseSeconds: 30, now: T0 });
+    // Two attempts in one second, one later: the order is by instant, then id.
+    await store().recordWebhookAttempt({
+      deliveryId: claimed[0]!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0),
+      retrySchedule: SCHEDULE,
+    });
+    await store().recordWebhookAttempt({
+      deliveryId: claimed[1]!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0),
+      retrySchedule: SCHEDULE,
+    });
+    const [again] = await store().claimDeliveries({ claimant: 'a', limit: 1, leaseSeconds: 30, now: T0 + 5 });
+    await store().recordWebhookAttempt({
+      deliveryId: again!.delivery.id,
+      claimant: 'a',
+      attempt: answer(500, T0 + 5),
+      retrySchedule: SCHEDULE,
+    });
+    const all = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 10 });
+    expect(all.map((attempt) => attempt.attemptedAt)).toEqual([T0 + 5, T0, T0]);
+    const pages: number[][] = [];
+    let before: { attemptedAt: number; id: number } | undefined;
+    for (;;) {
+      const page = await store().listWebhookAttempts({ endpointId: endpoint.id, limit: 2, ...(before ? { before } : {}) });
+      if (page.length === 0) break;
+      pages.push(page.map((attempt) => attempt.id));
+      before = { attemptedAt: page.at(-1)!.attemptedAt, id: page.at(-1)!.id };
+    }
+    expect(pages).toEqual([all.slice(0, 2).map((attempt) => attempt.id), [all[2]!.id]]);
   });
 }
 

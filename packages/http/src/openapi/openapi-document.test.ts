@@ -67,6 +67,17 @@ const WRITE_OPERATIONS: Record<string, readonly string[]> = {
 };
 /** The paths of the write routes that the read API does not have (P76). */
 const MAINTENANCE_PATHS = Object.keys(WRITE_OPERATIONS).filter((path) => path.includes('/hour-meter/') || path.includes('/schedules'));
+/** The webhook endpoint and ingest token routes (P80) and the operations each path serves. */
+const MANAGED_PATHS: Record<string, readonly string[]> = {
+  '/api/v1/webhooks': ['get', 'post'],
+  '/api/v1/webhooks/{id}': ['get', 'patch', 'delete'],
+  '/api/v1/webhooks/{id}/rotate': ['post'],
+  '/api/v1/webhooks/{id}/test': ['post'],
+  '/api/v1/webhooks/{id}/deliveries': ['get'],
+  '/api/v1/events/{event_id}/replay': ['post'],
+  '/api/v1/ingest-tokens': ['get', 'post'],
+  '/api/v1/ingest-tokens/{id}': ['delete'],
+};
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
   '/ingest/v1/telemetry': ['post'],
@@ -122,7 +133,8 @@ function documentedResponses(path: string, method: string): Record<string, Respo
   if (
     ((method === 'get' || method === 'head') && path !== '/api/v1/devices/{id}' && !MAINTENANCE_PATHS.includes(path)) ||
     INGEST_PATHS[path]?.includes(method) ||
-    WRITE_OPERATIONS[path]?.includes(method)
+    WRITE_OPERATIONS[path]?.includes(method) ||
+    MANAGED_PATHS[path]?.includes(method)
   ) {
     const operation = item![method] as OperationSpec | undefined;
     expect(operation, `${method.toUpperCase()} ${path} documented`).toBeDefined();
@@ -210,12 +222,25 @@ describe('openApiDocument', () => {
 
   it('documents every route the app serves, and only those', () => {
     expect(Object.keys(openApiDocument.paths).sort()).toEqual(
-      [...DATA_PATHS, ...MAINTENANCE_PATHS, '/api/v1/openapi.json', '/docs', ...Object.keys(INGEST_PATHS)].sort(),
+      [
+        ...DATA_PATHS,
+        ...MAINTENANCE_PATHS,
+        '/api/v1/openapi.json',
+        '/docs',
+        ...Object.keys(INGEST_PATHS),
+        ...Object.keys(MANAGED_PATHS),
+      ].sort(),
     );
     for (const path of MAINTENANCE_PATHS)
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
         ...WRITE_OPERATIONS[path]!,
       ]);
+    for (const [path, methods] of Object.entries(MANAGED_PATHS))
+      expect(
+        Object.keys(openApiDocument.paths[path]!)
+          .filter((field) => METHODS.some((method) => method === field))
+          .sort(),
+      ).toEqual([...methods].sort());
     for (const path of DATA_PATHS)
       expect(Object.keys(openApiDocument.paths[path]!).filter((field) => METHODS.some((method) => method === field))).toEqual([
         ...(path === '/api/v1/devices/{id}' ? [] : SERVED_METHODS),
@@ -233,7 +258,7 @@ describe('openApiDocument', () => {
         .map((method) => `${method} ${path}`),
     );
     // Ingestion (docs/ingestion.md) and the write routes (D52) are the places that take other methods.
-    const ingestion = Object.entries({ ...INGEST_PATHS, ...WRITE_OPERATIONS }).flatMap(([path, methods]) =>
+    const ingestion = Object.entries({ ...INGEST_PATHS, ...WRITE_OPERATIONS, ...MANAGED_PATHS }).flatMap(([path, methods]) =>
       methods.map((method) => `${method} ${path}`),
     );
     expect(
@@ -927,4 +952,180 @@ describe('openApiDocument', () => {
       expect([...codes].sort()).toEqual([...READ_API_CODES].sort());
     });
   });
+});
+
+describe('openApiDocument matches the live responses of the webhook and ingest token routes (P80–P83)', () => {
+  /** A fixture with an endpoint, a disabled endpoint, an event of the account and an ingest token. */
+  const prepared = async (fixture: Fixture) => {
+    const accountId = fixture.accounts.acme.id;
+    const secret = `whsec_${'A'.repeat(43)}=`;
+    const endpoint = (await fixture.store.createWebhookEndpoint({
+      accountId,
+      url: 'https://a.example/',
+      eventTypes: ['device.silent'],
+      secret,
+      now: 1,
+    }))!;
+    const disabled = (await fixture.store.createWebhookEndpoint({
+      accountId,
+      url: 'https://b.example/',
+      eventTypes: ['device.silent'],
+      secret,
+      now: 1,
+    }))!;
+    await fixture.store.updateWebhookEndpoint({ endpointId: disabled.id, changes: { enabled: false }, now: 1 });
+    await fixture.store.raiseEvents({
+      events: [{ id: 'evt_1', accountId, type: 'device.silent', deviceId: null, body: '{}', raisedAt: 1 }],
+      now: 1,
+    });
+    const token = (await fixture.store.createIngestToken({
+      accountId,
+      fingerprint: 'f'.repeat(64),
+      label: null,
+      expiresAt: null,
+      now: 1,
+    }))!;
+    // Removed by the success of a DELETE, which the other statuses come after.
+    const spare = (await fixture.store.createWebhookEndpoint({
+      accountId,
+      url: 'https://s.example/',
+      eventTypes: ['device.silent'],
+      secret,
+      now: 1,
+    }))!;
+    const spareToken = (await fixture.store.createIngestToken({
+      accountId,
+      fingerprint: 'e'.repeat(64),
+      label: null,
+      expiresAt: null,
+      now: 1,
+    }))!;
+    return { endpoint, disabled, token, spare, spareToken };
+  };
+  const sendWebhookEvent = async () => ({ status: 204, durationMs: 3, error: null });
+
+  for (const [path, methods] of Object.entries(MANAGED_PATHS)) {
+    for (const method of methods) {
+      it(`${method.toUpperCase()} ${path}: every documented status is produced and matches its schema`, async () => {
+        const fixtures = {
+          base: await createFixture({ sendWebhookEvent }),
+          limited: await createFixture({ sendWebhookEvent, rateLimits: { writes: 1, manageReads: 1 } }),
+          failing: await brokenFixture(() => new Error('relation "api_keys" does not exist')),
+          unavailable: await brokenFixture(() => new StorageUnavailableError()),
+        };
+        const ids = await prepared(fixtures.base);
+        await prepared(fixtures.limited);
+        const operation = resolved.paths[path]![method] as OperationSpec & { requestBody?: unknown };
+        const withBody = operation.requestBody !== undefined;
+        const valid = path.endsWith('/webhooks')
+          ? { url: 'https://c.example/' }
+          : path.endsWith('/webhooks/{id}')
+            ? { enabled: true }
+            : path.endsWith('/ingest-tokens')
+              ? { label: 'gate' }
+              : undefined;
+        const send = (
+          fixture: Fixture,
+          key: string | null,
+          options: { id?: number; body?: unknown; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string } = {},
+        ) => {
+          const id = options.id ?? (path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id);
+          const concrete = path.replace('{id}', String(id)).replace('{event_id}', id === 999_999 ? 'evt_none' : 'evt_1');
+          const body = options.body ?? (withBody ? valid : undefined);
+          return fixture.request(`${concrete}${options.query ?? ''}`, key, {
+            method: method.toUpperCase(),
+            headers: {
+              ...(body === undefined ? {} : { 'Content-Type': options.type ?? 'application/json' }),
+              ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+              ...(options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {}),
+            },
+            ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+          });
+        };
+        const manage = (fixture: Fixture) => fixture.keys.acmeManage.key;
+        const { base, limited, failing, unavailable } = fixtures;
+        for (const status of Object.keys(operation.responses)) {
+          const responses: Response[] = [];
+          switch (status) {
+            case '200':
+            case '201':
+            case '202':
+            case '204':
+              responses.push(await send(base, manage(base), { id: path.includes('ingest-tokens') ? ids.spareToken.id : ids.spare.id }));
+              break;
+            case '400':
+              if (withBody) {
+                responses.push(await send(base, manage(base), { body: { colour: 'red' } }));
+                responses.push(await send(base, manage(base), { body: '{"url":' }));
+              } else if (method === 'get') responses.push(await send(base, manage(base), { query: '?limit=0' }));
+              // D53: a malformed Idempotency-Key on a POST.
+              if (method === 'post') responses.push(await send(base, manage(base), { idempotencyKey: 'not a key' }));
+              break;
+            case '422': {
+              // D53: a key used for another request (here another resource, or another body).
+              const key = `reused-${path}`;
+              await send(base, manage(base), {
+                idempotencyKey: key,
+                id: path.includes('{event_id}') ? 999_999 : ids.spare.id,
+                ...(withBody ? { body: valid } : {}),
+              });
+              responses.push(
+                await send(base, manage(base), {
+                  idempotencyKey: key,
+                  ...(withBody ? { body: { ...valid, url: 'https://d.example/' } } : {}),
+                }),
+              );
+              break;
+            }
+            case '401':
+              responses.push(await send(base, null));
+              break;
+            case '403':
+              responses.push(await send(base, base.keys.acme.key));
+              responses.push(await send(base, base.keys.starterManage.key));
+              break;
+            case '404':
+              responses.push(await send(base, manage(base), { id: 999_999 }));
+              break;
+            case '409': {
+              if (path.endsWith('/test')) responses.push(await send(base, manage(base), { id: ids.disabled.id }));
+              // D53: a key whose first request still runs.
+              const key = `held-${path}`;
+              const id = path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id;
+              const concrete = path.replace('{id}', String(id)).replace('{event_id}', 'evt_1');
+              const fingerprint = await requestFingerprint('POST', `http://localhost${concrete}`, withBody ? JSON.stringify(valid) : '');
+              await base.fleetHours.idempotency.begin({ accountId: base.accounts.acme.id, key, fingerprint, claimId: key });
+              responses.push(await send(base, manage(base), { idempotencyKey: key }));
+              break;
+            }
+            case '412':
+              responses.push(await send(base, manage(base), { ifMatch: '"w-0000000000000000"' }));
+              break;
+            case '413':
+              responses.push(await send(base, manage(base), { body: { url: 'x'.repeat(70_000) } }));
+              break;
+            case '415':
+              responses.push(await send(base, manage(base), { type: 'text/plain' }));
+              break;
+            case '429':
+              await send(limited, manage(limited));
+              responses.push(await send(limited, manage(limited)));
+              break;
+            case '500':
+              responses.push(await send(failing, manage(failing)));
+              break;
+            case '503':
+              responses.push(await send(unavailable, manage(unavailable)));
+              break;
+            default:
+              throw new Error(`No scenario for documented status ${status}`);
+          }
+          for (const response of responses) {
+            expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} ${status}`);
+            await expectDocumented(response, path, method);
+          }
+        }
+      });
+    }
+  }
 });

@@ -13,7 +13,14 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
-import { MAINTENANCE_PARAMETERS, MANAGE_ALLOW_VALUES, MANAGE_SCHEMAS, managePaths } from './openapi-manage.js';
+import {
+  MAINTENANCE_PARAMETERS,
+  MANAGE_ALLOW_VALUES,
+  MANAGE_SCHEMAS,
+  managePaths,
+  WEBHOOK_PARAMETERS,
+  WEBHOOK_SCHEMAS,
+} from './openapi-manage.js';
 
 /** The OpenAPI 3.1 document of the API, as plain JSON data. */
 export interface OpenApiDocument {
@@ -268,6 +275,11 @@ const ERROR_RESPONSES = {
     description:
       "`If-Match` names none of the resource's tags (the device's, the schedule's or the reading's): it changed since it was read (also by a change sent at the same time). Nothing was changed; read it again.",
     codes: ['precondition_failed'],
+  },
+  // Webhook endpoints and ingest tokens (P80): a resource of another account is this 404 too.
+  ResourceNotFound: {
+    description: 'No such resource on this account — also one of another account, and an id that is not one: the same body.',
+    codes: ['not_found'],
   },
   WriteTooLarge: { description: 'The body is over 64 KiB; it is not read further.', codes: ['payload_too_large'] },
   // Refusals of the POST write routes, which take an Idempotency-Key (D53).
@@ -574,7 +586,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 ...operations,
                 ...WRITE_METHODS,
               }
-            : { ...WRITE_METHODS, ...(template.includes('{id}') ? { parameters: [ref('parameters', 'DeviceId')] } : {}), ...operations },
+            : {
+                ...WRITE_METHODS,
+                ...(template.includes('/devices/{id}') ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+                ...operations,
+              },
         ]),
       ),
       [OPENAPI_PATH]: referencePath({
@@ -615,6 +631,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ingestToken: INGEST_SECURITY_SCHEME,
       },
       parameters: {
+        ...WEBHOOK_PARAMETERS,
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
@@ -687,6 +704,10 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ETag: header(
           "The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
+        ),
+        WebhookETag: header(
+          "The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`.",
+          { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
         ),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
@@ -1005,6 +1026,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
         ...MANAGE_SCHEMAS,
+        ...WEBHOOK_SCHEMAS,
         ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),

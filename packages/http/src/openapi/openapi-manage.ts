@@ -3,6 +3,10 @@ import {
   DEVICE_TAG_MAX,
   DEVICE_TAGS_MAX,
   DEVICE_TEXT_MAX,
+  INGEST_TOKEN_FINGERPRINT_PREFIX_LENGTH,
+  INGEST_TOKEN_LABEL_MAX,
+  SUBSCRIBABLE_EVENT_TYPES,
+  WEBHOOK_DELIVERIES_PAGE,
   MAX_HOUR_METER_SECONDS,
   MAX_SERVICE_INTERVAL_DAYS,
   MAX_SERVICE_INTERVAL_SECONDS,
@@ -32,6 +36,11 @@ export const MANAGE_ALLOW_VALUES: readonly string[] = [
 export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> {
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
+    // Webhook endpoints and ingest tokens (P80): their own shapes, GETs included.
+    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens') {
+      _hooksOperation(endpoint, openApi, limits, paths);
+      continue;
+    }
     if (endpoint.method === 'GET') {
       paths[endpoint.template] = { ...paths[endpoint.template], ..._manageRead(endpoint, openApi, limits) };
       continue;
@@ -451,4 +460,300 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
   },
   // Hour-meter readings, service schedules and services done (D38, D39, D52, P76).
   ...MAINTENANCE_SCHEMAS,
+};
+
+/**
+ * The operation of a webhook or ingest token route (P80–P83): its resource's path parameter and
+ * 404, `If-Match` where it takes one, its query, and the budget of manage reads for a GET.
+ */
+function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, limits: RateLimits, paths: Record<string, Json>): void {
+  {
+    // The device routes (D52) name a device; the others name their resource in `resource` (P80).
+    const onDevice = openApi.resource === undefined && endpoint.template.includes('{id}');
+    const resource = openApi.resource ?? (onDevice ? { parameter: 'DeviceId', notFound: 'DeviceNotFound' } : undefined);
+    const ifMatch = openApi.ifMatch ?? onDevice;
+    // One endpoint answered: its version (D54, P81).
+    const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
+    const success: Json =
+      openApi.schema === undefined
+        ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
+        : {
+            description:
+              openApi.tag === 'Devices'
+                ? openApi.status === 201
+                  ? 'Created: the device, its URL in `Location`'
+                  : 'OK: the device'
+                : openApi.status === 201
+                  ? 'Created, its URL in `Location`'
+                  : openApi.status === 202
+                    ? 'Accepted: the servers do the rest'
+                    : 'OK',
+            headers: {
+              ...RATE_LIMIT_HEADERS,
+              ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
+              ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
+            },
+            content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
+          };
+    const parameters = [
+      ...(resource ? [ref('parameters', resource.parameter)] : []),
+      ...(ifMatch ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : 'WebhookIfMatch')] : []),
+      ...(openApi.query ?? []).map((name) => ref('parameters', name)),
+    ];
+    const withBody = openApi.requestSchema !== undefined;
+    paths[endpoint.template] = {
+      ...paths[endpoint.template],
+      [endpoint.method.toLowerCase()]: {
+        operationId: openApi.operationId,
+        summary: openApi.summary,
+        description:
+          endpoint.method === 'GET'
+            ? `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.manageReads} requests per minute per key over all the manage reads.`
+            : `${openApi.description}\n\nNeeds an API key with the \`manage\` scope (a \`read\` key is 403 \`insufficient_scope\`). Rate limit: ${limits.writes} requests per minute per key over all the write routes.`,
+        tags: [openApi.tag],
+        ...(parameters.length > 0 ? { parameters } : {}),
+        ...(withBody
+          ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', openApi.requestSchema!) } } } }
+          : {}),
+        responses: {
+          [String(openApi.status)]: success,
+          ...(withBody ? { '400': ref('responses', 'InvalidWrite') } : openApi.query ? { '400': ref('responses', 'BadRequest') } : {}),
+          '401': ref('responses', 'Unauthorized'),
+          '403': ref('responses', 'ForbiddenWrite'),
+          ...(resource ? { '404': ref('responses', resource.notFound) } : {}),
+          ...(openApi.tag === 'Devices' ? { '409': ref('responses', 'DeviceConflict') } : {}),
+          ...Object.fromEntries(Object.entries(openApi.refusals ?? {}).map(([status, name]) => [status, ref('responses', name)])),
+          ...(ifMatch ? { '412': ref('responses', 'PreconditionFailed') } : {}),
+          ...(withBody ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
+          '429': ref('responses', 'TooManyRequests'),
+          '500': ref('responses', 'InternalError'),
+          '503': ref('responses', 'ServiceUnavailable'),
+        },
+      },
+    };
+  }
+}
+
+// ── Webhook endpoints and ingest tokens (P80–P83) ───────────────────────────────────────────────
+
+const _nullableInstant = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
+
+const _WEBHOOK_PROPERTIES: Json = {
+  id: { type: 'integer', minimum: 1 },
+  url: { type: 'string', format: 'uri', description: 'Where events are POSTed: https (http only for a loopback host).' },
+  event_types: { type: 'array', items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] }, description: 'The events it wants.' },
+  enabled: { type: 'boolean', description: 'Whether events are sent to it.' },
+  disabled_reason: {
+    type: ['string', 'null'],
+    enum: ['operator', 'gone', 'failing', null],
+    description: 'Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).',
+  },
+  disabled_at: _nullableInstant('When it was disabled.'),
+  failing_since: _nullableInstant('Since when every attempt has failed; null after a success.'),
+  previous_secret_expires_at: _nullableInstant('During the 24 hours after a rotation: when the previous secret stops signing.'),
+  created_at: { type: 'string', format: 'date-time' },
+};
+const _WEBHOOK_REQUIRED = Object.keys(_WEBHOOK_PROPERTIES as Record<string, Json>);
+
+const _INGEST_TOKEN_PROPERTIES: Json = {
+  id: { type: 'integer', minimum: 1 },
+  label: { type: ['string', 'null'] },
+  fingerprint_prefix: {
+    type: 'string',
+    pattern: `^[0-9a-f]{${INGEST_TOKEN_FINGERPRINT_PREFIX_LENGTH}}$`,
+    description: 'The first characters of the SHA-256 fingerprint of the token: the token itself is never shown again.',
+  },
+  state: { type: 'string', enum: ['active', 'expired', 'revoked'] },
+  created_at: { type: 'string', format: 'date-time' },
+  expires_at: _nullableInstant('When it stops being accepted; null: never.'),
+  revoked_at: _nullableInstant('When it was revoked.'),
+};
+const _INGEST_TOKEN_REQUIRED = Object.keys(_INGEST_TOKEN_PROPERTIES as Record<string, Json>);
+
+const _list = (item: string): Json => ({
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  properties: { data: { type: 'array', items: ref('schemas', item) } },
+});
+
+/** The schemas of the webhook and ingest token routes. */
+export const WEBHOOK_SCHEMAS: Readonly<Record<string, Json>> = {
+  Webhook: { type: 'object', required: _WEBHOOK_REQUIRED, additionalProperties: false, properties: _WEBHOOK_PROPERTIES },
+  WebhookWithSecret: {
+    type: 'object',
+    description: 'The endpoint and its secret: shown in this answer only.',
+    required: [..._WEBHOOK_REQUIRED, 'secret'],
+    additionalProperties: false,
+    properties: {
+      ...(_WEBHOOK_PROPERTIES as Record<string, Json>),
+      secret: {
+        type: ['string', 'null'],
+        pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+        description:
+          'Signs every request (Standard Webhooks). Store it now: it is never shown again — an answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here.',
+      },
+    },
+  },
+  WebhookList: _list('Webhook'),
+  WebhookCreate: {
+    type: 'object',
+    description: `A new endpoint, enabled. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    required: ['url'],
+    additionalProperties: false,
+    properties: {
+      url: { type: 'string', maxLength: 2000, description: 'https, or http for a loopback host; no user or password.' },
+      event_types: {
+        type: 'array',
+        items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] },
+        description: 'The events it wants; absent or empty: every type.',
+      },
+    },
+    examples: [{ url: 'https://ops.example.com/fleet-hooks', event_types: ['service.overdue', 'device.silent'] }],
+  },
+  WebhookChange: {
+    type: 'object',
+    description: `The fields to change, at least one. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    minProperties: 1,
+    additionalProperties: false,
+    properties: {
+      url: { type: 'string', maxLength: 2000 },
+      event_types: { type: 'array', items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] } },
+      enabled: { type: 'boolean', description: '`true` enables it and clears why it was disabled.' },
+    },
+    examples: [{ enabled: true }],
+  },
+  WebhookTest: {
+    type: 'object',
+    required: ['event_id', 'endpoint_id', 'sent', 'status', 'duration_ms', 'error', 'delivered'],
+    additionalProperties: false,
+    properties: {
+      event_id: { type: 'string', description: 'The `webhook.test` event sent.' },
+      endpoint_id: { type: 'integer', minimum: 1 },
+      sent: {
+        type: 'boolean',
+        description: 'false: it could not be sent now; the servers send it, and the attempt shows in the deliveries.',
+      },
+      status: { type: ['integer', 'null'], description: 'The status the endpoint answered; null: no answer.' },
+      duration_ms: { type: ['integer', 'null'], minimum: 0 },
+      error: { type: ['string', 'null'], description: 'Why the attempt failed.' },
+      delivered: { type: 'boolean', description: 'Whether the endpoint answered 2xx.' },
+    },
+  },
+  WebhookAttemptPage: {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    additionalProperties: false,
+    properties: {
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'event_id', 'event_type', 'attempted_at', 'status', 'duration_ms', 'error'],
+          additionalProperties: false,
+          properties: {
+            id: { type: 'integer', minimum: 1 },
+            event_id: { type: 'string' },
+            event_type: { type: 'string' },
+            attempted_at: { type: 'string', format: 'date-time' },
+            status: { type: ['integer', 'null'] },
+            duration_ms: { type: 'integer', minimum: 0 },
+            error: { type: ['string', 'null'] },
+          },
+        },
+      },
+      next_cursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last.' },
+    },
+  },
+  EventReplay: {
+    type: 'object',
+    required: ['event_id', 'deliveries'],
+    additionalProperties: false,
+    properties: {
+      event_id: { type: 'string' },
+      deliveries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'endpoint_id', 'state'],
+          additionalProperties: false,
+          properties: { id: { type: 'integer' }, endpoint_id: { type: 'integer' }, state: { type: 'string', enum: ['pending'] } },
+        },
+      },
+    },
+  },
+  IngestToken: { type: 'object', required: _INGEST_TOKEN_REQUIRED, additionalProperties: false, properties: _INGEST_TOKEN_PROPERTIES },
+  IngestTokenWithToken: {
+    type: 'object',
+    description: 'The token and the token itself: shown in this answer only.',
+    required: [..._INGEST_TOKEN_REQUIRED, 'token'],
+    additionalProperties: false,
+    properties: {
+      ...(_INGEST_TOKEN_PROPERTIES as Record<string, Json>),
+      token: {
+        type: ['string', 'null'],
+        pattern: '^fhi_[A-Za-z0-9]{43}$',
+        description:
+          'Store it now: only its fingerprint is kept. An answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here.',
+      },
+    },
+  },
+  IngestTokenList: _list('IngestToken'),
+  IngestTokenCreate: {
+    type: 'object',
+    description: `A new ingest token; every field optional. Unknown fields are refused (400 naming them); the body is at most ${MAX_WRITE_BODY_BYTES / 1024} KiB.`,
+    additionalProperties: false,
+    properties: {
+      label: { type: ['string', 'null'], maxLength: INGEST_TOKEN_LABEL_MAX, description: 'What it is for; without control characters.' },
+      expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When it stops being accepted; null or absent: never.' },
+    },
+    examples: [{ label: 'Yard gateway', expires_at: '2027-01-01T00:00:00Z' }],
+  },
+};
+
+/** The parameters of the webhook and ingest token routes. */
+export const WEBHOOK_PARAMETERS: Readonly<Record<string, Json>> = {
+  WebhookId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description:
+      'The webhook endpoint id. An endpoint of another account, or any text that is no id, answers the same 404 as a missing one.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  IngestTokenId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The ingest token id. A token of another account answers the same 404 as a missing one.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  EventId: {
+    name: 'event_id',
+    in: 'path',
+    required: true,
+    description: 'The event id, as in the `webhook-id` header of its requests: `evt_…`.',
+    schema: { type: 'string', pattern: '^evt_[A-Za-z0-9_.]{1,200}$' },
+  },
+  WebhookIfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'The `ETag` of the endpoint as last read (or `*`): the write applies only if it is still that one, else 412.',
+    schema: { type: 'string' },
+  },
+  DeliveriesLimit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Attempts in a page: 1 to ${WEBHOOK_DELIVERIES_PAGE.max}, default ${WEBHOOK_DELIVERIES_PAGE.default}.`,
+    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_DELIVERIES_PAGE.max, default: WEBHOOK_DELIVERIES_PAGE.default },
+  },
+  FailedOnly: {
+    name: 'failed',
+    in: 'query',
+    required: false,
+    description: '`true`: only the attempts of deliveries that failed for good.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
 };

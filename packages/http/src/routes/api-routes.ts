@@ -22,7 +22,7 @@ const DEVICE_ID = ':id{[^/]*}';
  * segment takes any text, even empty (D11, P9, P24).
  */
 export function honoPath(template: string): string {
-  // Other ids of a path (`{schedule_id}`, P76) take any text too: their handlers answer a bad one 404.
+  // Other ids of a path (`{schedule_id}`, P76; `{event_id}`, P80) take any text too: their handlers answer a bad one.
   return template.replace('{id}', DEVICE_ID).replace(/\{([a-z_]+)\}/g, ':$1{[^/]*}');
 }
 

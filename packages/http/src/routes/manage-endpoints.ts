@@ -5,7 +5,7 @@
  * (`openapi-manage.ts`), and the compiler refuses a row of core's table that has no entry here.
  * The method, the policy (a `manage` key, the key's budget of writes) are the core row's.
  */
-import type { FleetHours } from '@fleet-hours/core';
+import type { FleetHours, SendWebhookEvent } from '@fleet-hours/core';
 import { MANAGE_ENDPOINTS, ROUTE_POLICIES, type ManageEndpoint } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
@@ -13,6 +13,20 @@ import { honoPath } from './api-routes.js';
 import type { ApiEndpoint } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
 import { listAuditRoute } from './audit.js';
+import {
+  createIngestTokenRoute,
+  createWebhookRoute,
+  deleteWebhookRoute,
+  getWebhookRoute,
+  listIngestTokensRoute,
+  listWebhookDeliveriesRoute,
+  listWebhooksRoute,
+  replayEventRoute,
+  revokeIngestTokenRoute,
+  rotateWebhookSecretRoute,
+  testWebhookRoute,
+  updateWebhookRoute,
+} from './webhook-routes.js';
 import {
   addHourMeterReadingRoute,
   createServiceScheduleRoute,
@@ -30,28 +44,50 @@ export interface ManageOpenApiOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly tag: 'Devices' | 'Service' | 'Audit';
+  readonly tag: 'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens';
   /** The schema of the request body, in `components.schemas`; absent: the route reads no body. */
   readonly requestSchema?: string;
   /** Whether the body may be left out (a service done now). */
   readonly optionalBody?: boolean;
   /** The schema of the answer's body, in `components.schemas`; absent for a 204. */
   readonly schema?: string;
-  /** The status of a success: 201 for a creation, 204 for a removal. */
-  readonly status: 200 | 201 | 204;
+  /** The status of a success: 201 for a creation, 202 for work the servers do later, 204 for a removal. */
+  readonly status: 200 | 201 | 202 | 204;
   /** Parameters besides the device id, in `components.parameters` (path ids, `If-Match`, paging). */
   readonly parameters?: readonly string[];
   /** The 409 of the route, in `components.responses`; absent: none. */
   readonly conflict?: string;
   /** What a success answers, for the document. */
   readonly answer?: string;
+  /** Webhooks and ingest tokens (P80): what the path's parameter names and its 404. */
+  readonly resource?: { readonly parameter: string; readonly notFound: string };
+  /** Webhooks and ingest tokens (P80): the route's query parameters, in `components.parameters`. */
+  readonly query?: readonly string[];
+  /** Webhooks and ingest tokens (P80): whether it takes `If-Match` (D54). */
+  readonly ifMatch?: boolean;
+  /** Webhooks and ingest tokens (P80): refusals besides the common ones, by status, in `components.responses`. */
+  readonly refusals?: Readonly<Record<string, string>>;
+}
+
+/** What a write route's handler is given by the app. */
+export interface ManageRouteOptions {
+  readonly fleetHours: FleetHours;
+  /** The app's clock, epoch milliseconds. */
+  readonly now: () => number;
+  /** Sends one event of the outbox now (P83): the app's `sendWebhookEvent`. */
+  readonly sendWebhookEvent?: SendWebhookEvent | undefined;
 }
 
 /** The HTTP side of one write route. */
 interface _HttpManageEndpoint {
-  readonly handler: (options: { readonly fleetHours: FleetHours }) => Handler<FleetHoursEnv>;
+  readonly handler: (options: ManageRouteOptions) => Handler<FleetHoursEnv>;
   readonly openApi: ManageOpenApiOperation;
+  /** Fields of its answer shown once (P80): never kept for an `Idempotency-Key`, `null` in a replay. */
+  readonly secretFields?: readonly string[];
 }
+
+const _WEBHOOK = { parameter: 'WebhookId', notFound: 'ResourceNotFound' } as const;
+const _TOKEN = { parameter: 'IngestTokenId', notFound: 'ResourceNotFound' } as const;
 
 /** Every write route, by its name in core's table. */
 const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']]: _HttpManageEndpoint } = {
@@ -193,12 +229,172 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       answer: 'OK: the schedule after the service',
     },
   },
+  // Webhook endpoints and ingest tokens (P80–P83).
+  listWebhooks: {
+    handler: listWebhooksRoute,
+    openApi: {
+      operationId: 'listWebhooks',
+      summary: 'List webhook endpoints',
+      description: 'The account’s webhook endpoints, by id. A secret is never shown again after the answer that made it.',
+      tag: 'Webhooks',
+      schema: 'WebhookList',
+      status: 200,
+    },
+  },
+  createWebhook: {
+    handler: createWebhookRoute,
+    secretFields: ['secret'],
+    openApi: {
+      operationId: 'createWebhook',
+      summary: 'Add a webhook endpoint',
+      description:
+        'A new endpoint, enabled. `url` is needed: https, or http for a loopback host only. `event_types` are the events it wants, every type when absent or empty. The answer holds `secret`, the key every request to the endpoint is signed with: it is shown this once.',
+      tag: 'Webhooks',
+      requestSchema: 'WebhookCreate',
+      schema: 'WebhookWithSecret',
+      status: 201,
+    },
+  },
+  getWebhook: {
+    handler: getWebhookRoute,
+    openApi: {
+      operationId: 'getWebhook',
+      summary: 'Read a webhook endpoint',
+      description: 'One endpoint, with its `ETag`. An endpoint of another account is 404, as a missing one.',
+      tag: 'Webhooks',
+      schema: 'Webhook',
+      status: 200,
+      resource: _WEBHOOK,
+    },
+  },
+  updateWebhook: {
+    handler: updateWebhookRoute,
+    openApi: {
+      operationId: 'updateWebhook',
+      summary: 'Change a webhook endpoint',
+      description:
+        'Changes the fields given, at least one. `enabled: true` enables an endpoint that was disabled (by you, by a 410 or by five days of failures) and clears why; `enabled: false` disables it. With `If-Match`, only the version read is changed (412 otherwise).',
+      tag: 'Webhooks',
+      requestSchema: 'WebhookChange',
+      schema: 'Webhook',
+      status: 200,
+      resource: _WEBHOOK,
+      ifMatch: true,
+    },
+  },
+  deleteWebhook: {
+    handler: deleteWebhookRoute,
+    openApi: {
+      operationId: 'deleteWebhook',
+      summary: 'Remove a webhook endpoint',
+      description: 'Removes the endpoint with its deliveries and their attempts. With `If-Match`, only the version read (412 otherwise).',
+      tag: 'Webhooks',
+      status: 204,
+      resource: _WEBHOOK,
+      ifMatch: true,
+    },
+  },
+  rotateWebhookSecret: {
+    handler: rotateWebhookSecretRoute,
+    secretFields: ['secret'],
+    openApi: {
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate a webhook endpoint’s secret',
+      description:
+        'A new secret, shown this once in `secret`. For 24 hours every request is signed with both the new and the previous secret (`previous_secret_expires_at`), so the receiver can switch without missing one.',
+      tag: 'Webhooks',
+      schema: 'WebhookWithSecret',
+      status: 200,
+      resource: _WEBHOOK,
+    },
+  },
+  testWebhook: {
+    handler: testWebhookRoute,
+    openApi: {
+      operationId: 'testWebhook',
+      summary: 'Send a test event',
+      description:
+        'Sends a `webhook.test` event to the endpoint now and answers with the attempt: the status the endpoint answered (`null`: no answer), how long it took and why it failed. A disabled endpoint is 409 `conflict`; a server that sends no webhooks answers 503.',
+      tag: 'Webhooks',
+      schema: 'WebhookTest',
+      status: 200,
+      resource: _WEBHOOK,
+    },
+  },
+  listWebhookDeliveries: {
+    handler: listWebhookDeliveriesRoute,
+    openApi: {
+      operationId: 'listWebhookDeliveries',
+      summary: 'List delivery attempts',
+      description:
+        'The endpoint’s attempts, newest first, a page at a time: pass the answer’s `next_cursor` as `cursor` for the next page (`null` on the last). `failed=true` lists only the attempts of deliveries that have failed for good.',
+      tag: 'Webhooks',
+      schema: 'WebhookAttemptPage',
+      status: 200,
+      resource: _WEBHOOK,
+      query: ['DeliveriesLimit', 'Cursor', 'FailedOnly'],
+    },
+  },
+  replayEvent: {
+    handler: replayEventRoute,
+    openApi: {
+      operationId: 'replayEvent',
+      summary: 'Send an event again',
+      description:
+        'Makes every delivery of the event pending again: the servers send it again, under the same event id, so a receiver that already has it can tell. An event of another account is 404, as a missing one.',
+      tag: 'Webhooks',
+      schema: 'EventReplay',
+      status: 202,
+      resource: { parameter: 'EventId', notFound: 'ResourceNotFound' },
+    },
+  },
+  listIngestTokens: {
+    handler: listIngestTokensRoute,
+    openApi: {
+      operationId: 'listIngestTokens',
+      summary: 'List ingest tokens',
+      description:
+        'The account’s ingest tokens, revoked and expired ones too. A token is never shown again: only the start of its fingerprint.',
+      tag: 'Ingest tokens',
+      schema: 'IngestTokenList',
+      status: 200,
+    },
+  },
+  createIngestToken: {
+    handler: createIngestTokenRoute,
+    secretFields: ['token'],
+    openApi: {
+      operationId: 'createIngestToken',
+      summary: 'Create an ingest token',
+      description:
+        'A new token for the ingestion routes: it writes telemetry of the account’s devices and reads nothing. The answer holds `token`, shown this once: only its fingerprint is kept, so a lost token cannot be recovered.',
+      tag: 'Ingest tokens',
+      requestSchema: 'IngestTokenCreate',
+      schema: 'IngestTokenWithToken',
+      status: 201,
+    },
+  },
+  revokeIngestToken: {
+    handler: revokeIngestTokenRoute,
+    openApi: {
+      operationId: 'revokeIngestToken',
+      summary: 'Revoke an ingest token',
+      description: 'The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing.',
+      tag: 'Ingest tokens',
+      status: 204,
+      resource: _TOKEN,
+    },
+  },
 };
 
 /** A write route as the app and the document use it: its core row (name, method, template) with its HTTP side. */
-export type ManageApiEndpoint = Omit<ApiEndpoint, 'endpoint' | 'openApi'> & {
+export type ManageApiEndpoint = Omit<ApiEndpoint, 'endpoint' | 'openApi' | 'handler'> & {
   readonly endpoint: ManageEndpoint;
   readonly openApi: ManageOpenApiOperation;
+  /** Fields of its answer shown once (P80): never kept for an `Idempotency-Key`. */
+  readonly secretFields: readonly string[];
+  /** Its handler over a service, with the app's clock and webhook sender. */
+  handler(fleetHours: FleetHours, app?: Omit<ManageRouteOptions, 'fleetHours'>): Handler<FleetHoursEnv>;
 };
 
 /** Every write route, in the order of core's `MANAGE_ENDPOINTS`. */
@@ -209,6 +405,7 @@ export const MANAGE_API_ENDPOINTS: readonly ManageApiEndpoint[] = MANAGE_ENDPOIN
     policy: ROUTE_POLICIES[endpoint.name],
     honoPath: honoPath(endpoint.template),
     openApi: http.openApi,
-    handler: (fleetHours) => http.handler({ fleetHours }),
+    secretFields: http.secretFields ?? [],
+    handler: (fleetHours, app) => http.handler({ fleetHours, now: app?.now ?? Date.now, sendWebhookEvent: app?.sendWebhookEvent }),
   };
 });

@@ -11,6 +11,7 @@ import {
   type RateLimits,
   type RateLimitStore,
   type SegmentInput,
+  type SendWebhookEvent,
 } from '@fleet-hours/core';
 import type { ChangeLog } from '@fleet-hours/core';
 import type { Context } from 'hono';
@@ -58,6 +59,8 @@ export interface FixtureOptions {
   readonly clientAddress?: (c: Context) => string;
   /** D43: `createFleetHoursApp`'s `telemetryRetentionDays`. */
   readonly telemetryRetentionDays?: number;
+  /** P83: `createFleetHoursApp`'s `sendWebhookEvent`. */
+  readonly sendWebhookEvent?: SendWebhookEvent;
   /** D55: where the service writes its changes down (`createFleetHours`' `changeLog`). */
   readonly changeLog?: ChangeLog;
 }
@@ -171,6 +174,7 @@ export async function createFixture(options: FixtureOptions = {}) {
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
     ...(options.telemetryRetentionDays === undefined ? {} : { telemetryRetentionDays: options.telemetryRetentionDays }),
+    ...(options.sendWebhookEvent ? { sendWebhookEvent: options.sendWebhookEvent } : {}),
   });
 
   /** Sends a request with a key (or none). */

@@ -37,6 +37,14 @@ export interface _CredentialKind {
   /** Notes printed under a new credential about its account. */
   accountNotes(account: Account): string[];
   create(store: FleetHoursStore, input: Parameters<FleetHoursStore['createApiKey']>[0]): Promise<_CredentialRecord | null>;
+  /**
+   * Makes and stores a new credential in one step, as the API does (ingest tokens: core's
+   * `ingestTokenWrites`, P80); without it, `generate`, the fingerprint and `create`.
+   */
+  issue?(
+    store: FleetHoursStore,
+    input: { readonly accountId: number; readonly label: string | null; readonly expiresAt: number | null; readonly now: number },
+  ): Promise<{ readonly record: _CredentialRecord; readonly secret: string } | null>;
   list(store: FleetHoursStore, accountId: number): Promise<readonly _CredentialRecord[]>;
   revoke(store: FleetHoursStore, id: number, now: number): Promise<_CredentialRecord | null>;
 }
@@ -67,10 +75,11 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
   const store = await context.store();
   const account = await requireAccount(store, accountId);
 
-  const secret = kind.generate();
-  const fingerprint = await fingerprintApiKey(secret);
-  const record = await kind.create(store, { accountId, fingerprint, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
-  if (!record) throw new CommandError(`No account with id ${accountId}`);
+  const issued = kind.issue
+    ? await kind.issue(store, { accountId, label, expiresAt, now: context.now })
+    : await _issue(kind, store, { accountId, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
+  if (!issued) throw new CommandError(`No account with id ${accountId}`);
+  const { record, secret } = issued;
 
   await _recordChange(kind, store, context, 'create', null, record);
 
@@ -101,6 +110,17 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
     '',
   ].join('\n');
   return { json, text };
+}
+
+/** A new secret, stored by its fingerprint only (D10, D24). */
+async function _issue(
+  kind: _CredentialKind,
+  store: FleetHoursStore,
+  input: Omit<Parameters<FleetHoursStore['createApiKey']>[0], 'fingerprint'>,
+): Promise<{ readonly record: _CredentialRecord; readonly secret: string } | null> {
+  const secret = kind.generate();
+  const record = await kind.create(store, { ...input, fingerprint: await fingerprintApiKey(secret) });
+  return record ? { record, secret } : null;
 }
 
 /** `<command> list --account ID`: fingerprints and states, never a secret. */

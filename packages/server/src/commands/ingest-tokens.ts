@@ -1,5 +1,7 @@
-import { generateIngestToken } from '@fleet-hours/core';
+import { generateIngestToken, ingestTokenWrites } from '@fleet-hours/core';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 import { _credentialCommands } from './_credential-commands.js';
+import { formatUtc } from './present-records.js';
 
 /**
  * Ingest tokens (D24), not gated by plan:
@@ -24,6 +26,20 @@ export const INGEST_TOKEN_COMMANDS = _credentialCommands({
   ],
   accountNotes: () => [],
   create: (store, input) => store.createIngestToken(input),
-  list: (store, accountId) => store.listIngestTokens({ accountId }),
-  revoke: (store, tokenId, now) => store.revokeIngestToken({ tokenId, now }),
+  // The core's management of tokens (P80), the one the API uses: the options are checked by the CLI first.
+  issue: async (store, { accountId, label, expiresAt, now }) => {
+    const created = await ingestTokenWrites({ store, nowSeconds: () => now, changeLog: cliChangeLog(store, { now }) }).createIngestToken({
+      accountId,
+      fields: { label, expires_at: formatUtc(expiresAt) },
+      origin: CLI_ORIGIN,
+    });
+    return created ? { record: created.record, secret: created.token } : null;
+  },
+  list: (store, accountId) => ingestTokenWrites({ store, nowSeconds: () => 0 }).listIngestTokens({ accountId }),
+  revoke: (store, tokenId, now) =>
+    ingestTokenWrites({ store, nowSeconds: () => now, changeLog: cliChangeLog(store, { now }) }).revokeIngestToken({
+      accountId: null,
+      tokenId,
+      origin: CLI_ORIGIN,
+    }),
 });

@@ -36,6 +36,13 @@ describe('fleet-hours webhooks (D40, D41)', () => {
     for (const shown of [listed.stdout, updated.stdout]) expect(shown).not.toContain(created.secret.slice(6));
     expect(JSON.parse(updated.stdout)).toMatchObject({ enabled: false, disabled_reason: 'operator' });
     expect(JSON.parse(listed.stdout).data).toHaveLength(1);
+    // D55, P80: the CLI's changes land in the account's change log, by the CLI, without the secret.
+    const entries = await cli.store.listAuditEntries({ accountId: 1, limit: 10 });
+    expect(entries.map((entry) => [entry.action, entry.actor.kind])).toEqual([
+      ['webhook.update', 'cli'],
+      ['webhook.create', 'cli'],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(created.secret.slice(6));
   });
 
   it('refuses a bad URL, event type or account naming the option, and writes nothing', async () => {

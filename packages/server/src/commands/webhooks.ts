@@ -1,19 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import {
   checkWebhookEventTypes,
   checkWebhookUrl,
-  SECRET_ROTATION_OVERLAP_SECONDS,
+  EVENT_ID_PATTERN,
+  isFleetHoursError,
+  WEBHOOK_DELIVERIES_PAGE,
+  webhookWrites,
   type EventType,
   type FleetHoursStore,
   type WebhookAttempt,
   type WebhookEndpoint,
+  type WebhookWrites,
 } from '@fleet-hours/core';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readDuration, readId, readNumber } from '../cli/option-values.js';
 import { readServerSetting } from '../cli/server-settings.js';
-import { testEvent } from '../webhooks/test-event.js';
-import { startWebhookSender } from '../webhooks/webhook-sender.js';
+import { sendOneEvent } from '../webhooks/send-one-event.js';
+import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
 import { _withOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
@@ -52,9 +55,9 @@ function _present(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
   };
 }
 
-/** A new secret (D41): `whsec_` and the base64 of 32 random bytes. */
-function _newSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+/** The core's management of endpoints (P80), the one the API uses, at the CLI's now, reporting to the account's change log (D55). */
+function _writes(context: CommandContext, store: FleetHoursStore): WebhookWrites {
+  return webhookWrites({ store, nowSeconds: () => context.now, changeLog: cliChangeLog(store, context) });
 }
 
 function _readUrl(text: string): string {
@@ -94,9 +97,13 @@ export async function createWebhookCommand(context: CommandContext): Promise<Com
   const eventTypes = _readEvents(optionalOption(context, 'events'));
   const store = await context.store();
   await requireAccount(store, accountId);
-  const secret = _newSecret();
-  const endpoint = await store.createWebhookEndpoint({ accountId, url, eventTypes, secret, now: context.now });
-  if (!endpoint) throw new CommandError(`No account with id ${accountId}`);
+  const created = await _writes(context, store).createWebhookEndpoint({
+    accountId,
+    fields: { url, event_types: eventTypes },
+    origin: CLI_ORIGIN,
+  });
+  if (!created) throw new CommandError(`No account with id ${accountId}`);
+  const { endpoint, secret } = created;
   return {
     json: { ..._present(endpoint, context.now), secret },
     text:
@@ -110,7 +117,7 @@ export async function listWebhooksCommand(context: CommandContext): Promise<Comm
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const store = await context.store();
   await requireAccount(store, accountId);
-  const endpoints = (await store.listWebhookEndpoints({ accountId })).map((endpoint) => _present(endpoint, context.now));
+  const endpoints = (await _writes(context, store).listWebhookEndpoints({ accountId })).map((endpoint) => _present(endpoint, context.now));
   const text =
     endpoints.length === 0
       ? `No webhook endpoints for account ${accountId}. Add one with: fleet-hours webhooks create --account ${accountId} --url URL\n`
@@ -137,12 +144,14 @@ export async function updateWebhookCommand(context: CommandContext): Promise<Com
   if (urlText === undefined && eventsText === undefined && !enable && !disable) {
     throw new UsageError('Nothing to change: give at least one of --url, --events, --enable, --disable', 'webhooks update');
   }
-  const changes = {
+  const fields = {
     ...(urlText === undefined ? {} : { url: _readUrl(urlText) }),
-    ...(eventsText === undefined ? {} : { eventTypes: _readEvents(eventsText) }),
+    ...(eventsText === undefined ? {} : { event_types: _readEvents(eventsText) }),
     ...(enable ? { enabled: true } : disable ? { enabled: false } : {}),
   };
-  const updated = await (await context.store()).updateWebhookEndpoint({ endpointId, changes, now: context.now });
+  const store = await context.store();
+  const { accountId } = await _endpoint(store, endpointId);
+  const updated = await _writes(context, store).updateWebhookEndpoint({ accountId, endpointId, fields, origin: CLI_ORIGIN });
   if (!updated) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
   const shown = _present(updated, context.now);
   return {
@@ -154,14 +163,11 @@ export async function updateWebhookCommand(context: CommandContext): Promise<Com
 /** `webhooks rotate --id ID` → the new secret, shown this once; both secrets sign for 24 h (D41). */
 export async function rotateWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const endpointId = readId(requiredOption(context, 'id'), '--id');
-  const secret = _newSecret();
-  const rotated = await (await context.store()).rotateWebhookSecret({
-    endpointId,
-    secret,
-    overlapSeconds: SECRET_ROTATION_OVERLAP_SECONDS,
-    now: context.now,
-  });
-  if (!rotated) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  const store = await context.store();
+  const { accountId } = await _endpoint(store, endpointId);
+  const done = await _writes(context, store).rotateWebhookSecret({ accountId, endpointId, origin: CLI_ORIGIN });
+  if (!done) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  const { endpoint: rotated, secret } = done;
   return {
     json: { ..._present(rotated, context.now), secret },
     text: `New secret of webhook endpoint ${endpointId} (shown once): ${secret}\nBoth secrets sign every request until ${_iso(rotated.previousSecretExpiresAt)}.\n`,
@@ -171,7 +177,9 @@ export async function rotateWebhookCommand(context: CommandContext): Promise<Com
 /** `webhooks remove --id ID`. */
 export async function removeWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const endpointId = readId(requiredOption(context, 'id'), '--id');
-  const removed = await (await context.store()).removeWebhookEndpoint({ endpointId });
+  const store = await context.store();
+  const { accountId } = await _endpoint(store, endpointId);
+  const removed = await _writes(context, store).removeWebhookEndpoint({ accountId, endpointId, origin: CLI_ORIGIN });
   if (!removed) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
   return { json: _present(removed, context.now), text: `Removed webhook endpoint ${endpointId} (${removed.url}).\n` };
 }
@@ -187,25 +195,28 @@ export async function testWebhookCommand(context: CommandContext): Promise<Comma
   const allowPrivateAddresses = readServerSetting('webhookAllowPrivateAddresses', context.options, context.io.env, 'webhooks test');
   const retrySchedule = readServerSetting('webhookRetrySchedule', {}, context.io.env, 'webhooks test');
   const store = await context.store();
-  const endpoint = await _endpoint(store, endpointId);
-  if (!endpoint.enabled)
-    throw new CommandError(
-      `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason}): enable it with webhooks update --id ${endpointId} --enable`,
-    );
-  const event = testEvent({ endpointId, accountId: endpoint.accountId, now: context.now });
-  await store.raiseEvents({ events: [event], now: context.now });
-  const sender = startWebhookSender({
+  const found = await _endpoint(store, endpointId);
+  const send = sendOneEvent({
     store,
-    poll: false,
     now: () => context.io.now(),
     timeoutMs: Math.round(timeout * 1000),
     allowPrivateAddresses,
     retrySchedule,
   });
-  const [entry] = await sender.runOnce(event.id);
-  await sender.close();
-  if (!entry) throw new CommandError(`The test event ${event.id} could not be sent now; the servers will send it`);
-  const { status, durationMs, error } = entry.attempt;
+  const tested = await _writes(context, store)
+    .testWebhookEndpoint({ accountId: found.accountId, endpointId, origin: CLI_ORIGIN, send })
+    .catch((error: unknown) => {
+      // The core refuses a disabled endpoint (409); the CLI says how to enable it.
+      if (!isFleetHoursError(error) || error.code !== 'conflict') throw error;
+      throw new CommandError(
+        `Webhook endpoint ${endpointId} is disabled (${found.disabledReason}): enable it with webhooks update --id ${endpointId} --enable`,
+      );
+    });
+  if (!tested) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
+  const { endpoint, attempt } = tested;
+  const event = { id: tested.eventId };
+  if (!attempt) throw new CommandError(`The test event ${event.id} could not be sent now; the servers will send it`);
+  const { status, durationMs, error } = attempt;
   const ok = status !== null && status >= 200 && status < 300;
   return {
     json: { event_id: event.id, endpoint_id: endpointId, status, duration_ms: durationMs, error, delivered: ok },
@@ -232,12 +243,17 @@ export async function webhookDeliveriesCommand(context: CommandContext): Promise
   const endpointId = readId(requiredOption(context, 'id'), '--id');
   const limitText = optionalOption(context, 'limit');
   const limit = limitText === undefined ? 50 : readNumber(limitText, '--limit', { positive: true, integer: true });
-  if (limit > 1000) throw new UsageError('--limit must be at most 1000', 'webhooks deliveries');
+  if (limit > WEBHOOK_DELIVERIES_PAGE.max)
+    throw new UsageError(`--limit must be at most ${WEBHOOK_DELIVERIES_PAGE.max}`, 'webhooks deliveries');
   const store = await context.store();
-  await _endpoint(store, endpointId);
-  const attempts = (await store.listWebhookAttempts({ endpointId, failedOnly: context.options.failed === true, limit })).map(
-    _presentAttempt,
-  );
+  const { accountId } = await _endpoint(store, endpointId);
+  const page = await _writes(context, store).listWebhookDeliveries({
+    accountId,
+    endpointId,
+    failedOnly: context.options.failed === true,
+    limit,
+  });
+  const attempts = (page?.data ?? []).map(_presentAttempt);
   const text =
     attempts.length === 0
       ? `No attempts yet for webhook endpoint ${endpointId}.\n`
@@ -265,9 +281,10 @@ export async function webhookDeliveriesCommand(context: CommandContext): Promise
 /** `webhooks replay --event EVENT_ID` → its deliveries pending again, sent by the servers under the same id (D41). */
 export async function replayWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const eventId = requiredOption(context, 'event');
-  if (!/^evt_[A-Za-z0-9_.]{1,200}$/.test(eventId))
+  if (!EVENT_ID_PATTERN.test(eventId))
     throw new UsageError(`--event must be an event id (evt_…), got "${eventId.slice(0, 40)}"`, 'webhooks replay');
-  const deliveries = await (await context.store()).replayWebhookEvent({ eventId, now: context.now });
+  const store = await context.store();
+  const deliveries = await _writes(context, store).replayWebhookEvent({ accountId: null, eventId, origin: CLI_ORIGIN });
   if (!deliveries) throw new CommandError(`No event with id ${eventId}`);
   return {
     json: {

@@ -6,6 +6,7 @@ import { openDatabase, type OpenedDatabase } from '../database/open-database.js'
 import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMetrics } from './server-metrics.js';
 import { _nodeFingerprint } from './_node-fingerprint.js';
 import { startEventDelivery, type EventDelivery, type EventDeliveryOptions } from '../webhooks/event-delivery.js';
+import { sendOneEvent } from '../webhooks/send-one-event.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -133,6 +134,18 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       ...(options.trustedProxyHops ? { clientAddress: forwardedClientAddress(options.trustedProxyHops) } : {}),
       ...(database.rateLimitStore ? { rateLimitStore: database.rateLimitStore } : {}),
       ...(log ? { logger: log } : {}),
+      // P83: `POST /api/v1/webhooks/{id}/test` sends with the delivery settings of this server's sender.
+      ...(options.webhooks
+        ? {
+            sendWebhookEvent: sendOneEvent({
+              store: database.store,
+              now,
+              timeoutMs: options.webhooks.timeoutMs,
+              allowPrivateAddresses: options.webhooks.allowPrivateAddresses,
+              retrySchedule: options.webhooks.retrySchedule,
+            }),
+          }
+        : {}),
       // D30: what ingestion wrote, by outcome (the app calls it once the points are committed); D40: the events of the devices written.
       ...(metrics === null && !options.webhooks
         ? {}

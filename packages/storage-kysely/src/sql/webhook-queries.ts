@@ -258,12 +258,22 @@ interface AttemptRow {
 }
 
 /** The endpoint's attempts, newest first; with `failedOnly`, those of failed deliveries. */
-export async function listAttempts(db: Db, input: { endpointId: number; failedOnly: boolean; limit: number }): Promise<WebhookAttempt[]> {
+export async function listAttempts(
+  db: Db,
+  input: {
+    endpointId: number;
+    failedOnly: boolean;
+    limit: number;
+    before?: { readonly attemptedAt: number; readonly id: number } | undefined;
+  },
+): Promise<WebhookAttempt[]> {
+  const { before } = input;
   const { rows } = await sql<AttemptRow>`
     select a.id, a.delivery_id, a.event_id, a.event_type, a.endpoint_id, date_part('epoch', a.attempted_at) as attempted_at,
            a.status, a.duration_ms, a.error
       from webhook_attempts a
      where a.endpoint_id = ${input.endpointId}
+       ${before === undefined ? sql`` : sql`and (a.attempted_at, a.id) < (${instantOf(before.attemptedAt)}, ${before.id})`}
        ${input.failedOnly ? sql`and exists (select 1 from webhook_deliveries d where d.id = a.delivery_id and d.state = 'failed')` : sql``}
      order by a.attempted_at desc, a.id desc
      limit ${input.limit}`.execute(db);

@@ -1,7 +1,15 @@
-import type { AttemptReport, ClaimedDelivery, EventType, FleetHoursStore, WebhookDelivery, WebhookOutboxStore } from '@fleet-hours/core';
+import type {
+  AttemptReport,
+  ClaimedDelivery,
+  EventType,
+  FleetHoursStore,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookOutboxStore,
+} from '@fleet-hours/core';
 import { DEFAULT_SILENT_AFTER_SECONDS, deliveryAfterAttempt, endpointAfterAttempt } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 
 type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
@@ -93,7 +101,7 @@ function _endpointMethods(
         return rows.map((row) => toEndpoint(row as EndpointRow));
       }),
 
-    updateWebhookEndpoint: ({ endpointId, changes, now }) =>
+    updateWebhookEndpoint: ({ endpointId, changes, now, expected }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
         if (!isId(endpointId)) return null;
@@ -113,6 +121,7 @@ function _endpointMethods(
             id: sql<number>`id`,
           })
           .where('id', '=', endpointId)
+          .where(_asRead(expected))
           .returning(ENDPOINT_COLUMNS)
           .executeTakeFirst();
         return row ? toEndpoint(row as EndpointRow) : null;
@@ -131,16 +140,38 @@ function _endpointMethods(
         return row ? toEndpoint(row as EndpointRow) : null;
       }),
 
-    removeWebhookEndpoint: ({ endpointId }) =>
+    removeWebhookEndpoint: ({ endpointId, expected }) =>
       guard(async () => {
         if (!isId(endpointId)) return null;
         return db.transaction().execute(async (trx) => {
+          // D54 (P81): the endpoint is locked and compared first, so that a change in between leaves it, its deliveries and attempts.
+          const locked = await trx
+            .selectFrom('webhook_endpoints')
+            .select('id')
+            .where('id', '=', endpointId)
+            .where(_asRead(expected))
+            .forUpdate()
+            .executeTakeFirst();
+          if (!locked) return null;
           await sql`delete from webhook_attempts where endpoint_id = ${endpointId}`.execute(trx);
           const row = await trx.deleteFrom('webhook_endpoints').where('id', '=', endpointId).returning(ENDPOINT_COLUMNS).executeTakeFirst();
           return row ? toEndpoint(row as EndpointRow) : null;
         });
       }),
   };
+}
+
+/** The condition that an endpoint row still has the fields of `expected` a conditional write compares (D54, P81); always true without one. */
+function _asRead(expected: WebhookEndpoint | undefined) {
+  return (eb: ExpressionBuilder<FleetHoursDatabase, 'webhook_endpoints'>) =>
+    expected === undefined
+      ? sql<boolean>`true`
+      : eb.and([
+          eb('url', '=', expected.url),
+          sql<boolean>`event_types = ${[...expected.eventTypes]}::text[]`,
+          eb('enabled', '=', expected.enabled),
+          eb('secret', '=', expected.secret),
+        ]);
 }
 
 /** The outbox: raising, claiming, reporting, releasing, listing and replaying. */
@@ -205,15 +236,15 @@ function _outboxMethods(
         );
       }),
 
-    listWebhookAttempts: ({ endpointId, failedOnly, limit }) =>
-      guard(async () => (isId(endpointId) ? listAttempts(db, { endpointId, failedOnly: failedOnly === true, limit }) : [])),
+    listWebhookAttempts: ({ endpointId, failedOnly, limit, before }) =>
+      guard(async () => (isId(endpointId) ? listAttempts(db, { endpointId, failedOnly: failedOnly === true, limit, before }) : [])),
 
-    replayWebhookEvent: ({ eventId, now }) =>
+    replayWebhookEvent: ({ eventId, now, accountId }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
         return db.transaction().execute(async (trx) => {
-          const event = await trx.selectFrom('webhook_events').select('id').where('id', '=', eventId).executeTakeFirst();
-          if (!event) return null;
+          const event = await trx.selectFrom('webhook_events').select(['id', 'account_id']).where('id', '=', eventId).executeTakeFirst();
+          if (!event || (accountId !== undefined && Number(event.account_id) !== accountId)) return null;
           const { rows } = await sql<DeliveryRow>`
             update webhook_deliveries d
                set state = 'pending', attempts = 0, next_attempt_at = ${instantOf(now)}, claimant = null, claimed_until = null

@@ -22,6 +22,12 @@ export interface IdempotencyOptions {
   readonly fleetHours: FleetHours;
   /** Makes the id of a request's claim. Default `crypto.randomUUID()`. */
   readonly claimId?: () => string;
+  /**
+   * Fields of a JSON answer that hold a secret shown once (P80: a webhook secret, an ingest token):
+   * the kept answer has them `null`, so no secret is kept for the key and a replay does not show it
+   * again. Default: none.
+   */
+  readonly secretFields?: readonly string[];
 }
 
 /**
@@ -63,7 +69,7 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler<Flee
           return value === null ? [] : [[name, value]];
         }),
       ),
-      body: await answer.clone().text(),
+      body: _withoutSecrets(await answer.clone().text(), options.secretFields ?? []),
     };
     try {
       await fleetHours.idempotency.finish({ accountId: account, key, claimId, response });
@@ -76,6 +82,21 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler<Flee
 }
 
 /** The first answer again (D53), with the new request's own rate-limit and request-id headers. */
+/** A JSON object's text with the secret fields `null` (P80); any other text as it is. */
+function _withoutSecrets(text: string, secretFields: readonly string[]): string {
+  if (secretFields.length === 0) return text;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return text;
+  const kept: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of secretFields) if (field in kept) kept[field] = null;
+  return JSON.stringify(kept);
+}
+
 function _replay(c: Context<FleetHoursEnv>, response: IdempotentResponse): Response {
   const headers = { ...response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' };
   // A 204 or 205 has no body at all (an empty one is refused by `Response`).
