@@ -29,6 +29,19 @@ describe('ROUTE_POLICIES', () => {
       updateServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
       removeServiceSchedule: ['/api/v1/devices/{id}/service/schedules/{schedule_id}', 'api_key', 'writes'],
       recordServiceDone: ['/api/v1/devices/{id}/service/schedules/{schedule_id}/done', 'api_key', 'writes'],
+      // Webhook endpoints and ingest tokens (P80).
+      listWebhooks: ['/api/v1/webhooks', 'api_key', 'manageReads'],
+      createWebhook: ['/api/v1/webhooks', 'api_key', 'writes'],
+      getWebhook: ['/api/v1/webhooks/{id}', 'api_key', 'manageReads'],
+      updateWebhook: ['/api/v1/webhooks/{id}', 'api_key', 'writes'],
+      deleteWebhook: ['/api/v1/webhooks/{id}', 'api_key', 'writes'],
+      rotateWebhookSecret: ['/api/v1/webhooks/{id}/rotate', 'api_key', 'writes'],
+      testWebhook: ['/api/v1/webhooks/{id}/test', 'api_key', 'writes'],
+      listWebhookDeliveries: ['/api/v1/webhooks/{id}/deliveries', 'api_key', 'manageReads'],
+      replayEvent: ['/api/v1/events/{event_id}/replay', 'api_key', 'writes'],
+      listIngestTokens: ['/api/v1/ingest-tokens', 'api_key', 'manageReads'],
+      createIngestToken: ['/api/v1/ingest-tokens', 'api_key', 'writes'],
+      revokeIngestToken: ['/api/v1/ingest-tokens/{id}', 'api_key', 'writes'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -53,6 +66,15 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       ROUTE_POLICIES.updateServiceSchedule,
       ROUTE_POLICIES.removeServiceSchedule,
       ROUTE_POLICIES.recordServiceDone,
+      // Webhook endpoints and ingest tokens (P80).
+      ROUTE_POLICIES.createWebhook,
+      ROUTE_POLICIES.updateWebhook,
+      ROUTE_POLICIES.deleteWebhook,
+      ROUTE_POLICIES.rotateWebhookSecret,
+      ROUTE_POLICIES.testWebhook,
+      ROUTE_POLICIES.replayEvent,
+      ROUTE_POLICIES.createIngestToken,
+      ROUTE_POLICIES.revokeIngestToken,
     ];
     for (const policy of writes) expect([policy.scope, policy.counter]).toEqual(['manage', '/api/v1/writes']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
@@ -60,8 +82,15 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
     );
   });
 
-  it('P88: the manage reads (the change log of D55, the readings of P76) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
-    const reads: RoutePolicy[] = [ROUTE_POLICIES.listAudit, ROUTE_POLICIES.listHourMeterReadings];
+  it('P88: the manage reads (the change log of D55, the readings of P76, webhooks and tokens of P80) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
+    const reads: RoutePolicy[] = [
+      ROUTE_POLICIES.listAudit,
+      ROUTE_POLICIES.listHourMeterReadings,
+      ROUTE_POLICIES.listWebhooks,
+      ROUTE_POLICIES.getWebhook,
+      ROUTE_POLICIES.listWebhookDeliveries,
+      ROUTE_POLICIES.listIngestTokens,
+    ];
     for (const policy of reads)
       expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.limit === 'manageReads')).toEqual(reads);
