@@ -31,9 +31,12 @@ const entries = ruleEntries(rulesText);
 const projectRules = [...decisionsText.matchAll(/^- \*\*(P\d+)\b/gm)].map((match) => match[1]!);
 
 describe('docs/rules.md', () => {
-  it('lists every product rule D1–D57 and every project rule of docs/decisions.md, once each', () => {
+  it('lists every product rule D1–D57, those of D58–D66 built so far, and every project rule of docs/decisions.md, once each', () => {
     const ids = entries.map((entry) => entry.id);
-    const expected = [...Array.from({ length: 57 }, (_, index) => `D${index + 1}`), ...projectRules];
+    expect(new Set(ids).size).toBe(ids.length);
+    // D58–D66 (issues 33, 34) are listed as their work lands.
+    const later = ids.filter((id) => /^D(5[89]|6[0-6])$/.test(id));
+    const expected = [...Array.from({ length: 57 }, (_, index) => `D${index + 1}`), ...later, ...projectRules];
     expect(projectRules.length).toBeGreaterThanOrEqual(20);
     expect([...ids].sort()).toEqual([...expected].sort());
   });

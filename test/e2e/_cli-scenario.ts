@@ -178,6 +178,11 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
         status: 'active',
         timezone: 'America/New_York',
         last_reported_at: null,
+        tags: [],
+        oem_name: null,
+        equipment_model: null,
+        serial_number: null,
+        pin: null,
       });
       devices.berlin = await create(business, 'Van 3', 'europe/berlin');
       expect(devices.berlin.timezone).toBe('Europe/Berlin');

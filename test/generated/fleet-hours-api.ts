@@ -520,6 +520,11 @@ export interface components {
             status: string;
             timezone: string;
             last_reported_at: string | null;
+            tags: string[];
+            oem_name: string | null;
+            equipment_model: string | null;
+            serial_number: string | null;
+            pin: string | null;
         };
         DeviceList: {
             data: components["schemas"]["Device"][];
@@ -638,6 +643,11 @@ export interface components {
             registration?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive";
+            tags?: string[];
+            oem_name?: string | null;
+            equipment_model?: string | null;
+            serial_number?: string | null;
+            pin?: string | null;
         };
         DeviceChange: {
             name?: string;
@@ -647,6 +657,11 @@ export interface components {
             registration?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive";
+            tags?: string[];
+            oem_name?: string | null;
+            equipment_model?: string | null;
+            serial_number?: string | null;
+            pin?: string | null;
         };
         AuditEntry: {
             id: number;
@@ -1379,6 +1394,7 @@ export interface components {
         Cursor: string;
         DeviceId: number;
         ServiceStatus: string;
+        Tag: string;
         ReadingId: number;
         ScheduleId: number;
         ReadingLimit: number;
@@ -1406,7 +1422,9 @@ export type $defs = Record<string, never>;
 export interface operations {
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1424,6 +1442,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -1474,7 +1493,9 @@ export interface operations {
     };
     listDevicesHead: {
         parameters: {
-            query?: never;
+            query?: {
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1490,6 +1511,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -1694,6 +1716,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1727,6 +1750,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1758,6 +1782,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1791,6 +1816,7 @@ export interface operations {
                 to?: components["parameters"]["To"];
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1820,6 +1846,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1851,6 +1878,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1939,6 +1967,7 @@ export interface operations {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
                 status?: components["parameters"]["ServiceStatus"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1971,6 +2000,7 @@ export interface operations {
                 limit?: number;
                 cursor?: components["parameters"]["Cursor"];
                 status?: components["parameters"]["ServiceStatus"];
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;

@@ -80,6 +80,7 @@ export {
   type ServiceScheduleWriteBody,
 } from './manage/maintenance-bodies.js';
 export { readReadingFields, readScheduleFields, readServiceDoneFields } from './manage/maintenance-fields.js';
+export * from './manage/device-tags.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';

@@ -98,6 +98,13 @@ export interface Device {
   readonly timeZone: string;
   /** Epoch seconds of the latest data received; `null` before the first import (P6). */
   readonly lastReportedAt: EpochSeconds | null;
+  /** D61: its tags, as given (at most 20, each 1–64 characters, unique, case-sensitive). */
+  readonly tags: readonly string[];
+  /** D63: the identity of the machine it is fitted to, each `null` when not given. */
+  readonly oemName: string | null;
+  readonly equipmentModel: string | null;
+  readonly serialNumber: string | null;
+  readonly pin: string | null;
 }
 
 /** What a new device is created with. */
@@ -109,6 +116,13 @@ export interface NewDevice {
   readonly model: string;
   readonly status?: string;
   readonly timeZone: string;
+  /** D61: none when not given. */
+  readonly tags?: readonly string[];
+  /** D63: `null` when not given. */
+  readonly oemName?: string | null;
+  readonly equipmentModel?: string | null;
+  readonly serialNumber?: string | null;
+  readonly pin?: string | null;
 }
 
 /** The fields of a device that can change. */
@@ -119,6 +133,13 @@ export interface DeviceChanges {
   readonly model?: string;
   readonly status?: string;
   readonly timeZone?: string;
+  /** D61: the whole list of tags (replacing the device's). */
+  readonly tags?: readonly string[];
+  /** D63 */
+  readonly oemName?: string | null;
+  readonly equipmentModel?: string | null;
+  readonly serialNumber?: string | null;
+  readonly pin?: string | null;
 }
 
 /** Moving and idle seconds of one bucket; engine seconds are always their sum. */

@@ -153,8 +153,27 @@ describe('runCli() accounts, keys and devices', () => {
       status: 'active',
       timezone: 'America/New_York',
       last_reported_at: null,
+      tags: [],
+      oem_name: null,
+      equipment_model: null,
+      serial_number: null,
+      pin: null,
     });
-    expect(Object.keys(device)).toEqual(['id', 'name', 'imei', 'registration', 'model', 'status', 'timezone', 'last_reported_at']);
+    expect(Object.keys(device)).toEqual([
+      'id',
+      'name',
+      'imei',
+      'registration',
+      'model',
+      'status',
+      'timezone',
+      'last_reported_at',
+      'tags',
+      'oem_name',
+      'equipment_model',
+      'serial_number',
+      'pin',
+    ]);
   });
 
   it('devices create refuses an unknown time zone or an offset, before touching the database', async () => {
@@ -237,9 +256,9 @@ describe('runCli() accounts, keys and devices', () => {
     const table = await cli.run(['devices', 'list', '--account', '1']);
     expect(table.stdout).toBe(
       [
-        'ID  NAME      IMEI             REGISTRATION  MODEL   STATUS    TIMEZONE          LAST REPORTED',
-        ' 1  Truck 14  356307042441013  -             FMB920  active    America/New_York  -',
-        ' 2  Van 2     2                -             M       inactive  Asia/Kathmandu    -',
+        'ID  NAME      IMEI             REGISTRATION  MODEL   STATUS    TIMEZONE          LAST REPORTED  TAGS',
+        ' 1  Truck 14  356307042441013  -             FMB920  active    America/New_York  -              -',
+        ' 2  Van 2     2                -             M       inactive  Asia/Kathmandu    -              -',
         '',
       ].join('\n'),
     );

@@ -124,7 +124,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
     return EXIT_CODES.ok;
   }
 
-  const { command, global, options, positionals } = parsed;
+  const { command, global, options, repeated, positionals } = parsed;
   let target: DatabaseTarget | null = null;
   let database: OpenedDatabase | null = null;
   try {
@@ -154,7 +154,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
       const handler = STORE_COMMANDS[command.name];
       if (!handler) throw new UsageError(`Unknown command "${command.name}"`);
       const now = Math.floor(io.now() / 1000);
-      result = await handler({ store, options, positionals, now, io, json: global.json });
+      result = await handler({ store, options, repeated, positionals, now, io, json: global.json });
     }
     await closeQuietly(database);
     database = null;

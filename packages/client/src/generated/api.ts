@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * List the vehicles of the account
-         * @description Every device of the account, ordered by id.
+         * @description Every device of the account, ordered by id; with `tag`, only the devices having that tag.
          *
          *     Rate limit: 120 requests per minute per key for this endpoint.
          */
@@ -816,6 +816,16 @@ export interface components {
             /** @description IANA zone name of the vehicle. */
             timezone: string;
             last_reported_at: string | null;
+            /** @description Its tags, in the order given; case-sensitive. `tag=` on the lists keeps the devices having one. */
+            tags: string[];
+            /** @description The machine's manufacturer; null when not given. */
+            oem_name: string | null;
+            /** @description The machine's model; null when not given. */
+            equipment_model: string | null;
+            /** @description The machine's serial number; null when not given. */
+            serial_number: string | null;
+            /** @description The machine's product identification number (PIN); null when not given. */
+            pin: string | null;
         };
         DeviceList: {
             /** @description Every device of the account, ordered by id. */
@@ -1016,6 +1026,16 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "inactive";
+            /** @description Up to 20 tags, each 1–64 characters after trimming, without control characters, none twice; case-sensitive. A change replaces the whole list; [] removes every tag. */
+            tags?: string[];
+            /** @description The machine's manufacturer; trimmed, without control characters; null or "" for none. */
+            oem_name?: string | null;
+            /** @description The machine's model; trimmed, without control characters; null or "" for none. */
+            equipment_model?: string | null;
+            /** @description The machine's serial number; trimmed, without control characters; null or "" for none. */
+            serial_number?: string | null;
+            /** @description The machine's product identification number (PIN); trimmed, without control characters; null or "" for none. */
+            pin?: string | null;
         };
         /** @description The fields to change, at least one; the others stay. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
         DeviceChange: {
@@ -1034,6 +1054,16 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "inactive";
+            /** @description Up to 20 tags, each 1–64 characters after trimming, without control characters, none twice; case-sensitive. A change replaces the whole list; [] removes every tag. */
+            tags?: string[];
+            /** @description The machine's manufacturer; trimmed, without control characters; null or "" for none. */
+            oem_name?: string | null;
+            /** @description The machine's model; trimmed, without control characters; null or "" for none. */
+            equipment_model?: string | null;
+            /** @description The machine's serial number; trimmed, without control characters; null or "" for none. */
+            serial_number?: string | null;
+            /** @description The machine's product identification number (PIN); trimmed, without control characters; null or "" for none. */
+            pin?: string | null;
         };
         /** @description A change to the account: when, who, under which request, what, and each field changed. */
         AuditEntry: {
@@ -1962,6 +1992,8 @@ export interface components {
         DeviceId: number;
         /** @description Only the devices with at least one schedule in one of these statuses: one or more of `ok`, `due_soon` and `overdue`, separated by commas (e.g. `due_soon,overdue`). Without it, every device. Any other value, or a repeated `status`: 400. */
         ServiceStatus: string;
+        /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+        Tag: string;
         /** @description The reading id. Another device's, another account's or anything else answers the same 404 as a missing device. */
         ReadingId: number;
         /** @description The schedule id. Another device's, another account's or anything else answers the same 404 as a missing device. */
@@ -2006,7 +2038,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2025,6 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -2077,7 +2113,10 @@ export interface operations {
     };
     listDevicesHead: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2094,6 +2133,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -2322,6 +2362,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2360,6 +2402,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2396,6 +2440,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2434,6 +2480,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2466,6 +2514,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2500,6 +2550,8 @@ export interface operations {
                 limit?: number;
                 /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2596,6 +2648,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only the devices with at least one schedule in one of these statuses: one or more of `ok`, `due_soon` and `overdue`, separated by commas (e.g. `due_soon,overdue`). Without it, every device. Any other value, or a repeated `status`: 400. */
                 status?: components["parameters"]["ServiceStatus"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -2632,6 +2686,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only the devices with at least one schedule in one of these statuses: one or more of `ok`, `due_soon` and `overdue`, separated by commas (e.g. `due_soon,overdue`). Without it, every device. Any other value, or a repeated `status`: 400. */
                 status?: components["parameters"]["ServiceStatus"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;

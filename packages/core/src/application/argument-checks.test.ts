@@ -84,8 +84,13 @@ describe('createFleetHours(): the public functions check their arguments at run 
       new TypeError('listDevices(): accountId must be a positive integer, got "1"'),
     );
     await expect(call(fleetHours.listDevices, 1)).rejects.toThrow(
-      new TypeError('listDevices(): pass one object { accountId }, got number "1"'),
+      new TypeError('listDevices(): pass one object { accountId, tag }, got number "1"'),
     );
+    // D61: a tag is a string, as parseTagParameter gives it.
+    await expect(call(fleetHours.listDevices, { accountId: 1, tag: ['north'] })).rejects.toThrow(
+      /listDevices\(\): tag must be a tag, a string/,
+    );
+    await expect(call(fleetHours.fleet.meter, { accountId: 1, tag: 7 })).rejects.toThrow(/fleet\.meter\(\): tag must be a tag, a string/);
   });
 
   it('the fleet reads check the account, the page and the dates', async () => {

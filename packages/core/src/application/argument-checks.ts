@@ -43,6 +43,10 @@ const _KINDS = {
     accepts: (value) => value === undefined || typeof value === 'string',
     expected: () => 'the nextCursor of a previous page, a string',
   },
+  'tag?': {
+    accepts: (value) => value === undefined || typeof value === 'string',
+    expected: () => 'a tag, a string (use parseTagParameter(c.req.queries("tag")))',
+  },
   'statuses?': {
     accepts: (value) => value === undefined || (Array.isArray(value) && value.every((status) => SERVICE_STATUSES.includes(status))),
     expected: () => `an array of statuses (${SERVICE_STATUSES.join(', ')}; use parseServiceStatuses("due_soon,overdue"))`,

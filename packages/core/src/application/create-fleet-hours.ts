@@ -82,8 +82,8 @@ export interface FleetHours {
    * whether the count stands (D13, D14, P21).
    */
   authenticateAndCount(input: AuthenticateAndCountInput): Promise<{ readonly access: AccessResult; readonly count: RateLimitCount | null }>;
-  /** Every device of the account, by id (D19). */
-  listDevices(input: { readonly accountId: number }): Promise<readonly Device[]>;
+  /** Every device of the account, by id (D19); with `tag`, those having it (D61). */
+  listDevices(input: { readonly accountId: number; readonly tag?: string | undefined }): Promise<readonly Device[]>;
   /** Totals over a window; `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
   hours(input: WindowQuery): Promise<HoursTotal | null>;
   /** The daily series over a window (D8); `null` when the account has no such device. @throws {InvalidParameterError} (D7) */

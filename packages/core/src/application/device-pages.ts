@@ -32,6 +32,8 @@ export async function devicePage(
     accountId: query.accountId,
     ...(afterId === undefined ? {} : { afterId }),
     ...(count === null ? {} : { limit: count + 1 }),
+    // D61, D49: the store keeps only the devices having the tag, in the same one call.
+    ...(query.tag === undefined ? {} : { tag: query.tag }),
   });
   const devices = fetched.slice(0, size);
   devices.forEach(context.zones.remember);

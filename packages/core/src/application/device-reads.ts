@@ -27,9 +27,9 @@ import { capAtNow } from './store-sums.js';
 export function deviceReads(context: ReadContext) {
   const { store } = context;
   return {
-    async listDevices(input: { readonly accountId: number }): Promise<readonly Device[]> {
-      checkArguments('listDevices()', input, { accountId: 'id' });
-      const devices = await store.listDevices({ accountId: input.accountId });
+    async listDevices(input: { readonly accountId: number; readonly tag?: string | undefined }): Promise<readonly Device[]> {
+      checkArguments('listDevices()', input, { accountId: 'id', tag: 'tag?' });
+      const devices = await store.listDevices({ accountId: input.accountId, ...(input.tag === undefined ? {} : { tag: input.tag }) });
       // Clients list the devices before they read them: the reads that follow are one store call.
       devices.forEach(context.zones.remember);
       return devices;

@@ -14,5 +14,5 @@ export interface ReadContext {
 
 /** The fields of each query, as `checkArguments` checks them for callers the compiler did not check. */
 export const WINDOW_QUERY = { accountId: 'id', deviceId: 'id', from: 'date?', to: 'date?' } as const;
-export const FLEET_PAGE_QUERY = { accountId: 'id', limit: 'limit?', cursor: 'cursor?' } as const;
+export const FLEET_PAGE_QUERY = { accountId: 'id', limit: 'limit?', cursor: 'cursor?', tag: 'tag?' } as const;
 export const FLEET_WINDOW_QUERY = { ...FLEET_PAGE_QUERY, from: 'date?', to: 'date?' } as const;

@@ -11,6 +11,8 @@ export interface WindowQuery extends WindowDates {
 /** A page of the fleet endpoints, as they receive it: the account, and `limit` / `cursor` from `parsePageQuery` (D32). */
 export interface FleetPageQuery extends PageQuery {
   readonly accountId: number;
+  /** D61: only the devices having this tag (as `parseTagParameter` reads it); none: every device. */
+  readonly tag?: string | undefined;
 }
 
 /** A page of `/service` for the whole fleet (D39): the page, and the statuses a device must have a schedule in (none: every device). */

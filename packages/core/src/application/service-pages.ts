@@ -66,8 +66,9 @@ export async function servicePage(
 }
 
 /**
- * The filters of a fleet service page (D49): `null` for none, else which devices match. Only
- * `status=` today (P45); another filter (tags, D61) joins here as one more condition of `matches`.
+ * The filters of a fleet service page (D49): `null` for none, else which devices match, by
+ * `status=` (P45). `tag=` (D61) is not one of them: the store's device listing applies it, so
+ * that the devices without the tag are never read (P95).
  */
 function _serviceFilter(query: FleetServiceQuery): {
   readonly statuses: ReadonlySet<ServiceStatus>;
@@ -111,6 +112,8 @@ async function _serviceDevicePage(
     now,
     unsettledOnly: filter !== null && !filter.statuses.includes('ok'),
     ...(filter ? { filter } : {}),
+    // D61, D49: the store keeps only the devices having the tag, in the same one call.
+    ...(query.tag === undefined ? {} : { tag: query.tag }),
   });
   const inputs = count === null ? listed.devices : listed.devices.slice(0, count);
   const devices = inputs.map((input) => input.device);

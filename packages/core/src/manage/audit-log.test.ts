@@ -3,7 +3,7 @@ import { createFleetHours } from '../application/create-fleet-hours.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { deviceChangeFields, storeChangeLog } from './audit-log.js';
-import type { ChangeLog, ChangeOrigin, ChangeReport } from './change-log.js';
+import { fieldChanges, type ChangeLog, type ChangeOrigin, type ChangeReport } from './change-log.js';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const API: ChangeOrigin = { actor: { kind: 'api_key', label: 'ops', fingerprintPrefix: '0123abcd' }, requestId: 'req-7' };
@@ -45,6 +45,12 @@ describe('device writes report their changes (D55)', () => {
           model: 'FMB920',
           status: 'active',
           timezone: 'Europe/Berlin',
+          // D61, D63
+          tags: [],
+          oem_name: null,
+          equipment_model: null,
+          serial_number: null,
+          pin: null,
         },
       },
     ]);
@@ -64,6 +70,20 @@ describe('device writes report their changes (D55)', () => {
     });
     expect(report.before).toMatchObject({ name: 'Truck 1' });
     expect(report.after).toMatchObject({ name: 'Truck 2' });
+  });
+
+  it('D55, D61, D63: a change of tags or identity reports them by their API names, the list before and after', async () => {
+    const changeLog = recordingChangeLog();
+    const { fleetHours, account } = await setUp({ changeLog });
+    const device = (await fleetHours.manage.createDevice({ accountId: account.id, fields: { ...TRUCK, tags: ['north'] }, origin: API }))!;
+    await fleetHours.manage.updateDevice({
+      accountId: account.id,
+      deviceId: device.id,
+      fields: { tags: ['north', 'cranes'], oem_name: 'CAT' },
+      origin: CLI,
+    });
+    const report = changeLog.reports[1]!;
+    expect(fieldChanges(report.before, report.after)).toEqual({ tags: [['north'], ['north', 'cranes']], oem_name: [null, 'CAT'] });
   });
 
   it('D55: a write that changes nothing reports nothing: refused fields, a missing or foreign device, a stale If-Match', async () => {
@@ -167,7 +187,26 @@ describe('the change log kept in the store (D55, P87)', () => {
         status: 'active',
         timeZone: 'UTC',
         lastReportedAt: T0,
+        tags: ['north'],
+        oemName: 'CAT',
+        equipmentModel: null,
+        serialNumber: null,
+        pin: null,
       }),
-    ).toEqual({ id: 7, name: 'Van', imei: '1', registration: null, model: 'M', status: 'active', timezone: 'UTC' });
+    ).toEqual({
+      id: 7,
+      name: 'Van',
+      imei: '1',
+      registration: null,
+      model: 'M',
+      status: 'active',
+      timezone: 'UTC',
+      // D61, D63
+      tags: ['north'],
+      oem_name: 'CAT',
+      equipment_model: null,
+      serial_number: null,
+      pin: null,
+    });
   });
 });

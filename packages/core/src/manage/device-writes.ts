@@ -5,6 +5,7 @@ import { normalizeTimeZone } from '../time/time-zone.js';
 import type { Device, DeviceChanges } from '../types.js';
 import { deviceChangeFields } from './audit-log.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
+import { readDeviceTags } from './device-tags.js';
 
 /**
  * Creating and changing devices (D52): the one implementation behind `POST /api/v1/devices`,
@@ -17,7 +18,28 @@ import type { ChangeLog, ChangeOrigin } from './change-log.js';
 export const DEVICE_STATUSES = ['active', 'inactive'] as const;
 
 /** The fields of a device that a write gives, by their names in the API's body. */
-export const DEVICE_FIELDS = ['name', 'imei', 'model', 'timezone', 'registration', 'status'] as const;
+export const DEVICE_FIELDS = [
+  'name',
+  'imei',
+  'model',
+  'timezone',
+  'registration',
+  'status',
+  // D61, D63 (P93, P94)
+  'tags',
+  'oem_name',
+  'equipment_model',
+  'serial_number',
+  'pin',
+] as const;
+
+/** D63 (P94): the machine's identity, each optional text (empty or `null`: none), by API name and the device's property. */
+const _IDENTITY_FIELDS = [
+  ['oem_name', 'oemName'],
+  ['equipment_model', 'equipmentModel'],
+  ['serial_number', 'serialNumber'],
+  ['pin', 'pin'],
+] as const;
 
 /** A field of {@link DEVICE_FIELDS}. */
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
@@ -25,7 +47,7 @@ export type DeviceField = (typeof DEVICE_FIELDS)[number];
 /** The fields a new device needs. */
 const _REQUIRED: readonly DeviceField[] = ['name', 'imei', 'model', 'timezone'];
 
-/** The longest name, IMEI, model or registration, in characters: longer is a mistake, not a vehicle. */
+/** The longest name, IMEI, model, registration or identity field (D63), in characters: longer is a mistake, not a vehicle. */
 export const DEVICE_TEXT_MAX = 200;
 
 /** The fields of a device as a write gives them: checked, trimmed, the zone in its canonical spelling. */
@@ -44,7 +66,9 @@ export type NewDeviceFields = DeviceFields & {
  * field of {@link DEVICE_FIELDS}; `name`, `imei`, `model` and `timezone` needed to create;
  * texts trimmed, not empty, without control characters (D50), at most {@link DEVICE_TEXT_MAX}
  * characters; `timezone` an IANA name; `registration` a text or `null` (empty is `null`);
- * `status` `active` or `inactive`. A change needs at least one field.
+ * `status` `active` or `inactive`; `tags` as {@link readDeviceTags} reads them (D61); `oem_name`,
+ * `equipment_model`, `serial_number` and `pin` each a text as a name or `null` (empty is `null`,
+ * D63). A change needs at least one field.
  *
  * @param input The body, as parsed from JSON (or the CLI's options by the same names).
  * @param mode `create` or `update`.
@@ -80,6 +104,11 @@ export function readDeviceFields(input: unknown, mode: 'create' | 'update'): Dev
   if (given.registration !== undefined)
     fields.registration = given.registration === null || given.registration === '' ? null : _text('registration', given.registration);
   if (given.status !== undefined) fields.status = _status(given.status);
+  if (given.tags !== undefined) fields.tags = readDeviceTags(given.tags);
+  for (const [field, property] of _IDENTITY_FIELDS) {
+    const value = given[field];
+    if (value !== undefined) fields[property] = value === null || value === '' ? null : _text(field, value);
+  }
   return fields;
 }
 
@@ -189,18 +218,33 @@ function _status(value: unknown): (typeof DEVICE_STATUSES)[number] {
 
 /**
  * The entity tag of a device (D54): a strong `ETag` over the fields a write can change (name, IMEI,
- * registration, model, status, zone), so that new telemetry does not change it. FNV-1a, 64 bits.
+ * registration, model, status, zone, tags and identity, D61, D63), so that new telemetry does not
+ * change it. FNV-1a, 64 bits.
  *
  * @param device The device.
  * @returns The tag, quoted: `"d-0123456789abcdef"`.
  * @example
  * ```ts
  * import { deviceEntityTag } from '@fleet-hours/core';
- * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null }).length; // 20
+ * const identity = { oemName: null, equipmentModel: null, serialNumber: null, pin: null };
+ * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null, tags: [], ...identity }).length; // 20
  * ```
  */
 export function deviceEntityTag(device: Device): string {
-  const text = JSON.stringify([device.name, device.imei, device.registration, device.model, device.status, device.timeZone]);
+  const text = JSON.stringify([
+    device.name,
+    device.imei,
+    device.registration,
+    device.model,
+    device.status,
+    device.timeZone,
+    // D61, D63 (P93, P94)
+    device.tags,
+    device.oemName,
+    device.equipmentModel,
+    device.serialNumber,
+    device.pin,
+  ]);
   let hash = 0xcbf29ce484222325n;
   for (const unit of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return `"d-${hash.toString(16).padStart(16, '0')}"`;

@@ -128,12 +128,18 @@ function _memoryDevices(state: _MemoryState) {
     }
   };
   return {
-    async listDevices({ accountId, afterId, limit }) {
+    async listDevices({ accountId, afterId, limit, tag }) {
       if (afterId !== undefined && !Number.isSafeInteger(afterId)) throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
       if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
         throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
       const listed = _byId(
-        [...devices.values()].filter((device) => device.accountId === accountId && (afterId === undefined || device.id > afterId)),
+        [...devices.values()].filter(
+          (device) =>
+            device.accountId === accountId &&
+            (afterId === undefined || device.id > afterId) &&
+            // D61: a page with `tag` keeps the devices having it.
+            (tag === undefined || device.tags.includes(tag)),
+        ),
       );
       return listed.slice(0, limit ?? listed.length).map((device) => ({ ...device }));
     },
@@ -154,6 +160,11 @@ function _memoryDevices(state: _MemoryState) {
         status: input.status ?? 'active',
         timeZone: input.timeZone,
         lastReportedAt: null,
+        tags: Object.freeze([...(input.tags ?? [])]),
+        oemName: input.oemName ?? null,
+        equipmentModel: input.equipmentModel ?? null,
+        serialNumber: input.serialNumber ?? null,
+        pin: input.pin ?? null,
       };
       assertImeiFree(device);
       devices.set(device.id, device);
@@ -165,7 +176,7 @@ function _memoryDevices(state: _MemoryState) {
       if (!device) return null;
       // D54: only the device as the writer read it is changed.
       if (expected && !sameDeviceFields(device, expected)) return null;
-      const updated = applyChanges(device, changes);
+      const updated = applyChanges(device, { ...changes, ...(changes.tags && { tags: Object.freeze([...changes.tags]) }) });
       assertImeiFree(updated);
       devices.set(deviceId, updated);
       return { ...updated };

@@ -77,7 +77,13 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
    * devices when it is given. `afterId` MUST be a safe integer and `limit` a positive safe integer,
    * otherwise the call rejects with a RangeError naming it; an `afterId` beyond every id is a miss.
    */
-  listDevices(input: { readonly accountId: number; readonly afterId?: number; readonly limit?: number }): Promise<readonly Device[]>;
+  listDevices(input: {
+    readonly accountId: number;
+    readonly afterId?: number;
+    readonly limit?: number;
+    /** D61: only the devices having this tag (exactly, case-sensitive). */
+    readonly tag?: string;
+  }): Promise<readonly Device[]>;
 
   /** MUST return the device only when it belongs to `accountId` (a device of another account is a miss). */
   findDevice(input: { readonly accountId: number; readonly deviceId: number }): Promise<Device | null>;

@@ -180,6 +180,8 @@ export interface StoreCapabilities {
     readonly now: EpochSeconds;
     readonly unsettledOnly: boolean;
     readonly filter?: ServicePageFilter;
+    /** D61: only the devices having this tag, in the listing, in `filter.matches` and in `lastDeviceId` alike. */
+    readonly tag?: string;
   }): Promise<{ readonly devices: readonly ServicePageDevice[]; readonly lastDeviceId: number | null }>;
 
   /**

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SegmentOverlapError } from '../errors/errors.js';
 import { describeDailyFiguresContract } from './daily-figures-contract.js';
+import { describeDeviceTagsContract } from './device-tags-contract.js';
 import { describeEventChecksContract } from './event-checks-contract.js';
 import { describeFleetPagesContract } from './fleet-pages-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
@@ -114,6 +115,11 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     _describeApiKeys(suite);
 
     _describeDevices(suite);
+    describeDeviceTagsContract({
+      store: () => store,
+      itWith,
+      runs: (numRuns) => Math.max(4, Math.round(numRuns * (subject.propertyRunShare ?? 1))),
+    });
 
     _describeSegments(suite);
 
@@ -286,6 +292,11 @@ function _describeDevices(suite: _Suite): void {
         status: 'active',
         timeZone: 'America/New_York',
         lastReportedAt: null,
+        tags: [],
+        oemName: null,
+        equipmentModel: null,
+        serialNumber: null,
+        pin: null,
       });
       expect(await store.createDevice({ accountId: account.id + 1000, name: 'x', imei: 'x', model: 'x', timeZone: 'UTC' })).toBeNull();
     });

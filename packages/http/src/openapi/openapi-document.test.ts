@@ -431,8 +431,12 @@ describe('openApiDocument', () => {
                 response = await send(base, keyOf(base));
                 break;
               case '400':
-                // An impossible date (D7), or on the fleet endpoints a page size out of range (D32).
-                response = await send(base, keyOf(base), path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0');
+                // An impossible date (D7), on the fleet endpoints a page size out of range (D32), on the list an empty tag (D61).
+                response = await send(
+                  base,
+                  keyOf(base),
+                  path === '/api/v1/devices' ? '?tag=' : path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0',
+                );
                 break;
               case '401':
                 response = await send(base, null);

@@ -1,4 +1,13 @@
-import { ERROR_CODES, ERROR_TABLE, resolveRateLimits, SERVICE_STATUSES, type ErrorCode, type RateLimits } from '@fleet-hours/core';
+import {
+  DEVICE_TAG_MAX,
+  DEVICE_TAGS_MAX,
+  ERROR_CODES,
+  ERROR_TABLE,
+  resolveRateLimits,
+  SERVICE_STATUSES,
+  type ErrorCode,
+  type RateLimits,
+} from '@fleet-hours/core';
 import { API_V1, type FleetPaging, type ReadEndpointName } from '@fleet-hours/core/adapter';
 import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
@@ -460,7 +469,7 @@ function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLim
       headers: RATE_LIMIT_HEADERS,
       ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
     },
-    ...(operation.withWindow || endpoint.paging ? { '400': ref('responses', 'BadRequest') } : {}),
+    ...(operation.withWindow || endpoint.paging || operation.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
     ...COMMON_REFUSALS,
   });
@@ -662,6 +671,14 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             'Only the devices with at least one schedule in one of these statuses: one or more of `ok`, `due_soon` and `overdue`, separated by commas (e.g. `due_soon,overdue`). Without it, every device. Any other value, or a repeated `status`: 400.',
           schema: { type: 'string', pattern: STATUS_LIST_PATTERN, examples: ['due_soon,overdue'] },
         },
+        Tag: {
+          name: 'tag',
+          in: 'query',
+          required: false,
+          description:
+            'Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400.',
+          schema: { type: 'string', minLength: 1, maxLength: DEVICE_TAG_MAX, examples: ['north-yard'] },
+        },
         ...MAINTENANCE_PARAMETERS,
         From: dateParameter(
           'from',
@@ -712,7 +729,21 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       schemas: {
         Device: {
           type: 'object',
-          required: ['id', 'name', 'imei', 'registration', 'model', 'status', 'timezone', 'last_reported_at'],
+          required: [
+            'id',
+            'name',
+            'imei',
+            'registration',
+            'model',
+            'status',
+            'timezone',
+            'last_reported_at',
+            'tags',
+            'oem_name',
+            'equipment_model',
+            'serial_number',
+            'pin',
+          ],
           properties: {
             id: {
               type: 'integer',
@@ -732,6 +763,18 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 { type: 'null', description: 'The device has never reported.' },
               ],
             },
+            tags: {
+              type: 'array',
+              maxItems: DEVICE_TAGS_MAX,
+              uniqueItems: true,
+              items: { type: 'string', minLength: 1, maxLength: DEVICE_TAG_MAX },
+              description: 'Its tags, in the order given; case-sensitive. `tag=` on the lists keeps the devices having one.',
+              examples: [['north-yard', 'cranes']],
+            },
+            oem_name: { type: ['string', 'null'], description: "The machine's manufacturer; null when not given.", examples: ['CAT'] },
+            equipment_model: { type: ['string', 'null'], description: "The machine's model; null when not given.", examples: ['320'] },
+            serial_number: { type: ['string', 'null'], description: "The machine's serial number; null when not given." },
+            pin: { type: ['string', 'null'], description: "The machine's product identification number (PIN); null when not given." },
           },
         },
         DeviceList: {

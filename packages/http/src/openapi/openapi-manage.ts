@@ -1,5 +1,7 @@
 import {
   DEVICE_STATUSES,
+  DEVICE_TAG_MAX,
+  DEVICE_TAGS_MAX,
   DEVICE_TEXT_MAX,
   INGEST_TOKEN_FINGERPRINT_PREFIX_LENGTH,
   INGEST_TOKEN_LABEL_MAX,
@@ -186,6 +188,13 @@ function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, 
 
 const _text = (description: string): Json => ({ type: 'string', minLength: 1, maxLength: DEVICE_TEXT_MAX, description });
 
+/** An optional text of the machine's identity (D63). */
+const _optional = (what: string): Json => ({
+  type: ['string', 'null'],
+  maxLength: DEVICE_TEXT_MAX,
+  description: `${what}; trimmed, without control characters; null or "" for none.`,
+});
+
 /** The fields of a device in a write's body. */
 const _DEVICE_FIELDS: Json = {
   name: _text('Display name of the vehicle; trimmed, without control characters.'),
@@ -194,6 +203,17 @@ const _DEVICE_FIELDS: Json = {
   timezone: { type: 'string', description: 'IANA zone name (not an offset); every day and window of the device is cut in it.' },
   registration: { type: ['string', 'null'], maxLength: DEVICE_TEXT_MAX, description: 'Registration plate; null or "" for none.' },
   status: { type: 'string', enum: [...DEVICE_STATUSES], description: '`inactive` frees the IMEI for another device.' },
+  tags: {
+    type: 'array',
+    maxItems: DEVICE_TAGS_MAX,
+    uniqueItems: true,
+    items: { type: 'string', minLength: 1, maxLength: DEVICE_TAG_MAX },
+    description: `Up to ${DEVICE_TAGS_MAX} tags, each 1–${DEVICE_TAG_MAX} characters after trimming, without control characters, none twice; case-sensitive. A change replaces the whole list; [] removes every tag.`,
+  },
+  oem_name: _optional("The machine's manufacturer"),
+  equipment_model: _optional("The machine's model"),
+  serial_number: _optional("The machine's serial number"),
+  pin: _optional("The machine's product identification number (PIN)"),
 };
 
 const _instant = (description: string): Json => ({ type: 'string', format: 'date-time', description });
@@ -355,7 +375,18 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
     required: ['name', 'imei', 'model', 'timezone'],
     additionalProperties: false,
     properties: _DEVICE_FIELDS,
-    examples: [{ name: 'Excavator 4', imei: '490154203237518', model: 'FMC130', timezone: 'Europe/Berlin', registration: 'B-EX 4' }],
+    examples: [
+      {
+        name: 'Excavator 4',
+        imei: '490154203237518',
+        model: 'FMC130',
+        timezone: 'Europe/Berlin',
+        registration: 'B-EX 4',
+        tags: ['north-yard'],
+        oem_name: 'CAT',
+        equipment_model: '320',
+      },
+    ],
   },
   DeviceChange: {
     type: 'object',

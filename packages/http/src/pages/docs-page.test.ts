@@ -196,12 +196,19 @@ describe('the /docs page in a browser (happy-dom)', () => {
     const { app, keys, devices } = await createFixture();
     const page = await open(app);
     const fleet = page.operation('/api/v1/hours');
-    expect([...fleet.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual(['from', 'to', 'limit', 'cursor']);
+    expect([...fleet.querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual([
+      'from',
+      'to',
+      'limit',
+      'cursor',
+      'tag',
+    ]);
     expect([...fleet.querySelectorAll('tbody tr td:first-child code')].map((code) => code.textContent)).toEqual([
       'from',
       'to',
       'limit',
       'cursor',
+      'tag',
       '200',
       '400',
       '401',
@@ -216,6 +223,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
     expect([...page.operation('/api/v1/meter').querySelectorAll('form input')].map((input) => input.getAttribute('name'))).toEqual([
       'limit',
       'cursor',
+      'tag',
     ]);
     const shown = await page.tryIt('/api/v1/hours', { from: '2026-03-08', to: '2026-03-08', limit: '1' }, keys.acme.key);
     expect(shown).toMatch(/^200 GET \/api\/v1\/hours\?from=2026-03-08&to=2026-03-08&limit=1/);
@@ -245,7 +253,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
       expect(single.textContent).toContain(shown);
     const fleet = page.operation('/api/v1/service');
     const inputs = [...fleet.querySelectorAll('form input')];
-    expect(inputs.map((input) => input.getAttribute('name'))).toEqual(['limit', 'cursor', 'status']);
+    expect(inputs.map((input) => input.getAttribute('name'))).toEqual(['limit', 'cursor', 'status', 'tag']);
     expect(inputs[2]!.getAttribute('placeholder')).toBe('e.g. due_soon,overdue (optional)');
     expect(fleet.textContent).toContain('Rate limit: 60 requests per minute');
     expect(page.operation('/api/v1/devices/{id}/meter').textContent).toContain('"hour_meter_read_at"');

@@ -62,6 +62,8 @@ describe('GET /api/v1/audit (D55)', () => {
           model: [null, 'FMC130'],
           status: [null, 'active'],
           timezone: [null, 'Europe/Berlin'],
+          // D61: no tags (the identity fields of D63, null before and after, are no change).
+          tags: [null, []],
         },
       },
     ]);

@@ -30,6 +30,11 @@ describe('POST /api/v1/devices (D52)', () => {
       status: 'active',
       timezone: 'Europe/Berlin',
       last_reported_at: null,
+      tags: [],
+      oem_name: null,
+      equipment_model: null,
+      serial_number: null,
+      pin: null,
     });
     expect(response.headers.get('Location')).toBe(`/api/v1/devices/${device.id}`);
     const list = (await (await fixture.request('/api/v1/devices', fixture.keys.acme.key)).json()) as { data: { id: number }[] };

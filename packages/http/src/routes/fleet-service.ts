@@ -1,4 +1,4 @@
-import { parseServiceStatuses } from '@fleet-hours/core';
+import { parseServiceStatuses, parseTagParameter } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
@@ -12,13 +12,15 @@ import type { FleetRouteOptions } from './window-routes.js';
  * `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/service`. With
  * `status` (e.g. `due_soon,overdue`, given once), only the devices with at least one schedule in
  * one of those statuses, each still with all its schedules; a page then holds up to `limit` such
- * devices. The query is checked whole (`limit`, `cursor`, `status`) before anything is read (P11).
+ * devices; with `tag`, only the devices having it (D61). The query is checked whole (`limit`,
+ * `cursor`, `status`, `tag`) before anything is read (P11).
  */
 export function fleetServiceRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
   return async function fleetServicePage(c) {
     const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
     const statuses = parseServiceStatuses(c.req.queries('status'));
-    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, statuses });
+    const tag = parseTagParameter(c.req.queries('tag'));
+    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, statuses, tag });
     return jsonResponse(c, { data: items.map(serviceBody), next_cursor: nextCursor });
   };
 }

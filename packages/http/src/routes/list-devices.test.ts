@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../testing/fixture.js';
 
+/** D61, D63: the fields of a device created without tags or identity. */
+const UNTAGGED = { tags: [], oem_name: null, equipment_model: null, serial_number: null, pin: null };
+
 describe('GET /api/v1/devices', () => {
   it('lists every device of the account by id, in snake_case, with last_reported_at in the device zone (D9, D19)', async () => {
     const { request, keys, devices } = await createFixture();
@@ -18,6 +21,7 @@ describe('GET /api/v1/devices', () => {
           status: 'active',
           timezone: 'America/New_York',
           last_reported_at: '2026-11-30T17:15:07-05:00',
+          ...UNTAGGED,
         },
         {
           id: devices.kathmandu.id,
@@ -28,6 +32,7 @@ describe('GET /api/v1/devices', () => {
           status: 'active',
           timezone: 'Asia/Kathmandu',
           last_reported_at: '2026-06-11T03:45:00+05:45',
+          ...UNTAGGED,
         },
         {
           id: devices.idle.id,
@@ -38,6 +43,7 @@ describe('GET /api/v1/devices', () => {
           status: 'active',
           timezone: 'Europe/Berlin',
           last_reported_at: null,
+          ...UNTAGGED,
         },
       ],
     });

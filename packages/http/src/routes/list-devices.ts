@@ -1,4 +1,4 @@
-import { formatInstant, type Device, type FleetHours } from '@fleet-hours/core';
+import { formatInstant, parseTagParameter, type Device, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
@@ -15,6 +15,13 @@ export interface DeviceBody {
   readonly timezone: string;
   /** D9 timestamp in the device zone; `null` while the device has never reported. */
   readonly last_reported_at: string | null;
+  /** D61: its tags, as given. */
+  readonly tags: readonly string[];
+  /** D63: the machine's identity, each `null` when not given. */
+  readonly oem_name: string | null;
+  readonly equipment_model: string | null;
+  readonly serial_number: string | null;
+  readonly pin: string | null;
 }
 
 /**
@@ -28,7 +35,8 @@ export interface DeviceBody {
  * ```ts
  * import type { Device } from '@fleet-hours/core';
  * import { deviceBody } from '@fleet-hours/http';
- * const device: Device = { id: 7, accountId: 1, name: 'Van 7', imei: '356938035643809', registration: null, model: 'Transit', status: 'active', timeZone: 'America/New_York', lastReportedAt: null };
+ * const identity = { oemName: null, equipmentModel: null, serialNumber: null, pin: null };
+ * const device: Device = { id: 7, accountId: 1, name: 'Van 7', imei: '356938035643809', registration: null, model: 'Transit', status: 'active', timeZone: 'America/New_York', lastReportedAt: null, tags: ['north'], ...identity };
  * deviceBody(device).timezone; // 'America/New_York'
  * ```
  */
@@ -42,13 +50,19 @@ export function deviceBody(device: Device): DeviceBody {
     status: device.status,
     timezone: device.timeZone,
     last_reported_at: device.lastReportedAt === null ? null : formatInstant(device.lastReportedAt, device.timeZone),
+    tags: device.tags,
+    oem_name: device.oemName,
+    equipment_model: device.equipmentModel,
+    serial_number: device.serialNumber,
+    pin: device.pin,
   };
 }
 
-/** `GET /api/v1/devices`: every device of the account, by id (D19). */
+/** `GET /api/v1/devices`: every device of the account, by id (D19); with `tag`, those having it (D61). */
 export function listDevicesRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
   return async function listDevices(c) {
-    const devices = await options.fleetHours.listDevices({ accountId: accountId(c) });
+    const tag = parseTagParameter(c.req.queries('tag'));
+    const devices = await options.fleetHours.listDevices({ accountId: accountId(c), tag });
     return jsonResponse(c, { data: devices.map(deviceBody) });
   };
 }

@@ -55,10 +55,11 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
     openApi: {
       operationId: 'listDevices',
       summary: 'List the vehicles of the account',
-      description: 'Every device of the account, ordered by id.',
+      description: 'Every device of the account, ordered by id; with `tag`, only the devices having that tag.',
       tag: 'Devices',
       schema: 'DeviceList',
       withWindow: false,
+      parameters: ['Tag'],
     },
   },
   hours: {
@@ -106,6 +107,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetHoursPage',
       withWindow: true,
+      parameters: ['Tag'],
     },
   },
   fleetDaily: {
@@ -117,6 +119,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetDailyHoursPage',
       withWindow: true,
+      parameters: ['Tag'],
     },
   },
   fleetMeter: {
@@ -128,6 +131,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetMeterPage',
       withWindow: false,
+      parameters: ['Tag'],
     },
   },
   service: {
@@ -151,7 +155,7 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Fleet',
       schema: 'FleetServicePage',
       withWindow: false,
-      parameters: ['ServiceStatus'],
+      parameters: ['ServiceStatus', 'Tag'],
     },
   },
   key: {

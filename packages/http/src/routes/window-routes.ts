@@ -1,5 +1,6 @@
 import {
   FleetHoursError,
+  parseTagParameter,
   parseWindowQuery,
   type FleetEndpoint,
   type FleetHours,
@@ -36,7 +37,7 @@ export function deviceWindowRoute<T>(read: (query: WindowQuery) => Promise<T | n
 
 /**
  * A fleet page over a window (`/api/v1/hours`, `/api/v1/hours/daily`, D32): the query is checked
- * whole (window, `limit`, `cursor`) before anything is read (D7, P11); `{ data, next_cursor }`.
+ * whole (window, `limit`, `cursor`, `tag`) before anything is read (D7, P11); `{ data, next_cursor }`.
  */
 export function fleetWindowRoute<T>(
   endpoint: FleetRouteOptions['endpoint'],
@@ -47,7 +48,8 @@ export function fleetWindowRoute<T>(
     const queries = c.req.queries();
     const dates = parseWindowQuery(queries);
     const page = parsePageQuery(queries, endpoint.paging.cursor);
-    const { items, nextCursor } = await read({ accountId: accountId(c), ...dates, ...page });
+    const tag = parseTagParameter(queries.tag);
+    const { items, nextCursor } = await read({ accountId: accountId(c), ...dates, ...page, tag });
     return jsonResponse(c, { data: items.map(body), next_cursor: nextCursor });
   };
 }

@@ -7,6 +7,8 @@ export interface OptionSpec {
   /** Shown after the option name in help, e.g. `ID`. */
   readonly placeholder?: string;
   readonly description: string;
+  /** A value option that may be given more than once (`--tag a --tag b`): every value is kept, in order. */
+  readonly multiple?: true;
 }
 
 /** An option that takes a value (`--account ID`): its placeholder in help, and what it is. */
@@ -57,6 +59,24 @@ const serveOptions: Readonly<Record<string, OptionSpec>> = Object.fromEntries(
 /** Points per transaction of `import telemetry` (its `TELEMETRY_BATCH_POINTS`). */
 const TELEMETRY_BATCH_POINTS_TEXT = '10,000';
 const account: OptionSpec = valued('ID', 'Account id.');
+/** D61, D63: the tags and machine identity of `devices create` and `devices update`. */
+const deviceTagAndIdentityOptions = (change: boolean): Readonly<Record<string, OptionSpec>> => ({
+  tag: {
+    ...valued(
+      'TAG',
+      `A tag of the device; repeat for more (at most 20, each 1–64 characters, case-sensitive)${change ? ': they replace its tags' : ''}.`,
+    ),
+    multiple: true,
+  },
+  tags: valued(
+    'TAGS',
+    `Tags separated by commas${change ? ', replacing its tags ("" removes every tag)' : ''}; with --tag, both are kept.`,
+  ),
+  'oem-name': valued('NAME', `The machine's manufacturer${change ? ' ("" for none)' : ''}.`),
+  'equipment-model': valued('MODEL', `The machine's model${change ? ' ("" for none)' : ''}.`),
+  'serial-number': valued('SERIAL', `The machine's serial number${change ? ' ("" for none)' : ''}.`),
+  pin: valued('PIN', `The machine's product identification number${change ? ' ("" for none)' : ''}.`),
+});
 const device: OptionSpec = valued('ID', 'Device id.');
 const windowFrom: OptionSpec = valued('DATE', "First local day, YYYY-MM-DD, in the device's zone (default: 7 days before --to).");
 const windowTo: OptionSpec = valued('DATE', 'Last local day, YYYY-MM-DD, included (default: today, up to now).');
@@ -296,18 +316,20 @@ export const COMMANDS: readonly CommandSpec[] = [
       timezone: valued('IANA', 'IANA time zone of the vehicle, e.g. Europe/Berlin.'),
       registration: valued('REG', 'Registration plate (default: none).'),
       status: valued('STATUS', 'active (default) or inactive.'),
+      ...deviceTagAndIdentityOptions(false),
     },
     required: ['account', 'name', 'imei', 'model', 'timezone'],
     examples: [
       'fleet-hours devices create --account 1 --name "Truck 14" --imei 356307042441013 --model FMB920 --timezone America/New_York --registration "NY 4821"',
+      'fleet-hours devices create --account 1 --name "Excavator 4" --imei 490154203237518 --model FMC130 --timezone Europe/Berlin --tag north-yard --tag cranes --oem-name CAT --equipment-model 320',
     ],
   }),
   spec({
     name: 'devices list',
     summary: "List an account's devices",
-    options: { account },
+    options: { account, tag: valued('TAG', 'Only the devices having this tag.') },
     required: ['account'],
-    examples: ['fleet-hours devices list --account 1'],
+    examples: ['fleet-hours devices list --account 1', 'fleet-hours devices list --account 1 --tag north-yard'],
   }),
   spec({
     name: 'devices update',
@@ -321,8 +343,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       status: valued('STATUS', 'active or inactive; an inactive device frees its IMEI.'),
       registration: valued('REG', 'New registration ("" for none).'),
       model: valued('MODEL', 'New tracker model.'),
+      ...deviceTagAndIdentityOptions(true),
     },
-    examples: ['fleet-hours devices update 4 --timezone Europe/Berlin --status inactive'],
+    examples: [
+      'fleet-hours devices update 4 --timezone Europe/Berlin --status inactive',
+      'fleet-hours devices update 4 --tags north-yard,cranes',
+    ],
   }),
   spec({
     name: 'import segments',
@@ -479,10 +505,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       device: valued('ID', 'Only this device.'),
       account: valued('ID', "Only this account's devices (default: every account)."),
       status: valued('STATUSES', 'Comma-separated statuses: ok, due_soon, overdue.'),
+      tag: valued('TAG', 'Only the devices having this tag (refused with --device).'),
     },
     examples: [
       'fleet-hours service list --device 7',
       'fleet-hours service list --status due_soon,overdue',
+      'fleet-hours service list --account 1 --tag north-yard --status overdue',
       'fleet-hours service list --account 1 --json',
     ],
   }),

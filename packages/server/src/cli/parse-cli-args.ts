@@ -19,6 +19,8 @@ export type ParsedCli =
       readonly global: GlobalFlags;
       /** The command's own options, by name. */
       readonly options: Readonly<Record<string, string | boolean | undefined>>;
+      /** Every value of each option that may be repeated (`multiple`), in order; the last is also in `options`. */
+      readonly repeated: Readonly<Record<string, readonly string[]>>;
       readonly positionals: readonly string[];
     };
 
@@ -92,7 +94,13 @@ export function parseCliArgs(argv: readonly string[]): ParsedCli {
     if (token.kind === 'option') checkOption(token, known, command.name);
   }
 
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const given = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const repeated: Record<string, readonly string[]> = {};
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (Array.isArray(value)) repeated[name] = value;
+    values[name] = Array.isArray(value) ? value[value.length - 1] : value;
+  }
   for (const required of command.required) {
     if (values[required] === undefined) throw new UsageError(`Missing option --${required}`, command.name);
   }
@@ -120,6 +128,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedCli {
       json: values.json === true,
     },
     options,
+    repeated,
     positionals: parsed.positionals,
   };
 }
@@ -128,9 +137,13 @@ function toParseArgsOptions(options: CommandSpec['options']) {
   return Object.fromEntries(
     Object.entries(options).map(([name, option]) => [
       name,
-      option.short ? { type: option.type, short: option.short } : { type: option.type },
+      {
+        type: option.type,
+        ...(option.short ? { short: option.short } : {}),
+        ...(option.multiple ? { multiple: true } : {}),
+      },
     ]),
-  ) as Record<string, { type: 'string' | 'boolean'; short?: string }>;
+  ) as Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 }
 
 /** `-5h`, `-3`, `-.5`: a value, not an option. */

@@ -11,6 +11,8 @@ export interface CommandContext {
   readonly store: () => Promise<FleetHoursStore>;
   /** The command's own options, by name, as typed. */
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  /** Every value of each option that may be repeated (`--tag a --tag b`), in order; none when not given. */
+  readonly repeated?: Readonly<Record<string, readonly string[]>>;
   readonly positionals: readonly string[];
   /** Epoch seconds, read once per command. */
   readonly now: number;

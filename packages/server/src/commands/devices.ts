@@ -4,6 +4,8 @@ import {
   ImeiInUseError,
   InvalidFieldError,
   isFleetHoursError,
+  InvalidParameterError,
+  parseTagParameter,
   readDeviceFields,
   type FleetHoursStore,
 } from '@fleet-hours/core';
@@ -18,7 +20,8 @@ import { optionalOption, requiredOption, type CommandContext, type CommandResult
 
 /**
  * `devices create --account ID --name NAME --imei IMEI --model MODEL --timezone IANA
- * [--registration REG] [--status active|inactive]` → the device as the API shows it. The fields are
+ * [--registration REG] [--status active|inactive] [--tag TAG]… [--tags A,B] [--oem-name …]
+ * [--equipment-model …] [--serial-number …] [--pin …]` → the device as the API shows it. The fields are
  * checked by the core's device writes, as `POST /api/v1/devices` checks them (D52).
  */
 export async function createDeviceCommand(context: CommandContext): Promise<CommandResult> {
@@ -37,20 +40,23 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
 }
 
-/** `devices list --account ID` → `{ data: [device…] }`, ordered by id (D19). */
+/** `devices list --account ID [--tag TAG]` → `{ data: [device…] }`, ordered by id (D19); with `--tag`, those having it (D61). */
 export async function listDevicesCommand(context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
+  const tag = readTagOption(optionalOption(context, 'tag'), 'devices list');
   const store = await context.store();
   await requireAccount(store, accountId);
-  const devices = (await store.listDevices({ accountId })).map(deviceBody);
+  const devices = (await store.listDevices({ accountId, ...(tag === undefined ? {} : { tag }) })).map(deviceBody);
   const text =
     devices.length === 0
-      ? `Account ${accountId} has no devices. Create one with: fleet-hours devices create --help\n`
+      ? tag === undefined
+        ? `Account ${accountId} has no devices. Create one with: fleet-hours devices create --help\n`
+        : `Account ${accountId} has no devices with the tag "${tag}".\n`
       : deviceTable(devices);
   return { json: { data: devices }, text };
 }
 
-/** `devices update ID [--name …] [--imei …] [--timezone …] [--status …] [--registration …] [--model …]`: checked as `PATCH /api/v1/devices/{id}` (D52). */
+/** `devices update ID [--name …] [--imei …] [--timezone …] [--status …] [--registration …] [--model …] [--tag …]… [--tags …] [--oem-name …] [--equipment-model …] [--serial-number …] [--pin …]`: checked as `PATCH /api/v1/devices/{id}` (D52). */
 export async function updateDeviceCommand(context: CommandContext): Promise<CommandResult> {
   const deviceId = readId(context.positionals[0]!, 'ID');
   const fields = _deviceOptions(context);
@@ -66,14 +72,42 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
 }
 
-/** The device options given, by their field names (the CLI's options are named as the API's fields, D52). */
-function _deviceOptions(context: CommandContext): Record<string, string> {
-  const fields: Record<string, string> = {};
+/**
+ * The `--tag` of a listing (D61): one tag, checked as the API's `tag=` (exit 2 naming `--tag`).
+ *
+ * @param given The option's value, if given.
+ * @param command The command, for the usage line of the refusal.
+ */
+export function readTagOption(given: string | undefined, command: string): string | undefined {
+  try {
+    return parseTagParameter(given);
+  } catch (error) {
+    if (error instanceof InvalidParameterError) throw new UsageError(`--tag: ${error.message.replace(/^Parameter tag /, '')}`, command);
+    throw error;
+  }
+}
+
+/**
+ * The device options given, by their field names (the CLI's options are named as the API's fields,
+ * D52, in the CLI's spelling: `--oem-name` for `oem_name`). The tags (D61, P93) are those of
+ * `--tags a,b` (`""`: none) then of every `--tag`, as one list.
+ */
+function _deviceOptions(context: CommandContext): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
   for (const field of DEVICE_FIELDS) {
-    const value = optionalOption(context, field);
+    if (field === 'tags') continue;
+    const value = optionalOption(context, _optionOf(field));
     if (value !== undefined) fields[field] = value;
   }
+  const list = optionalOption(context, 'tags');
+  const each = context.repeated?.tag ?? [];
+  if (list !== undefined || each.length > 0) fields.tags = [...(list === undefined || list === '' ? [] : list.split(',')), ...each];
   return fields;
+}
+
+/** The option of a device field: its name with dashes (`oem_name` → `oem-name`). */
+function _optionOf(field: string): string {
+  return field.replaceAll('_', '-');
 }
 
 function _checked(check: () => unknown, command: string): void {
@@ -86,10 +120,18 @@ function _checked(check: () => unknown, command: string): void {
 
 /** A refusal of the core's checks as a usage error (exit 2) naming the option, `--name` for the field `name`. */
 function _usage(error: unknown, command: string): unknown {
-  if (error instanceof InvalidFieldError)
-    return new UsageError(error.message.startsWith(error.field) ? `--${error.message}` : `--${error.field}: ${error.message}`, command);
+  if (error instanceof InvalidFieldError) {
+    const option = `--${_optionOf(error.field)}`;
+    return new UsageError(
+      error.message.startsWith(error.field) ? `${option}${error.message.slice(error.field.length)}` : `${option}: ${error.message}`,
+      command,
+    );
+  }
   if (isFleetHoursError(error) && error.code === 'invalid_body')
-    return new UsageError(`Nothing to change: give at least one of ${DEVICE_FIELDS.map((field) => `--${field}`).join(', ')}`, command);
+    return new UsageError(
+      `Nothing to change: give at least one of ${[...DEVICE_FIELDS.map((field) => `--${_optionOf(field)}`), '--tag'].join(', ')}`,
+      command,
+    );
   return error;
 }
 
@@ -123,6 +165,7 @@ function deviceTable(devices: readonly DeviceBody[]): string {
       { header: 'STATUS' },
       { header: 'TIMEZONE' },
       { header: 'LAST REPORTED' },
+      { header: 'TAGS' },
     ],
     devices.map((device) => [
       device.id,
@@ -133,6 +176,7 @@ function deviceTable(devices: readonly DeviceBody[]): string {
       device.status,
       device.timezone,
       device.last_reported_at,
+      device.tags.length === 0 ? null : device.tags.join(', '),
     ]),
   );
 }

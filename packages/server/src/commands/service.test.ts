@@ -148,4 +148,26 @@ describe('fleet-hours hour-meter and service (D38, D39)', () => {
     );
     expect((await cli.run(['service', 'list', '--status', 'overdue'])).stdout).toBe('No device has a service schedule that is overdue.\n');
   });
+
+  it('D61 service list --tag keeps the devices having the tag, with --status too; refused with --device', async () => {
+    const { cli, truck, rival } = await setUp();
+    await cli.json(['devices', 'update', String(truck), '--tag', 'north']);
+    await cli.json(['service', 'create', '--device', String(rival), '--name', 'Tyres', '--every', '500h']);
+    const north = await cli.json<{ data: { device_id: number }[] }>(['service', 'list', '--tag', 'north']);
+    expect(north.data.map((body) => body.device_id)).toEqual([truck]);
+    const all = await cli.json<{ data: { device_id: number }[] }>(['service', 'list']);
+    expect(all.data.map((body) => body.device_id)).toContain(rival);
+    expect((await cli.run(['service', 'list', '--tag', 'North'])).stdout).toBe('No device has the tag "North".\n');
+    expect((await cli.run(['service', 'list', '--tag', 'north', '--status', 'overdue'])).stdout).toBe(
+      'No device has the tag "north" and such a schedule.\n',
+    );
+    expect(await cli.run(['service', 'list', '--tag', 'north', '--device', String(truck)])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--tag picks devices of a fleet'),
+    });
+    expect(await cli.run(['service', 'list', '--tag', ''])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--tag: must not be empty'),
+    });
+  });
 });

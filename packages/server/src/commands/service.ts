@@ -23,6 +23,7 @@ import { _findDeviceOfAnyAccount } from './_device-account.js';
 import { CLI_ORIGIN } from './_cli-origin.js';
 import { _withOptionNames, _writeWithOptionNames } from './_option-refusal.js';
 import { requireAccount } from './accounts.js';
+import { readTagOption } from './devices.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 
 /** The options of a schedule by the fields the core's checks name (D39). */
@@ -181,10 +182,10 @@ export async function removeServiceCommand(context: CommandContext): Promise<Com
 }
 
 /**
- * `service list [--device ID | --account ID] [--status STATUSES]` → with `--device`, the body of
+ * `service list [--device ID | --account ID] [--status STATUSES] [--tag TAG]` → with `--device`, the body of
  * `GET /api/v1/devices/{id}/service`; otherwise `{ data: [body…] }` of every device of the account,
  * or of every account, by account then device id, as `GET /api/v1/service` pages them (D39, D32).
- * `--status` keeps the devices with a schedule in one of the statuses.
+ * `--status` keeps the devices with a schedule in one of the statuses; `--tag` those having the tag (D61).
  */
 export async function listServiceCommand(context: CommandContext): Promise<CommandResult> {
   const deviceText = optionalOption(context, 'device');
@@ -194,6 +195,10 @@ export async function listServiceCommand(context: CommandContext): Promise<Comma
   if (deviceText !== undefined && statusText !== undefined) {
     throw new UsageError('--status picks devices of a fleet: give it without --device (a device shows all its schedules)', 'service list');
   }
+  const tagText = optionalOption(context, 'tag');
+  if (deviceText !== undefined && tagText !== undefined)
+    throw new UsageError('--tag picks devices of a fleet: give it without --device', 'service list');
+  const tag = readTagOption(tagText, 'service list');
   const deviceId = deviceText === undefined ? undefined : readId(deviceText, '--device');
   const accountId = accountText === undefined ? undefined : readId(accountText, '--account');
   const statuses = statusText === undefined ? undefined : readStatuses(statusText);
@@ -212,7 +217,7 @@ export async function listServiceCommand(context: CommandContext): Promise<Comma
     const devices = new Map((await store.listDevices({ accountId: account.id })).map((device) => [device.id, device]));
     let cursor: string | undefined;
     do {
-      const page = await fleetHours.fleet.service({ accountId: account.id, limit: LIST_PAGE_SIZE, cursor, statuses });
+      const page = await fleetHours.fleet.service({ accountId: account.id, limit: LIST_PAGE_SIZE, cursor, statuses, tag });
       for (const service of page.items) {
         const device = devices.get(service.deviceId);
         if (device) listed.push({ device, service });
@@ -220,7 +225,11 @@ export async function listServiceCommand(context: CommandContext): Promise<Comma
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
   }
-  return { json: { data: listed.map(({ service }) => serviceBody(service)) }, text: serviceTable(listed, statuses ?? null) };
+  const text =
+    listed.length === 0 && tag !== undefined
+      ? `No device has the tag "${tag}"${statuses ? ' and such a schedule' : ''}.\n`
+      : serviceTable(listed, statuses ?? null);
+  return { json: { data: listed.map(({ service }) => serviceBody(service)) }, text };
 }
 
 /** An optional option read by `read`; `null` when absent. */

@@ -47,6 +47,20 @@ export interface DevicesTable {
   status: Generated<string>;
   /** IANA zone name. */
   time_zone: string;
+  /** D61: as given; `device_tags` is kept from it by a trigger (migration 0020). */
+  tags: Generated<string[]>;
+  /** D63 */
+  oem_name: string | null;
+  equipment_model: string | null;
+  serial_number: string | null;
+  pin: string | null;
+}
+
+/** `device_tags` (D61, P95): one row per device and tag, kept from `devices.tags` by a trigger; read by `tag=` pages. */
+export interface DeviceTagsTable {
+  account_id: number;
+  tag: string;
+  device_id: number;
 }
 
 /**
@@ -281,6 +295,7 @@ export interface FleetHoursDatabase {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;
+  device_tags: DeviceTagsTable;
   device_states: DeviceStatesTable;
   engine_segments: EngineSegmentsTable;
   engine_day_figures: EngineDayFiguresTable;

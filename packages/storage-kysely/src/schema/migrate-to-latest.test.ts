@@ -17,6 +17,7 @@ const TABLES = [
   'api_keys',
   'audit_entries',
   'device_states',
+  'device_tags',
   'devices',
   'engine_day_figures',
   'engine_segments',
@@ -251,6 +252,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'telemetry_horizon' &&
             table !== 'idempotency_keys' &&
             table !== 'audit_entries' &&
+            // 0020 (D61)
+            table !== 'device_tags' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -289,7 +292,10 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0017_matching_memo_indexes');
       expect(error).toBeUndefined();
       // Down to 0017 undoes every later migration: 0019's change log too.
-      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => table !== 'idempotency_keys' && table !== 'audit_entries'));
+      // Down to 0017 undoes 0019 and 0020 (D61) too.
+      expect(await tablesOf(db)).toEqual(
+        TABLES.filter((table) => table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags'),
+      );
       expect(await store.listAccounts()).toHaveLength(1);
       await migrateToLatest(db);
       expect(await tablesOf(db)).toEqual(TABLES);
@@ -325,6 +331,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'telemetry_horizon' &&
             table !== 'idempotency_keys' &&
             table !== 'audit_entries' &&
+            // 0020 (D61)
+            table !== 'device_tags' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -399,6 +407,37 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       await migrateToLatest(db);
       expect(await rows()).toEqual(written);
       expect((await verifyStore(db)).devices).toEqual([]);
+    });
+
+    it('D61, D63, P95: 0020 gives existing devices no tags and no identity; down drops them and device_tags, keeping the devices; up again tags new devices', async () => {
+      const db = await fresh();
+      const migrator = await createFleetHoursMigrator(db);
+      expect((await migrator.migrateTo('0017_matching_memo_indexes')).error).toBeUndefined();
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      await sql`insert into devices (account_id, name, imei, model, time_zone) values (${account.id}::int, 'Old', '1', 'm', 'UTC')`.execute(
+        db,
+      );
+      await migrateToLatest(db);
+      const [old] = await store.listDevices({ accountId: account.id });
+      expect(old).toMatchObject({ name: 'Old', tags: [], oemName: null, equipmentModel: null, serialNumber: null, pin: null });
+      await store.updateDevice({ deviceId: old!.id, changes: { tags: ['north'], pin: 'P' } });
+      expect(await store.listDevices({ accountId: account.id, tag: 'north' })).toHaveLength(1);
+
+      expect((await migrator.migrateTo('0017_matching_memo_indexes')).error).toBeUndefined();
+      expect(await tablesOf(db)).not.toContain('device_tags');
+      expect((await sql<{ name: string }>`select name from devices`.execute(db)).rows).toEqual([{ name: 'Old' }]);
+      await migrateToLatest(db);
+      expect(await tablesOf(db)).toEqual(TABLES);
+      const again = (await store.createDevice({
+        accountId: account.id,
+        name: 'New',
+        imei: '2',
+        model: 'm',
+        timeZone: 'UTC',
+        tags: ['north'],
+      }))!;
+      expect((await store.listDevices({ accountId: account.id, tag: 'north' })).map((device) => device.id)).toEqual([again.id]);
     });
 
     it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {

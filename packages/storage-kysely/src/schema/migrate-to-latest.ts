@@ -24,6 +24,7 @@ import { keyScopesMigration } from './migrations/0016-key-scopes.js';
 import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-indexes.js';
 import { idempotencyKeysMigration } from './migrations/0018-idempotency-keys.js';
 import { auditEntriesMigration } from './migrations/0019-audit-entries.js';
+import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-and-identity.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -46,6 +47,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0017_matching_memo_indexes': matchingMemoIndexesMigration,
   '0018_idempotency_keys': idempotencyKeysMigration,
   '0019_audit_entries': auditEntriesMigration,
+  '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
 });
 
 /**

@@ -32,12 +32,19 @@ const DEVICE_COLUMNS = [
   'model',
   'status',
   'time_zone',
+  // D61, D63
+  'tags',
+  'oem_name',
+  'equipment_model',
+  'serial_number',
+  'pin',
   // D44: kept in the device's state row, not in `devices`.
   sql<number | null>`(select date_part('epoch', last_reported_at) from device_states where device_id = devices.id)`.as('last_reported_at'),
 ] as const;
 
 /** {@link DEVICE_COLUMNS} of the row `d`, in raw SQL. */
 const DEVICE_SQL = sql`d.id, d.account_id, d.name, d.imei, d.registration, d.model, d.status, d.time_zone,
+  d.tags, d.oem_name, d.equipment_model, d.serial_number, d.pin,
   (select date_part('epoch', last_reported_at) from device_states where device_id = d.id) as last_reported_at`;
 
 /** One call of `findDeviceWithSums`, its arguments checked. */
@@ -129,7 +136,7 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
     2,
   );
   return {
-    listDevices: ({ accountId, afterId, limit }) =>
+    listDevices: ({ accountId, afterId, limit, tag }) =>
       guard(async () => {
         if (afterId !== undefined && !Number.isSafeInteger(afterId))
           throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
@@ -137,6 +144,7 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
           throw new RangeError(`limit must be a positive safe integer, got "${limit}"`);
         // An id column is `integer`: past its range there is nothing (and no value to compare with).
         if (!isId(accountId) || (afterId !== undefined && afterId >= MAX_ID)) return [];
+        if (tag !== undefined) return (await _taggedDevices(db, { accountId, afterId, limit, tag })).map(toDevice);
         let query = devices().where('account_id', '=', accountId);
         // A keyset page of the fleet endpoints (D32): by the primary key, after the last id seen.
         if (afterId !== undefined && afterId >= 1) query = query.where('id', '>', afterId);
@@ -202,6 +210,27 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
   };
 }
 
+/**
+ * The devices of the account having a tag, a keyset page by id (D61, D49, P95): the range of
+ * `device_tags`' key `(account_id, tag, device_id)` after the cursor, in device order, each row
+ * joined to its device; so the statement reads the devices having the tag that the page holds,
+ * never one without it.
+ */
+async function _taggedDevices(
+  db: Kysely<FleetHoursDatabase>,
+  input: { readonly accountId: number; readonly afterId: number | undefined; readonly limit: number | undefined; readonly tag: string },
+): Promise<_DeviceRow[]> {
+  const { accountId, afterId, limit, tag } = input;
+  const after = Math.max(afterId ?? 0, 0);
+  const { rows } = await sql<_DeviceRow>`
+    select ${DEVICE_SQL}
+      from device_tags as t join devices as d on d.id = t.device_id
+     where t.account_id = ${accountId}::int and t.tag = ${tag}::text and t.device_id > ${after}::int
+     order by t.device_id
+     ${limit === undefined ? sql`` : sql`limit ${Math.min(limit, MAX_ID)}::int`}`.execute(db);
+  return rows;
+}
+
 /** Creating and changing devices (D25: one active device per account and IMEI; D27: a zone change cuts the figures again). */
 function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'createDevice' | 'updateDevice'> {
   const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
@@ -214,7 +243,20 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
           // One statement: the device is written only if the account exists.
           const row = await db
             .insertInto('devices')
-            .columns(['account_id', 'name', 'imei', 'registration', 'model', 'status', 'time_zone'])
+            .columns([
+              'account_id',
+              'name',
+              'imei',
+              'registration',
+              'model',
+              'status',
+              'time_zone',
+              'tags',
+              'oem_name',
+              'equipment_model',
+              'serial_number',
+              'pin',
+            ])
             .expression((eb) =>
               eb
                 .selectFrom('accounts')
@@ -226,6 +268,12 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
                   sql<string>`${input.model}::text`.as('model'),
                   sql<string>`${input.status ?? 'active'}::text`.as('status'),
                   sql<string>`${input.timeZone}::text`.as('time_zone'),
+                  // D61, D63
+                  sql<string[]>`${[...(input.tags ?? [])]}::text[]`.as('tags'),
+                  sql<string | null>`${input.oemName ?? null}::text`.as('oem_name'),
+                  sql<string | null>`${input.equipmentModel ?? null}::text`.as('equipment_model'),
+                  sql<string | null>`${input.serialNumber ?? null}::text`.as('serial_number'),
+                  sql<string | null>`${input.pin ?? null}::text`.as('pin'),
                 ])
                 .where('accounts.id', '=', input.accountId),
             )
@@ -246,6 +294,12 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
             ...(changes.model !== undefined && { model: changes.model }),
             ...(changes.status !== undefined && { status: changes.status }),
             ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
+            // D61, D63
+            ...(changes.tags !== undefined && { tags: [...changes.tags] }),
+            ...(changes.oemName !== undefined && { oem_name: changes.oemName }),
+            ...(changes.equipmentModel !== undefined && { equipment_model: changes.equipmentModel }),
+            ...(changes.serialNumber !== undefined && { serial_number: changes.serialNumber }),
+            ...(changes.pin !== undefined && { pin: changes.pin }),
           };
           if (Object.keys(set).length === 0) {
             const row = await devices().where('id', '=', deviceId).where(_asRead(expected)).executeTakeFirst();
@@ -292,6 +346,11 @@ function _asRead(expected: Device | undefined) {
           eb('model', '=', expected.model),
           eb('status', '=', expected.status),
           eb('time_zone', '=', expected.timeZone),
+          sql<boolean>`tags = ${[...expected.tags]}::text[]`,
+          sql<boolean>`oem_name is not distinct from ${expected.oemName}::text`,
+          sql<boolean>`equipment_model is not distinct from ${expected.equipmentModel}::text`,
+          sql<boolean>`serial_number is not distinct from ${expected.serialNumber}::text`,
+          sql<boolean>`pin is not distinct from ${expected.pin}::text`,
         ]);
 }
 
@@ -304,6 +363,11 @@ export function toDevice(row: {
   model: string;
   status: string;
   time_zone: string;
+  tags: string[];
+  oem_name: string | null;
+  equipment_model: string | null;
+  serial_number: string | null;
+  pin: string | null;
   last_reported_at: number | null;
 }): Device {
   return {
@@ -316,5 +380,10 @@ export function toDevice(row: {
     status: row.status,
     timeZone: row.time_zone,
     lastReportedAt: secondsOrNull(row.last_reported_at),
+    tags: Object.freeze([...row.tags]),
+    oemName: row.oem_name,
+    equipmentModel: row.equipment_model,
+    serialNumber: row.serial_number,
+    pin: row.pin,
   };
 }

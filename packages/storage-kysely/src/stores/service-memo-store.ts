@@ -62,6 +62,11 @@ interface _ListedRow {
   readonly model: string;
   readonly status: string;
   readonly time_zone: string;
+  readonly tags: string[];
+  readonly oem_name: string | null;
+  readonly equipment_model: string | null;
+  readonly serial_number: string | null;
+  readonly pin: string | null;
   readonly last_reported_at: number | null;
   readonly memo_version: number | string;
   /** Whether the values below were remembered at `memo_version`. */
@@ -88,7 +93,7 @@ interface _ListedRow {
  */
 export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoStore {
   return {
-    listServicePage: ({ accountId, afterId, limit, now, unsettledOnly, filter }) =>
+    listServicePage: ({ accountId, afterId, limit, now, unsettledOnly, filter, tag }) =>
       guard(async () => {
         if (afterId !== undefined && !Number.isSafeInteger(afterId))
           throw new RangeError(`afterId must be a safe integer, got "${afterId}"`);
@@ -106,8 +111,8 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
                     from hour_meter_readings as reading where reading.device_id = page.id) as readings,
                  (select json_agg(${_listedArray('schedule', LISTED_SCHEDULE)} order by schedule.id)
                     from service_schedules as schedule where schedule.device_id = page.id) as schedules
-            from (select max(id) as last_device_id from devices where account_id = ${planFree(accountId, 'integer')}) as account
-            left join lateral (${_pageDevices({ accountId, afterId, limit, now, unsettledOnly, filter })}) as page on true
+            from (${_lastDevice(accountId, tag)}) as account
+            left join lateral (${_pageDevices({ accountId, afterId, limit, now, unsettledOnly, filter, tag })}) as page on true
             left join lateral (${engineSecondsAtNowOf(sql<number>`page.id`, planFree(now, 'float8') as RawBuilder<number>)}) as engine on page.id is not null
            order by page.id`.execute(db);
         const lastDeviceId = rows[0]?.last_device_id ?? null;
@@ -177,6 +182,25 @@ function _bitsOf(statuses: readonly ServiceStatus[]): number {
   return statuses.reduce((mask, status) => mask | (STATUS_BITS[status] ?? 0), 0);
 }
 
+/** The highest id of the account's devices, of those having `tag` when it is given (D61). */
+function _lastDevice(accountId: number, tag: string | undefined): RawBuilder<unknown> {
+  const account = planFree(accountId, 'integer');
+  return tag === undefined
+    ? sql`select max(id) as last_device_id from devices where account_id = ${account}`
+    : sql`select max(device_id) as last_device_id from device_tags where account_id = ${account} and tag = ${planFree(tag, 'text')}`;
+}
+
+/**
+ * D61, P95: the condition that the device `id` has the tag (none without a tag): a probe of
+ * `device_tags`' key, so the planner may walk either side in device order.
+ */
+function _taggedCondition(account: RawBuilder<unknown>, id: RawBuilder<unknown>, tag: string | undefined): RawBuilder<unknown> {
+  return tag === undefined
+    ? sql`true`
+    : sql`exists (select 1 from device_tags as tagged
+                   where tagged.account_id = ${account} and tagged.tag = ${planFree(tag, 'text')} and tagged.device_id = ${id})`;
+}
+
 /**
  * The devices of a service page, by id (the `page` of `listServicePage`). With a filter (D49,
  * P66): only the devices with schedules not remembered, at their version, to have none of its
@@ -184,14 +208,14 @@ function _bitsOf(statuses: readonly ServiceStatus[]): number {
  * running count over the keyset range, so the page reads no device it does not need).
  */
 function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0]): RawBuilder<unknown> {
-  const { accountId, afterId, limit, now, unsettledOnly, filter } = input;
+  const { accountId, afterId, limit, now, unsettledOnly, filter, tag } = input;
   const until = sql`to_timestamp(${planFree(now, 'float8')})`;
   const current = sql`memo.remembered_at_version = memo.version`;
   // The filtered page's id is the memo's (the same): its walk is in that order, so nothing sorts it again.
   const columns = (
     id: RawBuilder<unknown>,
   ) => sql`${id} as id, device.account_id, device.name, device.imei, device.registration, device.model, device.status,
-         device.time_zone, date_part('epoch', state.last_reported_at) as last_reported_at,
+         device.time_zone, device.tags, device.oem_name, device.equipment_model, device.serial_number, device.pin, date_part('epoch', state.last_reported_at) as last_reported_at,
          coalesce(memo.version, 0) as memo_version,
          coalesce(${current}, false) as remembered,
          case when ${current} then date_part('epoch', memo.ok_until) end as ok_until,
@@ -202,6 +226,7 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
     join device_states as state on state.device_id = device.id
     left join service_memos as memo on memo.device_id = device.id
    where device.account_id = ${planFree(accountId, 'integer')} and device.id > ${planFree(Math.min(Math.max(afterId ?? 0, 0), MAX_ID), 'integer')}
+     and ${_taggedCondition(sql`device.account_id`, sql`device.id`, tag)}
      and (not ${planFree(unsettledOnly, 'boolean')}
           or (not coalesce(${current} and memo.ok_until > ${until}, false)
               and exists (select 1 from service_schedules as schedule where schedule.device_id = device.id)))`;
@@ -226,7 +251,8 @@ function _pageDevices(input: Parameters<ServiceMemoStore['listServicePage']>[0])
   const account = planFree(accountId, 'integer');
   const branch = (where: RawBuilder<unknown>) =>
     sql`select * from service_memos as memo
-         where (memo.account_id, memo.device_id) > (${account}, ${after}) and memo.account_id <= ${account} and ${where}`;
+         where (memo.account_id, memo.device_id) > (${account}, ${after}) and memo.account_id <= ${account} and ${where}
+           and ${_taggedCondition(account, sql`memo.device_id`, tag)}`;
   const wanted = SERVICE_STATUSES.filter((status) => filter.statuses.includes(status)).map((status) => STATUS_BITS[status]);
   const branches = [
     ...wanted.map((bit, index) =>
