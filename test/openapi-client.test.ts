@@ -11,6 +11,7 @@
 import {
   createFleetHours,
   createMemoryStore,
+  deviceVersion,
   fingerprintApiKey,
   generateApiKey,
   generateIngestToken,
@@ -264,6 +265,7 @@ for (const prefix of ['', '/fleet']) {
             timezone: 'Europe/Berlin',
             last_reported_at: '2026-03-10T11:30:00+01:00',
             ...UNTAGGED,
+            version: deviceVersion(device),
           },
           {
             id: spare.id,
@@ -275,6 +277,7 @@ for (const prefix of ['', '/fleet']) {
             timezone: 'America/New_York',
             last_reported_at: null,
             ...UNTAGGED,
+            version: deviceVersion(spare),
           },
         ],
       });
@@ -488,10 +491,13 @@ for (const prefix of ['', '/fleet']) {
       const again = await manager.POST('/api/v1/devices', { params: { header: { 'Idempotency-Key': 'loader-1' } }, body: loader });
       expect([again.response.status, again.data, again.response.headers.get('Idempotent-Replayed')]).toEqual([201, created.data, 'true']);
       const changed = await manager.PATCH('/api/v1/devices/{id}', {
-        params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
+        // D54: the body's version, quoted, is its ETag.
+        params: { path: { id: created.data!.id }, header: { 'If-Match': `"${created.data!.version}"` } },
         body: { status: 'inactive' },
       });
-      expect(changed.data).toEqual({ ...created.data, status: 'inactive' });
+      expect(created.response.headers.get('ETag')).toBe(`"${created.data!.version}"`);
+      expect(changed.data).toEqual({ ...created.data, status: 'inactive', version: changed.response.headers.get('ETag')!.slice(1, -1) });
+      expect(changed.data!.version).not.toBe(created.data!.version);
       expect((await api.GET('/api/v1/devices')).data!.data.at(-1)).toEqual(changed.data);
 
       // The change log (D55), with the manage key: the change above first, then the creation.

@@ -182,7 +182,14 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
       params: { path: { id: created.data!.id }, header: { 'If-Match': created.response.headers.get('ETag')! } },
       body: { status: 'inactive', registration: 'B-EX 6' },
     });
-    expect(changed.data).toEqual({ ...created.data, status: 'inactive', registration: 'B-EX 6' });
+    // D54: a change gives the device a new version, its new ETag without the quotes.
+    expect(changed.data).toEqual({
+      ...created.data,
+      status: 'inactive',
+      registration: 'B-EX 6',
+      version: changed.response.headers.get('ETag')!.slice(1, -1),
+    });
+    expect(changed.data!.version).not.toBe(created.data!.version);
     expect(sent.at(-1)!.headers.has('Idempotency-Key')).toBe(false);
     expect((await client(keys.read).GET('/api/v1/devices')).data!.data.at(-1)).toEqual(changed.data);
 

@@ -525,6 +525,7 @@ export interface components {
             equipment_model: string | null;
             serial_number: string | null;
             pin: string | null;
+            version: string;
         };
         DeviceList: {
             data: components["schemas"]["Device"][];

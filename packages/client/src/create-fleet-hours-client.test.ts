@@ -11,7 +11,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const refusal = (status: 429 | 503, headers: Record<string, string> = {}) =>
   json(status, { error: { status, code: status === 429 ? 'rate_limited' : 'service_unavailable', message: 'Wait' } }, headers);
 const DEVICE = { id: 7, name: 'Loader', imei: '490154203237518', registration: null, model: 'FMC130', status: 'active' };
-const DEVICE_BODY = { ...DEVICE, timezone: 'Europe/Berlin', last_reported_at: null };
+const DEVICE_BODY = { ...DEVICE, timezone: 'Europe/Berlin', last_reported_at: null, version: 'd-0123456789abcdef' };
 
 /** A fetch that gives the answers in order (the last one again once they run out), recording each request. */
 function scriptedFetch(...answers: (() => Response)[]) {

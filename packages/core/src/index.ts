@@ -55,6 +55,7 @@ export {
   DEVICE_STATUSES,
   DEVICE_TEXT_MAX,
   deviceEntityTag,
+  deviceVersion,
   deviceWrites,
   readDeviceFields,
   sameDeviceFields,

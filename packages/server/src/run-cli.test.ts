@@ -158,6 +158,7 @@ describe('runCli() accounts, keys and devices', () => {
       equipment_model: null,
       serial_number: null,
       pin: null,
+      version: expect.stringMatching(/^d-[0-9a-f]{16}$/),
     });
     expect(Object.keys(device)).toEqual([
       'id',
@@ -173,6 +174,7 @@ describe('runCli() accounts, keys and devices', () => {
       'equipment_model',
       'serial_number',
       'pin',
+      'version',
     ]);
   });
 

@@ -826,6 +826,8 @@ export interface components {
             serial_number: string | null;
             /** @description The machine's product identification number (PIN); null when not given. */
             pin: string | null;
+            /** @description The version of the device: its `ETag`, without the quotes. A write that changes a field changes it; new data does not. Send it quoted as `If-Match` to change the device only as read. */
+            version: string;
         };
         DeviceList: {
             /** @description Every device of the account, ordered by id. */

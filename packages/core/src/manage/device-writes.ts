@@ -6,6 +6,7 @@ import type { Device, DeviceChanges } from '../types.js';
 import { deviceChangeFields } from './audit-log.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
 import { readDeviceTags } from './device-tags.js';
+import { entityVersion } from './entity-tag.js';
 
 /**
  * Creating and changing devices (D52): the one implementation behind `POST /api/v1/devices`,
@@ -217,21 +218,21 @@ function _status(value: unknown): (typeof DEVICE_STATUSES)[number] {
 }
 
 /**
- * The entity tag of a device (D54): a strong `ETag` over the fields a write can change (name, IMEI,
+ * The version of a device (D54, P73): a hash of the fields a write can change (name, IMEI,
  * registration, model, status, zone, tags and identity, D61, D63), so that new telemetry does not
- * change it. FNV-1a, 64 bits.
+ * change it. It is the `version` field of every device body, and its `ETag` without the quotes.
  *
  * @param device The device.
- * @returns The tag, quoted: `"d-0123456789abcdef"`.
+ * @returns The version, unquoted: `d-0123456789abcdef`.
  * @example
  * ```ts
- * import { deviceEntityTag } from '@fleet-hours/core';
+ * import { deviceVersion } from '@fleet-hours/core';
  * const identity = { oemName: null, equipmentModel: null, serialNumber: null, pin: null };
- * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null, tags: [], ...identity }).length; // 20
+ * deviceVersion({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null, tags: [], ...identity }).length; // 18
  * ```
  */
-export function deviceEntityTag(device: Device): string {
-  const text = JSON.stringify([
+export function deviceVersion(device: Device): string {
+  return entityVersion('d', [
     device.name,
     device.imei,
     device.registration,
@@ -245,9 +246,22 @@ export function deviceEntityTag(device: Device): string {
     device.serialNumber,
     device.pin,
   ]);
-  let hash = 0xcbf29ce484222325n;
-  for (const unit of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(unit)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return `"d-${hash.toString(16).padStart(16, '0')}"`;
+}
+
+/**
+ * The entity tag of a device (D54): its {@link deviceVersion} in double quotes, a strong `ETag`.
+ *
+ * @param device The device.
+ * @returns The tag, quoted: `"d-0123456789abcdef"`.
+ * @example
+ * ```ts
+ * import { deviceEntityTag } from '@fleet-hours/core';
+ * const identity = { oemName: null, equipmentModel: null, serialNumber: null, pin: null };
+ * deviceEntityTag({ id: 1, accountId: 1, name: 'Truck', imei: '1', registration: null, model: 'M', status: 'active', timeZone: 'UTC', lastReportedAt: null, tags: [], ...identity }).length; // 20
+ * ```
+ */
+export function deviceEntityTag(device: Device): string {
+  return `"${deviceVersion(device)}"`;
 }
 
 /** Whether two devices have the same fields a write can change: what {@link deviceEntityTag} covers (D54). */

@@ -743,6 +743,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             'equipment_model',
             'serial_number',
             'pin',
+            'version',
           ],
           properties: {
             id: {
@@ -775,6 +776,12 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             equipment_model: { type: ['string', 'null'], description: "The machine's model; null when not given.", examples: ['320'] },
             serial_number: { type: ['string', 'null'], description: "The machine's serial number; null when not given." },
             pin: { type: ['string', 'null'], description: "The machine's product identification number (PIN); null when not given." },
+            version: {
+              type: 'string',
+              description:
+                'The version of the device: its `ETag`, without the quotes. A write that changes a field changes it; new data does not. Send it quoted as `If-Match` to change the device only as read.',
+              examples: ['d-3f2a9c0b1e7d4a65'],
+            },
           },
         },
         DeviceList: {

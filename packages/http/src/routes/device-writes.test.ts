@@ -20,7 +20,7 @@ describe('POST /api/v1/devices (D52)', () => {
       registration: 'B-EX 4',
     });
     expect(response.status).toBe(201);
-    const device = (await response.json()) as { id: number };
+    const device = (await response.json()) as { id: number; version: string };
     expect(device).toEqual({
       id: expect.any(Number),
       name: 'Excavator 4',
@@ -35,7 +35,10 @@ describe('POST /api/v1/devices (D52)', () => {
       equipment_model: null,
       serial_number: null,
       pin: null,
+      version: expect.stringMatching(/^d-[0-9a-f]{16}$/),
     });
+    // D54: the version is the ETag without its quotes.
+    expect(response.headers.get('ETag')).toBe(`"${device.version}"`);
     expect(response.headers.get('Location')).toBe(`/api/v1/devices/${device.id}`);
     const list = (await (await fixture.request('/api/v1/devices', fixture.keys.acme.key)).json()) as { data: { id: number }[] };
     expect(list.data.at(-1)).toEqual(device);
@@ -224,6 +227,39 @@ describe('versions of a device (D54)', () => {
       body: JSON.stringify({ name: 'Mine' }),
     });
     expect(foreign.status).toBe(404);
+  });
+
+  it("D54: a device's version from GET /api/v1/devices, quoted, is the If-Match of its PATCH; a change gives a new version", async () => {
+    const fixture = await createFixture();
+    const { id } = fixture.devices.newYork;
+    const key = fixture.keys.acmeManage.key;
+    const listed = async () => {
+      const body = (await (await fixture.request('/api/v1/devices', key)).json()) as {
+        data: { id: number; name: string; version: string }[];
+      };
+      return body.data.find((device) => device.id === id)!;
+    };
+    const patch = (body: unknown, ifMatch: string) =>
+      fixture.request(`/api/v1/devices/${id}`, key, {
+        method: 'PATCH',
+        headers: { ...JSON_TYPE, 'If-Match': ifMatch },
+        body: JSON.stringify(body),
+      });
+    const before = await listed();
+    expect(before.version).toMatch(/^d-[0-9a-f]{16}$/);
+    const renamed = await patch({ name: 'Truck NY 2' }, `"${before.version}"`);
+    expect(renamed.status).toBe(200);
+    const answered = (await renamed.json()) as { name: string; version: string };
+    const after = await listed();
+    expect(after.version).not.toBe(before.version);
+    expect([answered.version, renamed.headers.get('ETag')]).toEqual([after.version, `"${after.version}"`]);
+    expect(after.name).toBe('Truck NY 2');
+    // The version read before the change is stale now; a change that sets the same values keeps the version.
+    const stale = await patch({ name: 'Truck NY 3' }, `"${before.version}"`);
+    expect(stale.status).toBe(412);
+    const same = await patch({ name: 'Truck NY 2' }, `"${after.version}"`);
+    expect([same.status, ((await same.json()) as { version: string }).version]).toEqual([200, after.version]);
+    expect((await listed()).version).toBe(after.version);
   });
 
   it('three changes sent at once with the same If-Match, all read before any writes: one applies, the others are 412', async () => {

@@ -1,3 +1,4 @@
+import { deviceVersion } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../testing/fixture.js';
 
@@ -5,7 +6,7 @@ import { createFixture } from '../testing/fixture.js';
 const UNTAGGED = { tags: [], oem_name: null, equipment_model: null, serial_number: null, pin: null };
 
 describe('GET /api/v1/devices', () => {
-  it('lists every device of the account by id, in snake_case, with last_reported_at in the device zone (D9, D19)', async () => {
+  it('lists every device of the account by id, in snake_case, last_reported_at in the device zone, with a version (D9, D19, D54)', async () => {
     const { request, keys, devices } = await createFixture();
     const response = await request('/api/v1/devices', keys.acme.key);
     expect(response.status).toBe(200);
@@ -22,6 +23,7 @@ describe('GET /api/v1/devices', () => {
           timezone: 'America/New_York',
           last_reported_at: '2026-11-30T17:15:07-05:00',
           ...UNTAGGED,
+          version: deviceVersion(devices.newYork),
         },
         {
           id: devices.kathmandu.id,
@@ -33,6 +35,7 @@ describe('GET /api/v1/devices', () => {
           timezone: 'Asia/Kathmandu',
           last_reported_at: '2026-06-11T03:45:00+05:45',
           ...UNTAGGED,
+          version: deviceVersion(devices.kathmandu),
         },
         {
           id: devices.idle.id,
@@ -44,6 +47,7 @@ describe('GET /api/v1/devices', () => {
           timezone: 'Europe/Berlin',
           last_reported_at: null,
           ...UNTAGGED,
+          version: deviceVersion(devices.idle),
         },
       ],
     });

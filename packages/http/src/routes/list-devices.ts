@@ -1,4 +1,4 @@
-import { formatInstant, parseTagParameter, type Device, type FleetHours } from '@fleet-hours/core';
+import { deviceVersion, formatInstant, parseTagParameter, type Device, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { jsonResponse } from '../respond/json-response.js';
@@ -22,12 +22,14 @@ export interface DeviceBody {
   readonly equipment_model: string | null;
   readonly serial_number: string | null;
   readonly pin: string | null;
+  /** D54: its version, the `ETag` of the device without the quotes; telemetry does not change it. */
+  readonly version: string;
 }
 
 /**
  * A device as `GET /api/v1/devices` shows it: the spec's snake_case fields, `last_reported_at` as a
- * D9 timestamp in the device's own zone. Exported so that other front ends (the operator CLI) show
- * devices exactly as the API does.
+ * D9 timestamp in the device's own zone, and its `version` (D54). Exported so that other front ends
+ * (the operator CLI) show devices exactly as the API does.
  *
  * @param device The stored device.
  * @returns Its JSON body.
@@ -55,6 +57,7 @@ export function deviceBody(device: Device): DeviceBody {
     equipment_model: device.equipmentModel,
     serial_number: device.serialNumber,
     pin: device.pin,
+    version: deviceVersion(device),
   };
 }
 
