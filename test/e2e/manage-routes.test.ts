@@ -113,7 +113,7 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
   async function hidesOthers(name: RowName, params: Record<string, string | number>, body?: unknown) {
     const answer = await call(name, params, { key: keys.manage, ...(body === undefined ? {} : { body }) });
     expect([name, answer.status]).toEqual([name, 404]);
-    expect(String((answer.body?.error as Json).code)).toMatch(/not_found$/);
+    expect(String((answer.body!.error as Json).code)).toMatch(/not_found$/);
     mark(name, 'other account 404');
   }
 
