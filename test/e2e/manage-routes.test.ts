@@ -114,6 +114,12 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     const answer = await call(name, params, { key: keys.manage, ...(body === undefined ? {} : { body }) });
     expect([name, answer.status]).toEqual([name, 404]);
     expect(String((answer.body!.error as Json).code)).toMatch(/not_found$/);
+    // Exactly as a resource that does not exist at all answers.
+    const missingParams = Object.fromEntries(
+      Object.entries(params).map(([param, value]) => [param, typeof value === 'number' ? 999_999 : 'evt_missing']),
+    );
+    const missing = await call(name, missingParams, { key: keys.manage, ...(body === undefined ? {} : { body }) });
+    expect([name, missing.status, missing.body]).toEqual([name, 404, answer.body]);
     mark(name, 'other account 404');
   }
 
@@ -286,6 +292,8 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
       eventId = tested.body!.event_id as string;
       expect(receiver.received.map((one) => [one.type, one.verified])).toEqual([['webhook.test', true]]);
       await replays('testWebhook', { id }, 200);
+      // The replay answered what was stored: nothing was sent again.
+      expect(receiver.received.filter((one) => one.type === 'webhook.test')).toHaveLength(2);
     } else {
       expect((tested.body!.error as Json).code).toBe('service_unavailable');
       mark('testWebhook', 'idempotent replay');
