@@ -345,6 +345,12 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     const now = await fixture.request(path, key, { method: 'POST' });
     expect(now.status).toBe(200);
     expect(await now.json()).toMatchObject({ id: created.id, last_done_at: '2026-12-01T07:00:15-05:00', status: 'ok' });
+    // No body with an Idempotency-Key (D53): still a service now, and the same request again is its replay.
+    const keyed = { method: 'POST', headers: { 'Idempotency-Key': 'done-now-1' } };
+    const first = await fixture.request(path, key, keyed);
+    expect([first.status, ((await first.json()) as { id: number }).id]).toEqual([200, created.id]);
+    const again = await fixture.request(path, key, keyed);
+    expect([again.status, again.headers.get('Idempotent-Replayed')]).toEqual([200, 'true']);
     const at = await send(fixture, 'POST', path, key, { done_at: '2026-11-20T07:00:00-05:00', hour_meter_seconds: 1000 * HOUR });
     expect(at.status).toBe(200);
     const body = (await at.json()) as Record<string, unknown>;
@@ -354,6 +360,7 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     expect(readings.map((reading) => reading.readingSeconds)).toEqual([1000 * HOUR]);
     expect(changes.map((change) => change.action)).toEqual([
       'service_schedule.create',
+      'service_schedule.done',
       'service_schedule.done',
       'hour_meter_reading.create',
       'service_schedule.done',

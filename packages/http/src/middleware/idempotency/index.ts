@@ -52,7 +52,14 @@ export function idempotency(options: IdempotencyOptions): MiddlewareHandler<Flee
     if (key === null) return next();
     const body = await readLimitedBody(c.req.raw, { maxBytes: MAX_WRITE_BODY_BYTES, timeoutMs: _BODY_TIMEOUT_MS });
     // The route reads the body again: the same bytes (valid UTF-8, checked above), in a request of their own.
-    c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body, signal: c.req.raw.signal });
+    // No body stays no body: an empty text would give the request a `Content-Type: text/plain` of its own,
+    // and a route whose body may be left out (a service done now) would refuse it as 415.
+    c.req.raw = new Request(c.req.raw.url, {
+      method: c.req.method,
+      headers: c.req.raw.headers,
+      body: body === '' ? null : body,
+      signal: c.req.raw.signal,
+    });
     const fingerprint = await requestFingerprint(c.req.method, c.req.url, body);
     const account = accountId(c);
     const claimId = newClaimId();
