@@ -56,16 +56,8 @@ export function readReadingFields(input: unknown, now: EpochSeconds): { readonly
   return { readAt, readingSeconds };
 }
 
-/** The checked fields of a new schedule. */
-export interface NewScheduleFields {
-  readonly name: string;
-  readonly intervalSeconds: number;
-  readonly intervalDays: number | null;
-  readonly dueSoonSeconds: number | null;
-  readonly dueSoonDays: number | null;
-  readonly lastDoneAt: EpochSeconds;
-  readonly lastDoneHourMeterSeconds: number | null;
-}
+/** The checked fields of a new schedule: a {@link ServiceSchedule}'s own fields, every one given. */
+export type NewScheduleFields = Omit<ServiceSchedule, 'id' | 'deviceId' | 'createdAt'>;
 
 /**
  * Checks the body of a schedule's write (D39, D50) by field: `name` (trimmed, 1–200 characters, no

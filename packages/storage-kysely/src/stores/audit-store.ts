@@ -5,11 +5,8 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { epochSeconds, instantOf, isId } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 
-/** The columns of an entry as read: instants as epoch seconds, `changes` as its JSON text. */
-const _COLUMNS = [
-  sql<string>`id::text`.as('id'),
-  'account_id',
-  epochSeconds('at').as('at'),
+/** The columns of an entry read and written as they are: who, which request, what and on what. */
+const _PLAIN_COLUMNS = [
   'actor_kind',
   'actor_label',
   'actor_fingerprint_prefix',
@@ -17,6 +14,14 @@ const _COLUMNS = [
   'action',
   'resource_type',
   'resource_id',
+] as const;
+
+/** The columns of an entry as read: instants as epoch seconds, `changes` as its JSON text. */
+const _COLUMNS = [
+  sql<string>`id::text`.as('id'),
+  'account_id',
+  epochSeconds('at').as('at'),
+  ..._PLAIN_COLUMNS,
   sql<string>`changes::text`.as('changes'),
 ] as const;
 
@@ -48,18 +53,7 @@ export function auditStore(db: Kysely<FleetHoursDatabase>): AuditLogStore {
         const { actor } = input;
         const row = await db
           .insertInto('audit_entries')
-          .columns([
-            'account_id',
-            'at',
-            'actor_kind',
-            'actor_label',
-            'actor_fingerprint_prefix',
-            'request_id',
-            'action',
-            'resource_type',
-            'resource_id',
-            'changes',
-          ])
+          .columns(['account_id', 'at', ..._PLAIN_COLUMNS, 'changes'])
           .expression((eb) =>
             eb
               .selectFrom('accounts')

@@ -22,9 +22,8 @@ type _DeviceRow = Parameters<typeof toDevice>[0];
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
-/** A `devices` row as {@link toDevice} reads it. */
-const DEVICE_COLUMNS = [
-  'id',
+/** The columns of `devices` a new device is written with: all but its `id`. */
+const WRITTEN_DEVICE_COLUMNS = [
   'account_id',
   'name',
   'imei',
@@ -38,6 +37,12 @@ const DEVICE_COLUMNS = [
   'equipment_model',
   'serial_number',
   'pin',
+] as const;
+
+/** A `devices` row as {@link toDevice} reads it. */
+const DEVICE_COLUMNS = [
+  'id',
+  ...WRITTEN_DEVICE_COLUMNS,
   // D44: kept in the device's state row, not in `devices`.
   sql<number | null>`(select date_part('epoch', last_reported_at) from device_states where device_id = devices.id)`.as('last_reported_at'),
 ] as const;
@@ -243,20 +248,7 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
           // One statement: the device is written only if the account exists.
           const row = await db
             .insertInto('devices')
-            .columns([
-              'account_id',
-              'name',
-              'imei',
-              'registration',
-              'model',
-              'status',
-              'time_zone',
-              'tags',
-              'oem_name',
-              'equipment_model',
-              'serial_number',
-              'pin',
-            ])
+            .columns(WRITTEN_DEVICE_COLUMNS)
             .expression((eb) =>
               eb
                 .selectFrom('accounts')
