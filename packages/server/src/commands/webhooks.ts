@@ -4,6 +4,7 @@ import {
   EVENT_ID_PATTERN,
   isFleetHoursError,
   WEBHOOK_DELIVERIES_PAGE,
+  webhookEndpointBody,
   webhookWrites,
   type EventType,
   type FleetHoursStore,
@@ -39,20 +40,10 @@ export interface WebhookEndpointJson {
 
 const _iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
 
+/** The API's shape of an endpoint (P80), with its account and `events` as the CLI names them. */
 function _present(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
-  const rotating = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
-  return {
-    id: endpoint.id,
-    account_id: endpoint.accountId,
-    url: endpoint.url,
-    events: endpoint.eventTypes,
-    enabled: endpoint.enabled,
-    disabled_reason: endpoint.disabledReason,
-    disabled_at: _iso(endpoint.disabledAt),
-    failing_since: _iso(endpoint.failingSince),
-    previous_secret_expires_at: rotating ? _iso(endpoint.previousSecretExpiresAt) : null,
-    created_at: _iso(endpoint.createdAt)!,
-  };
+  const { id, url, event_types, ...rest } = webhookEndpointBody(endpoint, now);
+  return { id, account_id: endpoint.accountId, url, events: event_types, ...rest };
 }
 
 /** The core's management of endpoints (P80), the one the API uses, at the CLI's now, reporting to the account's change log (D55). */
