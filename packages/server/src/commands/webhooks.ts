@@ -10,6 +10,7 @@ import {
   type FleetHoursStore,
   type WebhookAttempt,
   type WebhookEndpoint,
+  type WebhookEndpointBody,
   type WebhookWrites,
 } from '@fleet-hours/core';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
@@ -23,20 +24,11 @@ import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { presentAccount } from './present-records.js';
 
-/** An endpoint as the CLI shows it: never its secrets (D41: a secret is shown once, when it is made). */
-export interface WebhookEndpointJson {
-  readonly id: number;
+/** An endpoint as the CLI shows it: the API's shape (P80), with its account, its types named `events`; never its secrets (D41). */
+export type WebhookEndpointJson = Omit<WebhookEndpointBody, 'event_types'> & {
   readonly account_id: number;
-  readonly url: string;
-  readonly events: readonly EventType[];
-  readonly enabled: boolean;
-  readonly disabled_reason: string | null;
-  readonly disabled_at: string | null;
-  readonly failing_since: string | null;
-  /** While a rotation's 24 hours last, when the previous secret stops signing; else `null`. */
-  readonly previous_secret_expires_at: string | null;
-  readonly created_at: string;
-}
+  readonly events: WebhookEndpointBody['event_types'];
+};
 
 const _iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
 
