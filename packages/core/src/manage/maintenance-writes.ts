@@ -176,7 +176,38 @@ function _context(options: MaintenanceWritesOptions) {
       after: after as Readonly<Record<string, unknown>> | null,
     });
 
-  return { ...options, deviceOf, scheduleOf, stateOf, record };
+  /**
+   * Adds a reading of the device (D38) and records it in the change log (D55): as an update when it
+   * replaces the reading at that instant, else as a create. `null` when the store has no such device.
+   *
+   * @returns The reading added, the readings before it and the one it replaced (or `null`).
+   */
+  const addReading = async (
+    accountId: number,
+    origin: ChangeOrigin,
+    device: Device,
+    reading: { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly now: EpochSeconds },
+  ): Promise<{
+    readonly reading: HourMeterReading;
+    readonly earlier: readonly HourMeterReading[];
+    readonly replaced: HourMeterReading | null;
+  } | null> => {
+    const earlier = await store.listHourMeterReadings({ deviceIds: [device.id] });
+    const added = await store.addHourMeterReading({ deviceId: device.id, ...reading });
+    if (!added) return null;
+    const replaced = earlier.find((each) => each.readAt === reading.readAt) ?? null;
+    await record(
+      accountId,
+      origin,
+      replaced ? 'hour_meter_reading.update' : 'hour_meter_reading.create',
+      added.id,
+      replaced && hourMeterReadingBody(replaced, device.timeZone),
+      hourMeterReadingBody(added, device.timeZone),
+    );
+    return { reading: added, earlier, replaced };
+  };
+
+  return { ...options, deviceOf, scheduleOf, stateOf, record, addReading };
 }
 
 type _Context = ReturnType<typeof _context>;
@@ -185,7 +216,7 @@ type _Context = ReturnType<typeof _context>;
 function _readingWrites(
   context: _Context,
 ): Pick<MaintenanceWrites, 'hourMeterReadings' | 'addHourMeterReading' | 'removeHourMeterReading'> {
-  const { store, nowSeconds, deviceOf, record } = context;
+  const { store, nowSeconds, deviceOf, record, addReading } = context;
   return {
     async hourMeterReadings({ accountId, deviceId, limit, cursor }) {
       const size = _pageSize(limit);
@@ -204,24 +235,15 @@ function _readingWrites(
       const { readAt, readingSeconds } = readReadingFields(fields, now);
       const device = await deviceOf(accountId, deviceId);
       if (!device) return null;
-      const earlier = await store.listHourMeterReadings({ deviceIds: [deviceId] });
-      const reading = await store.addHourMeterReading({ deviceId, readAt, readingSeconds, now });
-      if (!reading) return null;
-      const replacedReading = earlier.find((each) => each.readAt === readAt) ?? null;
-      await record(
-        accountId,
-        origin,
-        replacedReading ? 'hour_meter_reading.update' : 'hour_meter_reading.create',
-        reading.id,
-        replacedReading && hourMeterReadingBody(replacedReading, device.timeZone),
-        hourMeterReadingBody(reading, device.timeZone),
-      );
+      const added = await addReading(accountId, origin, device, { readAt, readingSeconds, now });
+      if (!added) return null;
+      const { reading, earlier, replaced } = added;
       const meter = await context.meter({ accountId, deviceId });
       return {
         device,
         reading,
         earlier,
-        replaced: replacedReading !== null,
+        replaced: replaced !== null,
         hourMeter: { seconds: meter?.hourMeterSeconds ?? readingSeconds, readAt: meter?.hourMeterReadAt ?? null },
       };
     },
@@ -249,7 +271,7 @@ function _readingWrites(
 function _scheduleWrites(
   context: _Context,
 ): Pick<MaintenanceWrites, 'createServiceSchedule' | 'updateServiceSchedule' | 'removeServiceSchedule' | 'recordServiceDone'> {
-  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, record } = context;
+  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, record, addReading } = context;
   return {
     async createServiceSchedule({ accountId, deviceId, fields, origin }) {
       const now = nowSeconds();
@@ -317,18 +339,8 @@ function _scheduleWrites(
       const before = await stateOf(device, current);
       if (hourMeterSeconds !== null) {
         // The hour meter then, given: a reading at that instant, from which the last service's hour meter is computed (D38).
-        const earlier = await store.listHourMeterReadings({ deviceIds: [deviceId] });
-        const reading = await store.addHourMeterReading({ deviceId, readAt: doneAt, readingSeconds: hourMeterSeconds, now });
-        if (!reading) return null;
-        const replaced = earlier.find((each) => each.readAt === doneAt) ?? null;
-        await record(
-          accountId,
-          origin,
-          replaced ? 'hour_meter_reading.update' : 'hour_meter_reading.create',
-          reading.id,
-          replaced && hourMeterReadingBody(replaced, device.timeZone),
-          hourMeterReadingBody(reading, device.timeZone),
-        );
+        const added = await addReading(accountId, origin, device, { readAt: doneAt, readingSeconds: hourMeterSeconds, now });
+        if (!added) return null;
       }
       const updated = await store.updateServiceSchedule({ scheduleId, changes });
       if (!updated) throw _scheduleNotFound(scheduleId);

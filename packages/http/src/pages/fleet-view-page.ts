@@ -29,6 +29,23 @@ export interface FleetViewPage {
 }
 
 /**
+ * A labelled control with its place for a problem, `{id}-problem`, where the script says what is
+ * wrong with it; `attributes` follow its id.
+ */
+const _field = (id: string, label: string, control: 'input' | 'select', attributes: string, className = 'field') =>
+  `<div class="${className}"><label for="${id}">${label}</label><${control} id="${id}"${attributes} aria-describedby="${id}-problem">${control === 'select' ? '</select>' : ''}<span class="field-problem" id="${id}-problem"></span></div>`;
+
+/** A form of an action (D56): its fields, a place for a problem of the whole form, its buttons. */
+const _form = (id: string, legend: string, fields: readonly string[], buttons: string) => `<form id="${id}" class="action" novalidate>
+<fieldset>
+${legend}
+${fields.join('\n')}
+<p class="form-problem" role="alert"></p>
+${buttons}
+</fieldset>
+</form>`;
+
+/**
  * The service panel of one vehicle: its schedules, and the forms of the actions (D56), hidden until
  * the key is known to manage (P96). Every input has its label and a place for its problem.
  */
@@ -47,40 +64,39 @@ const _SERVICE_PANEL = `<section id="service-panel" aria-labelledby="service-pan
 <div id="manage" hidden>
 <p id="manage-note" class="muted">This key may change the fleet. Times are the vehicle's local time (<span class="zone-name"></span>); leave a time empty for now. Hours are engine hours, as 250, 250:30 or 12.5.</p>
 <div id="manage-result" role="status" aria-live="polite"></div>
-<form id="done-form" class="action" novalidate>
-<fieldset>
-<legend>Record a service as done</legend>
-<div class="field"><label for="done-schedule">Schedule</label><select id="done-schedule" aria-describedby="done-schedule-problem"></select><span class="field-problem" id="done-schedule-problem"></span></div>
-<div class="field"><label for="done-at">Done at (empty: now)</label><input id="done-at" type="datetime-local" step="60" aria-describedby="done-at-problem"><span class="field-problem" id="done-at-problem"></span></div>
-<div class="field"><label for="done-hours">Hour meter then, h (optional)</label><input id="done-hours" inputmode="decimal" autocomplete="off" aria-describedby="done-hours-problem"><span class="field-problem" id="done-hours-problem"></span></div>
-<p class="form-problem" role="alert"></p>
-<button type="submit">Record service</button>
-</fieldset>
-</form>
-<form id="reading-form" class="action" novalidate>
-<fieldset>
-<legend>Add an hour-meter reading</legend>
-<div class="field"><label for="reading-hours">Reading, h</label><input id="reading-hours" inputmode="decimal" autocomplete="off" required aria-describedby="reading-hours-problem"><span class="field-problem" id="reading-hours-problem"></span></div>
-<div class="field"><label for="reading-at">Read at (empty: now)</label><input id="reading-at" type="datetime-local" step="60" aria-describedby="reading-at-problem"><span class="field-problem" id="reading-at-problem"></span></div>
-<p class="form-problem" role="alert"></p>
-<button type="submit">Add reading</button>
-</fieldset>
-</form>
-<form id="schedule-form" class="action" novalidate>
-<fieldset>
-<legend id="schedule-form-title">New schedule</legend>
-<div class="field"><label for="schedule-name">Name</label><input id="schedule-name" autocomplete="off" required aria-describedby="schedule-name-problem"><span class="field-problem" id="schedule-name-problem"></span></div>
-<div class="field"><label for="schedule-every-hours">Every, engine h</label><input id="schedule-every-hours" inputmode="decimal" autocomplete="off" required aria-describedby="schedule-every-hours-problem"><span class="field-problem" id="schedule-every-hours-problem"></span></div>
-<div class="field"><label for="schedule-every-days">Or every, days (optional)</label><input id="schedule-every-days" inputmode="numeric" autocomplete="off" aria-describedby="schedule-every-days-problem"><span class="field-problem" id="schedule-every-days-problem"></span></div>
-<div class="field"><label for="schedule-soon-hours">Due soon within, h (optional)</label><input id="schedule-soon-hours" inputmode="decimal" autocomplete="off" aria-describedby="schedule-soon-hours-problem"><span class="field-problem" id="schedule-soon-hours-problem"></span></div>
-<div class="field"><label for="schedule-soon-days">Due soon within, days (optional)</label><input id="schedule-soon-days" inputmode="numeric" autocomplete="off" aria-describedby="schedule-soon-days-problem"><span class="field-problem" id="schedule-soon-days-problem"></span></div>
-<div class="field creating"><label for="schedule-last-at">Last done at (empty: now)</label><input id="schedule-last-at" type="datetime-local" step="60" aria-describedby="schedule-last-at-problem"><span class="field-problem" id="schedule-last-at-problem"></span></div>
-<div class="field creating"><label for="schedule-last-hours">Hour meter then, h (optional)</label><input id="schedule-last-hours" inputmode="decimal" autocomplete="off" aria-describedby="schedule-last-hours-problem"><span class="field-problem" id="schedule-last-hours-problem"></span></div>
-<p class="form-problem" role="alert"></p>
-<button type="submit" id="schedule-submit">Create schedule</button>
-<button type="button" id="schedule-cancel" hidden>Cancel the change</button>
-</fieldset>
-</form>
+${_form(
+  'done-form',
+  '<legend>Record a service as done</legend>',
+  [
+    _field('done-schedule', 'Schedule', 'select', ''),
+    _field('done-at', 'Done at (empty: now)', 'input', ' type="datetime-local" step="60"'),
+    _field('done-hours', 'Hour meter then, h (optional)', 'input', ' inputmode="decimal" autocomplete="off"'),
+  ],
+  '<button type="submit">Record service</button>',
+)}
+${_form(
+  'reading-form',
+  '<legend>Add an hour-meter reading</legend>',
+  [
+    _field('reading-hours', 'Reading, h', 'input', ' inputmode="decimal" autocomplete="off" required'),
+    _field('reading-at', 'Read at (empty: now)', 'input', ' type="datetime-local" step="60"'),
+  ],
+  '<button type="submit">Add reading</button>',
+)}
+${_form(
+  'schedule-form',
+  '<legend id="schedule-form-title">New schedule</legend>',
+  [
+    _field('schedule-name', 'Name', 'input', ' autocomplete="off" required'),
+    _field('schedule-every-hours', 'Every, engine h', 'input', ' inputmode="decimal" autocomplete="off" required'),
+    _field('schedule-every-days', 'Or every, days (optional)', 'input', ' inputmode="numeric" autocomplete="off"'),
+    _field('schedule-soon-hours', 'Due soon within, h (optional)', 'input', ' inputmode="decimal" autocomplete="off"'),
+    _field('schedule-soon-days', 'Due soon within, days (optional)', 'input', ' inputmode="numeric" autocomplete="off"'),
+    _field('schedule-last-at', 'Last done at (empty: now)', 'input', ' type="datetime-local" step="60"', 'field creating'),
+    _field('schedule-last-hours', 'Hour meter then, h (optional)', 'input', ' inputmode="decimal" autocomplete="off"', 'field creating'),
+  ],
+  '<button type="submit" id="schedule-submit">Create schedule</button>\n<button type="button" id="schedule-cancel" hidden>Cancel the change</button>',
+)}
 </div>
 </section>
 `;

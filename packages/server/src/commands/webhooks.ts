@@ -4,11 +4,13 @@ import {
   EVENT_ID_PATTERN,
   isFleetHoursError,
   WEBHOOK_DELIVERIES_PAGE,
+  webhookEndpointBody,
   webhookWrites,
   type EventType,
   type FleetHoursStore,
   type WebhookAttempt,
   type WebhookEndpoint,
+  type WebhookEndpointBody,
   type WebhookWrites,
 } from '@fleet-hours/core';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
@@ -22,37 +24,18 @@ import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { presentAccount } from './present-records.js';
 
-/** An endpoint as the CLI shows it: never its secrets (D41: a secret is shown once, when it is made). */
-export interface WebhookEndpointJson {
-  readonly id: number;
+/** An endpoint as the CLI shows it: the API's shape (P80), with its account, its types named `events`; never its secrets (D41). */
+export type WebhookEndpointJson = Omit<WebhookEndpointBody, 'event_types'> & {
   readonly account_id: number;
-  readonly url: string;
-  readonly events: readonly EventType[];
-  readonly enabled: boolean;
-  readonly disabled_reason: string | null;
-  readonly disabled_at: string | null;
-  readonly failing_since: string | null;
-  /** While a rotation's 24 hours last, when the previous secret stops signing; else `null`. */
-  readonly previous_secret_expires_at: string | null;
-  readonly created_at: string;
-}
+  readonly events: WebhookEndpointBody['event_types'];
+};
 
 const _iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
 
+/** The API's shape of an endpoint (P80), with its account and `events` as the CLI names them. */
 function _present(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
-  const rotating = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
-  return {
-    id: endpoint.id,
-    account_id: endpoint.accountId,
-    url: endpoint.url,
-    events: endpoint.eventTypes,
-    enabled: endpoint.enabled,
-    disabled_reason: endpoint.disabledReason,
-    disabled_at: _iso(endpoint.disabledAt),
-    failing_since: _iso(endpoint.failingSince),
-    previous_secret_expires_at: rotating ? _iso(endpoint.previousSecretExpiresAt) : null,
-    created_at: _iso(endpoint.createdAt)!,
-  };
+  const { id, url, event_types, ...rest } = webhookEndpointBody(endpoint, now);
+  return { id, account_id: endpoint.accountId, url, events: event_types, ...rest };
 }
 
 /** The core's management of endpoints (P80), the one the API uses, at the CLI's now, reporting to the account's change log (D55). */

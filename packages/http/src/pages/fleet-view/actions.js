@@ -228,33 +228,32 @@ const formProblem = (form, text) => {
 };
 
 /**
- * Reads optional engine hours from an input: undefined when empty, null (and said beside it) when
- * not hours.
+ * Reads an optional field: undefined when empty, null (and the problem said beside it) when `parse`
+ * finds no value in it.
+ * @template T
  * @param {string} id
- * @returns {number | null | undefined}
+ * @param {(text: string) => T | null} parse
+ * @param {string} problem
+ * @returns {T | null | undefined}
  */
-function hoursField(id) {
+function optionalField(id, parse, problem) {
   const text = input(id).value;
   if (text.trim() === '') return undefined;
-  const seconds = parseHours(text);
-  if (seconds === null) fieldProblem(id, 'Give engine hours, e.g. 250, 250:30 or 12.5');
-  return seconds;
+  const value = parse(text);
+  if (value === null) fieldProblem(id, problem);
+  return value;
+}
+/** Optional engine hours, as seconds. @param {string} id @returns {number | null | undefined} */
+function hoursField(id) {
+  return optionalField(id, parseHours, 'Give engine hours, e.g. 250, 250:30 or 12.5');
 }
 /** @param {string} id @returns {number | null | undefined} */
 function daysField(id) {
-  const text = input(id).value;
-  if (text.trim() === '') return undefined;
-  const days = parseDays(text);
-  if (days === null) fieldProblem(id, 'Give a whole number of days, e.g. 180');
-  return days;
+  return optionalField(id, parseDays, 'Give a whole number of days, e.g. 180');
 }
 /** An optional wall time of the vehicle's zone, as an instant. @param {string} id @param {string} zone @returns {string | null | undefined} */
 function instantField(id, zone) {
-  const text = input(id).value;
-  if (text === '') return undefined;
-  const instant = zonedInstant(text, zone);
-  if (instant === null) fieldProblem(id, 'Give a date and a time');
-  return instant;
+  return optionalField(id, (text) => zonedInstant(text, zone), 'Give a date and a time');
 }
 
 // --- Sending an action -------------------------------------------------------------------------
@@ -356,12 +355,24 @@ async function succeeded(text) {
 }
 
 // --- The forms ---------------------------------------------------------------------------------
-/** @param {SubmitEvent} event */
-async function onDone(event) {
+/**
+ * Takes a form's submission over from the browser: the form it came from, its problems cleared;
+ * null while that form is still sending (aria-busy), so that a second press sends nothing.
+ * @param {SubmitEvent} event
+ * @returns {HTMLFormElement | null}
+ */
+function takeSubmit(event) {
   event.preventDefault();
   const form = /** @type {HTMLFormElement} */ (event.currentTarget);
-  if (form.hasAttribute('aria-busy')) return;
+  if (form.hasAttribute('aria-busy')) return null;
   clearProblems(form);
+  return form;
+}
+
+/** @param {SubmitEvent} event */
+async function onDone(event) {
+  const form = takeSubmit(event);
+  if (!form) return;
   const device = chosenDevice();
   const schedule = device && (schedulesOf(device.id) || []).find((each) => String(each.id) === scheduleChoice().value);
   if (!device || !schedule) {
@@ -388,10 +399,8 @@ async function onDone(event) {
 
 /** @param {SubmitEvent} event */
 async function onReading(event) {
-  event.preventDefault();
-  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
-  if (form.hasAttribute('aria-busy')) return;
-  clearProblems(form);
+  const form = takeSubmit(event);
+  if (!form) return;
   const device = chosenDevice();
   if (!device) return;
   const hours = hoursField('reading-hours');
@@ -455,10 +464,8 @@ function scheduleFields() {
 
 /** @param {SubmitEvent} event */
 async function onSchedule(event) {
-  event.preventDefault();
-  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
-  if (form.hasAttribute('aria-busy')) return;
-  clearProblems(form);
+  const form = takeSubmit(event);
+  if (!form) return;
   const device = chosenDevice();
   if (!device) return;
   const fields = scheduleFields();
