@@ -37,7 +37,7 @@ describe('tags and identity of a device (D61, D63)', () => {
       pin: 'CAT0320XABC01234',
     });
     expect(created.status).toBe(201);
-    const device = (await created.json()) as { id: number };
+    const device = (await created.json()) as { id: number; version: string };
     expect(device).toMatchObject({
       tags: ['north', 'Cranes', '\u00e9t\u00e9'],
       oem_name: 'CAT',
@@ -50,7 +50,10 @@ describe('tags and identity of a device (D61, D63)', () => {
 
     const changed = await write(fixture, 'PATCH', `/api/v1/devices/${device.id}`, { tags: ['yard 2'], pin: '', serial_number: null });
     expect(changed.status).toBe(200);
-    expect(await changed.json()).toEqual({ ...device, tags: ['yard 2'], pin: null, serial_number: null });
+    const afterChange = (await changed.json()) as { version: string };
+    // D54: the tags and the identity are in the device's version, so the change gives it a new one.
+    expect(afterChange).toEqual({ ...device, tags: ['yard 2'], pin: null, serial_number: null, version: afterChange.version });
+    expect(afterChange.version).not.toBe(device.version);
     const cleared = await write(fixture, 'PATCH', `/api/v1/devices/${device.id}`, { tags: [] });
     expect(((await cleared.json()) as { tags: string[] }).tags).toEqual([]);
   });
