@@ -6,7 +6,7 @@ import type { Device, DeviceChanges } from '../types.js';
 import { deviceChangeFields } from './audit-log.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
 import { readDeviceTags } from './device-tags.js';
-import { entityVersion } from './entity-tag.js';
+import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js';
 
 /**
  * Creating and changing devices (D52): the one implementation behind `POST /api/v1/devices`,
@@ -179,11 +179,11 @@ export function deviceWrites(store: FleetHoursStore, changeLog: ChangeLog): Devi
       // A device never changes account: once found on this one, the change is the account's.
       const current = await store.findDevice({ accountId, deviceId });
       if (!current) return null;
-      if (ifMatch !== undefined && !_matches(ifMatch, deviceEntityTag(current))) throw _preconditionFailed();
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, deviceVersion(current))) throw preconditionFailed('device');
       // With If-Match the store applies the change only if the device is still as read: a change in between is 412 too (D54).
       const updated = await store.updateDevice({ deviceId, changes, ...(ifMatch === undefined ? {} : { expected: current }) });
       if (!updated) {
-        if (ifMatch !== undefined) throw _preconditionFailed();
+        if (ifMatch !== undefined) throw preconditionFailed('device');
         return null;
       }
       await report(accountId, origin, current, updated);
@@ -267,15 +267,4 @@ export function deviceEntityTag(device: Device): string {
 /** Whether two devices have the same fields a write can change: what {@link deviceEntityTag} covers (D54). */
 export function sameDeviceFields(a: Device, b: Device): boolean {
   return deviceEntityTag(a) === deviceEntityTag(b);
-}
-
-/** Whether an `If-Match` value names the tag: `*`, or one of its comma-separated strong tags (RFC 9110). */
-function _matches(ifMatch: string, tag: string): boolean {
-  return ifMatch.split(',').some((each) => each.trim() === '*' || each.trim() === tag);
-}
-
-function _preconditionFailed(): FleetHoursError {
-  return new FleetHoursError('precondition_failed', {
-    message: 'The device changed since the If-Match tag was read: read it again, then send its new ETag',
-  });
 }

@@ -1,3 +1,4 @@
+import { FleetHoursError } from '../errors/errors.js';
 /**
  * Entity tags of managed resources (D54, P77): a strong tag that is a hash of the fields a write can
  * change, and the reading of an `If-Match` header against it.
@@ -21,4 +22,16 @@ export function entityVersion(prefix: string, values: readonly unknown[]): strin
 /** Whether an `If-Match` value names the version: `*`, or one of its comma-separated strong tags (RFC 9110). */
 export function ifMatchNames(ifMatch: string, version: string): boolean {
   return ifMatch.split(',').some((each) => each.trim() === '*' || each.trim() === `"${version}"`);
+}
+
+/**
+ * The 412 of a write whose `If-Match` names none of the resource's versions, also when it changed
+ * between the read and the write (D54).
+ *
+ * @param what The resource, as the message names it: `device`, `service schedule`, …
+ */
+export function preconditionFailed(what: string): FleetHoursError {
+  return new FleetHoursError('precondition_failed', {
+    message: `The ${what} changed since the If-Match tag was read: read it again, then send its new ETag`,
+  });
 }

@@ -2,7 +2,7 @@ import { FleetHoursError } from '../errors/errors.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { Device, DeviceService, EpochSeconds, HourMeterReading, ServiceSchedule, ServiceScheduleState } from '../types.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
-import { ifMatchNames } from './entity-tag.js';
+import { ifMatchNames, preconditionFailed } from './entity-tag.js';
 import {
   _decodeReadingCursor,
   _encodeReadingCursor,
@@ -254,11 +254,11 @@ function _readingWrites(
       const readings = await store.listHourMeterReadings({ deviceIds: [deviceId] });
       const current = readings.find((reading) => reading.id === readingId);
       if (!current) throw _readingNotFound(readingId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, readingVersion(current))) throw _preconditionFailed('reading');
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, readingVersion(current))) throw preconditionFailed('reading');
       // P77: with If-Match the store removes the reading only as read: one changed in between is 412 too.
       const removed = await store.removeHourMeterReading({ deviceId, readingId, ...(ifMatch === undefined ? {} : { expected: current }) });
       if (!removed) {
-        if (ifMatch !== undefined) throw _preconditionFailed('reading');
+        if (ifMatch !== undefined) throw preconditionFailed('reading');
         throw _readingNotFound(readingId);
       }
       await record(accountId, origin, 'hour_meter_reading.delete', removed.id, hourMeterReadingBody(removed, device.timeZone), null);
@@ -292,7 +292,7 @@ function _scheduleWrites(
       const device = await deviceOf(accountId, deviceId);
       if (!device) return null;
       const current = await scheduleOf(device, scheduleId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw _preconditionFailed('service schedule');
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
       const changed = _asField(() => changeServiceSchedule(current, changes, now));
       const before = await stateOf(device, current);
       // The checked result, not the bare changes: removing the calendar interval removes its margin too.
@@ -305,7 +305,7 @@ function _scheduleWrites(
         ...(ifMatch === undefined ? {} : { expected: current }),
       });
       if (!updated) {
-        if (ifMatch !== undefined) throw _preconditionFailed('service schedule');
+        if (ifMatch !== undefined) throw preconditionFailed('service schedule');
         throw _scheduleNotFound(scheduleId);
       }
       const write = await stateOf(device, updated);
@@ -317,11 +317,11 @@ function _scheduleWrites(
       const device = await deviceOf(accountId, deviceId);
       if (!device) return null;
       const current = await scheduleOf(device, scheduleId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw _preconditionFailed('service schedule');
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
       const before = await stateOf(device, current);
       const removed = await store.removeServiceSchedule({ scheduleId, ...(ifMatch === undefined ? {} : { expected: current }) });
       if (!removed) {
-        if (ifMatch !== undefined) throw _preconditionFailed('service schedule');
+        if (ifMatch !== undefined) throw preconditionFailed('service schedule');
         throw _scheduleNotFound(scheduleId);
       }
       await record(accountId, origin, 'service_schedule.delete', scheduleId, scheduleWriteBody(before), null);
@@ -361,10 +361,4 @@ function _scheduleNotFound(_scheduleId: number): FleetHoursError {
 
 function _readingNotFound(_readingId: number): FleetHoursError {
   return new FleetHoursError('device_not_found');
-}
-
-function _preconditionFailed(what: string): FleetHoursError {
-  return new FleetHoursError('precondition_failed', {
-    message: `The ${what} changed since the If-Match tag was read: read it again, then send its new ETag`,
-  });
 }

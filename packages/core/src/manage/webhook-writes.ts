@@ -5,7 +5,7 @@ import type { FleetHoursStore } from '../store/storage-port.js';
 import type { EpochSeconds } from '../types.js';
 import { REDACTED, type ChangeLog, type ChangeOrigin } from './change-log.js';
 import { decodeDeliveriesCursor, encodeDeliveriesCursor } from './deliveries-cursor.js';
-import { ifMatchNames } from './entity-tag.js';
+import { ifMatchNames, preconditionFailed } from './entity-tag.js';
 import { EVENT_ID_PATTERN, readWebhookFields, webhookEndpointBody, webhookTestEvent, webhookVersion } from './webhook-fields.js';
 
 /**
@@ -195,7 +195,7 @@ export function webhookWrites(options: {
       const changes = readWebhookFields(fields, 'update');
       const current = await find(accountId, endpointId);
       if (!current) return null;
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw _preconditionFailed('webhook endpoint');
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
       const now = nowSeconds();
       // D54: the store applies the change only to the endpoint as read: a change in between is 412 too.
       const updated = await store.updateWebhookEndpoint({
@@ -205,7 +205,7 @@ export function webhookWrites(options: {
         ...(ifMatch === undefined ? {} : { expected: current }),
       });
       if (!updated) {
-        if (ifMatch !== undefined) throw _preconditionFailed('webhook endpoint');
+        if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
         return null;
       }
       await record('webhook.update', origin, updated, webhookEndpointBody(current, now), webhookEndpointBody(updated, now));
@@ -214,10 +214,10 @@ export function webhookWrites(options: {
     async removeWebhookEndpoint({ accountId, endpointId, ifMatch, origin }) {
       const current = await find(accountId, endpointId);
       if (!current) return null;
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw _preconditionFailed('webhook endpoint');
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
       const removed = await store.removeWebhookEndpoint({ endpointId, ...(ifMatch === undefined ? {} : { expected: current }) });
       if (!removed) {
-        if (ifMatch !== undefined) throw _preconditionFailed('webhook endpoint');
+        if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
         return null;
       }
       await record('webhook.delete', origin, removed, webhookEndpointBody(removed, nowSeconds()), null);
@@ -312,11 +312,6 @@ function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpo
 }
 
 /** 412 `precondition_failed` (D54): the endpoint changed since its tag was read. */
-function _preconditionFailed(what: string): FleetHoursError {
-  return new FleetHoursError('precondition_failed', {
-    message: `The ${what} changed since the If-Match tag was read: read it again, then send its new ETag`,
-  });
-}
 
 const _NOWHERE: ChangeLog = { record: async () => {} };
 
