@@ -54,6 +54,7 @@ export {
   DEVICE_FIELDS,
   DEVICE_STATUSES,
   DEVICE_TEXT_MAX,
+  MACHINE_IDENTITY_FIELDS,
   deviceEntityTag,
   deviceVersion,
   deviceWrites,
@@ -80,7 +81,7 @@ export {
   type HourMeterReadingBody,
   type ServiceScheduleWriteBody,
 } from './manage/maintenance-bodies.js';
-export { readReadingFields, readScheduleFields, readServiceDoneFields } from './manage/maintenance-fields.js';
+export { readReadingFields, readScheduleFields, readServiceDoneFields, SCHEDULE_FIELDS } from './manage/maintenance-fields.js';
 export * from './manage/device-tags.js';
 export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';

@@ -125,22 +125,11 @@ export interface NewDevice {
   readonly pin?: string | null;
 }
 
-/** The fields of a device that can change. */
-export interface DeviceChanges {
-  readonly name?: string;
-  readonly imei?: string;
-  readonly registration?: string | null;
-  readonly model?: string;
-  readonly status?: string;
-  readonly timeZone?: string;
-  /** D61: the whole list of tags (replacing the device's). */
-  readonly tags?: readonly string[];
-  /** D63 */
-  readonly oemName?: string | null;
-  readonly equipmentModel?: string | null;
-  readonly serialNumber?: string | null;
-  readonly pin?: string | null;
-}
+/**
+ * The fields of a device that can change: those it is created with, but its account, each optional.
+ * D61: `tags` is the whole list of tags (replacing the device's).
+ */
+export interface DeviceChanges extends Partial<Omit<NewDevice, 'accountId'>> {}
 
 /** Moving and idle seconds of one bucket; engine seconds are always their sum. */
 export interface BucketSeconds {

@@ -18,6 +18,9 @@ import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js
 /** The statuses a device can be given (D52): an inactive device frees its IMEI (D25). */
 export const DEVICE_STATUSES = ['active', 'inactive'] as const;
 
+/** D63 (P94): the machine's identity, by the names D63 gives it: the API's body, the CLI's options and the stores' columns. */
+export const MACHINE_IDENTITY_FIELDS = ['oem_name', 'equipment_model', 'serial_number', 'pin'] as const;
+
 /** The fields of a device that a write gives, by their names in the API's body. */
 export const DEVICE_FIELDS = [
   'name',
@@ -28,10 +31,7 @@ export const DEVICE_FIELDS = [
   'status',
   // D61, D63 (P93, P94)
   'tags',
-  'oem_name',
-  'equipment_model',
-  'serial_number',
-  'pin',
+  ...MACHINE_IDENTITY_FIELDS,
 ] as const;
 
 /** D63 (P94): the machine's identity, each optional text (empty or `null`: none), by API name and the device's property. */

@@ -8,7 +8,7 @@ import {
   type ErrorCode,
   type RateLimits,
 } from '@fleet-hours/core';
-import { API_V1, type FleetPaging, type ReadEndpointName } from '@fleet-hours/core/adapter';
+import { API_V1, CREDENTIALS, type CredentialKind, type FleetPaging, type ReadEndpointName } from '@fleet-hours/core/adapter';
 import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
@@ -109,6 +109,15 @@ const SERVICE_SCHEDULE_SCHEMA: Json = _everyPropertyRequired({
 /** An object schema whose properties are all required, in their order. */
 function _everyPropertyRequired(properties: Record<string, Json>): Json {
   return { type: 'object', required: Object.keys(properties), properties };
+}
+
+/** The body of one device's read (its daily hours, meter, service): `device_id` and `timezone`, then its own properties, all required. */
+function _deviceBody(properties: Record<string, Json>): Json {
+  return _everyPropertyRequired({
+    device_id: { type: 'integer', minimum: 1 },
+    timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+    ...properties,
+  });
 }
 
 /** The body of `/devices/{id}/service` for one vehicle, as the examples show it. */
@@ -212,6 +221,18 @@ function errorResponse(response: ErrorResponse): Json {
 }
 
 /**
+ * The 401 of a kind of credential (D10, D24): its missing, unknown, revoked and expired codes from
+ * core's table of credentials, and more than one credential; each names the scheme to use.
+ */
+function _unauthorized(kind: CredentialKind, response: Pick<ErrorResponse, 'description' | 'schema'>): ErrorResponse {
+  return {
+    ...response,
+    codes: [...Object.values(CREDENTIALS[kind].codes), 'multiple_credentials'],
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  };
+}
+
+/**
  * Every error the read API answers, by response: each with its codes from the error table (D16).
  * The `Error` schema lists exactly these codes.
  */
@@ -221,12 +242,10 @@ const ERROR_RESPONSES = {
       'A query parameter is malformed, an impossible date, repeated, or `from` is after `to`; on the fleet endpoints also a `limit` out of range or a malformed or foreign `cursor`, and on /api/v1/service a `status` other than `ok`, `due_soon` and `overdue`. The message names the parameter.',
     codes: ['invalid_parameter'],
   },
-  Unauthorized: {
+  Unauthorized: _unauthorized('api_key', {
     description:
       'The API key is missing, unknown, revoked or expired; the code says which. A key sent without `Bearer ` is `missing_api_key`, with a message showing the header to send. More than one credential (e.g. two Authorization headers) is `multiple_credentials`; an ingest token is `unknown_api_key`, with a message asking for an API key. Counted against the budget of the client address; a revoked or expired key gets its 401 even when that budget is spent.',
-    codes: ['missing_api_key', 'unknown_api_key', 'revoked_api_key', 'expired_api_key', 'multiple_credentials'],
-    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
-  },
+  }),
   Forbidden: { description: "The account's plan does not include API access.", codes: ['plan_without_api_access'] },
   DeviceNotFound: {
     description:
@@ -304,13 +323,11 @@ const ERROR_RESPONSES = {
     codes: ['internal_error'],
   },
   // Refusals of telemetry ingestion only (docs/ingestion.md): their codes are `IngestError`'s, not the read API's.
-  IngestUnauthorized: {
+  IngestUnauthorized: _unauthorized('ingest_token', {
     description:
       'The ingest token is missing, unknown, revoked or expired; the code says which. An API key is `unknown_ingest_token`, with a message asking for an ingest token; more than one credential is `multiple_credentials`. Counted against the budget of the client address.',
-    codes: ['missing_ingest_token', 'unknown_ingest_token', 'revoked_ingest_token', 'expired_ingest_token', 'multiple_credentials'],
-    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
     schema: 'IngestError',
-  },
+  }),
   InvalidBody: {
     description:
       'The body is malformed, or a point has a missing or invalid field or lies more than 300 s in the future. The message names the line (NDJSON, from 1) or index (JSON array, from 0) and the field, e.g. `line 17: speed_kmh must be a number ≥ 0, got -3`. Nothing was stored.',
@@ -810,58 +827,36 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           required: ['date', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
           properties: { date: { type: 'string', format: 'date', description: "YYYY-MM-DD in the vehicle's zone." }, ...durations },
         },
-        DailyHours: {
-          type: 'object',
-          required: ['device_id', 'timezone', 'from', 'to', 'data'],
-          properties: {
-            device_id: { type: 'integer', minimum: 1 },
-            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
-            from: timestamp('The window start actually applied.', '2026-03-01T00:00:00-05:00'),
-            to: timestamp('The window end actually applied.', '2026-03-08T23:59:59-04:00'),
-            data: { type: 'array', items: ref('schemas', 'DailyHoursEntry'), description: 'One entry per local date, ascending.' },
+        DailyHours: _deviceBody({
+          from: timestamp('The window start actually applied.', '2026-03-01T00:00:00-05:00'),
+          to: timestamp('The window end actually applied.', '2026-03-08T23:59:59-04:00'),
+          data: { type: 'array', items: ref('schemas', 'DailyHoursEntry'), description: 'One entry per local date, ascending.' },
+        }),
+        Meter: _deviceBody({
+          since: {
+            oneOf: [
+              timestamp('The start of the first segment of the device.', '2025-06-02T07:12:40+02:00'),
+              { type: 'null', description: 'The device has no engine time yet (all durations are 0).' },
+            ],
           },
-        },
-        Meter: {
-          type: 'object',
-          required: [
-            'device_id',
-            'timezone',
-            'since',
-            'as_of',
-            'engine_seconds',
-            'moving_seconds',
-            'idle_seconds',
-            'hour_meter_seconds',
-            'hour_meter_read_at',
-          ],
-          properties: {
-            device_id: { type: 'integer', minimum: 1 },
-            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
-            since: {
-              oneOf: [
-                timestamp('The start of the first segment of the device.', '2025-06-02T07:12:40+02:00'),
-                { type: 'null', description: 'The device has no engine time yet (all durations are 0).' },
-              ],
-            },
-            as_of: timestamp('Now: the instant the meter was read.', '2026-03-08T17:45:12-04:00'),
-            ...durations,
-            hour_meter_seconds: {
-              ...seconds(
-                "The machine's own hour meter at `as_of`: the latest reading of it at or before `as_of` plus the engine seconds since that reading, exact to the second. Without a reading, `engine_seconds`.",
-              ),
-              examples: [45_012_000],
-            },
-            hour_meter_read_at: {
-              oneOf: [
-                timestamp('The instant of the reading the hour meter counts from.', '2026-02-20T07:00:00-05:00'),
-                {
-                  type: 'null',
-                  description: 'No reading at or before `as_of`: the hour meter is uncalibrated and equals `engine_seconds`.',
-                },
-              ],
-            },
+          as_of: timestamp('Now: the instant the meter was read.', '2026-03-08T17:45:12-04:00'),
+          ...durations,
+          hour_meter_seconds: {
+            ...seconds(
+              "The machine's own hour meter at `as_of`: the latest reading of it at or before `as_of` plus the engine seconds since that reading, exact to the second. Without a reading, `engine_seconds`.",
+            ),
+            examples: [45_012_000],
           },
-        },
+          hour_meter_read_at: {
+            oneOf: [
+              timestamp('The instant of the reading the hour meter counts from.', '2026-02-20T07:00:00-05:00'),
+              {
+                type: 'null',
+                description: 'No reading at or before `as_of`: the hour meter is uncalibrated and equals `engine_seconds`.',
+              },
+            ],
+          },
+        }),
         ServiceStatus: {
           type: 'string',
           enum: [...SERVICE_STATUSES],
@@ -870,15 +865,11 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         },
         ServiceSchedule: SERVICE_SCHEDULE_SCHEMA,
         ServiceBody: {
-          type: 'object',
-          required: ['device_id', 'timezone', 'as_of', 'hour_meter_seconds', 'data'],
-          properties: {
-            device_id: { type: 'integer', minimum: 1 },
-            timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
+          ..._deviceBody({
             as_of: timestamp('Now: the instant the schedules were read.', '2026-11-25T10:00:00-05:00'),
             hour_meter_seconds: seconds('The hour meter at `as_of`, as the meter shows it.'),
             data: { type: 'array', items: ref('schemas', 'ServiceSchedule'), description: 'The schedules of the device, by ascending id.' },
-          },
+          }),
           examples: [SERVICE_EXAMPLE],
         },
         FleetHoursPage: fleetPage(

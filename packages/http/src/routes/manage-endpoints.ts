@@ -10,7 +10,7 @@ import { MANAGE_ENDPOINTS, ROUTE_POLICIES, type ManageEndpoint } from '@fleet-ho
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { honoPath } from './api-routes.js';
-import type { ApiEndpoint } from './read-endpoints.js';
+import type { ApiEndpoint, OperationWords } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
 import { listAuditRoute } from './audit.js';
 import {
@@ -40,11 +40,7 @@ import {
 type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
 
 /** The operation of a write route in the OpenAPI document; its path, method and limit come from its core row. */
-export interface ManageOpenApiOperation {
-  readonly operationId: string;
-  readonly summary: string;
-  readonly description: string;
-  readonly tag: 'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens';
+export interface ManageOpenApiOperation extends OperationWords<'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens'> {
   /** The schema of the request body, in `components.schemas`; absent: the route reads no body. */
   readonly requestSchema?: string;
   /** Whether the body may be left out (a service done now). */

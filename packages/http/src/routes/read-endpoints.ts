@@ -23,12 +23,16 @@ import { serviceRoute } from './service.js';
 
 type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
 
-/** The operation of an endpoint in the OpenAPI document; its path, limit, page and device parameters come from its core row. */
-export interface OpenApiOperation {
+/** What the OpenAPI document says of every operation, read or write, in words: its id, summary, description and tag. */
+export interface OperationWords<Tag extends string> {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly tag: 'Devices' | 'Hours' | 'Service' | 'Fleet' | 'Keys';
+  readonly tag: Tag;
+}
+
+/** The operation of an endpoint in the OpenAPI document; its path, limit, page and device parameters come from its core row. */
+export interface OpenApiOperation extends OperationWords<'Devices' | 'Hours' | 'Service' | 'Fleet' | 'Keys'> {
   /** The schema of the 200 body, in `components.schemas`. */
   readonly schema: string;
   /** Whether it takes the window `from` and `to` (D4–D7). */

@@ -1,4 +1,4 @@
-import type { BucketSeconds, Device, FleetHoursStore } from '@fleet-hours/core';
+import { MACHINE_IDENTITY_FIELDS, type BucketSeconds, type Device, type FleetHoursStore } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { coalescedByKey } from './coalesced-by-key.js';
@@ -22,7 +22,7 @@ type _DeviceRow = Parameters<typeof toDevice>[0];
 /** The largest `integer` id. */
 const MAX_ID = 2_147_483_647;
 
-/** The columns of `devices` a new device is written with: all but its `id`. */
+/** The columns of `devices` a new device is written with: all but its `id`. D63's identity columns bear its names. */
 const WRITTEN_DEVICE_COLUMNS = [
   'account_id',
   'name',
@@ -33,11 +33,8 @@ const WRITTEN_DEVICE_COLUMNS = [
   'time_zone',
   // D61, D63
   'tags',
-  'oem_name',
-  'equipment_model',
-  'serial_number',
-  'pin',
-] as const;
+  ...MACHINE_IDENTITY_FIELDS,
+] as const satisfies readonly (keyof FleetHoursDatabase['devices'])[];
 
 /** A `devices` row as {@link toDevice} reads it. */
 const DEVICE_COLUMNS = [

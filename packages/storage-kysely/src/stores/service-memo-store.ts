@@ -1,4 +1,4 @@
-import { SERVICE_STATUSES, type FleetHoursStore, type ServicePageDevice, type ServiceStatus } from '@fleet-hours/core';
+import { SCHEDULE_FIELDS, SERVICE_STATUSES, type FleetHoursStore, type ServicePageDevice, type ServiceStatus } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { toDevice } from './device-store.js';
@@ -23,17 +23,8 @@ const MAX_ID = 2_147_483_647;
  * `_rowOfListed` reads them back by the same lists). An instant is sent as epoch seconds.
  */
 const LISTED_READING = ['id', 'read_at', 'reading_seconds', 'recorded_at'] as const satisfies readonly (keyof ReadingRow)[];
-const LISTED_SCHEDULE = [
-  'id',
-  'name',
-  'interval_seconds',
-  'interval_days',
-  'due_soon_seconds',
-  'due_soon_days',
-  'last_done_at',
-  'last_done_hour_meter_seconds',
-  'created_at',
-] as const satisfies readonly (keyof ScheduleRow)[];
+// The columns a schedule's write gives are named as its fields in the API's body.
+const LISTED_SCHEDULE = ['id', ...SCHEDULE_FIELDS, 'created_at'] as const satisfies readonly (keyof ScheduleRow)[];
 const LISTED_INSTANTS: ReadonlySet<string> = new Set(['read_at', 'recorded_at', 'last_done_at', 'created_at']);
 
 /** The array the statement builds of a row of the table aliased `alias`: its `fields`, in their order. */
