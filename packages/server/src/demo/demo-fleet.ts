@@ -34,83 +34,80 @@ export interface DemoSchedule {
 }
 
 /**
+ * A row of a table of demo vehicles: name, IMEI, registration (`null`: none), tracker model, zone,
+ * work pattern and, for a calibrated one, its hour meter when the tracker was fitted (hours).
+ */
+type VehicleRow = readonly [
+  name: string,
+  imei: string,
+  registration: string | null,
+  model: string,
+  timeZone: string,
+  pattern: WorkPattern,
+  hourMeterHours?: number,
+];
+
+/**
+ * A demo vehicle from its row and its service schedules: the one shape of every list of the demo
+ * (the fleet with its history, the live vehicles, the starter account's vehicle).
+ *
+ * @param row The vehicle's row.
+ * @param service Its schedules, if it has any.
+ * @returns The vehicle.
+ */
+export function demoVehicle(row: VehicleRow, service?: readonly DemoSchedule[]): DemoVehicle {
+  const [name, imei, registration, model, timeZone, pattern, hourMeterHours] = row;
+  return {
+    name,
+    imei,
+    registration,
+    model,
+    timeZone,
+    pattern,
+    ...(hourMeterHours === undefined ? {} : { hourMeterHours }),
+    ...(service === undefined ? {} : { service }),
+  };
+}
+
+/** A schedule of a demo vehicle: what is serviced, every so many engine hours or days, and where it stands. */
+const schedule = (name: string, everyHours: number, everyDays: number | null, left: DemoSchedule['left']): DemoSchedule => ({
+  name,
+  everyHours,
+  everyDays,
+  left,
+});
+
+/**
  * The demo fleet: one vehicle in each of six zones whose local days are not all 24 hours long or
  * whose offsets are not whole hours — New York and Berlin (1-hour DST), Lord Howe Island (a
  * 30-minute DST shift), Kathmandu (+05:45), São Paulo (DST until 2019: its old days are 23 and 25
  * hours long) and the Chatham Islands (+12:45 / +13:45).
  */
 export const DEMO_VEHICLES: readonly DemoVehicle[] = [
-  {
-    name: 'Truck 14',
-    imei: '356307042441013',
-    registration: 'NY 4821-KT',
-    model: 'Teltonika FMB920',
-    timeZone: 'America/New_York',
-    pattern: 'day',
-    hourMeterHours: 11_872,
-    service: [
-      { name: 'Engine oil and filter', everyHours: 250, everyDays: 180, left: { hours: 9.5 } },
-      { name: 'Air filter', everyHours: 500, everyDays: 365, left: { hours: 180 } },
-    ],
-  },
-  {
-    name: 'Bakery van B-7',
-    imei: '356307042441021',
-    registration: 'B-FH 2207',
-    model: 'Teltonika FMC130',
-    timeZone: 'Europe/Berlin',
-    pattern: 'night',
-    hourMeterHours: 6_215,
-    service: [
-      { name: 'Engine oil', everyHours: 250, everyDays: 180, left: { hours: -14 } },
-      { name: 'Brake inspection', everyHours: 600, everyDays: 365, left: { hours: 210 } },
-    ],
-  },
-  {
-    name: 'Island tug Kentia',
-    imei: '861585040812376',
-    registration: null,
-    model: 'Queclink GV350',
-    timeZone: 'Australia/Lord_Howe',
-    pattern: 'split',
-    hourMeterHours: 23_530,
-    service: [
-      { name: 'Engine oil', everyHours: 250, everyDays: 180, left: { hours: 120 } },
-      { name: 'Annual hull survey', everyHours: 4000, everyDays: 365, left: { days: 12 } },
-    ],
-  },
-  {
-    name: 'Valley tractor 3',
-    imei: '356307042441039',
-    registration: 'BA 1 KHA 5521',
-    model: 'Teltonika FMB140',
-    timeZone: 'Asia/Kathmandu',
-    pattern: 'seasonal',
-    hourMeterHours: 3_104,
-    service: [{ name: 'Engine oil', everyHours: 250, everyDays: 365, left: { hours: 150 } }],
-  },
-  {
-    name: 'City bus 22',
-    imei: '867060031245589',
-    registration: 'SPX-2B22',
-    model: 'Ruptela FM-Eco4',
-    timeZone: 'America/Sao_Paulo',
-    pattern: 'route',
-    hourMeterHours: 41_960,
-    service: [
-      { name: 'Engine oil', everyHours: 500, everyDays: 180, left: { hours: 260 } },
-      { name: 'Transmission fluid', everyHours: 2000, everyDays: 730, left: { hours: 900 } },
-    ],
-  },
-  {
-    name: 'Harbour crane truck',
-    imei: '861585040812384',
-    registration: 'CHT 51',
-    model: 'Queclink GV300',
-    timeZone: 'Pacific/Chatham',
-    pattern: 'split',
-    service: [{ name: 'Hydraulic filters', everyHours: 1000, everyDays: 365, left: { hours: 600 } }],
-  },
+  demoVehicle(
+    ['Truck 14', '356307042441013', 'NY 4821-KT', 'Teltonika FMB920', 'America/New_York', 'day', 11_872],
+    [schedule('Engine oil and filter', 250, 180, { hours: 9.5 }), schedule('Air filter', 500, 365, { hours: 180 })],
+  ),
+  demoVehicle(
+    ['Bakery van B-7', '356307042441021', 'B-FH 2207', 'Teltonika FMC130', 'Europe/Berlin', 'night', 6_215],
+    [schedule('Engine oil', 250, 180, { hours: -14 }), schedule('Brake inspection', 600, 365, { hours: 210 })],
+  ),
+  demoVehicle(
+    ['Island tug Kentia', '861585040812376', null, 'Queclink GV350', 'Australia/Lord_Howe', 'split', 23_530],
+    [schedule('Engine oil', 250, 180, { hours: 120 }), schedule('Annual hull survey', 4000, 365, { days: 12 })],
+  ),
+  demoVehicle(
+    ['Valley tractor 3', '356307042441039', 'BA 1 KHA 5521', 'Teltonika FMB140', 'Asia/Kathmandu', 'seasonal', 3_104],
+    [schedule('Engine oil', 250, 365, { hours: 150 })],
+  ),
+  demoVehicle(
+    ['City bus 22', '867060031245589', 'SPX-2B22', 'Ruptela FM-Eco4', 'America/Sao_Paulo', 'route', 41_960],
+    [schedule('Engine oil', 500, 180, { hours: 260 }), schedule('Transmission fluid', 2000, 730, { hours: 900 })],
+  ),
+  demoVehicle(
+    ['Harbour crane truck', '861585040812384', 'CHT 51', 'Queclink GV300', 'Pacific/Chatham', 'split'],
+    [schedule('Hydraulic filters', 1000, 365, { hours: 600 })],
+  ),
 ];
 
 /** Options of {@link generateDemoSegments}. */

@@ -8,30 +8,15 @@ import {
 } from '@fleet-hours/core';
 import { runSimulation, type SimulationFetch, type SimulationSummary } from '../simulate/run-simulation.js';
 import { simulateVehicle } from '../simulate/vehicle-model.js';
-import type { DemoVehicle } from './demo-fleet.js';
+import { demoVehicle, type DemoVehicle } from './demo-fleet.js';
 
 /**
  * The demo's live vehicles: no imported history, only telemetry (D20), fed while the demo runs by
  * the simulator through the real ingestion endpoint, so their meters count up between two reads.
  */
 export const LIVE_VEHICLES: readonly DemoVehicle[] = [
-  {
-    name: 'Courier van L-1',
-    imei: '356307042441062',
-    registration: 'NY 7730-LV',
-    model: 'Teltonika FMC130',
-    timeZone: 'America/New_York',
-    pattern: 'day',
-    hourMeterHours: 8_140,
-  },
-  {
-    name: 'Tow truck L-2',
-    imei: '861585040812392',
-    registration: 'B-FH 5150',
-    model: 'Queclink GV350',
-    timeZone: 'Europe/Berlin',
-    pattern: 'day',
-  },
+  demoVehicle(['Courier van L-1', '356307042441062', 'NY 7730-LV', 'Teltonika FMC130', 'America/New_York', 'day', 8_140]),
+  demoVehicle(['Tow truck L-2', '861585040812392', 'B-FH 5150', 'Queclink GV350', 'Europe/Berlin', 'day']),
 ];
 
 /** Seconds between a live vehicle's reports while its engine runs. */

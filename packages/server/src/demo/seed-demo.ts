@@ -7,7 +7,7 @@ import {
   type FleetHoursStore,
   type SegmentInput,
 } from '@fleet-hours/core';
-import { DEMO_VEHICLES, generateDemoSegments, type DemoVehicle } from './demo-fleet.js';
+import { DEMO_VEHICLES, demoVehicle, generateDemoSegments, type DemoVehicle } from './demo-fleet.js';
 import { seedDemoService, type DemoServiceSeed } from './demo-service.js';
 
 /** What {@link seedDemo} created. */
@@ -28,14 +28,7 @@ export interface DemoSeed {
   readonly service: DemoServiceSeed;
 }
 
-const STARTER_VEHICLE: DemoVehicle = {
-  name: 'Delivery scooter',
-  imei: '356307042441047',
-  registration: 'HH-CB 12',
-  model: 'Teltonika TFT100',
-  timeZone: 'Europe/Berlin',
-  pattern: 'day',
-};
+const STARTER_VEHICLE = demoVehicle(['Delivery scooter', '356307042441047', 'HH-CB 12', 'Teltonika TFT100', 'Europe/Berlin', 'day']);
 
 /**
  * Seeds an empty store with the demo fleet: a business account "Demo Logistics" with the
