@@ -86,7 +86,8 @@ export function dayFields(input: DayFieldsInput): DayFields[] {
     const { engine, inSchedule } = _engineSeconds(segments, segmentIndex, schedule, from, to, now);
     let firstEngineOn: number | null = null;
     let lastEngineOff: number | null = null;
-    for (let run = runIndex; run < runs.length && runs[run]!.start < to; run += 1) {
+    // A day of no length (P2), or one after now, holds no run.
+    for (let run = runIndex; from < to && run < runs.length && runs[run]!.start < to; run += 1) {
       const { start, end, live } = runs[run]!;
       if (end <= from) continue;
       firstEngineOn ??= Math.max(start, from);
