@@ -146,8 +146,7 @@ export class DaySchedules {
     const dayStart = startOfDayIn(this.years.of(epochDay), epochDay * SECONDS_PER_DAY);
     const dayEnd = startOfDayIn(this.years.of(epochDay + 1), (epochDay + 1) * SECONDS_PER_DAY);
     if (this.calendar === null) return { dayStart, dayEnd, schedule: [] };
-    const carried =
-      this.previousDay === epochDay - 1 ? this.previousIntervals : _intervalsOf(this.calendar, epochDay - 1, this.years);
+    const carried = this.previousDay === epochDay - 1 ? this.previousIntervals : _intervalsOf(this.calendar, epochDay - 1, this.years);
     const own = _intervalsOf(this.calendar, epochDay, this.years);
     this.previousDay = epochDay;
     this.previousIntervals = own;

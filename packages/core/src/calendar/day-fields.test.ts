@@ -30,7 +30,10 @@ function fieldsOf(input: {
   const fields = dayFields({ ...input, calendar: input.calendar ?? null, buckets, now: input.now ?? LATER });
   const text = (instant: number | null) => (instant === null ? null : formatInstant(instant, input.timeZone));
   return Object.fromEntries(
-    fields.map((day, index) => [buckets.dates[index]!, { ...day, firstEngineOn: text(day.firstEngineOn), lastEngineOff: text(day.lastEngineOff) }]),
+    fields.map((day, index) => [
+      buckets.dates[index]!,
+      { ...day, firstEngineOn: text(day.firstEngineOn), lastEngineOff: text(day.lastEngineOff) },
+    ]),
   );
 }
 
@@ -41,7 +44,13 @@ const segment = (from: string, to: string | null, state: 'moving' | 'idle' = 'mo
   state,
 });
 
-const SHIFT = calendarOf({ mon: [['07:00', '17:00']], tue: [['07:00', '17:00']], wed: [['07:00', '17:00']], thu: [['07:00', '17:00']], fri: [['07:00', '17:00']] });
+const SHIFT = calendarOf({
+  mon: [['07:00', '17:00']],
+  tue: [['07:00', '17:00']],
+  wed: [['07:00', '17:00']],
+  thu: [['07:00', '17:00']],
+  fri: [['07:00', '17:00']],
+});
 const ALL_DAY = calendarOf([['00:00', '24:00']]);
 
 describe('dayFields() (D59)', () => {
@@ -51,7 +60,10 @@ describe('dayFields() (D59)', () => {
       from: '2026-06-01',
       to: '2026-06-02',
       calendar: SHIFT,
-      segments: [segment('2026-06-01T16:00:00+02:00', '2026-06-01T23:00:00+02:00'), segment('2026-06-01T23:00:00+02:00', '2026-06-02T08:00:00+02:00', 'idle')],
+      segments: [
+        segment('2026-06-01T16:00:00+02:00', '2026-06-01T23:00:00+02:00'),
+        segment('2026-06-01T23:00:00+02:00', '2026-06-02T08:00:00+02:00', 'idle'),
+      ],
     });
     expect(days['2026-06-01']).toEqual({
       daySeconds: 86_400,
@@ -121,9 +133,21 @@ describe('dayFields() (D59)', () => {
 
   it('a closed segment that ends after now runs now (P108); one that ends at now stopped then', () => {
     const now = Date.parse('2026-06-02T10:00:00Z') / 1000;
-    const ahead = fieldsOf({ timeZone: 'UTC', from: '2026-06-02', to: '2026-06-02', now, segments: [segment('2026-06-02T09:00:00Z', '2026-06-02T11:00:00Z')] });
+    const ahead = fieldsOf({
+      timeZone: 'UTC',
+      from: '2026-06-02',
+      to: '2026-06-02',
+      now,
+      segments: [segment('2026-06-02T09:00:00Z', '2026-06-02T11:00:00Z')],
+    });
     expect(ahead['2026-06-02']).toMatchObject({ engineOutsideScheduleSeconds: 3600, lastEngineOff: null });
-    const ended = fieldsOf({ timeZone: 'UTC', from: '2026-06-02', to: '2026-06-02', now, segments: [segment('2026-06-02T09:00:00Z', '2026-06-02T10:00:00Z')] });
+    const ended = fieldsOf({
+      timeZone: 'UTC',
+      from: '2026-06-02',
+      to: '2026-06-02',
+      now,
+      segments: [segment('2026-06-02T09:00:00Z', '2026-06-02T10:00:00Z')],
+    });
     expect(ended['2026-06-02']).toMatchObject({ engineOutsideScheduleSeconds: 3600, lastEngineOff: '2026-06-02T10:00:00+00:00' });
   });
 
@@ -169,7 +193,12 @@ describe('dayFields() (D59)', () => {
       calendar: calendarOf([['01:00', '04:00']]),
       segments: [segment('2026-03-29T01:30:00+01:00', '2026-03-29T03:30:00+02:00')],
     });
-    expect(berlin['2026-03-29']).toMatchObject({ daySeconds: 82_800, scheduledSeconds: 7200, engineInScheduleSeconds: 3600, engineOutsideScheduleSeconds: 0 });
+    expect(berlin['2026-03-29']).toMatchObject({
+      daySeconds: 82_800,
+      scheduledSeconds: 7200,
+      engineInScheduleSeconds: 3600,
+      engineOutsideScheduleSeconds: 0,
+    });
     const lordHowe = fieldsOf({
       timeZone: 'Australia/Lord_Howe',
       from: '2026-04-05',
@@ -177,7 +206,12 @@ describe('dayFields() (D59)', () => {
       calendar: calendarOf([['01:00', '03:00']]),
       segments: [segment('2026-04-05T00:30:00+11:00', '2026-04-05T02:30:00+10:30')],
     });
-    expect(lordHowe['2026-04-05']).toMatchObject({ daySeconds: 88_200, scheduledSeconds: 9000, engineInScheduleSeconds: 7200, engineOutsideScheduleSeconds: 1800 });
+    expect(lordHowe['2026-04-05']).toMatchObject({
+      daySeconds: 88_200,
+      scheduledSeconds: 9000,
+      engineInScheduleSeconds: 7200,
+      engineOutsideScheduleSeconds: 1800,
+    });
   });
 
   it('Pacific/Apia 2011-12-30 does not exist: a zero-length day between a run stopped at its edge and one started there (P2)', () => {
@@ -205,14 +239,29 @@ describe('dayFields() (D59)', () => {
       lastEngineOff: null,
     });
     // Friday's night shift starts where the missing Friday would have: the first instant of Saturday (P107).
-    expect(days['2011-12-31']).toMatchObject({ daySeconds: 86_400, scheduledSeconds: 21_600, engineInScheduleSeconds: 7200, firstEngineOn: '2011-12-31T00:00:00+14:00' });
+    expect(days['2011-12-31']).toMatchObject({
+      daySeconds: 86_400,
+      scheduledSeconds: 21_600,
+      engineInScheduleSeconds: 7200,
+      firstEngineOn: '2011-12-31T00:00:00+14:00',
+    });
   });
 
   it('counts a night shift carried into a holiday, and a carried window overlapping the day’s own once', () => {
     const calendar = calendarOf({ fri: [['20:00', '04:00']], sat: [['02:00', '10:00']] }, [{ date: '2026-03-14', windows: [] }]);
-    const days = fieldsOf({ timeZone: 'UTC', from: '2026-03-07', to: '2026-03-14', calendar, segments: [segment('2026-03-14T03:00:00Z', '2026-03-14T05:00:00Z')] });
+    const days = fieldsOf({
+      timeZone: 'UTC',
+      from: '2026-03-07',
+      to: '2026-03-14',
+      calendar,
+      segments: [segment('2026-03-14T03:00:00Z', '2026-03-14T05:00:00Z')],
+    });
     expect(days['2026-03-07']!.scheduledSeconds).toBe(36_000); // 00:00–10:00, not 4 h + 8 h
-    expect(days['2026-03-14']).toMatchObject({ scheduledSeconds: 4 * 3600, engineInScheduleSeconds: 3600, engineOutsideScheduleSeconds: 3600 });
+    expect(days['2026-03-14']).toMatchObject({
+      scheduledSeconds: 4 * 3600,
+      engineInScheduleSeconds: 3600,
+      engineOutsideScheduleSeconds: 3600,
+    });
   });
 
   it('reads segments in any order and leaves days outside them alone', () => {
@@ -302,8 +351,12 @@ describe('dayFields() agrees with an Intl oracle that walks the wall clock minut
         length: fc.integer({ min: 0, max: 2 }),
       })
       .map(({ timeZone, instant, before, length }) => {
-        const change = Temporal.Instant.fromEpochMilliseconds(instant * 1000).toZonedDateTimeISO(timeZone).getTimeZoneTransition('next');
-        const date = (change ?? Temporal.Instant.fromEpochMilliseconds(instant * 1000).toZonedDateTimeISO(timeZone)).toPlainDate().toString();
+        const change = Temporal.Instant.fromEpochMilliseconds(instant * 1000)
+          .toZonedDateTimeISO(timeZone)
+          .getTimeZoneTransition('next');
+        const date = (change ?? Temporal.Instant.fromEpochMilliseconds(instant * 1000).toZonedDateTimeISO(timeZone))
+          .toPlainDate()
+          .toString();
         return { timeZone, from: addDays(date, -before), length: before + length };
       })
       .filter(({ from }) => from < '2037-06-01');

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { UTILIZATION_GROUPINGS, utilizationPeriodOf, utilizationPeriods, type UtilizationDay, type UtilizationGrouping } from './utilization.js';
+import {
+  UTILIZATION_GROUPINGS,
+  utilizationPeriodOf,
+  utilizationPeriods,
+  type UtilizationDay,
+  type UtilizationGrouping,
+} from './utilization.js';
 import { dayFields } from './day-fields.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { dayBuckets } from '../window/day-buckets.js';
@@ -91,7 +97,10 @@ describe('utilizationPeriods() (D60)', () => {
   });
 
   it('adds the days of several devices by period, and gives nothing for no days', () => {
-    const periods = utilizationPeriods([day('2026-11-01', 3600), day('2026-11-02', 0), day('2026-11-01', 7200), day('2026-11-02', 1800)], 'day');
+    const periods = utilizationPeriods(
+      [day('2026-11-01', 3600), day('2026-11-02', 0), day('2026-11-01', 7200), day('2026-11-02', 1800)],
+      'day',
+    );
     expect(periods.map((period) => [period.period, period.engineSeconds, period.daysUsed, period.scheduledSeconds])).toEqual([
       ['2026-11-01', 10_800, 2, 72_000],
       ['2026-11-02', 1800, 1, 72_000],
@@ -103,11 +112,29 @@ describe('utilizationPeriods() (D60)', () => {
     const timeZone = 'Europe/Berlin';
     const window = resolveWindow({ ...parseWindowQuery({ from: '2026-12-20', to: '2027-01-12' }), now: 1_900_000_000, timeZone });
     const buckets = dayBuckets(window);
-    const segments = buckets.dates.map((_, index) => ({ startedAt: buckets.boundaries[index]! + 6 * 3600, endedAt: buckets.boundaries[index]! + 9 * 3600 + index * 60, state: index % 3 === 0 ? ('idle' as const) : ('moving' as const) }));
-    const calendar = calendarOf({ mon: [['07:00', '17:00']], tue: [['07:00', '17:00']], wed: [['07:00', '17:00']], thu: [['07:00', '17:00']], fri: [['07:00', '17:00']] }, [{ date: '2026-12-25', windows: [] }]);
+    const segments = buckets.dates.map((_, index) => ({
+      startedAt: buckets.boundaries[index]! + 6 * 3600,
+      endedAt: buckets.boundaries[index]! + 9 * 3600 + index * 60,
+      state: index % 3 === 0 ? ('idle' as const) : ('moving' as const),
+    }));
+    const calendar = calendarOf(
+      {
+        mon: [['07:00', '17:00']],
+        tue: [['07:00', '17:00']],
+        wed: [['07:00', '17:00']],
+        thu: [['07:00', '17:00']],
+        fri: [['07:00', '17:00']],
+      },
+      [{ date: '2026-12-25', windows: [] }],
+    );
     const fields = dayFields({ segments, timeZone, calendar, buckets, now: 1_900_000_000 });
     const sums = sumSegmentsByBucket(segments, buckets.boundaries, 1_900_000_000);
-    const days = buckets.dates.map((date, index) => ({ date, ...fields[index]!, ...sums[index]!, engineSeconds: sums[index]!.movingSeconds + sums[index]!.idleSeconds }));
+    const days = buckets.dates.map((date, index) => ({
+      date,
+      ...fields[index]!,
+      ...sums[index]!,
+      engineSeconds: sums[index]!.movingSeconds + sums[index]!.idleSeconds,
+    }));
     const weeks = utilizationPeriods(days, 'week');
     expect(weeks.map((week) => [week.period, week.from, week.to])).toEqual([
       ['2026-W51', '2026-12-20', '2026-12-20'],
@@ -125,14 +152,16 @@ describe('utilizationPeriods() (D60)', () => {
 
   it('equals the sums of its days and their ratios, for random days and every grouping', () => {
     const seconds = fc.integer({ min: 0, max: 90_000 });
-    const randomDay = fc.record({ engine: seconds, idle: seconds, scheduled: seconds, inside: seconds }).map(({ engine, idle, scheduled, inside }) => ({
-      engineSeconds: engine,
-      movingSeconds: engine - Math.min(idle, engine),
-      idleSeconds: Math.min(idle, engine),
-      scheduledSeconds: scheduled,
-      engineInScheduleSeconds: Math.min(inside, engine, scheduled),
-      engineOutsideScheduleSeconds: engine - Math.min(inside, engine, scheduled),
-    }));
+    const randomDay = fc
+      .record({ engine: seconds, idle: seconds, scheduled: seconds, inside: seconds })
+      .map(({ engine, idle, scheduled, inside }) => ({
+        engineSeconds: engine,
+        movingSeconds: engine - Math.min(idle, engine),
+        idleSeconds: Math.min(idle, engine),
+        scheduledSeconds: scheduled,
+        engineInScheduleSeconds: Math.min(inside, engine, scheduled),
+        engineOutsideScheduleSeconds: engine - Math.min(inside, engine, scheduled),
+      }));
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: daysBetween('1990-01-01', '2037-12-31') }),
@@ -153,12 +182,21 @@ describe('utilizationPeriods() (D60)', () => {
             const total = (field: keyof (typeof days)[number]) => inside.reduce((sum, d) => sum + (d[field] as number), 0);
             expect(period.from).toBe(inside[0]!.date);
             expect(period.to).toBe(inside[inside.length - 1]!.date);
-            for (const field of ['engineSeconds', 'movingSeconds', 'idleSeconds', 'scheduledSeconds', 'engineInScheduleSeconds', 'engineOutsideScheduleSeconds'] as const) {
+            for (const field of [
+              'engineSeconds',
+              'movingSeconds',
+              'idleSeconds',
+              'scheduledSeconds',
+              'engineInScheduleSeconds',
+              'engineOutsideScheduleSeconds',
+            ] as const) {
               expect(period[field]).toBe(total(field));
             }
             expect(period.engineInScheduleSeconds + period.engineOutsideScheduleSeconds).toBe(period.engineSeconds);
             expect(period.daysUsed).toBe(inside.filter((d) => d.engineSeconds > 0).length);
-            expect(period.utilization).toBe(total('scheduledSeconds') === 0 ? null : total('engineInScheduleSeconds') / total('scheduledSeconds'));
+            expect(period.utilization).toBe(
+              total('scheduledSeconds') === 0 ? null : total('engineInScheduleSeconds') / total('scheduledSeconds'),
+            );
             expect(period.idleShare).toBe(total('engineSeconds') === 0 ? null : total('idleSeconds') / total('engineSeconds'));
           }
         },
