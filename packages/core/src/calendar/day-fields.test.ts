@@ -341,6 +341,25 @@ describe('dayFields() agrees with an Intl oracle that walks the wall clock minut
     fc.assert(fc.property(arbitraryCase(dates), expectOracleAgrees), { numRuns: 60 });
   });
 
+  it('schedules the whole of every day for a 00:00–24:00 calendar, over long windows in every IANA zone (P110)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ALL_ZONES),
+        fc.integer({ min: 0, max: daysBetween('1900-01-01', '2099-12-31') }),
+        (timeZone, offset) => {
+          const from = addDays('1900-01-01', offset);
+          const buckets = bucketsOf(timeZone, from, addDays(from, 120));
+          const now = buckets.boundaries[buckets.dates.length]!; // the window is past
+          dayFields({ segments: [], timeZone, calendar: ALL_DAY, buckets, now }).forEach((day, index) => {
+            expect(day.scheduledSeconds).toBe(day.daySeconds);
+            expect(day.daySeconds).toBe(buckets.boundaries[index + 1]! - buckets.boundaries[index]!);
+          });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('over the days around clock changes in the hard zones', () => {
     // The windows are picked at a change Temporal names; the oracle itself never asks Temporal.
     const dates = fc

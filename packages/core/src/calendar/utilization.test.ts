@@ -96,7 +96,7 @@ describe('utilizationPeriods() (D60)', () => {
     expect(overtime).toMatchObject({ period: '2026-12', engineOutsideScheduleSeconds: 7200, utilization: null, idleShare: 0.5 });
   });
 
-  it('adds the days of several devices by period, and gives nothing for no days', () => {
+  it('adds the days of several devices by period, counting device-days (P109), and gives nothing for no days', () => {
     const periods = utilizationPeriods(
       [day('2026-11-01', 3600), day('2026-11-02', 0), day('2026-11-01', 7200), day('2026-11-02', 1800)],
       'day',
