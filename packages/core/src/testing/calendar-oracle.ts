@@ -212,10 +212,13 @@ export function arbitraryCalendar(fromDate: string, days: number): fc.Arbitrary<
     .tuple(fc.array(dayWindows, { minLength: 7, maxLength: 7 }), fc.array(exception, { maxLength: 3 }))
     .map(([perDay, exceptions]) => {
       const byDate = new Map(exceptions.map(({ delta, windows }) => [addDays(fromDate, delta), windows] as const));
-      return {
-        weekly: Object.fromEntries(WEEKDAYS.map((day, index) => [day, perDay[index]!])) as WorkCalendar['weekly'],
-        exceptions: [...byDate].map(([date, windows]) => ({ date, windows })),
-      };
+      const weekly: Partial<Record<Weekday, readonly CalendarWindow[]>> = Object.fromEntries(
+        WEEKDAYS.map((day, index) => [day, perDay[index]!]),
+      );
+      return calendarOf(
+        weekly,
+        [...byDate].map(([date, windows]) => ({ date, windows })),
+      );
     });
 }
 
