@@ -214,6 +214,37 @@ describe('dayFields() (D59)', () => {
     });
   });
 
+  it.each([
+    // zone, date, window, engine from, engine to, day length, scheduled, engine inside, engine outside
+    ['Europe/Berlin', '2026-10-25', '02:00', '04:00', '2026-10-25T01:30:00+02:00', '2026-10-25T03:30:00+01:00', 90_000, 10_800, 9000, 1800],
+    [
+      'Australia/Lord_Howe',
+      '2026-10-04',
+      '01:00',
+      '03:00',
+      '2026-10-04T01:30:00+10:30',
+      '2026-10-04T03:30:00+11:00',
+      84_600,
+      5400,
+      3600,
+      1800,
+    ],
+    ['America/New_York', '2026-03-08', '01:00', '04:00', '2026-03-08T01:30:00-05:00', '2026-03-08T03:30:00-04:00', 82_800, 7200, 3600, 0],
+  ] as const)(
+    '%s %s: a run over the change inside %s–%s',
+    (timeZone, date, start, end, from, to, daySeconds, scheduled, inside, outside) => {
+      const days = fieldsOf({ timeZone, from: date, to: date, calendar: calendarOf([[start, end]]), segments: [segment(from, to)] });
+      expect(days[date]).toEqual({
+        daySeconds,
+        scheduledSeconds: scheduled,
+        engineInScheduleSeconds: inside,
+        engineOutsideScheduleSeconds: outside,
+        firstEngineOn: formatInstant(Date.parse(from) / 1000, timeZone),
+        lastEngineOff: formatInstant(Date.parse(to) / 1000, timeZone),
+      });
+    },
+  );
+
   it('Pacific/Apia 2011-12-30 does not exist: a zero-length day between a run stopped at its edge and one started there (P2)', () => {
     const days = fieldsOf({
       timeZone: 'Pacific/Apia',
