@@ -237,7 +237,12 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // One route per endpoint of the read API (core's READ_ENDPOINTS), each on its own budget (D13, D33).
   // D62: the lists (core's CSV_LISTS) answer CSV on request; every other route is JSON only (406, P116).
   for (const endpoint of API_ENDPOINTS)
-    app.get(endpoint.honoPath, guard(endpoint.policy), ...(csvList(endpoint.endpoint.name) ? [] : [jsonOnly]), endpoint.handler(fleetHours, now));
+    app.get(
+      endpoint.honoPath,
+      guard(endpoint.policy),
+      ...(csvList(endpoint.endpoint.name) ? [] : [jsonOnly]),
+      endpoint.handler(fleetHours, now),
+    );
   // One route per write route (core's MANAGE_ENDPOINTS): a manage key (D51), the key's budget of writes (D52).
   // Every POST among them takes an Idempotency-Key once admitted (D53): a row added to the table gets it too.
   const idempotent = idempotency({ fleetHours });

@@ -103,7 +103,18 @@ export const CSV_LISTS = {
   listAudit: {
     answer: 'list',
     file: 'audit',
-    columns: ['id', 'at', 'actor.kind', 'actor.label', 'actor.fingerprint_prefix', 'request_id', 'action', 'resource.type', 'resource.id', 'changes'],
+    columns: [
+      'id',
+      'at',
+      'actor.kind',
+      'actor.label',
+      'actor.fingerprint_prefix',
+      'request_id',
+      'action',
+      'resource.type',
+      'resource.id',
+      'changes',
+    ],
   },
   listHourMeterReadings: {
     answer: 'list',

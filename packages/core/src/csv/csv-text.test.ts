@@ -5,45 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CSV_LISTS, csvField, csvFileName, csvHeader, csvList, csvRecord, csvRows, type CsvList } from '../index.js';
-
-/** An RFC 4180 reader written for the test: the records of a text, each a list of fields. */
-function readCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let index = 0;
-  while (index < text.length) {
-    let field = '';
-    if (text[index] === '"') {
-      index += 1;
-      for (;;) {
-        const quote = text.indexOf('"', index);
-        if (quote < 0) throw new Error('unterminated quote');
-        field += text.slice(index, quote);
-        index = quote + 1;
-        if (text[index] !== '"') break;
-        field += '"';
-        index += 1;
-      }
-    } else {
-      const match = /[,\r]|$/.exec(text.slice(index))!;
-      field = text.slice(index, index + match.index);
-      expect(field).not.toMatch(/["\n]/);
-      index += match.index;
-    }
-    record.push(field);
-    if (text.startsWith('\r\n', index)) {
-      records.push(record);
-      record = [];
-      index += 2;
-    } else if (text[index] === ',') {
-      index += 1;
-    } else {
-      throw new Error(`unexpected ${JSON.stringify(text.slice(index, index + 5))} at ${index}`);
-    }
-  }
-  expect(record).toEqual([]);
-  return records;
-}
+import { readCsv } from '../testing/read-csv.js';
 
 describe('csvField and csvRecord (D62, P115)', () => {
   it('D62: prefixes a text beginning with =, +, -, @, a tab or a carriage return with a quote mark', () => {
@@ -52,7 +14,13 @@ describe('csvField and csvRecord (D62, P115)', () => {
   });
 
   it('P115: writes numbers and booleans as JSON does, negative numbers unguarded; null as an empty field; arrays and maps as JSON text', () => {
-    expect([csvField(-3600), csvField(0.25), csvField(true), csvField(null), csvField(undefined)]).toEqual(['-3600', '0.25', 'true', '', '']);
+    expect([csvField(-3600), csvField(0.25), csvField(true), csvField(null), csvField(undefined)]).toEqual([
+      '-3600',
+      '0.25',
+      'true',
+      '',
+      '',
+    ]);
     expect(csvField(['north', '=evil'])).toBe('"[""north"",""=evil""]"');
     expect(csvField({ name: ['A', 'B'] })).toBe('"{""name"":[""A"",""B""]}"');
   });
@@ -92,7 +60,9 @@ describe('csvRows (D62)', () => {
       ['3', 'Europe/Berlin', '2026-11-01T00:00:00+01:00', '2026-11-02T23:59:59+01:00', '2026-11-01', '0', '0', '0'],
     ]);
     // A device's own series is one entry: one row per day.
-    expect(csvRows(daily(1, ['2026-11-01', '2026-11-02']), CSV_LISTS.daily)).toBe(csvRows({ data: [daily(1, ['2026-11-01', '2026-11-02'])] }, CSV_LISTS.fleetDaily));
+    expect(csvRows(daily(1, ['2026-11-01', '2026-11-02']), CSV_LISTS.daily)).toBe(
+      csvRows({ data: [daily(1, ['2026-11-01', '2026-11-02'])] }, CSV_LISTS.fleetDaily),
+    );
   });
 
   it('D62: flattens nested objects with a dot and writes a free-form map as JSON text', () => {
@@ -106,7 +76,18 @@ describe('csvRows (D62)', () => {
       changes: { name: ['Old, one', '=New'] },
     };
     expect(readCsv(csvRows({ data: [entry], next_cursor: 'x' }, CSV_LISTS.listAudit))).toEqual([
-      ['9', '2026-11-01T10:00:00+00:00', 'api_key', "'-ops", 'ab12cd34', '', 'device.update', 'device', '7', '{"name":["Old, one","=New"]}'],
+      [
+        '9',
+        '2026-11-01T10:00:00+00:00',
+        'api_key',
+        "'-ops",
+        'ab12cd34',
+        '',
+        'device.update',
+        'device',
+        '7',
+        '{"name":["Old, one","=New"]}',
+      ],
     ]);
   });
 

@@ -27,7 +27,8 @@ export type ListReader = (c: Context<FleetHoursEnv>, request: { readonly whole: 
 export function listRoute(name: CsvListName, now: () => number, read: ListReader): Handler<FleetHoursEnv> {
   const list = CSV_LISTS[name];
   return async function listAnswer(c) {
-    if (negotiate(c.req.header('Accept')) === 'json') return jsonResponse(c, (await read(c, { whole: false })).body, 200, { Vary: 'Accept' });
+    if (negotiate(c.req.header('Accept')) === 'json')
+      return jsonResponse(c, (await read(c, { whole: false })).body, 200, { Vary: 'Accept' });
     if (c.req.queries('cursor') !== undefined)
       throw new InvalidParameterError('cursor', 'A CSV answer holds the whole list from its first entry: give no cursor');
     const first = await read(c, { whole: true });

@@ -22,12 +22,18 @@ export function listHourMeterReadingsRoute(options: _Options): Handler<FleetHour
   return listRoute('listHourMeterReadings', options.now, async function listHourMeterReadings(c) {
     const deviceId = _id(c.req.param('id'));
     const limit = _limit(c.req.queries('limit'));
-    return pagedList(async (cursor) => {
-      const page = await options.fleetHours.manage.hourMeterReadings({ accountId: accountId(c), deviceId, limit, cursor });
-      if (!page) throw new FleetHoursError('device_not_found');
-      const body = { data: page.readings.map((reading) => hourMeterReadingBody(reading, page.device.timeZone)), next_cursor: page.nextCursor };
-      return { body, nextCursor: page.nextCursor };
-    }, _single(c.req.queries('cursor'), 'cursor'));
+    return pagedList(
+      async (cursor) => {
+        const page = await options.fleetHours.manage.hourMeterReadings({ accountId: accountId(c), deviceId, limit, cursor });
+        if (!page) throw new FleetHoursError('device_not_found');
+        const body = {
+          data: page.readings.map((reading) => hourMeterReadingBody(reading, page.device.timeZone)),
+          next_cursor: page.nextCursor,
+        };
+        return { body, nextCursor: page.nextCursor };
+      },
+      _single(c.req.queries('cursor'), 'cursor'),
+    );
   });
 }
 

@@ -40,7 +40,11 @@ export interface OpenApiOperation {
 /** The HTTP side of one endpoint. */
 export interface HttpEndpoint<Row extends ReadEndpoint = ReadEndpoint> {
   /** Builds the handler, given the service, the endpoint's core row (its page sizes and cursor, for a fleet endpoint) and the app's clock. */
-  readonly handler: (options: { readonly fleetHours: FleetHours; readonly endpoint: Row; readonly now: () => number }) => Handler<FleetHoursEnv>;
+  readonly handler: (options: {
+    readonly fleetHours: FleetHours;
+    readonly endpoint: Row;
+    readonly now: () => number;
+  }) => Handler<FleetHoursEnv>;
   readonly openApi: OpenApiOperation;
 }
 

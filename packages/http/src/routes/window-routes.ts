@@ -18,7 +18,10 @@ import { listPageQuery, listRoute, pagedList } from './list-route.js';
 /** What a fleet route is built from: the service, its row of core's `READ_ENDPOINTS` (its page sizes and cursor, D32; its CSV list, D62) and the app's clock. */
 export interface FleetRouteOptions {
   readonly fleetHours: FleetHours;
-  readonly endpoint: { readonly name: 'fleetHours' | 'fleetDaily' | 'fleetMeter' | 'fleetService'; readonly paging: { readonly cursor: FleetEndpoint } };
+  readonly endpoint: {
+    readonly name: 'fleetHours' | 'fleetDaily' | 'fleetMeter' | 'fleetService';
+    readonly paging: { readonly cursor: FleetEndpoint };
+  };
   readonly now: () => number;
 }
 
