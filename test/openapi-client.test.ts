@@ -132,7 +132,8 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
   const documentUrl = `${ORIGIN}${options.prefix ?? ''}/api/v1/openapi.json`;
   const document = (await (await fetch(new Request(documentUrl))).json()) as typeof openApiDocument;
   const baseUrl = new URL(document.servers[0].url, documentUrl).href.replace(/\/$/, '');
-  const client = (key?: string) => createClient<paths>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
+  const client = (key?: string) =>
+    createClient<paths, 'application/json'>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
   const ingestToken = generateIngestToken();
   await store.createIngestToken({
     accountId: business.id,

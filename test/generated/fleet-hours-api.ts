@@ -1441,6 +1441,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1609,6 +1610,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyHours"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1734,6 +1736,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1800,6 +1803,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetDailyHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1864,6 +1868,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetMeterPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1924,6 +1929,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceBody"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1985,6 +1991,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetServicePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2141,6 +2148,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2203,6 +2211,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HourMeterReadingPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2503,6 +2512,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2753,6 +2763,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookAttemptPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2818,6 +2829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestTokenList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

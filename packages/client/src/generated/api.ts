@@ -2060,6 +2060,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2244,6 +2245,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyHours"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2383,6 +2385,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2461,6 +2464,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetDailyHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2535,6 +2539,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetMeterPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2601,6 +2606,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceBody"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2669,6 +2675,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetServicePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2838,6 +2845,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2907,6 +2915,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HourMeterReadingPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3234,6 +3243,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3505,6 +3515,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookAttemptPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3574,6 +3585,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestTokenList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];

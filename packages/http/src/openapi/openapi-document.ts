@@ -13,6 +13,7 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
+import { answerContent } from './openapi-refs.js';
 import {
   MAINTENANCE_PARAMETERS,
   MANAGE_ALLOW_VALUES,
@@ -467,7 +468,7 @@ function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLim
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
+      ...(withBody ? { content: answerContent(endpoint.name, operation.schema) } : {}),
     },
     ...(operation.withWindow || endpoint.paging || operation.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),

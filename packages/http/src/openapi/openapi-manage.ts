@@ -16,7 +16,7 @@ import {
 import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
 import { MANAGE_API_ENDPOINTS, type ManageOpenApiOperation } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
-import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
+import { answerContent, type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
 /**
  * The write routes' part of the OpenAPI document (D51, D52): one operation per row of core's
@@ -157,7 +157,7 @@ function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, 
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema ?? '') } } } : {}),
+      ...(withBody ? { content: answerContent(endpoint.name, openApi.schema ?? '') } : {}),
     },
     ...(endpoint.paging || openApi.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     '401': ref('responses', 'Unauthorized'),
@@ -493,7 +493,10 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
               ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
               ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
             },
-            content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
+            content:
+              endpoint.method === 'GET'
+                ? answerContent(endpoint.name, openApi.schema)
+                : { 'application/json': { schema: ref('schemas', openApi.schema) } },
           };
     const parameters = [
       ...(resource ? [ref('parameters', resource.parameter)] : []),
