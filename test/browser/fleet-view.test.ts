@@ -394,7 +394,9 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
   );
 
   it.skipIf(skipped)(
-    title("D62: offers the fleet's days of the window as one CSV file, asked with the page's key in a header and saved as the API sent it"),
+    title(
+      "D62, P118: offers the fleet's days of the window as one CSV file, asked with the page's key in a header and saved as the API sent it",
+    ),
     async () => {
       const page = await openPage(1200, 900);
       const downloads = mkdtempSync(join(tmpdir(), 'fleet-hours-csv-'));
