@@ -25,16 +25,11 @@ interface _Match {
 }
 
 /**
- * What `Accept` asks: JSON or CSV (D62, P116).
+ * What `Accept` asks: JSON or CSV (D62, P116). `text/csv` is `'csv-only'`;
+ * `application/json, text/csv;q=0.5` is `'json'`.
  *
  * @param accept The `Accept` header, if any.
  * @returns `'json'`, `'csv'` or `'csv-only'`.
- * @example
- * ```ts
- * negotiate('text/csv'); // 'csv-only'
- * negotiate('application/json, text/csv;q=0.5'); // 'json'
- * negotiate('text/csv;q=0.5, application/*'); // 'json'
- * ```
  */
 export function negotiate(accept: string | undefined): Negotiated {
   if (accept === undefined || accept.trim() === '') return 'json';
