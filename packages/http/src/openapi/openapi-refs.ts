@@ -37,3 +37,8 @@ export function answerContent(name: string, schema: string): Json {
       : {}),
   };
 }
+
+/** The 406 of a route that is not a list (P116): none for a list, which answers CSV too. */
+export function notAcceptable(name: string): Json {
+  return csvList(name) ? {} : { '406': ref('responses', 'NotAcceptable') };
+}
