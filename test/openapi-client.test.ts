@@ -132,7 +132,8 @@ async function startApp(options: { readonly prefix?: string; readonly rateLimits
   const documentUrl = `${ORIGIN}${options.prefix ?? ''}/api/v1/openapi.json`;
   const document = (await (await fetch(new Request(documentUrl))).json()) as typeof openApiDocument;
   const baseUrl = new URL(document.servers[0].url, documentUrl).href.replace(/\/$/, '');
-  const client = (key?: string) => createClient<paths>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
+  const client = (key?: string) =>
+    createClient<paths, 'application/json'>({ baseUrl, fetch, ...(key ? { headers: { Authorization: `Bearer ${key}` } } : {}) });
   const ingestToken = generateIngestToken();
   await store.createIngestToken({
     accountId: business.id,
@@ -599,9 +600,9 @@ for (const prefix of ['', '/fleet']) {
 
       const missingKey = await client().GET('/api/v1/devices');
       expect(missingKey.response.status).toBe(401);
-      // An error body's code is typed as the codes of the operation's documented refusals: /devices has no device (its query is `tag`, D61).
+      // An error body's code is typed as the codes of the operation's documented refusals: /devices has no device (its query is `tag`, D61), and is a list (no 406, D62).
       expectTypeOf(missingKey.error!.error.code).toEqualTypeOf<
-        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
+        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | WriteCode>
       >();
       expect(codeOf(missingKey.error)).toBe('missing_api_key');
       expect(missingKey.response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
@@ -620,7 +621,7 @@ for (const prefix of ['', '/fleet']) {
 
       const foreignCursor = await api.GET('/api/v1/meter', { params: { query: { cursor: 'not-a-cursor' } } });
       expectTypeOf(foreignCursor.error!.error.code).toEqualTypeOf<
-        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | WriteCode>
+        Exclude<ErrorCode, 'device_not_found' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | WriteCode>
       >();
       expect([foreignCursor.response.status, codeOf(foreignCursor.error)]).toEqual([400, 'invalid_parameter']);
       expect(foreignCursor.error!.error.message).toContain('cursor');

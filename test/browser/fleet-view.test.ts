@@ -8,7 +8,7 @@
  * their service (1280 px wide, down to the end of the vehicles) also replaces docs/fleet-view.png,
  * the README's picture.
  */
-import { accessSync, constants, copyFileSync, mkdtempSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -388,6 +388,64 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
 
       // The key lives in this tab's session storage, never in a URL or in local storage.
       expect(await page.evaluate(() => [sessionStorage.getItem('fleet-hours-api-key'), localStorage.length])).toEqual([key, 0]);
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.skipIf(skipped)(
+    title(
+      "D62, P118: offers the fleet's days of the window as one CSV file, asked with the page's key in a header and saved as the API sent it",
+    ),
+    async () => {
+      const page = await openPage(1200, 900);
+      const downloads = mkdtempSync(join(tmpdir(), 'fleet-hours-csv-'));
+      const cdp = await page.createCDPSession();
+      await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+      await page.goto(`${demo!.url}/`, { waitUntil: 'load' });
+      expect(await page.$eval('#fleet-csv', (button) => [button.tagName, button.getAttribute('type'), button.textContent])).toEqual([
+        'BUTTON',
+        'button',
+        'Download these days (CSV)',
+      ]);
+      await page.type('#api-key', key);
+      await page.click('#key-form button[type=submit]');
+      await page.waitForFunction(() => document.querySelectorAll('#vehicles-body tr').length > 0, { timeout: 60_000 });
+      // A past window: its figures no longer change while the demo's vehicles report.
+      const to = localDateAt(Math.floor(Date.now() / 1000), 'UTC')
+        .subtract({ days: 2 })
+        .toString();
+      const from = shift(to, -6);
+      await page.$eval('#from', (input, value) => ((input as HTMLInputElement).value = value), from);
+      await page.$eval('#to', (input, value) => ((input as HTMLInputElement).value = value), to);
+      const asked: { url: string; authorization: string | undefined; accept: string | undefined }[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/api/v1/hours/daily') && request.headers().accept === 'text/csv')
+          asked.push({ url: request.url(), authorization: request.headers().authorization, accept: request.headers().accept });
+      });
+      await page.click('#fleet-csv');
+      await page.waitForFunction(() => (document.querySelector('#fleet-csv-note')?.textContent ?? '').startsWith('Saved '), {
+        timeout: 60_000,
+      });
+      // One request, to the fleet's daily list of the window, with the key the page uses.
+      expect(asked).toEqual([
+        { url: `${demo!.url}/api/v1/hours/daily?from=${from}&to=${to}`, authorization: `Bearer ${key}`, accept: 'text/csv' },
+      ]);
+      const note = await page.$eval('#fleet-csv-note', (paragraph) => paragraph.textContent!);
+      const fileName = /^Saved (fleet-hours-daily-\d{4}-\d{2}-\d{2}\.csv):/.exec(note)?.[1];
+      expect(fileName, note).toBeDefined();
+      // The saved file is the API's own CSV of that window.
+      const saved = join(downloads, fileName!);
+      for (let turn = 0; turn < 200 && !existsSync(saved); turn += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      const expected = await (
+        await fetch(`${demo!.url}/api/v1/hours/daily?from=${from}&to=${to}`, {
+          headers: { Authorization: `Bearer ${key}`, Accept: 'text/csv' },
+        })
+      ).text();
+      expect(expected.split('\r\n')[0]).toBe(
+        'device_id,timezone,from,to,data.date,data.engine_seconds,data.moving_seconds,data.idle_seconds',
+      );
+      expect(readFileSync(saved, 'utf8')).toBe(expected);
       expect(problems).toEqual([]);
       await page.close();
     },

@@ -619,7 +619,7 @@ export interface components {
             error: {
                 status: number;
                 /** @enum {string} */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused" | "not_acceptable";
                 message: string;
                 /** @enum {string} */
                 scope?: "manage";
@@ -1015,6 +1015,24 @@ export interface components {
                         status?: 405;
                         /** @enum {unknown} */
                         code?: "method_not_allowed";
+                    };
+                };
+            };
+        };
+        NotAcceptable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 406;
+                        /** @enum {unknown} */
+                        code?: "not_acceptable";
                     };
                 };
             };
@@ -1441,6 +1459,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1483,6 +1502,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1549,6 +1569,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1581,6 +1602,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1609,6 +1631,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyHours"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1677,6 +1700,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1705,6 +1729,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1734,6 +1759,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1800,6 +1826,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetDailyHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1864,6 +1891,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetMeterPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1924,6 +1952,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceBody"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1985,6 +2014,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetServicePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2048,6 +2078,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2073,6 +2104,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2111,6 +2143,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["DeviceConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
@@ -2141,6 +2174,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2203,6 +2237,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HourMeterReadingPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2249,6 +2284,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2316,6 +2352,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2357,6 +2394,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2392,6 +2430,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2432,6 +2471,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["ScheduleConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
@@ -2476,6 +2516,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2503,6 +2544,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2544,6 +2586,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2579,6 +2622,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2609,6 +2653,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2648,6 +2693,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2686,6 +2732,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -2722,6 +2769,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -2753,6 +2801,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookAttemptPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2793,6 +2842,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -2818,6 +2868,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestTokenList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2858,6 +2909,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2890,6 +2942,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

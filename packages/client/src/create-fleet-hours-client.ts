@@ -26,8 +26,11 @@ export interface FleetHoursClientOptions {
 /** The arguments after the path of `pages()` and `items()`: optional when the route needs no parameter. */
 type PageArgs<Path extends PagedPath> = undefined extends PageInit<Path> ? [init?: PageInit<Path>] : [init: PageInit<Path>];
 
-/** The typed client: openapi-fetch's `GET`, `HEAD`, `POST`, `PATCH`… over every route, and page walks. */
-export interface FleetHoursClient extends Client<paths> {
+/**
+ * The typed client: openapi-fetch's `GET`, `HEAD`, `POST`, `PATCH`… over every route, and page walks.
+ * It asks for JSON, the API's default: the lists' CSV answers (`Accept: text/csv`) are for files, not for typed calls.
+ */
+export interface FleetHoursClient extends Client<paths, 'application/json'> {
   /**
    * Walks a paged route page by page, following `next_cursor` until the last page.
    *
@@ -72,7 +75,7 @@ interface UntypedInit {
 export function createFleetHoursClient(options: FleetHoursClientOptions): FleetHoursClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const retries = typeof options.retries === 'number' ? { limit: options.retries } : options.retries;
-  const client = createClient<paths>({
+  const client = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl,
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: retryingFetch(send, retries),

@@ -96,3 +96,5 @@ export * from './events/retry-schedule.js';
 export * from './events/webhook-message.js';
 export * from './events/webhook-endpoint.js';
 export type * from './events/webhook-records.js';
+export * from './csv/csv-lists.js';
+export * from './csv/csv-text.js';

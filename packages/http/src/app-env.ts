@@ -18,5 +18,7 @@ export interface FleetHoursEnv {
     errorCode: string | undefined;
     /** An unexpected failure, kept for the access log (never sent to the client). */
     failure: Error | undefined;
+    /** Set by the access log: logs a streamed answer cut short after its headers were sent (P117). */
+    streamFailed: ((error: unknown) => void) | undefined;
   };
 }

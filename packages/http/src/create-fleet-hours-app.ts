@@ -1,5 +1,6 @@
 import {
   createMemoryRateLimitStore,
+  csvList,
   FleetHoursError,
   resolveRateLimits,
   type FleetHours,
@@ -13,6 +14,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ALLOWED_METHODS, API_BASE, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
 import { API_ENDPOINTS } from './routes/read-endpoints.js';
 import { MANAGE_API_ENDPOINTS } from './routes/manage-endpoints.js';
+import { jsonOnly } from './routes/list-route.js';
 import type { FleetHoursEnv } from './app-env.js';
 import { JSON_CONTENT_TYPE } from './respond/json-response.js';
 import { createDocsPage, type DocsPage } from './pages/docs-page.js';
@@ -233,7 +235,14 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).
   // One route per endpoint of the read API (core's READ_ENDPOINTS), each on its own budget (D13, D33).
-  for (const endpoint of API_ENDPOINTS) app.get(endpoint.honoPath, guard(endpoint.policy), endpoint.handler(fleetHours));
+  // D62: the lists (core's CSV_LISTS) answer CSV on request; every other route is JSON only (406, P116).
+  for (const endpoint of API_ENDPOINTS)
+    app.get(
+      endpoint.honoPath,
+      guard(endpoint.policy),
+      ...(csvList(endpoint.endpoint.name) ? [] : [jsonOnly]),
+      endpoint.handler(fleetHours, now),
+    );
   // One route per write route (core's MANAGE_ENDPOINTS): a manage key (D51), the key's budget of writes (D52).
   // Every POST among them takes an Idempotency-Key once admitted (D53): a row added to the table gets it too.
   const idempotent = idempotency({ fleetHours });
@@ -242,6 +251,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
       endpoint.endpoint.method,
       endpoint.honoPath,
       guard(endpoint.policy),
+      ...(csvList(endpoint.endpoint.name) ? [] : [jsonOnly]),
       // P80: an answer that shows a secret once is kept without it.
       ...(endpoint.endpoint.method === 'POST'
         ? [endpoint.secretFields.length === 0 ? idempotent : idempotency({ fleetHours, secretFields: endpoint.secretFields })]

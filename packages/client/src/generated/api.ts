@@ -980,7 +980,7 @@ export interface components {
                  * @description What went wrong, for programs.
                  * @enum {string}
                  */
-                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused";
+                code: "missing_api_key" | "unknown_api_key" | "revoked_api_key" | "expired_api_key" | "plan_without_api_access" | "rate_limited" | "invalid_parameter" | "device_not_found" | "not_found" | "method_not_allowed" | "service_unavailable" | "internal_error" | "multiple_credentials" | "invalid_body" | "payload_too_large" | "conflict" | "invalid_field" | "unsupported_media_type" | "precondition_failed" | "insufficient_scope" | "invalid_header" | "idempotency_key_in_use" | "idempotency_key_reused" | "not_acceptable";
                 /** @description What went wrong, for people; for 400 it names the parameter or the field. */
                 message: string;
                 /**
@@ -1587,6 +1587,25 @@ export interface components {
                 };
             };
         };
+        /** @description The request accepts CSV (`text/csv`) and not JSON, and this route is not a list: it answers JSON only. Send `Accept: application/json`, or no `Accept`. The lists answer CSV. */
+        NotAcceptable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        status?: 406;
+                        /** @enum {unknown} */
+                        code?: "not_acceptable";
+                    };
+                };
+            };
+        };
         /** @description Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget. */
         TooManyRequests: {
             headers: {
@@ -2060,6 +2079,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2104,6 +2124,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2176,6 +2197,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2212,6 +2234,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2244,6 +2267,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyHours"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2318,6 +2342,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2348,6 +2373,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2383,6 +2409,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2461,6 +2488,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetDailyHoursPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2535,6 +2563,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetMeterPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2601,6 +2630,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceBody"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2669,6 +2699,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetServicePage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2738,6 +2769,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2764,6 +2796,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2805,6 +2838,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["DeviceConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
@@ -2838,6 +2872,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2907,6 +2942,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HourMeterReadingPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2956,6 +2992,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3031,6 +3068,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3075,6 +3113,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3114,6 +3153,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3158,6 +3198,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["ScheduleConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
@@ -3206,6 +3247,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3234,6 +3276,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3277,6 +3320,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3314,6 +3358,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3347,6 +3392,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3389,6 +3435,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3430,6 +3477,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -3469,6 +3517,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -3505,6 +3554,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookAttemptPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3548,6 +3598,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -3574,6 +3625,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestTokenList"];
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3616,6 +3668,7 @@ export interface operations {
             400: components["responses"]["InvalidIdempotentWrite"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["WriteConflict"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3650,6 +3703,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

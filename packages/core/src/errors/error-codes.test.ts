@@ -18,7 +18,7 @@ const D16 = [
 ];
 
 describe('ERROR_TABLE (D16)', () => {
-  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's, D52's, D54's and D53's", () => {
+  it("starts with the codes of D16 in their order, then P22, then those of the ingestion API, then D29's, then D51's, D52's, D54's, D53's and D62's", () => {
     expect(ERROR_CODES.slice(0, D16.length)).toEqual(D16);
     expect(ERROR_CODES.slice(D16.length)).toEqual([
       'multiple_credentials',
@@ -42,6 +42,7 @@ describe('ERROR_TABLE (D16)', () => {
       'invalid_header',
       'idempotency_key_in_use',
       'idempotency_key_reused',
+      'not_acceptable',
     ]);
   });
 
@@ -64,6 +65,7 @@ describe('ERROR_TABLE (D16)', () => {
     [403, ['plan_without_api_access', 'insufficient_scope']],
     [404, ['device_not_found', 'not_found']],
     [405, ['method_not_allowed']],
+    [406, ['not_acceptable']],
     [408, ['request_timeout']],
     [409, ['conflict', 'beyond_retention', 'idempotency_key_in_use']],
     [412, ['precondition_failed']],

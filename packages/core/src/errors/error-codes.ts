@@ -60,6 +60,11 @@ export const ERROR_TABLE = {
   idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still running: retry shortly' },
   // D53: a key sent again with another method, path or body.
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for another request: use a new key' },
+  // D62, P116: a request that accepts CSV and not JSON, on a route that is not a list.
+  not_acceptable: {
+    status: 406,
+    message: 'This route answers JSON only: accept "application/json"; CSV ("text/csv") is served by the list routes',
+  },
 } as const satisfies Readonly<Record<string, ErrorSpec>>;
 
 /** An error code (D16): a key of {@link ERROR_TABLE}. */

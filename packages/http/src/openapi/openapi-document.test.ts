@@ -111,6 +111,8 @@ const READ_API_CODES = [
   'invalid_header',
   'idempotency_key_in_use',
   'idempotency_key_reused',
+  // A route that is not a list, asked for CSV only (D62, P116).
+  'not_acceptable',
 ];
 
 let resolved: ResolvedDocument;
@@ -420,9 +422,10 @@ describe('openApiDocument', () => {
           // The change log (D55) needs a manage key (P88); every other read path a read key.
           const keyOf = (fixture: Fixture) => (path === '/api/v1/audit' ? fixture.keys.acmeManage.key : fixture.keys.acme.key);
           for (const status of statuses) {
-            const send = (fixture: Fixture, key: string | null, query = '', id?: string) =>
+            const send = (fixture: Fixture, key: string | null, query = '', id?: string, accept?: string) =>
               fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, {
                 method: method.toUpperCase(),
+                ...(accept ? { headers: { Accept: accept } } : {}),
               });
             let response: Response;
             switch (status) {
@@ -446,6 +449,10 @@ describe('openApiDocument', () => {
                 break;
               case '404':
                 response = await send(base, keyOf(base), '', '999');
+                break;
+              case '406':
+                // P116: a route that is not a list, asked for CSV only.
+                response = await send(base, keyOf(base), '', undefined, 'text/csv');
                 break;
               case '429':
                 await send(limited, keyOf(limited));
@@ -479,12 +486,13 @@ describe('openApiDocument', () => {
             fixture: Fixture,
             key: string | null,
             body: unknown,
-            options: { id?: string; type?: string; ifMatch?: string; idempotencyKey?: string } = {},
+            options: { id?: string; type?: string; ifMatch?: string; idempotencyKey?: string; accept?: string } = {},
           ) =>
             fixture.request(path.replace('{id}', options.id ?? String(fixture.devices.newYork.id)), key, {
               method: method.toUpperCase(),
               headers: {
                 'Content-Type': options.type ?? 'application/json',
+                ...(options.accept ? { Accept: options.accept } : {}),
                 ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
                 ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
               },
@@ -528,6 +536,9 @@ describe('openApiDocument', () => {
                 break;
               case '404':
                 responses.push(await send(base, base.keys.acmeManage.key, valid(), { id: '999' }));
+                break;
+              case '406':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { accept: 'text/csv' }));
                 break;
               case '409':
                 responses.push(await send(base, base.keys.acmeManage.key, { ...valid(), imei: base.devices.kathmandu.imei }));
@@ -616,11 +627,20 @@ describe('openApiDocument', () => {
             fixture: Fixture,
             key: string | null,
             body: unknown,
-            options: { deviceId?: string; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string; path?: string } = {},
+            options: {
+              deviceId?: string;
+              type?: string;
+              ifMatch?: string;
+              query?: string;
+              idempotencyKey?: string;
+              path?: string;
+              accept?: string;
+            } = {},
           ) =>
             fixture.request((options.path ?? (await at(fixture, options.deviceId))) + (options.query ?? ''), key, {
               method: method.toUpperCase(),
               headers: {
+                ...(options.accept ? { Accept: options.accept } : {}),
                 ...(hasBody ? { 'Content-Type': options.type ?? 'application/json' } : {}),
                 ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
                 ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
@@ -659,6 +679,9 @@ describe('openApiDocument', () => {
                 break;
               case '404':
                 responses.push(await send(base, base.keys.acmeManage.key, valid(), { deviceId: '999' }));
+                break;
+              case '406':
+                responses.push(await send(base, base.keys.acmeManage.key, valid(), { accept: 'text/csv' }));
                 break;
               case '405':
                 responses.push(await send(base, base.keys.acmeManage.key, valid()));
@@ -940,6 +963,7 @@ describe('openApiDocument', () => {
         '403',
         '404',
         '405',
+        '406',
         '409',
         '412',
         '413',
@@ -1027,7 +1051,15 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
         const send = (
           fixture: Fixture,
           key: string | null,
-          options: { id?: number; body?: unknown; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string } = {},
+          options: {
+            id?: number;
+            body?: unknown;
+            type?: string;
+            ifMatch?: string;
+            query?: string;
+            idempotencyKey?: string;
+            accept?: string;
+          } = {},
         ) => {
           const id = options.id ?? (path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id);
           const concrete = path.replace('{id}', String(id)).replace('{event_id}', id === 999_999 ? 'evt_none' : 'evt_1');
@@ -1035,6 +1067,7 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
           return fixture.request(`${concrete}${options.query ?? ''}`, key, {
             method: method.toUpperCase(),
             headers: {
+              ...(options.accept ? { Accept: options.accept } : {}),
               ...(body === undefined ? {} : { 'Content-Type': options.type ?? 'application/json' }),
               ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
               ...(options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {}),
@@ -1086,6 +1119,9 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
               break;
             case '404':
               responses.push(await send(base, manage(base), { id: 999_999 }));
+              break;
+            case '406':
+              responses.push(await send(base, manage(base), { accept: 'text/csv' }));
               break;
             case '409': {
               if (path.endsWith('/test')) responses.push(await send(base, manage(base), { id: ids.disabled.id }));

@@ -13,6 +13,7 @@ import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.j
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
+import { answerContent, notAcceptable } from './openapi-refs.js';
 import {
   MAINTENANCE_PARAMETERS,
   MANAGE_ALLOW_VALUES,
@@ -265,6 +266,12 @@ const ERROR_RESPONSES = {
     headers: { Allow: ref('headers', 'Allow') },
     rateLimitHeaders: 'on counted paths',
   },
+  // D62, P116: a route that is not a list, asked for CSV only.
+  NotAcceptable: {
+    description:
+      'The request accepts CSV (`text/csv`) and not JSON, and this route is not a list: it answers JSON only. Send `Accept: application/json`, or no `Accept`. The lists answer CSV.',
+    codes: ['not_acceptable'],
+  },
   TooManyRequests: {
     description:
       'Rate limit reached for this key and endpoint, or for requests without a valid key from this address; wait `Retry-After` seconds. A refused request does not use up budget.',
@@ -484,10 +491,11 @@ function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLim
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', operation.schema) } } } : {}),
+      ...(withBody ? { content: answerContent(endpoint.name, operation.schema) } : {}),
     },
     ...(operation.withWindow || endpoint.paging || operation.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+    ...notAcceptable(endpoint.name),
     ...COMMON_REFUSALS,
   });
   const parameters = [

@@ -16,7 +16,7 @@ import {
 import { allowedMethods, type ManageEndpoint } from '@fleet-hours/core/adapter';
 import { MANAGE_API_ENDPOINTS, type ManageOpenApiOperation } from '../routes/manage-endpoints.js';
 import { MAX_WRITE_BODY_BYTES } from '../routes/device-writes.js';
-import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
+import { answerContent, type Json, notAcceptable, RATE_LIMIT_HEADERS, ref } from './openapi-refs.js';
 
 /**
  * The write routes' part of the OpenAPI document (D51, D52): one operation per row of core's
@@ -82,6 +82,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
           '401': ref('responses', 'Unauthorized'),
           '403': ref('responses', 'ForbiddenWrite'),
           ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+          ...notAcceptable(endpoint.name),
           ...(conflict === undefined ? {} : { '409': ref('responses', conflict) }),
           ...(parameters.includes('IfMatch') ? { '412': ref('responses', 'PreconditionFailed') } : {}),
           ...(body ? { '413': ref('responses', 'WriteTooLarge'), '415': ref('responses', 'UnsupportedMediaType') } : {}),
@@ -157,12 +158,13 @@ function _manageRead(endpoint: ManageEndpoint, openApi: ManageOpenApiOperation, 
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: { 'application/json': { schema: ref('schemas', openApi.schema ?? '') } } } : {}),
+      ...(withBody ? { content: answerContent(endpoint.name, openApi.schema ?? '') } : {}),
     },
     ...(endpoint.paging || openApi.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
     '401': ref('responses', 'Unauthorized'),
     '403': ref('responses', 'ForbiddenWrite'),
     ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+    ...notAcceptable(endpoint.name),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
     '503': ref('responses', 'ServiceUnavailable'),
@@ -493,7 +495,10 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
               ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
               ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
             },
-            content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
+            content:
+              endpoint.method === 'GET'
+                ? answerContent(endpoint.name, openApi.schema)
+                : { 'application/json': { schema: ref('schemas', openApi.schema) } },
           };
     const parameters = [
       ...(resource ? [ref('parameters', resource.parameter)] : []),
@@ -521,6 +526,7 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
           '401': ref('responses', 'Unauthorized'),
           '403': ref('responses', 'ForbiddenWrite'),
           ...(resource ? { '404': ref('responses', resource.notFound) } : {}),
+          ...notAcceptable(endpoint.name),
           ...(openApi.tag === 'Devices' ? { '409': ref('responses', 'DeviceConflict') } : {}),
           ...Object.fromEntries(Object.entries(openApi.refusals ?? {}).map(([status, name]) => [status, ref('responses', name)])),
           ...(ifMatch ? { '412': ref('responses', 'PreconditionFailed') } : {}),

@@ -185,6 +185,8 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '401',
       '403',
       '404',
+      // Not a list: CSV only is refused (D62).
+      '406',
       '429',
       '500',
       '503',

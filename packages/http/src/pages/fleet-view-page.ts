@@ -153,7 +153,9 @@ ${_SERVICE_PANEL}<section aria-labelledby="days-title">
 <label for="to">To</label>
 <input id="to" type="date" required>
 <button type="submit">Show these days</button>
+<button type="button" id="fleet-csv">Download these days (CSV)</button>
 </form>
+<p class="muted" id="fleet-csv-note" aria-live="polite"></p>
 <p class="muted">Each vehicle's days are its own local days, in its own zone.</p>
 <ul class="legend" aria-hidden="true"><li><span class="swatch moving"></span>Moving</li><li><span class="swatch idle"></span>Idle</li></ul>
 <figure id="fleet-chart">

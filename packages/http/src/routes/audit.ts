@@ -2,8 +2,8 @@ import { formatInstant, type AuditEntry, type FleetHours } from '@fleet-hours/co
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
+import { listPageQuery, listRoute, pagedList } from './list-route.js';
 
 /** An entry of the change log as the API shows it (D55, spec "AuditEntry"). */
 export interface AuditEntryBody {
@@ -48,11 +48,13 @@ export function auditEntryBody(entry: AuditEntry): AuditEntryBody {
   };
 }
 
-/** `GET /api/v1/audit`: the account's change log, newest first, a page at a time (D55, P87): `{ data, next_cursor }`. */
-export function listAuditRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return async function listAudit(c) {
-    const page = parsePageQuery(c.req.queries(), 'audit');
-    const { entries, nextCursor } = await options.fleetHours.audit.list({ accountId: accountId(c), ...page });
-    return jsonResponse(c, { data: entries.map(auditEntryBody), next_cursor: nextCursor });
-  };
+/** `GET /api/v1/audit`: the account's change log, newest first, a page at a time (D55, P87): `{ data, next_cursor }`; in CSV, every page (D62). */
+export function listAuditRoute(options: { readonly fleetHours: FleetHours; readonly now: () => number }): Handler<FleetHoursEnv> {
+  return listRoute('listAudit', options.now, async function listAudit(c, { whole }) {
+    const page = listPageQuery(parsePageQuery(c.req.queries(), 'audit'), 'audit', whole);
+    return pagedList(async (cursor) => {
+      const { entries, nextCursor } = await options.fleetHours.audit.list({ accountId: accountId(c), ...page, cursor });
+      return { body: { data: entries.map(auditEntryBody), next_cursor: nextCursor }, nextCursor };
+    }, page.cursor);
+  });
 }

@@ -1,7 +1,8 @@
 import type { DailyHours, FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { deviceWindowRoute } from './window-routes.js';
+import { listRoute, wholeList } from './list-route.js';
+import { deviceWindowRead } from './window-routes.js';
 
 /** The JSON body of `/hours/daily` (D8), the one place of its fields and their order: also each element of the fleet page (D32). */
 export function dailyBody(series: DailyHours) {
@@ -19,7 +20,8 @@ export function dailyBody(series: DailyHours) {
   };
 }
 
-/** `GET /api/v1/devices/{id}/hours/daily`: one entry per local day of the window (D8). */
-export function dailyRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return deviceWindowRoute((query) => options.fleetHours.daily(query), dailyBody);
+/** `GET /api/v1/devices/{id}/hours/daily`: one entry per local day of the window (D8); in CSV one row per day (D62). */
+export function dailyRoute(options: { readonly fleetHours: FleetHours; readonly now: () => number }): Handler<FleetHoursEnv> {
+  const read = deviceWindowRead((query) => options.fleetHours.daily(query), dailyBody);
+  return listRoute('daily', options.now, async (c) => wholeList(await read(c)));
 }

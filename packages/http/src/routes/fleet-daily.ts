@@ -8,5 +8,5 @@ import { dailyBody } from './daily.js';
  * (D32): `{ data, next_cursor }`, each element exactly the body of `/devices/{id}/hours/daily`.
  */
 export function fleetDailyRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.daily(query), dailyBody);
+  return fleetWindowRoute(options, (query) => options.fleetHours.fleet.daily(query), dailyBody);
 }

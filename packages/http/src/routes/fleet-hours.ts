@@ -9,5 +9,5 @@ import { hoursBody } from './hours.js';
  * checked whole (`from`, `to`, `limit`, `cursor`) before anything is read (D7, P11).
  */
 export function fleetHoursRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return fleetWindowRoute(options.endpoint, (query) => options.fleetHours.fleet.hours(query), hoursBody);
+  return fleetWindowRoute(options, (query) => options.fleetHours.fleet.hours(query), hoursBody);
 }

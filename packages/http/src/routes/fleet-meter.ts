@@ -2,8 +2,8 @@ import { parseTagParameter } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
+import { listPageQuery, listRoute, pagedList } from './list-route.js';
 import { meterBody } from './meter.js';
 import type { FleetRouteOptions } from './window-routes.js';
 
@@ -13,10 +13,13 @@ import type { FleetRouteOptions } from './window-routes.js';
  * the devices having it (D61).
  */
 export function fleetMeterRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return async function fleetMeterPage(c) {
-    const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
+  const { cursor: endpoint } = options.endpoint.paging;
+  return listRoute(options.endpoint.name, options.now, async function fleetMeterPage(c, { whole }) {
+    const page = listPageQuery(parsePageQuery(c.req.queries(), endpoint), endpoint, whole);
     const tag = parseTagParameter(c.req.queries('tag'));
-    const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: accountId(c), ...page, tag });
-    return jsonResponse(c, { data: items.map(meterBody), next_cursor: nextCursor });
-  };
+    return pagedList(async (cursor) => {
+      const { items, nextCursor } = await options.fleetHours.fleet.meter({ accountId: accountId(c), ...page, cursor, tag });
+      return { body: { data: items.map(meterBody), next_cursor: nextCursor }, nextCursor };
+    }, page.cursor);
+  });
 }

@@ -2,8 +2,8 @@ import { parseServiceStatuses, parseTagParameter } from '@fleet-hours/core';
 import { parsePageQuery } from '@fleet-hours/core/adapter';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
+import { listPageQuery, listRoute, pagedList } from './list-route.js';
 import { serviceBody } from './service.js';
 import type { FleetRouteOptions } from './window-routes.js';
 
@@ -16,11 +16,14 @@ import type { FleetRouteOptions } from './window-routes.js';
  * `cursor`, `status`, `tag`) before anything is read (P11).
  */
 export function fleetServiceRoute(options: FleetRouteOptions): Handler<FleetHoursEnv> {
-  return async function fleetServicePage(c) {
-    const page = parsePageQuery(c.req.queries(), options.endpoint.paging.cursor);
+  const { cursor: endpoint } = options.endpoint.paging;
+  return listRoute(options.endpoint.name, options.now, async function fleetServicePage(c, { whole }) {
+    const page = listPageQuery(parsePageQuery(c.req.queries(), endpoint), endpoint, whole);
     const statuses = parseServiceStatuses(c.req.queries('status'));
     const tag = parseTagParameter(c.req.queries('tag'));
-    const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, statuses, tag });
-    return jsonResponse(c, { data: items.map(serviceBody), next_cursor: nextCursor });
-  };
+    return pagedList(async (cursor) => {
+      const { items, nextCursor } = await options.fleetHours.fleet.service({ accountId: accountId(c), ...page, cursor, statuses, tag });
+      return { body: { data: items.map(serviceBody), next_cursor: nextCursor }, nextCursor };
+    }, page.cursor);
+  });
 }

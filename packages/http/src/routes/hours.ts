@@ -1,7 +1,8 @@
 import type { FleetHours, HoursTotal } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { deviceWindowRoute } from './window-routes.js';
+import { jsonResponse } from '../respond/json-response.js';
+import { deviceWindowRead } from './window-routes.js';
 
 /** The JSON body of `/hours` (spec "Hours total"), the one place of its fields and their order: also each element of the fleet page (D32). */
 export function hoursBody(total: HoursTotal) {
@@ -18,5 +19,6 @@ export function hoursBody(total: HoursTotal) {
 
 /** `GET /api/v1/devices/{id}/hours`: totals over a window (D4–D7). */
 export function hoursRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return deviceWindowRoute((query) => options.fleetHours.hours(query), hoursBody);
+  const read = deviceWindowRead((query) => options.fleetHours.hours(query), hoursBody);
+  return async (c) => jsonResponse(c, await read(c));
 }

@@ -1,8 +1,8 @@
 import { deviceVersion, formatInstant, parseTagParameter, type Device, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
+import { listRoute, wholeList } from './list-route.js';
 
 /** A device as the API shows it (spec "Device"). */
 export interface DeviceBody {
@@ -61,11 +61,11 @@ export function deviceBody(device: Device): DeviceBody {
   };
 }
 
-/** `GET /api/v1/devices`: every device of the account, by id (D19); with `tag`, those having it (D61). */
-export function listDevicesRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return async function listDevices(c) {
+/** `GET /api/v1/devices`: every device of the account, by id (D19); with `tag`, those having it (D61); in CSV too (D62). */
+export function listDevicesRoute(options: { readonly fleetHours: FleetHours; readonly now: () => number }): Handler<FleetHoursEnv> {
+  return listRoute('devices', options.now, async function listDevices(c) {
     const tag = parseTagParameter(c.req.queries('tag'));
     const devices = await options.fleetHours.listDevices({ accountId: accountId(c), tag });
-    return jsonResponse(c, { data: devices.map(deviceBody) });
-  };
+    return wholeList({ data: devices.map(deviceBody) });
+  });
 }

@@ -6,6 +6,7 @@ import { accountId } from './account-id.js';
 import { changeOrigin } from './change-origin.js';
 import { readJsonBody } from './device-writes.js';
 import { parseDeviceId } from './parse-device-id.js';
+import { listRoute, pagedList } from './list-route.js';
 
 /**
  * The routes of hour-meter readings, service schedules and services done (D38, D39, D52, P76): each
@@ -14,21 +15,26 @@ import { parseDeviceId } from './parse-device-id.js';
  * is 404 as a missing one (D11).
  */
 
-type _Options = { readonly fleetHours: FleetHours };
+type _Options = { readonly fleetHours: FleetHours; readonly now: () => number };
 
-/** `GET /api/v1/devices/{id}/hour-meter/readings`: the device's readings, newest first, a page at a time. */
+/** `GET /api/v1/devices/{id}/hour-meter/readings`: the device's readings, newest first, a page at a time; in CSV, every page (D62). */
 export function listHourMeterReadingsRoute(options: _Options): Handler<FleetHoursEnv> {
-  return async function listHourMeterReadings(c) {
+  return listRoute('listHourMeterReadings', options.now, async function listHourMeterReadings(c) {
     const deviceId = _id(c.req.param('id'));
     const limit = _limit(c.req.queries('limit'));
-    const cursor = _single(c.req.queries('cursor'), 'cursor');
-    const page = await options.fleetHours.manage.hourMeterReadings({ accountId: accountId(c), deviceId, limit, cursor });
-    if (!page) throw new FleetHoursError('device_not_found');
-    return jsonResponse(c, {
-      data: page.readings.map((reading) => hourMeterReadingBody(reading, page.device.timeZone)),
-      next_cursor: page.nextCursor,
-    });
-  };
+    return pagedList(
+      async (cursor) => {
+        const page = await options.fleetHours.manage.hourMeterReadings({ accountId: accountId(c), deviceId, limit, cursor });
+        if (!page) throw new FleetHoursError('device_not_found');
+        const body = {
+          data: page.readings.map((reading) => hourMeterReadingBody(reading, page.device.timeZone)),
+          next_cursor: page.nextCursor,
+        };
+        return { body, nextCursor: page.nextCursor };
+      },
+      _single(c.req.queries('cursor'), 'cursor'),
+    );
+  });
 }
 
 /** `POST /api/v1/devices/{id}/hour-meter/readings`: 201, the reading with the hour meter it gives now (D38). */

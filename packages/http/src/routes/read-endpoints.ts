@@ -43,8 +43,12 @@ export interface OpenApiOperation extends OperationWords<'Devices' | 'Hours' | '
 
 /** The HTTP side of one endpoint. */
 export interface HttpEndpoint<Row extends ReadEndpoint = ReadEndpoint> {
-  /** Builds the handler, given the service and the endpoint's core row (its page sizes and cursor, for a fleet endpoint). */
-  readonly handler: (options: { readonly fleetHours: FleetHours; readonly endpoint: Row }) => Handler<FleetHoursEnv>;
+  /** Builds the handler, given the service, the endpoint's core row (its page sizes and cursor, for a fleet endpoint) and the app's clock. */
+  readonly handler: (options: {
+    readonly fleetHours: FleetHours;
+    readonly endpoint: Row;
+    readonly now: () => number;
+  }) => Handler<FleetHoursEnv>;
   readonly openApi: OpenApiOperation;
 }
 
@@ -185,8 +189,8 @@ export interface ApiEndpoint {
   /** Its path in Hono's syntax. */
   readonly honoPath: string;
   readonly openApi: OpenApiOperation;
-  /** Its handler over a service. */
-  handler(fleetHours: FleetHours): Handler<FleetHoursEnv>;
+  /** Its handler over a service, with the app's clock (epoch milliseconds; default `Date.now`). */
+  handler(fleetHours: FleetHours, now?: () => number): Handler<FleetHoursEnv>;
 }
 
 /** Every endpoint of the read API, in the order of core's `READ_ENDPOINTS`. */
@@ -198,6 +202,6 @@ export const API_ENDPOINTS: readonly ApiEndpoint[] = READ_ENDPOINTS.map((endpoin
     policy: ROUTE_POLICIES[endpoint.name],
     honoPath: honoPath(endpoint.template),
     openApi: http.openApi,
-    handler: (fleetHours) => http.handler({ fleetHours, endpoint }),
+    handler: (fleetHours, now = Date.now) => http.handler({ fleetHours, endpoint, now }),
   };
 });

@@ -1,9 +1,9 @@
 import { FleetHoursError, serviceScheduleBody, type DeviceService, type FleetHours } from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { jsonResponse } from '../respond/json-response.js';
 import { parseDeviceId } from './parse-device-id.js';
 import { accountId } from './account-id.js';
+import { listRoute, wholeList } from './list-route.js';
 
 /** One schedule of the service body (D39): in the core, where the events' bodies (D40) take it too. */
 export { serviceScheduleBody };
@@ -19,12 +19,12 @@ export function serviceBody(service: DeviceService) {
   };
 }
 
-/** `GET /api/v1/devices/{id}/service`: the device's service schedules at now (D39). */
-export function serviceRoute(options: { readonly fleetHours: FleetHours }): Handler<FleetHoursEnv> {
-  return async function service(c) {
+/** `GET /api/v1/devices/{id}/service`: the device's service schedules at now (D39); in CSV one row per schedule (D62). */
+export function serviceRoute(options: { readonly fleetHours: FleetHours; readonly now: () => number }): Handler<FleetHoursEnv> {
+  return listRoute('service', options.now, async function service(c) {
     const deviceId = parseDeviceId(c.req.param('id') ?? '');
     const service = deviceId === null ? null : await options.fleetHours.service({ accountId: accountId(c), deviceId });
     if (!service) throw new FleetHoursError('device_not_found');
-    return jsonResponse(c, serviceBody(service));
-  };
+    return wholeList(serviceBody(service));
+  });
 }

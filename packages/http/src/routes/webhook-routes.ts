@@ -17,6 +17,7 @@ import { accountId } from './account-id.js';
 import { changeOrigin } from './change-origin.js';
 import { readJsonBody } from './device-writes.js';
 import { parseDeviceId } from './parse-device-id.js';
+import { listRoute, pagedList, wholeList } from './list-route.js';
 
 /**
  * The routes of webhook endpoints and ingest tokens (D24, D41, D52, P80–P83): each reads the
@@ -52,11 +53,11 @@ const _endpointAnswer = (c: Context<FleetHoursEnv>, endpoint: WebhookEndpoint, n
 
 /** `GET /api/v1/webhooks`: the account's endpoints, by id, without secrets. */
 export const listWebhooksRoute: _Route = (options) =>
-  async function listWebhooks(c) {
+  listRoute('listWebhooks', options.now, async function listWebhooks(c) {
     const now = _seconds(options);
     const endpoints = await options.fleetHours.manage.listWebhookEndpoints({ accountId: accountId(c) });
-    return jsonResponse(c, { data: endpoints.map((endpoint) => webhookEndpointBody(endpoint, now)) });
-  };
+    return wholeList({ data: endpoints.map((endpoint) => webhookEndpointBody(endpoint, now)) });
+  });
 
 /** `POST /api/v1/webhooks`: a new endpoint, 201, with its `secret` this once (D41). */
 export const createWebhookRoute: _Route = (options) =>
@@ -172,25 +173,27 @@ export function webhookAttemptBody(attempt: WebhookAttempt) {
 
 /** `GET /api/v1/webhooks/{id}/deliveries?limit=&cursor=&failed=`: attempts, newest first, a page at a time (P82). */
 export const listWebhookDeliveriesRoute: _Route = (options) =>
-  async function listWebhookDeliveries(c) {
+  listRoute('listWebhookDeliveries', options.now, async function listWebhookDeliveries(c) {
     const endpointId = _id(c);
     const query = _query(c, ['limit', 'cursor', 'failed']);
     const limit = query.limit === undefined ? undefined : _whole(query.limit, 'limit');
     if (query.failed !== undefined && query.failed !== 'true' && query.failed !== 'false')
       throw new InvalidParameterError('failed', 'Parameter failed must be true or false');
-    const page =
-      endpointId === null
-        ? null
-        : await options.fleetHours.manage.listWebhookDeliveries({
-            accountId: accountId(c),
-            endpointId,
-            limit,
-            failedOnly: query.failed === 'true',
-            cursor: query.cursor,
-          });
-    if (!page) throw _notFound('webhook endpoint');
-    return jsonResponse(c, { data: page.data.map(webhookAttemptBody), next_cursor: page.nextCursor });
-  };
+    return pagedList(async (cursor) => {
+      const page =
+        endpointId === null
+          ? null
+          : await options.fleetHours.manage.listWebhookDeliveries({
+              accountId: accountId(c),
+              endpointId,
+              limit,
+              failedOnly: query.failed === 'true',
+              cursor,
+            });
+      if (!page) throw _notFound('webhook endpoint');
+      return { body: { data: page.data.map(webhookAttemptBody), next_cursor: page.nextCursor }, nextCursor: page.nextCursor };
+    }, query.cursor);
+  });
 
 /** `POST /api/v1/events/{event_id}/replay`: the event's deliveries pending again, sent under the same id (D41), 202. */
 export const replayEventRoute: _Route = (options) =>
@@ -210,11 +213,11 @@ export const replayEventRoute: _Route = (options) =>
 
 /** `GET /api/v1/ingest-tokens`: the account's tokens, the start of their fingerprints only (P80). */
 export const listIngestTokensRoute: _Route = (options) =>
-  async function listIngestTokens(c) {
+  listRoute('listIngestTokens', options.now, async function listIngestTokens(c) {
     const now = _seconds(options);
     const tokens = await options.fleetHours.manage.listIngestTokens({ accountId: accountId(c) });
-    return jsonResponse(c, { data: tokens.map((token) => ingestTokenBody(token, now)) });
-  };
+    return wholeList({ data: tokens.map((token) => ingestTokenBody(token, now)) });
+  });
 
 /** `POST /api/v1/ingest-tokens`: a new token, 201, the `token` this once (D24). */
 export const createIngestTokenRoute: _Route = (options) =>

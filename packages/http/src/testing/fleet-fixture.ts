@@ -92,7 +92,8 @@ export async function createFleetApp(
     // Every endpoint of the read API out of the way.
     rateLimits: Object.fromEntries(READ_ENDPOINTS.map((endpoint) => [endpoint.name, unlimited])),
   });
-  const get = async (path: string): Promise<Response> => app.request(path, { headers: { Authorization: `Bearer ${key}` } });
+  const get = async (path: string, headers: Readonly<Record<string, string>> = {}): Promise<Response> =>
+    app.request(path, { headers: { Authorization: `Bearer ${key}`, ...headers } });
   return { app, store, account, deviceIds, get };
 }
 

@@ -20,7 +20,10 @@ export interface AccessLogEntry {
   readonly client_address: string;
   /** The error code of an error response (D16). */
   readonly error_code?: string;
-  /** For 500 and 503 only: what failed, for the operator (never sent to the client). */
+  /**
+   * For 500 and 503 only, and for a streamed answer cut short after its 200 was sent (a second line of
+   * the request, `error_code` `stream_failed`, P117): what failed, for the operator (never sent to the client).
+   */
   readonly error?: { readonly name: string; readonly message: string; readonly stack?: string };
 }
 
@@ -44,11 +47,7 @@ export interface AccessLogOptions {
 export function accessLog(options: AccessLogOptions): MiddlewareHandler<FleetHoursEnv> {
   return async function accessLog(c, next) {
     const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const failure = c.get('failure');
-      const errorCode = c.get('errorCode');
+    const log = (failure: Error | undefined, errorCode: string | undefined) => {
       const entry: AccessLogEntry = {
         time: new Date(options.now()).toISOString(),
         request_id: c.get('requestId'),
@@ -66,6 +65,12 @@ export function accessLog(options: AccessLogOptions): MiddlewareHandler<FleetHou
       } catch {
         // Logging must never turn a served request into a failed one.
       }
+    };
+    c.set('streamFailed', (error) => log(error instanceof Error ? error : new Error(String(error)), 'stream_failed'));
+    try {
+      await next();
+    } finally {
+      log(c.get('failure'), c.get('errorCode'));
     }
   };
 }

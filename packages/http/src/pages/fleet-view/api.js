@@ -83,9 +83,10 @@ function retryAfterSeconds(response, fallback) {
  * @param {string} topic
  * @param {string} path
  * @param {Query} [query]
- * @returns {Promise<any>} The JSON body: each caller knows the shape of its endpoint's.
+ * @param {boolean} [csv] Ask for the list's CSV (`Accept: text/csv`): the whole list as one file.
+ * @returns {Promise<any>} The JSON body: each caller knows the shape of its endpoint's; for CSV, `{ blob, fileName }`.
  */
-export async function api(topic, path, query) {
+export async function api(topic, path, query, csv) {
   const myGeneration = session.generation;
   const search = new URLSearchParams();
   const given = query || {};
@@ -100,7 +101,7 @@ export async function api(topic, path, query) {
     let response;
     try {
       response = await fetch(url, {
-        headers: { Authorization: `Bearer ${session.apiKey}`, Accept: 'application/json' },
+        headers: { Authorization: `Bearer ${session.apiKey}`, Accept: csv ? 'text/csv' : 'application/json' },
         credentials: 'omit',
         cache: 'no-store',
       });
@@ -117,7 +118,8 @@ export async function api(topic, path, query) {
     if (myGeneration !== session.generation) throw new Stale();
     noteServerClock(response);
     if (response.ok) {
-      const body = await response.json();
+      const named = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') || '');
+      const body = csv ? { blob: await response.blob(), fileName: named ? named[1] : 'fleet-hours.csv' } : await response.json();
       setNotice(topic, '');
       return body;
     }
