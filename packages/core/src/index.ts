@@ -71,6 +71,9 @@ export * from './manage/ingest-token-writes.js';
 export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
 export * from './manage/maintenance-writes.js';
+export * from './manage/calendar-writes.js';
+export * from './calendar/work-calendar.js';
+export * from './calendar/calendar-body.js';
 export {
   hourMeterReadingBody,
   READING_PAGE_SIZES,
