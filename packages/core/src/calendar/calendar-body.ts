@@ -153,10 +153,7 @@ function _window(value: unknown, path: string): CalendarWindow {
   if (!_isTime(end))
     throw new InvalidFieldError(`${path}[1]`, `${path}[1] must be an end time from "00:00" to "24:00", got ${JSON.stringify(end)}`);
   if (end === start)
-    throw new InvalidFieldError(
-      `${path}[1]`,
-      `${path}[1] equals its start: a window has a length (a whole day is ["00:00", "24:00"])`,
-    );
+    throw new InvalidFieldError(`${path}[1]`, `${path}[1] equals its start: a window has a length (a whole day is ["00:00", "24:00"])`);
   return [start, end];
 }
 
@@ -182,7 +179,8 @@ function _exceptions(value: unknown): readonly CalendarException[] {
     if (earlier !== undefined)
       throw new InvalidFieldError(`${path}.date`, `${path}.date ${date} is already exceptions[${earlier}]'s: each date once`);
     seen.set(date, index);
-    if (given.windows === undefined) throw new InvalidFieldError(`${path}.windows`, `${path}.windows is required: [] for a day without work`);
+    if (given.windows === undefined)
+      throw new InvalidFieldError(`${path}.windows`, `${path}.windows is required: [] for a day without work`);
     return { date, windows: _windows(given.windows, `${path}.windows`) };
   });
   return [...exceptions].sort((a, b) => (a.date < b.date ? -1 : 1));
