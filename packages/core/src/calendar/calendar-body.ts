@@ -172,7 +172,7 @@ function _exceptions(value: unknown): readonly CalendarException[] {
     const given = _object(item, path);
     for (const field of Object.keys(given)) {
       if (field !== 'date' && field !== 'windows')
-        throw new InvalidFieldError(`${path}.${field}`, `Unknown field "${field}": an exception has date and windows`);
+        throw new InvalidFieldError(`${path}.${field}`, `Unknown field ${path}.${field}: an exception has date and windows`);
     }
     const date = _date(given.date, `${path}.date`);
     const earlier = seen.get(date);
