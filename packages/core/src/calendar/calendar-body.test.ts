@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FleetHoursError, InvalidFieldError } from '../errors/errors.js';
 import { thrownBy } from '../testing/refusal.js';
-import {
-  CALENDAR_EXCEPTIONS_MAX,
-  CALENDAR_WINDOWS_MAX,
-  checkCalendarReadOnly,
-  readWorkCalendarBody,
-} from './calendar-body.js';
+import { CALENDAR_EXCEPTIONS_MAX, CALENDAR_WINDOWS_MAX, checkCalendarReadOnly, readWorkCalendarBody } from './calendar-body.js';
 import { WEEKDAYS } from './work-calendar.js';
 
 const DAY = [['07:00', '17:00']];
@@ -22,7 +17,7 @@ const refusedField = (input: unknown) => {
 };
 
 describe('readWorkCalendarBody (D58, P111)', () => {
-  it('D58: reads the contract\'s calendar: every day, windows crossing midnight, a whole day, exceptions sorted by date', () => {
+  it("D58: reads the contract's calendar: every day, windows crossing midnight, a whole day, exceptions sorted by date", () => {
     const exceptions = [
       { date: '2026-12-25', windows: [] },
       { date: '2026-12-24', windows: [['07:00', '12:00']] },
@@ -46,13 +41,35 @@ describe('readWorkCalendarBody (D58, P111)', () => {
   });
 
   it('P111: windows that touch, and a crossing window beside a morning one, do not overlap', () => {
-    expect(readWorkCalendarBody(week([['12:00', '17:00'], ['07:00', '12:00']])).calendar!.weekly.mon).toHaveLength(2);
-    expect(readWorkCalendarBody(week([['01:00', '05:00'], ['22:00', '01:00']])).calendar!.weekly.mon).toHaveLength(2);
-    expect(readWorkCalendarBody(week([['17:00', '24:00'], ['00:00', '17:00']])).calendar!.weekly.mon).toHaveLength(2);
+    expect(
+      readWorkCalendarBody(
+        week([
+          ['12:00', '17:00'],
+          ['07:00', '12:00'],
+        ]),
+      ).calendar!.weekly.mon,
+    ).toHaveLength(2);
+    expect(
+      readWorkCalendarBody(
+        week([
+          ['01:00', '05:00'],
+          ['22:00', '01:00'],
+        ]),
+      ).calendar!.weekly.mon,
+    ).toHaveLength(2);
+    expect(
+      readWorkCalendarBody(
+        week([
+          ['17:00', '24:00'],
+          ['00:00', '17:00'],
+        ]),
+      ).calendar!.weekly.mon,
+    ).toHaveLength(2);
   });
 
   it('P111: a body that is not an object nor null is 400 invalid_body', () => {
-    for (const input of [[], 'calendar', 3, true]) expect(thrownBy(FleetHoursError, () => readWorkCalendarBody(input)).code).toBe('invalid_body');
+    for (const input of [[], 'calendar', 3, true])
+      expect(thrownBy(FleetHoursError, () => readWorkCalendarBody(input)).code).toBe('invalid_body');
   });
 
   it('P111: each refusal names its field by its path', () => {
@@ -70,7 +87,14 @@ describe('readWorkCalendarBody (D58, P111)', () => {
     expect(refusedField(week([[700, '12:00']]))).toBe('weekly.mon[0][0]');
     expect(refusedField(week([['07:00', '24:01']]))).toBe('weekly.mon[0][1]');
     expect(refusedField(week([['07:00', '25:00']]))).toBe('weekly.mon[0][1]');
-    expect(refusedField(week([['07:00', '12:00'], ['08:00', '08:00']]))).toBe('weekly.mon[1][1]');
+    expect(
+      refusedField(
+        week([
+          ['07:00', '12:00'],
+          ['08:00', '08:00'],
+        ]),
+      ),
+    ).toBe('weekly.mon[1][1]');
     expect(refusedField(week([['00:00', '00:00']]))).toBe('weekly.mon[0][1]');
     expect(refusedField(body({ exceptions: {} }))).toBe('exceptions');
     expect(refusedField(body({ exceptions: ['2026-12-25'] }))).toBe('exceptions[0]');
@@ -80,23 +104,68 @@ describe('readWorkCalendarBody (D58, P111)', () => {
     expect(refusedField(body({ exceptions: [{ date: '2026-1-05', windows: [] }] }))).toBe('exceptions[0].date');
     expect(refusedField(body({ exceptions: [{ date: '2026-12-25' }] }))).toBe('exceptions[0].windows');
     expect(
-      refusedField(body({ exceptions: [{ date: '2026-12-24', windows: [] }, { date: '2026-12-25', windows: [['24:00', '01:00']] }] })),
+      refusedField(
+        body({
+          exceptions: [
+            { date: '2026-12-24', windows: [] },
+            { date: '2026-12-25', windows: [['24:00', '01:00']] },
+          ],
+        }),
+      ),
     ).toBe('exceptions[1].windows[0][0]');
   });
 
   it('P111: windows of one day that overlap name the later one; a crossing window overlaps the evening', () => {
-    expect(refusedField(week([['07:00', '12:00'], ['11:00', '13:00']]))).toBe('weekly.mon[1]');
-    expect(refusedField(week([['11:00', '13:00'], ['07:00', '12:00']]))).toBe('weekly.mon[1]');
-    expect(refusedField(week([['22:00', '06:00'], ['23:00', '23:30']]))).toBe('weekly.mon[1]');
-    expect(refusedField(week([['07:00', '17:00'], ['08:00', '09:00'], ['10:00', '11:00']]))).toBe('weekly.mon[1]');
-    const holiday = { date: '2026-12-24', windows: [['07:00', '12:00'], ['08:00', '09:00']] };
+    expect(
+      refusedField(
+        week([
+          ['07:00', '12:00'],
+          ['11:00', '13:00'],
+        ]),
+      ),
+    ).toBe('weekly.mon[1]');
+    expect(
+      refusedField(
+        week([
+          ['11:00', '13:00'],
+          ['07:00', '12:00'],
+        ]),
+      ),
+    ).toBe('weekly.mon[1]');
+    expect(
+      refusedField(
+        week([
+          ['22:00', '06:00'],
+          ['23:00', '23:30'],
+        ]),
+      ),
+    ).toBe('weekly.mon[1]');
+    expect(
+      refusedField(
+        week([
+          ['07:00', '17:00'],
+          ['08:00', '09:00'],
+          ['10:00', '11:00'],
+        ]),
+      ),
+    ).toBe('weekly.mon[1]');
+    const holiday = {
+      date: '2026-12-24',
+      windows: [
+        ['07:00', '12:00'],
+        ['08:00', '09:00'],
+      ],
+    };
     expect(refusedField(body({ exceptions: [holiday] }))).toBe('exceptions[0].windows[1]');
   });
 
   it('P111: a date twice names the second; more than the bounds is refused', () => {
     const day = (date: string) => ({ date, windows: [] });
     expect(refusedField(body({ exceptions: [day('2026-12-25'), day('2026-12-24'), day('2026-12-25')] }))).toBe('exceptions[2].date');
-    const hours = Array.from({ length: CALENDAR_WINDOWS_MAX + 1 }, (_, hour) => [`${String(hour).padStart(2, '0')}:00`, `${String(hour).padStart(2, '0')}:30`]);
+    const hours = Array.from({ length: CALENDAR_WINDOWS_MAX + 1 }, (_, hour) => [
+      `${String(hour).padStart(2, '0')}:00`,
+      `${String(hour).padStart(2, '0')}:30`,
+    ]);
     expect(readWorkCalendarBody(week(hours.slice(0, CALENDAR_WINDOWS_MAX))).calendar!.weekly.mon).toHaveLength(CALENDAR_WINDOWS_MAX);
     expect(refusedField(week(hours))).toBe('weekly.mon');
     const dates = Array.from({ length: CALENDAR_EXCEPTIONS_MAX + 1 }, (_, index) =>
