@@ -4,6 +4,7 @@ import { createFleetHours } from '../application/create-fleet-hours.js';
 import type { ChangeOrigin, ChangeReport } from '../manage/change-log.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { formatInstant } from '../time/format-instant.js';
+import type { Device } from '../types.js';
 import type { AempNode } from './poll-page.js';
 import { AempFetchError, aempPollRecordBody, pollAempSource } from './poll-source.js';
 
@@ -49,7 +50,7 @@ async function setUp(pins: readonly string[]) {
   const store = createMemoryStore();
   const changes: ChangeReport[] = [];
   const account = (await store.createAccount({ name: 'Acme', plan: 'business', now: 0 }))!;
-  const devices = [];
+  const devices: Device[] = [];
   for (const [index, pin] of pins.entries())
     devices.push(
       (await store.createDevice({ accountId: account.id, name: `M${index}`, imei: String(index), model: 'm', timeZone: 'UTC', pin }))!,

@@ -71,7 +71,7 @@ export interface AempPollOptions {
  * @returns The poll's record.
  */
 export async function pollAempSource(options: AempPollOptions): Promise<AempPollRecord> {
-  const { accountId, origin } = options;
+  const { accountId } = options;
   const startedAt = options.nowSeconds();
   const source = aempReadingSource(options.sourceId);
   const match = aempDeviceMatcher(await options.store.listDevices({ accountId }));

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ChangeOrigin, createFleetHours, createMemoryStore } from '@fleet-hours/core';
+import { type ChangeOrigin, createFleetHours, createMemoryStore, type Device } from '@fleet-hours/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AempAuth } from './aemp-page-reader.js';
 import { aempSourcePoller, type AempSourceSettings } from './aemp-source-poller.js';
@@ -97,7 +97,7 @@ const xml =
 async function setUp(options: { readonly maxWaitSeconds?: number; readonly allowPrivateAddresses?: boolean } = {}) {
   const store = createMemoryStore();
   const account = (await store.createAccount({ name: 'Acme', plan: 'business', now: 0 }))!;
-  const devices = [];
+  const devices: Device[] = [];
   for (const pin of ['P1', 'P2', 'P3'])
     devices.push((await store.createDevice({ accountId: account.id, name: pin, imei: pin, model: 'm', timeZone: 'UTC', pin }))!);
   let offset = 0;
