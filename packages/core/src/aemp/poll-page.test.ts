@@ -51,7 +51,7 @@ describe('readAempPage (D66)', () => {
     ]);
   });
 
-  it('D66: missing or unusable elements are tolerated: the equipment is listed without hours or identity', () => {
+  it('D66, P124: missing or unusable elements are tolerated: the equipment is listed without hours or identity', () => {
     const page = readAempPage(
       el('Fleet', [
         el('Equipment', [el('EquipmentHeader', [el('SerialNumber', '  '), el('OEMName', ' Komatsu ')])]),
@@ -75,7 +75,7 @@ describe('aempNextPage (D66)', () => {
   });
   const two = 'https://oem.example/aemp/Fleet/2';
 
-  it('D66: follows next; stops when next is absent, equals self, repeats a page read, or the page is empty', () => {
+  it('D66, P124: follows next; stops when next is absent, equals self, repeats a page read, or the page is empty', () => {
     expect(aempNextPage(page(two), BASE, new Set([BASE]))).toEqual({ next: two });
     expect(aempNextPage(page(null), BASE, new Set([BASE]))).toEqual({ stop: 'no_next' });
     expect(aempNextPage(page(BASE), BASE, new Set([BASE]))).toEqual({ stop: 'next_is_self' });

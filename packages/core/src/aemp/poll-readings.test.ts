@@ -35,7 +35,7 @@ describe('aempDeviceMatcher (D65)', () => {
     device(4, { pin: 'pin-b' }),
   ]);
 
-  it('D65: by PIN, case-insensitive and trimmed; a PIN two devices share matches the lower id', () => {
+  it('D65, P125: by PIN, case-insensitive and trimmed; a PIN two devices share matches the lower id', () => {
     expect(match(equipment({ pin: 'pin-a' }))?.id).toBe(3);
     expect(match(equipment({ pin: 'PIN-B' }))?.id).toBe(2);
   });
@@ -81,7 +81,7 @@ describe('decideAempReading (D65)', () => {
     expect(decide(1500, 9)).toMatchObject({ kind: 'refuse' });
   });
 
-  it('D65: a value higher than a reading after it, or a second value at an instant, is refused', () => {
+  it('D65, P126: a value higher than a reading after it, or a second value at an instant, is refused', () => {
     expect(decide(500, 11)).toEqual({ kind: 'refuse', reason: "higher than this source's reading after it (10.000000 h)" });
     expect(decide(2000, 25)).toEqual({ kind: 'refuse', reason: 'this source gave 20.000000 h at this instant already' });
   });

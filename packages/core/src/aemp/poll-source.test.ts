@@ -169,7 +169,7 @@ describe('pollAempSource (D65, D66)', () => {
     await expect(poll(pages, () => new TypeError('bug'))).rejects.toThrow('bug');
   });
 
-  it('D65: any split of the same readings over polls and pages stores the same readings (the first instant of each value)', async () => {
+  it('D65, P126: any split of the same readings over polls and pages stores the same readings (the first instant of each value)', async () => {
     const reading = fc.record({
       device: fc.integer({ min: 0, max: 2 }),
       step: fc.integer({ min: 1, max: 5000 }),

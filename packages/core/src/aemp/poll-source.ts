@@ -20,7 +20,7 @@ export interface AempPollError {
   readonly message: string;
 }
 
-/** The record of one poll (D66; `aemp.md`'s poll record without the id its store gives it). */
+/** The record of one poll (D66), without the id its store gives it. */
 export interface AempPollRecord {
   readonly sourceId: number | string;
   readonly startedAt: EpochSeconds;
@@ -147,7 +147,7 @@ async function _add(
   }
 }
 
-/** A poll's record as the API and the CLI show it (`aemp.md`), with the id its store gave it. */
+/** A poll's record as the API and the CLI will show it, with the id its store gave it. */
 export function aempPollRecordBody(id: number, record: AempPollRecord) {
   const instant = (seconds: EpochSeconds) => formatInstant(seconds, 'UTC');
   return {

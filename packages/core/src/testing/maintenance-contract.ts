@@ -85,7 +85,7 @@ function _describeReadings(store: () => FleetHoursStore): void {
     expect(await store().listHourMeterReadings({ deviceIds: [device!.id, other!.id] })).toEqual([later, again, theirs]);
   });
 
-  it("D65: a reading keeps its source (none for a person's); one at the same readAt takes the new value's source", async () => {
+  it("D65, P128: a reading keeps its source (none for a person's); one at the same readAt takes the new value's source", async () => {
     const [device] = await seedDevices(store(), 1);
     const sourced = (await store().addHourMeterReading({
       deviceId: device!.id,

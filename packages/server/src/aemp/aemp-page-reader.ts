@@ -4,7 +4,7 @@ import { AempFetchError, parseRetryAfter, type AempNode } from '@fleet-hours/cor
 import { publicLookup, RefusedAddressError, refuseNonPublicHost } from '../webhooks/public-address.js';
 import { parseAempPageBody, UnreadablePageError } from './aemp-page-body.js';
 
-/** How a source is signed in to (`aemp.md`): the secrets are used here and never put in a message. */
+/** How a source is signed in to (basic, bearer, OAuth2 client credentials): the secrets are used here and never put in a message. */
 export type AempAuth =
   | { readonly kind: 'basic'; readonly username: string; readonly password: string }
   | { readonly kind: 'bearer'; readonly token: string }

@@ -216,7 +216,7 @@ describe('AEMP poll against a mock OEM server (D65, D66)', () => {
     expect((await readings()).map((reading) => reading[0])).toEqual(['P2', 'P3']);
   });
 
-  it('D66: a Retry-After beyond what a poll waits, or none, ends the poll recorded; the next poll starts afresh', async () => {
+  it('D66, P127: a Retry-After beyond what a poll waits, or none, ends the poll recorded; the next poll starts afresh', async () => {
     let retryAfter: string | null = '3600';
     const { base } = await oem((base) => ({
       '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, next: `${base}/Fleet/2`, machines: [{ pin: 'P1', hours: 1 }] })),
@@ -341,7 +341,7 @@ describe('AEMP poll against a mock OEM server (D65, D66)', () => {
     expect(JSON.stringify([first, second, refused])).not.toMatch(/s3cret|token-|never-good/);
   });
 
-  it('D66: requests of one URL are at least the minimum interval apart; a longer wait than a poll waits ends it', async () => {
+  it('D66, P127: requests of one URL are at least the minimum interval apart; a longer wait than a poll waits ends it', async () => {
     const { base } = await oem((base) => ({ '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, machines: [{ pin: 'P1', hours: 1 }] })) }));
     const { poller, source, waits } = await setUp({ maxWaitSeconds: 60 });
     const every30 = source(`${base}/Fleet/1`, null, { minIntervalPerUrlSeconds: 30 });

@@ -1,7 +1,7 @@
 import { pollAempSource, type AempPollOptions, type AempPollRecord, type ChangeOrigin, type EpochSeconds } from '@fleet-hours/core';
 import { aempPageReader, type AempAuth, type AempReaderOptions } from './aemp-page-reader.js';
 
-/** What a poll needs of a source (`aemp.md`): where its feed starts, how to sign in, how often a URL may be asked. */
+/** What a poll needs of a source (D65): where its feed starts, how to sign in, how often a URL may be asked. */
 export interface AempSourceSettings {
   readonly id: number | string;
   readonly accountId: number;
