@@ -56,7 +56,9 @@ const server = createServer((request, response) => {
   const page = Number(/^\/Fleet\/(\d+)$/.exec(request.url ?? '')?.[1]);
   if (!(page >= 1 && page <= PAGES)) return void response.writeHead(404).end();
   const json = request.headers.accept === 'application/json';
-  response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/xml' }).end(json ? jsonPage(base, page) : xmlPage(base, page));
+  response
+    .writeHead(200, { 'content-type': json ? 'application/json' : 'application/xml' })
+    .end(json ? jsonPage(base, page) : xmlPage(base, page));
 });
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -66,9 +68,21 @@ for (const format of ['xml', 'json'] as const) {
   const store = createMemoryStore();
   const account = (await store.createAccount({ name: 'Fleet', plan: 'business', now: 0 }))!;
   for (let index = 0; index < MACHINES; index += 1)
-    await store.createDevice({ accountId: account.id, name: `M${index}`, imei: String(index), model: 'X1', timeZone: 'UTC', pin: pin(index) });
+    await store.createDevice({
+      accountId: account.id,
+      name: `M${index}`,
+      imei: String(index),
+      model: 'X1',
+      timeZone: 'UTC',
+      pin: pin(index),
+    });
   const fleetHours = createFleetHours({ store, now: Date.now });
-  const poller = aempSourcePoller({ store, writes: fleetHours.manage, origin: { actor: { kind: 'cli' }, requestId: null }, allowPrivateAddresses: true });
+  const poller = aempSourcePoller({
+    store,
+    writes: fleetHours.manage,
+    origin: { actor: { kind: 'cli' }, requestId: null },
+    allowPrivateAddresses: true,
+  });
   const source = { id: 1, accountId: account.id, url: `${base}/Fleet/1`, auth: null, minIntervalPerUrlSeconds: 0, format };
   for (const label of ['first poll (stores every reading)', 'second poll (every value known)']) {
     const started = performance.now();
