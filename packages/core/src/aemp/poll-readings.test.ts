@@ -84,6 +84,9 @@ describe('decideAempReading (D65)', () => {
   it('D65, P126: a value higher than a reading after it, or a second value at an instant, is refused', () => {
     expect(decide(500, 11)).toEqual({ kind: 'refuse', reason: "higher than this source's reading after it (10.000000 h)" });
     expect(decide(2000, 25)).toEqual({ kind: 'refuse', reason: 'this source gave 20.000000 h at this instant already' });
+    // The same value is known whatever the order of the stored readings, even at another stored instant.
+    expect(decideAempReading({ deviceId: 1, readAt: 1000, readingSeconds: 20 * H }, stored)).toEqual({ kind: 'known' });
+    expect(decideAempReading({ deviceId: 1, readAt: 1000, readingSeconds: 20 * H }, [...stored].reverse())).toEqual({ kind: 'known' });
   });
 
   it('D65: readings are marked aemp:{id}', () => {

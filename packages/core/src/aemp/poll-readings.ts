@@ -69,10 +69,10 @@ export function decideAempReading(
 ): AempDecision {
   let before: Pick<HourMeterReading, 'readAt' | 'readingSeconds'> | null = null;
   let after: Pick<HourMeterReading, 'readAt' | 'readingSeconds'> | null = null;
+  if (stored.some((reading) => reading.readingSeconds === candidate.readingSeconds)) return { kind: 'known' };
+  const same = stored.find((reading) => reading.readAt === candidate.readAt);
+  if (same) return { kind: 'refuse', reason: `this source gave ${_hours(same.readingSeconds)} h at this instant already` };
   for (const reading of stored) {
-    if (reading.readingSeconds === candidate.readingSeconds) return { kind: 'known' };
-    if (reading.readAt === candidate.readAt)
-      return { kind: 'refuse', reason: `this source gave ${_hours(reading.readingSeconds)} h at this instant already` };
     if (reading.readAt < candidate.readAt) {
       if (before === null || reading.readAt > before.readAt) before = reading;
     } else if (after === null || reading.readAt < after.readAt) after = reading;
