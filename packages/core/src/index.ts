@@ -76,6 +76,10 @@ export * from './manage/ingest-token-writes.js';
 export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
 export * from './manage/maintenance-writes.js';
+// D65, D66: the poll of an AEMP source (ISO 15143-3 feeds of OEM clouds).
+export * from './aemp/poll-page.js';
+export * from './aemp/poll-readings.js';
+export * from './aemp/poll-source.js';
 export {
   calendarWrites,
   workCalendarAnswer,

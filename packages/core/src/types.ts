@@ -197,6 +197,8 @@ export interface HourMeterReading {
   readonly readingSeconds: number;
   /** Epoch seconds: when the reading was recorded. */
   readonly recordedAt: EpochSeconds;
+  /** Who gave it (D65): absent for a person's (`manual`), `aemp:{id}` for an AEMP source's. */
+  readonly source?: string;
 }
 
 /**

@@ -5,7 +5,8 @@
  *
  * What an embedder needs: {@link runCli} (the whole CLI in-process), {@link startServer} (the
  * server in your own process) and {@link openDatabase} (a database as the CLI opens it), with the
- * errors they throw; {@link readImportFile} reads an import file as the CLI does.
+ * errors they throw; {@link readImportFile} reads an import file as the CLI does; {@link aempSourcePoller}
+ * polls AEMP (ISO 15143-3) sources.
  *
  * @module
  */
@@ -27,3 +28,5 @@ export {
   type ReadImportFileInput,
 } from './import/read-import-file.js';
 export { mulberry32 } from './simulate/mulberry32.js';
+export { aempPageReader, type AempAuth, type AempReaderOptions } from './aemp/aemp-page-reader.js';
+export { aempSourcePoller, type AempSourcePollerOptions, type AempSourceSettings } from './aemp/aemp-source-poller.js';

@@ -1175,7 +1175,7 @@ export interface components {
             read_at: string;
             /** @description What the hour meter showed, in whole seconds. */
             reading_seconds: number;
-            /** @description `manual`: recorded by a person, over the API or the CLI. */
+            /** @description `manual`: recorded by a person, over the API or the CLI; `aemp:{id}`: stored by a poll of that AEMP source. */
             source: string;
             /**
              * Format: date-time
@@ -1200,7 +1200,7 @@ export interface components {
             read_at: string;
             /** @description What the hour meter showed, in whole seconds. */
             reading_seconds: number;
-            /** @description `manual`: recorded by a person, over the API or the CLI. */
+            /** @description `manual`: recorded by a person, over the API or the CLI; `aemp:{id}`: stored by a poll of that AEMP source. */
             source: string;
             /**
              * Format: date-time

@@ -63,7 +63,7 @@ export function hourMeterReadingBody(reading: HourMeterReading, timeZone: string
     device_id: reading.deviceId,
     read_at: formatInstant(reading.readAt, timeZone),
     reading_seconds: reading.readingSeconds,
-    source: MANUAL_READING_SOURCE,
+    source: reading.source ?? MANUAL_READING_SOURCE,
     recorded_at: formatInstant(reading.recordedAt, timeZone),
     version: readingVersion(reading),
   };

@@ -15,6 +15,7 @@ import {
 } from './maintenance-bodies.js';
 import { _asField, readReadingFields, readScheduleFields, readServiceDoneFields } from './maintenance-fields.js';
 import { changeServiceSchedule } from '../maintenance/service-status.js';
+import { checkHourMeterReading } from '../maintenance/hour-meter.js';
 
 /**
  * Hour-meter readings, service schedules and services done (D38, D39, D52): the one implementation
@@ -72,6 +73,17 @@ export interface MaintenanceWrites {
    * @throws {InvalidFieldError} A field that cannot be used (400).
    */
   addHourMeterReading(input: _Write & { readonly fields: unknown }): Promise<RecordedReading | null>;
+  /**
+   * Records a reading an AEMP source gave (D65), marked with the source (`aemp:{id}`): the values
+   * already read from the feed, checked as a person's are (D38). What a poll stores is its own
+   * decision (`decideAempReading`).
+   *
+   * @returns The reading; `null` when the account has no such device.
+   * @throws {InvalidParameterError} `read_at` in the future or out of range, `reading_seconds` out of range.
+   */
+  addSourceReading(
+    input: _Write & { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly source: string },
+  ): Promise<HourMeterReading | null>;
   /**
    * Removes a reading of the device.
    *
@@ -186,7 +198,7 @@ function _context(options: MaintenanceWritesOptions) {
     accountId: number,
     origin: ChangeOrigin,
     device: Device,
-    reading: { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly now: EpochSeconds },
+    reading: { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly now: EpochSeconds; readonly source?: string },
   ): Promise<{
     readonly reading: HourMeterReading;
     readonly earlier: readonly HourMeterReading[];
@@ -215,7 +227,7 @@ type _Context = ReturnType<typeof _context>;
 /** The writes of readings (D38). */
 function _readingWrites(
   context: _Context,
-): Pick<MaintenanceWrites, 'hourMeterReadings' | 'addHourMeterReading' | 'removeHourMeterReading'> {
+): Pick<MaintenanceWrites, 'hourMeterReadings' | 'addHourMeterReading' | 'addSourceReading' | 'removeHourMeterReading'> {
   const { store, nowSeconds, deviceOf, record, addReading } = context;
   return {
     async hourMeterReadings({ accountId, deviceId, limit, cursor }) {
@@ -246,6 +258,14 @@ function _readingWrites(
         replaced: replaced !== null,
         hourMeter: { seconds: meter?.hourMeterSeconds ?? readingSeconds, readAt: meter?.hourMeterReadAt ?? null },
       };
+    },
+
+    async addSourceReading({ accountId, deviceId, readAt, readingSeconds, source, origin }) {
+      const now = nowSeconds();
+      checkHourMeterReading({ readAt, readingSeconds }, now);
+      const device = await deviceOf(accountId, deviceId);
+      if (!device) return null;
+      return (await addReading(accountId, origin, device, { readAt, readingSeconds, now, source }))?.reading ?? null;
     },
 
     async removeHourMeterReading({ accountId, deviceId, readingId, ifMatch, origin }) {

@@ -17,12 +17,19 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
         throw scheduleNameInUse(name);
   };
   return {
-    async addHourMeterReading({ deviceId, readAt, readingSeconds, now }) {
+    async addHourMeterReading({ deviceId, readAt, readingSeconds, now, source }) {
       assertEpochSeconds('readAt', readAt);
       assertEpochSeconds('now', now);
       if (!devices.has(deviceId)) return null;
       const same = [...readings.values()].find((reading) => reading.deviceId === deviceId && reading.readAt === readAt);
-      const reading: HourMeterReading = { id: same?.id ?? ++ids.reading, deviceId, readAt, readingSeconds, recordedAt: now };
+      const reading: HourMeterReading = {
+        id: same?.id ?? ++ids.reading,
+        deviceId,
+        readAt,
+        readingSeconds,
+        recordedAt: now,
+        ...(source === undefined ? {} : { source }),
+      };
       readings.set(reading.id, reading);
       return { ...reading };
     },

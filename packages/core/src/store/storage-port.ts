@@ -243,6 +243,8 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
     readonly readAt: EpochSeconds;
     readonly readingSeconds: number;
     readonly now: EpochSeconds;
+    /** D65: who gave it (`aemp:{id}`); absent for a person's. Stored with it, and replaced with its value. */
+    readonly source?: string;
   }): Promise<HourMeterReading | null>;
 
   /** MUST return every reading of the given devices: by device id ascending, then newest `readAt` first. */

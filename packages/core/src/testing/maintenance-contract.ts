@@ -85,6 +85,32 @@ function _describeReadings(store: () => FleetHoursStore): void {
     expect(await store().listHourMeterReadings({ deviceIds: [device!.id, other!.id] })).toEqual([later, again, theirs]);
   });
 
+  it("D65, P128: a reading keeps its source (none for a person's); one at the same readAt takes the new value's source", async () => {
+    const [device] = await seedDevices(store(), 1);
+    const sourced = (await store().addHourMeterReading({
+      deviceId: device!.id,
+      readAt: T0,
+      readingSeconds: HOUR,
+      now: T0,
+      source: 'aemp:12',
+    }))!;
+    expect(sourced).toEqual({ id: sourced.id, deviceId: device!.id, readAt: T0, readingSeconds: HOUR, recordedAt: T0, source: 'aemp:12' });
+    const manual = (await store().addHourMeterReading({ deviceId: device!.id, readAt: T0 - DAY, readingSeconds: 0, now: T0 }))!;
+    expect(manual).not.toHaveProperty('source');
+    expect(await store().listHourMeterReadings({ deviceIds: [device!.id] })).toEqual([sourced, manual]);
+    const replaced = await store().addHourMeterReading({
+      deviceId: device!.id,
+      readAt: T0 - DAY,
+      readingSeconds: 5,
+      now: T0,
+      source: 'aemp:3',
+    });
+    expect(replaced).toEqual({ ...manual, readingSeconds: 5, source: 'aemp:3' });
+    const byPerson = await store().addHourMeterReading({ deviceId: device!.id, readAt: T0, readingSeconds: 2 * HOUR, now: T0 });
+    expect(byPerson).toEqual({ id: sourced.id, deviceId: device!.id, readAt: T0, readingSeconds: 2 * HOUR, recordedAt: T0 });
+    expect(await store().listHourMeterReadings({ deviceIds: [device!.id] })).toEqual([byPerson, replaced]);
+  });
+
   it('D38: listHourMeterReadings() returns the readings of the devices asked only, by device id, then newest readAt first', async () => {
     const [first, second, third] = await seedDevices(store(), 3);
     const add = (device: Device, readAt: number) =>

@@ -232,7 +232,10 @@ const _READING_PROPERTIES: Json = {
   device_id: { type: 'integer' },
   read_at: _instant("When the hour meter showed the value, in the device's offset."),
   reading_seconds: _seconds('What the hour meter showed, in whole seconds.', MAX_HOUR_METER_SECONDS),
-  source: { type: 'string', description: '`manual`: recorded by a person, over the API or the CLI.' },
+  source: {
+    type: 'string',
+    description: '`manual`: recorded by a person, over the API or the CLI; `aemp:{id}`: stored by a poll of that AEMP source.',
+  },
   recorded_at: _instant('When the reading was recorded.'),
   version: { type: 'string', description: 'The version of the reading: its `ETag`, without the quotes.' },
 };

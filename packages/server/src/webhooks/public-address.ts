@@ -1,4 +1,5 @@
-import { isIPv6 } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, isIPv6, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -61,3 +62,30 @@ function _embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4[] {
   if (range === 'teredo') return [at(4), new ipaddr.IPv4(bytes.slice(12, 16).map((byte) => byte ^ 0xff))];
   return [at(12)];
 }
+
+/** Refuses a non-public address (D48) before the connection is made (also every address a name resolves to). */
+export class RefusedAddressError extends Error {
+  override readonly name = 'RefusedAddressError';
+}
+
+/**
+ * Refuses a URL whose host is a literal address that is not public (D48): a name is judged by
+ * {@link publicLookup} when it is resolved, on the address actually connected to.
+ *
+ * @throws {RefusedAddressError} Naming the address.
+ */
+export function refuseNonPublicHost(url: URL): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !isPublicAddress(host)) throw new RefusedAddressError(`the address ${host} is not public`);
+}
+
+/** A DNS lookup (for `http.request`'s `lookup`) that refuses every name resolving to a non-public address (D48, P52: no rebinding, the connection uses the address checked). */
+export const publicLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const refused = addresses.find((address) => !isPublicAddress(address.address));
+    if (refused) return callback(new RefusedAddressError(`${hostname} resolves to ${refused.address}, which is not public`), '', 0);
+    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};

@@ -1,10 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { parseRetryAfter, signingSecrets, webhookHeaders, type ClaimedDelivery, type AttemptReport } from '@fleet-hours/core';
 import { Webhook } from 'standardwebhooks';
-import { isPublicAddress } from './public-address.js';
+import { publicLookup, RefusedAddressError, refuseNonPublicHost } from './public-address.js';
 
 /** How one request is sent (D41). */
 export interface SendOptions {
@@ -16,11 +14,6 @@ export interface SendOptions {
   readonly now?: () => number;
   /** Keep-alive agents whose connections are reused (D41). Default: Node's global agents. */
   readonly agents?: { readonly http: HttpAgent; readonly https: HttpsAgent };
-}
-
-/** Refuses a non-public address (D48) before the connection is made (also every address a name resolves to). */
-class RefusedAddressError extends Error {
-  override readonly name = 'RefusedAddressError';
 }
 
 /**
@@ -49,9 +42,7 @@ export async function sendWebhook(claimed: ClaimedDelivery, attemptedAt: number,
   });
   try {
     const url = new URL(endpoint.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !options.allowPrivateAddresses && !isPublicAddress(host))
-      throw new RefusedAddressError(`the address ${host} is not public`);
+    if (!options.allowPrivateAddresses) refuseNonPublicHost(url);
     const response = await _post(url, headers, event.body, options);
     const status = response.statusCode ?? 0;
     const ok = status >= 200 && status < 300;
@@ -70,7 +61,7 @@ function _post(url: URL, headers: Record<string, string>, body: string, options:
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'fleet-hours-webhooks' },
-        lookup: options.allowPrivateAddresses ? undefined : _publicLookup,
+        lookup: options.allowPrivateAddresses ? undefined : publicLookup,
         ...(options.agents === undefined ? {} : { agent: url.protocol === 'https:' ? options.agents.https : options.agents.http }),
         timeout: options.timeoutMs,
         signal: AbortSignal.timeout(options.timeoutMs),
@@ -101,17 +92,6 @@ function _signer(secret: string): Webhook {
   }
   return signer;
 }
-
-/** A DNS lookup that refuses every name resolving to a non-public address (D48, P52: no rebinding, the connection uses the address checked). */
-const _publicLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const refused = addresses.find((address) => !isPublicAddress(address.address));
-    if (refused) return callback(new RefusedAddressError(`${hostname} resolves to ${refused.address}, which is not public`), '', 0);
-    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
 
 /**
  * `Retry-After` as seconds from `attemptedAt` (P51): an HTTP date as it reads; a number of seconds

@@ -134,6 +134,8 @@ export interface HourMeterReadingsTable {
   read_at: TimestampColumn;
   reading_seconds: BigintColumn;
   recorded_at: TimestampColumn;
+  /** D65: `aemp:{id}` for a source's reading; `null` for a person's (migration 0025). */
+  source: string | null;
 }
 
 /** `service_schedules`: service intervals of a device and its last service (D39). */

@@ -26,6 +26,7 @@ import { idempotencyKeysMigration } from './migrations/0018-idempotency-keys.js'
 import { auditEntriesMigration } from './migrations/0019-audit-entries.js';
 import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-and-identity.js';
 import { workCalendarsMigration } from './migrations/0022-work-calendars.js';
+import { readingSourcesMigration } from './migrations/0025-reading-sources.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -51,6 +52,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
   // 0021 is another change's; the merge puts it before this one.
   '0022_work_calendars': workCalendarsMigration,
+  '0025_reading_sources': readingSourcesMigration,
 });
 
 /**

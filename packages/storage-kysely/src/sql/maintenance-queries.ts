@@ -21,7 +21,7 @@ function _instants<const Names extends readonly string[]>(
   return names.map((name) => epochSeconds(name).as(name)) as { readonly [Index in keyof Names]: AliasedRawBuilder<number, Names[Index]> };
 }
 
-const READING_COLUMNS = ['id', 'device_id', 'reading_seconds', ..._instants('read_at', 'recorded_at')] as const;
+const READING_COLUMNS = ['id', 'device_id', 'reading_seconds', 'source', ..._instants('read_at', 'recorded_at')] as const;
 
 const SCHEDULE_COLUMNS = [
   'id',
@@ -38,12 +38,19 @@ const SCHEDULE_COLUMNS = [
 /** A reading of an existing device, or the new value and `recorded_at` of its reading at the same `read_at` (same id). */
 export function upsertReading(
   db: Kysely<FleetHoursDatabase>,
-  reading: { readonly deviceId: number; readonly readAt: number; readonly readingSeconds: number; readonly now: number },
+  reading: {
+    readonly deviceId: number;
+    readonly readAt: number;
+    readonly readingSeconds: number;
+    readonly now: number;
+    readonly source?: string | undefined;
+  },
 ) {
   const row = _rowOfDevice(db, reading.deviceId, {
     read_at: instantOf(reading.readAt),
     reading_seconds: sql<string>`${reading.readingSeconds}::bigint`,
     recorded_at: instantOf(reading.now),
+    source: sql<string | null>`${reading.source ?? null}::text`,
   });
   return db
     .insertInto('hour_meter_readings')
@@ -53,6 +60,7 @@ export function upsertReading(
       conflict.columns(['device_id', 'read_at']).doUpdateSet((eb) => ({
         reading_seconds: eb.ref('excluded.reading_seconds'),
         recorded_at: eb.ref('excluded.recorded_at'),
+        source: eb.ref('excluded.source'),
       })),
     )
     .returning(READING_COLUMNS);
@@ -70,7 +78,7 @@ export function readingsOfDevices(deviceIds: readonly number[]): RawBuilder<Read
     select reading.*
       from unnest(${_sortedOnce(deviceIds)}::integer[]) as asked(device_id)
      cross join lateral (
-           select id, device_id, date_part('epoch', read_at) as read_at, reading_seconds, date_part('epoch', recorded_at) as recorded_at
+           select id, device_id, date_part('epoch', read_at) as read_at, reading_seconds, source, date_part('epoch', recorded_at) as recorded_at
              from hour_meter_readings
             where hour_meter_readings.device_id = asked.device_id
             order by hour_meter_readings.read_at desc) as reading
@@ -185,6 +193,7 @@ export interface ReadingRow {
   readonly read_at: number;
   readonly reading_seconds: BigintValue;
   readonly recorded_at: number;
+  readonly source: string | null;
 }
 
 /** A schedule's row, its instants in epoch seconds. */
@@ -209,6 +218,7 @@ export function toReading(row: ReadingRow): HourMeterReading {
     readAt: Number(row.read_at),
     readingSeconds: Number(row.reading_seconds),
     recordedAt: Number(row.recorded_at),
+    ...(row.source === null ? {} : { source: row.source }),
   };
 }
 

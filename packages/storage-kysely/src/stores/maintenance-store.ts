@@ -49,12 +49,12 @@ export type MaintenanceStore = Pick<
 export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceStore {
   const ids = (deviceIds: readonly number[]) => deviceIds.filter(isId);
   return {
-    addHourMeterReading: ({ deviceId, readAt, readingSeconds, now }) =>
+    addHourMeterReading: ({ deviceId, readAt, readingSeconds, now, source }) =>
       guard(async () => {
         assertEpochSeconds('readAt', readAt);
         assertEpochSeconds('now', now);
         if (!isId(deviceId)) return null;
-        const row = await _unlessDeviceGone(() => upsertReading(db, { deviceId, readAt, readingSeconds, now }).executeTakeFirst());
+        const row = await _unlessDeviceGone(() => upsertReading(db, { deviceId, readAt, readingSeconds, now, source }).executeTakeFirst());
         return row ? toReading(row) : null;
       }),
 

@@ -1,0 +1,375 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ChangeOrigin, createFleetHours, createMemoryStore, type Device } from '@fleet-hours/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AempAuth } from './aemp-page-reader.js';
+import { aempSourcePoller, type AempSourceSettings } from './aemp-source-poller.js';
+
+const NS_2019 = 'http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501';
+const NS_2016 = 'http://standards.iso.org/iso/15143/-3';
+const CLI: ChangeOrigin = { actor: { kind: 'cli' }, requestId: null };
+const H = 3600;
+const AT = '2026-11-28T10:00:00Z';
+const AT_SECONDS = Date.parse(AT) / 1000;
+
+/** One equipment as an OEM writes it: hours absent, or with `datetime` as attribute or as child. */
+interface Machine {
+  readonly pin: string;
+  readonly hours?: number;
+  readonly datetime?: 'attribute' | 'child';
+}
+
+/** A page of XML: `ns` the namespace (or none), `prefix` a namespace prefix, `lower` lower-case `links`/`rel`. */
+function xmlPage(options: {
+  readonly self?: string;
+  readonly next?: string;
+  readonly machines: readonly Machine[];
+  readonly ns?: string;
+  readonly prefix?: string;
+  readonly lower?: boolean;
+}): string {
+  const p = options.prefix ? `${options.prefix}:` : '';
+  const xmlns = options.ns ? ` xmlns${options.prefix ? `:${options.prefix}` : ''}="${options.ns}"` : '';
+  const [links, rel] = options.lower ? ['links', 'rel'] : ['Links', 'Rel'];
+  const link = (name: string, href: string | undefined) =>
+    href === undefined ? '' : `<${p}${links}><${p}${rel}>${name}</${p}${rel}><${p}href>${href}</${p}href></${p}${links}>`;
+  const hours = (machine: Machine) => {
+    if (machine.hours === undefined) return '';
+    const hour = `<${p}Hour>${machine.hours.toFixed(6)}</${p}Hour>`;
+    return machine.datetime === 'child'
+      ? `<${p}CumulativeOperatingHours><${p}datetime>${AT}</${p}datetime>${hour}</${p}CumulativeOperatingHours>`
+      : `<${p}CumulativeOperatingHours datetime="${AT}">${hour}</${p}CumulativeOperatingHours>`;
+  };
+  const equipment = options.machines
+    .map(
+      (machine) =>
+        `<${p}Equipment><${p}EquipmentHeader><${p}OEMName>Acme</${p}OEMName><${p}PIN>${machine.pin}</${p}PIN></${p}EquipmentHeader>${hours(machine)}</${p}Equipment>`,
+    )
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><${p}Fleet version="20190501"${xmlns}>${link('self', options.self)}${link('next', options.next)}${equipment}</${p}Fleet>`;
+}
+
+function jsonPage(options: { readonly self: string; readonly next?: string; readonly machines: readonly Machine[] }): string {
+  return JSON.stringify({
+    Links: [{ rel: 'self', href: options.self }, ...(options.next ? [{ rel: 'next', href: options.next }] : [])],
+    Equipment: options.machines.map((machine) => ({
+      EquipmentHeader: { OEMName: 'Acme', PIN: machine.pin },
+      ...(machine.hours === undefined ? {} : { CumulativeOperatingHours: { datetime: AT, Hour: machine.hours } }),
+    })),
+  });
+}
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+
+/** The mock OEM cloud: one handler per path; every request is noted with its headers. */
+const servers: ReturnType<typeof createServer>[] = [];
+async function oem(routesAt: (base: string) => Record<string, Handler>) {
+  let routes: Record<string, Handler> = {};
+  const requests: { path: string; accept: string | undefined; authorization: string | undefined; body: string }[] = [];
+  const server = createServer(async (request, response) => {
+    let body = '';
+    for await (const chunk of request) body += chunk;
+    const path = request.url ?? '/';
+    requests.push({ path, accept: request.headers.accept, authorization: request.headers.authorization, body });
+    const handler = routes[path];
+    if (handler) handler(request, response, body);
+    else response.writeHead(404).end();
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  routes = routesAt(base);
+  return { base, requests };
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+const xml =
+  (text: string | (() => string), status = 200, headers: Record<string, string> = {}): Handler =>
+  (_request, response) =>
+    response.writeHead(status, { 'content-type': 'application/xml', ...headers }).end(typeof text === 'string' ? text : text());
+
+/** An account with machines P1…P3, a poller over a memory store with a clock that sleeps by moving on. */
+async function setUp(options: { readonly maxWaitSeconds?: number; readonly allowPrivateAddresses?: boolean } = {}) {
+  const store = createMemoryStore();
+  const account = (await store.createAccount({ name: 'Acme', plan: 'business', now: 0 }))!;
+  const devices: Device[] = [];
+  for (const pin of ['P1', 'P2', 'P3'])
+    devices.push((await store.createDevice({ accountId: account.id, name: pin, imei: pin, model: 'm', timeZone: 'UTC', pin }))!);
+  let offset = 0;
+  const waits: number[] = [];
+  const now = () => Date.parse('2026-11-28T12:00:00Z') + offset;
+  const fleetHours = createFleetHours({ store, now });
+  const poller = aempSourcePoller({
+    store,
+    writes: fleetHours.manage,
+    origin: CLI,
+    allowPrivateAddresses: options.allowPrivateAddresses ?? true,
+    ...(options.maxWaitSeconds === undefined ? {} : { maxWaitSeconds: options.maxWaitSeconds }),
+    now,
+    sleep: async (ms) => {
+      waits.push(ms);
+      offset += ms;
+    },
+  });
+  const source = (url: string, auth: AempAuth | null = null, more: Partial<AempSourceSettings> = {}): AempSourceSettings => ({
+    id: 7,
+    accountId: account.id,
+    url,
+    auth,
+    minIntervalPerUrlSeconds: 0,
+    ...more,
+  });
+  const readings = async () =>
+    (await store.listHourMeterReadings({ deviceIds: devices.map((device) => device.id) })).map((reading) => [
+      devices.find((device) => device.id === reading.deviceId)!.pin,
+      reading.readAt,
+      reading.readingSeconds,
+      reading.source,
+    ]);
+  return { poller, source, readings, waits };
+}
+
+describe('AEMP poll against a mock OEM server (D65, D66)', () => {
+  it('D66: Takeuchi: starts at /Fleet/0, 2016 namespace, next equal to self ends the walk', async () => {
+    const { base, requests } = await oem((base) => ({
+      '/Fleet/0': xml(xmlPage({ ns: NS_2016, self: `${base}/Fleet/0`, next: `${base}/Fleet/1`, machines: [{ pin: 'P1', hours: 10 }] })),
+      '/Fleet/1': xml(xmlPage({ ns: NS_2016, self: `${base}/Fleet/1`, next: `${base}/Fleet/1`, machines: [{ pin: 'P2', hours: 20.5 }] })),
+    }));
+    const { poller, source, readings } = await setUp();
+    const record = await poller.poll(source(`${base}/Fleet/0`));
+    expect(record).toMatchObject({ pages: 2, equipmentSeen: 2, matched: 2, readingsStored: 2, error: null, stop: 'next_is_self' });
+    expect(requests.map((request) => [request.path, request.accept])).toEqual([
+      ['/Fleet/0', 'application/xml'],
+      ['/Fleet/1', 'application/xml'],
+    ]);
+    expect(await readings()).toEqual([
+      ['P1', AT_SECONDS, 10 * H, 'aemp:7'],
+      ['P2', AT_SECONDS, 20.5 * H, 'aemp:7'],
+    ]);
+  });
+
+  it('D66: 2019 namespace with a prefix, links/rel in lower case, relative hrefs, datetime as attribute or child; an empty page after the last ends the walk', async () => {
+    const { base } = await oem(() => ({
+      '/aemp/Fleet/1': xml(
+        xmlPage({
+          ns: NS_2019,
+          prefix: 'aemp',
+          lower: true,
+          self: '/aemp/Fleet/1',
+          next: '2',
+          machines: [{ pin: 'P1', hours: 1, datetime: 'child' }],
+        }),
+      ),
+      '/aemp/Fleet/2': xml(
+        xmlPage({ ns: NS_2019, next: '/aemp/Fleet/3', machines: [{ pin: 'p2', hours: 2, datetime: 'attribute' }, { pin: 'Z' }] }),
+      ),
+      '/aemp/Fleet/3': xml(xmlPage({ ns: NS_2019, next: '/aemp/Fleet/4', machines: [] })),
+    }));
+    const { poller, source, readings } = await setUp();
+    const record = await poller.poll(source(`${base}/aemp/Fleet/1`));
+    expect(record).toMatchObject({
+      pages: 3,
+      equipmentSeen: 3,
+      matched: 2,
+      unmatched: [{ pin: 'Z', oemName: 'Acme', serialNumber: null }],
+      readingsStored: 2,
+      stop: 'empty_page',
+    });
+    expect((await readings()).map((reading) => reading[0])).toEqual(['P1', 'P2']);
+  });
+
+  it('D66: JSON when the source asks for it by Accept', async () => {
+    const { base, requests } = await oem((base) => ({
+      '/Fleet/1': (request, response) =>
+        request.headers.accept === 'application/json'
+          ? response
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(jsonPage({ self: `${base}/Fleet/1`, machines: [{ pin: 'P3', hours: 3.25 }] }))
+          : response.writeHead(406).end(),
+    }));
+    const { poller, source, readings } = await setUp();
+    const record = await poller.poll(source(`${base}/Fleet/1`, null, { format: 'json' }));
+    expect(record).toMatchObject({ pages: 1, readingsStored: 1, error: null, stop: 'no_next' });
+    expect(requests[0]!.accept).toBe('application/json');
+    expect(await readings()).toEqual([['P3', AT_SECONDS, 3.25 * H, 'aemp:7']]);
+  });
+
+  it('D65, D66: Komatsu: equipment without CumulativeOperatingHours is matched, not read; 429 with Retry-After is waited out and asked again', async () => {
+    let asked = 0;
+    const { base, requests } = await oem((base) => ({
+      '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, next: `${base}/Fleet/2`, machines: [{ pin: 'P1' }, { pin: 'P2', hours: 4 }] })),
+      '/Fleet/2': (request, response, body) =>
+        ++asked === 1
+          ? response.writeHead(429, { 'retry-after': '7' }).end()
+          : xml(xmlPage({ self: `${base}/Fleet/2`, machines: [{ pin: 'P3', hours: 5 }] }))(request, response, body),
+    }));
+    const { poller, source, readings, waits } = await setUp();
+    const record = await poller.poll(source(`${base}/Fleet/1`));
+    expect(record).toMatchObject({ pages: 2, equipmentSeen: 3, matched: 3, readingsStored: 2, error: null });
+    expect(requests.map((request) => request.path)).toEqual(['/Fleet/1', '/Fleet/2', '/Fleet/2']);
+    expect(waits).toEqual([7000]);
+    expect((await readings()).map((reading) => reading[0])).toEqual(['P2', 'P3']);
+  });
+
+  it('D66, P127: a Retry-After beyond what a poll waits, or none, ends the poll recorded; the next poll starts afresh', async () => {
+    let retryAfter: string | null = '3600';
+    const { base } = await oem((base) => ({
+      '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, next: `${base}/Fleet/2`, machines: [{ pin: 'P1', hours: 1 }] })),
+      '/Fleet/2': (request, response, body) =>
+        retryAfter === 'ok'
+          ? xml(xmlPage({ machines: [{ pin: 'P2', hours: 2 }] }))(request, response, body)
+          : response.writeHead(503, retryAfter === null ? {} : { 'retry-after': retryAfter }).end(),
+    }));
+    const { poller, source, readings, waits } = await setUp({ maxWaitSeconds: 60 });
+    expect(await poller.poll(source(`${base}/Fleet/1`))).toMatchObject({
+      pages: 1,
+      readingsStored: 1,
+      error: { status: null, message: 'the next request would wait 3600 s, longer than a poll waits (60 s)' },
+      stop: null,
+    });
+    retryAfter = null;
+    expect((await poller.poll(source(`${base}/Fleet/1`))).error).toEqual({ status: 503, message: 'answered HTTP 503 without Retry-After' });
+    retryAfter = 'ok';
+    expect(await poller.poll(source(`${base}/Fleet/1`))).toMatchObject({ pages: 2, readingsStored: 1, error: null });
+    expect(await readings()).toHaveLength(2);
+    expect(waits).toEqual([]);
+  });
+
+  it('D66: a paging loop ends when a page repeats', async () => {
+    const { base, requests } = await oem((base) => ({
+      '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, next: `${base}/Fleet/2`, machines: [{ pin: 'P1', hours: 1 }] })),
+      '/Fleet/2': xml(xmlPage({ self: `${base}/Fleet/2`, next: `${base}/Fleet/1`, machines: [{ pin: 'P2', hours: 1 }] })),
+    }));
+    const { poller, source } = await setUp();
+    expect(await poller.poll(source(`${base}/Fleet/1`))).toMatchObject({ pages: 2, stop: 'repeated', error: null });
+    expect(requests).toHaveLength(2);
+  });
+
+  it('D66: an error answer or a page that is not XML or JSON ends the poll, recorded', async () => {
+    const { base } = await oem((base) => ({
+      '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, next: `${base}/Fleet/2`, machines: [{ pin: 'P1', hours: 1 }] })),
+      '/Fleet/2': xml('<Fleet><Equipment></Fleet>'),
+      '/Fleet/3': (_request, response) => response.writeHead(500).end('boom'),
+    }));
+    const { poller, source } = await setUp();
+    expect(await poller.poll(source(`${base}/Fleet/1`))).toMatchObject({
+      pages: 1,
+      readingsStored: 1,
+      error: { status: 200, message: 'the page is not XML that can be read' },
+    });
+    expect((await poller.poll(source(`${base}/Fleet/3`))).error).toEqual({ status: 500, message: 'answered HTTP 500' });
+    expect((await poller.poll(source(`${base}/Fleet/9`))).error).toEqual({ status: 404, message: 'answered HTTP 404' });
+  });
+
+  it('D66: basic and bearer sign in as asked', async () => {
+    const { base, requests } = await oem((base) => ({
+      '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, machines: [{ pin: 'P1', hours: 1 }] })),
+    }));
+    const { poller, source } = await setUp();
+    await poller.poll(source(`${base}/Fleet/1`, { kind: 'basic', username: 'fleet', password: 'pa:ss' }));
+    await poller.poll(source(`${base}/Fleet/1`, { kind: 'bearer', token: 'tok-123' }));
+    expect(requests.map((request) => request.authorization)).toEqual([
+      `Basic ${Buffer.from('fleet:pa:ss').toString('base64')}`,
+      'Bearer tok-123',
+    ]);
+  });
+
+  it('D66: OAuth2 client credentials: the token is taken once, kept across pages and polls, and taken anew once after a 401', async () => {
+    const issued: string[] = [];
+    let valid = '';
+    const { base, requests } = await oem((base) => {
+      const page = (path: string, next?: string) => (request: IncomingMessage, response: ServerResponse, body: string) =>
+        request.headers.authorization === `Bearer ${valid}`
+          ? xml(
+              xmlPage({
+                self: `${base}${path}`,
+                ...(next ? { next: `${base}${next}` } : {}),
+                machines: [{ pin: 'P1', hours: issued.length }],
+              }),
+            )(request, response, body)
+          : response.writeHead(401).end();
+      return {
+        '/oauth/token': (_request, response) => {
+          valid = `token-${issued.length + 1}`;
+          issued.push(valid);
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ access_token: valid, token_type: 'Bearer', expires_in: 3600 }));
+        },
+        '/Fleet/1': page('/Fleet/1', '/Fleet/2'),
+        '/Fleet/2': page('/Fleet/2'),
+      };
+    });
+    const { poller, source } = await setUp();
+    const auth: AempAuth = {
+      kind: 'oauth2_client_credentials',
+      tokenUrl: `${base}/oauth/token`,
+      clientId: 'id',
+      clientSecret: 's3cret',
+      scope: 'fleet',
+    };
+    const first = await poller.poll(source(`${base}/Fleet/1`, auth));
+    expect(first).toMatchObject({ pages: 2, error: null });
+    expect(issued).toEqual(['token-1']);
+    const tokenRequest = requests.find((request) => request.path === '/oauth/token')!;
+    expect(tokenRequest.authorization).toBe(`Basic ${Buffer.from('id:s3cret').toString('base64')}`);
+    expect(new URLSearchParams(tokenRequest.body).get('grant_type')).toBe('client_credentials');
+    expect(new URLSearchParams(tokenRequest.body).get('scope')).toBe('fleet');
+    // The OEM expires the token: the next poll's first page is 401, the token is taken anew once.
+    valid = 'expired';
+    const second = await poller.poll(source(`${base}/Fleet/1`, auth));
+    expect(second).toMatchObject({ pages: 2, error: null });
+    expect(issued).toEqual(['token-1', 'token-2']);
+    // A token endpoint that hands out tokens the feed refuses: one new token, then the 401 is recorded.
+    const refusing = await oem(() => ({
+      '/oauth/token': (_request, response) =>
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'never-good', expires_in: 60 })),
+      '/Fleet/1': (_request, response) => response.writeHead(401).end(),
+    }));
+    const refused = await poller.poll({
+      ...source(`${refusing.base}/Fleet/1`, { ...auth, tokenUrl: `${refusing.base}/oauth/token` }),
+      id: 8,
+    });
+    expect(refused.error).toEqual({ status: 401, message: 'answered HTTP 401' });
+    expect(refusing.requests.map((request) => request.path)).toEqual(['/oauth/token', '/Fleet/1', '/oauth/token', '/Fleet/1']);
+    // Credentials are never in a record.
+    expect(JSON.stringify([first, second, refused])).not.toMatch(/s3cret|token-|never-good/);
+  });
+
+  it('D66, P127: requests of one URL are at least the minimum interval apart; a longer wait than a poll waits ends it', async () => {
+    const { base } = await oem((base) => ({ '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, machines: [{ pin: 'P1', hours: 1 }] })) }));
+    const { poller, source, waits } = await setUp({ maxWaitSeconds: 60 });
+    const every30 = source(`${base}/Fleet/1`, null, { minIntervalPerUrlSeconds: 30 });
+    await poller.poll(every30);
+    expect((await poller.poll(every30)).error).toBeNull();
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(29_000);
+    expect(waits[0]).toBeLessThanOrEqual(30_000);
+    const every300 = source(`${base}/Fleet/1`, null, { minIntervalPerUrlSeconds: 300 });
+    await poller.poll(every300);
+    expect((await poller.poll(every300)).error).toMatchObject({
+      status: null,
+      message: expect.stringMatching(/longer than a poll waits \(60 s\)/),
+    });
+  });
+
+  it('D48: only https, and only public addresses, unless allowed', async () => {
+    const { base, requests } = await oem((base) => ({ '/Fleet/1': xml(xmlPage({ self: `${base}/Fleet/1`, machines: [] })) }));
+    const { poller, source } = await setUp({ allowPrivateAddresses: false });
+    expect((await poller.poll(source(`${base}/Fleet/1`))).error).toEqual({ status: null, message: 'refused: only https URLs are read' });
+    expect((await poller.poll(source('https://127.0.0.1:1/Fleet/1'))).error).toEqual({
+      status: null,
+      message: 'refused: the address 127.0.0.1 is not public',
+    });
+    expect((await poller.poll(source('https://[::ffff:10.0.0.1]/Fleet/1'))).error?.message).toMatch(
+      /^refused: the address .* is not public$/,
+    );
+    expect((await poller.poll(source('ftp://oem.example/Fleet/1'))).error?.message).toBe('refused: only https URLs are read');
+    expect(requests).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+import { pollAempSource, type AempPollOptions, type AempPollRecord, type ChangeOrigin, type EpochSeconds } from '@fleet-hours/core';
+import { aempPageReader, type AempAuth, type AempReaderOptions } from './aemp-page-reader.js';
+
+/** What a poll needs of a source (D65): where its feed starts, how to sign in, how often a URL may be asked. */
+export interface AempSourceSettings {
+  readonly id: number | string;
+  readonly accountId: number;
+  /** The feed's first page: `…/Fleet/1`, or `…/Fleet/0` where the source starts there. */
+  readonly url: string;
+  readonly auth: AempAuth | null;
+  readonly minIntervalPerUrlSeconds: number;
+  readonly format?: 'xml' | 'json';
+}
+
+/** What polls share: the store and writes, who writes, and the reader's bounds. */
+export interface AempSourcePollerOptions
+  extends Pick<AempPollOptions, 'store' | 'writes'>,
+    Pick<AempReaderOptions, 'allowPrivateAddresses' | 'maxWaitSeconds' | 'maxRetries' | 'timeoutMs' | 'now' | 'sleep'> {
+  /** Who the readings are written by (D55). */
+  readonly origin: ChangeOrigin;
+}
+
+/**
+ * Polls sources (D65, D66): one reader per source, kept while its settings stay (so its OAuth2
+ * token and the times its URLs were asked carry over from poll to poll), made anew when they change.
+ */
+export function aempSourcePoller(options: AempSourcePollerOptions): {
+  readonly poll: (source: AempSourceSettings) => Promise<AempPollRecord>;
+} {
+  const readers = new Map<string, { readonly settings: string; readonly reader: ReturnType<typeof aempPageReader> }>();
+  const nowSeconds = (): EpochSeconds => Math.floor((options.now ?? Date.now)() / 1000);
+  const readerOf = (source: AempSourceSettings) => {
+    const key = String(source.id);
+    const settings = JSON.stringify([source.auth, source.minIntervalPerUrlSeconds, source.format ?? 'xml']);
+    const kept = readers.get(key);
+    if (kept?.settings === settings) return kept.reader;
+    const { store: _store, writes: _writes, origin: _origin, ...bounds } = options;
+    const reader = aempPageReader({
+      ...bounds,
+      auth: source.auth,
+      minIntervalPerUrlSeconds: source.minIntervalPerUrlSeconds,
+      format: source.format ?? 'xml',
+    });
+    readers.set(key, { settings, reader });
+    return reader;
+  };
+  return {
+    poll: (source) =>
+      pollAempSource({
+        sourceId: source.id,
+        accountId: source.accountId,
+        url: source.url,
+        fetchPage: readerOf(source).fetchPage,
+        store: options.store,
+        writes: options.writes,
+        origin: options.origin,
+        nowSeconds,
+      }),
+  };
+}
