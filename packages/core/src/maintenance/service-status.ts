@@ -6,6 +6,7 @@ import { localEpochDayAt } from '../time/local-date.js';
 import { dueLocalEpochDay } from './due-day.js';
 import { formatIsoDate, formatIsoYear, isoDateOfEpochDay } from '../time/iso-days.js';
 import { applyChanges } from '../store/apply-changes.js';
+import { scheduleVersion } from '../manage/maintenance-bodies.js';
 import type {
   EpochSeconds,
   NewServiceSchedule,
@@ -92,6 +93,7 @@ export function serviceState(input: {
     remainingSeconds,
     remainingDays,
     status: _status(remainingSeconds, remainingDays, dueSoonSeconds, dueSoonDays),
+    version: scheduleVersion(schedule),
   };
 }
 

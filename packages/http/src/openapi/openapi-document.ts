@@ -706,9 +706,13 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
         ),
         WebhookETag: header(
-          "The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`.",
+          "The webhook endpoint's version: it changes with its URL, event types, `enabled`, description and each rotation (not with a delivery). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
         ),
+        IngestTokenETag: header("The ingest token's version: it changes when the token is revoked. Send it back as `If-Match`.", {
+          type: 'string',
+          pattern: '^"t-[0-9a-f]{16}"$',
+        }),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
           { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },

@@ -440,6 +440,25 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect((await store.listDevices({ accountId: account.id, tag: 'north' })).map((device) => device.id)).toEqual([again.id]);
     });
 
+    it('P99: 0021 gives existing webhook endpoints no description; down drops the column, keeping the endpoints', async () => {
+      const db = await fresh();
+      const migrator = await createFleetHoursMigrator(db);
+      expect((await migrator.migrateTo('0020_device_tags_and_identity')).error).toBeUndefined();
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      await sql`insert into webhook_endpoints (account_id, url, event_types, secret, created_at)
+        values (${account.id}::int, 'https://old.example/', '{}', 's', now())`.execute(db);
+      await migrateToLatest(db);
+      const [old] = await store.listWebhookEndpoints({ accountId: account.id });
+      expect(old).toMatchObject({ url: 'https://old.example/', description: null });
+      await store.updateWebhookEndpoint({ endpointId: old!.id, changes: { description: 'Dispatch' }, now: T0 });
+
+      expect((await migrator.migrateTo('0020_device_tags_and_identity')).error).toBeUndefined();
+      expect((await sql<{ url: string }>`select url from webhook_endpoints`.execute(db)).rows).toEqual([{ url: 'https://old.example/' }]);
+      await migrateToLatest(db);
+      expect((await store.findWebhookEndpoint({ endpointId: old!.id }))?.description).toBeNull();
+    });
+
     it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {
       const db = await fresh();
       await migrateToLatest(db);
