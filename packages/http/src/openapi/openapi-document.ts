@@ -104,6 +104,12 @@ const SERVICE_SCHEDULE_SCHEMA: Json = _everyPropertyRequired({
   },
   remaining_days: calendar({ type: 'integer' }, "`due_date` − today's local date, in days: negative once it has passed."),
   status: ref('schemas', 'ServiceStatus'),
+  version: {
+    type: 'string',
+    pattern: '^s-[0-9a-f]{16}$',
+    description:
+      'The version of the schedule: the `ETag` its writes answer, without the quotes. It changes when a write changes the schedule (not with engine time). Send it quoted as `If-Match` to change it only as read.',
+  },
 });
 
 /** An object schema whose properties are all required, in their order. */
@@ -132,6 +138,7 @@ const SERVICE_EXAMPLE: Json = {
       remaining_seconds: 78_000,
       remaining_days: 95,
       status: 'due_soon',
+      version: 's-3d0f6c2a91b84e57',
     },
     {
       id: 4,
@@ -147,6 +154,7 @@ const SERVICE_EXAMPLE: Json = {
       remaining_seconds: -12_000,
       remaining_days: null,
       status: 'overdue',
+      version: 's-8a1c47e5f02b9d36',
     },
   ],
 };

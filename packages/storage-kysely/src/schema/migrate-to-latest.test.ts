@@ -447,7 +447,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const store = createKyselyStore(db);
       const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
       await sql`insert into webhook_endpoints (account_id, url, event_types, secret, created_at)
-        values (${account.id}::int, 'https://old.example/', '{}', 's', now())`.execute(db);
+        values (${account.id}::int, 'https://old.example/', '{}', ${`whsec_${'A'.repeat(43)}=`}, now())`.execute(db);
       await migrateToLatest(db);
       const [old] = await store.listWebhookEndpoints({ accountId: account.id });
       expect(old).toMatchObject({ url: 'https://old.example/', description: null });
