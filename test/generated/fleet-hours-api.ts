@@ -580,6 +580,7 @@ export interface components {
             remaining_seconds: number;
             remaining_days: number | null;
             status: components["schemas"]["ServiceStatus"];
+            version: string;
         };
         ServiceBody: {
             device_id: number;
@@ -758,6 +759,7 @@ export interface components {
             url: string;
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled: boolean;
+            description: string | null;
             /** @enum {string|null} */
             disabled_reason: "operator" | "gone" | "failing" | null;
             /** Format: date-time */
@@ -768,6 +770,7 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            version: string;
         };
         WebhookWithSecret: {
             id: number;
@@ -775,6 +778,7 @@ export interface components {
             url: string;
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled: boolean;
+            description: string | null;
             /** @enum {string|null} */
             disabled_reason: "operator" | "gone" | "failing" | null;
             /** Format: date-time */
@@ -785,6 +789,7 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            version: string;
             secret: string | null;
         };
         WebhookList: {
@@ -793,11 +798,13 @@ export interface components {
         WebhookCreate: {
             url: string;
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            description?: string | null;
         };
         WebhookChange: {
             url?: string;
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled?: boolean;
+            description?: string | null;
         };
         WebhookTest: {
             event_id: string;
@@ -842,6 +849,7 @@ export interface components {
             expires_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            version: string;
         };
         IngestTokenWithToken: {
             id: number;
@@ -855,6 +863,7 @@ export interface components {
             expires_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            version: string;
             token: string | null;
         };
         IngestTokenList: {
@@ -1387,6 +1396,7 @@ export interface components {
         WebhookId: number;
         IngestTokenId: number;
         EventId: string;
+        IngestTokenIfMatch: string;
         WebhookIfMatch: string;
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
@@ -1412,6 +1422,7 @@ export interface components {
         Location: string;
         ETag: string;
         WebhookETag: string;
+        IngestTokenETag: string;
         "X-Request-Id": string;
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
@@ -2847,6 +2858,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["IngestTokenETag"];
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
@@ -2870,7 +2882,9 @@ export interface operations {
     revokeIngestToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["IngestTokenIfMatch"];
+            };
             path: {
                 id: components["parameters"]["IngestTokenId"];
             };
@@ -2890,6 +2904,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
