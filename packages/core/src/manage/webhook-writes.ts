@@ -30,9 +30,10 @@ export interface WebhookTestAttempt {
 
 /**
  * Sends one event of the outbox now, as the servers' sender would (P83): the I/O a front end
- * brings. `null` when it could not be sent now (the servers send it later).
+ * brings. `endpointId`: the one endpoint it is for (a test's). `null` when it could not be sent now
+ * (the servers send it later).
  */
-export type SendWebhookEvent = (input: { readonly eventId: string }) => Promise<WebhookTestAttempt | null>;
+export type SendWebhookEvent = (input: { readonly eventId: string; readonly endpointId: number }) => Promise<WebhookTestAttempt | null>;
 
 /** A page of an endpoint's attempts, newest first (P82). */
 export interface WebhookDeliveriesPage {
@@ -259,7 +260,7 @@ function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpo
       await store.raiseEvents({ events: [event], now });
       const body = webhookEndpointBody(endpoint, now);
       await record('webhook.test', origin, endpoint, body, body);
-      return { eventId: event.id, endpoint, attempt: await send({ eventId: event.id }) };
+      return { eventId: event.id, endpoint, attempt: await send({ eventId: event.id, endpointId }) };
     },
     async listWebhookDeliveries({ accountId, endpointId, limit, failedOnly, cursor }) {
       const size = limit ?? WEBHOOK_DELIVERIES_PAGE.default;
