@@ -10,6 +10,9 @@ import { createCliHarness } from '../testing/cli-harness.js';
  * test event verified by a real receiver with the reference library, the attempts listed, a
  * replay under the same id.
  */
+/** `webhooks create` of an endpoint of account 1. */
+const CREATE = ['webhooks', 'create', '--account', '1', '--url', 'https://ops.example.com/hooks'];
+
 describe('fleet-hours webhooks (D40, D41)', () => {
   const setUp = async () => {
     const cli = createCliHarness({ now: Date.now() });
@@ -20,12 +23,7 @@ describe('fleet-hours webhooks (D40, D41)', () => {
   it('create prints the secret once; list and update never show it', async () => {
     const cli = await setUp();
     const created = await cli.json<{ id: number; secret: string; events: string[]; enabled: boolean }>([
-      'webhooks',
-      'create',
-      '--account',
-      '1',
-      '--url',
-      'https://ops.example.com/hooks',
+      ...CREATE,
       '--events',
       'service.overdue,device.silent',
     ]);
@@ -65,12 +63,7 @@ describe('fleet-hours webhooks (D40, D41)', () => {
   it('P99: --description is written by create and update, shown by list, and refused with exit 2 naming the option', async () => {
     const cli = await setUp();
     const created = await cli.json<{ id: number; description: string | null; version: string }>([
-      'webhooks',
-      'create',
-      '--account',
-      '1',
-      '--url',
-      'https://ops.example.com/hooks',
+      ...CREATE,
       '--description',
       ' Dispatch board ',
     ]);
