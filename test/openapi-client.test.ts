@@ -552,7 +552,11 @@ for (const prefix of ['', '/fleet']) {
       });
       expectTypeOf(hook.data).toEqualTypeOf<Schemas['WebhookWithSecret'] | undefined>();
       expectTypeOf(hook.data!.description).toEqualTypeOf<string | null>();
-      expect([hook.response.status, hook.data?.secret, hook.data?.description]).toEqual([201, expect.stringMatching(/^whsec_/), 'Dispatch']);
+      expect([hook.response.status, hook.data?.secret, hook.data?.description]).toEqual([
+        201,
+        expect.stringMatching(/^whsec_/),
+        'Dispatch',
+      ]);
       expect(hook.response.headers.get('ETag')).toBe(`"${hook.data?.version}"`);
       const hookId = hook.data!.id;
       const hooks = await manager.GET('/api/v1/webhooks');

@@ -334,7 +334,11 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     // D54 (P100): the token's version is its ETag; a version it does not have is stale, and revokes nothing.
     const tag = created.headers.get('ETag')!;
     expect(tag).toBe(`"${created.body!.version}"`);
-    await refusesStale('revokeIngestToken', { id }, tag.replace(/[0-9a-f]"$/, (last) => (last === '0"' ? '1"' : '0"')));
+    await refusesStale(
+      'revokeIngestToken',
+      { id },
+      tag.replace(/[0-9a-f]"$/, (last) => (last === '0"' ? '1"' : '0"')),
+    );
     expect((listed.body!.data as Json[])[0]).toMatchObject({ state: 'active', version: created.body!.version });
     await succeeds('revokeIngestToken', { id }, 204, { headers: { 'If-Match': tag } });
     const revoked = await call('listIngestTokens', {});

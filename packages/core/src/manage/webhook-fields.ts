@@ -140,12 +140,16 @@ export function webhookEndpointBody(endpoint: WebhookEndpoint, now: EpochSeconds
  * webhookEntityTag({ url: 'https://a.example/', eventTypes: [], enabled: true, description: null, previousSecretExpiresAt: null }).length; // 20
  * ```
  */
-export function webhookEntityTag(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>): string {
+export function webhookEntityTag(
+  endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>,
+): string {
   return `"${webhookVersion(endpoint)}"`;
 }
 
 /** The version of an endpoint (D54, P81): its entity tag unquoted, `w-0123456789abcdef`. */
-export function webhookVersion(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>): string {
+export function webhookVersion(
+  endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>,
+): string {
   // The description is hashed last, and only when there is one: an endpoint without one keeps the version it had before descriptions.
   const values: unknown[] = [endpoint.url, endpoint.eventTypes, endpoint.enabled, endpoint.previousSecretExpiresAt];
   return entityVersion('w', endpoint.description === null ? values : [...values, endpoint.description]);

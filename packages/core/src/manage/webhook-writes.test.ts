@@ -118,10 +118,15 @@ describe('webhookWrites() (D41, D55, P80)', () => {
     expect(changes.at(-1)?.after).toMatchObject({ description: 'Yard', version: webhookEntityTag(changed).slice(1, -1) });
     // The tag read before the description changed no longer names it (D54).
     await expect(
-      webhooks.updateWebhookEndpoint({ accountId: acme, endpointId: endpoint.id, fields: { description: null }, ifMatch: before, origin: CLI }),
+      webhooks.updateWebhookEndpoint({
+        accountId: acme,
+        endpointId: endpoint.id,
+        fields: { description: null },
+        ifMatch: before,
+        origin: CLI,
+      }),
     ).rejects.toMatchObject({ code: 'precondition_failed' });
-    for (const none of [null, '', '   '])
-      expect(readWebhookFields({ description: none }, 'update')).toEqual({ description: null });
+    for (const none of [null, '', '   ']) expect(readWebhookFields({ description: none }, 'update')).toEqual({ description: null });
     for (const [bad, why] of [
       [7, /description must be a string or null/],
       ['Yard\u001b[2J', /description must be text without control characters/],
@@ -166,7 +171,9 @@ describe('ingestTokenWrites() (D24, D55, P80)', () => {
     expect(active).toMatch(/^t-[0-9a-f]{16}$/);
     expect(ingestTokenVersion(created.record)).toBe(active);
     const tokenId = created.record.id;
-    await expect(tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: '"t-0000000000000000"', origin: KEY })).rejects.toMatchObject({
+    await expect(
+      tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: '"t-0000000000000000"', origin: KEY }),
+    ).rejects.toMatchObject({
       code: 'precondition_failed',
       status: 412,
     });
@@ -191,14 +198,19 @@ describe('ingestTokenWrites() (D24, D55, P80)', () => {
     const read = `"${ingestTokenVersion(created.record)}"`;
     // Another revocation lands while this one runs: the store keeps its instant, not this write's.
     const racing = ingestTokenWrites({
-      store: { ...store, revokeIngestToken: async (input) => {
-        await store.revokeIngestToken({ tokenId: input.tokenId, now: T0 - 5 });
-        return store.revokeIngestToken(input);
-      } },
+      store: {
+        ...store,
+        revokeIngestToken: async (input) => {
+          await store.revokeIngestToken({ tokenId: input.tokenId, now: T0 - 5 });
+          return store.revokeIngestToken(input);
+        },
+      },
       nowSeconds: () => now,
     });
     now = T0 + 1;
-    await expect(racing.revokeIngestToken({ accountId: acme, tokenId: created.record.id, ifMatch: read, origin: KEY })).rejects.toMatchObject({
+    await expect(
+      racing.revokeIngestToken({ accountId: acme, tokenId: created.record.id, ifMatch: read, origin: KEY }),
+    ).rejects.toMatchObject({
       code: 'precondition_failed',
     });
     expect((await store.listIngestTokens({ accountId: acme }))[0]?.revokedAt).toBe(T0 - 5);

@@ -137,7 +137,10 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
       now: T0,
     }))!;
     expect(described.description).toBe('Dispatch — “night shift” ✓');
-    expect((await store().listWebhookEndpoints({ accountId })).map((found) => found.description)).toEqual([null, 'Dispatch — “night shift” ✓']);
+    expect((await store().listWebhookEndpoints({ accountId })).map((found) => found.description)).toEqual([
+      null,
+      'Dispatch — “night shift” ✓',
+    ]);
     const kept = await store().updateWebhookEndpoint({ endpointId: described.id, changes: { enabled: false }, now: T0 });
     expect(kept?.description).toBe('Dispatch — “night shift” ✓');
     const changed = await store().updateWebhookEndpoint({ endpointId: described.id, changes: { description: 'Yard' }, now: T0 });
@@ -146,7 +149,12 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
     expect(
       await store().updateWebhookEndpoint({ endpointId: described.id, changes: { description: null }, now: T0, expected: kept! }),
     ).toBeNull();
-    const cleared = await store().updateWebhookEndpoint({ endpointId: described.id, changes: { description: null }, now: T0, expected: changed! });
+    const cleared = await store().updateWebhookEndpoint({
+      endpointId: described.id,
+      changes: { description: null },
+      now: T0,
+      expected: changed!,
+    });
     expect(cleared?.description).toBeNull();
     expect(await store().findWebhookEndpoint({ endpointId: described.id })).toEqual(cleared);
     expect(await store().removeWebhookEndpoint({ endpointId: described.id, expected: changed! })).toBeNull();

@@ -476,7 +476,8 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
     // One endpoint answered: its version (D54, P81).
     const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
     // A token made: its version, as its revocation compares it (D54, P100).
-    const etag = openApi.tag === 'Devices' ? 'ETag' : onWebhook ? 'WebhookETag' : openApi.schema === 'IngestTokenWithToken' ? 'IngestTokenETag' : null;
+    const etag =
+      openApi.tag === 'Devices' ? 'ETag' : onWebhook ? 'WebhookETag' : openApi.schema === 'IngestTokenWithToken' ? 'IngestTokenETag' : null;
     const success: Json =
       openApi.schema === undefined
         ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }

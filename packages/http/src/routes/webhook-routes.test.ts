@@ -244,9 +244,20 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
     expect([patched.status, changed.description, changed.url]).toEqual([200, 'Night shift', URL_A]);
     expect(changed.version).not.toBe(body.version);
     expect(patched.headers.get('ETag')).toBe(`"${changed.version}"`);
-    expect(fixture.changes.at(-1)).toMatchObject({ action: 'webhook.update', before: { description: 'Dispatch board' }, after: { description: 'Night shift' } });
+    expect(fixture.changes.at(-1)).toMatchObject({
+      action: 'webhook.update',
+      before: { description: 'Dispatch board' },
+      after: { description: 'Night shift' },
+    });
     // D54: the version read before the description changed is stale.
-    const stale = await send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, { description: null }, { 'If-Match': `"${body.version}"` });
+    const stale = await send(
+      fixture,
+      'PATCH',
+      `/api/v1/webhooks/${body.id}`,
+      fixture.keys.acmeManage.key,
+      { description: null },
+      { 'If-Match': `"${body.version}"` },
+    );
     expect(stale.status).toBe(412);
     for (const none of [null, '']) {
       const cleared = await send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, { description: none });
@@ -258,7 +269,10 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
         ['PATCH', `/api/v1/webhooks/${body.id}`, {}],
       ] as const) {
         const refused = await send(fixture, method, path, fixture.keys.acmeManage.key, { ...extra, description: bad });
-        expect([refused.status, ((await refused.json()) as ErrorJson).error]).toEqual([400, expect.objectContaining({ code: 'invalid_field', field: 'description' })]);
+        expect([refused.status, ((await refused.json()) as ErrorJson).error]).toEqual([
+          400,
+          expect.objectContaining({ code: 'invalid_field', field: 'description' }),
+        ]);
       }
     }
     expect(await fixture.store.listWebhookEndpoints({ accountId: fixture.accounts.acme.id })).toHaveLength(1);
@@ -622,14 +636,18 @@ describe('ingest tokens over the API (D24, P80)', () => {
       'If-Match': tag,
     });
     expect(theirs.status).toBe(404);
-    const revoked = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, { 'If-Match': tag });
+    const revoked = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': tag,
+    });
     expect(revoked.status).toBe(204);
     expect((await fixture.fleetHours.authenticate(`Bearer ${created.token}`, 'ingest_token')).ok).toBe(false);
     const list = (await (await fixture.request('/api/v1/ingest-tokens', fixture.keys.acmeManage.key)).json()) as { data: Body[] };
     expect(list.data[0]?.version).toMatch(/^t-[0-9a-f]{16}$/);
     expect(list.data[0]?.version).not.toBe(created.version);
     // The tag of the token before its revocation names it no more; the list's names it.
-    const again = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, { 'If-Match': tag });
+    const again = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': tag,
+    });
     expect(again.status).toBe(412);
     const current = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
       'If-Match': `"${list.data[0]?.version}"`,

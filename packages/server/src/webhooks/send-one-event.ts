@@ -42,7 +42,9 @@ export function sendOneEvent(options: {
       await sender.close();
     }
     // The send timeout of the sender that claimed it (the servers', as this one's), and a margin to record the attempt.
-    return sent ?? _attemptOfAnother(options.store, eventId, endpointId, (options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS) + _RECORD_MARGIN_MS);
+    return (
+      sent ?? _attemptOfAnother(options.store, eventId, endpointId, (options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS) + _RECORD_MARGIN_MS)
+    );
   };
 }
 
