@@ -75,7 +75,6 @@ export {
   hourMeterReadingBody,
   READING_PAGE_SIZES,
   readingVersion,
-  scheduleVersion,
   scheduleWriteBody,
   type HourMeterReadingBody,
   type ServiceScheduleWriteBody,

@@ -8,7 +8,7 @@ import type { FleetPage } from './read-queries.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
-import { scheduleVersion } from '../manage/maintenance-bodies.js';
+import { scheduleVersion } from '../maintenance/service-status.js';
 import { rejectionBy } from '../testing/refusal.js';
 import type { DeviceService, NewServiceSchedule } from '../types.js';
 import { walkFleetPages } from '../testing/walk-fleet-pages.js';

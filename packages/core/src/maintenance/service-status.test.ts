@@ -14,6 +14,7 @@ import {
   MAX_SERVICE_INTERVAL_DAYS,
   MAX_SERVICE_INTERVAL_SECONDS,
   parseServiceStatuses,
+  scheduleVersion,
   serviceMargins,
   serviceState,
   worstServiceStatus,
@@ -22,7 +23,6 @@ import {
   type ServiceScheduleChanges,
   type ServiceScheduleState,
 } from '../index.js';
-import { scheduleVersion } from '../manage/maintenance-bodies.js';
 import { thrownBy } from '../testing/refusal.js';
 
 const HOUR = 3600;

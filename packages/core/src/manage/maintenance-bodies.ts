@@ -35,19 +35,6 @@ export function readingVersion(reading: HourMeterReading): string {
   return entityVersion('r', [reading.readAt, reading.readingSeconds, reading.recordedAt]);
 }
 
-/** The version of a schedule (D54, P77): a hash of every stored field a write can change. */
-export function scheduleVersion(schedule: ServiceSchedule): string {
-  return entityVersion('s', [
-    schedule.name,
-    schedule.intervalSeconds,
-    schedule.intervalDays,
-    schedule.dueSoonSeconds,
-    schedule.dueSoonDays,
-    schedule.lastDoneAt,
-    schedule.lastDoneHourMeterSeconds,
-  ]);
-}
-
 /**
  * A reading as the API and the CLI show it.
  *
