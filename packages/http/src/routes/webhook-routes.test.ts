@@ -232,14 +232,9 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
     const one = (await (await fixture.request(`/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key)).json()) as Body;
     const list = (await (await fixture.request('/api/v1/webhooks', fixture.keys.acmeManage.key)).json()) as { data: Body[] };
     expect([one.description, list.data[0]?.description, list.data[0]?.version]).toEqual(['Dispatch board', 'Dispatch board', body.version]);
-    const patched = await send(
-      fixture,
-      'PATCH',
-      `/api/v1/webhooks/${body.id}`,
-      fixture.keys.acmeManage.key,
-      { description: 'Night shift' },
-      { 'If-Match': `"${body.version}"` },
-    );
+    const patch = (fields: unknown, ifMatch?: string) =>
+      send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, fields, ifMatch ? { 'If-Match': ifMatch } : {});
+    const patched = await patch({ description: 'Night shift' }, `"${body.version}"`);
     const changed = (await patched.json()) as Body;
     expect([patched.status, changed.description, changed.url]).toEqual([200, 'Night shift', URL_A]);
     expect(changed.version).not.toBe(body.version);
@@ -250,17 +245,9 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
       after: { description: 'Night shift' },
     });
     // D54: the version read before the description changed is stale.
-    const stale = await send(
-      fixture,
-      'PATCH',
-      `/api/v1/webhooks/${body.id}`,
-      fixture.keys.acmeManage.key,
-      { description: null },
-      { 'If-Match': `"${body.version}"` },
-    );
-    expect(stale.status).toBe(412);
+    expect((await patch({ description: null }, `"${body.version}"`)).status).toBe(412);
     for (const none of [null, '']) {
-      const cleared = await send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, { description: none });
+      const cleared = await patch({ description: none });
       expect(((await cleared.json()) as Body).description).toBeNull();
     }
     for (const bad of [7, ['x'], 'Yard\u001b[2J', 'Yard\u202eexe', 'x'.repeat(201)]) {
