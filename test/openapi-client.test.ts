@@ -359,6 +359,8 @@ for (const prefix of ['', '/fleet']) {
             remaining_seconds: 91_000,
             remaining_days: 0,
             status: 'due_soon',
+            // P101: the version its writes answer and compare with If-Match.
+            version: expect.stringMatching(/^s-[0-9a-f]{16}$/),
           },
         ],
       });
@@ -550,9 +552,17 @@ for (const prefix of ['', '/fleet']) {
       expect(removed.response.status).toBe(204);
 
       // Webhook endpoints and ingest tokens (P80–P83), with the manage key.
-      const hook = await manager.POST('/api/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hooks', event_types: ['device.silent'] } });
+      const hook = await manager.POST('/api/v1/webhooks', {
+        body: { url: 'http://127.0.0.1:9/hooks', event_types: ['device.silent'], description: 'Dispatch' },
+      });
       expectTypeOf(hook.data).toEqualTypeOf<Schemas['WebhookWithSecret'] | undefined>();
-      expect([hook.response.status, hook.data?.secret]).toEqual([201, expect.stringMatching(/^whsec_/)]);
+      expectTypeOf(hook.data!.description).toEqualTypeOf<string | null>();
+      expect([hook.response.status, hook.data?.secret, hook.data?.description]).toEqual([
+        201,
+        expect.stringMatching(/^whsec_/),
+        'Dispatch',
+      ]);
+      expect(hook.response.headers.get('ETag')).toBe(`"${hook.data?.version}"`);
       const hookId = hook.data!.id;
       const hooks = await manager.GET('/api/v1/webhooks');
       expect(hooks.data?.data.map((one) => one.id)).toEqual([hookId]);
@@ -576,9 +586,12 @@ for (const prefix of ['', '/fleet']) {
       expect(hookRemoved.response.status).toBe(204);
       const token = await manager.POST('/api/v1/ingest-tokens', { body: { label: 'yard' } });
       expect([token.response.status, token.data?.token]).toEqual([201, expect.stringMatching(/^fhi_/)]);
+      expect(token.response.headers.get('ETag')).toBe(`"${token.data?.version}"`);
       const tokens = await manager.GET('/api/v1/ingest-tokens');
-      expect(tokens.data?.data.at(-1)).toMatchObject({ id: token.data!.id, label: 'yard', state: 'active' });
-      const revoked = await manager.DELETE('/api/v1/ingest-tokens/{id}', { params: { path: { id: token.data!.id } } });
+      expect(tokens.data?.data.at(-1)).toMatchObject({ id: token.data!.id, label: 'yard', state: 'active', version: token.data?.version });
+      const revoked = await manager.DELETE('/api/v1/ingest-tokens/{id}', {
+        params: { path: { id: token.data!.id }, header: { 'If-Match': token.response.headers.get('ETag')! } },
+      });
       expect(revoked.response.status).toBe(204);
 
       // Work calendars (D58, P113): the account's default, then the device's own over the version read.

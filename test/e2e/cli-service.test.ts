@@ -164,6 +164,8 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
       remaining_seconds: 59 * HOUR,
       remaining_days: expect.any(Number),
       status: 'overdue',
+      // P101: its version, as the API's writes and /service show it.
+      version: expect.stringMatching(/^s-[0-9a-f]{16}$/),
     });
     expect(oil.remaining_days).toBeLessThan(-600);
     filter = await cliJson<Schedule>(['service', 'create', '--device', String(truck), '--name', 'Air filter', '--every', '1.5h']);
@@ -217,6 +219,8 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
       due_hour_meter_seconds: 1007 * HOUR + 27_000,
       remaining_seconds: 7 * HOUR,
       status: 'due_soon',
+      // P101: a change of the schedule is a new version.
+      version: expect.not.stringMatching(`^${filter.version}$`),
     });
     filter = updated;
   });
@@ -237,6 +241,8 @@ describe(`D38 D39 fleet-hours hour-meter and service: ${adminUrl ? 'PostgreSQL s
           due_date: '2025-02-11',
           remaining_seconds: 247 * HOUR,
           remaining_days: expect.any(Number),
+          // P101: the service recorded is a change of the schedule: a new version.
+          version: expect.not.stringMatching(`^${oil.version}$`),
         },
         withoutDevice(filter),
       ],

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANAGE_ENDPOINTS } from '@fleet-hours/core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServer, createTestDatabase, runCliJson, startServe, type TestDatabase } from '../support/cli.js';
+import { type CliServer, createTestDatabase, runCli, runCliJson, startServe, type TestDatabase } from '../support/cli.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 type RowName = (typeof MANAGE_ENDPOINTS)[number]['name'];
@@ -35,6 +35,7 @@ const TAKES_IF_MATCH: ReadonlySet<RowName> = new Set<RowName>([
   // Work calendars' PUT (D58, P113).
   'putDeviceCalendar',
   'putAccountCalendar',
+  'revokeIngestToken',
 ]);
 
 describe(`issue 32: every manage route through fleet-hours serve (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, {
@@ -169,7 +170,8 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     ids.device = (await device('Truck 1', '356307042441013', acmeArgs)).id;
     ids.otherDevice = (await device('Their truck', '356307042441021', otherArgs)).id;
     receiver = await startWebhookReceiver({ answers: { '/hooks': () => ({ status: 204 }) } });
-    serveArgs = [...dbArgs, '--rate-limit-writes', '1000', '--webhook-allow-private-addresses', 'on', '--webhook-timeout', '2'];
+    // A generous send timeout: on a loaded machine the local receiver may answer a test's request late (P83).
+    serveArgs = [...dbArgs, '--rate-limit-writes', '1000', '--webhook-allow-private-addresses', 'on', '--webhook-timeout', '60'];
     server = await startServe(serveArgs, { cwd: work });
     // The other account's webhook endpoint and ingest token, made through the API with its own key.
     const created = async (path: string, body: unknown) => {
@@ -256,11 +258,13 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
   });
 
   it('webhook endpoints, deliveries and replays of events', async () => {
-    const hook = { url: receiver.url('/hooks') };
+    const hook = { url: receiver.url('/hooks'), description: 'Dispatch board' };
     await refusesReadKey('listWebhooks', {});
     await refusesReadKey('createWebhook', {}, hook);
     const created = await replays('createWebhook', {}, 201, hook);
     const id = created.body!.id as number;
+    // P99: the description is kept and shown; D54: the body's version is its ETag.
+    expect(created.body).toMatchObject({ description: 'Dispatch board', version: created.headers.get('ETag')!.slice(1, -1) });
     receiver.trust('/hooks', created.body!.secret as string);
     const listed = await succeeds('listWebhooks', {}, 200);
     expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([id]);
@@ -330,7 +334,19 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([id]);
     await refusesReadKey('revokeIngestToken', { id });
     await hidesOthers('revokeIngestToken', { id: ids.otherToken });
-    await succeeds('revokeIngestToken', { id }, 204);
+    // D54 (P100): the token's version is its ETag; a version it does not have is stale, and revokes nothing.
+    const tag = created.headers.get('ETag')!;
+    expect(tag).toBe(`"${created.body!.version}"`);
+    await refusesStale(
+      'revokeIngestToken',
+      { id },
+      tag.replace(/[0-9a-f]"$/, (last) => (last === '0"' ? '1"' : '0"')),
+    );
+    expect((listed.body!.data as Json[])[0]).toMatchObject({ state: 'active', version: created.body!.version });
+    await succeeds('revokeIngestToken', { id }, 204, { headers: { 'If-Match': tag } });
+    const revoked = await call('listIngestTokens', {});
+    const after = (revoked.body!.data as Json[])[0]!;
+    expect([after.state, after.version === created.body!.version]).toEqual(['revoked', false]);
   });
 
   it('work calendars: the account default, a device own over its version (stale If-Match 412), removed with null', async () => {
@@ -372,6 +388,26 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     expect(entries.filter((entry) => String(entry.action).startsWith('webhook.create'))).toHaveLength(1);
     // An embedded database is opened by one process at a time: serve stops while the CLI changes it.
     if (database === null) await server.stop();
+    // P99: the CLI writes and shows an endpoint's description too, refusing a control character (exit 2) naming --description.
+    const described = await cli<{ id: number; description: string | null }>([
+      'webhooks',
+      'create',
+      '--account',
+      String(ids.account),
+      '--url',
+      receiver.url('/cli'),
+      '--description',
+      'Night desk',
+    ]);
+    expect(described.description).toBe('Night desk');
+    const table = await runCli(['webhooks', 'list', '--account', String(ids.account), ...dbArgs], { cwd: work });
+    expect(table.stdout).toMatch(/DESCRIPTION[\s\S]*Night desk/);
+    const refused = await runCli(['webhooks', 'update', '--id', String(described.id), '--description', 'Night\u001bdesk', ...dbArgs], {
+      cwd: work,
+    });
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--description must be text without control characters')]);
+    const cleared = await cli<{ description: string | null }>(['webhooks', 'update', '--id', String(described.id), '--description', '']);
+    expect(cleared.description).toBeNull();
     const cliUpdate = await cli<{ id: number; name: string }>(['devices', 'update', String(ids.device), '--name', 'Truck 1 (CLI)']);
     expect(cliUpdate.name).toBe('Truck 1 (CLI)');
     if (database === null) server = await startServe(serveArgs, { cwd: work });

@@ -614,6 +614,7 @@ export interface components {
             remaining_seconds: number;
             remaining_days: number | null;
             status: components["schemas"]["ServiceStatus"];
+            version: string;
         };
         ServiceBody: {
             device_id: number;
@@ -792,6 +793,7 @@ export interface components {
             url: string;
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled: boolean;
+            description: string | null;
             /** @enum {string|null} */
             disabled_reason: "operator" | "gone" | "failing" | null;
             /** Format: date-time */
@@ -802,6 +804,7 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            version: string;
         };
         WebhookWithSecret: {
             id: number;
@@ -809,6 +812,7 @@ export interface components {
             url: string;
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled: boolean;
+            description: string | null;
             /** @enum {string|null} */
             disabled_reason: "operator" | "gone" | "failing" | null;
             /** Format: date-time */
@@ -819,6 +823,7 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            version: string;
             secret: string | null;
         };
         WebhookList: {
@@ -827,11 +832,13 @@ export interface components {
         WebhookCreate: {
             url: string;
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            description?: string | null;
         };
         WebhookChange: {
             url?: string;
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             enabled?: boolean;
+            description?: string | null;
         };
         WebhookTest: {
             event_id: string;
@@ -876,6 +883,7 @@ export interface components {
             expires_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            version: string;
         };
         IngestTokenWithToken: {
             id: number;
@@ -889,6 +897,7 @@ export interface components {
             expires_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            version: string;
             token: string | null;
         };
         IngestTokenList: {
@@ -1483,6 +1492,7 @@ export interface components {
         WebhookId: number;
         IngestTokenId: number;
         EventId: string;
+        IngestTokenIfMatch: string;
         WebhookIfMatch: string;
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
@@ -1510,6 +1520,7 @@ export interface components {
         ETag: string;
         CalendarETag: string;
         WebhookETag: string;
+        IngestTokenETag: string;
         "X-Request-Id": string;
         Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "GET, HEAD, PUT" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
@@ -2978,6 +2989,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["IngestTokenETag"];
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
@@ -3002,7 +3014,9 @@ export interface operations {
     revokeIngestToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["IngestTokenIfMatch"];
+            };
             path: {
                 id: components["parameters"]["IngestTokenId"];
             };
@@ -3023,6 +3037,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -95,7 +95,6 @@ export {
   hourMeterReadingBody,
   READING_PAGE_SIZES,
   readingVersion,
-  scheduleVersion,
   scheduleWriteBody,
   type HourMeterReadingBody,
   type ServiceScheduleWriteBody,

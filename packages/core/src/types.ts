@@ -272,6 +272,8 @@ export interface ServiceScheduleState {
   readonly remainingSeconds: number;
   readonly remainingDays: number | null;
   readonly status: ServiceStatus;
+  /** D54 (P101): the schedule's version, as its writes answer it and compare `If-Match` with. */
+  readonly version: string;
 }
 
 /** A device's service schedules at *now* (`GET /devices/{id}/service`, D39). */

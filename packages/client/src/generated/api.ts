@@ -663,7 +663,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an ingest token
-         * @description The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing.
+         * @description The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing. With `If-Match`, only the token as read is revoked: one revoked since is 412.
          *
          *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
          */
@@ -979,6 +979,8 @@ export interface components {
             /** @description `due_date` − today's local date, in days: negative once it has passed. */
             remaining_days: number | null;
             status: components["schemas"]["ServiceStatus"];
+            /** @description The version of the schedule: the `ETag` its writes answer, without the quotes. It changes when a write changes the schedule (not with engine time). Send it quoted as `If-Match` to change it only as read. */
+            version: string;
         };
         ServiceBody: {
             device_id: number;
@@ -1297,6 +1299,8 @@ export interface components {
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             /** @description Whether events are sent to it. */
             enabled: boolean;
+            /** @description What it is for, for people; null: none. */
+            description: string | null;
             /**
              * @description Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).
              * @enum {string|null}
@@ -1319,6 +1323,8 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The version of the endpoint: its `ETag`, without the quotes. */
+            version: string;
         };
         /** @description The endpoint and its secret: shown in this answer only. */
         WebhookWithSecret: {
@@ -1332,6 +1338,8 @@ export interface components {
             event_types: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             /** @description Whether events are sent to it. */
             enabled: boolean;
+            /** @description What it is for, for people; null: none. */
+            description: string | null;
             /**
              * @description Why it is disabled: by a change (`operator`), after a 410 (`gone`), after five days of failures (`failing`).
              * @enum {string|null}
@@ -1354,6 +1362,8 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The version of the endpoint: its `ETag`, without the quotes. */
+            version: string;
             /** @description Signs every request (Standard Webhooks). Store it now: it is never shown again — an answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
             secret: string | null;
         };
@@ -1366,6 +1376,8 @@ export interface components {
             url: string;
             /** @description The events it wants; absent or empty: every type. */
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
+            /** @description What it is for, for people: trimmed, without control characters; null or empty: none. */
+            description?: string | null;
         };
         /** @description The fields to change, at least one. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
         WebhookChange: {
@@ -1373,6 +1385,8 @@ export interface components {
             event_types?: ("service.due_soon" | "service.overdue" | "device.silent" | "device.reporting")[];
             /** @description `true` enables it and clears why it was disabled. */
             enabled?: boolean;
+            /** @description What it is for, for people: trimmed, without control characters; null or empty: none. */
+            description?: string | null;
         };
         WebhookTest: {
             /** @description The `webhook.test` event sent. */
@@ -1430,6 +1444,8 @@ export interface components {
              * @description When it was revoked.
              */
             revoked_at: string | null;
+            /** @description The version of the token: its `ETag`, without the quotes. */
+            version: string;
         };
         /** @description The token and the token itself: shown in this answer only. */
         IngestTokenWithToken: {
@@ -1451,6 +1467,8 @@ export interface components {
              * @description When it was revoked.
              */
             revoked_at: string | null;
+            /** @description The version of the token: its `ETag`, without the quotes. */
+            version: string;
             /** @description Store it now: only its fingerprint is kept. An answer given again for an `Idempotency-Key` (`Idempotent-Replayed: true`) has `null` here. */
             token: string | null;
         };
@@ -2117,6 +2135,8 @@ export interface components {
         IngestTokenId: number;
         /** @description The event id, as in the `webhook-id` header of its requests: `evt_…`. */
         EventId: string;
+        /** @description The `ETag` of the token as last read (or `*`): it is revoked only if it is still that one, else 412. */
+        IngestTokenIfMatch: string;
         /** @description The `ETag` of the endpoint as last read (or `*`): the write applies only if it is still that one, else 412. */
         WebhookIfMatch: string;
         /** @description Attempts in a page: 1 to 1000, default 50. */
@@ -2166,8 +2186,10 @@ export interface components {
         ETag: string;
         /** @description The calendar's version in double quotes: how many times the device's own calendar (or the account's default) was set or removed. Send it back as `If-Match`. */
         CalendarETag: string;
-        /** @description The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`. */
+        /** @description The webhook endpoint's version: it changes with its URL, event types, `enabled`, description and each rotation (not with a delivery). Send it back as `If-Match`. */
         WebhookETag: string;
+        /** @description The ingest token's version: it changes when the token is revoked. Send it back as `If-Match`. */
+        IngestTokenETag: string;
         /** @description The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log. */
         "X-Request-Id": string;
         /** @description The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion. */
@@ -3781,6 +3803,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["IngestTokenETag"];
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
@@ -3805,7 +3828,10 @@ export interface operations {
     revokeIngestToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the token as last read (or `*`): it is revoked only if it is still that one, else 412. */
+                "If-Match"?: components["parameters"]["IngestTokenIfMatch"];
+            };
             path: {
                 /** @description The ingest token id. A token of another account answers the same 404 as a missing one. */
                 id: components["parameters"]["IngestTokenId"];
@@ -3828,6 +3854,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createFleetHours, type FleetHours } from './create-fleet-hours.js';
 import type { FleetPage } from './read-queries.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import { scheduleVersion } from '../maintenance/service-status.js';
 import { daysBetween, intlFormatInstant, intlLocalDate } from '../testing/oracle.js';
 import type { DeviceService, SegmentInput, ServiceSchedule, ServiceScheduleState, ServiceStatus } from '../types.js';
 import { walkFleetPages } from '../testing/walk-fleet-pages.js';
@@ -95,6 +96,8 @@ function oracleSchedule(device: OracleDevice, schedule: ServiceSchedule, now: nu
     remainingSeconds,
     remainingDays: days?.remainingDays ?? null,
     status,
+    // P101: the version of the schedule as stored, the same hash its writes answer.
+    version: scheduleVersion(schedule),
   };
 }
 

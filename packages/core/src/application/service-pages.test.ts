@@ -8,6 +8,7 @@ import type { FleetPage } from './read-queries.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
+import { scheduleVersion } from '../maintenance/service-status.js';
 import { rejectionBy } from '../testing/refusal.js';
 import type { DeviceService, NewServiceSchedule } from '../types.js';
 import { walkFleetPages } from '../testing/walk-fleet-pages.js';
@@ -131,6 +132,8 @@ describe('createFleetHours().service() (D39)', () => {
           remainingSeconds: 10 * HOUR,
           remainingDays: 150,
           status: 'due_soon',
+          // P101: the version of the schedule, as its writes answer it.
+          version: scheduleVersion(schedule),
         },
       ],
     });

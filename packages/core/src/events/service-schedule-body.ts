@@ -2,7 +2,8 @@ import type { ServiceScheduleState } from '../types.js';
 
 /**
  * One schedule as JSON (D39), the one place of its fields and their order: the `schedule` of a
- * service event's body (D40), and each element of `/devices/{id}/service`'s `data`.
+ * service event's body (D40), each element of `/devices/{id}/service`'s `data`, and the answer of a
+ * schedule's write (D52), each with its version (D54, P101).
  *
  * @param schedule The schedule as the service read gives it.
  * @returns Its JSON fields.
@@ -22,5 +23,7 @@ export function serviceScheduleBody(schedule: ServiceScheduleState) {
     remaining_seconds: schedule.remainingSeconds,
     remaining_days: schedule.remainingDays,
     status: schedule.status,
+    // D54 (P101): the version its writes answer, so that a read (or an event) gives the `If-Match` of the next write.
+    version: schedule.version,
   };
 }

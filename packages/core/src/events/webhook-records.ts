@@ -12,6 +12,8 @@ export interface WebhookEndpoint {
   readonly url: string;
   /** The event types it wants, in the contract's order. */
   readonly eventTypes: readonly EventType[];
+  /** What it is for, for people (at most 200 characters, no control characters), or `null`. */
+  readonly description: string | null;
   /** `whsec_…`: signs every request. */
   readonly secret: string;
   /** The secret before the last rotation: signs too until `previousSecretExpiresAt` (24 h). */
@@ -31,6 +33,8 @@ export interface NewWebhookEndpoint {
   readonly accountId: number;
   readonly url: string;
   readonly eventTypes: readonly EventType[];
+  /** Left out: `null`. */
+  readonly description?: string | null;
   readonly secret: string;
 }
 
@@ -38,6 +42,8 @@ export interface NewWebhookEndpoint {
 export interface WebhookEndpointChanges {
   readonly url?: string;
   readonly eventTypes?: readonly EventType[];
+  /** `null` clears it. */
+  readonly description?: string | null;
   readonly enabled?: boolean;
 }
 

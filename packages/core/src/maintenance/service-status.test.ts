@@ -14,6 +14,7 @@ import {
   MAX_SERVICE_INTERVAL_DAYS,
   MAX_SERVICE_INTERVAL_SECONDS,
   parseServiceStatuses,
+  scheduleVersion,
   serviceMargins,
   serviceState,
   worstServiceStatus,
@@ -63,8 +64,9 @@ function stateOf(input: {
 
 describe('serviceState() (D39)', () => {
   it("D39: the service endpoint's example: due at last + interval, a tenth of each interval as margins, due_soon", () => {
+    const stored = schedule({ intervalSeconds: 900_000, intervalDays: 180, lastDoneAt: at('2026-09-01T08:00:00-04:00') });
     const state = serviceState({
-      schedule: schedule({ intervalSeconds: 900_000, intervalDays: 180, lastDoneAt: at('2026-09-01T08:00:00-04:00') }),
+      schedule: stored,
       lastDoneHourMeterSeconds: 3_690_000,
       hourMeterSeconds: 4_512_000,
       timeZone: NY,
@@ -84,6 +86,8 @@ describe('serviceState() (D39)', () => {
       remainingSeconds: 78_000,
       remainingDays: 95,
       status: 'due_soon',
+      // P101: the version of the schedule as stored, as its writes answer it.
+      version: scheduleVersion(stored),
     });
   });
 

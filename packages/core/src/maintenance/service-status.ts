@@ -6,6 +6,7 @@ import { localEpochDayAt } from '../time/local-date.js';
 import { dueLocalEpochDay } from './due-day.js';
 import { formatIsoDate, formatIsoYear, isoDateOfEpochDay } from '../time/iso-days.js';
 import { applyChanges } from '../store/apply-changes.js';
+import { entityVersion } from '../manage/entity-tag.js';
 import type {
   EpochSeconds,
   NewServiceSchedule,
@@ -37,6 +38,19 @@ export function serviceMargins(schedule: Pick<ServiceSchedule, 'intervalSeconds'
   const dueSoonSeconds = schedule.dueSoonSeconds ?? Math.floor(schedule.intervalSeconds / 10);
   if (schedule.intervalDays === null) return { dueSoonSeconds, dueSoonDays: null };
   return { dueSoonSeconds, dueSoonDays: schedule.dueSoonDays ?? Math.max(1, Math.floor(schedule.intervalDays / 10)) };
+}
+
+/** The version of a schedule (D54, P77): a hash of every stored field a write can change. */
+export function scheduleVersion(schedule: ServiceSchedule): string {
+  return entityVersion('s', [
+    schedule.name,
+    schedule.intervalSeconds,
+    schedule.intervalDays,
+    schedule.dueSoonSeconds,
+    schedule.dueSoonDays,
+    schedule.lastDoneAt,
+    schedule.lastDoneHourMeterSeconds,
+  ]);
 }
 
 /**
@@ -92,6 +106,7 @@ export function serviceState(input: {
     remainingSeconds,
     remainingDays,
     status: _status(remainingSeconds, remainingDays, dueSoonSeconds, dueSoonDays),
+    version: scheduleVersion(schedule),
   };
 }
 

@@ -2,11 +2,13 @@ import { fingerprintApiKey, generateIngestToken } from '../access/api-key.js';
 import { credentialState } from '../access/credential-state.js';
 import { FleetHoursError, InvalidFieldError } from '../errors/errors.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
-import { controlCharacterRefusal } from '../text/clean-text.js';
 import { givenInstantRangeMessage, isGivenInstantInRange } from '../time/instant-floor.js';
 import { parseInstant } from '../time/parse-instant.js';
 import type { EpochSeconds, IngestTokenRecord } from '../types.js';
 import { REDACTED, type ChangeLog, type ChangeOrigin } from './change-log.js';
+import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js';
+import { NO_CHANGE_LOG, type FieldsWrite } from './write-input.js';
+import { readOptionalText } from './optional-text.js';
 
 /**
  * Ingest tokens managed (D24, D52): the one implementation behind `GET`, `POST /api/v1/ingest-tokens`,
@@ -51,18 +53,7 @@ export function readIngestTokenFields(input: unknown): IngestTokenFields {
     if (!(INGEST_TOKEN_FIELDS as readonly string[]).includes(field))
       throw new InvalidFieldError(field, `Unknown field "${field.slice(0, 40)}": an ingest token has ${INGEST_TOKEN_FIELDS.join(', ')}`);
   }
-  return { label: _label(given.label), expiresAt: _expiresAt(given.expires_at) };
-}
-
-function _label(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new InvalidFieldError('label', 'label must be a string or null');
-  const refusal = controlCharacterRefusal('label', value);
-  if (refusal !== null) throw new InvalidFieldError('label', refusal);
-  const text = value.trim();
-  if (text.length > INGEST_TOKEN_LABEL_MAX)
-    throw new InvalidFieldError('label', `label must be at most ${INGEST_TOKEN_LABEL_MAX} characters`);
-  return text === '' ? null : text;
+  return { label: readOptionalText('label', given.label, INGEST_TOKEN_LABEL_MAX), expiresAt: _expiresAt(given.expires_at) };
 }
 
 function _expiresAt(value: unknown): EpochSeconds | null {
@@ -95,6 +86,8 @@ export interface IngestTokenBody {
   readonly created_at: string;
   readonly expires_at: string | null;
   readonly revoked_at: string | null;
+  /** D54 (P100): its `ETag` without the quotes. */
+  readonly version: string;
 }
 
 /**
@@ -112,7 +105,22 @@ export function ingestTokenBody(record: IngestTokenRecord, now: EpochSeconds): I
     created_at: _iso(record.createdAt)!,
     expires_at: _iso(record.expiresAt),
     revoked_at: _iso(record.revokedAt),
+    version: ingestTokenVersion(record),
   };
+}
+
+/**
+ * The version of an ingest token (D54, P100): a hash of its label, its expiry and its revocation.
+ * A revocation is the one change a token has, so it gives the token its one new version.
+ *
+ * @example
+ * ```ts
+ * import { ingestTokenVersion } from '@fleet-hours/core';
+ * ingestTokenVersion({ label: 'yard', expiresAt: null, revokedAt: null }).length; // 18
+ * ```
+ */
+export function ingestTokenVersion(record: Pick<IngestTokenRecord, 'label' | 'expiresAt' | 'revokedAt'>): string {
+  return entityVersion('t', [record.label, record.expiresAt, record.revokedAt]);
 }
 
 /** The service's management of ingest tokens (D24, D52): every front end's. */
@@ -125,21 +133,20 @@ export interface IngestTokenWrites {
    * @returns The stored token and the token itself, which is never returned again; `null` when the account does not exist.
    * @throws {InvalidFieldError} A field that cannot be used (400).
    */
-  createIngestToken(input: {
-    readonly accountId: number;
-    readonly fields: unknown;
-    readonly origin: ChangeOrigin;
-  }): Promise<{ readonly record: IngestTokenRecord; readonly token: string } | null>;
+  createIngestToken(input: FieldsWrite): Promise<{ readonly record: IngestTokenRecord; readonly token: string } | null>;
   /**
    * Revokes a token of the account: it answers 401 `revoked_ingest_token` from the next request on
    * (D24). A token revoked before keeps its first revocation.
    *
-   * @param input `accountId`: the account whose token it must be; `null` for the operator's CLI, any account's.
+   * @param input `accountId`: the account whose token it must be; `null` for the operator's CLI, any
+   *   account's. `ifMatch`: the token's tag as read (D54), only with an account.
    * @returns The token; `null` when there is no such token (of the account).
+   * @throws {FleetHoursError} `precondition_failed` (412) when `ifMatch` names none of its tag, also when it is revoked meanwhile (D54).
    */
   revokeIngestToken(input: {
     readonly accountId: number | null;
     readonly tokenId: number;
+    readonly ifMatch?: string | undefined;
     readonly origin: ChangeOrigin;
   }): Promise<IngestTokenRecord | null>;
 }
@@ -157,7 +164,7 @@ export function ingestTokenWrites(options: {
   readonly generate?: () => string;
 }): IngestTokenWrites {
   const { store, nowSeconds } = options;
-  const changeLog = options.changeLog ?? _NOWHERE;
+  const changeLog = options.changeLog ?? NO_CHANGE_LOG;
   const generate = options.generate ?? (() => generateIngestToken());
   const record = (action: string, origin: ChangeOrigin, token: IngestTokenRecord, before: object | null, after: object | null) =>
     changeLog.record({
@@ -181,14 +188,19 @@ export function ingestTokenWrites(options: {
       await record('ingest_token.create', origin, stored, null, { ...ingestTokenBody(stored, now), token: REDACTED });
       return { record: stored, token };
     },
-    async revokeIngestToken({ accountId, tokenId, origin }) {
+    async revokeIngestToken({ accountId, tokenId, ifMatch, origin }) {
       // A token never changes account: once found on this one, the revocation is the account's.
       const found =
         accountId === null ? null : ((await store.listIngestTokens({ accountId })).find((token) => token.id === tokenId) ?? null);
       if (accountId !== null && found === null) return null;
+      if (ifMatch !== undefined && (found === null || !ifMatchNames(ifMatch, ingestTokenVersion(found))))
+        throw preconditionFailed('ingest token');
       const now = nowSeconds();
       const revoked = await store.revokeIngestToken({ tokenId, now });
       if (!revoked) return null;
+      // D54 (P100): the store keeps the first revocation; one made by another write since the read is a change meanwhile.
+      if (ifMatch !== undefined && revoked.revokedAt !== now && !ifMatchNames(ifMatch, ingestTokenVersion(revoked)))
+        throw preconditionFailed('ingest token');
       // Revoked before: nothing changed to write down.
       if (found?.revokedAt == null && revoked.revokedAt === now)
         await record(
@@ -202,7 +214,5 @@ export function ingestTokenWrites(options: {
     },
   };
 }
-
-const _NOWHERE: ChangeLog = { record: async () => {} };
 
 const _iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));

@@ -25,7 +25,7 @@ export interface HourMeterReadingBody {
 }
 
 /** A schedule as the API answers a write of it: as `/service` shows it, with its version (D39, D54). */
-export type ServiceScheduleWriteBody = ReturnType<typeof serviceScheduleBody> & { readonly version: string };
+export type ServiceScheduleWriteBody = ReturnType<typeof serviceScheduleBody>;
 
 /**
  * The version of a reading (D54, P77): a hash of its instant, value and recording instant, so that a
@@ -33,19 +33,6 @@ export type ServiceScheduleWriteBody = ReturnType<typeof serviceScheduleBody> & 
  */
 export function readingVersion(reading: HourMeterReading): string {
   return entityVersion('r', [reading.readAt, reading.readingSeconds, reading.recordedAt]);
-}
-
-/** The version of a schedule (D54, P77): a hash of every stored field a write can change. */
-export function scheduleVersion(schedule: ServiceSchedule): string {
-  return entityVersion('s', [
-    schedule.name,
-    schedule.intervalSeconds,
-    schedule.intervalDays,
-    schedule.dueSoonSeconds,
-    schedule.dueSoonDays,
-    schedule.lastDoneAt,
-    schedule.lastDoneHourMeterSeconds,
-  ]);
 }
 
 /**
@@ -69,12 +56,12 @@ export function hourMeterReadingBody(reading: HourMeterReading, timeZone: string
   };
 }
 
-/** A schedule after a write as the API answers it: `/service`'s element with its version. */
+/** A schedule after a write as the API answers it: `/service`'s element, its version included (P101). */
 export function scheduleWriteBody(write: {
   readonly schedule: ServiceSchedule;
   readonly state: ServiceScheduleState;
 }): ServiceScheduleWriteBody {
-  return { ...serviceScheduleBody(write.state), version: scheduleVersion(write.schedule) };
+  return serviceScheduleBody(write.state);
 }
 
 export function _pageSize(limit: number | undefined): number {

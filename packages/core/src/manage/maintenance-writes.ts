@@ -10,11 +10,10 @@ import {
   hourMeterReadingBody,
   scheduleNameKey,
   readingVersion,
-  scheduleVersion,
   scheduleWriteBody,
 } from './maintenance-bodies.js';
 import { _asField, readReadingFields, readScheduleFields, readServiceDoneFields } from './maintenance-fields.js';
-import { changeServiceSchedule } from '../maintenance/service-status.js';
+import { changeServiceSchedule, scheduleVersion } from '../maintenance/service-status.js';
 import { checkHourMeterReading } from '../maintenance/hour-meter.js';
 
 /**

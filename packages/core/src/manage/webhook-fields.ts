@@ -5,6 +5,7 @@ import { webhookBody } from '../events/webhook-message.js';
 import type { NewWebhookEvent, WebhookEndpoint, WebhookEndpointChanges } from '../events/webhook-records.js';
 import type { EpochSeconds } from '../types.js';
 import { entityVersion } from './entity-tag.js';
+import { readOptionalText } from './optional-text.js';
 
 /**
  * A webhook endpoint as the API reads and shows it (D41, P80): the fields of a write by their names
@@ -12,16 +13,20 @@ import { entityVersion } from './entity-tag.js';
  */
 
 /** The fields of an endpoint a write gives, by their names in the API's body (P80). */
-export const WEBHOOK_FIELDS = ['url', 'event_types', 'enabled'] as const;
+export const WEBHOOK_FIELDS = ['url', 'event_types', 'enabled', 'description'] as const;
+
+/** The longest description of an endpoint, in characters. */
+export const WEBHOOK_DESCRIPTION_MAX = 200;
 
 /** The fields a new endpoint may be given: it is created enabled (P80). */
-const _CREATE_FIELDS: readonly string[] = ['url', 'event_types'];
+const _CREATE_FIELDS: readonly string[] = ['url', 'event_types', 'description'];
 
 /**
  * Checks the fields of an endpoint write (P80): a JSON object of {@link WEBHOOK_FIELDS}; `url`
  * needed to create, an https URL (http only for a loopback host, D41); `event_types` an array of
  * subscribable types (absent or empty: every type); `enabled` a boolean, only on a change (a new
- * endpoint is enabled). A change needs at least one field.
+ * endpoint is enabled); `description` a text checked as a name (D50), at most
+ * {@link WEBHOOK_DESCRIPTION_MAX} characters (`null` or empty: none). A change needs at least one field.
  *
  * @param input The body, as parsed from JSON.
  * @param mode `create` or `update`.
@@ -50,9 +55,10 @@ export function readWebhookFields(input: unknown, mode: 'create' | 'update'): We
   if (mode === 'create' && given.url === undefined) throw new InvalidFieldError('url', 'url is required');
   if (mode === 'update' && Object.keys(given).length === 0)
     throw new FleetHoursError('invalid_body', { message: `Nothing to change: give at least one of ${WEBHOOK_FIELDS.join(', ')}` });
-  const changes: { url?: string; eventTypes?: EventType[]; enabled?: boolean } = {};
+  const changes: { url?: string; eventTypes?: EventType[]; description?: string | null; enabled?: boolean } = {};
   if (given.url !== undefined) changes.url = _url(given.url);
   if (given.event_types !== undefined || mode === 'create') changes.eventTypes = _eventTypes(given.event_types);
+  if (given.description !== undefined) changes.description = readOptionalText('description', given.description, WEBHOOK_DESCRIPTION_MAX);
   if (given.enabled !== undefined) {
     if (typeof given.enabled !== 'boolean') throw new InvalidFieldError('enabled', 'enabled must be true or false');
     changes.enabled = given.enabled;
@@ -87,6 +93,8 @@ export type WebhookEndpointBody = {
   readonly url: string;
   readonly event_types: readonly EventType[];
   readonly enabled: boolean;
+  /** What it is for, for people; `null`: none. */
+  readonly description: string | null;
   /** Why it is disabled: `operator`, `gone` (a 410), `failing` (D41); `null` while enabled. */
   readonly disabled_reason: string | null;
   readonly disabled_at: string | null;
@@ -94,6 +102,8 @@ export type WebhookEndpointBody = {
   /** While a rotation's 24 hours last, when the previous secret stops signing; else `null`. */
   readonly previous_secret_expires_at: string | null;
   readonly created_at: string;
+  /** D54 (P81): its `ETag` without the quotes. */
+  readonly version: string;
 };
 
 /**
@@ -109,32 +119,40 @@ export function webhookEndpointBody(endpoint: WebhookEndpoint, now: EpochSeconds
     url: endpoint.url,
     event_types: endpoint.eventTypes,
     enabled: endpoint.enabled,
+    description: endpoint.description,
     disabled_reason: endpoint.disabledReason,
     disabled_at: _iso(endpoint.disabledAt),
     failing_since: _iso(endpoint.failingSince),
     previous_secret_expires_at: rotating ? _iso(endpoint.previousSecretExpiresAt) : null,
     created_at: _iso(endpoint.createdAt)!,
+    version: webhookVersion(endpoint),
   };
 }
 
 /**
- * The entity tag of an endpoint (D54, P81): over its URL, event types, `enabled` and the end of its
- * last rotation, so that a change, a rotation or the sender disabling it all give a new tag, and a
+ * The entity tag of an endpoint (D54, P81): over its URL, event types, `enabled`, description and
+ * the end of its last rotation, so that a change, a rotation or the sender disabling it all give a new tag, and a
  * delivery does not. The secret itself is not hashed into a header.
  *
  * @example
  * ```ts
  * import { webhookEntityTag } from '@fleet-hours/core';
- * webhookEntityTag({ url: 'https://a.example/', eventTypes: [], enabled: true, previousSecretExpiresAt: null }).length; // 20
+ * webhookEntityTag({ url: 'https://a.example/', eventTypes: [], enabled: true, description: null, previousSecretExpiresAt: null }).length; // 20
  * ```
  */
-export function webhookEntityTag(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'previousSecretExpiresAt'>): string {
+export function webhookEntityTag(
+  endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>,
+): string {
   return `"${webhookVersion(endpoint)}"`;
 }
 
 /** The version of an endpoint (D54, P81): its entity tag unquoted, `w-0123456789abcdef`. */
-export function webhookVersion(endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'previousSecretExpiresAt'>): string {
-  return entityVersion('w', [endpoint.url, endpoint.eventTypes, endpoint.enabled, endpoint.previousSecretExpiresAt]);
+export function webhookVersion(
+  endpoint: Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'description' | 'previousSecretExpiresAt'>,
+): string {
+  // The description is hashed last, and only when there is one: an endpoint without one keeps the version it had before descriptions.
+  const values: unknown[] = [endpoint.url, endpoint.eventTypes, endpoint.enabled, endpoint.previousSecretExpiresAt];
+  return entityVersion('w', endpoint.description === null ? values : [...values, endpoint.description]);
 }
 
 /** An event id as the outbox names events (D40): `evt_` and up to 200 characters. */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { ChangeOrigin, ChangeReport } from './change-log.js';
-import { ingestTokenWrites } from './ingest-token-writes.js';
+import { ingestTokenBody, ingestTokenVersion, ingestTokenWrites } from './ingest-token-writes.js';
 import { readWebhookFields, webhookEntityTag, webhookTestEvent } from './webhook-fields.js';
 import { webhookWrites } from './webhook-writes.js';
 
@@ -99,17 +99,61 @@ describe('webhookWrites() (D41, D55, P80)', () => {
     expect(await webhooks.replayWebhookEvent({ accountId: null, eventId: 'not an id', origin: CLI })).toBeNull();
   });
 
+  it('P99: a description is checked as a name, written, audited and part of the version; null or empty clears it', async () => {
+    const { acme, changes, webhooks } = await setUp();
+    const fields = { url: 'https://a.example/', description: '  Dispatch board ' };
+    const { endpoint } = (await webhooks.createWebhookEndpoint({ accountId: acme, fields, origin: KEY }))!;
+    expect(endpoint.description).toBe('Dispatch board');
+    const before = webhookEntityTag(endpoint);
+    const changed = (await webhooks.updateWebhookEndpoint({
+      accountId: acme,
+      endpointId: endpoint.id,
+      fields: { description: 'Yard' },
+      ifMatch: before,
+      origin: CLI,
+    }))!;
+    expect(changed.description).toBe('Yard');
+    expect(webhookEntityTag(changed)).not.toBe(before);
+    expect(changes.at(-1)?.before).toMatchObject({ description: 'Dispatch board' });
+    expect(changes.at(-1)?.after).toMatchObject({ description: 'Yard', version: webhookEntityTag(changed).slice(1, -1) });
+    // The tag read before the description changed no longer names it (D54).
+    await expect(
+      webhooks.updateWebhookEndpoint({
+        accountId: acme,
+        endpointId: endpoint.id,
+        fields: { description: null },
+        ifMatch: before,
+        origin: CLI,
+      }),
+    ).rejects.toMatchObject({ code: 'precondition_failed' });
+    for (const none of [null, '', '   ']) expect(readWebhookFields({ description: none }, 'update')).toEqual({ description: null });
+    for (const [bad, why] of [
+      [7, /description must be a string or null/],
+      ['Yard\u001b[2J', /description must be text without control characters/],
+      ['Yard\u202eexe', /U\+202E/],
+      ['x'.repeat(201), /description must be at most 200 characters/],
+    ] as const) {
+      expect(() => readWebhookFields({ url: 'https://a.example/', description: bad }, 'create')).toThrow(
+        expect.objectContaining({ field: 'description', message: expect.stringMatching(why) }),
+      );
+    }
+    expect(readWebhookFields({ description: 'x'.repeat(200) }, 'update').description).toHaveLength(200);
+  });
+
   it('reads the fields by their API names; the tag changes with what a write or a rotation changes', () => {
     expect(readWebhookFields({ url: 'http://localhost:8080/in' }, 'create')).toEqual({
       url: 'http://localhost:8080/in',
       eventTypes: ['service.due_soon', 'service.overdue', 'device.silent', 'device.reporting'],
     });
-    const endpoint = { url: 'https://a.example/', eventTypes: [], enabled: true, previousSecretExpiresAt: null };
+    const endpoint = { url: 'https://a.example/', eventTypes: [], enabled: true, description: null, previousSecretExpiresAt: null };
     const tag = webhookEntityTag(endpoint);
     expect(tag).toMatch(/^"w-[0-9a-f]{16}"$/);
     expect(webhookEntityTag({ ...endpoint })).toBe(tag);
     expect(webhookEntityTag({ ...endpoint, enabled: false })).not.toBe(tag);
     expect(webhookEntityTag({ ...endpoint, previousSecretExpiresAt: T0 })).not.toBe(tag);
+    // P99: the description is part of the version; an empty one is none.
+    expect(webhookEntityTag({ ...endpoint, description: 'Dispatch' })).not.toBe(tag);
+    expect(webhookEntityTag({ ...endpoint, description: 'Dispatch' })).not.toBe(webhookEntityTag({ ...endpoint, description: 'Yard' }));
     const event = webhookTestEvent({ endpointId: 4, accountId: 1, now: T0, id: 'ab' });
     expect([event.id, event.endpointId, JSON.parse(event.body)]).toEqual([
       'evt_test_e4_ab',
@@ -120,6 +164,58 @@ describe('webhookWrites() (D41, D55, P80)', () => {
 });
 
 describe('ingestTokenWrites() (D24, D55, P80)', () => {
+  it('D54, P100: a token has a version, changed by its revocation; a revocation with a stale If-Match is 412 and revokes nothing', async () => {
+    const { acme, store, tokens } = await setUp();
+    const created = (await tokens.createIngestToken({ accountId: acme, fields: { label: 'gate' }, origin: KEY }))!;
+    const active = ingestTokenBody(created.record, T0).version;
+    expect(active).toMatch(/^t-[0-9a-f]{16}$/);
+    expect(ingestTokenVersion(created.record)).toBe(active);
+    const tokenId = created.record.id;
+    await expect(
+      tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: '"t-0000000000000000"', origin: KEY }),
+    ).rejects.toMatchObject({
+      code: 'precondition_failed',
+      status: 412,
+    });
+    expect((await store.listIngestTokens({ accountId: acme }))[0]?.revokedAt).toBeNull();
+    const revoked = (await tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: `"${active}"`, origin: KEY }))!;
+    expect(revoked.revokedAt).toBe(T0);
+    const after = ingestTokenVersion(revoked);
+    expect(after).not.toBe(active);
+    // The tag of the token as it was before its revocation is stale now; its own tag, or *, still revokes (nothing changes).
+    await expect(tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: `"${active}"`, origin: KEY })).rejects.toMatchObject({
+      code: 'precondition_failed',
+    });
+    expect((await tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: `"${after}"`, origin: KEY }))?.revokedAt).toBe(T0);
+    expect((await tokens.revokeIngestToken({ accountId: acme, tokenId, ifMatch: '*', origin: KEY }))?.revokedAt).toBe(T0);
+  });
+
+  it('D54, P100: a token revoked by another write between the read and the revocation is 412', async () => {
+    const { acme, store } = await setUp();
+    let now = T0;
+    const tokens = ingestTokenWrites({ store, nowSeconds: () => now });
+    const created = (await tokens.createIngestToken({ accountId: acme, fields: {}, origin: KEY }))!;
+    const read = `"${ingestTokenVersion(created.record)}"`;
+    // Another revocation lands while this one runs: the store keeps its instant, not this write's.
+    const racing = ingestTokenWrites({
+      store: {
+        ...store,
+        revokeIngestToken: async (input) => {
+          await store.revokeIngestToken({ tokenId: input.tokenId, now: T0 - 5 });
+          return store.revokeIngestToken(input);
+        },
+      },
+      nowSeconds: () => now,
+    });
+    now = T0 + 1;
+    await expect(
+      racing.revokeIngestToken({ accountId: acme, tokenId: created.record.id, ifMatch: read, origin: KEY }),
+    ).rejects.toMatchObject({
+      code: 'precondition_failed',
+    });
+    expect((await store.listIngestTokens({ accountId: acme }))[0]?.revokedAt).toBe(T0 - 5);
+  });
+
   it('reports a creation and a first revocation, never the token; the CLI revokes any account’s token', async () => {
     const { acme, other, changes, tokens } = await setUp();
     const created = (await tokens.createIngestToken({ accountId: acme, fields: { label: 'gate' }, origin: KEY }))!;

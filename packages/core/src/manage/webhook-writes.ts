@@ -4,6 +4,7 @@ import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../events
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { EpochSeconds } from '../types.js';
 import { REDACTED, type ChangeLog, type ChangeOrigin } from './change-log.js';
+import { NO_CHANGE_LOG, type ConditionalWrite, type FieldsWrite } from './write-input.js';
 import { decodeDeliveriesCursor, encodeDeliveriesCursor } from './deliveries-cursor.js';
 import { ifMatchNames, preconditionFailed } from './entity-tag.js';
 import { EVENT_ID_PATTERN, readWebhookFields, webhookEndpointBody, webhookTestEvent, webhookVersion } from './webhook-fields.js';
@@ -29,9 +30,10 @@ export interface WebhookTestAttempt {
 
 /**
  * Sends one event of the outbox now, as the servers' sender would (P83): the I/O a front end
- * brings. `null` when it could not be sent now (the servers send it later).
+ * brings. `endpointId`: the one endpoint it is for (a test's). `null` when it could not be sent now
+ * (the servers send it later).
  */
-export type SendWebhookEvent = (input: { readonly eventId: string }) => Promise<WebhookTestAttempt | null>;
+export type SendWebhookEvent = (input: { readonly eventId: string; readonly endpointId: number }) => Promise<WebhookTestAttempt | null>;
 
 /** A page of an endpoint's attempts, newest first (P82). */
 export interface WebhookDeliveriesPage {
@@ -39,6 +41,9 @@ export interface WebhookDeliveriesPage {
   /** The `cursor` of the next page; `null` on the last. */
   readonly nextCursor: string | null;
 }
+
+/** A write of one endpoint of the account, on its version (D54). */
+type _EndpointWrite = ConditionalWrite & { readonly endpointId: number };
 
 /** The service's management of webhook endpoints (D41, D52): every front end's. */
 export interface WebhookWrites {
@@ -52,11 +57,7 @@ export interface WebhookWrites {
    * @returns The endpoint and its secret, which is never returned again; `null` when the account does not exist.
    * @throws {InvalidFieldError} A field that cannot be used (400).
    */
-  createWebhookEndpoint(input: {
-    readonly accountId: number;
-    readonly fields: unknown;
-    readonly origin: ChangeOrigin;
-  }): Promise<{ readonly endpoint: WebhookEndpoint; readonly secret: string } | null>;
+  createWebhookEndpoint(input: FieldsWrite): Promise<{ readonly endpoint: WebhookEndpoint; readonly secret: string } | null>;
   /**
    * Changes an endpoint of the account: `enabled: true` also clears why it was disabled.
    *
@@ -64,25 +65,14 @@ export interface WebhookWrites {
    * @throws {InvalidFieldError} A field that cannot be used (400).
    * @throws {FleetHoursError} `precondition_failed` (412) when `ifMatch` names none of its tag, also when it changes meanwhile (D54).
    */
-  updateWebhookEndpoint(input: {
-    readonly accountId: number;
-    readonly endpointId: number;
-    readonly fields: unknown;
-    readonly ifMatch?: string | undefined;
-    readonly origin: ChangeOrigin;
-  }): Promise<WebhookEndpoint | null>;
+  updateWebhookEndpoint(input: FieldsWrite & _EndpointWrite): Promise<WebhookEndpoint | null>;
   /**
    * Removes an endpoint of the account, with its deliveries and attempts.
    *
    * @returns The endpoint removed; `null` when the account has no such endpoint.
    * @throws {FleetHoursError} `precondition_failed` (412), as {@link WebhookWrites.updateWebhookEndpoint}.
    */
-  removeWebhookEndpoint(input: {
-    readonly accountId: number;
-    readonly endpointId: number;
-    readonly ifMatch?: string | undefined;
-    readonly origin: ChangeOrigin;
-  }): Promise<WebhookEndpoint | null>;
+  removeWebhookEndpoint(input: _EndpointWrite): Promise<WebhookEndpoint | null>;
   /**
    * A new secret for an endpoint of the account (D41): both sign every request for 24 hours.
    *
@@ -148,7 +138,7 @@ export function webhookWrites(options: {
   readonly randomBytes?: (length: number) => Uint8Array;
 }): WebhookWrites {
   const { store, nowSeconds } = options;
-  const changeLog = options.changeLog ?? _NOWHERE;
+  const changeLog = options.changeLog ?? NO_CHANGE_LOG;
   const randomBytes = options.randomBytes ?? ((length: number) => globalThis.crypto.getRandomValues(new Uint8Array(length)));
   const newSecret = () => `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
   const find = async (accountId: number, endpointId: number) => {
@@ -184,6 +174,7 @@ export function webhookWrites(options: {
         accountId,
         url: checked.url!,
         eventTypes: checked.eventTypes!,
+        description: checked.description ?? null,
         secret,
         now,
       });
@@ -269,7 +260,7 @@ function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpo
       await store.raiseEvents({ events: [event], now });
       const body = webhookEndpointBody(endpoint, now);
       await record('webhook.test', origin, endpoint, body, body);
-      return { eventId: event.id, endpoint, attempt: await send({ eventId: event.id }) };
+      return { eventId: event.id, endpoint, attempt: await send({ eventId: event.id, endpointId }) };
     },
     async listWebhookDeliveries({ accountId, endpointId, limit, failedOnly, cursor }) {
       const size = limit ?? WEBHOOK_DELIVERIES_PAGE.default;
@@ -310,9 +301,5 @@ function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpo
     },
   };
 }
-
-/** 412 `precondition_failed` (D54): the endpoint changed since its tag was read. */
-
-const _NOWHERE: ChangeLog = { record: async () => {} };
 
 const _randomHex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');

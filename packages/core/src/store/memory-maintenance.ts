@@ -1,5 +1,6 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
-import { readingVersion, scheduleNameInUse, scheduleNameKey, scheduleVersion } from '../manage/maintenance-bodies.js';
+import { readingVersion, scheduleNameInUse, scheduleNameKey } from '../manage/maintenance-bodies.js';
+import { scheduleVersion } from '../maintenance/service-status.js';
 import type { FleetHoursStore } from './storage-port.js';
 import { applyChanges } from './apply-changes.js';
 import { rowsOfDevices, takeRow } from './memory-rows.js';

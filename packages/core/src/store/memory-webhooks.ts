@@ -54,6 +54,7 @@ function _stillAsRead(endpoint: WebhookEndpoint, expected: WebhookEndpoint | und
     (endpoint.url === expected.url &&
       endpoint.eventTypes.join(',') === expected.eventTypes.join(',') &&
       endpoint.enabled === expected.enabled &&
+      endpoint.description === expected.description &&
       endpoint.secret === expected.secret)
   );
 }
@@ -62,7 +63,7 @@ function _stillAsRead(endpoint: WebhookEndpoint, expected: WebhookEndpoint | und
 function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>) {
   const { endpoints, deliveries, attempts, ids } = state;
   return {
-    async createWebhookEndpoint({ accountId, url, eventTypes, secret, now }) {
+    async createWebhookEndpoint({ accountId, url, eventTypes, description, secret, now }) {
       assertEpochSeconds('now', now);
       if (!accounts.has(accountId)) return null;
       const endpoint: WebhookEndpoint = {
@@ -70,6 +71,7 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
         accountId,
         url,
         eventTypes: [...eventTypes],
+        description: description ?? null,
         secret,
         previousSecret: null,
         previousSecretExpiresAt: null,
@@ -96,6 +98,7 @@ function _memoryEndpoints(state: _State, accounts: ReadonlyMap<number, unknown>)
         ...endpoint,
         url: changes.url ?? endpoint.url,
         eventTypes: changes.eventTypes ? [...changes.eventTypes] : endpoint.eventTypes,
+        description: changes.description === undefined ? endpoint.description : changes.description,
       };
       if (changes.enabled === true) changed = { ...changed, enabled: true, disabledReason: null, disabledAt: null, failingSince: null };
       if (changes.enabled === false && endpoint.enabled)

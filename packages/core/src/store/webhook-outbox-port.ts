@@ -29,8 +29,8 @@ export interface WebhookOutboxStore {
    * MUST apply the changes and return the endpoint, or `null` when there is none. `enabled: true`
    * clears `disabledReason`, `disabledAt` and `failingSince`; `enabled: false` disables it with the
    * reason `operator` at `now` (an endpoint already disabled keeps its reason). With `expected`
-   * (D54, P81), it MUST apply them only if the endpoint still has the URL, event types, `enabled`
-   * and secret of `expected`, in the same statement or transaction, and return `null` otherwise.
+   * (D54, P81), it MUST apply them only if the endpoint still has the URL, event types, `enabled`,
+   * description and secret of `expected`, in the same statement or transaction, and return `null` otherwise.
    */
   updateWebhookEndpoint(input: {
     readonly endpointId: number;
@@ -52,8 +52,8 @@ export interface WebhookOutboxStore {
 
   /**
    * MUST delete the endpoint with its deliveries and attempts and return it; `null` when there is
-   * none. With `expected` (D54, P81), only if it still has the URL, event types, `enabled` and
-   * secret of `expected` (else `null`, nothing deleted).
+   * none. With `expected` (D54, P81), only if it still has the URL, event types, `enabled`,
+   * description and secret of `expected` (else `null`, nothing deleted).
    */
   removeWebhookEndpoint(input: { readonly endpointId: number; readonly expected?: WebhookEndpoint }): Promise<WebhookEndpoint | null>;
 

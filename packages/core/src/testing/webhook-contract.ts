@@ -79,6 +79,7 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
       accountId,
       url: 'https://a.example/hooks',
       eventTypes: ['service.overdue'],
+      description: null,
       secret: SECRET,
       previousSecret: null,
       previousSecretExpiresAt: null,
@@ -123,6 +124,40 @@ function _describeEndpoints(store: () => FleetHoursStore): void {
     const enabled = await store().updateWebhookEndpoint({ endpointId: second.id, changes: { enabled: true }, now: T0 + 6 });
     expect([enabled?.enabled, enabled?.disabledReason, enabled?.disabledAt, enabled?.failingSince]).toEqual([true, null, null, null]);
     expect(await store().updateWebhookEndpoint({ endpointId: second.id + 99, changes: { enabled: true }, now: T0 })).toBeNull();
+  });
+
+  it('P99: a description is stored as given, kept by changes without one, changed and cleared with null', async () => {
+    const { accountId } = await seed(store());
+    const described = (await store().createWebhookEndpoint({
+      accountId,
+      url: 'https://b.example/',
+      eventTypes: ALL,
+      description: 'Dispatch — “night shift” ✓',
+      secret: SECRET,
+      now: T0,
+    }))!;
+    expect(described.description).toBe('Dispatch — “night shift” ✓');
+    expect((await store().listWebhookEndpoints({ accountId })).map((found) => found.description)).toEqual([
+      null,
+      'Dispatch — “night shift” ✓',
+    ]);
+    const kept = await store().updateWebhookEndpoint({ endpointId: described.id, changes: { enabled: false }, now: T0 });
+    expect(kept?.description).toBe('Dispatch — “night shift” ✓');
+    const changed = await store().updateWebhookEndpoint({ endpointId: described.id, changes: { description: 'Yard' }, now: T0 });
+    expect(changed?.description).toBe('Yard');
+    // D54: the description is compared too: an endpoint read before it changed is stale.
+    expect(
+      await store().updateWebhookEndpoint({ endpointId: described.id, changes: { description: null }, now: T0, expected: kept! }),
+    ).toBeNull();
+    const cleared = await store().updateWebhookEndpoint({
+      endpointId: described.id,
+      changes: { description: null },
+      now: T0,
+      expected: changed!,
+    });
+    expect(cleared?.description).toBeNull();
+    expect(await store().findWebhookEndpoint({ endpointId: described.id })).toEqual(cleared);
+    expect(await store().removeWebhookEndpoint({ endpointId: described.id, expected: changed! })).toBeNull();
   });
 
   it('D41: a rotation keeps the previous secret until the overlap ends', async () => {

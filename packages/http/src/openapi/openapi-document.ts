@@ -106,6 +106,12 @@ const SERVICE_SCHEDULE_SCHEMA: Json = _everyPropertyRequired({
   },
   remaining_days: calendar({ type: 'integer' }, "`due_date` − today's local date, in days: negative once it has passed."),
   status: ref('schemas', 'ServiceStatus'),
+  version: {
+    type: 'string',
+    pattern: '^s-[0-9a-f]{16}$',
+    description:
+      'The version of the schedule: the `ETag` its writes answer, without the quotes. It changes when a write changes the schedule (not with engine time). Send it quoted as `If-Match` to change it only as read.',
+  },
 });
 
 /** An object schema whose properties are all required, in their order. */
@@ -143,6 +149,7 @@ const SERVICE_EXAMPLE: Json = {
       remaining_seconds: 78_000,
       remaining_days: 95,
       status: 'due_soon',
+      version: 's-3d0f6c2a91b84e57',
     },
     {
       id: 4,
@@ -158,6 +165,7 @@ const SERVICE_EXAMPLE: Json = {
       remaining_seconds: -12_000,
       remaining_days: null,
       status: 'overdue',
+      version: 's-8a1c47e5f02b9d36',
     },
   ],
 };
@@ -735,9 +743,13 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ),
         CalendarETag: header(CALENDAR_ETAG_DESCRIPTION, { type: 'string', pattern: '^"[0-9]+"$' }),
         WebhookETag: header(
-          "The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`.",
+          "The webhook endpoint's version: it changes with its URL, event types, `enabled`, description and each rotation (not with a delivery). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
         ),
+        IngestTokenETag: header("The ingest token's version: it changes when the token is revoked. Send it back as `If-Match`.", {
+          type: 'string',
+          pattern: '^"t-[0-9a-f]{16}"$',
+        }),
         'X-Request-Id': header(
           'The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log.',
           { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },

@@ -5,6 +5,7 @@ import {
   DEVICE_TEXT_MAX,
   INGEST_TOKEN_FINGERPRINT_PREFIX_LENGTH,
   INGEST_TOKEN_LABEL_MAX,
+  WEBHOOK_DESCRIPTION_MAX,
   SUBSCRIBABLE_EVENT_TYPES,
   WEBHOOK_DELIVERIES_PAGE,
   MAX_HOUR_METER_SECONDS,
@@ -479,6 +480,17 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
     const ifMatch = openApi.ifMatch ?? onDevice;
     // One endpoint answered: its version (D54, P81).
     const onWebhook = openApi.schema === 'Webhook' || openApi.schema === 'WebhookWithSecret';
+    // A token made: its version, as its revocation compares it (D54, P100).
+    const etag =
+      openApi.tag === 'Devices'
+        ? 'ETag'
+        : onWebhook
+          ? 'WebhookETag'
+          : openApi.schema === 'IngestTokenWithToken'
+            ? 'IngestTokenETag'
+            : openApi.tag === 'Calendars'
+              ? 'CalendarETag'
+              : null;
     const success: Json =
       openApi.schema === undefined
         ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
@@ -495,13 +507,7 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
                     : 'OK',
             headers: {
               ...RATE_LIMIT_HEADERS,
-              ...(openApi.tag === 'Devices'
-                ? { ETag: ref('headers', 'ETag') }
-                : onWebhook
-                  ? { ETag: ref('headers', 'WebhookETag') }
-                  : openApi.tag === 'Calendars'
-                    ? { ETag: ref('headers', 'CalendarETag') }
-                    : {}),
+              ...(etag === null ? {} : { ETag: ref('headers', etag) }),
               ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
             },
             content:
@@ -511,9 +517,7 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
           };
     const parameters = [
       ...(resource ? [ref('parameters', resource.parameter)] : []),
-      ...(ifMatch
-        ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : openApi.tag === 'Calendars' ? 'CalendarIfMatch' : 'WebhookIfMatch')]
-        : []),
+      ...(ifMatch ? [ref('parameters', _IF_MATCH[openApi.tag] ?? 'WebhookIfMatch')] : []),
       ...(openApi.query ?? []).map((name) => ref('parameters', name)),
     ];
     const withBody = openApi.requestSchema !== undefined;
@@ -551,6 +555,13 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
   }
 }
 
+/** The `If-Match` parameter of a resource's writes, by tag (D54): the webhooks' when none. */
+const _IF_MATCH: Readonly<Record<string, string>> = {
+  Devices: 'IfMatch',
+  'Ingest tokens': 'IngestTokenIfMatch',
+  Calendars: 'CalendarIfMatch',
+};
+
 // ── Webhook endpoints and ingest tokens (P80–P83) ───────────────────────────────────────────────
 
 const _nullableInstant = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
@@ -560,6 +571,7 @@ const _WEBHOOK_PROPERTIES: Json = {
   url: { type: 'string', format: 'uri', description: 'Where events are POSTed: https (http only for a loopback host).' },
   event_types: { type: 'array', items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] }, description: 'The events it wants.' },
   enabled: { type: 'boolean', description: 'Whether events are sent to it.' },
+  description: { type: ['string', 'null'], maxLength: WEBHOOK_DESCRIPTION_MAX, description: 'What it is for, for people; null: none.' },
   disabled_reason: {
     type: ['string', 'null'],
     enum: ['operator', 'gone', 'failing', null],
@@ -569,6 +581,7 @@ const _WEBHOOK_PROPERTIES: Json = {
   failing_since: _nullableInstant('Since when every attempt has failed; null after a success.'),
   previous_secret_expires_at: _nullableInstant('During the 24 hours after a rotation: when the previous secret stops signing.'),
   created_at: { type: 'string', format: 'date-time' },
+  version: { type: 'string', pattern: '^w-[0-9a-f]{16}$', description: 'The version of the endpoint: its `ETag`, without the quotes.' },
 };
 const _WEBHOOK_REQUIRED = Object.keys(_WEBHOOK_PROPERTIES as Record<string, Json>);
 
@@ -584,8 +597,15 @@ const _INGEST_TOKEN_PROPERTIES: Json = {
   created_at: { type: 'string', format: 'date-time' },
   expires_at: _nullableInstant('When it stops being accepted; null: never.'),
   revoked_at: _nullableInstant('When it was revoked.'),
+  version: { type: 'string', pattern: '^t-[0-9a-f]{16}$', description: 'The version of the token: its `ETag`, without the quotes.' },
 };
 const _INGEST_TOKEN_REQUIRED = Object.keys(_INGEST_TOKEN_PROPERTIES as Record<string, Json>);
+
+const _WEBHOOK_DESCRIPTION: Json = {
+  type: ['string', 'null'],
+  maxLength: WEBHOOK_DESCRIPTION_MAX,
+  description: 'What it is for, for people: trimmed, without control characters; null or empty: none.',
+};
 
 const _list = (item: string): Json => ({
   type: 'object',
@@ -625,8 +645,11 @@ export const WEBHOOK_SCHEMAS: Readonly<Record<string, Json>> = {
         items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] },
         description: 'The events it wants; absent or empty: every type.',
       },
+      description: _WEBHOOK_DESCRIPTION,
     },
-    examples: [{ url: 'https://ops.example.com/fleet-hooks', event_types: ['service.overdue', 'device.silent'] }],
+    examples: [
+      { url: 'https://ops.example.com/fleet-hooks', event_types: ['service.overdue', 'device.silent'], description: 'Dispatch board' },
+    ],
   },
   WebhookChange: {
     type: 'object',
@@ -637,6 +660,7 @@ export const WEBHOOK_SCHEMAS: Readonly<Record<string, Json>> = {
       url: { type: 'string', maxLength: 2000 },
       event_types: { type: 'array', items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_TYPES] } },
       enabled: { type: 'boolean', description: '`true` enables it and clears why it was disabled.' },
+      description: _WEBHOOK_DESCRIPTION,
     },
     examples: [{ enabled: true }],
   },
@@ -751,6 +775,13 @@ export const WEBHOOK_PARAMETERS: Readonly<Record<string, Json>> = {
     required: true,
     description: 'The event id, as in the `webhook-id` header of its requests: `evt_…`.',
     schema: { type: 'string', pattern: '^evt_[A-Za-z0-9_.]{1,200}$' },
+  },
+  IngestTokenIfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'The `ETag` of the token as last read (or `*`): it is revoked only if it is still that one, else 412.',
+    schema: { type: 'string' },
   },
   WebhookIfMatch: {
     name: 'If-Match',

@@ -197,7 +197,9 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
     const service = (await (await fixture.request(`/api/v1/devices/${newYork.id}/service`, fixture.keys.acme.key)).json()) as {
       data: Record<string, unknown>[];
     };
-    expect(body).toEqual({ ...service.data[0], version: expect.stringMatching(/^s-[0-9a-f]{16}$/) });
+    // P101: /service shows the schedule with the version its write answers.
+    expect(body).toEqual(service.data[0]);
+    expect(body.version).toMatch(/^s-[0-9a-f]{16}$/);
     expect(body).toMatchObject({
       name: 'Engine oil',
       interval_seconds: 250 * HOUR,
@@ -307,6 +309,35 @@ describe('service schedules over HTTP (D39, D52, P76–P78)', () => {
       200,
     );
     expect(changes.at(-1)).toMatchObject({ action: 'service_schedule.update', before: { name: 'Engine oil' }, after: { name: 'Oil' } });
+  });
+
+  it('P101: /devices/{id}/service and /api/v1/service show each schedule with the version its writes answer and compare', async () => {
+    const fixture = await createFixture();
+    const key = fixture.keys.acmeManage.key;
+    const { newYork } = fixture.devices;
+    const created = await send(fixture, 'POST', schedulesPath(newYork.id), key, OIL);
+    const { id } = (await created.json()) as { id: number };
+    const path = `${schedulesPath(newYork.id)}/${id}`;
+    const versionsShown = async () => {
+      const one = (await (await fixture.request(`/api/v1/devices/${newYork.id}/service`, fixture.keys.acme.key)).json()) as {
+        data: { id: number; version: string }[];
+      };
+      const fleet = (await (await fixture.request('/api/v1/service', fixture.keys.acme.key)).json()) as {
+        data: { device_id: number; data: { id: number; version: string }[] }[];
+      };
+      const inFleet = fleet.data.find((device) => device.device_id === newYork.id)?.data.find((schedule) => schedule.id === id);
+      return [one.data.find((schedule) => schedule.id === id)?.version, inFleet?.version];
+    };
+    const first = created.headers.get('ETag')!.slice(1, -1);
+    expect(await versionsShown()).toEqual([first, first]);
+    const changed = await send(fixture, 'PATCH', path, key, { name: 'Oil' }, { 'If-Match': `"${first}"` });
+    const second = changed.headers.get('ETag')!.slice(1, -1);
+    expect(second).not.toBe(first);
+    expect(await versionsShown()).toEqual([second, second]);
+    // The version a read shows is the If-Match the next write needs.
+    const done = await send(fixture, 'POST', `${path}/done`, key, {}, { 'If-Match': `"${second}"` });
+    expect(done.status).toBe(200);
+    expect(await versionsShown()).toEqual([((await done.json()) as { version: string }).version, done.headers.get('ETag')?.slice(1, -1)]);
   });
 
   it('two changes sent at once with one If-Match, both read before either writes: one applies, the other is 412', async () => {

@@ -382,10 +382,12 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
     openApi: {
       operationId: 'revokeIngestToken',
       summary: 'Revoke an ingest token',
-      description: 'The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing.',
+      description:
+        'The token is refused (401 `revoked_ingest_token`) from the next request on. Revoking it again changes nothing. With `If-Match`, only the token as read is revoked: one revoked since is 412.',
       tag: 'Ingest tokens',
       status: 204,
       resource: _TOKEN,
+      ifMatch: true,
     },
   },
   // Work calendars (D58, P113).

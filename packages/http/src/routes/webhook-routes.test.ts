@@ -44,15 +44,17 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
       url: URL_A,
       event_types: ['service.overdue', 'device.silent'],
       enabled: true,
+      description: null,
       disabled_reason: null,
       disabled_at: null,
       failing_since: null,
       previous_secret_expires_at: null,
       created_at: '2026-12-01T12:00:15Z',
+      version: expect.stringMatching(/^w-[0-9a-f]{16}$/),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     expect(response.headers.get('Location')).toBe(`/api/v1/webhooks/${body.id}`);
-    expect(response.headers.get('ETag')).toMatch(/^"w-[0-9a-f]{16}"$/);
+    expect(response.headers.get('ETag')).toBe(`"${body.version}"`);
     const stored = await fixture.store.findWebhookEndpoint({ endpointId: body.id });
     expect(stored?.secret).toBe(body.secret);
 
@@ -119,7 +121,8 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
     [{ url: URL_A, event_types: ['webhook.test'] }, 'event_types'],
     [{ url: URL_A, event_types: 'device.silent' }, 'event_types'],
     [{ url: URL_A, enabled: false }, 'enabled'],
-    [{ url: URL_A, description: 'x' }, 'description'],
+    [{ url: URL_A, description: 'x'.repeat(201) }, 'description'],
+    [{ url: URL_A, secret: 'whsec_x' }, 'secret'],
   ])('POST refuses %j with 400 invalid_field naming %s, and creates nothing', async (body, field) => {
     const fixture = await createFixture();
     const response = await send(fixture, 'POST', '/api/v1/webhooks', fixture.keys.acmeManage.key, body);
@@ -220,6 +223,46 @@ describe('webhook endpoints over the API (D41, D52, P80)', () => {
     // P71: the fields are checked first, also on an id no endpoint has.
     const first = await send(fixture, 'PATCH', '/api/v1/webhooks/x', fixture.keys.acmeManage.key, { enabled: 'yes' });
     expect(first.status).toBe(400);
+  });
+
+  it('P99: a description is written by POST and PATCH, shown by every answer, versioned and audited', async () => {
+    const fixture = await fixtureWithLog();
+    const { response, body } = await createEndpoint(fixture, fixture.keys.acmeManage.key, { url: URL_A, description: ' Dispatch board ' });
+    expect([body.description, response.headers.get('ETag')]).toEqual(['Dispatch board', `"${body.version}"`]);
+    const one = (await (await fixture.request(`/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key)).json()) as Body;
+    const list = (await (await fixture.request('/api/v1/webhooks', fixture.keys.acmeManage.key)).json()) as { data: Body[] };
+    expect([one.description, list.data[0]?.description, list.data[0]?.version]).toEqual(['Dispatch board', 'Dispatch board', body.version]);
+    const patch = (fields: unknown, ifMatch?: string) =>
+      send(fixture, 'PATCH', `/api/v1/webhooks/${body.id}`, fixture.keys.acmeManage.key, fields, ifMatch ? { 'If-Match': ifMatch } : {});
+    const patched = await patch({ description: 'Night shift' }, `"${body.version}"`);
+    const changed = (await patched.json()) as Body;
+    expect([patched.status, changed.description, changed.url]).toEqual([200, 'Night shift', URL_A]);
+    expect(changed.version).not.toBe(body.version);
+    expect(patched.headers.get('ETag')).toBe(`"${changed.version}"`);
+    expect(fixture.changes.at(-1)).toMatchObject({
+      action: 'webhook.update',
+      before: { description: 'Dispatch board' },
+      after: { description: 'Night shift' },
+    });
+    // D54: the version read before the description changed is stale.
+    expect((await patch({ description: null }, `"${body.version}"`)).status).toBe(412);
+    for (const none of [null, '']) {
+      const cleared = await patch({ description: none });
+      expect(((await cleared.json()) as Body).description).toBeNull();
+    }
+    for (const bad of [7, ['x'], 'Yard\u001b[2J', 'Yard\u202eexe', 'x'.repeat(201)]) {
+      for (const [method, path, extra] of [
+        ['POST', '/api/v1/webhooks', { url: URL_A }],
+        ['PATCH', `/api/v1/webhooks/${body.id}`, {}],
+      ] as const) {
+        const refused = await send(fixture, method, path, fixture.keys.acmeManage.key, { ...extra, description: bad });
+        expect([refused.status, ((await refused.json()) as ErrorJson).error]).toEqual([
+          400,
+          expect.objectContaining({ code: 'invalid_field', field: 'description' }),
+        ]);
+      }
+    }
+    expect(await fixture.store.listWebhookEndpoints({ accountId: fixture.accounts.acme.id })).toHaveLength(1);
   });
 
   it('D54, P81: PATCH and DELETE with a stale If-Match are 412 and change nothing; with the current tag they apply', async () => {
@@ -509,9 +552,11 @@ describe('ingest tokens over the API (D24, P80)', () => {
       created_at: '2026-12-01T12:00:15Z',
       expires_at: '2027-05-31T22:00:00Z',
       revoked_at: null,
+      version: expect.stringMatching(/^t-[0-9a-f]{16}$/),
       token: expect.stringMatching(/^fhi_[A-Za-z0-9]{43}$/),
     });
     expect(response.headers.get('Location')).toBe(`/api/v1/ingest-tokens/${created.id}`);
+    expect(response.headers.get('ETag')).toBe(`"${created.version}"`);
     expect((await fixture.fleetHours.authenticate(`Bearer ${created.token}`, 'ingest_token')).ok).toBe(true);
     const listText = await (await fixture.request('/api/v1/ingest-tokens', fixture.keys.acmeManage.key)).text();
     const { token: _token, ...shown } = created;
@@ -560,5 +605,40 @@ describe('ingest tokens over the API (D24, P80)', () => {
     expect(fixture.changes.map((change) => change.action)).toEqual(['ingest_token.create', 'ingest_token.revoke']);
     expect(fixture.changes[1]).toMatchObject({ before: { state: 'active', revoked_at: null }, after: { state: 'revoked' } });
     expect((await send(fixture, 'DELETE', '/api/v1/ingest-tokens/x', fixture.keys.acmeManage.key)).status).toBe(404);
+  });
+
+  it('D54, P100: DELETE with a stale If-Match is 412 precondition_failed and revokes nothing; with its ETag it revokes', async () => {
+    const fixture = await fixtureWithLog();
+    const response = await send(fixture, 'POST', '/api/v1/ingest-tokens', fixture.keys.acmeManage.key, { label: 'gate' });
+    const created = (await response.json()) as Body & { token: string; version: string };
+    const tag = response.headers.get('ETag')!;
+    const stale = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': '"t-0000000000000000"',
+    });
+    expect([stale.status, ((await stale.json()) as ErrorJson).error.code]).toEqual([412, 'precondition_failed']);
+    expect((await fixture.fleetHours.authenticate(`Bearer ${created.token}`, 'ingest_token')).ok).toBe(true);
+    expect(fixture.changes.map((change) => change.action)).toEqual(['ingest_token.create']);
+    // Another account's token is 404 before its version is compared (D11).
+    const theirs = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.otherManage.key, undefined, {
+      'If-Match': tag,
+    });
+    expect(theirs.status).toBe(404);
+    const revoked = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': tag,
+    });
+    expect(revoked.status).toBe(204);
+    expect((await fixture.fleetHours.authenticate(`Bearer ${created.token}`, 'ingest_token')).ok).toBe(false);
+    const list = (await (await fixture.request('/api/v1/ingest-tokens', fixture.keys.acmeManage.key)).json()) as { data: Body[] };
+    expect(list.data[0]?.version).toMatch(/^t-[0-9a-f]{16}$/);
+    expect(list.data[0]?.version).not.toBe(created.version);
+    // The tag of the token before its revocation names it no more; the list's names it.
+    const again = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': tag,
+    });
+    expect(again.status).toBe(412);
+    const current = await send(fixture, 'DELETE', `/api/v1/ingest-tokens/${created.id}`, fixture.keys.acmeManage.key, undefined, {
+      'If-Match': `"${list.data[0]?.version}"`,
+    });
+    expect(current.status).toBe(204);
   });
 });

@@ -78,7 +78,7 @@ export const getWebhookRoute: _Route = (options) =>
     return _endpointAnswer(c, endpoint, _seconds(options));
   };
 
-/** `PATCH /api/v1/webhooks/{id}`: changes `url`, `event_types`, `enabled`; `If-Match` (D54). */
+/** `PATCH /api/v1/webhooks/{id}`: changes `url`, `event_types`, `enabled`, `description`; `If-Match` (D54). */
 export const updateWebhookRoute: _Route = (options) =>
   async function updateWebhook(c) {
     const endpointId = _id(c);
@@ -225,19 +225,27 @@ export const createIngestTokenRoute: _Route = (options) =>
     const fields = await readJsonBody(c);
     const created = await options.fleetHours.manage.createIngestToken({ accountId: accountId(c), fields, origin: changeOrigin(c) });
     if (!created) throw new FleetHoursError('internal_error', { message: 'The account of an admitted key is gone' });
-    return jsonResponse(c, { ...ingestTokenBody(created.record, _seconds(options)), token: created.token }, 201, {
+    const body = ingestTokenBody(created.record, _seconds(options));
+    return jsonResponse(c, { ...body, token: created.token }, 201, {
+      // D54 (P100): the version, as the token's later DELETE compares it.
+      ETag: `"${body.version}"`,
       Location: `${c.req.path.replace(/\/$/, '')}/${created.record.id}`,
     });
   };
 
-/** `DELETE /api/v1/ingest-tokens/{id}`: revokes the token, 204 (again: 204, it stays revoked, D24). */
+/** `DELETE /api/v1/ingest-tokens/{id}`: revokes the token, 204 (again: 204, it stays revoked, D24); `If-Match` (D54, P100). */
 export const revokeIngestTokenRoute: _Route = (options) =>
   async function revokeIngestToken(c) {
     const tokenId = _id(c);
     const revoked =
       tokenId === null
         ? null
-        : await options.fleetHours.manage.revokeIngestToken({ accountId: accountId(c), tokenId, origin: changeOrigin(c) });
+        : await options.fleetHours.manage.revokeIngestToken({
+            accountId: accountId(c),
+            tokenId,
+            ifMatch: c.req.header('If-Match'),
+            origin: changeOrigin(c),
+          });
     if (!revoked) throw _notFound('ingest token');
     return c.body(null, 204);
   };

@@ -3,6 +3,7 @@
  * readings (D38) and service schedules (D39) on its devices, and the bodies they give at the
  * fixture's now (2026-12-01T12:00:15Z), worked out by hand.
  */
+import { scheduleVersion } from '@fleet-hours/core';
 import { createFixture, utc, type FixtureOptions } from './fixture.js';
 
 const HOUR = 3600;
@@ -109,6 +110,8 @@ export async function createServiceFixture(options: FixtureOptions = {}) {
           remaining_seconds: 36_990_000 - hourMeters.newYork,
           remaining_days: 151,
           status: 'ok',
+          // P101: the schedule's version, as its writes answer it.
+          version: scheduleVersion(oil),
         },
         {
           id: filter.id,
@@ -124,6 +127,8 @@ export async function createServiceFixture(options: FixtureOptions = {}) {
           remaining_seconds: 76_400,
           remaining_days: null,
           status: 'due_soon',
+          // P101: the schedule's version, as its writes answer it.
+          version: scheduleVersion(filter),
         },
         {
           id: inspection.id,
@@ -139,6 +144,8 @@ export async function createServiceFixture(options: FixtureOptions = {}) {
           remaining_seconds: 42_200_000 - hourMeters.newYork,
           remaining_days: -11,
           status: 'overdue',
+          // P101: the schedule's version, as its writes answer it.
+          version: scheduleVersion(inspection),
         },
       ],
     },
@@ -163,6 +170,8 @@ export async function createServiceFixture(options: FixtureOptions = {}) {
           remaining_seconds: 885_600,
           remaining_days: null,
           status: 'ok',
+          // P101: the schedule's version, as its writes answer it.
+          version: scheduleVersion(kathmanduOil),
         },
       ],
     },
@@ -186,6 +195,8 @@ export async function createServiceFixture(options: FixtureOptions = {}) {
           remaining_seconds: 10_000,
           remaining_days: null,
           status: 'due_soon',
+          // P101: the schedule's version, as its writes answer it.
+          version: scheduleVersion(tyres),
         },
       ],
     },

@@ -88,6 +88,8 @@ const eventTypesOption: OptionSpec = valued(
   'Event types, separated by commas: service.due_soon, service.overdue, device.silent, device.reporting (default: all).',
 );
 const webhookUrl: OptionSpec = valued('URL', 'Where to POST the events: https (http only for a loopback host).');
+const webhookDescription = (change: boolean): OptionSpec =>
+  valued('TEXT', `What the endpoint is for, at most 200 characters${change ? ' ("" for none)' : ' (default: none)'}.`);
 const scheduleId: OptionSpec = valued('ID', 'Service schedule id, as service list shows it.');
 const DURATION_HELP =
   'Durations are 250h, 90m or 3600s, always with the unit (a bare 250 is refused); decimals are read exactly and must come to whole seconds ' +
@@ -597,10 +599,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       'at least once, retried on the schedule of --webhook-retry-schedule of serve; a 410 or five days without a success disable ' +
       'the endpoint. Only public addresses are reached: loopback, private and every other special-purpose address is refused ' +
       'unless serve (or demo, or webhooks test) runs with --webhook-allow-private-addresses on.',
-    options: { account, url: webhookUrl, events: eventTypesOption },
+    options: { account, url: webhookUrl, events: eventTypesOption, description: webhookDescription(false) },
     required: ['account', 'url'],
     examples: [
-      'fleet-hours webhooks create --account 1 --url https://ops.example.com/hooks',
+      'fleet-hours webhooks create --account 1 --url https://ops.example.com/hooks --description "Dispatch board"',
       'fleet-hours webhooks create --account 1 --url https://ops.example.com/hooks --events service.due_soon,service.overdue --json',
     ],
   }),
@@ -619,6 +621,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       id: endpointId,
       url: webhookUrl,
       events: eventTypesOption,
+      description: webhookDescription(true),
       enable: { type: 'boolean', description: 'Deliver to it again; its pending deliveries go on.' },
       disable: { type: 'boolean', description: 'Stop delivering to it; its deliveries wait.' },
     },

@@ -10,6 +10,9 @@ import { createCliHarness } from '../testing/cli-harness.js';
  * test event verified by a real receiver with the reference library, the attempts listed, a
  * replay under the same id.
  */
+/** `webhooks create` of an endpoint of account 1. */
+const CREATE = ['webhooks', 'create', '--account', '1', '--url', 'https://ops.example.com/hooks'];
+
 describe('fleet-hours webhooks (D40, D41)', () => {
   const setUp = async () => {
     const cli = createCliHarness({ now: Date.now() });
@@ -20,12 +23,7 @@ describe('fleet-hours webhooks (D40, D41)', () => {
   it('create prints the secret once; list and update never show it', async () => {
     const cli = await setUp();
     const created = await cli.json<{ id: number; secret: string; events: string[]; enabled: boolean }>([
-      'webhooks',
-      'create',
-      '--account',
-      '1',
-      '--url',
-      'https://ops.example.com/hooks',
+      ...CREATE,
       '--events',
       'service.overdue,device.silent',
     ]);
@@ -60,6 +58,40 @@ describe('fleet-hours webhooks (D40, D41)', () => {
     const nothing = await cli.run(['webhooks', 'update', '--id', '1']);
     expect(nothing.code).toBe(2);
     expect((await cli.run(['webhooks', 'update', '--id', '1', '--enable', '--disable'])).code).toBe(2);
+  });
+
+  it('P99: --description is written by create and update, shown by list, and refused with exit 2 naming the option', async () => {
+    const cli = await setUp();
+    const created = await cli.json<{ id: number; description: string | null; version: string }>([
+      ...CREATE,
+      '--description',
+      ' Dispatch board ',
+    ]);
+    expect(created).toMatchObject({ description: 'Dispatch board', version: expect.stringMatching(/^w-[0-9a-f]{16}$/) });
+    const created2 = await cli.run(['webhooks', 'create', '--account', '1', '--url', 'https://ops.example.com/other']);
+    expect(created2.stdout).toMatch(/^Created webhook endpoint 2 for https:\/\/ops\.example\.com\/other \(/);
+    const table = await cli.run(['webhooks', 'list', '--account', '1']);
+    expect(table.stdout.split('\n')[0]).toMatch(/ID\s+URL\s+EVENTS\s+STATE\s+DESCRIPTION/);
+    expect(table.stdout).toContain('Dispatch board');
+    const updated = await cli.run(['webhooks', 'update', '--id', String(created.id), '--description', 'Night shift']);
+    expect(updated.stdout).toContain('Webhook endpoint 1: https://ops.example.com/hooks ("Night shift"), ');
+    for (const [bad, why] of [
+      ['Night\u001b[2Jshift', '--description must be text without control characters'],
+      ['x'.repeat(201), '--description must be at most 200 characters'],
+    ] as const) {
+      for (const argv of [
+        ['webhooks', 'update', '--id', String(created.id), '--description', bad],
+        ['webhooks', 'create', '--account', '1', '--url', 'https://ops.example.com/x', '--description', bad],
+      ]) {
+        const refused = await cli.run(argv);
+        expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(why)]);
+      }
+    }
+    const cleared = await cli.json<{ description: string | null }>(['webhooks', 'update', '--id', String(created.id), '--description', '']);
+    expect(cleared.description).toBeNull();
+    expect((await cli.store.listWebhookEndpoints({ accountId: 1 })).map((one) => one.description)).toEqual([null, null]);
+    const entries = await cli.store.listAuditEntries({ accountId: 1, limit: 10 });
+    expect(entries[0]).toMatchObject({ action: 'webhook.update', changes: { description: ['Night shift', null] } });
   });
 
   it('rotate prints a new secret once; both sign for 24 hours', async () => {

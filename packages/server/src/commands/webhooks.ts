@@ -2,7 +2,9 @@ import {
   checkWebhookEventTypes,
   checkWebhookUrl,
   EVENT_ID_PATTERN,
+  InvalidFieldError,
   isFleetHoursError,
+  readWebhookFields,
   WEBHOOK_DELIVERIES_PAGE,
   webhookEndpointBody,
   webhookWrites,
@@ -52,6 +54,22 @@ function _readEvents(text: string | undefined): EventType[] {
   return _withOptionNames({ events: '--events' }, () => checkWebhookEventTypes(types));
 }
 
+/** `--description` (P99): checked by the core as the API's `description`; a refusal is a usage error naming the option (exit 2). */
+function _readDescription(context: CommandContext, command: string): { description?: string | null } {
+  const text = optionalOption(context, 'description');
+  if (text === undefined) return {};
+  try {
+    return { description: readWebhookFields({ description: text }, 'update').description ?? null };
+  } catch (error) {
+    if (error instanceof InvalidFieldError) throw new UsageError(`--description${error.message.replace(/^description:?/, '')}`, command);
+    throw error;
+  }
+}
+
+/** ` ("what it is for")` after an endpoint's URL, when it has a description. */
+const _described = (endpoint: { readonly description: string | null }) =>
+  endpoint.description === null ? '' : ` (${JSON.stringify(endpoint.description)})`;
+
 async function _endpoint(store: FleetHoursStore, endpointId: number): Promise<WebhookEndpoint> {
   const endpoint = await store.findWebhookEndpoint({ endpointId });
   if (!endpoint) throw new CommandError(`No webhook endpoint with id ${endpointId}`);
@@ -73,16 +91,17 @@ export async function updateAccountCommand(context: CommandContext): Promise<Com
   };
 }
 
-/** `webhooks create --account ID --url URL [--events TYPES]` → the endpoint and its secret, shown this once. */
+/** `webhooks create --account ID --url URL [--events TYPES] [--description TEXT]` → the endpoint and its secret, shown this once. */
 export async function createWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const accountId = readId(requiredOption(context, 'account'), '--account');
   const url = _readUrl(requiredOption(context, 'url'));
   const eventTypes = _readEvents(optionalOption(context, 'events'));
+  const described = _readDescription(context, 'webhooks create');
   const store = await context.store();
   await requireAccount(store, accountId);
   const created = await _writes(context, store).createWebhookEndpoint({
     accountId,
-    fields: { url, event_types: eventTypes },
+    fields: { url, event_types: eventTypes, ...described },
     origin: CLI_ORIGIN,
   });
   if (!created) throw new CommandError(`No account with id ${accountId}`);
@@ -90,7 +109,7 @@ export async function createWebhookCommand(context: CommandContext): Promise<Com
   return {
     json: { ..._present(endpoint, context.now), secret },
     text:
-      `Created webhook endpoint ${endpoint.id} for ${url} (${eventTypes.join(', ')}).\n` +
+      `Created webhook endpoint ${endpoint.id} for ${url}${_described(endpoint)} (${eventTypes.join(', ')}).\n` +
       `Secret (shown once; verify every request with it): ${secret}\n`,
   };
 }
@@ -105,18 +124,19 @@ export async function listWebhooksCommand(context: CommandContext): Promise<Comm
     endpoints.length === 0
       ? `No webhook endpoints for account ${accountId}. Add one with: fleet-hours webhooks create --account ${accountId} --url URL\n`
       : formatTable(
-          [{ header: 'ID', align: 'right' }, { header: 'URL' }, { header: 'EVENTS' }, { header: 'STATE' }],
+          [{ header: 'ID', align: 'right' }, { header: 'URL' }, { header: 'EVENTS' }, { header: 'STATE' }, { header: 'DESCRIPTION' }],
           endpoints.map((endpoint) => [
             endpoint.id,
             endpoint.url,
             endpoint.events.join(','),
             endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabled_reason})`,
+            endpoint.description ?? '',
           ]),
         );
   return { json: { data: endpoints }, text };
 }
 
-/** `webhooks update --id ID [--url URL] [--events TYPES] [--enable|--disable]`. */
+/** `webhooks update --id ID [--url URL] [--events TYPES] [--description TEXT] [--enable|--disable]`. */
 export async function updateWebhookCommand(context: CommandContext): Promise<CommandResult> {
   const endpointId = readId(requiredOption(context, 'id'), '--id');
   const urlText = optionalOption(context, 'url');
@@ -124,12 +144,14 @@ export async function updateWebhookCommand(context: CommandContext): Promise<Com
   const enable = context.options.enable === true;
   const disable = context.options.disable === true;
   if (enable && disable) throw new UsageError('--enable and --disable do not go together', 'webhooks update');
-  if (urlText === undefined && eventsText === undefined && !enable && !disable) {
-    throw new UsageError('Nothing to change: give at least one of --url, --events, --enable, --disable', 'webhooks update');
+  const described = _readDescription(context, 'webhooks update');
+  if (urlText === undefined && eventsText === undefined && described.description === undefined && !enable && !disable) {
+    throw new UsageError('Nothing to change: give at least one of --url, --events, --description, --enable, --disable', 'webhooks update');
   }
   const fields = {
     ...(urlText === undefined ? {} : { url: _readUrl(urlText) }),
     ...(eventsText === undefined ? {} : { event_types: _readEvents(eventsText) }),
+    ...described,
     ...(enable ? { enabled: true } : disable ? { enabled: false } : {}),
   };
   const store = await context.store();
@@ -139,7 +161,7 @@ export async function updateWebhookCommand(context: CommandContext): Promise<Com
   const shown = _present(updated, context.now);
   return {
     json: shown,
-    text: `Webhook endpoint ${shown.id}: ${shown.url}, ${shown.events.join(', ')}, ${shown.enabled ? 'enabled' : 'disabled'}.\n`,
+    text: `Webhook endpoint ${shown.id}: ${shown.url}${_described(shown)}, ${shown.events.join(', ')}, ${shown.enabled ? 'enabled' : 'disabled'}.\n`,
   };
 }
 

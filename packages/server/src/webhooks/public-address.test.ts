@@ -26,6 +26,7 @@ const claimed = (url: string): ClaimedDelivery => ({
     accountId: 1,
     url,
     eventTypes: [],
+    description: null,
     secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
     previousSecret: null,
     previousSecretExpiresAt: null,

@@ -167,6 +167,9 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
   };
 }
 
+/** How long a request may take by default, in milliseconds (`timeoutMs`). */
+export const DEFAULT_SEND_TIMEOUT_MS = 15_000;
+
 /**
  * Claims and sends (D41, D47, P62, P63): one claim at a time, each telling the store how many
  * requests this sender has under way to each endpoint, so that no endpoint gets more than its share;
@@ -176,7 +179,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
 function _deliverer(options: WebhookSenderOptions) {
   const now = options.now ?? Date.now;
   const claimant = `sender-${randomUUID()}`;
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   const perEndpoint = Math.max(1, options.perEndpoint ?? _PER_ENDPOINT);
   // Connections to the receivers are kept and reused (D41). An idle one is closed after 4 s, before
   // a receiver's own idle limit (5 s for Node's servers) would close it under a request; the

@@ -183,6 +183,8 @@ export interface WebhookEndpointsTable {
   account_id: number;
   url: string;
   event_types: string[];
+  /** P99 (migration 0021). */
+  description: string | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: NullableTimestampColumn;

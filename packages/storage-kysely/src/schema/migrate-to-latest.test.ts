@@ -70,6 +70,15 @@ const executedMigrations = async (db: Kysely<FleetHoursDatabase>) =>
 
 /** The schema tests, run on a fresh database of each backend (PGlite: one instance, reset by dropping its schema). */
 function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHoursDatabase>>): void {
+  /** A fresh database migrated up to `migration` only, with a store and an account on it. */
+  const olderSchema = async (migration: string) => {
+    const db = await fresh();
+    const migrator = await createFleetHoursMigrator(db);
+    expect((await migrator.migrateTo(migration)).error).toBeUndefined();
+    const store = createKyselyStore(db);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+    return { db, migrator, store, account };
+  };
   describe(`migrateToLatest() on ${name}`, () => {
     it('creates the whole schema on an empty database', async () => {
       const db = await fresh();
@@ -421,11 +430,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
     });
 
     it('D61, D63, P95: 0020 gives existing devices no tags and no identity; down drops them and device_tags, keeping the devices; up again tags new devices', async () => {
-      const db = await fresh();
-      const migrator = await createFleetHoursMigrator(db);
-      expect((await migrator.migrateTo('0017_matching_memo_indexes')).error).toBeUndefined();
-      const store = createKyselyStore(db);
-      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const { db, migrator, store, account } = await olderSchema('0017_matching_memo_indexes');
       await sql`insert into devices (account_id, name, imei, model, time_zone) values (${account.id}::int, 'Old', '1', 'm', 'UTC')`.execute(
         db,
       );
@@ -478,6 +483,21 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(await tablesOf(db)).toEqual(TABLES.filter((table) => !CALENDAR_TABLES.includes(table)));
       await migrateToLatest(db);
       expect(await store.findWorkCalendar({ accountId: account.id, deviceId: null })).toEqual({ calendar: null, version: 0 });
+    });
+
+    it('P99: 0021 gives existing webhook endpoints no description; down drops the column, keeping the endpoints', async () => {
+      const { db, migrator, store, account } = await olderSchema('0020_device_tags_and_identity');
+      await sql`insert into webhook_endpoints (account_id, url, event_types, secret, created_at)
+        values (${account.id}::int, 'https://old.example/', '{}', ${`whsec_${'A'.repeat(43)}=`}, now())`.execute(db);
+      await migrateToLatest(db);
+      const [old] = await store.listWebhookEndpoints({ accountId: account.id });
+      expect(old).toMatchObject({ url: 'https://old.example/', description: null });
+      await store.updateWebhookEndpoint({ endpointId: old!.id, changes: { description: 'Dispatch' }, now: T0 });
+
+      expect((await migrator.migrateTo('0020_device_tags_and_identity')).error).toBeUndefined();
+      expect((await sql<{ url: string }>`select url from webhook_endpoints`.execute(db)).rows).toEqual([{ url: 'https://old.example/' }]);
+      await migrateToLatest(db);
+      expect((await store.findWebhookEndpoint({ endpointId: old!.id }))?.description).toBeNull();
     });
 
     it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {

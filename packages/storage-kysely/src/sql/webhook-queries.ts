@@ -17,6 +17,7 @@ export const ENDPOINT_COLUMNS = [
   'account_id',
   'url',
   'event_types',
+  'description',
   'secret',
   'previous_secret',
   epochSeconds('previous_secret_expires_at').as('previous_secret_expires_at'),
@@ -33,6 +34,7 @@ export interface EndpointRow {
   account_id: number;
   url: string;
   event_types: string[];
+  description: string | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: number | string | null;
@@ -49,6 +51,7 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     accountId: row.account_id,
     url: row.url,
     eventTypes: row.event_types as EventType[],
+    description: row.description,
     secret: row.secret,
     previousSecret: row.previous_secret,
     previousSecretExpiresAt: secondsOrNull(row.previous_secret_expires_at),
@@ -217,6 +220,7 @@ export function claimedEndpoint(row: ClaimedRow): WebhookEndpoint {
     account_id: row.account_id,
     url: row.endpoint_url,
     event_types: row.endpoint_event_types,
+    description: row.endpoint_description,
     secret: row.endpoint_secret,
     previous_secret: row.endpoint_previous_secret,
     previous_secret_expires_at: row.endpoint_previous_secret_expires_at,
@@ -237,7 +241,8 @@ function _claimRows(input: ClaimInput, due: ReturnType<typeof sql>) {
       from due, webhook_events e, webhook_endpoints p
      where d.id = due.id and e.id = d.event_id and p.id = d.endpoint_id
     returning ${DELIVERY_COLUMNS}, e.type, e.account_id, e.about_device_id, e.body, date_part('epoch', e.raised_at) as raised_at,
-      p.url as endpoint_url, p.event_types as endpoint_event_types, p.secret as endpoint_secret,
+      p.url as endpoint_url, p.event_types as endpoint_event_types, p.description as endpoint_description,
+      p.secret as endpoint_secret,
       p.previous_secret as endpoint_previous_secret,
       date_part('epoch', p.previous_secret_expires_at) as endpoint_previous_secret_expires_at, p.enabled as endpoint_enabled,
       p.disabled_reason as endpoint_disabled_reason, date_part('epoch', p.disabled_at) as endpoint_disabled_at,

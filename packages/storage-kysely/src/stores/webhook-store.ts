@@ -63,13 +63,13 @@ function _endpointMethods(
     return row ? toEndpoint(row as EndpointRow) : null;
   };
   return {
-    createWebhookEndpoint: ({ accountId, url, eventTypes, secret, now }) =>
+    createWebhookEndpoint: ({ accountId, url, eventTypes, description, secret, now }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
         if (!isId(accountId)) return null;
         const row = await db
           .insertInto('webhook_endpoints')
-          .columns(['account_id', 'url', 'event_types', 'secret', 'created_at'])
+          .columns(['account_id', 'url', 'event_types', 'description', 'secret', 'created_at'])
           .expression((eb) =>
             eb
               .selectFrom('accounts')
@@ -77,6 +77,7 @@ function _endpointMethods(
                 'accounts.id',
                 sql<string>`${url}`.as('url'),
                 sql<string[]>`${[...eventTypes]}::text[]`.as('event_types'),
+                sql<string | null>`${description ?? null}::text`.as('description'),
                 sql<string>`${secret}`.as('secret'),
                 instantOf(now).as('created_at'),
               ])
@@ -110,6 +111,7 @@ function _endpointMethods(
           .set({
             ...(changes.url !== undefined ? { url: changes.url } : {}),
             ...(changes.eventTypes !== undefined ? { event_types: sql<string[]>`${[...changes.eventTypes]}::text[]` } : {}),
+            ...(changes.description !== undefined ? { description: changes.description } : {}),
             ...(changes.enabled === true ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null } : {}),
             ...(changes.enabled === false
               ? {
@@ -170,6 +172,7 @@ function _asRead(expected: WebhookEndpoint | undefined) {
           eb('url', '=', expected.url),
           sql<boolean>`event_types = ${[...expected.eventTypes]}::text[]`,
           eb('enabled', '=', expected.enabled),
+          expected.description === null ? eb('description', 'is', null) : eb('description', '=', expected.description),
           eb('secret', '=', expected.secret),
         ]);
 }
