@@ -51,7 +51,7 @@ export type KyselyFleetHoursStore = FleetHoursStore &
  * ```
  */
 export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHoursStore {
-  return {
+  const store: KyselyFleetHoursStore = {
     db,
     ...accountStore(db),
     ...deviceStore(db),
@@ -70,5 +70,9 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
       guard(async () => {
         await sql`select 1`.execute(db);
       }),
+    // P102: one transaction, the store over it given to the work; inside one (a unit, a caller's
+    // transaction) the work joins it. A lost race (D35) runs the whole unit again: it wrote nothing.
+    atomically: (work) => (db.isTransaction ? work(store) : guard(() => db.transaction().execute((trx) => work(createKyselyStore(trx))))),
   };
+  return store;
 }
