@@ -52,6 +52,7 @@ export function createMemoryStore(): FleetHoursStore {
     ids: { account: 0, device: 0 },
   };
   undo.keep([accounts, state.devices, state.segmentsByDevice, state.pointsByDevice, state.ids]);
+  const idempotency = memoryIdempotency();
   const store: FleetHoursStore = {
     // Memory always answers (D30 readiness).
     async ping() {},
@@ -61,10 +62,10 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memoryTelemetry(state),
     ...memoryMaintenance(state.devices, undo),
     ...memoryWebhooks(accounts, undo),
-    ...memoryIdempotency(),
+    ...idempotency,
     ...memoryAudit(accounts, undo),
   };
-  return withMemoryUnits(store, undo);
+  return withMemoryUnits(store, undo, Object.keys(idempotency));
 }
 
 /** What a memory store holds; each part of it below works on this. */

@@ -1,5 +1,8 @@
 import type { FleetHoursStore } from './storage-port.js';
 
+/** The methods of the port that only read, by their names. */
+const _READ = /^(find|list|sum|summarize|engineSecondsBefore|ping)/;
+
 /** A container of a memory store's state: a map, a set, an array, or an object of counters. */
 type _Container = Map<unknown, unknown> | Set<unknown> | unknown[] | Record<string, unknown>;
 
@@ -59,17 +62,22 @@ function _save(container: _Container, copyValues: boolean): () => void {
 }
 
 /**
- * A memory store with `atomically` (D55, P102): a unit runs alone — every call of the store waits
- * while one runs (its methods await nothing inside, so a call that started has ended) — over the
- * store itself, and a unit that fails has every container of the store put back as it was when the
- * unit began. A unit inside a unit joins it. The idempotency keys are not containers of the undo:
- * a unit never writes them, and a claim made meanwhile waits for the unit anyway.
+ * A memory store with `atomically` (D55, P102): a unit writes alone — every write of the store
+ * waits while one runs (its methods await nothing inside, so a write that started has ended) —
+ * over the store itself, and a unit that fails has every container of the store put back as it was
+ * when the unit began, so no other write is undone with it. A unit inside a unit joins it. Reads
+ * (`find…`, `list…` and the sums) never wait: they may see a unit's writes before it ends, which
+ * a database would not show (a memory unit ends within a few turns of the event loop, and fails
+ * only when its work throws). The methods named `apart` (the idempotency keys: a unit never writes
+ * them, and a request's key is claimed and kept around its unit) touch nothing of the undo and
+ * never wait either: a request sent again while the first one's unit runs is answered at once (D53).
  *
- * @param store The store's methods, which touch only containers registered with `undo`.
+ * @param store The store's methods, which touch only containers registered with `undo`, but those `apart`.
  * @param undo The undo of those containers.
+ * @param apart The names of the methods that never wait.
  * @returns The store with `atomically`.
  */
-export function withMemoryUnits(store: FleetHoursStore, undo: ReturnType<typeof memoryUndo>): FleetHoursStore {
+export function withMemoryUnits(store: FleetHoursStore, undo: ReturnType<typeof memoryUndo>, apart: readonly string[]): FleetHoursStore {
   let running: Promise<void> | null = null;
   // The check and the call in one turn: no unit can begin in between.
   const afterUnits = async (method: (...args: unknown[]) => unknown, args: unknown[]) => {
@@ -81,7 +89,7 @@ export function withMemoryUnits(store: FleetHoursStore, undo: ReturnType<typeof 
     Object.entries(store).map(([name, method]) => [
       name,
       // No unit running (nearly always): the call as it is, without a turn of the event loop.
-      (...args: unknown[]) => (running ? afterUnits(method, args) : method(...args)),
+      (...args: unknown[]) => (running && !apart.includes(name) && !_READ.test(name) ? afterUnits(method, args) : method(...args)),
     ]),
   ) as unknown as FleetHoursStore;
   return {
