@@ -206,8 +206,8 @@ export type Fixture = Awaited<ReturnType<typeof createFixture>>;
  */
 function _wrapWithUnits(store: FleetHoursStore, wrap: (store: FleetHoursStore) => FleetHoursStore): FleetHoursStore {
   const { atomically } = store;
-  return {
-    ...wrap(store),
-    ...(atomically && { atomically: (work) => atomically((unit) => work(_wrapWithUnits(unit, wrap))) }),
-  };
+  const wrapped = wrap(store);
+  // Set on the wrapper itself, which may keep the store's methods as its prototype.
+  if (atomically && wrapped !== store) wrapped.atomically = (work) => atomically((unit) => work(_wrapWithUnits(unit, wrap)));
+  return wrapped;
 }
