@@ -16,7 +16,7 @@ const NOW = 1_795_000_000; // 2026-11-18T…Z
 const HOUR = 3600;
 const CLI: ChangeOrigin = { actor: { kind: 'cli' }, requestId: null };
 
-/** The writes the brief of P102 names, each with what it changes as the store reads it. */
+/** A write of each resource, with what it changes as the store reads it. */
 const WRITES: readonly {
   readonly name: string;
   run(manage: FleetHours['manage'], ids: { accountId: number; deviceId: number; tokenId: number }): Promise<unknown>;
@@ -76,6 +76,36 @@ function describeAtomicWrites(name: string, database: () => Kysely<FleetHoursDat
       endpoints: await store.listWebhookEndpoints({ accountId: ids.accountId }),
       tokens: await store.listIngestTokens({ accountId: ids.accountId }),
       audit: await store.listAuditEntries({ accountId: ids.accountId, limit: 10 }),
+    });
+
+    it('P103: the store operations of several statements join the unit: a zone change, a unique schedule name and an endpoint removed, all rolled back with it', async () => {
+      const endpoint = (await store.createWebhookEndpoint({
+        accountId: ids.accountId,
+        url: 'https://a.example/',
+        eventTypes: [],
+        secret: `whsec_${'A'.repeat(43)}=`,
+        now: NOW,
+      }))!;
+      const before = await state();
+      const failure = new Error('the unit fails');
+      await expect(
+        store.atomically(async (unit) => {
+          // Each of these opens a transaction of its own when called alone.
+          await unit.updateDevice({ deviceId: ids.deviceId, changes: { timeZone: 'Europe/Berlin' } });
+          await unit.createServiceSchedule({
+            deviceId: ids.deviceId,
+            name: 'Oil',
+            intervalSeconds: HOUR,
+            lastDoneAt: NOW,
+            now: NOW,
+            uniqueName: true,
+          });
+          await unit.removeWebhookEndpoint({ endpointId: endpoint.id });
+          expect((await unit.findDevice({ accountId: ids.accountId, deviceId: ids.deviceId }))?.timeZone).toBe('Europe/Berlin');
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await state()).toEqual(before);
     });
 
     for (const write of WRITES) {
