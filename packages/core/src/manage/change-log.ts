@@ -3,12 +3,10 @@
  * request, to which resource, and the fields it changed. Every write of the fleet, by the API or by
  * the CLI, names its origin and reports its change here once it has succeeded.
  */
+import type { ChangeActor } from '../store/audit-port.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 
-/** Who made a change (D55): an API key (its label and the first characters of its fingerprint) or the CLI. */
-export type ChangeActor =
-  | { readonly kind: 'api_key'; readonly label: string; readonly fingerprintPrefix: string }
-  | { readonly kind: 'cli' };
+export type { ChangeActor } from '../store/audit-port.js';
 
 /** Who asks for a change, and under which request (D55): every write of `FleetHours.manage` takes one. */
 export interface ChangeOrigin {
