@@ -18,16 +18,21 @@ const KEY: ChangeOrigin = { actor: { kind: 'api_key', label: 'ops', fingerprintP
 const AUDIT_DOWN = new Error('the change log cannot be written (test)');
 
 /**
- * The store with an audit port that always fails, in its units too: what a unit's store gives
- * `appendAuditEntry` is this failure, everything else is the store's.
+ * The store with a change log that cannot be written (P102): `appendAuditEntry` rejects with
+ * `error`, in the store of each unit too; everything else is the store's. For the tests of a
+ * write that must keep nothing when its entry fails.
+ *
+ * @param store The store.
+ * @param error What `appendAuditEntry` rejects with.
+ * @returns The store whose entries fail.
  */
-function withFailingAudit(store: FleetHoursStore): FleetHoursStore {
+export function withFailingAudit(store: FleetHoursStore, error: Error = AUDIT_DOWN): FleetHoursStore {
   return {
     ...store,
     appendAuditEntry: async () => {
-      throw AUDIT_DOWN;
+      throw error;
     },
-    ...(store.atomically && { atomically: (work) => store.atomically!((unit) => work(withFailingAudit(unit))) }),
+    ...(store.atomically && { atomically: (work) => store.atomically!((unit) => work(withFailingAudit(unit, error))) }),
   };
 }
 

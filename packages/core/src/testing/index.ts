@@ -6,3 +6,4 @@
  */
 export * from './describe-storage-contract.js';
 export * from './describe-rate-limit-contract.js';
+export { withFailingAudit } from './atomic-writes-contract.js';
