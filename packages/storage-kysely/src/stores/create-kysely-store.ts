@@ -26,6 +26,8 @@ export type KyselyFleetHoursStore = FleetHoursStore &
   EventCheckStore & {
     readonly db: Kysely<FleetHoursDatabase>;
     ping: NonNullable<FleetHoursStore['ping']>;
+    /** P102, P103: one transaction, with the store over it. */
+    atomically: NonNullable<FleetHoursStore['atomically']>;
   };
 
 /**
