@@ -155,7 +155,15 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     writes: createTelemetryWrites(store),
     manage: {
       ...deviceWrites(store, changeLog),
-      ...maintenanceWrites({ store, nowSeconds, changeLog, service, meter }),
+      ...maintenanceWrites({
+        store,
+        nowSeconds,
+        changeLog,
+        // P102: inside a write's unit, the service is read from the unit's store, which sees the change.
+        service: (input, over) =>
+          over === store ? service(input) : deviceReads({ ...context, store: over, sums: storeSums(over) }).service(input),
+        meter,
+      }),
       ...webhookWrites({ store, nowSeconds, changeLog }),
       ...ingestTokenWrites({ store, nowSeconds, changeLog }),
       // D58 (P112, P113)

@@ -13,8 +13,9 @@ import { fieldChanges, type ChangeLog } from './change-log.js';
  * The change log kept in the store (D55): each change reported becomes one entry of its account,
  * stamped with the clock, its fields changed computed by `fieldChanges` (secrets as
  * `"[redacted]"`). A change of an account that no longer exists is dropped. The entry is appended
- * after the change succeeded, in a statement of its own (P88): when it cannot be written the
- * error reaches the caller, whose change stands.
+ * after the change succeeded, through the store of the change's unit where the store offers
+ * `atomically` (P102): when it cannot be written, the error reaches the caller and the change is
+ * not kept either.
  *
  * @param store The store.
  * @param now The clock, epoch milliseconds.
@@ -28,6 +29,8 @@ import { fieldChanges, type ChangeLog } from './change-log.js';
  */
 export function storeChangeLog(store: FleetHoursStore, now: () => number): ChangeLog {
   return {
+    // P102: the entry goes through the store of the change's unit.
+    over: (unitStore) => storeChangeLog(unitStore, now),
     async record(change) {
       await store.appendAuditEntry({
         accountId: change.accountId,

@@ -1,3 +1,4 @@
+import { changeUnits } from './change-unit.js';
 import { checkCalendarReadOnly, readWorkCalendarBody } from '../calendar/calendar-body.js';
 import type { CalendarException, CalendarWindow, Weekday, WorkCalendar } from '../calendar/work-calendar.js';
 import type { StoredWorkCalendar } from '../store/calendar-port.js';
@@ -107,7 +108,7 @@ const _ATTEMPTS = 5;
  */
 export function calendarWrites(store: FleetHoursStore, changeLog: ChangeLog): CalendarWrites {
   /** The place's own calendar and what a read shows; `null` when the device or the account is not there. */
-  const read = async (accountId: number, deviceId: number | null) => {
+  const read = async (store: FleetHoursStore, accountId: number, deviceId: number | null) => {
     let timeZone: string | null = null;
     if (deviceId === null) {
       if (!(await store.findAccount({ accountId }))) return null;
@@ -119,35 +120,40 @@ export function calendarWrites(store: FleetHoursStore, changeLog: ChangeLog): Ca
     const own = await store.findWorkCalendar({ accountId, deviceId });
     return { own, view: await _view(store, accountId, deviceId, timeZone, own) };
   };
+  // P102: each attempt reads, changes and reports in one unit of the store.
+  const units = changeUnits(store, changeLog);
   return {
     async findWorkCalendar({ accountId, deviceId }) {
-      return (await read(accountId, deviceId))?.view ?? null;
+      return (await read(store, accountId, deviceId))?.view ?? null;
     },
     async putWorkCalendar({ accountId, deviceId, body, ifMatch, origin }) {
       const { calendar, readOnly } = readWorkCalendarBody(body);
       for (let attempt = 1; ; attempt += 1) {
-        const current = await read(accountId, deviceId);
-        if (!current) return null;
-        const { own, view } = current;
-        checkCalendarReadOnly(readOnly, { timezone: view.timeZone, version: view.version, source: view.source });
-        if (ifMatch !== undefined && !ifMatchNames(ifMatch, String(own.version))) throw preconditionFailed('work calendar');
-        // The same calendar again, or the removal of none: nothing changes (P112).
-        if (JSON.stringify(calendar) === JSON.stringify(own.calendar)) return view;
-        const stored = await store.putWorkCalendar({ accountId, deviceId, calendar, expectedVersion: own.version });
-        if (!stored) {
-          // Another write came between (D54): with If-Match that is a 412; without, read again.
-          if (ifMatch !== undefined || attempt >= _ATTEMPTS) throw preconditionFailed('work calendar');
-          continue;
-        }
-        await changeLog.record({
-          accountId,
-          origin,
-          action: calendar === null ? 'work_calendar.delete' : 'work_calendar.update',
-          resource: { type: 'work_calendar', id: deviceId === null ? 'default' : String(deviceId) },
-          before: own.calendar && { ...own.calendar },
-          after: calendar && { ...calendar },
+        const outcome = await units(async ({ store, changeLog }) => {
+          const current = await read(store, accountId, deviceId);
+          if (!current) return { view: null };
+          const { own, view } = current;
+          checkCalendarReadOnly(readOnly, { timezone: view.timeZone, version: view.version, source: view.source });
+          if (ifMatch !== undefined && !ifMatchNames(ifMatch, String(own.version))) throw preconditionFailed('work calendar');
+          // The same calendar again, or the removal of none: nothing changes (P112).
+          if (JSON.stringify(calendar) === JSON.stringify(own.calendar)) return { view };
+          const stored = await store.putWorkCalendar({ accountId, deviceId, calendar, expectedVersion: own.version });
+          if (!stored) {
+            // Another write came between (D54): with If-Match that is a 412; without, read again.
+            if (ifMatch !== undefined || attempt >= _ATTEMPTS) throw preconditionFailed('work calendar');
+            return 'again' as const;
+          }
+          await changeLog.record({
+            accountId,
+            origin,
+            action: calendar === null ? 'work_calendar.delete' : 'work_calendar.update',
+            resource: { type: 'work_calendar', id: deviceId === null ? 'default' : String(deviceId) },
+            before: own.calendar && { ...own.calendar },
+            after: calendar && { ...calendar },
+          });
+          return { view: await _view(store, accountId, deviceId, view.timeZone, stored) };
         });
-        return _view(store, accountId, deviceId, view.timeZone, stored);
+        if (outcome !== 'again') return outcome.view;
       }
     },
   };

@@ -3,11 +3,10 @@
  * request, to which resource, and the fields it changed. Every write of the fleet, by the API or by
  * the CLI, names its origin and reports its change here once it has succeeded.
  */
+import type { ChangeActor } from '../store/audit-port.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
 
-/** Who made a change (D55): an API key (its label and the first characters of its fingerprint) or the CLI. */
-export type ChangeActor =
-  | { readonly kind: 'api_key'; readonly label: string; readonly fingerprintPrefix: string }
-  | { readonly kind: 'cli' };
+export type { ChangeActor } from '../store/audit-port.js';
 
 /** Who asks for a change, and under which request (D55): every write of `FleetHours.manage` takes one. */
 export interface ChangeOrigin {
@@ -34,6 +33,13 @@ export interface ChangeReport {
 /** Receives the changes of the fleet (D55). */
 export interface ChangeLog {
   record(change: ChangeReport): Promise<void>;
+  /**
+   * The same log, written through `store` (P102): a write of `FleetHours.manage` asks for it with
+   * the store of its unit (`atomically`), so that the entry is written in the change's unit, kept
+   * with it or not at all. A log kept outside the store leaves it out: its `record` is then called
+   * inside the unit, and an error it throws undoes the change.
+   */
+  over?(store: FleetHoursStore): ChangeLog;
 }
 
 /** The text a secret's value is written as (D55). */

@@ -5,6 +5,7 @@ import { normalizeTimeZone } from '../time/time-zone.js';
 import type { Device, DeviceChanges } from '../types.js';
 import { deviceChangeFields } from './audit-log.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
+import { changeUnits } from './change-unit.js';
 import { readDeviceTags } from './device-tags.js';
 import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js';
 
@@ -151,14 +152,16 @@ export interface DeviceWrites {
  * The writes of devices over a store (D52). The fields are checked before the store is asked
  * anything, so a bad field is 400 whichever device it names. Each change that succeeded is
  * reported to the change log (D55): `device.create` and `device.update`, the device by its API
- * fields before and after.
+ * fields before and after, in the change's unit (P102): kept with it or not at all.
  *
  * @param store The store.
  * @param changeLog Where the changes are reported (D55).
  * @returns The writes.
  */
 export function deviceWrites(store: FleetHoursStore, changeLog: ChangeLog): DeviceWrites {
-  const report = (accountId: number, origin: ChangeOrigin, before: Device | null, after: Device) =>
+  // P102: each write reads, changes and reports in one unit of the store.
+  const inUnit = changeUnits(store, changeLog);
+  const report = (changeLog: ChangeLog, accountId: number, origin: ChangeOrigin, before: Device | null, after: Device) =>
     changeLog.record({
       accountId,
       origin,
@@ -170,24 +173,28 @@ export function deviceWrites(store: FleetHoursStore, changeLog: ChangeLog): Devi
   return {
     async createDevice({ accountId, fields, origin }) {
       const checked = readDeviceFields(fields, 'create');
-      const device = await store.createDevice({ accountId, ...checked });
-      if (device) await report(accountId, origin, null, device);
-      return device;
+      return inUnit(async ({ store, changeLog }) => {
+        const device = await store.createDevice({ accountId, ...checked });
+        if (device) await report(changeLog, accountId, origin, null, device);
+        return device;
+      });
     },
     async updateDevice({ accountId, deviceId, fields, ifMatch, origin }) {
       const changes = readDeviceFields(fields, 'update');
-      // A device never changes account: once found on this one, the change is the account's.
-      const current = await store.findDevice({ accountId, deviceId });
-      if (!current) return null;
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, deviceVersion(current))) throw preconditionFailed('device');
-      // With If-Match the store applies the change only if the device is still as read: a change in between is 412 too (D54).
-      const updated = await store.updateDevice({ deviceId, changes, ...(ifMatch === undefined ? {} : { expected: current }) });
-      if (!updated) {
-        if (ifMatch !== undefined) throw preconditionFailed('device');
-        return null;
-      }
-      await report(accountId, origin, current, updated);
-      return updated;
+      return inUnit(async ({ store, changeLog }) => {
+        // A device never changes account: once found on this one, the change is the account's.
+        const current = await store.findDevice({ accountId, deviceId });
+        if (!current) return null;
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, deviceVersion(current))) throw preconditionFailed('device');
+        // With If-Match the store applies the change only if the device is still as read: a change in between is 412 too (D54).
+        const updated = await store.updateDevice({ deviceId, changes, ...(ifMatch === undefined ? {} : { expected: current }) });
+        if (!updated) {
+          if (ifMatch !== undefined) throw preconditionFailed('device');
+          return null;
+        }
+        await report(changeLog, accountId, origin, current, updated);
+        return updated;
+      });
     },
   };
 }

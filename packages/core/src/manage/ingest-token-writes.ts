@@ -9,6 +9,7 @@ import { REDACTED, type ChangeLog, type ChangeOrigin } from './change-log.js';
 import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js';
 import { NO_CHANGE_LOG, type FieldsWrite } from './write-input.js';
 import { readOptionalText } from './optional-text.js';
+import { changeUnits } from './change-unit.js';
 
 /**
  * Ingest tokens managed (D24, D52): the one implementation behind `GET`, `POST /api/v1/ingest-tokens`,
@@ -166,52 +167,62 @@ export function ingestTokenWrites(options: {
   const { store, nowSeconds } = options;
   const changeLog = options.changeLog ?? NO_CHANGE_LOG;
   const generate = options.generate ?? (() => generateIngestToken());
-  const record = (action: string, origin: ChangeOrigin, token: IngestTokenRecord, before: object | null, after: object | null) =>
-    changeLog.record({
-      accountId: token.accountId,
-      origin,
-      action,
-      resource: { type: 'ingest_token', id: String(token.id) },
-      before: before as Readonly<Record<string, unknown>> | null,
-      after: after as Readonly<Record<string, unknown>> | null,
-      // D55: the token is never handed to the log; the field says that one was made.
-      secretFields: ['token'],
-    });
+  const recorder =
+    (changeLog: ChangeLog) =>
+    (action: string, origin: ChangeOrigin, token: IngestTokenRecord, before: object | null, after: object | null) =>
+      changeLog.record({
+        accountId: token.accountId,
+        origin,
+        action,
+        resource: { type: 'ingest_token', id: String(token.id) },
+        before: before as Readonly<Record<string, unknown>> | null,
+        after: after as Readonly<Record<string, unknown>> | null,
+        // D55: the token is never handed to the log; the field says that one was made.
+        secretFields: ['token'],
+      });
+  // P102: each write reads, changes and reports in one unit of the store.
+  const units = changeUnits(store, changeLog);
+  const inUnit = <T>(work: (unit: { readonly store: FleetHoursStore; readonly record: ReturnType<typeof recorder> }) => Promise<T>) =>
+    units(({ store, changeLog }) => work({ store, record: recorder(changeLog) }));
   return {
     listIngestTokens: ({ accountId }) => store.listIngestTokens({ accountId }),
     async createIngestToken({ accountId, fields, origin }) {
       const { label, expiresAt } = readIngestTokenFields(fields);
       const token = generate();
       const now = nowSeconds();
-      const stored = await store.createIngestToken({ accountId, fingerprint: await fingerprintApiKey(token), label, expiresAt, now });
-      if (!stored) return null;
-      await record('ingest_token.create', origin, stored, null, { ...ingestTokenBody(stored, now), token: REDACTED });
-      return { record: stored, token };
+      const fingerprint = await fingerprintApiKey(token);
+      return inUnit(async ({ store, record }) => {
+        const stored = await store.createIngestToken({ accountId, fingerprint, label, expiresAt, now });
+        if (!stored) return null;
+        await record('ingest_token.create', origin, stored, null, { ...ingestTokenBody(stored, now), token: REDACTED });
+        return { record: stored, token };
+      });
     },
-    async revokeIngestToken({ accountId, tokenId, ifMatch, origin }) {
-      // A token never changes account: once found on this one, the revocation is the account's.
-      const found =
-        accountId === null ? null : ((await store.listIngestTokens({ accountId })).find((token) => token.id === tokenId) ?? null);
-      if (accountId !== null && found === null) return null;
-      if (ifMatch !== undefined && (found === null || !ifMatchNames(ifMatch, ingestTokenVersion(found))))
-        throw preconditionFailed('ingest token');
-      const now = nowSeconds();
-      const revoked = await store.revokeIngestToken({ tokenId, now });
-      if (!revoked) return null;
-      // D54 (P100): the store keeps the first revocation; one made by another write since the read is a change meanwhile.
-      if (ifMatch !== undefined && revoked.revokedAt !== now && !ifMatchNames(ifMatch, ingestTokenVersion(revoked)))
-        throw preconditionFailed('ingest token');
-      // Revoked before: nothing changed to write down.
-      if (found?.revokedAt == null && revoked.revokedAt === now)
-        await record(
-          'ingest_token.revoke',
-          origin,
-          revoked,
-          ingestTokenBody(found ?? { ...revoked, revokedAt: null }, now),
-          ingestTokenBody(revoked, now),
-        );
-      return revoked;
-    },
+    revokeIngestToken: ({ accountId, tokenId, ifMatch, origin }) =>
+      inUnit(async ({ store, record }) => {
+        // A token never changes account: once found on this one, the revocation is the account's.
+        const found =
+          accountId === null ? null : ((await store.listIngestTokens({ accountId })).find((token) => token.id === tokenId) ?? null);
+        if (accountId !== null && found === null) return null;
+        if (ifMatch !== undefined && (found === null || !ifMatchNames(ifMatch, ingestTokenVersion(found))))
+          throw preconditionFailed('ingest token');
+        const now = nowSeconds();
+        const revoked = await store.revokeIngestToken({ tokenId, now });
+        if (!revoked) return null;
+        // D54 (P100): the store keeps the first revocation; one made by another write since the read is a change meanwhile.
+        if (ifMatch !== undefined && revoked.revokedAt !== now && !ifMatchNames(ifMatch, ingestTokenVersion(revoked)))
+          throw preconditionFailed('ingest token');
+        // Revoked before: nothing changed to write down.
+        if (found?.revokedAt == null && revoked.revokedAt === now)
+          await record(
+            'ingest_token.revoke',
+            origin,
+            revoked,
+            ingestTokenBody(found ?? { ...revoked, revokedAt: null }, now),
+            ingestTokenBody(revoked, now),
+          );
+        return revoked;
+      }),
   };
 }
 

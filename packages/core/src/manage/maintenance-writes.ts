@@ -1,7 +1,9 @@
 import { FleetHoursError } from '../errors/errors.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
-import type { Device, DeviceService, EpochSeconds, HourMeterReading, ServiceSchedule, ServiceScheduleState } from '../types.js';
+import type { Device, DeviceService, EpochSeconds, HourMeterReading, ServiceSchedule } from '../types.js';
 import type { ChangeLog, ChangeOrigin } from './change-log.js';
+import { changeUnits } from './change-unit.js';
+import type { HourMeterReadingPage, RecordedReading, ScheduleWrite } from './maintenance-results.js';
 import { ifMatchNames, preconditionFailed } from './entity-tag.js';
 import {
   _decodeReadingCursor,
@@ -24,32 +26,7 @@ import { checkHourMeterReading } from '../maintenance/hour-meter.js';
  * (P76). Every write names its origin and reports its change to the change log (D55).
  */
 
-/** A page of a device's readings, newest first. */
-export interface HourMeterReadingPage {
-  readonly device: Device;
-  readonly readings: readonly HourMeterReading[];
-  /** Where the next page starts; `null` on the last page. */
-  readonly nextCursor: string | null;
-}
-
-/** A reading just recorded, with the hour meter it gives now (D38). */
-export interface RecordedReading {
-  readonly device: Device;
-  readonly reading: HourMeterReading;
-  /** The device's readings before this one, newest first (for the CLI's note on a lower reading). */
-  readonly earlier: readonly HourMeterReading[];
-  /** Whether it replaced the reading at the same instant (same id). */
-  readonly replaced: boolean;
-  readonly hourMeter: { readonly seconds: number; readonly readAt: string | null };
-}
-
-/** A schedule after a write, where it stands now (D39). */
-export interface ScheduleWrite {
-  readonly device: Device;
-  readonly schedule: ServiceSchedule;
-  readonly state: ServiceScheduleState;
-  readonly service: DeviceService;
-}
+export type { HourMeterReadingPage, RecordedReading, ScheduleWrite } from './maintenance-results.js';
 
 /** The service's writes of readings and schedules (D52): every front end's. */
 export interface MaintenanceWrites {
@@ -141,7 +118,11 @@ export interface MaintenanceWritesOptions {
   /** Epoch seconds now. */
   readonly nowSeconds: () => EpochSeconds;
   readonly changeLog: ChangeLog;
-  readonly service: (input: { readonly accountId: number; readonly deviceId: number }) => Promise<DeviceService | null>;
+  /** The device's service read from `store`: during a write, the store of its unit (P102), which sees the change. */
+  readonly service: (
+    input: { readonly accountId: number; readonly deviceId: number },
+    store: FleetHoursStore,
+  ) => Promise<DeviceService | null>;
   readonly meter: (input: {
     readonly accountId: number;
     readonly deviceId: number;
@@ -150,10 +131,16 @@ export interface MaintenanceWritesOptions {
 
 /**
  * The writes of readings and schedules over a store (D52). The fields are checked before the store
- * is asked anything (P71), so a bad field is 400 whichever device it names.
+ * is asked anything (P71), so a bad field is 400 whichever device it names. Each write reads,
+ * changes and reports in one unit of the store (P102).
  */
 export function maintenanceWrites(options: MaintenanceWritesOptions): MaintenanceWrites {
-  const context = _context(options);
+  const inUnit = changeUnits(options.store, options.changeLog);
+  const context = {
+    ..._context(options),
+    /** P102: runs a write in a unit, with the context over the unit's store and change log. */
+    inUnit: <T>(work: (unit: _UnitContext) => Promise<T>) => inUnit((unit) => work(_context({ ...options, ...unit }))),
+  };
   return { ..._readingWrites(context), ..._scheduleWrites(context) };
 }
 
@@ -171,7 +158,7 @@ function _context(options: MaintenanceWritesOptions) {
 
   /** The schedule where it stands now, as `/service` computes it. */
   const stateOf = async (device: Device, schedule: ServiceSchedule): Promise<ScheduleWrite> => {
-    const service = await options.service({ accountId: device.accountId, deviceId: device.id });
+    const service = await options.service({ accountId: device.accountId, deviceId: device.id }, store);
     const state = service?.schedules.find((candidate) => candidate.id === schedule.id);
     if (!service || !state) throw _scheduleNotFound(schedule.id);
     return { device, schedule, state, service };
@@ -221,13 +208,14 @@ function _context(options: MaintenanceWritesOptions) {
   return { ...options, deviceOf, scheduleOf, stateOf, record, addReading };
 }
 
-type _Context = ReturnType<typeof _context>;
+type _UnitContext = ReturnType<typeof _context>;
+type _Context = _UnitContext & { inUnit<T>(work: (unit: _UnitContext) => Promise<T>): Promise<T> };
 
 /** The writes of readings (D38). */
 function _readingWrites(
   context: _Context,
 ): Pick<MaintenanceWrites, 'hourMeterReadings' | 'addHourMeterReading' | 'addSourceReading' | 'removeHourMeterReading'> {
-  const { store, nowSeconds, deviceOf, record, addReading } = context;
+  const { store, nowSeconds, deviceOf, inUnit } = context;
   return {
     async hourMeterReadings({ accountId, deviceId, limit, cursor }) {
       const size = _pageSize(limit);
@@ -244,11 +232,14 @@ function _readingWrites(
     async addHourMeterReading({ accountId, deviceId, fields, origin }) {
       const now = nowSeconds();
       const { readAt, readingSeconds } = readReadingFields(fields, now);
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      const added = await addReading(accountId, origin, device, { readAt, readingSeconds, now });
-      if (!added) return null;
-      const { reading, earlier, replaced } = added;
+      const written = await inUnit(async ({ deviceOf, addReading }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        const added = await addReading(accountId, origin, device, { readAt, readingSeconds, now });
+        return added && { device, ...added };
+      });
+      if (!written) return null;
+      const { device, reading, earlier, replaced } = written;
       const meter = await context.meter({ accountId, deviceId });
       return {
         device,
@@ -262,27 +253,35 @@ function _readingWrites(
     async addSourceReading({ accountId, deviceId, readAt, readingSeconds, source, origin }) {
       const now = nowSeconds();
       checkHourMeterReading({ readAt, readingSeconds }, now);
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      return (await addReading(accountId, origin, device, { readAt, readingSeconds, now, source }))?.reading ?? null;
+      // P102: the reading and its entry in one unit.
+      return inUnit(async ({ deviceOf, addReading }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        return (await addReading(accountId, origin, device, { readAt, readingSeconds, now, source }))?.reading ?? null;
+      });
     },
 
-    async removeHourMeterReading({ accountId, deviceId, readingId, ifMatch, origin }) {
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      const readings = await store.listHourMeterReadings({ deviceIds: [deviceId] });
-      const current = readings.find((reading) => reading.id === readingId);
-      if (!current) throw _readingNotFound(readingId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, readingVersion(current))) throw preconditionFailed('reading');
-      // P77: with If-Match the store removes the reading only as read: one changed in between is 412 too.
-      const removed = await store.removeHourMeterReading({ deviceId, readingId, ...(ifMatch === undefined ? {} : { expected: current }) });
-      if (!removed) {
-        if (ifMatch !== undefined) throw preconditionFailed('reading');
-        throw _readingNotFound(readingId);
-      }
-      await record(accountId, origin, 'hour_meter_reading.delete', removed.id, hourMeterReadingBody(removed, device.timeZone), null);
-      return { device, reading: removed };
-    },
+    removeHourMeterReading: ({ accountId, deviceId, readingId, ifMatch, origin }) =>
+      inUnit(async ({ store, deviceOf, record }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        const readings = await store.listHourMeterReadings({ deviceIds: [deviceId] });
+        const current = readings.find((reading) => reading.id === readingId);
+        if (!current) throw _readingNotFound(readingId);
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, readingVersion(current))) throw preconditionFailed('reading');
+        // P77: with If-Match the store removes the reading only as read: one changed in between is 412 too.
+        const removed = await store.removeHourMeterReading({
+          deviceId,
+          readingId,
+          ...(ifMatch === undefined ? {} : { expected: current }),
+        });
+        if (!removed) {
+          if (ifMatch !== undefined) throw preconditionFailed('reading');
+          throw _readingNotFound(readingId);
+        }
+        await record(accountId, origin, 'hour_meter_reading.delete', removed.id, hourMeterReadingBody(removed, device.timeZone), null);
+        return { device, reading: removed };
+      }),
   };
 }
 
@@ -290,82 +289,90 @@ function _readingWrites(
 function _scheduleWrites(
   context: _Context,
 ): Pick<MaintenanceWrites, 'createServiceSchedule' | 'updateServiceSchedule' | 'removeServiceSchedule' | 'recordServiceDone'> {
-  const { store, nowSeconds, deviceOf, scheduleOf, stateOf, record, addReading } = context;
+  const { nowSeconds, inUnit } = context;
   return {
     async createServiceSchedule({ accountId, deviceId, fields, origin }) {
       const now = nowSeconds();
       const checked = readScheduleFields(fields, 'create', now);
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      // P78: the store refuses a name the device has, in the same step as the insert.
-      const created = await store.createServiceSchedule({ deviceId, ...checked, now, uniqueName: true });
-      if (!created) return null;
-      const write = await stateOf(device, created);
-      await record(accountId, origin, 'service_schedule.create', created.id, null, scheduleWriteBody(write));
-      return write;
+      return inUnit(async ({ store, deviceOf, stateOf, record }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        // P78: the store refuses a name the device has, in the same step as the insert.
+        const created = await store.createServiceSchedule({ deviceId, ...checked, now, uniqueName: true });
+        if (!created) return null;
+        const write = await stateOf(device, created);
+        await record(accountId, origin, 'service_schedule.create', created.id, null, scheduleWriteBody(write));
+        return write;
+      });
     },
 
     async updateServiceSchedule({ accountId, deviceId, scheduleId, fields, ifMatch, origin }) {
       const now = nowSeconds();
       const changes = readScheduleFields(fields, 'update', now);
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      const current = await scheduleOf(device, scheduleId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
-      const changed = _asField(() => changeServiceSchedule(current, changes, now));
-      const before = await stateOf(device, current);
-      // The checked result, not the bare changes: removing the calendar interval removes its margin too.
-      const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds } = changed;
-      const updated = await store.updateServiceSchedule({
-        scheduleId,
-        changes: { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds },
-        // P78: only a new name is checked, so a name stored twice before the rule does not block other changes.
-        uniqueName: changes.name !== undefined && scheduleNameKey(name) !== scheduleNameKey(current.name),
-        ...(ifMatch === undefined ? {} : { expected: current }),
+      return inUnit(async ({ store, deviceOf, scheduleOf, stateOf, record }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        const current = await scheduleOf(device, scheduleId);
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
+        const changed = _asField(() => changeServiceSchedule(current, changes, now));
+        const before = await stateOf(device, current);
+        // The checked result, not the bare changes: removing the calendar interval removes its margin too.
+        const { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds } = changed;
+        const updated = await store.updateServiceSchedule({
+          scheduleId,
+          changes: { name, intervalSeconds, intervalDays, dueSoonSeconds, dueSoonDays, lastDoneAt, lastDoneHourMeterSeconds },
+          // P78: only a new name is checked, so a name stored twice before the rule does not block other changes.
+          uniqueName: changes.name !== undefined && scheduleNameKey(name) !== scheduleNameKey(current.name),
+          ...(ifMatch === undefined ? {} : { expected: current }),
+        });
+        if (!updated) {
+          if (ifMatch !== undefined) throw preconditionFailed('service schedule');
+          throw _scheduleNotFound(scheduleId);
+        }
+        const write = await stateOf(device, updated);
+        await record(accountId, origin, 'service_schedule.update', scheduleId, scheduleWriteBody(before), scheduleWriteBody(write));
+        return write;
       });
-      if (!updated) {
-        if (ifMatch !== undefined) throw preconditionFailed('service schedule');
-        throw _scheduleNotFound(scheduleId);
-      }
-      const write = await stateOf(device, updated);
-      await record(accountId, origin, 'service_schedule.update', scheduleId, scheduleWriteBody(before), scheduleWriteBody(write));
-      return write;
     },
 
-    async removeServiceSchedule({ accountId, deviceId, scheduleId, ifMatch, origin }) {
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      const current = await scheduleOf(device, scheduleId);
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
-      const before = await stateOf(device, current);
-      const removed = await store.removeServiceSchedule({ scheduleId, ...(ifMatch === undefined ? {} : { expected: current }) });
-      if (!removed) {
-        if (ifMatch !== undefined) throw preconditionFailed('service schedule');
-        throw _scheduleNotFound(scheduleId);
-      }
-      await record(accountId, origin, 'service_schedule.delete', scheduleId, scheduleWriteBody(before), null);
-      return before;
-    },
+    removeServiceSchedule: ({ accountId, deviceId, scheduleId, ifMatch, origin }) =>
+      inUnit(async ({ store, deviceOf, scheduleOf, stateOf, record }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        const current = await scheduleOf(device, scheduleId);
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, scheduleVersion(current))) throw preconditionFailed('service schedule');
+        const before = await stateOf(device, current);
+        const removed = await store.removeServiceSchedule({ scheduleId, ...(ifMatch === undefined ? {} : { expected: current }) });
+        if (!removed) {
+          if (ifMatch !== undefined) throw preconditionFailed('service schedule');
+          throw _scheduleNotFound(scheduleId);
+        }
+        await record(accountId, origin, 'service_schedule.delete', scheduleId, scheduleWriteBody(before), null);
+        return before;
+      }),
 
     async recordServiceDone({ accountId, deviceId, scheduleId, fields, origin }) {
       const now = nowSeconds();
       const { doneAt, hourMeterSeconds } = readServiceDoneFields(fields, now);
-      const device = await deviceOf(accountId, deviceId);
-      if (!device) return null;
-      const current = await scheduleOf(device, scheduleId);
-      const changes = { lastDoneAt: doneAt, lastDoneHourMeterSeconds: null };
-      _asField(() => changeServiceSchedule(current, changes, now), { last_done_at: 'done_at' });
-      const before = await stateOf(device, current);
-      if (hourMeterSeconds !== null) {
-        // The hour meter then, given: a reading at that instant, from which the last service's hour meter is computed (D38).
-        const added = await addReading(accountId, origin, device, { readAt: doneAt, readingSeconds: hourMeterSeconds, now });
-        if (!added) return null;
-      }
-      const updated = await store.updateServiceSchedule({ scheduleId, changes });
-      if (!updated) throw _scheduleNotFound(scheduleId);
-      const write = await stateOf(device, updated);
-      await record(accountId, origin, 'service_schedule.done', scheduleId, scheduleWriteBody(before), scheduleWriteBody(write));
-      return write;
+      // P102: the reading given and the service done are one unit: both kept, with their entries, or none.
+      return inUnit(async ({ store, deviceOf, scheduleOf, stateOf, record, addReading }) => {
+        const device = await deviceOf(accountId, deviceId);
+        if (!device) return null;
+        const current = await scheduleOf(device, scheduleId);
+        const changes = { lastDoneAt: doneAt, lastDoneHourMeterSeconds: null };
+        _asField(() => changeServiceSchedule(current, changes, now), { last_done_at: 'done_at' });
+        const before = await stateOf(device, current);
+        if (hourMeterSeconds !== null) {
+          // The hour meter then, given: a reading at that instant, from which the last service's hour meter is computed (D38).
+          const added = await addReading(accountId, origin, device, { readAt: doneAt, readingSeconds: hourMeterSeconds, now });
+          if (!added) return null;
+        }
+        const updated = await store.updateServiceSchedule({ scheduleId, changes });
+        if (!updated) throw _scheduleNotFound(scheduleId);
+        const write = await stateOf(device, updated);
+        await record(accountId, origin, 'service_schedule.done', scheduleId, scheduleWriteBody(before), scheduleWriteBody(write));
+        return write;
+      });
     },
   };
 }

@@ -197,9 +197,11 @@ describe('ingestTokenWrites() (D24, D55, P80)', () => {
     const created = (await tokens.createIngestToken({ accountId: acme, fields: {}, origin: KEY }))!;
     const read = `"${ingestTokenVersion(created.record)}"`;
     // Another revocation lands while this one runs: the store keeps its instant, not this write's.
+    // Without units (P102): the wrapper's revocation is the one the write calls.
+    const { atomically: _units, ...plain } = store;
     const racing = ingestTokenWrites({
       store: {
-        ...store,
+        ...plain,
         revokeIngestToken: async (input) => {
           await store.revokeIngestToken({ tokenId: input.tokenId, now: T0 - 5 });
           return store.revokeIngestToken(input);

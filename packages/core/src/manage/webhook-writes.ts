@@ -5,6 +5,7 @@ import type { FleetHoursStore } from '../store/storage-port.js';
 import type { EpochSeconds } from '../types.js';
 import { REDACTED, type ChangeLog, type ChangeOrigin } from './change-log.js';
 import { NO_CHANGE_LOG, type ConditionalWrite, type FieldsWrite } from './write-input.js';
+import { changeUnits } from './change-unit.js';
 import { decodeDeliveriesCursor, encodeDeliveriesCursor } from './deliveries-cursor.js';
 import { ifMatchNames, preconditionFailed } from './entity-tag.js';
 import { EVENT_ID_PATTERN, readWebhookFields, webhookEndpointBody, webhookTestEvent, webhookVersion } from './webhook-fields.js';
@@ -141,28 +142,35 @@ export function webhookWrites(options: {
   const changeLog = options.changeLog ?? NO_CHANGE_LOG;
   const randomBytes = options.randomBytes ?? ((length: number) => globalThis.crypto.getRandomValues(new Uint8Array(length)));
   const newSecret = () => `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
-  const find = async (accountId: number, endpointId: number) => {
+  const finder = (store: FleetHoursStore) => async (accountId: number, endpointId: number) => {
     const endpoint = await store.findWebhookEndpoint({ endpointId });
     // Another account's endpoint is a miss, exactly as a missing one (D11).
     return endpoint && endpoint.accountId === accountId ? endpoint : null;
   };
-  const record = (
-    action: string,
-    origin: ChangeOrigin,
-    endpoint: WebhookEndpoint,
-    before: Readonly<Record<string, unknown>> | null,
-    after: Readonly<Record<string, unknown>> | null,
-  ) =>
-    changeLog.record({
-      accountId: endpoint.accountId,
-      origin,
-      action,
-      resource: { type: 'webhook', id: String(endpoint.id) },
-      before,
-      after,
-      // D55: the secret is never handed to the log; the field says that one was set.
-      secretFields: ['secret'],
-    });
+  const find = finder(store);
+  const recorder =
+    (changeLog: ChangeLog) =>
+    (
+      action: string,
+      origin: ChangeOrigin,
+      endpoint: WebhookEndpoint,
+      before: Readonly<Record<string, unknown>> | null,
+      after: Readonly<Record<string, unknown>> | null,
+    ) =>
+      changeLog.record({
+        accountId: endpoint.accountId,
+        origin,
+        action,
+        resource: { type: 'webhook', id: String(endpoint.id) },
+        before,
+        after,
+        // D55: the secret is never handed to the log; the field says that one was set.
+        secretFields: ['secret'],
+      });
+  // P102: each write reads, changes and reports in one unit of the store.
+  const units = changeUnits(store, changeLog);
+  const inUnit: _Context['inUnit'] = (work) =>
+    units(({ store, changeLog }) => work({ store, changeLog, find: finder(store), record: recorder(changeLog) }));
   return {
     listWebhookEndpoints: ({ accountId }) => store.listWebhookEndpoints({ accountId }),
     findWebhookEndpoint: ({ accountId, endpointId }) => find(accountId, endpointId),
@@ -170,61 +178,67 @@ export function webhookWrites(options: {
       const checked = readWebhookFields(fields, 'create');
       const secret = newSecret();
       const now = nowSeconds();
-      const endpoint = await store.createWebhookEndpoint({
-        accountId,
-        url: checked.url!,
-        eventTypes: checked.eventTypes!,
-        description: checked.description ?? null,
-        secret,
-        now,
+      return inUnit(async ({ store, record }) => {
+        const endpoint = await store.createWebhookEndpoint({
+          accountId,
+          url: checked.url!,
+          eventTypes: checked.eventTypes!,
+          description: checked.description ?? null,
+          secret,
+          now,
+        });
+        if (!endpoint) return null;
+        await record('webhook.create', origin, endpoint, null, { ...webhookEndpointBody(endpoint, now), secret: REDACTED });
+        return { endpoint, secret };
       });
-      if (!endpoint) return null;
-      await record('webhook.create', origin, endpoint, null, { ...webhookEndpointBody(endpoint, now), secret: REDACTED });
-      return { endpoint, secret };
     },
     async updateWebhookEndpoint({ accountId, endpointId, fields, ifMatch, origin }) {
       const changes = readWebhookFields(fields, 'update');
-      const current = await find(accountId, endpointId);
-      if (!current) return null;
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
-      const now = nowSeconds();
-      // D54: the store applies the change only to the endpoint as read: a change in between is 412 too.
-      const updated = await store.updateWebhookEndpoint({
-        endpointId,
-        changes,
-        now,
-        ...(ifMatch === undefined ? {} : { expected: current }),
+      return inUnit(async ({ store, find, record }) => {
+        const current = await find(accountId, endpointId);
+        if (!current) return null;
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
+        const now = nowSeconds();
+        // D54: the store applies the change only to the endpoint as read: a change in between is 412 too.
+        const updated = await store.updateWebhookEndpoint({
+          endpointId,
+          changes,
+          now,
+          ...(ifMatch === undefined ? {} : { expected: current }),
+        });
+        if (!updated) {
+          if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
+          return null;
+        }
+        await record('webhook.update', origin, updated, webhookEndpointBody(current, now), webhookEndpointBody(updated, now));
+        return updated;
       });
-      if (!updated) {
-        if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
-        return null;
-      }
-      await record('webhook.update', origin, updated, webhookEndpointBody(current, now), webhookEndpointBody(updated, now));
-      return updated;
     },
-    async removeWebhookEndpoint({ accountId, endpointId, ifMatch, origin }) {
-      const current = await find(accountId, endpointId);
-      if (!current) return null;
-      if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
-      const removed = await store.removeWebhookEndpoint({ endpointId, ...(ifMatch === undefined ? {} : { expected: current }) });
-      if (!removed) {
-        if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
-        return null;
-      }
-      await record('webhook.delete', origin, removed, webhookEndpointBody(removed, nowSeconds()), null);
-      return removed;
-    },
-    async rotateWebhookSecret({ accountId, endpointId, origin }) {
-      const current = await find(accountId, endpointId);
-      if (!current) return null;
-      const secret = newSecret();
-      const now = nowSeconds();
-      const rotated = await store.rotateWebhookSecret({ endpointId, secret, overlapSeconds: SECRET_ROTATION_OVERLAP_SECONDS, now });
-      if (!rotated) return null;
-      await record('webhook.rotate', origin, rotated, webhookEndpointBody(current, now), webhookEndpointBody(rotated, now));
-      return { endpoint: rotated, secret };
-    },
-    ..._outboxWrites({ store, nowSeconds, changeLog, find, record, randomBytes }),
+    removeWebhookEndpoint: ({ accountId, endpointId, ifMatch, origin }) =>
+      inUnit(async ({ store, find, record }) => {
+        const current = await find(accountId, endpointId);
+        if (!current) return null;
+        if (ifMatch !== undefined && !ifMatchNames(ifMatch, webhookVersion(current))) throw preconditionFailed('webhook endpoint');
+        const removed = await store.removeWebhookEndpoint({ endpointId, ...(ifMatch === undefined ? {} : { expected: current }) });
+        if (!removed) {
+          if (ifMatch !== undefined) throw preconditionFailed('webhook endpoint');
+          return null;
+        }
+        await record('webhook.delete', origin, removed, webhookEndpointBody(removed, nowSeconds()), null);
+        return removed;
+      }),
+    rotateWebhookSecret: ({ accountId, endpointId, origin }) =>
+      inUnit(async ({ store, find, record }) => {
+        const current = await find(accountId, endpointId);
+        if (!current) return null;
+        const secret = newSecret();
+        const now = nowSeconds();
+        const rotated = await store.rotateWebhookSecret({ endpointId, secret, overlapSeconds: SECRET_ROTATION_OVERLAP_SECONDS, now });
+        if (!rotated) return null;
+        await record('webhook.rotate', origin, rotated, webhookEndpointBody(current, now), webhookEndpointBody(rotated, now));
+        return { endpoint: rotated, secret };
+      }),
+    ..._outboxWrites({ store, nowSeconds, find, inUnit, randomBytes }),
   };
 }
 
@@ -232,8 +246,16 @@ export function webhookWrites(options: {
 interface _Context {
   readonly store: FleetHoursStore;
   readonly nowSeconds: () => EpochSeconds;
-  readonly changeLog: ChangeLog;
   readonly randomBytes: (length: number) => Uint8Array;
+  find(accountId: number, endpointId: number): Promise<WebhookEndpoint | null>;
+  /** P102: runs a write in one unit, with the unit's store, change log, `find` and `record`. */
+  inUnit<T>(work: (unit: _Unit) => Promise<T>): Promise<T>;
+}
+
+/** A write's unit (P102): its store and change log, and `find` and `record` over them. */
+interface _Unit {
+  readonly store: FleetHoursStore;
+  readonly changeLog: ChangeLog;
   find(accountId: number, endpointId: number): Promise<WebhookEndpoint | null>;
   record(
     action: string,
@@ -246,21 +268,26 @@ interface _Context {
 
 /** Tests, attempts and replays (D41, P82, P83). */
 function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpoint' | 'listWebhookDeliveries' | 'replayWebhookEvent'> {
-  const { store, nowSeconds, changeLog, find, record, randomBytes } = context;
+  const { store, nowSeconds, find, inUnit, randomBytes } = context;
   return {
     async testWebhookEndpoint({ accountId, endpointId, origin, send }) {
-      const endpoint = await find(accountId, endpointId);
-      if (!endpoint) return null;
-      if (!endpoint.enabled)
-        throw new FleetHoursError('conflict', {
-          message: `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason}): enable it first, then test it`,
-        });
-      const now = nowSeconds();
-      const event = webhookTestEvent({ endpointId, accountId, now, id: _randomHex(randomBytes(16)) });
-      await store.raiseEvents({ events: [event], now });
-      const body = webhookEndpointBody(endpoint, now);
-      await record('webhook.test', origin, endpoint, body, body);
-      return { eventId: event.id, endpoint, attempt: await send({ eventId: event.id, endpointId }) };
+      const raised = await inUnit(async ({ store, find, record }) => {
+        const endpoint = await find(accountId, endpointId);
+        if (!endpoint) return null;
+        if (!endpoint.enabled)
+          throw new FleetHoursError('conflict', {
+            message: `Webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason}): enable it first, then test it`,
+          });
+        const now = nowSeconds();
+        const event = webhookTestEvent({ endpointId, accountId, now, id: _randomHex(randomBytes(16)) });
+        await store.raiseEvents({ events: [event], now });
+        const body = webhookEndpointBody(endpoint, now);
+        await record('webhook.test', origin, endpoint, body, body);
+        return { event, endpoint };
+      });
+      if (!raised) return null;
+      // Sent once the unit is kept: the sender finds the event in the outbox (P83).
+      return { eventId: raised.event.id, endpoint: raised.endpoint, attempt: await send({ eventId: raised.event.id, endpointId }) };
     },
     async listWebhookDeliveries({ accountId, endpointId, limit, failedOnly, cursor }) {
       const size = limit ?? WEBHOOK_DELIVERIES_PAGE.default;
@@ -281,23 +308,25 @@ function _outboxWrites(context: _Context): Pick<WebhookWrites, 'testWebhookEndpo
     },
     async replayWebhookEvent({ accountId, eventId, origin }) {
       if (!EVENT_ID_PATTERN.test(eventId)) return null;
-      const deliveries = await store.replayWebhookEvent({ eventId, now: nowSeconds(), ...(accountId === null ? {} : { accountId }) });
-      if (!deliveries) return null;
-      const first = deliveries[0] === undefined ? null : await store.findWebhookEndpoint({ endpointId: deliveries[0].endpointId });
-      const owner = accountId ?? first?.accountId;
-      // Nothing pending again (no endpoint wanted the event): nothing changed to write down.
-      if (owner !== undefined && deliveries.length > 0)
-        await changeLog.record({
-          accountId: owner,
-          origin,
-          action: 'event.replay',
-          resource: { type: 'event', id: eventId },
-          before: null,
-          after: {
-            deliveries: deliveries.map((delivery) => ({ id: delivery.id, endpoint_id: delivery.endpointId, state: delivery.state })),
-          },
-        });
-      return deliveries;
+      return inUnit(async ({ store, changeLog }) => {
+        const deliveries = await store.replayWebhookEvent({ eventId, now: nowSeconds(), ...(accountId === null ? {} : { accountId }) });
+        if (!deliveries) return null;
+        const first = deliveries[0] === undefined ? null : await store.findWebhookEndpoint({ endpointId: deliveries[0].endpointId });
+        const owner = accountId ?? first?.accountId;
+        // Nothing pending again (no endpoint wanted the event): nothing changed to write down.
+        if (owner !== undefined && deliveries.length > 0)
+          await changeLog.record({
+            accountId: owner,
+            origin,
+            action: 'event.replay',
+            resource: { type: 'event', id: eventId },
+            before: null,
+            after: {
+              deliveries: deliveries.map((delivery) => ({ id: delivery.id, endpoint_id: delivery.endpointId, state: delivery.state })),
+            },
+          });
+        return deliveries;
+      });
     },
   };
 }

@@ -1,5 +1,9 @@
-import type { ChangeActor } from '../manage/change-log.js';
 import type { EpochSeconds } from '../types.js';
+
+/** Who made a change (D55): an API key (its label and the first characters of its fingerprint) or the CLI. */
+export type ChangeActor =
+  | { readonly kind: 'api_key'; readonly label: string; readonly fingerprintPrefix: string }
+  | { readonly kind: 'cli' };
 
 /**
  * One entry of an account's change log (D55), as a store keeps it: when, who (the actor, as the

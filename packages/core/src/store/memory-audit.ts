@@ -1,17 +1,19 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { Account } from '../types.js';
 import type { AuditEntry, AuditLogStore } from './audit-port.js';
+import type { MemoryUndo } from './memory-units.js';
 
 /** The change log of a memory store (D55, P87): entries in the order they were appended. */
-export function memoryAudit(accounts: ReadonlyMap<number, Account>): AuditLogStore {
-  let entries: AuditEntry[] = [];
-  let lastId = 0;
+export function memoryAudit(accounts: ReadonlyMap<number, Account>, undo: MemoryUndo): AuditLogStore {
+  const entries: AuditEntry[] = [];
+  const ids = { last: 0 };
+  undo.keep([entries, ids]);
   const copy = (entry: AuditEntry): AuditEntry => structuredClone(entry);
   return {
     async appendAuditEntry(input) {
       assertEpochSeconds('at', input.at);
       if (!accounts.has(input.accountId)) return null;
-      const entry = copy({ ...input, id: ++lastId });
+      const entry = copy({ ...input, id: ++ids.last });
       entries.push(entry);
       return copy(entry);
     },
@@ -30,7 +32,7 @@ export function memoryAudit(accounts: ReadonlyMap<number, Account>): AuditLogSto
       assertEpochSeconds('before', before);
       const kept = entries.filter((entry) => entry.at >= before);
       const removed = entries.length - kept.length;
-      entries = kept;
+      entries.splice(0, entries.length, ...kept);
       return removed;
     },
   };

@@ -1,9 +1,16 @@
 import type { Account, Device } from '../types.js';
 import type { StoredWorkCalendar, WorkCalendarStore } from './calendar-port.js';
+import type { MemoryUndo } from './memory-units.js';
 
 /** The work calendars of a memory store (D58, P112): by account, and by device for a device's own. */
-export function memoryCalendars(accounts: ReadonlyMap<number, Account>, devices: ReadonlyMap<number, Device>): WorkCalendarStore {
+export function memoryCalendars(
+  accounts: ReadonlyMap<number, Account>,
+  devices: ReadonlyMap<number, Device>,
+  undo: MemoryUndo,
+): WorkCalendarStore {
   const calendars = new Map<string, StoredWorkCalendar>();
+  // P102: a failed unit puts the calendars back (each stored calendar is replaced, never changed).
+  undo.keep([calendars]);
   const key = (accountId: number, deviceId: number | null) => `${accountId}/${deviceId ?? ''}`;
   const owned = (accountId: number, deviceId: number | null) =>
     deviceId === null ? accounts.has(accountId) : devices.get(deviceId)?.accountId === accountId;

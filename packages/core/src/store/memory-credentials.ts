@@ -1,6 +1,7 @@
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import type { Account, ApiKeyRecord, IngestTokenRecord } from '../types.js';
 import type { FleetHoursStore } from './storage-port.js';
+import type { MemoryUndo } from './memory-units.js';
 
 type _Credential = ApiKeyRecord & IngestTokenRecord;
 
@@ -11,9 +12,10 @@ type _CredentialLookup<Name extends string> = { readonly [K in Name]: _Credentia
  * The credentials of one kind (API keys, or ingest tokens) in memory, with their own ids; every
  * answer is a copy. `name` is the credential's field in a lookup (`apiKey`, `ingestToken`).
  */
-export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<number, Account>, name: Name) {
+export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<number, Account>, name: Name, undo: MemoryUndo) {
   const credentials = new Map<number, _Credential>();
-  let lastId = 0;
+  const ids = { last: 0 };
+  undo.keep([credentials, ids]);
   return {
     find(fingerprint: string): _CredentialLookup<Name> | null {
       for (const credential of credentials.values()) {
@@ -37,7 +39,7 @@ export function memoryCredentials<Name extends string>(accounts: ReadonlyMap<num
       if (!accounts.has(accountId)) return null;
       // Only an API key has a scope (D51).
       const credential = {
-        id: ++lastId,
+        id: ++ids.last,
         accountId,
         fingerprint,
         label,

@@ -2,15 +2,17 @@ import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import { readingVersion, scheduleNameInUse, scheduleNameKey } from '../manage/maintenance-bodies.js';
 import { scheduleVersion } from '../maintenance/service-status.js';
 import type { FleetHoursStore } from './storage-port.js';
+import type { MemoryUndo } from './memory-units.js';
 import { applyChanges } from './apply-changes.js';
 import { rowsOfDevices, takeRow } from './memory-rows.js';
 import type { HourMeterReading, ServiceSchedule } from '../types.js';
 
 /** Hour-meter readings and service schedules of a memory store (D38, D39), over its devices. */
-export function memoryMaintenance(devices: ReadonlyMap<number, unknown>) {
+export function memoryMaintenance(devices: ReadonlyMap<number, unknown>, undo: MemoryUndo) {
   const readings = new Map<number, HourMeterReading>();
   const schedules = new Map<number, ServiceSchedule>();
   const ids = { reading: 0, schedule: 0 };
+  undo.keep([readings, schedules, ids]);
   /** P78: checked in the same turn as the write, so no other write comes between. */
   const refuseTakenName = (deviceId: number, name: string, except: number | null) => {
     for (const other of schedules.values())

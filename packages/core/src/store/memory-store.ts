@@ -10,6 +10,7 @@ import { memoryWebhooks } from './memory-webhooks.js';
 import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
 import { memoryCalendars } from './memory-calendars.js';
+import { memoryUndo, withMemoryUnits } from './memory-units.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -40,29 +41,34 @@ type StoredSegment = EngineSegment & { readonly source: SegmentSource };
  */
 export function createMemoryStore(): FleetHoursStore {
   const accounts = new Map<number, Account>();
+  // P102: what a failed unit puts back.
+  const undo = memoryUndo();
   const state: _MemoryState = {
     accounts,
-    keys: memoryCredentials(accounts, 'apiKey'),
-    tokens: memoryCredentials(accounts, 'ingestToken'),
+    keys: memoryCredentials(accounts, 'apiKey', undo),
+    tokens: memoryCredentials(accounts, 'ingestToken', undo),
     devices: new Map(),
     segmentsByDevice: new Map(),
     pointsByDevice: new Map(),
     ids: { account: 0, device: 0 },
   };
-  return {
+  undo.keep([accounts, state.devices, state.segmentsByDevice, state.pointsByDevice, state.ids]);
+  const idempotency = memoryIdempotency();
+  const store: FleetHoursStore = {
     // Memory always answers (D30 readiness).
     async ping() {},
     ..._memoryAccounts(state),
     ..._memoryDevices(state),
     ..._memorySegments(state),
     ..._memoryTelemetry(state),
-    ...memoryMaintenance(state.devices),
-    ...memoryWebhooks(accounts),
-    ...memoryIdempotency(),
-    ...memoryAudit(accounts),
+    ...memoryMaintenance(state.devices, undo),
+    ...memoryWebhooks(accounts, undo),
+    ...idempotency,
+    ...memoryAudit(accounts, undo),
     // D58 (P112)
-    ...memoryCalendars(accounts, state.devices),
+    ...memoryCalendars(accounts, state.devices, undo),
   };
+  return withMemoryUnits(store, undo, Object.keys(idempotency));
 }
 
 /** What a memory store holds; each part of it below works on this. */

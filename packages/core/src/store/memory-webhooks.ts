@@ -4,6 +4,7 @@ import { deliveryAfterAttempt, endpointAfterAttempt } from '../events/retry-sche
 import type { AttemptReport, WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../events/webhook-records.js';
 import type { WebhookOutboxStore } from './storage-port.js';
 import { takeRow } from './memory-rows.js';
+import type { MemoryUndo } from './memory-units.js';
 
 /** A delivery as the memory store keeps it: with its claim. */
 type _Delivery = WebhookDelivery & { claimant: string | null; claimedUntil: number | null };
@@ -42,8 +43,12 @@ function _memoryWebhookState() {
 type _State = ReturnType<typeof _memoryWebhookState>;
 
 /** Endpoints, the outbox, deliveries and attempts of a memory store (D40, D41), over its accounts. */
-export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>): WebhookOutboxStore {
+export function memoryWebhooks(accounts: ReadonlyMap<number, unknown>, undo: MemoryUndo): WebhookOutboxStore {
   const state = _memoryWebhookState();
+  const { endpoints, events, deliveries, attempts, silentAfter, silences, ids } = state;
+  undo.keep([endpoints, events, attempts, silentAfter, silences.closed, ids]);
+  // Deliveries are claimed in place, and a raised silence's record may be too.
+  undo.keep([deliveries, silences.raised], { copyValues: true });
   return { ..._memoryEndpoints(state, accounts), ..._memoryOutbox(state), ..._memoryAccountEvents(state, accounts) };
 }
 

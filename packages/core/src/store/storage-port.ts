@@ -68,6 +68,19 @@ interface NewCredential {
 }
 
 export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore, WorkCalendarStore {
+  /**
+   * Optional capability (D55, P102, P103; the others are in `StoreCapabilities`): runs `work` as
+   * one unit over the store it is given. What `work` writes through that store is kept only when
+   * `work` resolves: when it rejects, nothing it wrote is kept and its error is rejected again. The writes of `FleetHours.manage` write a change
+   * and its change-log entry in one unit, so that one is never kept without the other. A unit
+   * asked for inside a unit (on the store given to `work`) joins it. A database shows other callers
+   * none of the unit's writes before it ends (the memory store may: its reads do not wait). `work`
+   * MUST use only the store it is given: a call of the store outside the unit may wait for the
+   * unit to end. A store that wraps another and offers this MUST wrap the store of each unit too.
+   * Stores without it run the writes one after another, and a failed entry leaves its change.
+   */
+  atomically?<T>(work: (store: FleetHoursStore) => Promise<T>): Promise<T>;
+
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */

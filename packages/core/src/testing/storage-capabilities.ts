@@ -14,7 +14,9 @@ export type StorageCapability =
   /** The same for ingest tokens (D24): the token and the count in one round trip. */
   | 'findIngestTokenAndConsume'
   /** P58: a service page in one round trip, with what it remembered (and `rememberServiceMemos`). */
-  | 'listServicePage';
+  | 'listServicePage'
+  /** P102: writes kept together or not at all (a change of `manage` with its change-log entry). */
+  | 'atomically';
 
 /** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
 export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
@@ -29,4 +31,5 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'findApiKeyAndConsume',
   'findIngestTokenAndConsume',
   'listServicePage',
+  'atomically',
 ];

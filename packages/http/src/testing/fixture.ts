@@ -54,7 +54,7 @@ export function failingStore(store: FleetHoursStore): {
 export interface FixtureOptions {
   readonly rateLimits?: Partial<RateLimits>;
   readonly rateLimitStore?: RateLimitStore;
-  /** Wraps the seeded store (e.g. to inject failures) before the service is built on it. */
+  /** Wraps the seeded store (e.g. to inject failures) before the service is built on it, and the store of each of its units (P102). */
   readonly wrapStore?: (store: FleetHoursStore) => FleetHoursStore;
   readonly clientAddress?: (c: Context) => string;
   /** D43: `createFleetHoursApp`'s `telemetryRetentionDays`. */
@@ -163,7 +163,7 @@ export async function createFixture(options: FixtureOptions = {}) {
     segments: [{ startedAt: utc(2026, 3, 8, 12), endedAt: utc(2026, 3, 8, 13), state: 'moving' }],
   });
 
-  const store = options.wrapStore ? options.wrapStore(seeded) : seeded;
+  const store = options.wrapStore ? _wrapWithUnits(seeded, options.wrapStore) : seeded;
   const logs: AccessLogEntry[] = [];
   const fleetHours = createFleetHours({ store, now, ...(options.changeLog ? { changeLog: options.changeLog } : {}) });
   const app = createFleetHoursApp({
@@ -199,3 +199,15 @@ export async function createFixture(options: FixtureOptions = {}) {
 }
 
 export type Fixture = Awaited<ReturnType<typeof createFixture>>;
+
+/**
+ * The store wrapped by `wrap`, and so is the store of each of its units (P102): a write of `manage`
+ * runs on the store its unit gives, which a wrapper of the outer store alone would not reach.
+ */
+function _wrapWithUnits(store: FleetHoursStore, wrap: (store: FleetHoursStore) => FleetHoursStore): FleetHoursStore {
+  const { atomically } = store;
+  const wrapped = wrap(store);
+  // Set on the wrapper itself, which may keep the store's methods as its prototype.
+  if (atomically && wrapped !== store) wrapped.atomically = (work) => atomically((unit) => work(_wrapWithUnits(unit, wrap)));
+  return wrapped;
+}

@@ -14,3 +14,14 @@ export const CLI_ORIGIN: ChangeOrigin = Object.freeze({ actor: Object.freeze({ k
 export function cliChangeLog(store: FleetHoursStore, context: Pick<CommandContext, 'now'>): ChangeLog {
   return storeChangeLog(store, () => context.now * 1000);
 }
+
+/**
+ * Runs a change of the CLI and its entry as one unit of the store (P102), where the store offers
+ * units: `work` writes both through the store it is given, so neither is kept without the other.
+ *
+ * @param store The command's store.
+ * @param work The change and its entry, through the store given.
+ */
+export function inCliUnit<T>(store: FleetHoursStore, work: (store: FleetHoursStore) => Promise<T>): Promise<T> {
+  return store.atomically ? store.atomically(work) : work(store);
+}

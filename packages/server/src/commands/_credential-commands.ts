@@ -7,7 +7,7 @@ import { readCleanText, readId, readInstant, readScope } from '../cli/option-val
 import { requireAccount } from './accounts.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { formatUtc, presentApiKey } from './present-records.js';
-import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
+import { CLI_ORIGIN, cliChangeLog, inCliUnit } from './_cli-change-log.js';
 
 /** A kind of credential the CLI manages: API keys (D10) or ingest tokens (D24), which share one lifecycle. */
 export interface _CredentialKind {
@@ -75,13 +75,16 @@ async function _createCredential(kind: _CredentialKind, context: CommandContext)
   const store = await context.store();
   const account = await requireAccount(store, accountId);
 
-  const issued = kind.issue
-    ? await kind.issue(store, { accountId, label, expiresAt, now: context.now })
-    : await _issue(kind, store, { accountId, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
+  // P102: the credential and its entry in one unit.
+  const issued = await inCliUnit(store, async (store) => {
+    const issued = kind.issue
+      ? await kind.issue(store, { accountId, label, expiresAt, now: context.now })
+      : await _issue(kind, store, { accountId, label, expiresAt, now: context.now, ...(scope ? { scope } : {}) });
+    if (issued) await _recordChange(kind, store, context, 'create', null, issued.record);
+    return issued;
+  });
   if (!issued) throw new CommandError(`No account with id ${accountId}`);
   const { record, secret } = issued;
-
-  await _recordChange(kind, store, context, 'create', null, record);
 
   const json = {
     id: record.id,
@@ -164,11 +167,16 @@ async function _listCredentials(kind: _CredentialKind, context: CommandContext):
 async function _revokeCredential(kind: _CredentialKind, context: CommandContext): Promise<CommandResult> {
   const id = readId(context.positionals[0]!, kind.idName);
   const store = await context.store();
-  const revoked = await kind.revoke(store, id, context.now);
+  // P102: the revocation and its entry in one unit.
+  const revoked = await inCliUnit(store, async (store) => {
+    const revoked = await kind.revoke(store, id, context.now);
+    const earlier = revoked !== null && revoked.revokedAt !== null && revoked.revokedAt < context.now;
+    if (revoked && !earlier) await _recordChange(kind, store, context, 'revoke', { ...revoked, revokedAt: null }, revoked);
+    return revoked;
+  });
   if (!revoked) throw new CommandError(`No ${kind.noun} with id ${id}`);
   const json = presentApiKey(revoked, context.now);
   const earlier = revoked.revokedAt !== null && revoked.revokedAt < context.now;
-  if (!earlier) await _recordChange(kind, store, context, 'revoke', { ...revoked, revokedAt: null }, revoked);
   const Noun = kind.noun.charAt(0).toUpperCase() + kind.noun.slice(1);
   const text = earlier
     ? `${Noun} ${id} was already revoked at ${json.revoked_at}.\n`

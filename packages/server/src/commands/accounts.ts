@@ -4,7 +4,7 @@ import { formatTable } from '../cli/format-table.js';
 import { readId, readPlan, readText } from '../cli/option-values.js';
 import { optionalOption, requiredOption, type CommandContext, type CommandResult } from './command-context.js';
 import { presentAccount } from './present-records.js';
-import { CLI_ORIGIN, cliChangeLog } from './_cli-change-log.js';
+import { CLI_ORIGIN, cliChangeLog, inCliUnit } from './_cli-change-log.js';
 
 /** `accounts create --name NAME [--plan business|starter]` → `{ id, name, plan }`. */
 export async function createAccountCommand(context: CommandContext): Promise<CommandResult> {
@@ -23,19 +23,22 @@ export async function createAccountCommand(context: CommandContext): Promise<Com
 export async function setAccountPlanCommand(context: CommandContext): Promise<CommandResult> {
   const accountId = readId(context.positionals[0]!, 'ID');
   const plan = readPlan(context.positionals[1]!);
-  const store = await context.store();
-  const before = await store.findAccount({ accountId });
-  const updated = before && (await store.setAccountPlan({ accountId, plan }));
-  if (!before || !updated) throw new CommandError(`No account with id ${accountId}`);
-  const account = presentAccount(updated);
-  // D55: a change of the account, in its own change log (P89).
-  await cliChangeLog(store, context).record({
-    accountId,
-    origin: CLI_ORIGIN,
-    action: 'account.update',
-    resource: { type: 'account', id: String(accountId) },
-    before: { ...presentAccount(before) },
-    after: { ...account },
+  // P102: the change and its entry in one unit.
+  const account = await inCliUnit(await context.store(), async (store) => {
+    const before = await store.findAccount({ accountId });
+    const updated = before && (await store.setAccountPlan({ accountId, plan }));
+    if (!before || !updated) throw new CommandError(`No account with id ${accountId}`);
+    const account = presentAccount(updated);
+    // D55: a change of the account, in its own change log (P89).
+    await cliChangeLog(store, context).record({
+      accountId,
+      origin: CLI_ORIGIN,
+      action: 'account.update',
+      resource: { type: 'account', id: String(accountId) },
+      before: { ...presentAccount(before) },
+      after: { ...account },
+    });
+    return account;
   });
   return { json: account, text: `Account ${account.id} "${account.name}" is now on plan ${account.plan}.\n` };
 }

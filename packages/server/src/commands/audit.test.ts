@@ -1,4 +1,5 @@
 import { createFleetHours, createMemoryStore } from '@fleet-hours/core';
+import { withFailingAudit } from '@fleet-hours/core/testing';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { describe, expect, it } from 'vitest';
 import { createCliHarness } from '../testing/cli-harness.js';
@@ -116,5 +117,32 @@ describe('fleet-hours audit list (D55)', () => {
     expect([foreign.code, foreign.stderr]).toEqual([2, expect.stringContaining('--cursor belongs to another account')]);
     const none = await cli.run(['audit', 'list', '--account', String(other.id)]);
     expect([none.code, none.stdout]).toEqual([0, `Account ${other.id} has no changes recorded.\n`]);
+  });
+});
+
+describe("the CLI's changes and their entries (P102)", () => {
+  it('P102: a key created or revoked, or a plan changed, whose entry cannot be written is not kept, and the command fails', async () => {
+    const store = createMemoryStore();
+    const cli = createCliHarness({ store });
+    const account = await cli.json<{ id: number }>(['accounts', 'create', '--name', 'Acme']);
+    const key = await cli.json<{ id: number }>(['keys', 'create', '--account', String(account.id)]);
+    const failing = createCliHarness({ store: withFailingAudit(store) });
+    const before = {
+      keys: await store.listApiKeys({ accountId: account.id }),
+      account: await store.findAccount({ accountId: account.id }),
+    };
+
+    for (const args of [
+      ['keys', 'create', '--account', String(account.id), '--label', 'ops'],
+      ['keys', 'revoke', String(key.id)],
+      ['accounts', 'set-plan', String(account.id), 'starter'],
+    ]) {
+      expect((await failing.run(args)).code).not.toBe(0);
+      expect({
+        keys: await store.listApiKeys({ accountId: account.id }),
+        account: await store.findAccount({ accountId: account.id }),
+      }).toEqual(before);
+    }
+    expect((await store.listAuditEntries({ accountId: account.id, limit: 10 })).map((entry) => entry.action)).toEqual(['api_key.create']);
   });
 });

@@ -10,6 +10,7 @@ import { scheduleNameInUse, scheduleNameKey } from '@fleet-hours/core/adapter';
 import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type UpdateObject } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { epochSeconds, instantOf } from './sql-values.js';
+import { inTransaction } from './in-transaction.js';
 
 /** A `bigint` column as postgres.js (a string) or PGlite (a number) reads it. */
 type BigintValue = string | number | bigint;
@@ -292,5 +293,5 @@ export async function withUniqueName<Row>(
     if (rows.length > 0) throw scheduleNameInUse(check.name);
     return write(trx);
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }

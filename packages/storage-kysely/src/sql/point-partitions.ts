@@ -19,6 +19,7 @@ import { sql, type Kysely } from 'kysely';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { openMaintenanceSession, type MaintenanceSession } from '../dialect/maintenance-session.js';
 import { guard } from '../stores/storage-error.js';
+import { inTransaction } from './in-transaction.js';
 
 /** Months created ahead of the current one by `migrate` and the maintenance loop. */
 export const MONTHS_AHEAD = 2;
@@ -153,7 +154,7 @@ export async function ensurePointPartitions(
     }
     return created;
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 /**

@@ -27,6 +27,8 @@ export type KyselyFleetHoursStore = FleetHoursStore &
   EventCheckStore & {
     readonly db: Kysely<FleetHoursDatabase>;
     ping: NonNullable<FleetHoursStore['ping']>;
+    /** P102, P103: one transaction, with the store over it. */
+    atomically: NonNullable<FleetHoursStore['atomically']>;
   };
 
 /**
@@ -52,7 +54,7 @@ export type KyselyFleetHoursStore = FleetHoursStore &
  * ```
  */
 export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHoursStore {
-  return {
+  const store: KyselyFleetHoursStore = {
     db,
     ...accountStore(db),
     ...deviceStore(db),
@@ -73,5 +75,9 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
       guard(async () => {
         await sql`select 1`.execute(db);
       }),
+    // P102: one transaction, the store over it given to the work; inside one (a unit, a caller's
+    // transaction) the work joins it. A lost race (D35) runs the whole unit again: it wrote nothing.
+    atomically: (work) => (db.isTransaction ? work(store) : guard(() => db.transaction().execute((trx) => work(createKyselyStore(trx))))),
   };
+  return store;
 }

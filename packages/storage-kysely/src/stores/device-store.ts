@@ -9,6 +9,7 @@ import { lockDeviceState, summarize, sumByBucket } from '../sql/segment-queries.
 import { isId, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on devices. */
 export type DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
@@ -298,7 +299,7 @@ function deviceWrites(db: Kysely<FleetHoursDatabase>): Pick<DeviceStore, 'create
           // the same transaction, under the lock of the device's state row that every segment write
           // takes (D44), taken first in a statement of its own. A new zone also gives that row a new
           // version, so a telemetry write planned in the old zone plans again (D35).
-          return db.transaction().execute(async (trx) => {
+          return inTransaction(db, async (trx) => {
             if (set.time_zone !== undefined && !(await lockDeviceState(trx, deviceId))) return null;
             // D54: the change applies only to the device as the writer read it, checked by the update itself.
             const row = await trx

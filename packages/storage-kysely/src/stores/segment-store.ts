@@ -9,6 +9,7 @@ import { guard } from './storage-error.js';
 import { engineSecondsBeforeMany } from '../sql/engine-before.js';
 import { summarizeMany, sumByBucketMany } from '../sql/fleet-queries.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on engine segments, both aggregation capabilities included. */
 export interface SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'importSegments'> {
@@ -114,7 +115,7 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         if (reportedAt !== undefined) assertEpochSeconds('reportedAt', reportedAt);
         if (!isId(deviceId)) return null;
         // One transaction per batch (D1): a refusal or any failure rolls everything back.
-        return db.transaction().execute(async (trx) => {
+        return inTransaction(db, async (trx) => {
           const device = await lockDevice(trx, deviceId);
           if (!device) return null;
           // D45: a segment starting before the recorded horizon refuses the batch: before it everything is final.

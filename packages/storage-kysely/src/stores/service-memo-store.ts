@@ -7,6 +7,7 @@ import { engineSecondsAtNowOf } from '../sql/segment-queries.js';
 import { toReading, toSchedule, type ReadingRow, type ScheduleRow } from '../sql/maintenance-queries.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on what service reads remember (P58). */
 export interface ServiceMemoStore {
@@ -141,8 +142,9 @@ export function serviceMemoStore(db: Kysely<FleetHoursDatabase>): ServiceMemoSto
         // raises the version meanwhile holds the row's lock: the update waits, then finds another
         // version and writes nothing. A cache: its commit does not wait for the disk (a crash may
         // lose it, never make it wrong), hence the transaction.
-        await db.transaction().execute(async (trx) => {
-          await sql`set local synchronous_commit = off`.execute(trx);
+        await inTransaction(db, async (trx) => {
+          // Not inside another's transaction (P102): its commit must wait for the disk.
+          if (!db.isTransaction) await sql`set local synchronous_commit = off`.execute(trx);
           await sql`
             insert into service_memos as memo (device_id, version, remembered_at_version, ok_until, engine_before, statuses, statuses_until)
             select asked.device_id, asked.version, asked.version, to_timestamp(asked.ok_until), asked.engine::jsonb,

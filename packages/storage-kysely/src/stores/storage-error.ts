@@ -90,11 +90,16 @@ const LOST_RACE_BUDGET_MS = 5_000;
  */
 export async function guard<T>(operation: () => Promise<T>): Promise<T> {
   const started = Date.now();
+  let lostRace: unknown = null;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await operation();
     } catch (error) {
+      // P102: inside a transaction (a unit), the statement that lost cannot run again (25P02: the
+      // transaction is aborted): the lost race goes up, and the unit's own guard runs it again.
+      if (lostRace !== null && _isAbortedTransaction(error)) throw lostRace;
       if (isLostRace(error)) {
+        lostRace = error;
         if (Date.now() - started < LOST_RACE_BUDGET_MS) {
           // Random pauses that grow a little: writers of one device that lost together spread out.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * attempt)));
@@ -107,4 +112,9 @@ export async function guard<T>(operation: () => Promise<T>): Promise<T> {
       throw toStorageError(error);
     }
   }
+}
+
+/** Whether an error is 25P02 `in_failed_sql_transaction`: a statement sent after one that failed in the same transaction. */
+function _isAbortedTransaction(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '25P02';
 }

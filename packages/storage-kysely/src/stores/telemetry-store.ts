@@ -21,6 +21,7 @@ import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 import { ensurePointPartitions, isMissingPartition, monthStart, nextMonthStart } from '../sql/point-partitions.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
+import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on telemetry points (D20–D26). */
 export type TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints'>;
@@ -101,7 +102,7 @@ async function _writeTelemetry(
   // D35: the locks first, in a statement of their own, and only then the read. Under READ
   // COMMITTED a statement reads the snapshot taken when it began: one that both waited for a
   // lock and read would plan from what the write it waited for had not yet committed.
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const locked = await _lockDevices(trx, accountId, asked);
     const read = (await _readForWrite(trx, accountId, asked, now)).filter((device) => locked.has(device.id));
     const planned = _planWrites(points, read);

@@ -28,6 +28,7 @@ import {
 } from '../sql/webhook-queries.js';
 import { instantOf, isId } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
+import { inTransaction } from '../sql/in-transaction.js';
 
 /**
  * Endpoints, the outbox, deliveries and attempts (D40, D41) on Kysely.
@@ -145,7 +146,7 @@ function _endpointMethods(
     removeWebhookEndpoint: ({ endpointId, expected }) =>
       guard(async () => {
         if (!isId(endpointId)) return null;
-        return db.transaction().execute(async (trx) => {
+        return inTransaction(db, async (trx) => {
           // D54 (P81): the endpoint is locked and compared first, so that a change in between leaves it, its deliveries and attempts.
           const locked = await trx
             .selectFrom('webhook_endpoints')
@@ -195,7 +196,7 @@ function _outboxMethods(
         assertEpochSeconds('now', now);
         events.forEach((event, index) => assertEpochSeconds(`events[${index}].raisedAt`, event.raisedAt));
         if (events.length === 0) return [];
-        return db.transaction().execute((trx) => insertEvents(trx, events, now));
+        return inTransaction(db, (trx) => insertEvents(trx, events, now));
       }),
 
     claimDeliveries: (input) =>
@@ -245,7 +246,7 @@ function _outboxMethods(
     replayWebhookEvent: ({ eventId, now, accountId }) =>
       guard(async () => {
         assertEpochSeconds('now', now);
-        return db.transaction().execute(async (trx) => {
+        return inTransaction(db, async (trx) => {
           const event = await trx.selectFrom('webhook_events').select(['id', 'account_id']).where('id', '=', eventId).executeTakeFirst();
           if (!event || (accountId !== undefined && Number(event.account_id) !== accountId)) return null;
           const { rows } = await sql<DeliveryRow>`
@@ -354,7 +355,7 @@ async function _recordAttempts(
     }
   };
   if (steps.length === 1 && 'successes' in steps[0]!) await apply(db);
-  else if (steps.length > 0) await db.transaction().execute(apply);
+  else if (steps.length > 0) await inTransaction(db, apply);
   for (const report of reports) results.push(byReport.get(report) ?? null);
   return results;
 }

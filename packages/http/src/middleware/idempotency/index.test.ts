@@ -134,6 +134,33 @@ describe('Idempotency-Key on POST (D53)', () => {
     expect(await devicesOf(fixture)).toBe(before + 1);
   });
 
+  it('D53, D55, P102: a change whose change-log entry cannot be written is not kept, nor is its 5xx: sent again, it is made once, with one entry', async () => {
+    let failures = 1;
+    const fixture = await createFixture({
+      wrapStore: (store) => ({
+        ...store,
+        appendAuditEntry: async (input) => {
+          if (failures-- > 0) throw new StorageUnavailableError('down');
+          return store.appendAuditEntry(input);
+        },
+      }),
+    });
+    const accountId = fixture.accounts.acme.id;
+    const entries = async () => (await fixture.store.listAuditEntries({ accountId, limit: 100 })).map((entry) => entry.action);
+    const before = { devices: await devicesOf(fixture), entries: await entries() };
+    const failed = await create(fixture, { key: 'audited' });
+    expect(failed.status).toBe(503);
+    expect({ devices: await devicesOf(fixture), entries: await entries() }).toEqual(before);
+    expect(await fixture.store.findIdempotencyKey({ accountId, key: 'audited' })).toBeNull();
+    const retried = await create(fixture, { key: 'audited' });
+    expect(retried.status).toBe(201);
+    expect((await create(fixture, { key: 'audited' })).headers.get('Idempotent-Replayed')).toBe('true');
+    expect({ devices: await devicesOf(fixture), entries: await entries() }).toEqual({
+      devices: before.devices + 1,
+      entries: ['device.create', ...before.entries],
+    });
+  });
+
   it('D53, P86: a 4xx is kept: a refused request sent again is refused again, as a replay', async () => {
     const fixture = await createFixture();
     const refused = await create(fixture, { key: 'bad', body: { ...NEW_DEVICE, colour: 'red' } });
