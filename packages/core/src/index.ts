@@ -21,6 +21,7 @@ export * from './window/resolve-window.js';
 export * from './window/day-buckets.js';
 export { InvalidTelemetryPointError, type TelemetryPoint, type TelemetryPointField } from './telemetry/telemetry-point.js';
 export * from './telemetry/telemetry-to-segments.js';
+export type { DevicePosition } from './telemetry/newest-position.js';
 export * from './access/api-key.js';
 export * from './access/credential-state.js';
 export { DEFAULT_API_PLANS, type AccessDenial, type AccessResult, type CredentialKind } from './access/access-policy.js';

@@ -9,12 +9,13 @@ import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
+import { memoryPositions } from './memory-positions.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
-import type { Account, Device, EngineSegment, SegmentSource } from '../types.js';
+import type { Account, Device, DeviceTelemetryPoint, EngineSegment, SegmentSource } from '../types.js';
 
 /** A stored segment and where it came from (D23). */
 type StoredSegment = EngineSegment & { readonly source: SegmentSource };
@@ -46,6 +47,7 @@ export function createMemoryStore(): FleetHoursStore {
     devices: new Map(),
     segmentsByDevice: new Map(),
     pointsByDevice: new Map(),
+    positions: memoryPositions(),
     ids: { account: 0, device: 0 },
   };
   return {
@@ -55,6 +57,7 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memoryDevices(state),
     ..._memorySegments(state),
     ..._memoryTelemetry(state),
+    ...state.positions.store,
     ...memoryMaintenance(state.devices),
     ...memoryWebhooks(accounts),
     ...memoryIdempotency(),
@@ -71,6 +74,7 @@ interface _MemoryState {
   readonly segmentsByDevice: Map<number, StoredSegment[]>;
   /** Per device, its telemetry points in time order, one per second (D21). */
   readonly pointsByDevice: Map<number, TelemetryPoint[]>;
+  readonly positions: ReturnType<typeof memoryPositions>;
   readonly ids: { account: number; device: number };
 }
 
@@ -274,6 +278,7 @@ function _memoryTelemetry(state: _MemoryState) {
       assertTelemetryPoints(points, { now });
       // D25: every point's device is an active device of the account, the same refusal otherwise.
       const batches = new Map<number, TelemetryPoint[]>();
+      const shares = new Map<number, DeviceTelemetryPoint[]>();
       const byImei = new Map<string, Device>();
       for (const device of devices.values())
         if (device.accountId === accountId && device.status === 'active') byImei.set(device.imei, device);
@@ -283,6 +288,8 @@ function _memoryTelemetry(state: _MemoryState) {
         const batch = batches.get(device.id) ?? [];
         batch.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
         batches.set(device.id, batch);
+        if (!shares.has(device.id)) shares.set(device.id, []);
+        shares.get(device.id)!.push(point);
       });
 
       // Everything is planned (and may be refused) before anything changes: all points or none.
@@ -314,6 +321,7 @@ function _memoryTelemetry(state: _MemoryState) {
           return { deviceId, plan, change };
         });
 
+      state.positions.keep(shares);
       for (const { deviceId, plan, change } of plans) {
         if (!change) continue;
         pointsByDevice.set(deviceId, _mergeSorted(pointsByDevice.get(deviceId) ?? [], plan.writes));

@@ -16,6 +16,7 @@ const TABLES = [
   'accounts',
   'api_keys',
   'audit_entries',
+  'device_positions',
   'device_states',
   'device_tags',
   'devices',
@@ -254,6 +255,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
+            // 0024 (issue 34)
+            table !== 'device_positions' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -294,7 +297,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       // Down to 0017 undoes every later migration: 0019's change log too.
       // Down to 0017 undoes 0019 and 0020 (D61) too.
       expect(await tablesOf(db)).toEqual(
-        TABLES.filter((table) => table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags'),
+        TABLES.filter(
+          (table) => table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags' && table !== 'device_positions',
+        ),
       );
       expect(await store.listAccounts()).toHaveLength(1);
       await migrateToLatest(db);
@@ -333,6 +338,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
+            // 0024 (issue 34)
+            table !== 'device_positions' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
