@@ -22,6 +22,7 @@ export * from './access/access-policy.js';
 export * from './access/route-policy.js';
 export {
   allowedMethods,
+  AEMP_V2,
   API_V1,
   DEFAULT_WRITE_RATE_LIMIT,
   DEFAULT_MANAGE_READ_RATE_LIMIT,

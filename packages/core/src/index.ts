@@ -38,6 +38,11 @@ export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
 export * from './application/create-fleet-hours.js';
 export * from './application/read-queries.js';
+export type { AempReads } from './application/aemp-reads.js';
+export * from './aemp/aemp-hours.js';
+export * from './aemp/aemp-series.js';
+export * from './aemp/aemp-equipment.js';
+export * from './aemp/aemp-window.js';
 export type { EventChecks } from './application/event-checks.js';
 export {
   createTelemetryWrites,

@@ -7,7 +7,7 @@ import {
   type RateLimitStore,
   type SendWebhookEvent,
 } from '@fleet-hours/core';
-import { allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
+import { AEMP_V2, allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ALLOWED_METHODS, API_BASE, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
@@ -187,6 +187,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
   app.use(`${API_BASE}/*`, withRequestId, withAccessLog);
+  app.use(`${AEMP_V2}/*`, withRequestId, withAccessLog);
   app.use(DOCS_PATH, withRequestId, withAccessLog);
   if (ingestLimits) app.use(`${INGEST_BASE}/*`, withRequestId, withAccessLog);
 
@@ -260,6 +261,9 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
       headers: { Allow: allow.join(', ') },
     });
   });
+
+  // D64: any other path under /aemp/v2 is admitted like a data route (D11: 401 before 404), then 404.
+  app.all(`${AEMP_V2}/*`, guard(ROUTE_POLICIES.unmatched), _notFound);
 
   if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest, retentionDays });
   const outside = _outsideApp(guard, [withRequestId, withAccessLog]);
