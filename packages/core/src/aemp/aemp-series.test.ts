@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EngineSegment } from '../types.js';
+import type { SegmentInput } from '../types.js';
 import { aempPage, aempPageCount, aempSeriesInstants } from './aemp-series.js';
 import { parseAempWindow } from './aemp-window.js';
 import type { InvalidParameterError } from '../errors/errors.js';
 
 describe('AEMP time series and pages (D64, P121)', () => {
   it('D64: one instant at the end of every run ended in the window, then the window end or now', () => {
-    const segments: EngineSegment[] = [
+    const segments: SegmentInput[] = [
       { startedAt: 50, endedAt: 120, state: 'idle' },
       { startedAt: 120, endedAt: 200, state: 'moving' },
       { startedAt: 300, endedAt: 400, state: 'moving' },
@@ -26,7 +26,7 @@ describe('AEMP time series and pages (D64, P121)', () => {
       .array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 6 })), { maxLength: 12 })
       .map((gaps) => {
         let at = 0;
-        return gaps.map(([gap, length]): EngineSegment => {
+        return gaps.map(([gap, length]): SegmentInput => {
           const startedAt = at + gap;
           at = startedAt + length;
           return { startedAt, endedAt: at, state: length % 2 === 0 ? 'idle' : 'moving' };

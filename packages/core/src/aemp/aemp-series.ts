@@ -1,4 +1,4 @@
-import type { EngineSegment, EpochSeconds } from '../types.js';
+import type { EpochSeconds, SegmentInput } from '../types.js';
 
 /** D64: equipment a page of the snapshot feed, and values a page of a time series. */
 export const AEMP_PAGE_SIZE = 100;
@@ -34,7 +34,7 @@ export function aempPageCount(count: number): number {
  * ```
  */
 export function aempSeriesInstants(input: {
-  readonly segments: readonly EngineSegment[];
+  readonly segments: readonly SegmentInput[];
   readonly start: EpochSeconds;
   readonly end: EpochSeconds;
   readonly now: EpochSeconds;

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FleetHoursStore } from '../store/storage-port.js';
-import type { DeviceTelemetryPoint } from '../types.js';
+import type { Device, DeviceTelemetryPoint } from '../types.js';
 
 /** 2026-01-05T00:00:00Z. */
 const BASE = 1_767_571_200;
@@ -52,7 +52,7 @@ export function describePositionsContract(current: () => FleetHoursStore): void 
           fc.array(fc.integer({ min: 1, max: 29 }), { maxLength: 4 }),
           fc.boolean(),
           async (placed, cuts, reversed) => {
-            const fleet = [];
+            const fleet: Device[] = [];
             for (let index = 0; index < 2; index += 1) {
               devices += 1;
               fleet.push(

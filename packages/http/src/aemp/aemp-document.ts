@@ -6,7 +6,7 @@
  */
 import { formatAempHours, type AempEquipment, type AempEquipmentHeader, type AempSeriesPage } from '@fleet-hours/core';
 
-/** The 2019 schema of ISO 15143-3 (aemp.md). */
+/** The 2019 schema of ISO 15143-3. */
 export const AEMP_NAMESPACE = 'http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501';
 export const AEMP_VERSION = '20190501';
 

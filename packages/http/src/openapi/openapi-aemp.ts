@@ -53,7 +53,7 @@ export const AEMP_PARAMETERS: Json = {
 const _cumulative: Json = { type: 'object', required: ['datetime', 'Hour'], properties: { datetime: DATETIME, Hour: HOUR } };
 const _optionalText = (description: string): Json => ({ type: 'string', description });
 
-/** The `Fleet` document (aemp.md): XML names, the same as JSON keys. */
+/** The `Fleet` document: XML names, the same as JSON keys. */
 export const AEMP_SCHEMAS: Json = {
   AempFleet: {
     type: 'object',

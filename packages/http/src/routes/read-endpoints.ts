@@ -20,7 +20,7 @@ import { listDevicesRoute } from './list-devices.js';
 import { meterRoute } from './meter.js';
 import { presentedKeyRoute } from './presented-key.js';
 import { serviceRoute } from './service.js';
-import { aempEquipmentRoute, aempFleetRoute, aempSeriesRoute } from '../aemp/aemp-routes.js';
+import { aempEquipmentRoute, aempFleetRoute, aempSeriesRoute } from './aemp-routes.js';
 
 type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
 

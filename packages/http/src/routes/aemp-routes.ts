@@ -6,11 +6,11 @@
 import { AEMP_SERIES_KINDS, FleetHoursError, parseAempWindow, type AempSeriesKind, type FleetHours } from '@fleet-hours/core';
 import type { Context, Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
-import { accountId } from '../routes/account-id.js';
-import { parseDeviceId } from '../routes/parse-device-id.js';
-import { equipmentElement, fleetElement, seriesElement, toJson, toXml, type AempElement } from './aemp-document.js';
+import { accountId } from './account-id.js';
+import { parseDeviceId } from './parse-device-id.js';
+import { equipmentElement, fleetElement, seriesElement, toJson, toXml, type AempElement } from '../aemp/aemp-document.js';
 
-/** The media types an AEMP client may ask JSON with (aemp.md). */
+/** The media types an AEMP client may ask JSON with. */
 const JSON_TYPES = ['application/json', 'application/iso15143-snapshot+json'];
 
 const _PAGE = /^[1-9][0-9]{0,8}$/;
