@@ -154,7 +154,7 @@ function describeFeed(makeStore: () => Promise<FleetHoursStore>): void {
     expect(third!['CumulativeOperatingHours']).toEqual([{ '@datetime': iso(NOW), Hour: '0.000000' }]);
   });
 
-  it('D64: JSON with Accept application/json or application/iso15143-snapshot+json: the same names as keys, hours with 6 places', async () => {
+  it('D64, P122: JSON with Accept application/json or application/iso15143-snapshot+json: the same names as keys, hours with 6 places', async () => {
     for (const type of ['application/json', 'application/iso15143-snapshot+json']) {
       const response = await feed.get(`/aemp/v2/Fleet/Equipment/ID/${feed.ids[2]}`, { Accept: type });
       expect(response.status).toBe(200);
