@@ -17,7 +17,6 @@ const HOUR = 3600;
 const NOW = T0 + 10 * 24 * HOUR + 1234; // 2026-11-11T00:20:34Z
 const NAMESPACE = 'http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501';
 const DEVICES = 205;
-const UTC_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
 const parser = new XMLParser({
