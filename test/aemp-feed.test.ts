@@ -75,7 +75,7 @@ async function seed(store: FleetHoursStore) {
 /** Parses an XML answer after checking it is well formed, its root `Fleet` in the 2019 namespace and version. */
 async function fleetOf(response: Response): Promise<Node> {
   expect(response.status).toBe(200);
-  expect(response.headers.get('Content-Type')).toBe('application/xml; charset=utf-8');
+  expect(response.headers.get('Content-Type')).toBe('application/xml; charset=UTF-8');
   const text = await response.text();
   expect(XMLValidator.validate(text)).toBe(true);
   const fleet = parser.parse(text).Fleet as Node;
@@ -157,7 +157,7 @@ function describeFeed(makeStore: () => Promise<FleetHoursStore>): void {
     for (const type of ['application/json', 'application/iso15143-snapshot+json']) {
       const response = await feed.get(`/aemp/v2/Fleet/Equipment/ID/${feed.ids[2]}`, { Accept: type });
       expect(response.status).toBe(200);
-      expect(response.headers.get('Content-Type')).toBe(`${type}; charset=utf-8`);
+      expect(response.headers.get('Content-Type')).toBe(`${type}; charset=UTF-8`);
       const text = await response.text();
       expect(text).toContain('"Hour":0.000000');
       expect(JSON.parse(text)).toEqual({

@@ -252,18 +252,20 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
-  app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), (c) => {
+  const refuseUnmatched = (c: Context<FleetHoursEnv>) => {
     // The methods of the path's routes (D17, D52): GET and HEAD on reads, the write routes' own.
-    const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(API_BASE))));
+    const base = c.req.path.includes(`${AEMP_V2}/`) ? AEMP_V2 : API_BASE;
+    const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(base))));
     if ((c.req.method === 'GET' || c.req.method === 'HEAD') && allow.includes('GET')) return _notFound(c);
     throw new FleetHoursError('method_not_allowed', {
       message: `Method ${c.req.method} is not allowed: use ${allow.slice(0, -1).join(', ')}${allow.length > 1 ? ' or ' : ''}${allow.at(-1)}`,
       headers: { Allow: allow.join(', ') },
     });
-  });
+  };
+  app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), refuseUnmatched);
 
-  // D64: any other path under /aemp/v2 is admitted like a data route (D11: 401 before 404), then 404.
-  app.all(`${AEMP_V2}/*`, guard(ROUTE_POLICIES.unmatched), _notFound);
+  // D64: the same under /aemp/v2 (D11: 401 before 404).
+  app.all(`${AEMP_V2}/*`, guard(ROUTE_POLICIES.unmatched), refuseUnmatched);
 
   if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest, retentionDays });
   const outside = _outsideApp(guard, [withRequestId, withAccessLog]);

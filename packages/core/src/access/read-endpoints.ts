@@ -156,7 +156,7 @@ export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly pag
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace(/\{[A-Za-z_]+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
   const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
     row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],

@@ -27,8 +27,8 @@ function _answer(c: Context<FleetHoursEnv>, root: AempElement, series: boolean):
   const accept = (c.req.header('Accept') ?? '').toLowerCase();
   const json = JSON_TYPES.find((type) => accept.includes(type));
   if (json !== undefined)
-    return c.body(toJson(root, series), 200, { 'Content-Type': `${json}; charset=utf-8`, 'Cache-Control': 'no-store', Vary: 'Accept' });
-  return c.body(toXml(root), 200, { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept' });
+    return c.body(toJson(root, series), 200, { 'Content-Type': `${json}; charset=UTF-8`, 'Cache-Control': 'no-store', Vary: 'Accept' });
+  return c.body(toXml(root), 200, { 'Content-Type': 'application/xml; charset=UTF-8', 'Cache-Control': 'no-store', Vary: 'Accept' });
 }
 
 /** The links of page `page` of `last`, each the request's own path with the page replaced. */
