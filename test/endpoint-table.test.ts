@@ -52,7 +52,14 @@ describe('READ_ENDPOINTS, the table of the read API', () => {
 
   it.each(READ_ENDPOINTS.map((row) => [row.name, row] as const))('%s is served by the app, on its own budget', async (_name, row) => {
     const { app, key, deviceId } = await servedApp();
-    const response = await app.request(row.template.replace('{id}', String(deviceId)), { headers: { Authorization: `Bearer ${key}` } });
+    // D64: the AEMP routes' own path parameters, and their JSON (XML by default).
+    const path = row.template
+      .replace('{id}', String(deviceId))
+      .replace('{page}', '1')
+      .replace('{kind}', 'CumulativeOperatingHours')
+      .replace('{startUTC}', '2026-01-01')
+      .replace('{endUTC}', '2026-01-02');
+    const response = await app.request(path, { headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('X-RateLimit-Limit')).toBe(String(row.rateLimit));
     const body = (await response.json()) as { data: unknown; next_cursor?: unknown };

@@ -191,6 +191,9 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/meter'
     | '/api/v1/service'
     | '/api/v1/key'
+    | '/aemp/v2/Fleet/{page}'
+    | '/aemp/v2/Fleet/Equipment/ID/{id}'
+    | '/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}'
     | '/api/v1/devices/{id}/hour-meter/readings'
     | '/api/v1/devices/{id}/hour-meter/readings/{reading_id}'
     | '/api/v1/devices/{id}/service/schedules'
@@ -411,6 +414,19 @@ for (const prefix of ['', '/fleet']) {
       expectTypeOf(presented.data).toEqualTypeOf<Schemas['PresentedKey'] | undefined>();
       expect(presented.data).toMatchObject({ scope: 'read', fingerprint_prefix: expect.stringMatching(/^[0-9a-f]{8}$/) });
 
+      // The AEMP feed (D64), as JSON: the same hour meter as /meter.
+      const json = { Accept: 'application/json' };
+      const aempFleet = await api.GET('/aemp/v2/Fleet/{page}', { params: { path: { page: 1 } }, headers: json });
+      expectTypeOf(aempFleet.data).toEqualTypeOf<Schemas['AempFleet'] | undefined>();
+      expect(aempFleet.data?.Equipment.length).toBeGreaterThan(0);
+      const aempEquipment = await api.GET('/aemp/v2/Fleet/Equipment/ID/{id}', { params: { path: { id } }, headers: json });
+      expect(aempEquipment.data?.Equipment[0]?.EquipmentHeader.EquipmentID).toBeTypeOf('string');
+      const aempSeries = await api.GET('/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}', {
+        params: { path: { id, kind: 'CumulativeOperatingHours', startUTC: '2026-03-01', endUTC: '2026-03-31', page: 1 } },
+        headers: json,
+      });
+      expect(aempSeries.response.status).toBe(200);
+
       // HEAD: the same headers, no body.
       for (const head of [
         await api.HEAD('/api/v1/devices'),
@@ -423,6 +439,11 @@ for (const prefix of ['', '/fleet']) {
         await api.HEAD('/api/v1/devices/{id}/service', { params: { path: { id } } }),
         await api.HEAD('/api/v1/service', { params: { query: { status: 'ok' } } }),
         await api.HEAD('/api/v1/key'),
+        await api.HEAD('/aemp/v2/Fleet/{page}', { params: { path: { page: 1 } } }),
+        await api.HEAD('/aemp/v2/Fleet/Equipment/ID/{id}', { params: { path: { id } } }),
+        await api.HEAD('/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}', {
+          params: { path: { id, kind: 'CumulativeIdleHours', startUTC: '2026-03-01', endUTC: '2026-03-31', page: 1 } },
+        }),
       ]) {
         expect(head.response.status).toBe(200);
         expect(head.data).toBeUndefined();

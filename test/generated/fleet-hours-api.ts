@@ -173,6 +173,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/aemp/v2/Fleet/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAempFleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getAempFleetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/aemp/v2/Fleet/Equipment/ID/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAempEquipment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getAempEquipmentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+                kind: components["parameters"]["AempSeriesKind"];
+                startUTC: components["parameters"]["AempStart"];
+                endUTC: components["parameters"]["AempEnd"];
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        get: operations["getAempSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getAempSeriesHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{id}": {
         parameters: {
             query?: never;
@@ -787,6 +845,49 @@ export interface components {
             done_at?: string;
             hour_meter_seconds?: number;
         };
+        AempFleet: {
+            /** @constant */
+            version: "20190501";
+            snapshotTime: string;
+            Links: {
+                /** @enum {string} */
+                rel: "self" | "next" | "last";
+                /** Format: uri */
+                href: string;
+            }[];
+            Equipment: {
+                EquipmentHeader: {
+                    OEMName?: string;
+                    Model?: string;
+                    EquipmentID: string;
+                    SerialNumber?: string;
+                    PIN?: string;
+                };
+                Location?: {
+                    datetime?: string;
+                    Latitude?: number;
+                    Longitude?: number;
+                };
+                CumulativeOperatingHours?: {
+                    datetime: string;
+                    Hour: number;
+                } | {
+                    datetime: string;
+                    Hour: number;
+                }[];
+                CumulativeIdleHours?: {
+                    datetime: string;
+                    Hour: number;
+                } | {
+                    datetime: string;
+                    Hour: number;
+                }[];
+                EngineStatus?: {
+                    datetime?: string;
+                    Running?: boolean;
+                };
+            }[];
+        };
         Webhook: {
             id: number;
             /** Format: uri */
@@ -958,6 +1059,8 @@ export interface components {
             time: string | number;
             ignition: boolean;
             speed_kmh: number;
+            latitude?: number;
+            longitude?: number;
         } & (unknown | unknown);
         IngestResult: {
             accepted: number;
@@ -979,6 +1082,8 @@ export interface components {
                 deviceTime?: string | null;
                 fixTime?: string;
                 speed?: number;
+                latitude?: number;
+                longitude?: number;
                 attributes?: {
                     ignition?: boolean;
                 };
@@ -993,6 +1098,8 @@ export interface components {
             timestamp?: string;
             speed?: number;
             ignition?: boolean;
+            lat?: number;
+            lon?: number;
         };
     };
     responses: {
@@ -1507,6 +1614,10 @@ export interface components {
         ScheduleId: number;
         ReadingLimit: number;
         ReadingCursor: string;
+        AempPage: number;
+        AempSeriesKind: "CumulativeOperatingHours" | "CumulativeIdleHours";
+        AempStart: string;
+        AempEnd: string;
         From: string;
         To: string;
     };
@@ -2195,6 +2306,202 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempFleetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempEquipmentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+                kind: components["parameters"]["AempSeriesKind"];
+                startUTC: components["parameters"]["AempStart"];
+                endUTC: components["parameters"]["AempEnd"];
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSeriesHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+                kind: components["parameters"]["AempSeriesKind"];
+                startUTC: components["parameters"]["AempStart"];
+                endUTC: components["parameters"]["AempEnd"];
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -17,10 +17,12 @@ export * from './engine/plan-segment-import.js';
 export * from './telemetry/merge-points.js';
 export * from './telemetry/rederive-span.js';
 export * from './telemetry/plan-telemetry-write.js';
+export { isNewerPosition, newestPosition } from './telemetry/newest-position.js';
 export * from './access/access-policy.js';
 export * from './access/route-policy.js';
 export {
   allowedMethods,
+  AEMP_V2,
   API_V1,
   DEFAULT_WRITE_RATE_LIMIT,
   DEFAULT_MANAGE_READ_RATE_LIMIT,

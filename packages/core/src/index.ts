@@ -25,6 +25,7 @@ export * from './calendar/day-fields.js';
 export * from './calendar/utilization.js';
 export { InvalidTelemetryPointError, type TelemetryPoint, type TelemetryPointField } from './telemetry/telemetry-point.js';
 export * from './telemetry/telemetry-to-segments.js';
+export type { DevicePosition } from './telemetry/newest-position.js';
 export * from './access/api-key.js';
 export * from './access/credential-state.js';
 export { DEFAULT_API_PLANS, type AccessDenial, type AccessResult, type CredentialKind } from './access/access-policy.js';
@@ -41,6 +42,11 @@ export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
 export * from './application/create-fleet-hours.js';
 export * from './application/read-queries.js';
+export type { AempReads } from './application/aemp-reads.js';
+export * from './aemp/aemp-hours.js';
+export * from './aemp/aemp-series.js';
+export * from './aemp/aemp-equipment.js';
+export * from './aemp/aemp-window.js';
 export type { EventChecks } from './application/event-checks.js';
 export {
   createTelemetryWrites,

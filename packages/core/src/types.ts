@@ -324,6 +324,10 @@ export type DeviceTelemetryPoint = {
   readonly ignition: boolean;
   /** Speed in km/h, ≥ 0. */
   readonly speedKmh: number;
+  /** Issue 34: optional position, degrees (−90…90), with `longitude`. */
+  readonly latitude?: number;
+  /** Degrees (−180…180), with `latitude`. */
+  readonly longitude?: number;
 } & ({ readonly deviceId: number; readonly imei?: undefined } | { readonly imei: string; readonly deviceId?: undefined });
 
 /** What a telemetry write did (`docs/ingestion.md`). */

@@ -8,7 +8,7 @@ import {
   type RateLimitStore,
   type SendWebhookEvent,
 } from '@fleet-hours/core';
-import { allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
+import { AEMP_V2, allowedMethods, ROUTE_POLICIES, type RoutePolicy } from '@fleet-hours/core/adapter';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ALLOWED_METHODS, API_BASE, DOCS_PATH, OPENAPI_PATH } from './routes/api-routes.js';
@@ -189,6 +189,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
   const app = new Hono<FleetHoursEnv>();
   // Scoped to this app's own paths, so that mounting it never adds middleware to the host's routes.
   app.use(`${API_BASE}/*`, withRequestId, withAccessLog);
+  app.use(`${AEMP_V2}/*`, withRequestId, withAccessLog);
   app.use(DOCS_PATH, withRequestId, withAccessLog);
   if (ingestLimits) app.use(`${INGEST_BASE}/*`, withRequestId, withAccessLog);
 
@@ -220,17 +221,7 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
     app.all(FLEET_VIEW_PATH, view, _methodNotAllowed);
   }
 
-  if (options.probes === true) {
-    for (const [path, policy, handler] of [
-      [HEALTH_PATH, PROBE_POLICIES.health, healthRoute()],
-      [READY_PATH, PROBE_POLICIES.ready, readyRoute({ fleetHours })],
-    ] as const) {
-      const probe = guard(policy);
-      app.use(path, withRequestId, withAccessLog);
-      app.get(path, probe, handler);
-      app.all(path, probe, _methodNotAllowed);
-    }
-  }
+  if (options.probes === true) _probes(app, fleetHours, guard, [withRequestId, withAccessLog]);
 
   // Data routes: admitted first (401 → 403 → 429, D11), then in the handler a bad query (400) is
   // checked before the device, so that a device that is not there is the last check (P11).
@@ -261,15 +252,20 @@ export function createFleetHoursApp(options: FleetHoursAppOptions): Hono {
 
   // Anything else under /api/v1 — an unknown path, or a method other than GET/HEAD (D17) — is
   // admitted like a data route, against its own budget (P12), then refused.
-  app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), (c) => {
+  const refuseUnmatched = (c: Context<FleetHoursEnv>) => {
     // The methods of the path's routes (D17, D52): GET and HEAD on reads, the write routes' own.
-    const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(API_BASE))));
+    const base = c.req.path.includes(`${AEMP_V2}/`) ? AEMP_V2 : API_BASE;
+    const allow = allowedMethods(c.req.path.slice(Math.max(0, c.req.path.indexOf(base))));
     if ((c.req.method === 'GET' || c.req.method === 'HEAD') && allow.includes('GET')) return _notFound(c);
     throw new FleetHoursError('method_not_allowed', {
       message: `Method ${c.req.method} is not allowed: use ${allow.slice(0, -1).join(', ')}${allow.length > 1 ? ' or ' : ''}${allow.at(-1)}`,
       headers: { Allow: allow.join(', ') },
     });
-  });
+  };
+  app.all(`${API_BASE}/*`, guard(ROUTE_POLICIES.unmatched), refuseUnmatched);
+
+  // D64: the same under /aemp/v2 (D11: 401 before 404).
+  app.all(`${AEMP_V2}/*`, guard(ROUTE_POLICIES.unmatched), refuseUnmatched);
 
   if (ingestLimits) _mountIngestion(app, guard, { fleetHours, limits: ingestLimits, now, onIngest: options.onIngest, retentionDays });
   const outside = _outsideApp(guard, [withRequestId, withAccessLog]);
@@ -403,4 +399,22 @@ function _retentionDays(days: number | undefined): number {
   if (!Number.isSafeInteger(days) || days < 0)
     throw new RangeError(`telemetryRetentionDays must be a whole number ≥ 0, got ${String(days)}`);
   return days;
+}
+
+/** The probes (D30): `/health` and `/ready`, each on its own policy, logged like the API. */
+function _probes(
+  app: Hono<FleetHoursEnv>,
+  fleetHours: FleetHoursAppOptions['fleetHours'],
+  guard: _Guard,
+  logged: readonly MiddlewareHandler<FleetHoursEnv>[],
+): void {
+  for (const [path, policy, handler] of [
+    [HEALTH_PATH, PROBE_POLICIES.health, healthRoute()],
+    [READY_PATH, PROBE_POLICIES.ready, readyRoute({ fleetHours })],
+  ] as const) {
+    const probe = guard(policy);
+    app.use(path, ...logged);
+    app.get(path, probe, handler);
+    app.all(path, probe, _methodNotAllowed);
+  }
 }

@@ -281,6 +281,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/aemp/v2/Fleet/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The ISO 15143-3 (AEMP 2.0) snapshot of the fleet, a page at a time
+         * @description XML by default (namespace `http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501`, `version="20190501"`); JSON, with the same names as keys, when `Accept` names `application/json` or `application/iso15143-snapshot+json`. Datetimes are UTC with `Z`; hours are decimal with 6 places, so `round(Hour × 3600)` gives the seconds back. Equipment by ascending device id, 100 a page from page 1: `Links` name `self`, `next` (absent on the last page) and `last`; a page past the last is 404. Each equipment: its header (`EquipmentID` is the device's name), its newest `Location`, `CumulativeOperatingHours` (the hour meter), `CumulativeIdleHours` and `EngineStatus` at `snapshotTime`; an element without a value is absent.
+         *
+         *     Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        get: operations["getAempFleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The ISO 15143-3 (AEMP 2.0) snapshot of the fleet, a page at a time (headers only)
+         * @description The same as GET without the body. Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        head: operations["getAempFleetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/aemp/v2/Fleet/Equipment/ID/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The ISO 15143-3 (AEMP 2.0) snapshot of one equipment
+         * @description XML by default (namespace `http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501`, `version="20190501"`); JSON, with the same names as keys, when `Accept` names `application/json` or `application/iso15143-snapshot+json`. Datetimes are UTC with `Z`; hours are decimal with 6 places, so `round(Hour × 3600)` gives the seconds back. The `Fleet` document with the device's one `Equipment` and a `self` link.
+         *
+         *     Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        get: operations["getAempEquipment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The ISO 15143-3 (AEMP 2.0) snapshot of one equipment (headers only)
+         * @description The same as GET without the body. Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        head: operations["getAempEquipmentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description Which cumulative value: the hour meter, or the idle hours. */
+                kind: components["parameters"]["AempSeriesKind"];
+                /** @description The start of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (its midnight, UTC). Anything else is 400. */
+                startUTC: components["parameters"]["AempStart"];
+                /** @description The end of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (the end of that UTC day). Before `startUTC`: 400. */
+                endUTC: components["parameters"]["AempEnd"];
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An ISO 15143-3 (AEMP 2.0) time series of one equipment
+         * @description XML by default (namespace `http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501`, `version="20190501"`); JSON, with the same names as keys, when `Accept` names `application/json` or `application/iso15143-snapshot+json`. Datetimes are UTC with `Z`; hours are decimal with 6 places, so `round(Hour × 3600)` gives the seconds back. `CumulativeOperatingHours` (the hour meter) or `CumulativeIdleHours` at the end of every engine run that ended in the window and at `endUTC` (or now, when sooner), newest last, 100 values a page, with the same `Links` as the fleet pages.
+         *
+         *     Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        get: operations["getAempSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * An ISO 15143-3 (AEMP 2.0) time series of one equipment (headers only)
+         * @description The same as GET without the body. Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        head: operations["getAempSeriesHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{id}": {
         parameters: {
             query?: never;
@@ -816,7 +911,7 @@ export interface paths {
         };
         /**
          * Store one OsmAnd position (query string)
-         * @description One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). Other parameters (`lat`, `lon`, `hdop`, `altitude`, `batt`, …) are accepted and ignored.
+         * @description One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). `lat` and `lon` (degrees, both or neither) are kept as the position of the device; other parameters (`hdop`, `altitude`, `batt`, …) are accepted and ignored.
          *
          *     Rate limit: 6000 requests per minute per ingest token, over every ingestion endpoint together. Not gated by plan.
          */
@@ -824,7 +919,7 @@ export interface paths {
         put?: never;
         /**
          * Store one OsmAnd position (query string or form body)
-         * @description One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). Other parameters (`lat`, `lon`, `hdop`, `altitude`, `batt`, …) are accepted and ignored.
+         * @description One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). `lat` and `lon` (degrees, both or neither) are kept as the position of the device; other parameters (`hdop`, `altitude`, `batt`, …) are accepted and ignored.
          *
          *     Rate limit: 6000 requests per minute per ingest token, over every ingestion endpoint together. Not gated by plan.
          */
@@ -1288,6 +1383,62 @@ export interface components {
             /** @description The hour meter then, recorded as a reading at `done_at` too. */
             hour_meter_seconds?: number;
         };
+        AempFleet: {
+            /** @constant */
+            version: "20190501";
+            snapshotTime: string;
+            Links: {
+                /** @enum {string} */
+                rel: "self" | "next" | "last";
+                /** Format: uri */
+                href: string;
+            }[];
+            Equipment: {
+                EquipmentHeader: {
+                    /** @description The machine's maker; absent when the device has none. */
+                    OEMName?: string;
+                    /** @description The machine's model. */
+                    Model?: string;
+                    /** @description The device's name. */
+                    EquipmentID: string;
+                    /** @description The machine's serial number. */
+                    SerialNumber?: string;
+                    /** @description The machine's product identification number. */
+                    PIN?: string;
+                };
+                /** @description The newest position the points of the device carried; absent when none did. */
+                Location?: {
+                    datetime?: string;
+                    Latitude?: number;
+                    Longitude?: number;
+                };
+                /** @description The hour meter: at `snapshotTime` in a snapshot, one per value (an array in JSON) in a time series. */
+                CumulativeOperatingHours?: {
+                    datetime: string;
+                    /** @description Decimal hours with 6 places: `round(Hour × 3600)` is the seconds. */
+                    Hour: number;
+                } | {
+                    datetime: string;
+                    /** @description Decimal hours with 6 places: `round(Hour × 3600)` is the seconds. */
+                    Hour: number;
+                }[];
+                /** @description The idle hours counted: at `snapshotTime`, or one per value in a time series. */
+                CumulativeIdleHours?: {
+                    datetime: string;
+                    /** @description Decimal hours with 6 places: `round(Hour × 3600)` is the seconds. */
+                    Hour: number;
+                } | {
+                    datetime: string;
+                    /** @description Decimal hours with 6 places: `round(Hour × 3600)` is the seconds. */
+                    Hour: number;
+                }[];
+                /** @description Whether the engine runs at `snapshotTime`; absent for a device that never reported. */
+                EngineStatus?: {
+                    datetime?: string;
+                    Running?: boolean;
+                };
+            }[];
+        };
         Webhook: {
             id: number;
             /**
@@ -1558,6 +1709,10 @@ export interface components {
             ignition: boolean;
             /** @description Speed in km/h. */
             speed_kmh: number;
+            /** @description Optional, with `longitude`: where the device was, degrees. */
+            latitude?: number;
+            /** @description Optional, with `latitude`: degrees. */
+            longitude?: number;
         } & (unknown | unknown);
         IngestResult: {
             /** @description Points that were new or changed a stored point. */
@@ -1587,6 +1742,10 @@ export interface components {
                 fixTime?: string;
                 /** @description Knots. */
                 speed?: number;
+                /** @description Degrees; kept, with `longitude`, as the position. */
+                latitude?: number;
+                /** @description Degrees. */
+                longitude?: number;
                 attributes?: {
                     /** @description Engine on; without it the position is ignored. */
                     ignition?: boolean;
@@ -1604,6 +1763,8 @@ export interface components {
             timestamp?: string;
             speed?: number;
             ignition?: boolean;
+            lat?: number;
+            lon?: number;
         };
     };
     responses: {
@@ -2165,6 +2326,14 @@ export interface components {
         ReadingLimit: number;
         /** @description Where the page starts: the `next_cursor` of the previous page (opaque). Any other text: 400. */
         ReadingCursor: string;
+        /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+        AempPage: number;
+        /** @description Which cumulative value: the hour meter, or the idle hours. */
+        AempSeriesKind: "CumulativeOperatingHours" | "CumulativeIdleHours";
+        /** @description The start of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (its midnight, UTC). Anything else is 400. */
+        AempStart: string;
+        /** @description The end of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (the end of that UTC day). Before `startUTC`: 400. */
+        AempEnd: string;
         /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
         From: string;
         /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
@@ -2942,6 +3111,222 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempFleetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempEquipmentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description Which cumulative value: the hour meter, or the idle hours. */
+                kind: components["parameters"]["AempSeriesKind"];
+                /** @description The start of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (its midnight, UTC). Anything else is 400. */
+                startUTC: components["parameters"]["AempStart"];
+                /** @description The end of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (the end of that UTC day). Before `startUTC`: 400. */
+                endUTC: components["parameters"]["AempEnd"];
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": components["schemas"]["AempFleet"];
+                    "application/json": components["schemas"]["AempFleet"];
+                    "application/iso15143-snapshot+json": components["schemas"]["AempFleet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSeriesHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+                /** @description Which cumulative value: the hour meter, or the idle hours. */
+                kind: components["parameters"]["AempSeriesKind"];
+                /** @description The start of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (its midnight, UTC). Anything else is 400. */
+                startUTC: components["parameters"]["AempStart"];
+                /** @description The end of the window: `YYYY-MM-DDThh:mm:ssZ`, or a date (the end of that UTC day). Before `startUTC`: 400. */
+                endUTC: components["parameters"]["AempEnd"];
+                /** @description The page, from 1. A page past the last (or anything but a positive integer) is 404. */
+                page: components["parameters"]["AempPage"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

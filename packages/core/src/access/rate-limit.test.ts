@@ -23,6 +23,10 @@ describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
       service: 30,
       fleetService: 60,
       key: 60,
+      // D64: the served AEMP feed.
+      aempFleet: 60,
+      aempEquipment: 30,
+      aempSeries: 30,
       ingest: 6000,
       unauthenticated: 30,
       writes: 60,

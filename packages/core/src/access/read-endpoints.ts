@@ -12,6 +12,9 @@
 /** The base path of version 1 of the read API. */
 export const API_V1 = '/api/v1';
 
+/** The base path of the served ISO 15143-3 (AEMP 2.0) feed (D64). */
+export const AEMP_V2 = '/aemp/v2';
+
 /**
  * What paged fleet endpoints add (D32): devices per page when `limit` is not given and at most, and
  * the tag their cursors carry (P33) — fixed once a cursor has been handed out, since a cursor names
@@ -52,6 +55,10 @@ export const READ_ENDPOINTS = [
   { name: 'fleetService', template: `${API_V1}/service`, rateLimit: 60, paging: { cursor: 'service', defaultLimit: 100, maxLimit: 500 } },
   // Who the presented key is (P96): its scope, so that a client such as the fleet view knows which controls to offer.
   { name: 'key', template: `${API_V1}/key`, rateLimit: 60 },
+  // D64 (P121): the served AEMP feed, with a read key; pages are numbered, 100 equipment or values a page.
+  { name: 'aempFleet', template: `${AEMP_V2}/Fleet/{page}`, rateLimit: 60 },
+  { name: 'aempEquipment', template: `${AEMP_V2}/Fleet/Equipment/ID/{id}`, rateLimit: 30 },
+  { name: 'aempSeries', template: `${AEMP_V2}/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}`, rateLimit: 30 },
 ] as const satisfies readonly ReadEndpoint[];
 
 /** A row of {@link READ_ENDPOINTS}. */
@@ -154,7 +161,7 @@ export const PAGED_ENDPOINTS: readonly { readonly template: string; readonly pag
  * @returns The methods, e.g. `['GET', 'HEAD', 'POST']` for `/api/v1/devices`, `['PATCH']` for `/api/v1/devices/7`.
  */
 export function allowedMethods(path: string): readonly string[] {
-  const matches = (template: string) => new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
+  const matches = (template: string) => new RegExp(`^${template.replace(/\{[A-Za-z_]+\}/g, '[^/]+')}$`).test(path);
   const reads = READ_ENDPOINTS.some((row) => matches(row.template)) || !MANAGE_ENDPOINTS.some((row) => matches(row.template));
   const manage = MANAGE_ENDPOINTS.filter((row) => matches(row.template)).flatMap((row) =>
     row.method === 'GET' ? ['GET', 'HEAD'] : [row.method],

@@ -24,7 +24,7 @@ export interface AempHours {
 }
 
 /** One equipment of a page: its identity (each `null` when absent or blank) and its hours, if any. */
-export interface AempEquipment {
+export interface AempPolledEquipment {
   readonly pin: string | null;
   readonly oemName: string | null;
   readonly serialNumber: string | null;
@@ -37,7 +37,7 @@ export interface AempEquipment {
 export interface AempPage {
   readonly self: string | null;
   readonly next: string | null;
-  readonly equipment: readonly AempEquipment[];
+  readonly equipment: readonly AempPolledEquipment[];
 }
 
 /** The most pages one poll reads (D66). */
@@ -90,7 +90,7 @@ export function aempNextPage(
   return { next: page.next };
 }
 
-function _equipment(node: AempNode): AempEquipment {
+function _equipment(node: AempNode): AempPolledEquipment {
   const header = _child(node, 'equipmentheader') ?? node;
   const text = (name: string) => {
     const value = _value(header, name)?.trim();

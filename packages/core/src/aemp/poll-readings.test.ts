@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Device } from '../types.js';
-import type { AempEquipment } from './poll-page.js';
+import type { AempPolledEquipment } from './poll-page.js';
 import { aempDeviceMatcher, aempReadingSource, decideAempReading } from './poll-readings.js';
 
 function device(id: number, identity: Partial<Pick<Device, 'pin' | 'oemName' | 'serialNumber'>>): Device {
@@ -23,7 +23,7 @@ function device(id: number, identity: Partial<Pick<Device, 'pin' | 'oemName' | '
   } as Device;
 }
 
-function equipment(identity: Partial<AempEquipment>): AempEquipment {
+function equipment(identity: Partial<AempPolledEquipment>): AempPolledEquipment {
   return { pin: null, oemName: null, serialNumber: null, equipmentId: null, hours: null, ...identity };
 }
 

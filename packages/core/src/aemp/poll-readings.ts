@@ -1,5 +1,5 @@
 import type { Device, EpochSeconds, HourMeterReading } from '../types.js';
-import type { AempEquipment } from './poll-page.js';
+import type { AempPolledEquipment } from './poll-page.js';
 
 /**
  * Which device an equipment is and which of its hours a poll stores (D65): matched by PIN, else
@@ -13,7 +13,7 @@ export function aempReadingSource(sourceId: number | string): string {
 }
 
 /** Finds the device of an equipment among the account's devices (D63 identity). */
-export type AempDeviceMatcher = (equipment: AempEquipment) => Device | null;
+export type AempDeviceMatcher = (equipment: AempPolledEquipment) => Device | null;
 
 /**
  * Indexes the account's devices once for the equipment of a poll: by PIN, and by OEM name with

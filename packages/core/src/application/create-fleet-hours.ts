@@ -4,6 +4,7 @@
  * `service-pages.ts` (a page of the fleet), `event-checks.ts`, `store-sums.ts` (the store's capabilities and their
  * fallbacks) and `zone-cache.ts`.
  */
+import { aempReads, type AempReads } from './aemp-reads.js';
 import type { AccessResult, CredentialKind } from '../access/access-policy.js';
 import type { AuthenticateAndCountInput } from '../access/admit-request.js';
 import type { RateLimitCount } from '../access/rate-limit.js';
@@ -95,6 +96,8 @@ export interface FleetHours {
   service(input: { readonly accountId: number; readonly deviceId: number }): Promise<DeviceService | null>;
   /** The same reads for every device of the account, a page at a time (D32). */
   readonly fleet: FleetReads;
+  /** The served AEMP feed (D64): snapshot pages, one equipment, time series. */
+  readonly aemp: AempReads;
   /** The check of events (D40, P53): decides the events of the devices' state and puts them in the outbox. */
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
@@ -151,6 +154,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     meter,
     service,
     fleet: fleetReads(context),
+    aemp: aempReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),
     manage: {

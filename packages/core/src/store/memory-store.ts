@@ -11,12 +11,13 @@ import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
 import { memoryCalendars } from './memory-calendars.js';
 import { memoryUndo, withMemoryUnits } from './memory-units.js';
+import { memoryPositions } from './memory-positions.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
-import type { Account, Device, EngineSegment, SegmentSource } from '../types.js';
+import type { Account, Device, DeviceTelemetryPoint, EngineSegment, SegmentSource } from '../types.js';
 
 /** A stored segment and where it came from (D23). */
 type StoredSegment = EngineSegment & { readonly source: SegmentSource };
@@ -50,6 +51,7 @@ export function createMemoryStore(): FleetHoursStore {
     devices: new Map(),
     segmentsByDevice: new Map(),
     pointsByDevice: new Map(),
+    positions: memoryPositions(undo),
     ids: { account: 0, device: 0 },
   };
   undo.keep([accounts, state.devices, state.segmentsByDevice, state.pointsByDevice, state.ids]);
@@ -61,12 +63,12 @@ export function createMemoryStore(): FleetHoursStore {
     ..._memoryDevices(state),
     ..._memorySegments(state),
     ..._memoryTelemetry(state),
+    ...state.positions.store,
     ...memoryMaintenance(state.devices, undo),
     ...memoryWebhooks(accounts, undo),
     ...idempotency,
     ...memoryAudit(accounts, undo),
-    // D58 (P112)
-    ...memoryCalendars(accounts, state.devices, undo),
+    ...memoryCalendars(accounts, state.devices, undo), // D58 (P112)
   };
   return withMemoryUnits(store, undo, Object.keys(idempotency));
 }
@@ -80,6 +82,7 @@ interface _MemoryState {
   readonly segmentsByDevice: Map<number, StoredSegment[]>;
   /** Per device, its telemetry points in time order, one per second (D21). */
   readonly pointsByDevice: Map<number, TelemetryPoint[]>;
+  readonly positions: ReturnType<typeof memoryPositions>;
   readonly ids: { account: number; device: number };
 }
 
@@ -283,6 +286,7 @@ function _memoryTelemetry(state: _MemoryState) {
       assertTelemetryPoints(points, { now });
       // D25: every point's device is an active device of the account, the same refusal otherwise.
       const batches = new Map<number, TelemetryPoint[]>();
+      const shares = new Map<number, DeviceTelemetryPoint[]>();
       const byImei = new Map<string, Device>();
       for (const device of devices.values())
         if (device.accountId === accountId && device.status === 'active') byImei.set(device.imei, device);
@@ -292,6 +296,8 @@ function _memoryTelemetry(state: _MemoryState) {
         const batch = batches.get(device.id) ?? [];
         batch.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
         batches.set(device.id, batch);
+        if (!shares.has(device.id)) shares.set(device.id, []);
+        shares.get(device.id)!.push(point);
       });
 
       // Everything is planned (and may be refused) before anything changes: all points or none.
@@ -323,6 +329,7 @@ function _memoryTelemetry(state: _MemoryState) {
           return { deviceId, plan, change };
         });
 
+      state.positions.keep(shares);
       for (const { deviceId, plan, change } of plans) {
         if (!change) continue;
         pointsByDevice.set(deviceId, _mergeSorted(pointsByDevice.get(deviceId) ?? [], plan.writes));

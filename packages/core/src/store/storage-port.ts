@@ -20,6 +20,7 @@ import type {
   TelemetryWriteResult,
 } from '../types.js';
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
+import type { DevicePosition } from '../telemetry/newest-position.js';
 
 import type { AuditLogStore } from './audit-port.js';
 import type { WorkCalendarStore } from './calendar-port.js';
@@ -241,6 +242,15 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
     readonly start?: EpochSeconds;
     readonly end?: EpochSeconds;
   }): Promise<readonly TelemetryPoint[]>;
+
+  /**
+   * Issue 34, P119: MUST return the newest position (by the point's time; at the same second the
+   * greatest by `isNewerPosition`) that the given devices' written points carried, one per device
+   * that has one, by device id ascending. `writeTelemetry` keeps it per device (not per stored
+   * point), from every point of a batch that carries a position, duplicates included, so any split
+   * and order of the same points keeps the same position.
+   */
+  listDevicePositions(input: { readonly deviceIds: readonly number[] }): Promise<readonly DevicePosition[]>;
 
   // ── Hour meter and service schedules (D38, D39) ────────────────────────────────────────────
   // Operator data: no telemetry write reads it, so these writes change no device row (D35).

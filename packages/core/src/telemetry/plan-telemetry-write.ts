@@ -4,6 +4,7 @@ import { TelemetryOverlapError } from '../errors/errors.js';
 import { mergePoints, type PointMerge } from './merge-points.js';
 import { rederivationSpan, rederiveSpan, type RederivationSpan, type SpanRederivation } from './rederive-span.js';
 import { InvalidTelemetryPointError, isStorableText, type ParseTelemetryPointOptions, type TelemetryPoint } from './telemetry-point.js';
+import { assertPointPosition } from './newest-position.js';
 import { DEFAULT_TELEMETRY_OPTIONS, type TelemetryOptions } from './telemetry-to-segments.js';
 import type { DeviceTelemetryPoint, EpochSeconds, SegmentInput, SegmentSource } from '../types.js';
 
@@ -50,6 +51,7 @@ export function assertTelemetryPoints(points: readonly DeviceTelemetryPoint[], o
     if (typeof point.speedKmh !== 'number' || !Number.isFinite(point.speedKmh) || point.speedKmh < 0) {
       throw new RangeError(`points[${index}].speedKmh must be a number ≥ 0, got ${showValue(point.speedKmh)}`);
     }
+    assertPointPosition(point, index);
   });
   points.forEach((point, index) => {
     // D37: a point before the read API's first date is refused by every store, as on the wire.

@@ -20,6 +20,10 @@ export interface TelemetryPoint {
   readonly ignition: boolean;
   /** Speed in km/h, ≥ 0. */
   readonly speedKmh: number;
+  /** Issue 34: where the device was, degrees north (−90…90); given with `longitude` or not at all. */
+  readonly latitude?: number;
+  /** Degrees east (−180…180); given with `latitude` or not at all. */
+  readonly longitude?: number;
 }
 
 /** A point as it arrives on the wire, with the native field names of `POST /ingest/v1/telemetry`. */
@@ -30,10 +34,14 @@ export interface RawTelemetryPoint {
   readonly ignition?: unknown;
   /** A number ≥ 0. */
   readonly speed_kmh?: unknown;
+  /** Optional: a number −90…90, given with `longitude`. */
+  readonly latitude?: unknown;
+  /** Optional: a number −180…180, given with `latitude`. */
+  readonly longitude?: unknown;
 }
 
 /** The field of a raw point that is at fault, as named on the wire. */
-export type TelemetryPointField = 'time' | 'ignition' | 'speed_kmh';
+export type TelemetryPointField = 'time' | 'ignition' | 'speed_kmh' | 'latitude' | 'longitude';
 
 /** What {@link parseTelemetryPoint} needs to know besides the point. */
 export interface ParseTelemetryPointOptions {
@@ -136,7 +144,25 @@ export function parseTelemetryPoint(raw: RawTelemetryPoint, options: ParseTeleme
     throw new InvalidTelemetryPointError('speed_kmh', `speed_kmh must be a number ≥ 0, got ${showValue(speed)}`);
   }
   // `+ 0` turns -0 into 0, so equal speeds compare and store alike (D21 duplicates).
-  return { time, ignition: raw.ignition, speedKmh: speed + 0 };
+  const point = { time, ignition: raw.ignition, speedKmh: speed + 0 };
+  const position = _position(raw.latitude, raw.longitude);
+  return position === null ? point : { ...point, ...position };
+}
+
+/** Issue 34: both coordinates or neither; each a finite number in its range. */
+function _position(latitude: unknown, longitude: unknown): { latitude: number; longitude: number } | null {
+  const absent = (value: unknown) => value === undefined || value === null;
+  if (absent(latitude) && absent(longitude)) return null;
+  if (absent(latitude)) throw new InvalidTelemetryPointError('latitude', 'latitude is missing: give latitude and longitude together');
+  if (absent(longitude)) throw new InvalidTelemetryPointError('longitude', 'longitude is missing: give latitude and longitude together');
+  return { latitude: _degrees('latitude', latitude, 90), longitude: _degrees('longitude', longitude, 180) };
+}
+
+function _degrees(field: 'latitude' | 'longitude', value: unknown, limit: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < -limit || value > limit) {
+    throw new InvalidTelemetryPointError(field, `${field} must be a number from -${limit} to ${limit}, got ${showValue(value)}`);
+  }
+  return value + 0;
 }
 
 function _time(value: unknown): number {

@@ -19,6 +19,7 @@ import { summarizeSegments } from '../engine/summarize-segments.js';
 import type { Account, Device, SegmentInput } from '../types.js';
 import { describeConcurrencyContract } from './concurrency-contract.js';
 import { describeTelemetryContract } from './telemetry-contract.js';
+import { describePositionsContract } from './positions-contract.js';
 import { describeWritesContract } from './writes-contract.js';
 import { refusalOf } from './refusal.js';
 import { STORAGE_CAPABILITIES, type StorageCapability } from './storage-capabilities.js';
@@ -109,6 +110,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     _describeReadiness(suite);
 
     describeTelemetryContract(() => store);
+    describePositionsContract(() => store);
     describeConcurrencyContract(() => store);
     describeWritesContract(() => store);
 

@@ -53,7 +53,7 @@ export function ingestOsmandRoute(options: IngestRouteOptions): Handler<FleetHou
 
     const speedText = _parameter(parameters, 'speed');
     if (speedText === undefined || speedText.trim() === '') throw _invalid('speed is missing: give the speed in knots');
-    const knots = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(speedText) ? Number(speedText) : NaN;
+    const knots = _number(speedText);
     if (!Number.isFinite(knots * KMH_PER_KNOT) || knots < 0)
       throw _invalid(`speed must be a number of knots ≥ 0, got ${describeValue(speedText)}`);
 
@@ -68,10 +68,13 @@ export function ingestOsmandRoute(options: IngestRouteOptions): Handler<FleetHou
     }
     let point: TelemetryPoint;
     try {
-      point = parseTelemetryPoint({ time, ignition, speed_kmh: knots * KMH_PER_KNOT }, { now });
+      // Issue 34: `lat` and `lon`, as text; anything but a number is refused by the core's range check.
+      const [latitude, longitude] = (['lat', 'lon'] as const).map((name) => _degrees(_parameter(parameters, name)));
+      point = parseTelemetryPoint({ time, ignition, speed_kmh: knots * KMH_PER_KNOT, latitude, longitude }, { now });
     } catch (error) {
       if (error instanceof InvalidTelemetryPointError) {
-        throw _invalid(error.field === 'time' ? error.message.replace(/^time\b/, 'timestamp') : error.message);
+        const wire = { time: 'timestamp', latitude: 'lat', longitude: 'lon' }[error.field as string];
+        throw _invalid(wire === undefined ? error.message : error.message.replace(/^\w+/, wire));
       }
       throw error;
     }
@@ -85,4 +88,17 @@ function _parameter(parameters: URLSearchParams, name: string): string | undefin
 
 function _invalid(message: string): FleetHoursError {
   return new FleetHoursError('invalid_body', { message });
+}
+
+const _NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** A decimal number as OsmAnd sends it, else NaN. */
+function _number(text: string): number {
+  return _NUMBER.test(text) ? Number(text) : Number.NaN;
+}
+
+/** A coordinate parameter: absent (or empty) stays absent; other text that is not a number is kept, for the core to refuse by name. */
+function _degrees(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  return _NUMBER.test(text) ? Number(text) : text;
 }

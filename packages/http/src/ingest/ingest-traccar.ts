@@ -66,10 +66,13 @@ export function ingestTraccarRoute(options: IngestRouteOptions): Handler<FleetHo
     const now = Math.floor(options.now() / 1000);
     let point: TelemetryPoint;
     try {
-      point = parseTelemetryPoint({ time: position[timeField], ignition, speed_kmh: knots * KMH_PER_KNOT }, { now });
+      const { latitude, longitude } = position;
+      point = parseTelemetryPoint({ time: position[timeField], ignition, speed_kmh: knots * KMH_PER_KNOT, latitude, longitude }, { now });
     } catch (error) {
       if (error instanceof InvalidTelemetryPointError) {
-        const message = error.field === 'time' ? error.message.replace(/^time\b/, `position.${timeField}`) : error.message;
+        // Issue 34: the position's own fields are named as Traccar names them.
+        const wire = error.field === 'time' ? timeField : error.field;
+        const message = wire === 'speed_kmh' ? error.message : error.message.replace(/^\w+/, `position.${wire}`);
         throw _invalid(message);
       }
       throw error;

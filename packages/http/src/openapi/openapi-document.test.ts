@@ -49,6 +49,10 @@ const DATA_PATHS = [
   '/api/v1/service',
   // Who the presented key is (P96).
   '/api/v1/key',
+  // The served AEMP feed (D64).
+  '/aemp/v2/Fleet/{page}',
+  '/aemp/v2/Fleet/Equipment/ID/{id}',
+  '/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
   // The change log (D55): GET and HEAD with a manage key.
@@ -408,6 +412,9 @@ describe('openApiDocument', () => {
           service: 1,
           fleetService: 1,
           key: 1,
+          aempFleet: 1,
+          aempEquipment: 1,
+          aempSeries: 1,
           writes: 1,
           manageReads: 1,
         },
@@ -416,7 +423,14 @@ describe('openApiDocument', () => {
       unavailable = await brokenFixture(() => new StorageUnavailableError());
     });
 
-    const concrete = (path: string, fixture: Fixture) => path.replace('{id}', String(fixture.devices.newYork.id));
+    // D64: the AEMP routes' own path parameters (`startUTC` given, a bad one for the 400).
+    const concrete = (path: string, fixture: Fixture, id = String(fixture.devices.newYork.id), startUTC = '2026-03-01') =>
+      path
+        .replace('{id}', id)
+        .replace('{page}', '1')
+        .replace('{kind}', 'CumulativeOperatingHours')
+        .replace('{startUTC}', startUTC)
+        .replace('{endUTC}', '2026-03-31');
 
     for (const path of DATA_PATHS) {
       for (const method of METHODS.filter((each) => !WRITE_OPERATIONS[path]?.includes(each))) {
@@ -425,11 +439,13 @@ describe('openApiDocument', () => {
           // The change log (D55) needs a manage key (P88); every other read path a read key.
           const keyOf = (fixture: Fixture) => (path === '/api/v1/audit' ? fixture.keys.acmeManage.key : fixture.keys.acme.key);
           for (const status of statuses) {
-            const send = (fixture: Fixture, key: string | null, query = '', id?: string, accept?: string) =>
-              fixture.request(id ? path.replace('{id}', id) + query : concrete(path, fixture) + query, key, {
-                method: method.toUpperCase(),
-                ...(accept ? { headers: { Accept: accept } } : {}),
-              });
+            const send = (fixture: Fixture, key: string | null, query = '', id?: string, startUTC?: string, accept?: string) =>
+              fixture.request(
+                (id && !path.includes('{id}') ? concrete(path, fixture).replace(/\/1$/, `/${id}`) : concrete(path, fixture, id, startUTC)) +
+                  query,
+                key,
+                { method: method.toUpperCase(), ...(accept ? { headers: { Accept: accept } } : {}) },
+              );
             let response: Response;
             switch (status) {
               case '200':
@@ -438,11 +454,13 @@ describe('openApiDocument', () => {
                 break;
               case '400':
                 // An impossible date (D7), on the fleet endpoints a page size out of range (D32), on the list an empty tag (D61).
-                response = await send(
-                  base,
-                  keyOf(base),
-                  path === '/api/v1/devices' ? '?tag=' : path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0',
-                );
+                response = path.startsWith('/aemp/')
+                  ? await send(base, keyOf(base), '', undefined, '2026-03-01T00:00:00+01:00')
+                  : await send(
+                      base,
+                      keyOf(base),
+                      path === '/api/v1/devices' ? '?tag=' : path.startsWith('/api/v1/devices') ? '?from=2026-02-30' : '?limit=0',
+                    );
                 break;
               case '401':
                 response = await send(base, null);
@@ -455,7 +473,7 @@ describe('openApiDocument', () => {
                 break;
               case '406':
                 // P116: a route that is not a list, asked for CSV only.
-                response = await send(base, keyOf(base), '', undefined, 'text/csv');
+                response = await send(base, keyOf(base), '', undefined, undefined, 'text/csv');
                 break;
               case '429':
                 await send(limited, keyOf(limited));

@@ -13,6 +13,7 @@ import { API_V1, CREDENTIALS, type CredentialKind, type FleetPaging, type ReadEn
 import { ALLOWED_METHODS, DOCS_PATH, OPENAPI_PATH } from '../routes/api-routes.js';
 import { API_ENDPOINTS, type ApiEndpoint } from '../routes/read-endpoints.js';
 import { MAX_DEVICE_ID } from '../routes/parse-device-id.js';
+import { aempContent, AEMP_PARAMETERS, AEMP_SCHEMAS } from './openapi-aemp.js';
 import { ingestPaths, ingestSchemas, INGEST_ALLOW_VALUES, INGEST_SECURITY_SCHEME } from './openapi-ingest.js';
 import { answerContent, notAcceptable } from './openapi-refs.js';
 import {
@@ -500,10 +501,12 @@ function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLim
     '200': {
       description: 'OK',
       headers: RATE_LIMIT_HEADERS,
-      ...(withBody ? { content: answerContent(endpoint.name, operation.schema) } : {}),
+      ...(withBody ? { content: operation.aemp ? aempContent(operation.schema) : answerContent(endpoint.name, operation.schema) } : {}),
     },
-    ...(operation.withWindow || endpoint.paging || operation.parameters ? { '400': ref('responses', 'BadRequest') } : {}),
-    ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : {}),
+    ...(operation.withWindow || endpoint.paging || operation.parameters || operation.aemp?.pathParameters.includes('AempStart')
+      ? { '400': ref('responses', 'BadRequest') }
+      : {}),
+    ...(withDevice ? { '404': ref('responses', 'DeviceNotFound') } : operation.aemp ? { '404': ref('responses', 'NotFound') } : {}),
     ...notAcceptable(endpoint.name),
     ...COMMON_REFUSALS,
   });
@@ -514,7 +517,14 @@ function dataPath({ endpoint, openApi: operation }: ApiEndpoint, limits: RateLim
   ];
   return {
     ...OTHER_METHODS,
-    ...(withDevice ? { parameters: [ref('parameters', 'DeviceId')] } : {}),
+    ...(withDevice || operation.aemp
+      ? {
+          parameters: [
+            ...(withDevice ? [ref('parameters', 'DeviceId')] : []),
+            ...(operation.aemp?.pathParameters ?? []).map((name) => ref('parameters', name)),
+          ],
+        }
+      : {}),
     get: {
       operationId: operation.operationId,
       summary: operation.summary,
@@ -600,6 +610,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       { name: 'Calendars', description: 'Work calendars: the hours each vehicle is meant to work.' },
       { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Keys', description: 'The API key in use: what it may do.' },
+      { name: 'AEMP', description: 'The fleet as an ISO 15143-3 (AEMP 2.0) feed, for mixed-fleet tools: XML by default, JSON on request.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -716,6 +727,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           schema: { type: 'string', minLength: 1, maxLength: DEVICE_TAG_MAX, examples: ['north-yard'] },
         },
         ...MAINTENANCE_PARAMETERS,
+        ...AEMP_PARAMETERS,
         From: dateParameter(
           'from',
           "First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400.",
@@ -1048,6 +1060,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           message: 'What went wrong, for people; for 400 and 422 it names the line or index and the field.',
         }),
         ...MANAGE_SCHEMAS,
+        ...AEMP_SCHEMAS,
         ...WEBHOOK_SCHEMAS,
         ...CALENDAR_SCHEMAS,
         ...ingestSchemas({

@@ -97,7 +97,7 @@ export function ingestPaths(limits: RateLimits): Json {
     operationId: method === 'get' ? 'ingestOsmand' : 'ingestOsmandPost',
     summary: method === 'get' ? 'Store one OsmAnd position (query string)' : 'Store one OsmAnd position (query string or form body)',
     description: [
-      'One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). Other parameters (`lat`, `lon`, `hdop`, `altitude`, `batt`, …) are accepted and ignored.',
+      'One position of the OsmAnd protocol, as Traccar Client and many simple HTTP trackers send it: query parameters (on POST also a form body). `lat` and `lon` (degrees, both or neither) are kept as the position of the device; other parameters (`hdop`, `altitude`, `batt`, …) are accepted and ignored.',
       '',
       limitNote,
     ].join('\n'),
@@ -201,6 +201,8 @@ export function ingestSchemas(timestampOrNull: Json): Json {
         },
         ignition: { type: 'boolean', description: 'Engine on.' },
         speed_kmh: { type: 'number', minimum: 0, description: 'Speed in km/h.' },
+        latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Optional, with `longitude`: where the device was, degrees.' },
+        longitude: { type: 'number', minimum: -180, maximum: 180, description: 'Optional, with `latitude`: degrees.' },
       },
       oneOf: [
         { required: ['device_id'], not: { required: ['imei'] } },
@@ -254,6 +256,8 @@ export function ingestSchemas(timestampOrNull: Json): Json {
             },
             fixTime: { type: 'string', description: 'The time of the last GPS fix; used when there is no `deviceTime`.' },
             speed: { type: 'number', minimum: 0, description: 'Knots.' },
+            latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Degrees; kept, with `longitude`, as the position.' },
+            longitude: { type: 'number', minimum: -180, maximum: 180, description: 'Degrees.' },
             attributes: {
               type: 'object',
               properties: { ignition: { type: 'boolean', description: 'Engine on; without it the position is ignored.' } },
@@ -286,6 +290,8 @@ export function ingestSchemas(timestampOrNull: Json): Json {
         timestamp: { type: 'string' },
         speed: { type: 'number', minimum: 0 },
         ignition: { type: 'boolean' },
+        lat: { type: 'number', minimum: -90, maximum: 90 },
+        lon: { type: 'number', minimum: -180, maximum: 180 },
       },
       description: 'The OsmAnd parameters as a form; others are ignored.',
     },

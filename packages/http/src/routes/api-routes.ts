@@ -23,7 +23,7 @@ const DEVICE_ID = ':id{[^/]*}';
  */
 export function honoPath(template: string): string {
   // Other ids of a path (`{schedule_id}`, P76; `{event_id}`, P80) take any text too: their handlers answer a bad one.
-  return template.replace('{id}', DEVICE_ID).replace(/\{([a-z_]+)\}/g, ':$1{[^/]*}');
+  return template.replace('{id}', DEVICE_ID).replace(/\{([A-Za-z_]+)\}/g, ':$1{[^/]*}');
 }
 
 /** The path of the OpenAPI document. */

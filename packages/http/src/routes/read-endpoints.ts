@@ -20,6 +20,7 @@ import { listDevicesRoute } from './list-devices.js';
 import { meterRoute } from './meter.js';
 import { presentedKeyRoute } from './presented-key.js';
 import { serviceRoute } from './service.js';
+import { aempEquipmentRoute, aempFleetRoute, aempSeriesRoute } from './aemp-routes.js';
 
 type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
 
@@ -32,13 +33,15 @@ export interface OperationWords<Tag extends string> {
 }
 
 /** The operation of an endpoint in the OpenAPI document; its path, limit, page and device parameters come from its core row. */
-export interface OpenApiOperation extends OperationWords<'Devices' | 'Hours' | 'Service' | 'Fleet' | 'Keys'> {
+export interface OpenApiOperation extends OperationWords<'Devices' | 'Hours' | 'Service' | 'Fleet' | 'Keys' | 'AEMP'> {
   /** The schema of the 200 body, in `components.schemas`. */
   readonly schema: string;
   /** Whether it takes the window `from` and `to` (D4–D7). */
   readonly withWindow: boolean;
   /** Query parameters of its own, after the window and page ones, by name in `components.parameters`. */
   readonly parameters?: readonly string[];
+  /** D64: an AEMP document, XML by default and JSON on request; its path parameters other than `{id}`, by name in `components.parameters`. */
+  readonly aemp?: { readonly pathParameters: readonly string[] };
 }
 
 /** The HTTP side of one endpoint. */
@@ -51,6 +54,10 @@ export interface HttpEndpoint<Row extends ReadEndpoint = ReadEndpoint> {
   }) => Handler<FleetHoursEnv>;
   readonly openApi: OpenApiOperation;
 }
+
+/** The AEMP operations' shared sentence (D64). */
+const AEMP_FORMAT =
+  'XML by default (namespace `http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501`, `version="20190501"`); JSON, with the same names as keys, when `Accept` names `application/json` or `application/iso15143-snapshot+json`. Datetimes are UTC with `Z`; hours are decimal with 6 places, so `round(Hour × 3600)` gives the seconds back.';
 
 /** The fleet operations' shared sentence (D32). */
 const PAGED =
@@ -176,6 +183,42 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       tag: 'Keys',
       schema: 'PresentedKey',
       withWindow: false,
+    },
+  },
+  aempFleet: {
+    handler: aempFleetRoute,
+    openApi: {
+      operationId: 'getAempFleet',
+      summary: 'The ISO 15143-3 (AEMP 2.0) snapshot of the fleet, a page at a time',
+      description: `${AEMP_FORMAT} Equipment by ascending device id, 100 a page from page 1: \`Links\` name \`self\`, \`next\` (absent on the last page) and \`last\`; a page past the last is 404. Each equipment: its header (\`EquipmentID\` is the device's name), its newest \`Location\`, \`CumulativeOperatingHours\` (the hour meter), \`CumulativeIdleHours\` and \`EngineStatus\` at \`snapshotTime\`; an element without a value is absent.`,
+      tag: 'AEMP',
+      schema: 'AempFleet',
+      withWindow: false,
+      aemp: { pathParameters: ['AempPage'] },
+    },
+  },
+  aempEquipment: {
+    handler: aempEquipmentRoute,
+    openApi: {
+      operationId: 'getAempEquipment',
+      summary: 'The ISO 15143-3 (AEMP 2.0) snapshot of one equipment',
+      description: `${AEMP_FORMAT} The \`Fleet\` document with the device's one \`Equipment\` and a \`self\` link.`,
+      tag: 'AEMP',
+      schema: 'AempFleet',
+      withWindow: false,
+      aemp: { pathParameters: [] },
+    },
+  },
+  aempSeries: {
+    handler: aempSeriesRoute,
+    openApi: {
+      operationId: 'getAempSeries',
+      summary: 'An ISO 15143-3 (AEMP 2.0) time series of one equipment',
+      description: `${AEMP_FORMAT} \`CumulativeOperatingHours\` (the hour meter) or \`CumulativeIdleHours\` at the end of every engine run that ended in the window and at \`endUTC\` (or now, when sooner), newest last, 100 values a page, with the same \`Links\` as the fleet pages.`,
+      tag: 'AEMP',
+      schema: 'AempFleet',
+      withWindow: false,
+      aemp: { pathParameters: ['AempSeriesKind', 'AempStart', 'AempEnd', 'AempPage'] },
     },
   },
 };

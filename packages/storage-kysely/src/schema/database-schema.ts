@@ -63,6 +63,14 @@ export interface DeviceTagsTable {
   device_id: number;
 }
 
+/** Issue 34 (P119): each device's newest position (migration 0024), co-located with its points (D44). */
+export interface DevicePositionsTable {
+  device_id: number;
+  time: TimestampColumn;
+  latitude: number;
+  longitude: number;
+}
+
 /**
  * `device_states`: what telemetry writes and imports change of a device, one row per device (D44),
  * created with it by a trigger on `devices`. Every write of the device's points or segments locks
@@ -320,6 +328,7 @@ export interface FleetHoursDatabase {
   devices: DevicesTable;
   device_tags: DeviceTagsTable;
   device_states: DeviceStatesTable;
+  device_positions: DevicePositionsTable;
   engine_segments: EngineSegmentsTable;
   engine_day_figures: EngineDayFiguresTable;
   telemetry_points: TelemetryPointsTable;

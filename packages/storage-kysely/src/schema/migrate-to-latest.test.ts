@@ -17,6 +17,7 @@ const TABLES = [
   'accounts',
   'api_keys',
   'audit_entries',
+  'device_positions',
   'device_states',
   'device_tags',
   'device_work_calendars',
@@ -269,6 +270,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'device_tags' &&
             // 0022 (D58)
             !CALENDAR_TABLES.includes(table) &&
+            // 0024 (issue 34)
+            table !== 'device_positions' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -311,7 +314,11 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect(await tablesOf(db)).toEqual(
         TABLES.filter(
           (table) =>
-            table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags' && !CALENDAR_TABLES.includes(table),
+            table !== 'idempotency_keys' &&
+            table !== 'audit_entries' &&
+            table !== 'device_tags' &&
+            !CALENDAR_TABLES.includes(table) &&
+            table !== 'device_positions',
         ),
       );
       expect(await store.listAccounts()).toHaveLength(1);
@@ -353,6 +360,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'device_tags' &&
             // 0022 (D58)
             !CALENDAR_TABLES.includes(table) &&
+            // 0024 (issue 34)
+            table !== 'device_positions' &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );

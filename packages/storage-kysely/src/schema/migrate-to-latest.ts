@@ -28,6 +28,7 @@ import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-an
 import { webhookEndpointDescriptionsMigration } from './migrations/0021-webhook-endpoint-descriptions.js';
 import { workCalendarsMigration } from './migrations/0022-work-calendars.js';
 import { readingSourcesMigration } from './migrations/0025-reading-sources.js';
+import { devicePositionsMigration } from './migrations/0024-device-positions.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -54,6 +55,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0021_webhook_endpoint_descriptions': webhookEndpointDescriptionsMigration,
   '0022_work_calendars': workCalendarsMigration,
   '0025_reading_sources': readingSourcesMigration,
+  '0024_device_positions': devicePositionsMigration,
 });
 
 /**

@@ -1,6 +1,6 @@
-import type { SegmentInput, SegmentSource, SegmentState, TelemetryPoint } from '@fleet-hours/core';
+import type { DevicePosition, SegmentInput, SegmentSource, SegmentState, TelemetryPoint } from '@fleet-hours/core';
 import { changesSettledHistory, dailyFigureChanges, type DayFigure } from '@fleet-hours/core/adapter';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { rebuildDeviceFigures, addSegmentSeconds, type FigureDevice } from './daily-figures.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { planFree } from './sql-values.js';
@@ -26,6 +26,8 @@ export interface DeviceWrite {
   readonly lastReportedAt: number | null;
   /** Its `last_reported_at` before the write, read under the lock (or checked by the version): the settled instant of P58. */
   readonly settledAt: number | null;
+  /** Issue 34 (P119): the newest position the batch's points of the device carried, kept when newer than the stored one. */
+  readonly position?: DevicePosition | null;
 }
 
 /** Rows of each kind written per statement: an array parameter per column, far from any limit. */
@@ -86,9 +88,11 @@ async function _write(
   const added = new _Rows<_AddedRow>(ADDED_COLUMNS);
   const figures = new _Rows<_FigureRow>(FIGURE_COLUMNS);
   const records = new _Rows<_RecordRow>(RECORD_COLUMNS);
+  const positions = new _Rows<_PositionRow>(POSITION_COLUMNS);
   const rebuilt: number[] = [];
   for (const write of writes) {
     const { deviceId, device } = write;
+    if (write.position) positions.push(write.position);
     _pushPoints(points.inserted, deviceId, write.insertedPoints);
     _pushPoints(points.updated, deviceId, write.updatedPoints);
     for (const segment of write.removed) removed.push({ deviceId, startedAt: segment.startedAt });
@@ -142,6 +146,7 @@ async function _write(
       added: added.take(SEGMENT_CHUNK),
       figures: figures.take(FIGURE_CHUNK),
       records: records.take(Infinity),
+      positions: positions.take(Infinity),
     }).execute(trx);
     return rows[0]?.written ? 'written' : 'changed';
   }
@@ -156,6 +161,7 @@ async function _write(
       added: added.take(SEGMENT_CHUNK),
       figures: figures.take(FIGURE_CHUNK),
       records: first ? records.take(Infinity) : undefined,
+      positions: first ? positions.take(Infinity) : undefined,
     }).execute(trx);
     first = false;
   }
@@ -235,6 +241,8 @@ const ADDED_COLUMNS: readonly (keyof _AddedRow)[] = ['deviceId', 'startedAt', 'e
 const FIGURE_COLUMNS: readonly (keyof _FigureRow)[] = ['deviceId', 'dayStart', 'dayEnd', 'moving', 'idle'];
 const RECORD_COLUMNS: readonly (keyof _RecordRow)[] = ['deviceId', 'moving', 'idle', 'figures', 'lastReportedAt', 'longest', 'memo'];
 const VERSION_COLUMNS: readonly (keyof _VersionRow)[] = ['deviceId', 'version'];
+const POSITION_COLUMNS: readonly (keyof _PositionRow)[] = ['deviceId', 'time', 'latitude', 'longitude'];
+type _PositionRow = DevicePosition;
 interface _RemovedRow {
   readonly deviceId: number;
   readonly startedAt: number;
@@ -280,6 +288,7 @@ interface _StatementRows {
   readonly added?: _Columns<_AddedRow>;
   readonly figures?: _Columns<_FigureRow>;
   readonly records?: _Columns<_RecordRow> | undefined;
+  readonly positions?: _Columns<_PositionRow> | undefined;
 }
 
 /** The statement of {@link writeDevices}: one text whatever it holds (see there). */
@@ -291,6 +300,7 @@ function _writeStatement(rows: _StatementRows) {
   const f = rows.figures ?? _noRows<_FigureRow>(FIGURE_COLUMNS);
   const d = rows.records ?? _noRows<_RecordRow>(RECORD_COLUMNS);
   const v = rows.versions ?? _noRows<_VersionRow>(VERSION_COLUMNS);
+  const p = rows.positions ?? _noRows<_PositionRow>(POSITION_COLUMNS);
   return sql<{ written: boolean }>`
     with locked as (
       select device_id as id, xmin::text as version from device_states where device_id = any(${planFree(v.deviceId, 'integer[]')}) order by device_id for update
@@ -426,6 +436,32 @@ function _writeStatement(rows: _StatementRows) {
       select record.device_id from unnest(${planFree(d.deviceId, 'integer[]')}) as record(device_id)
        where (select ok from unchanged)
       on conflict (device_id) do update set version = pending.version + 1
-    )
+    ),
+    -- Issue 34 (P119): each device's newest position, replaced only by a newer one (time, then
+    -- latitude, then longitude), so the split and order of batches do not matter.
+    positions_kept as (${positionUpsert(p, sql`where (select ok from unchanged)`)})
     select ok as written from unchanged`;
+}
+
+/** The upsert of positions (columns of {@link DevicePosition}) into `device_positions`: a stored one is replaced only by a newer one. */
+function positionUpsert(p: _Columns<_PositionRow>, condition: RawBuilder<unknown>) {
+  return sql`
+      insert into device_positions as position (device_id, "time", latitude, longitude)
+      select given.device_id, to_timestamp(given.time), given.latitude, given.longitude
+        from unnest(${planFree(p.deviceId, 'integer[]')}, ${planFree(p.time, 'float8[]')}, ${planFree(p.latitude, 'float8[]')}, ${planFree(p.longitude, 'float8[]')})
+             as given(device_id, time, latitude, longitude)
+       ${condition}
+      on conflict (device_id) do update set "time" = excluded."time", latitude = excluded.latitude, longitude = excluded.longitude
+       where (excluded."time", excluded.latitude, excluded.longitude) > (position."time", position.latitude, position.longitude)`;
+}
+
+/**
+ * Issue 34 (P119): positions of devices whose batch wrote nothing else (every point a duplicate,
+ * D21): kept as a write keeps them, newer only. The upsert is monotone, so it needs no lock.
+ */
+export async function keepPositions(db: Kysely<FleetHoursDatabase>, positions: readonly DevicePosition[]): Promise<void> {
+  if (positions.length === 0) return;
+  const rows = new _Rows<_PositionRow>(POSITION_COLUMNS);
+  for (const position of positions) rows.push(position);
+  await positionUpsert(rows.take(Infinity), sql``).execute(db);
 }

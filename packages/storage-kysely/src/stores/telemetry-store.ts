@@ -2,6 +2,7 @@ import {
   BeyondRetentionError,
   DEFAULT_TELEMETRY_OPTIONS,
   UnknownDeviceError,
+  type DevicePosition,
   type DeviceTelemetryPoint,
   type FleetHoursStore,
   type TelemetryPoint,
@@ -10,13 +11,14 @@ import {
 import {
   assertEpochSeconds,
   assertTelemetryPoints,
+  newestPosition,
   planTelemetrySegments,
   planTelemetryWrite,
   type SourcedSegment,
 } from '@fleet-hours/core/adapter';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { FIGURE_DEVICE_COLUMNS, type FigureDevice } from '../sql/daily-figures.js';
-import { writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
+import { keepPositions, writeDevices, writeDevicesIfUnchanged, type DeviceWrite } from '../sql/device-writes.js';
 import { isId, planFree, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 import { ensurePointPartitions, isMissingPartition, monthStart, nextMonthStart } from '../sql/point-partitions.js';
@@ -24,7 +26,7 @@ import type { FleetHoursDatabase } from '../schema/database-schema.js';
 import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on telemetry points (D20–D26). */
-export type TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints'>;
+export type TelemetryStore = Pick<FleetHoursStore, 'writeTelemetry' | 'listTelemetryPoints' | 'listDevicePositions'>;
 
 /**
  * Telemetry on Kysely: a batch is written whole or not at all. One statement reads the batch's
@@ -52,6 +54,21 @@ export function telemetryStore(db: Kysely<FleetHoursDatabase>): TelemetryStore {
           select date_part('epoch', "time") as time, ignition, speed_kmh
             from telemetry_points where device_id = ${deviceId} ${from} ${until} order by "time"`.execute(db);
         return rows.map(_toPoint);
+      }),
+
+    listDevicePositions: ({ deviceIds }) =>
+      guard(async () => {
+        const ids = [...new Set(deviceIds.filter(isId))];
+        if (ids.length === 0) return [];
+        const { rows } = await sql<{ device_id: number; time: number; latitude: number; longitude: number }>`
+          select device_id, date_part('epoch', "time") as time, latitude, longitude
+            from device_positions where device_id = any(${planFree(ids, 'integer[]')}) order by device_id`.execute(db);
+        return rows.map((row) => ({
+          deviceId: Number(row.device_id),
+          time: Number(row.time),
+          latitude: Number(row.latitude),
+          longitude: Number(row.longitude),
+        }));
       }),
 
     writeTelemetry: (input) =>
@@ -92,6 +109,7 @@ async function _writeTelemetry(
   // Read, plan, then write only if no write of these devices came between: two round trips.
   for (let attempt = 0; attempt < UNLOCKED_ATTEMPTS; attempt += 1) {
     const planned = _planWrites(points, await _readForWrite(db, accountId, asked, now));
+    await keepPositions(db, planned.positionsAlone);
     if (planned.writes.length === 0) return planned.result;
     const outcome = await writeDevicesIfUnchanged(db, planned.writes, planned.versions);
     if (outcome === 'written') return planned.result;
@@ -106,6 +124,7 @@ async function _writeTelemetry(
     const locked = await _lockDevices(trx, accountId, asked);
     const read = (await _readForWrite(trx, accountId, asked, now)).filter((device) => locked.has(device.id));
     const planned = _planWrites(points, read);
+    await keepPositions(trx, planned.positionsAlone);
     await writeDevices(trx, planned.writes);
     return planned.result;
   });
@@ -175,13 +194,21 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
     byImei.set(device.imei, device);
   }
   const shares = new Map<_ReadDevice, TelemetryPoint[]>();
+  const positioned = new Map<_ReadDevice, DeviceTelemetryPoint[]>();
   points.forEach((point, index) => {
     const device = point.imei !== undefined ? byImei.get(point.imei) : byId.get(point.deviceId);
     if (device === undefined) throw new UnknownDeviceError(index, point);
     let share = shares.get(device);
     if (!share) shares.set(device, (share = []));
     share.push({ time: point.time, ignition: point.ignition, speedKmh: point.speedKmh });
+    if (point.latitude !== undefined) {
+      if (!positioned.has(device)) positioned.set(device, []);
+      positioned.get(device)!.push(point);
+    }
   });
+  // Issue 34 (P119): each device's newest position of the batch, duplicates included.
+  const positions = new Map<number, DevicePosition>();
+  for (const [device, share] of positioned) positions.set(device.id, newestPosition(device.id, share)!);
   let accepted = 0;
   let duplicates = 0;
   const devices: TelemetryWriteDevice[] = [];
@@ -203,6 +230,8 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
       duplicates: plan.duplicates,
     });
     if (!plan.segmentRange) continue;
+    const position = positions.get(deviceId);
+    positions.delete(deviceId);
 
     const change = planTelemetrySegments({ deviceId, plan, segments: device.segments });
     // New seconds are inserted, changed ones updated: a plain insert costs about half an upsert,
@@ -219,9 +248,11 @@ function _planWrites(points: readonly DeviceTelemetryPoint[], read: readonly _Re
       source: 'telemetry',
       lastReportedAt: plan.lastReportedAt,
       settledAt: secondsOrNull(device.last_reported_at),
+      position: position ?? null,
     });
   }
-  return { writes, versions, result: { accepted, duplicates, devices } };
+  // The positions left are of devices whose points were all duplicates: kept on their own.
+  return { writes, versions, positionsAlone: [...positions.values()], result: { accepted, duplicates, devices } };
 }
 
 /** A `telemetry_points` row, its time as epoch seconds. */
