@@ -208,6 +208,8 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/events/{event_id}/replay'
     | '/api/v1/ingest-tokens'
     | '/api/v1/ingest-tokens/{id}'
+    | '/api/v1/devices/{id}/calendar'
+    | '/api/v1/calendar'
   >();
   expectTypeOf<paths['/api/v1/devices']['put']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/api/v1/devices/{id}']['get']>().toEqualTypeOf<undefined>();
@@ -233,6 +235,8 @@ it('the generated client offers exactly the operations of the document: no metho
     'POST /api/v1/events/{event_id}/replay',
     'POST /api/v1/ingest-tokens',
     'DELETE /api/v1/ingest-tokens/{id}',
+    'PUT /api/v1/devices/{id}/calendar',
+    'PUT /api/v1/calendar',
     'POST /ingest/v1/telemetry',
     'POST /ingest/traccar',
     'POST /ingest/osmand/{token}',
@@ -575,6 +579,20 @@ for (const prefix of ['', '/fleet']) {
       expect(tokens.data?.data.at(-1)).toMatchObject({ id: token.data!.id, label: 'yard', state: 'active' });
       const revoked = await manager.DELETE('/api/v1/ingest-tokens/{id}', { params: { path: { id: token.data!.id } } });
       expect(revoked.response.status).toBe(204);
+
+      // Work calendars (D58, P113): the account's default, then the device's own over the version read.
+      const day: [string, string][] = [['07:00', '17:00']];
+      const weekly = { mon: day, tue: day, wed: day, thu: day, fri: day, sat: [], sun: [] };
+      const byDefault = await manager.PUT('/api/v1/calendar', { body: { weekly } });
+      expect(byDefault.data).toEqual({ source: 'account', timezone: null, weekly, exceptions: [], version: 1 });
+      expect((await manager.GET('/api/v1/calendar')).data?.version).toBe(1);
+      const inherited = await manager.GET('/api/v1/devices/{id}/calendar', { params: onDevice });
+      expect([inherited.data?.source, inherited.response.headers.get('ETag')]).toEqual(['account', '"0"']);
+      const own = await manager.PUT('/api/v1/devices/{id}/calendar', {
+        params: { ...onDevice, header: { 'If-Match': inherited.response.headers.get('ETag')! } },
+        body: { weekly: { ...weekly, sat: [['22:00', '06:00']] }, exceptions: [{ date: '2026-12-25', windows: [] }] },
+      });
+      expect(own.data).toMatchObject({ source: 'device', timezone: 'Europe/Berlin', version: 1 });
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);

@@ -32,6 +32,9 @@ const TAKES_IF_MATCH: ReadonlySet<RowName> = new Set<RowName>([
   'removeServiceSchedule',
   'updateWebhook',
   'deleteWebhook',
+  // Work calendars' PUT (D58, P113).
+  'putDeviceCalendar',
+  'putAccountCalendar',
 ]);
 
 describe(`issue 32: every manage route through fleet-hours serve (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, {
@@ -328,6 +331,30 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     await refusesReadKey('revokeIngestToken', { id });
     await hidesOthers('revokeIngestToken', { id: ids.otherToken });
     await succeeds('revokeIngestToken', { id }, 204);
+  });
+
+  it('work calendars: the account default, a device own over its version (stale If-Match 412), removed with null', async () => {
+    const day = [['07:00', '17:00']];
+    const calendar = { weekly: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: [], sun: [] } };
+    const device = { id: ids.device };
+    await refusesReadKey('getAccountCalendar', {});
+    await refusesReadKey('putAccountCalendar', {}, calendar);
+    const byDefault = await succeeds('putAccountCalendar', {}, 200, { body: calendar, headers: { 'If-Match': '"0"' } });
+    expect(byDefault.body).toMatchObject({ source: 'account', timezone: null, version: 1 });
+    await refusesStale('putAccountCalendar', {}, '"0"', calendar);
+    expect((await succeeds('getAccountCalendar', {}, 200)).headers.get('ETag')).toBe('"1"');
+    await refusesReadKey('getDeviceCalendar', device);
+    await hidesOthers('getDeviceCalendar', { id: ids.otherDevice });
+    const inherited = await succeeds('getDeviceCalendar', device, 200);
+    expect(inherited.body).toMatchObject({ source: 'account', timezone: 'UTC', version: 0 });
+    await refusesReadKey('putDeviceCalendar', device, calendar);
+    await hidesOthers('putDeviceCalendar', { id: ids.otherDevice }, calendar);
+    const nights = { weekly: { ...calendar.weekly, fri: [['22:00', '06:00']] } };
+    const own = await succeeds('putDeviceCalendar', device, 200, { body: nights, headers: { 'If-Match': inherited.headers.get('ETag')! } });
+    expect(own.body).toMatchObject({ source: 'device', weekly: nights.weekly, version: 1 });
+    await refusesStale('putDeviceCalendar', device, '"0"', calendar);
+    const removed = await succeeds('putDeviceCalendar', device, 200, { body: null });
+    expect(removed.body).toMatchObject({ source: 'account', version: 2 });
   });
 
   it('GET /api/v1/audit lists every change above; a change by the CLI on the same database appears with actor cli', async () => {

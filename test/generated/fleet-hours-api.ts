@@ -425,6 +425,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeviceCalendar"];
+        put: operations["putDeviceCalendar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getAccountCalendar"];
+        put: operations["putAccountCalendar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -865,6 +899,50 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
         };
+        CalendarWindows: [
+            string,
+            string
+        ][];
+        WorkCalendar: {
+            /** @enum {string} */
+            source: "device" | "account" | "none";
+            timezone: string | null;
+            version: number;
+            weekly: {
+                mon: components["schemas"]["CalendarWindows"];
+                tue: components["schemas"]["CalendarWindows"];
+                wed: components["schemas"]["CalendarWindows"];
+                thu: components["schemas"]["CalendarWindows"];
+                fri: components["schemas"]["CalendarWindows"];
+                sat: components["schemas"]["CalendarWindows"];
+                sun: components["schemas"]["CalendarWindows"];
+            } | null;
+            exceptions: {
+                /** Format: date */
+                date: string;
+                windows: components["schemas"]["CalendarWindows"];
+            }[];
+        };
+        WorkCalendarPut: {
+            weekly: {
+                mon: components["schemas"]["CalendarWindows"];
+                tue: components["schemas"]["CalendarWindows"];
+                wed: components["schemas"]["CalendarWindows"];
+                thu: components["schemas"]["CalendarWindows"];
+                fri: components["schemas"]["CalendarWindows"];
+                sat: components["schemas"]["CalendarWindows"];
+                sun: components["schemas"]["CalendarWindows"];
+            };
+            exceptions?: {
+                /** Format: date */
+                date: string;
+                windows: components["schemas"]["CalendarWindows"];
+            }[];
+            /** @enum {string} */
+            source?: "device" | "account" | "none";
+            timezone?: string | null;
+            version?: number;
+        } | null;
         TelemetryPoint: {
             device_id?: number;
             imei?: string;
@@ -1390,6 +1468,7 @@ export interface components {
         WebhookIfMatch: string;
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
+        CalendarIfMatch: string;
         IdempotencyKey: string;
         IfMatch: string;
         Cursor: string;
@@ -1411,9 +1490,10 @@ export interface components {
         "X-RateLimit-Reset": number;
         Location: string;
         ETag: string;
+        CalendarETag: string;
         WebhookETag: string;
         "X-Request-Id": string;
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "GET, HEAD, PUT" | "POST" | "GET, POST";
         "WWW-Authenticate": string;
         "Idempotent-Replayed": "true";
     };
@@ -2890,6 +2970,144 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putDeviceCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["CalendarIfMatch"];
+            };
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkCalendarPut"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putAccountCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["CalendarIfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkCalendarPut"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -77,6 +77,17 @@ export * from './manage/idempotency.js';
 export * from './manage/audit-log.js';
 export * from './manage/maintenance-writes.js';
 export {
+  calendarWrites,
+  workCalendarAnswer,
+  workCalendarEntityTag,
+  type CalendarSource,
+  type CalendarWrites,
+  type WorkCalendarAnswer,
+  type WorkCalendarView,
+} from './manage/calendar-writes.js';
+export { WEEKDAYS, type CalendarException, type CalendarWindow, type Weekday, type WorkCalendar } from './calendar/work-calendar.js';
+export { CALENDAR_EXCEPTIONS_MAX, CALENDAR_WINDOWS_MAX, readWorkCalendarBody, type WorkCalendarBody } from './calendar/calendar-body.js';
+export {
   hourMeterReadingBody,
   READING_PAGE_SIZES,
   readingVersion,

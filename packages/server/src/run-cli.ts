@@ -18,6 +18,7 @@ import {
   webhookDeliveriesCommand,
 } from './commands/webhooks.js';
 import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } from './commands/hour-meter.js';
+import { removeCalendarCommand, setCalendarCommand, showCalendarCommand } from './commands/calendar.js';
 import { importSegmentsCommand, importTelemetryCommand } from './commands/import.js';
 import { dailyCommand, hoursCommand, meterCommand } from './commands/read-hours.js';
 import { KEY_COMMANDS } from './commands/keys.js';
@@ -74,6 +75,9 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'service update': updateServiceCommand,
   'service done': serviceDoneCommand,
   'service remove': removeServiceCommand,
+  'calendar set': setCalendarCommand,
+  'calendar show': showCalendarCommand,
+  'calendar remove': removeCalendarCommand,
   'webhooks create': createWebhookCommand,
   'webhooks list': listWebhooksCommand,
   'webhooks update': updateWebhookCommand,

@@ -673,6 +673,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A vehicle's work calendar
+         * @description The calendar the device's hours are measured against. The device's own calendar when it has one (`source: "device"`), else the account's default (`"account"`), else none (`"none"`: `weekly` is null). `timezone` is the device's zone: the windows are its local wall time. `version` counts the changes of the device's own calendar (0: never set); `ETag` is it in double quotes.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["getDeviceCalendar"];
+        /**
+         * Set a vehicle's work calendar
+         * @description Sets the device's own calendar; `null` removes it, and the device uses the account's default again. The body is a calendar: `weekly` with every day `mon`…`sun` (a list of `[start, end]` windows of `HH:MM` local time, `[]` for a day without work; `end` before `start` runs past midnight; `"24:00"` only as an end; at most 10 windows a day, not overlapping) and `exceptions` (dated days with other windows, `[]` for none: at most 366, each date once). `timezone`, `version` and `source` may be sent back as a read shows them; other values are 400. With `If-Match`, only over the version read (412 otherwise). The same calendar again changes nothing. The answer is the calendar the device uses now, as GET shows it.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        put: operations["putDeviceCalendar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's default work calendar
+         * @description The calendar of every device of the account without its own (`source: "account"`), or none (`"none"`: `weekly` is null). `timezone` is null: each device reads the windows in its own zone. `version` counts its changes (0: never set); `ETag` is it in double quotes.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["getAccountCalendar"];
+        /**
+         * Set the account's default work calendar
+         * @description Sets the default of every device without its own calendar; `null` removes it. The body is a calendar: `weekly` with every day `mon`…`sun` (a list of `[start, end]` windows of `HH:MM` local time, `[]` for a day without work; `end` before `start` runs past midnight; `"24:00"` only as an end; at most 10 windows a day, not overlapping) and `exceptions` (dated days with other windows, `[]` for none: at most 366, each date once). `timezone`, `version` and `source` may be sent back as a read shows them; other values are 400. With `If-Match`, only over the version read (412 otherwise). The same calendar again changes nothing. The answer is the default, as GET shows it.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        put: operations["putAccountCalendar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1408,6 +1467,67 @@ export interface components {
              */
             expires_at?: string | null;
         };
+        /** @description Windows of local wall time, `[start, end]`, not overlapping. `end` before `start` runs past midnight into the next day; `"24:00"` only as an end; `end` equal to `start` is refused. */
+        CalendarWindows: [
+            string,
+            string
+        ][];
+        /** @description A work calendar (the hours a machine is meant to work) as a read shows it. */
+        WorkCalendar: {
+            /**
+             * @description Where the calendar shown comes from: the device's own, the account's default, or none.
+             * @enum {string}
+             */
+            source: "device" | "account" | "none";
+            /** @description The device's IANA zone, in which the windows are read; null for the account's default. */
+            timezone: string | null;
+            /** @description How many times this calendar was set or removed (0: never); the `ETag` in double quotes. */
+            version: number;
+            /** @description The windows of each day of the week; null when there is no calendar. */
+            weekly: {
+                mon: components["schemas"]["CalendarWindows"];
+                tue: components["schemas"]["CalendarWindows"];
+                wed: components["schemas"]["CalendarWindows"];
+                thu: components["schemas"]["CalendarWindows"];
+                fri: components["schemas"]["CalendarWindows"];
+                sat: components["schemas"]["CalendarWindows"];
+                sun: components["schemas"]["CalendarWindows"];
+            } | null;
+            /** @description Dated days whose windows replace the weekday’s (`[]`: a holiday), by date; each date once. */
+            exceptions: {
+                /** Format: date */
+                date: string;
+                windows: components["schemas"]["CalendarWindows"];
+            }[];
+        };
+        /** @description A work calendar, or null to remove it. `source`, `timezone` and `version` may be sent back as a read shows them (other values are 400). */
+        WorkCalendarPut: {
+            /** @description The windows of each day of the week. */
+            weekly: {
+                mon: components["schemas"]["CalendarWindows"];
+                tue: components["schemas"]["CalendarWindows"];
+                wed: components["schemas"]["CalendarWindows"];
+                thu: components["schemas"]["CalendarWindows"];
+                fri: components["schemas"]["CalendarWindows"];
+                sat: components["schemas"]["CalendarWindows"];
+                sun: components["schemas"]["CalendarWindows"];
+            };
+            /** @description Dated days whose windows replace the weekday’s (`[]`: a holiday), by date; each date once. */
+            exceptions?: {
+                /** Format: date */
+                date: string;
+                windows: components["schemas"]["CalendarWindows"];
+            }[];
+            /**
+             * @description Where the calendar shown comes from: the device's own, the account's default, or none.
+             * @enum {string}
+             */
+            source?: "device" | "account" | "none";
+            /** @description The device's IANA zone, in which the windows are read; null for the account's default. */
+            timezone?: string | null;
+            /** @description How many times this calendar was set or removed (0: never); the `ETag` in double quotes. */
+            version?: number;
+        } | null;
         /** @description One telemetry point. Other fields are ignored. */
         TelemetryPoint: {
             /** @description The device; give this or `imei`, not both. */
@@ -1984,6 +2104,8 @@ export interface components {
         DeliveriesLimit: number;
         /** @description `true`: only the attempts of deliveries that failed for good. */
         FailedOnly: "true" | "false";
+        /** @description The `ETag` of the calendar as last read (or `*`): the write applies only if it is still that version, else 412. */
+        CalendarIfMatch: string;
         /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
         IdempotencyKey: string;
         /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
@@ -2023,12 +2145,14 @@ export interface components {
         Location: string;
         /** @description The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`. */
         ETag: string;
+        /** @description The calendar's version in double quotes: how many times the device's own calendar (or the account's default) was set or removed. Send it back as `If-Match`. */
+        CalendarETag: string;
         /** @description The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`. */
         WebhookETag: string;
         /** @description The id of this request: the `X-Request-Id` sent by the client when it is 1–128 characters of `A–Z a–z 0–9 . _ : -`, otherwise a new UUID. Also in the server access log. */
         "X-Request-Id": string;
         /** @description The methods served: GET and HEAD under /api/v1 and for the reference; POST, or GET and POST (OsmAnd), for ingestion. */
-        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "POST" | "GET, POST";
+        Allow: "GET, HEAD" | "GET, HEAD, POST" | "PATCH" | "GET, HEAD" | "DELETE" | "POST" | "PATCH, DELETE" | "GET, HEAD, PATCH, DELETE" | "GET, HEAD, PUT" | "POST" | "GET, POST";
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
         /** @description Only on an answer given again for an `Idempotency-Key` already used with the same request: `true`. The answer is the first one; nothing was changed. */
@@ -3650,6 +3774,152 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putDeviceCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the calendar as last read (or `*`): the write applies only if it is still that version, else 412. */
+                "If-Match"?: components["parameters"]["CalendarIfMatch"];
+            };
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkCalendarPut"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["DeviceNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putAccountCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the calendar as last read (or `*`): the write applies only if it is still that version, else 412. */
+                "If-Match"?: components["parameters"]["CalendarIfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkCalendarPut"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["CalendarETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkCalendar"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

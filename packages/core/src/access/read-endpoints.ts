@@ -76,7 +76,7 @@ export interface ManageEndpoint {
   /** Names the route, its policy in `ROUTE_POLICIES` and its operation in the HTTP layer. */
   readonly name: string;
   /** The method it answers: a read of what only a `manage` key sees (the change log, webhook endpoints, ingest tokens) is `GET` (P80). */
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path template, in the OpenAPI syntax (`{id}`). */
   readonly template: string;
   /** Set for a paged list (`limit`, `cursor`, newest first): entries per page and the tag its cursors carry (P33). */
@@ -114,6 +114,11 @@ export const MANAGE_ENDPOINTS = [
   { name: 'listIngestTokens', method: 'GET', template: `${API_V1}/ingest-tokens` },
   { name: 'createIngestToken', method: 'POST', template: `${API_V1}/ingest-tokens` },
   { name: 'revokeIngestToken', method: 'DELETE', template: `${API_V1}/ingest-tokens/{id}` },
+  // Work calendars (D58, P113): a device's (its own, else the account's default) and the account's default.
+  { name: 'getDeviceCalendar', method: 'GET', template: `${API_V1}/devices/{id}/calendar` },
+  { name: 'putDeviceCalendar', method: 'PUT', template: `${API_V1}/devices/{id}/calendar` },
+  { name: 'getAccountCalendar', method: 'GET', template: `${API_V1}/calendar` },
+  { name: 'putAccountCalendar', method: 'PUT', template: `${API_V1}/calendar` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */

@@ -42,6 +42,11 @@ describe('ROUTE_POLICIES', () => {
       listIngestTokens: ['/api/v1/ingest-tokens', 'api_key', 'manageReads'],
       createIngestToken: ['/api/v1/ingest-tokens', 'api_key', 'writes'],
       revokeIngestToken: ['/api/v1/ingest-tokens/{id}', 'api_key', 'writes'],
+      // Work calendars (D58, P113).
+      getDeviceCalendar: ['/api/v1/devices/{id}/calendar', 'api_key', 'manageReads'],
+      putDeviceCalendar: ['/api/v1/devices/{id}/calendar', 'api_key', 'writes'],
+      getAccountCalendar: ['/api/v1/calendar', 'api_key', 'manageReads'],
+      putAccountCalendar: ['/api/v1/calendar', 'api_key', 'writes'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -75,6 +80,9 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       ROUTE_POLICIES.replayEvent,
       ROUTE_POLICIES.createIngestToken,
       ROUTE_POLICIES.revokeIngestToken,
+      // Work calendars (D58, P113).
+      ROUTE_POLICIES.putDeviceCalendar,
+      ROUTE_POLICIES.putAccountCalendar,
     ];
     for (const policy of writes) expect([policy.scope, policy.counter]).toEqual(['manage', '/api/v1/writes']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
@@ -82,7 +90,7 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
     );
   });
 
-  it('P88: the manage reads (the change log of D55, the readings of P76, webhooks and tokens of P80) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
+  it('P88: the manage reads (the change log of D55, the readings of P76, webhooks and tokens of P80, work calendars of D58) need a manage key and count on one budget of manage reads per key, apart from the writes', () => {
     const reads: RoutePolicy[] = [
       ROUTE_POLICIES.listAudit,
       ROUTE_POLICIES.listHourMeterReadings,
@@ -90,6 +98,9 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       ROUTE_POLICIES.getWebhook,
       ROUTE_POLICIES.listWebhookDeliveries,
       ROUTE_POLICIES.listIngestTokens,
+      // Work calendars (D58, P113).
+      ROUTE_POLICIES.getDeviceCalendar,
+      ROUTE_POLICIES.getAccountCalendar,
     ];
     for (const policy of reads)
       expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);

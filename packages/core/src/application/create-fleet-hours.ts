@@ -28,6 +28,7 @@ import { idempotentRequests, type IdempotentRequests } from '../manage/idempoten
 import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log.js';
 import type { ChangeLog } from '../manage/change-log.js';
 import { maintenanceWrites, type MaintenanceWrites } from '../manage/maintenance-writes.js';
+import { calendarWrites, type CalendarWrites } from '../manage/calendar-writes.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -98,8 +99,8 @@ export interface FleetHours {
   readonly events: EventChecks;
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
-  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done; webhook endpoints and ingest tokens. */
-  readonly manage: DeviceWrites & MaintenanceWrites & WebhookWrites & IngestTokenWrites;
+  /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done; webhook endpoints and ingest tokens; work calendars (D58). */
+  readonly manage: DeviceWrites & MaintenanceWrites & WebhookWrites & IngestTokenWrites & CalendarWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
   /** The account's change log, newest first, a page at a time (D55, P87). */
@@ -157,6 +158,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       ...maintenanceWrites({ store, nowSeconds, changeLog, service, meter }),
       ...webhookWrites({ store, nowSeconds, changeLog }),
       ...ingestTokenWrites({ store, nowSeconds, changeLog }),
+      // D58 (P112, P113)
+      ...calendarWrites(store, changeLog),
     },
     idempotency: idempotentRequests(store, nowSeconds),
     audit: auditReads(store),

@@ -9,6 +9,7 @@ import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
+import { memoryCalendars } from './memory-calendars.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -59,6 +60,8 @@ export function createMemoryStore(): FleetHoursStore {
     ...memoryWebhooks(accounts),
     ...memoryIdempotency(),
     ...memoryAudit(accounts),
+    // D58 (P112)
+    ...memoryCalendars(accounts, state.devices),
   };
 }
 

@@ -22,6 +22,7 @@ import type {
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 
 import type { AuditLogStore } from './audit-port.js';
+import type { WorkCalendarStore } from './calendar-port.js';
 import type { StoreCapabilities } from './store-capabilities.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotentResponse } from './idempotency-port.js';
 import type { WebhookOutboxStore } from './webhook-outbox-port.js';
@@ -36,6 +37,7 @@ export type {
 } from './store-capabilities.js';
 export type { WebhookOutboxStore } from './webhook-outbox-port.js';
 export type { AuditEntry, AuditLogStore, NewAuditEntry } from './audit-port.js';
+export type { StoredWorkCalendar, WorkCalendarStore } from './calendar-port.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -65,7 +67,7 @@ interface NewCredential {
   readonly now: EpochSeconds;
 }
 
-export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore {
+export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore, WorkCalendarStore {
   // ── Reads that serve the API ────────────────────────────────────────────────────────────────
 
   /** MUST return the key with this SHA-256 fingerprint and its account, revoked or expired ones included. */

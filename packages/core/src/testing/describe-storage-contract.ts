@@ -10,6 +10,7 @@ import { describeServiceMemoContract } from './service-memo-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { describeAuditContract } from './audit-contract.js';
+import { describeWorkCalendarContract } from './work-calendar-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -142,6 +143,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
 
     describeIdempotencyContract(() => store);
     describeAuditContract(() => store);
+    describeWorkCalendarContract(() => store);
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

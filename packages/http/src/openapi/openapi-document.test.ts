@@ -77,6 +77,9 @@ const MANAGED_PATHS: Record<string, readonly string[]> = {
   '/api/v1/events/{event_id}/replay': ['post'],
   '/api/v1/ingest-tokens': ['get', 'post'],
   '/api/v1/ingest-tokens/{id}': ['delete'],
+  // Work calendars (D58, P113).
+  '/api/v1/devices/{id}/calendar': ['get', 'put'],
+  '/api/v1/calendar': ['get', 'put'],
 };
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
@@ -954,7 +957,7 @@ describe('openApiDocument', () => {
   });
 });
 
-describe('openApiDocument matches the live responses of the webhook and ingest token routes (P80–P83)', () => {
+describe('openApiDocument matches the live responses of the webhook, ingest token and work calendar routes (P80–P83, P113)', () => {
   /** A fixture with an endpoint, a disabled endpoint, an event of the account and an ingest token. */
   const prepared = async (fixture: Fixture) => {
     const accountId = fixture.accounts.acme.id;
@@ -1023,13 +1026,18 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
             ? { enabled: true }
             : path.endsWith('/ingest-tokens')
               ? { label: 'gate' }
-              : undefined;
+              : path.endsWith('/calendar')
+                ? { weekly: { mon: [['07:00', '17:00']], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] } }
+                : undefined;
+        // Work calendars (D58): the device's path names a device of the account.
+        const onDevice = path.includes('/devices/');
         const send = (
           fixture: Fixture,
           key: string | null,
           options: { id?: number; body?: unknown; type?: string; ifMatch?: string; query?: string; idempotencyKey?: string } = {},
         ) => {
-          const id = options.id ?? (path.includes('ingest-tokens') ? ids.token.id : ids.endpoint.id);
+          const id =
+            options.id ?? (path.includes('ingest-tokens') ? ids.token.id : onDevice ? fixture.devices.newYork.id : ids.endpoint.id);
           const concrete = path.replace('{id}', String(id)).replace('{event_id}', id === 999_999 ? 'evt_none' : 'evt_1');
           const body = options.body ?? (withBody ? valid : undefined);
           return fixture.request(`${concrete}${options.query ?? ''}`, key, {
@@ -1051,7 +1059,11 @@ describe('openApiDocument matches the live responses of the webhook and ingest t
             case '201':
             case '202':
             case '204':
-              responses.push(await send(base, manage(base), { id: path.includes('ingest-tokens') ? ids.spareToken.id : ids.spare.id }));
+              responses.push(
+                await send(base, manage(base), {
+                  id: path.includes('ingest-tokens') ? ids.spareToken.id : onDevice ? base.devices.newYork.id : ids.spare.id,
+                }),
+              );
               break;
             case '400':
               if (withBody) {

@@ -1,3 +1,4 @@
+import { CALENDAR_ETAG_DESCRIPTION, CALENDAR_PARAMETERS, CALENDAR_SCHEMAS } from './openapi-calendars.js';
 import {
   DEVICE_TAG_MAX,
   DEVICE_TAGS_MAX,
@@ -580,6 +581,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         name: 'Fleet',
         description: 'Engine, moving and idle time and the service schedules of every vehicle of the account, a page at a time.',
       },
+      { name: 'Calendars', description: 'Work calendars: the hours each vehicle is meant to work.' },
       { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Keys', description: 'The API key in use: what it may do.' },
       { name: 'Reference', description: 'This document and the reference page.' },
@@ -649,6 +651,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       },
       parameters: {
         ...WEBHOOK_PARAMETERS,
+        ...CALENDAR_PARAMETERS,
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
@@ -722,6 +725,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           "The resource's version (`d-…` a device, `s-…` a service schedule, `r-…` a reading): it changes whenever a write changes one of its fields (not when it reports). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
         ),
+        CalendarETag: header(CALENDAR_ETAG_DESCRIPTION, { type: 'string', pattern: '^"[0-9]+"$' }),
         WebhookETag: header(
           "The webhook endpoint's version: it changes with its URL, event types, `enabled` and each rotation (not with a delivery). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
@@ -1025,6 +1029,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         }),
         ...MANAGE_SCHEMAS,
         ...WEBHOOK_SCHEMAS,
+        ...CALENDAR_SCHEMAS,
         ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),

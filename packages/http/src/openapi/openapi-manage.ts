@@ -36,8 +36,8 @@ export const MANAGE_ALLOW_VALUES: readonly string[] = [
 export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> {
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
-    // Webhook endpoints and ingest tokens (P80): their own shapes, GETs included.
-    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens') {
+    // Webhook endpoints, ingest tokens and work calendars (P80, P113): their own shapes, GETs included.
+    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens' || openApi.tag === 'Calendars') {
       _hooksOperation(endpoint, openApi, limits, paths);
       continue;
     }
@@ -490,14 +490,22 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
                     : 'OK',
             headers: {
               ...RATE_LIMIT_HEADERS,
-              ...(openApi.tag === 'Devices' ? { ETag: ref('headers', 'ETag') } : onWebhook ? { ETag: ref('headers', 'WebhookETag') } : {}),
+              ...(openApi.tag === 'Devices'
+                ? { ETag: ref('headers', 'ETag') }
+                : onWebhook
+                  ? { ETag: ref('headers', 'WebhookETag') }
+                  : openApi.tag === 'Calendars'
+                    ? { ETag: ref('headers', 'CalendarETag') }
+                    : {}),
               ...(openApi.status === 201 ? { Location: ref('headers', 'Location') } : {}),
             },
             content: { 'application/json': { schema: ref('schemas', openApi.schema) } },
           };
     const parameters = [
       ...(resource ? [ref('parameters', resource.parameter)] : []),
-      ...(ifMatch ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : 'WebhookIfMatch')] : []),
+      ...(ifMatch
+        ? [ref('parameters', openApi.tag === 'Devices' ? 'IfMatch' : openApi.tag === 'Calendars' ? 'CalendarIfMatch' : 'WebhookIfMatch')]
+        : []),
       ...(openApi.query ?? []).map((name) => ref('parameters', name)),
     ];
     const withBody = openApi.requestSchema !== undefined;

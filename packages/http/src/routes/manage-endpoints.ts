@@ -13,6 +13,7 @@ import { honoPath } from './api-routes.js';
 import type { ApiEndpoint, OperationWords } from './read-endpoints.js';
 import { createDeviceRoute, updateDeviceRoute } from './device-writes.js';
 import { listAuditRoute } from './audit.js';
+import { getWorkCalendarRoute, putWorkCalendarRoute } from './calendar-routes.js';
 import {
   createIngestTokenRoute,
   createWebhookRoute,
@@ -40,7 +41,8 @@ import {
 type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
 
 /** The operation of a write route in the OpenAPI document; its path, method and limit come from its core row. */
-export interface ManageOpenApiOperation extends OperationWords<'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens'> {
+export interface ManageOpenApiOperation
+  extends OperationWords<'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens' | 'Calendars'> {
   /** The schema of the request body, in `components.schemas`; absent: the route reads no body. */
   readonly requestSchema?: string;
   /** Whether the body may be left out (a service done now). */
@@ -59,7 +61,7 @@ export interface ManageOpenApiOperation extends OperationWords<'Devices' | 'Serv
   readonly resource?: { readonly parameter: string; readonly notFound: string };
   /** Webhooks and ingest tokens (P80): the route's query parameters, in `components.parameters`. */
   readonly query?: readonly string[];
-  /** Webhooks and ingest tokens (P80): whether it takes `If-Match` (D54). */
+  /** Webhooks, ingest tokens and calendars (P80): whether it takes `If-Match` (D54). */
   readonly ifMatch?: boolean;
   /** Webhooks and ingest tokens (P80): refusals besides the common ones, by status, in `components.responses`. */
   readonly refusals?: Readonly<Record<string, string>>;
@@ -84,6 +86,11 @@ interface _HttpManageEndpoint {
 
 const _WEBHOOK = { parameter: 'WebhookId', notFound: 'ResourceNotFound' } as const;
 const _TOKEN = { parameter: 'IngestTokenId', notFound: 'ResourceNotFound' } as const;
+
+const _DEVICE_CALENDAR =
+  'The device\'s own calendar when it has one (`source: "device"`), else the account\'s default (`"account"`), else none (`"none"`: `weekly` is null). `timezone` is the device\'s zone: the windows are its local wall time. `version` counts the changes of the device\'s own calendar (0: never set); `ETag` is it in double quotes.';
+const _CALENDAR_PUT =
+  'The body is a calendar: `weekly` with every day `mon`…`sun` (a list of `[start, end]` windows of `HH:MM` local time, `[]` for a day without work; `end` before `start` runs past midnight; `"24:00"` only as an end; at most 10 windows a day, not overlapping) and `exceptions` (dated days with other windows, `[]` for none: at most 366, each date once). `timezone`, `version` and `source` may be sent back as a read shows them; other values are 400. With `If-Match`, only over the version read (412 otherwise). The same calendar again changes nothing.';
 
 /** Every write route, by its name in core's table. */
 const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']]: _HttpManageEndpoint } = {
@@ -379,6 +386,56 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       tag: 'Ingest tokens',
       status: 204,
       resource: _TOKEN,
+    },
+  },
+  // Work calendars (D58, P113).
+  getDeviceCalendar: {
+    handler: getWorkCalendarRoute,
+    openApi: {
+      operationId: 'getDeviceCalendar',
+      summary: "A vehicle's work calendar",
+      description: `The calendar the device's hours are measured against. ${_DEVICE_CALENDAR}`,
+      tag: 'Calendars',
+      schema: 'WorkCalendar',
+      status: 200,
+      ifMatch: false,
+    },
+  },
+  putDeviceCalendar: {
+    handler: putWorkCalendarRoute,
+    openApi: {
+      operationId: 'putDeviceCalendar',
+      summary: "Set a vehicle's work calendar",
+      description: `Sets the device's own calendar; \`null\` removes it, and the device uses the account's default again. ${_CALENDAR_PUT} The answer is the calendar the device uses now, as GET shows it.`,
+      tag: 'Calendars',
+      requestSchema: 'WorkCalendarPut',
+      schema: 'WorkCalendar',
+      status: 200,
+    },
+  },
+  getAccountCalendar: {
+    handler: getWorkCalendarRoute,
+    openApi: {
+      operationId: 'getAccountCalendar',
+      summary: "The account's default work calendar",
+      description:
+        'The calendar of every device of the account without its own (`source: "account"`), or none (`"none"`: `weekly` is null). `timezone` is null: each device reads the windows in its own zone. `version` counts its changes (0: never set); `ETag` is it in double quotes.',
+      tag: 'Calendars',
+      schema: 'WorkCalendar',
+      status: 200,
+    },
+  },
+  putAccountCalendar: {
+    handler: putWorkCalendarRoute,
+    openApi: {
+      operationId: 'putAccountCalendar',
+      summary: "Set the account's default work calendar",
+      description: `Sets the default of every device without its own calendar; \`null\` removes it. ${_CALENDAR_PUT} The answer is the default, as GET shows it.`,
+      tag: 'Calendars',
+      requestSchema: 'WorkCalendarPut',
+      schema: 'WorkCalendar',
+      status: 200,
+      ifMatch: true,
     },
   },
 };

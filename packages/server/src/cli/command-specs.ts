@@ -553,6 +553,39 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours service remove --id 3'],
   }),
   spec({
+    name: 'calendar set',
+    summary: "Set a device's work calendar, or an account's default",
+    details:
+      'FILE holds the calendar as JSON, as the API takes it: {"weekly": {"mon": [["07:00", "17:00"]], ..., "sun": []}, ' +
+      '"exceptions": [{"date": "2026-12-25", "windows": []}]}. Every day mon to sun is needed ([] for a day without work); ' +
+      'a window is [start, end] in the device\'s local time, HH:MM, with "24:00" only as an end; an end before the start runs ' +
+      'past midnight; the windows of a day do not overlap; at most 10 windows a day and 366 exceptions, each date once. ' +
+      "A device without its own calendar uses its account's default. The file is checked before anything is changed.",
+    options: {
+      device: valued('ID', 'Device id: set its own calendar.'),
+      account: valued('ID', 'Account id: set the default of its devices.'),
+      file: valued('FILE', 'The calendar, as JSON.'),
+    },
+    required: ['file'],
+    examples: ['fleet-hours calendar set --account 1 --file weekdays.json', 'fleet-hours calendar set --device 4 --file night-shift.json --json'],
+  }),
+  spec({
+    name: 'calendar show',
+    summary: 'Show the work calendar a device uses, or an account\'s default',
+    details:
+      "A device's own calendar, else its account's default, else none. --json prints " +
+      '{ source: device|account|none, timezone, weekly, exceptions, version }, as the API answers.',
+    options: { device: valued('ID', 'Device id.'), account: valued('ID', 'Account id: its default.') },
+    examples: ['fleet-hours calendar show --device 4', 'fleet-hours calendar show --account 1 --json'],
+  }),
+  spec({
+    name: 'calendar remove',
+    summary: "Remove a device's own work calendar, or an account's default",
+    details: "The device then uses its account's default again (or none). Removing a calendar that is not there changes nothing.",
+    options: { device: valued('ID', 'Device id: remove its own calendar.'), account: valued('ID', 'Account id: remove the default.') },
+    examples: ['fleet-hours calendar remove --device 4'],
+  }),
+  spec({
     name: 'webhooks create',
     summary: 'Add a webhook endpoint to an account (its secret is shown once)',
     details:
@@ -720,6 +753,7 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   figures: 'Daily figures behind fast reads',
   'hour-meter': "Readings of a machine's own hour meter",
   service: 'Service schedules: what is due, due soon or overdue',
+  calendar: 'Work calendars: the hours each machine is meant to work',
   webhooks: 'Signed webhooks: endpoints, deliveries, replays',
   audit: 'The change log: who changed what, and when',
 };

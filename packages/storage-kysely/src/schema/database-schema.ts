@@ -279,6 +279,25 @@ export interface AuditEntriesTable {
   changes: string;
 }
 
+/** `account_work_calendars`: each account's default work calendar (D58, P112). */
+export interface AccountWorkCalendarsTable {
+  account_id: number;
+  /** The calendar's JSON text (`json`: read back as text); `null` once removed. */
+  body: string | null;
+  /** How many times the default was set or removed. */
+  version: number;
+}
+
+/** `device_work_calendars`: each device's own work calendar (D58, P112), with the device's account. */
+export interface DeviceWorkCalendarsTable {
+  device_id: number;
+  account_id: number;
+  /** The calendar's JSON text (`json`: read back as text); `null` once removed. */
+  body: string | null;
+  /** How many times the device's own calendar was set or removed. */
+  version: number;
+}
+
 /**
  * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
  *
@@ -314,4 +333,6 @@ export interface FleetHoursDatabase {
   account_event_settings: AccountEventSettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_entries: AuditEntriesTable;
+  account_work_calendars: AccountWorkCalendarsTable;
+  device_work_calendars: DeviceWorkCalendarsTable;
 }

@@ -13,11 +13,13 @@ import { createFleetHoursMigrator, FLEET_HOURS_MIGRATIONS, migrateToLatest, sche
 
 const TABLES = [
   'account_event_settings',
+  'account_work_calendars',
   'accounts',
   'api_keys',
   'audit_entries',
   'device_states',
   'device_tags',
+  'device_work_calendars',
   'devices',
   'engine_day_figures',
   'engine_segments',
@@ -39,6 +41,8 @@ const TABLES = [
 ];
 /** The tables of 0010 (D40, D41). */
 const WEBHOOK_TABLES = ['account_event_settings', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_events'];
+/** The tables of 0022 (D58). */
+const CALENDAR_TABLES = ['account_work_calendars', 'device_work_calendars'];
 const T0 = 1_767_225_600;
 
 const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
@@ -254,6 +258,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
+            // 0022 (D58)
+            !CALENDAR_TABLES.includes(table) &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -292,9 +298,12 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       const { error } = await (await createFleetHoursMigrator(db)).migrateTo('0017_matching_memo_indexes');
       expect(error).toBeUndefined();
       // Down to 0017 undoes every later migration: 0019's change log too.
-      // Down to 0017 undoes 0019 and 0020 (D61) too.
+      // Down to 0017 undoes 0019, 0020 (D61) and 0022 (D58) too.
       expect(await tablesOf(db)).toEqual(
-        TABLES.filter((table) => table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags'),
+        TABLES.filter(
+          (table) =>
+            table !== 'idempotency_keys' && table !== 'audit_entries' && table !== 'device_tags' && !CALENDAR_TABLES.includes(table),
+        ),
       );
       expect(await store.listAccounts()).toHaveLength(1);
       await migrateToLatest(db);
@@ -333,6 +342,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'audit_entries' &&
             // 0020 (D61)
             table !== 'device_tags' &&
+            // 0022 (D58)
+            !CALENDAR_TABLES.includes(table) &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -438,6 +449,35 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
         tags: ['north'],
       }))!;
       expect((await store.listDevices({ accountId: account.id, tag: 'north' })).map((device) => device.id)).toEqual([again.id]);
+    });
+
+    it('D58, P112: 0022 keeps one default per account and one calendar per device; a removed device takes its own along; down drops them', async () => {
+      const db = await fresh();
+      await migrateToLatest(db);
+      const store = createKyselyStore(db);
+      const account = await store.createAccount({ name: 'Acme', plan: 'business', now: T0 });
+      const device = (await store.createDevice({ accountId: account.id, name: 'Loader', imei: '1', model: 'm', timeZone: 'UTC' }))!;
+      const day = [['07:00', '17:00']] as const;
+      const calendar = { weekly: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: [], sun: [] }, exceptions: [] };
+      await store.putWorkCalendar({ accountId: account.id, deviceId: device.id, calendar });
+      await store.putWorkCalendar({ accountId: account.id, deviceId: null, calendar });
+      const count = async (table: string) =>
+        Number((await sql<{ count: string }>`select count(*)::text as count from ${sql.table(table)}`.execute(db)).rows[0]!.count);
+      // A second row for one place is refused by the keys.
+      await expect(
+        sql`insert into account_work_calendars (account_id, body, version) values (${account.id}::int, null, 1)`.execute(db),
+      ).rejects.toThrow(/account_work_calendars_pkey/);
+      await expect(
+        sql`insert into device_work_calendars (device_id, account_id, body, version) values (${device.id}::int, ${account.id}::int, null, 1)`.execute(
+          db,
+        ),
+      ).rejects.toThrow(/device_work_calendars_pkey/);
+      await sql`delete from devices where id = ${device.id}`.execute(db);
+      expect([await count('device_work_calendars'), await count('account_work_calendars')]).toEqual([0, 1]);
+      expect((await (await createFleetHoursMigrator(db)).migrateTo('0020_device_tags_and_identity')).error).toBeUndefined();
+      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => !CALENDAR_TABLES.includes(table)));
+      await migrateToLatest(db);
+      expect(await store.findWorkCalendar({ accountId: account.id, deviceId: null })).toEqual({ calendar: null, version: 0 });
     });
 
     it('D38, D39: 0006 refuses a reading or a schedule no rule allows, naming its check', async () => {

@@ -25,6 +25,7 @@ import { matchingMemoIndexesMigration } from './migrations/0017-matching-memo-in
 import { idempotencyKeysMigration } from './migrations/0018-idempotency-keys.js';
 import { auditEntriesMigration } from './migrations/0019-audit-entries.js';
 import { deviceTagsAndIdentityMigration } from './migrations/0020-device-tags-and-identity.js';
+import { workCalendarsMigration } from './migrations/0022-work-calendars.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -48,6 +49,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0018_idempotency_keys': idempotencyKeysMigration,
   '0019_audit_entries': auditEntriesMigration,
   '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
+  // 0021 is another change's; the merge puts it before this one.
+  '0022_work_calendars': workCalendarsMigration,
 });
 
 /**

@@ -9,6 +9,7 @@ import { serviceMemoStore, type ServiceMemoStore } from './service-memo-store.js
 import { webhookStore } from './webhook-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { auditStore } from './audit-store.js';
+import { calendarStore } from './calendar-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore, type SegmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
@@ -63,6 +64,8 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...webhookStore(db),
     ...eventCheckStore(db),
     ...auditStore(db),
+    // D58 (P112)
+    ...calendarStore(db),
     ...rateLimitStore(db),
     ...idempotencyStore(db),
     // The readiness probe (D30): one round trip, no data.
