@@ -8,6 +8,7 @@ import { checkArguments } from './argument-checks.js';
 import { devicePage, pageMaintenance } from './device-pages.js';
 import { FLEET_PAGE_QUERY, FLEET_WINDOW_QUERY, type ReadContext } from './read-context.js';
 import type { FleetReads, FleetWindowQuery } from './read-queries.js';
+import { pageDayFields } from './day-field-reads.js';
 import { dailyHours, emptyWindow, hoursTotal, isEmpty, meterRecord, type EmptyWindow } from './read-records.js';
 import { servicePage } from './service-pages.js';
 
@@ -41,13 +42,19 @@ export function fleetReads(context: ReadContext): FleetReads {
         if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
         return cut;
       });
-      const buckets = await sums.page(
-        devices,
-        series.map((days) => days?.boundaries ?? null),
-        now,
-      );
+      // D59, D49: the sums, and the calendars and segments of the day fields, a fixed number of store calls per page.
+      const [buckets, fields] = await Promise.all([
+        sums.page(
+          devices,
+          series.map((days) => days?.boundaries ?? null),
+          now,
+        ),
+        pageDayFields(context.store, query.accountId, devices, series, now),
+      ]);
       return {
-        items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!)),
+        items: devices.map((device, index) =>
+          dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!, fields[index]!),
+        ),
         nextCursor,
       };
     },

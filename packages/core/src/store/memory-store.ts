@@ -196,18 +196,26 @@ function _memoryDevices(state: _MemoryState) {
 /** Segments: reads, the fleet pages' sums, imports (D1, D23). */
 function _memorySegments(state: _MemoryState) {
   const { devices, segmentsByDevice } = state;
+  const list = (deviceId: number, start: number, end: number) =>
+    _overlapping(segmentsByDevice.get(deviceId) ?? [], start, end).map(({ startedAt, endedAt, state }) => ({
+      deviceId,
+      startedAt,
+      endedAt,
+      state,
+    }));
   return {
     async listSegments({ deviceId, start, end }) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(
-        ({ startedAt, endedAt, state }) => ({
-          deviceId,
-          startedAt,
-          endedAt,
-          state,
-        }),
-      );
+      return list(deviceId, start ?? -Infinity, end ?? Infinity);
+    },
+    // D49, D59: the segments of a page's devices, each over its range, in one call (P129).
+    async listSegmentsMany({ requests }) {
+      requests.forEach(({ start, end }, index) => {
+        assertEpochSeconds(`requests[${index}].start`, start);
+        assertEpochSeconds(`requests[${index}].end`, end);
+      });
+      return requests.map(({ deviceId, start, end }) => list(deviceId, start, end));
     },
 
     // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.

@@ -11,6 +11,7 @@ import { describeWebhookContract } from './webhook-contract.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { describeAuditContract } from './audit-contract.js';
 import { describeWorkCalendarContract } from './work-calendar-contract.js';
+import { describeDayFieldsContract } from './day-fields-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -144,6 +145,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeIdempotencyContract(() => store);
     describeAuditContract(() => store);
     describeWorkCalendarContract(() => store);
+    describeDayFieldsContract({ store: () => store, itWith });
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

@@ -14,7 +14,11 @@ export type StorageCapability =
   /** The same for ingest tokens (D24): the token and the count in one round trip. */
   | 'findIngestTokenAndConsume'
   /** P58: a service page in one round trip, with what it remembered (and `rememberServiceMemos`). */
-  | 'listServicePage';
+  | 'listServicePage'
+  /** D49, D59 (P129): the segments of many devices, each over its range, in one round trip. */
+  | 'listSegmentsMany'
+  /** D49, D59 (P129): the account's default calendar and its devices' own in one round trip. */
+  | 'findWorkCalendarsMany';
 
 /** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
 export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
@@ -29,4 +33,6 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'findApiKeyAndConsume',
   'findIngestTokenAndConsume',
   'listServicePage',
+  'listSegmentsMany',
+  'findWorkCalendarsMany',
 ];
