@@ -336,7 +336,14 @@ describe('createFleetHours().fleet (D32)', () => {
           timeZone: 'Pacific/Kiritimati',
           from: '2026-12-02T00:00:00+14:00',
           to: '2026-12-02T00:30:00+14:00',
-          days: [{ date: '2026-12-02', engineSeconds: 1800, movingSeconds: 1800, idleSeconds: 0 }],
+          days: [
+            {
+              ...{ date: '2026-12-02', engineSeconds: 1800, movingSeconds: 1800, idleSeconds: 0, daySeconds: 86_400 },
+              ...{ scheduledSeconds: 0, engineInScheduleSeconds: 0, engineOutsideScheduleSeconds: 1800 },
+              // D59, D22: on since before midnight, and still on now.
+              ...{ firstEngineOn: '2026-12-02T00:00:00+14:00', lastEngineOff: null },
+            },
+          ],
         },
         {
           deviceId: devices[1]!.id,
