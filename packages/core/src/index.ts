@@ -41,6 +41,14 @@ export type * from './store/storage-port.js';
 export * from './store/memory-store.js';
 export * from './application/create-fleet-hours.js';
 export * from './application/read-queries.js';
+export {
+  parseUtilizationGrouping,
+  parseUtilizationSplit,
+  UTILIZATION_SPLITS,
+  type DeviceUtilization,
+  type TagUtilization,
+  type UtilizationSplit,
+} from './application/utilization-reads.js';
 export type { EventChecks } from './application/event-checks.js';
 export {
   createTelemetryWrites,

@@ -1,6 +1,8 @@
 import type { PageQuery } from '../fleet/parse-page-query.js';
 import type { DailyHours, DeviceService, HoursTotal, MeterRecord, ServiceStatus } from '../types.js';
 import type { WindowDates } from '../window/parse-window-query.js';
+import type { UtilizationGrouping } from '../calendar/utilization.js';
+import type { DeviceUtilization, TagUtilization } from './utilization-reads.js';
 
 /** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
 export interface WindowQuery extends WindowDates {
@@ -48,4 +50,22 @@ export interface FleetReads {
    * @throws {InvalidParameterError} (D32, P33)
    */
   service(query: FleetServiceQuery): Promise<FleetPage<DeviceService>>;
+  /** D60: `utilization()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
+  utilization(query: FleetUtilizationQuery): Promise<FleetPage<DeviceUtilization>>;
+  /**
+   * D60 (P131): per tag of the devices in scope (`tag` keeps those having it), in code-point order,
+   * how many devices have it and their days added up by period; not paged.
+   * @throws {InvalidParameterError} (D7, P32)
+   */
+  utilizationByTag(query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>): Promise<readonly TagUtilization[]>;
+}
+
+/** A device's utilization query (D60): a window and its grouping (`parseUtilizationGrouping`). */
+export interface UtilizationQuery extends WindowQuery {
+  readonly groupBy: UtilizationGrouping;
+}
+
+/** A fleet's utilization query (D60): a page, a window and its grouping. */
+export interface FleetUtilizationQuery extends FleetWindowQuery {
+  readonly groupBy: UtilizationGrouping;
 }
