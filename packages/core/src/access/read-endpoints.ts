@@ -50,6 +50,8 @@ export const READ_ENDPOINTS = [
   { name: 'fleetMeter', template: `${API_V1}/meter`, rateLimit: 60, paging: { cursor: 'meter', defaultLimit: 100, maxLimit: 500 } },
   { name: 'service', template: `${API_V1}/devices/{id}/service`, rateLimit: 30 },
   { name: 'fleetService', template: `${API_V1}/service`, rateLimit: 60, paging: { cursor: 'service', defaultLimit: 100, maxLimit: 500 } },
+  // Who the presented key is (P96): its scope, so that a client such as the fleet view knows which controls to offer.
+  { name: 'key', template: `${API_V1}/key`, rateLimit: 60 },
   // D60: utilization by day, ISO week or month; a fleet page per device (a year of days each, as the daily series).
   { name: 'utilization', template: `${API_V1}/devices/{id}/utilization`, rateLimit: 30 },
   {
@@ -58,8 +60,6 @@ export const READ_ENDPOINTS = [
     rateLimit: 60,
     paging: { cursor: 'utilization', defaultLimit: 20, maxLimit: 100 },
   },
-  // Who the presented key is (P96): its scope, so that a client such as the fleet view knows which controls to offer.
-  { name: 'key', template: `${API_V1}/key`, rateLimit: 60 },
 ] as const satisfies readonly ReadEndpoint[];
 
 /** A row of {@link READ_ENDPOINTS}. */

@@ -49,6 +49,9 @@ const DATA_PATHS = [
   '/api/v1/service',
   // Who the presented key is (P96).
   '/api/v1/key',
+  // Utilization (D60): a device's, and the fleet's by device or by tag.
+  '/api/v1/devices/{id}/utilization',
+  '/api/v1/utilization',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
   // The change log (D55): GET and HEAD with a manage key.
@@ -406,6 +409,8 @@ describe('openApiDocument', () => {
           service: 1,
           fleetService: 1,
           key: 1,
+          utilization: 1,
+          fleetUtilization: 1,
           writes: 1,
           manageReads: 1,
         },

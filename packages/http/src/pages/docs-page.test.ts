@@ -156,7 +156,7 @@ describe('the /docs page in a browser (happy-dom)', () => {
       '/ingest/osmand/{token}',
       '/docs',
     ]);
-    expect(new Set(operations.map(([, method]) => method))).toEqual(new Set(['GET', 'POST', 'PATCH', 'DELETE']));
+    expect(new Set(operations.map(([, method]) => method))).toEqual(new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']));
     // Ingestion: the request body with its example, the refusals, and no "Try it" (a write is not sent from the reference).
     const ingest = operation('/ingest/v1/telemetry');
     expect(ingest.textContent).toContain('application/x-ndjson');
