@@ -45,8 +45,6 @@ export {
   parseUtilizationGrouping,
   parseUtilizationSplit,
   UTILIZATION_SPLITS,
-  type DeviceUtilization,
-  type TagUtilization,
   type UtilizationSplit,
 } from './application/utilization-reads.js';
 export type { EventChecks } from './application/event-checks.js';

@@ -17,8 +17,8 @@ import { deviceReads } from './device-reads.js';
 import { eventChecks, type EventChecks } from './event-checks.js';
 import { fleetReads } from './fleet-reads.js';
 import type { ReadContext } from './read-context.js';
-import type { FleetReads, UtilizationQuery, WindowQuery } from './read-queries.js';
-import { utilizationReads, type DeviceUtilization } from './utilization-reads.js';
+import type { DeviceUtilization, FleetReads, UtilizationQuery, WindowQuery } from './read-queries.js';
+import { utilizationReads } from './utilization-reads.js';
 import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 

@@ -1,8 +1,7 @@
 import type { PageQuery } from '../fleet/parse-page-query.js';
 import type { DailyHours, DeviceService, HoursTotal, MeterRecord, ServiceStatus } from '../types.js';
 import type { WindowDates } from '../window/parse-window-query.js';
-import type { UtilizationGrouping } from '../calendar/utilization.js';
-import type { DeviceUtilization, TagUtilization } from './utilization-reads.js';
+import type { UtilizationGrouping, UtilizationPeriod } from '../calendar/utilization.js';
 
 /** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
 export interface WindowQuery extends WindowDates {
@@ -68,4 +67,22 @@ export interface UtilizationQuery extends WindowQuery {
 /** A fleet's utilization query (D60): a page, a window and its grouping. */
 export interface FleetUtilizationQuery extends FleetWindowQuery {
   readonly groupBy: UtilizationGrouping;
+}
+
+/** A device's utilization over a window (D60): its window as `daily()` gives it, and the periods of its days. */
+export interface DeviceUtilization {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  readonly from: string;
+  readonly to: string;
+  readonly groupBy: UtilizationGrouping;
+  readonly periods: readonly UtilizationPeriod[];
+}
+
+/** The utilization of a tag's devices (D60, P131): how many have it, and their days added up by period. */
+export interface TagUtilization {
+  readonly tag: string;
+  readonly deviceCount: number;
+  readonly groupBy: UtilizationGrouping;
+  readonly periods: readonly UtilizationPeriod[];
 }

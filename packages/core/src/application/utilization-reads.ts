@@ -2,37 +2,19 @@
  * Utilization (D60, P130, P131): the daily series with its day fields (D59) grouped by day, ISO week
  * or month, for one device, a page of the fleet's devices, or each tag of the fleet's devices.
  */
-import { UTILIZATION_GROUPINGS, utilizationPeriods, type UtilizationGrouping, type UtilizationPeriod } from '../calendar/utilization.js';
+import { UTILIZATION_GROUPINGS, utilizationPeriods, type UtilizationGrouping } from '../calendar/utilization.js';
 import { InvalidParameterError } from '../errors/errors.js';
 import type { DailyHours } from '../types.js';
 import { checkArguments } from './argument-checks.js';
 import { dailyPage } from './fleet-reads.js';
 import { FLEET_WINDOW_QUERY, WINDOW_QUERY, type ReadContext } from './read-context.js';
-import type { FleetPage, FleetUtilizationQuery, UtilizationQuery, WindowQuery } from './read-queries.js';
+import type { DeviceUtilization, FleetPage, FleetUtilizationQuery, TagUtilization, UtilizationQuery, WindowQuery } from './read-queries.js';
 
 /** How a fleet's utilization is split (D60): one element per device (paged) or per tag. */
 export const UTILIZATION_SPLITS = ['device', 'tag'] as const;
 
 /** `device` or `tag`. */
 export type UtilizationSplit = (typeof UTILIZATION_SPLITS)[number];
-
-/** A device's utilization over a window (D60): its window as `daily()` gives it, and the periods of its days. */
-export interface DeviceUtilization {
-  readonly deviceId: number;
-  readonly timeZone: string;
-  readonly from: string;
-  readonly to: string;
-  readonly groupBy: UtilizationGrouping;
-  readonly periods: readonly UtilizationPeriod[];
-}
-
-/** The utilization of a tag's devices (D60, P131): how many have it, and their days added up by period. */
-export interface TagUtilization {
-  readonly tag: string;
-  readonly deviceCount: number;
-  readonly groupBy: UtilizationGrouping;
-  readonly periods: readonly UtilizationPeriod[];
-}
 
 /**
  * The grouping of a utilization query (D60): `day`, `week` or `month`; absent, `day` (P130).
@@ -77,9 +59,7 @@ export function utilizationReads(context: ReadContext, daily: (query: WindowQuer
      * P131: every device in scope in one page of the daily series (a fixed number of store calls,
      * D49), then per tag, in code-point order, the days of its devices added up by period.
      */
-    async fleetUtilizationByTag(
-      query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>,
-    ): Promise<readonly TagUtilization[]> {
+    async fleetUtilizationByTag(query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>): Promise<readonly TagUtilization[]> {
       checkArguments('fleet.utilizationByTag()', query, { ...FLEET_WINDOW_QUERY, groupBy: 'groupBy' });
       const page = await dailyPage(context, 'utilization', query, null);
       const byTag = new Map<string, DailyHours[]>();

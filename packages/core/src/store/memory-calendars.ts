@@ -14,7 +14,8 @@ export function memoryCalendars(accounts: ReadonlyMap<number, Account>, devices:
       return copy(owned(accountId, deviceId) ? calendars.get(key(accountId, deviceId)) : undefined);
     },
     async findWorkCalendarsMany({ accountId, deviceIds }) {
-      const own = (deviceId: number | null) => copy(owned(accountId, deviceId) ? calendars.get(key(accountId, deviceId)) : undefined).calendar;
+      const own = (deviceId: number | null) =>
+        copy(owned(accountId, deviceId) ? calendars.get(key(accountId, deviceId)) : undefined).calendar;
       return { accountDefault: own(null), devices: deviceIds.map(own) };
     },
     async putWorkCalendar({ accountId, deviceId, calendar, expectedVersion }) {

@@ -1,4 +1,13 @@
-import type { BucketSeconds, Device, EngineSegment, EpochSeconds, ServiceSchedule, HourMeterReading, SegmentSummary, ServiceStatus } from '../types.js';
+import type {
+  BucketSeconds,
+  Device,
+  EngineSegment,
+  EpochSeconds,
+  ServiceSchedule,
+  HourMeterReading,
+  SegmentSummary,
+  ServiceStatus,
+} from '../types.js';
 
 /** A device whose writes asked for a check of its events (D40, P53), at the version of its request. */
 export interface EventCheck {

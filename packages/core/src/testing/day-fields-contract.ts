@@ -86,7 +86,14 @@ export function describeDayFieldsContract({ store, itWith }: DayFieldsContractCo
     });
 
     itWith('listSegmentsMany', 'listSegmentsMany() refuses milliseconds, naming the request and its bound', async () => {
-      const error = await refusalOf(store().listSegmentsMany!({ requests: [{ deviceId: 1, start: T0, end: T0 + 1 }, { deviceId: 1, start: T0 * 1000, end: T0 * 1000 + 1 }] }));
+      const error = await refusalOf(
+        store().listSegmentsMany!({
+          requests: [
+            { deviceId: 1, start: T0, end: T0 + 1 },
+            { deviceId: 1, start: T0 * 1000, end: T0 * 1000 + 1 },
+          ],
+        }),
+      );
       expect(error.message).toContain('requests[1].start');
     });
 
@@ -108,7 +115,10 @@ export function describeDayFieldsContract({ store, itWith }: DayFieldsContractCo
           [null, ...ids, other.ids[0]!].map(async (deviceId) => (await store().findWorkCalendar({ accountId, deviceId })).calendar),
         );
         expect(single).toEqual([CALENDAR, null, NIGHTS, null, null, null]);
-        expect(await store().findWorkCalendarsMany!({ accountId: other.accountId, deviceIds: [] })).toEqual({ accountDefault: null, devices: [] });
+        expect(await store().findWorkCalendarsMany!({ accountId: other.accountId, deviceIds: [] })).toEqual({
+          accountDefault: null,
+          devices: [],
+        });
       },
     );
   });

@@ -71,7 +71,9 @@ const durations: Json = {
 
 /** The fields a daily entry has from the vehicle's work calendar and engine runs (D59). */
 const DAY_FIELDS: Json = {
-  day_seconds: seconds("The length of that local day in seconds: 86400, or 82800 / 90000 on a clock change, or the zone's odd lengths (0 for a date the zone skipped)."),
+  day_seconds: seconds(
+    "The length of that local day in seconds: 86400, or 82800 / 90000 on a clock change, or the zone's odd lengths (0 for a date the zone skipped).",
+  ),
   scheduled_seconds: seconds(
     "Seconds of that day inside the windows of the vehicle's work calendar (its own, else the account's), up to now; 0 without a calendar.",
   ),
@@ -79,7 +81,10 @@ const DAY_FIELDS: Json = {
   engine_outside_schedule_seconds: seconds('Engine seconds outside them; with engine_in_schedule_seconds, always engine_seconds.'),
   first_engine_on: {
     oneOf: [
-      timestamp('The first instant of the day with the engine on; the start of the day for a run already on at midnight.', '2026-03-07T06:58:10-05:00'),
+      timestamp(
+        'The first instant of the day with the engine on; the start of the day for a run already on at midnight.',
+        '2026-03-07T06:58:10-05:00',
+      ),
       { type: 'null', description: 'The engine was not on that day.' },
     ],
   },

@@ -45,7 +45,8 @@ export const UTILIZATION_PARAMETERS: Json = {
     name: 'group_by',
     in: 'query',
     required: false,
-    description: 'How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400.',
+    description:
+      'How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400.',
     schema: { type: 'string', enum: [...UTILIZATION_GROUPINGS], default: 'day' },
   },
   UtilizationBy: {
@@ -81,8 +82,8 @@ export const UTILIZATION_SCHEMAS: Json = {
     properties: {
       device_id: { type: 'integer', minimum: 1 },
       timezone: { type: 'string', description: 'IANA zone of the vehicle.' },
-      from: { type: 'string', description: 'The window start actually applied, on the vehicle\'s wall clock with its offset.' },
-      to: { type: 'string', description: 'The window end actually applied, on the vehicle\'s wall clock with its offset.' },
+      from: { type: 'string', description: "The window start actually applied, on the vehicle's wall clock with its offset." },
+      to: { type: 'string', description: "The window end actually applied, on the vehicle's wall clock with its offset." },
       group_by: _groupBy,
       data: _periods,
     },
@@ -105,7 +106,8 @@ export const UTILIZATION_SCHEMAS: Json = {
       data: {
         type: 'array',
         items: { oneOf: [ref('schemas', 'Utilization'), ref('schemas', 'TagUtilization')] },
-        description: 'by=device: the body of `/devices/{id}/utilization` per device of the page, by ascending id; by=tag: one element per tag, in code-point order.',
+        description:
+          'by=device: the body of `/devices/{id}/utilization` per device of the page, by ascending id; by=tag: one element per tag, in code-point order.',
       },
       next_cursor: {
         type: ['string', 'null'],

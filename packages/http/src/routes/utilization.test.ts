@@ -18,7 +18,10 @@ interface Daily {
 }
 
 const SHIFT = [['07:00', '17:00']];
-const CALENDAR = { weekly: { mon: SHIFT, tue: SHIFT, wed: SHIFT, thu: SHIFT, fri: SHIFT, sat: [['07:00', '12:00']], sun: [] }, exceptions: [] };
+const CALENDAR = {
+  weekly: { mon: SHIFT, tue: SHIFT, wed: SHIFT, thu: SHIFT, fri: SHIFT, sat: [['07:00', '12:00']], sun: [] },
+  exceptions: [],
+};
 const NIGHTS = { weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [['22:00', '02:00']] }, exceptions: [] };
 const MARCH = 'from=2026-03-07&to=2026-03-10';
 
@@ -78,7 +81,12 @@ describe('day fields in the daily series (D59)', () => {
     const fixture = await createFixture();
     const path = `/api/v1/devices/${fixture.devices.newYork.id}/hours/daily?${MARCH}`;
     await putCalendar(fixture, '/api/v1/calendar', CALENDAR);
-    const fields = (entry: Entry) => [entry.date, entry.scheduled_seconds, entry.engine_in_schedule_seconds, entry.engine_outside_schedule_seconds];
+    const fields = (entry: Entry) => [
+      entry.date,
+      entry.scheduled_seconds,
+      entry.engine_in_schedule_seconds,
+      entry.engine_outside_schedule_seconds,
+    ];
     const byDefault = await json<Daily>(await get(fixture, path));
     expect(byDefault.data.map(fields)).toEqual([
       ['2026-03-07', 5 * 3600, 5 * 3600, 86_400 - 5 * 3600], // Saturday 07:00–12:00
@@ -104,14 +112,19 @@ describe('day fields in the daily series (D59)', () => {
       body: JSON.stringify(CALENDAR),
     });
     expect(other.status).toBe(200);
-    const kathmandu = await json<Daily>(await get(fixture, `/api/v1/devices/${fixture.devices.kathmandu.id}/hours/daily?from=2026-06-10&to=2026-06-10`));
+    const kathmandu = await json<Daily>(
+      await get(fixture, `/api/v1/devices/${fixture.devices.kathmandu.id}/hours/daily?from=2026-06-10&to=2026-06-10`),
+    );
     expect(kathmandu.data[0]).toMatchObject({ date: '2026-06-10', scheduled_seconds: 36_000, day_seconds: 86_400 });
   });
 
   it('D22, D59: a run still on now counts up to now, and its day has no last engine off yet', async () => {
     const fixture = await createFixture();
     const now = Math.floor(fixture.now() / 1000);
-    await fixture.store.importSegments({ deviceId: fixture.devices.idle.id, segments: [{ startedAt: now - 7200, endedAt: null, state: 'idle' }] });
+    await fixture.store.importSegments({
+      deviceId: fixture.devices.idle.id,
+      segments: [{ startedAt: now - 7200, endedAt: null, state: 'idle' }],
+    });
     const daily = await json<Daily>(await get(fixture, `/api/v1/devices/${fixture.devices.idle.id}/hours/daily?from=2026-12-01`));
     expect(daily.data).toEqual([
       {
@@ -151,7 +164,9 @@ describe('utilization (D60)', () => {
   it('D60: by ISO week, the periods cut by the window are partial; utilization and idle share unrounded, null without a divisor', async () => {
     const fixture = await createFixture();
     await putCalendar(fixture, '/api/v1/calendar', CALENDAR);
-    const body = await json<Utilization>(await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/utilization?${MARCH}&group_by=week`));
+    const body = await json<Utilization>(
+      await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/utilization?${MARCH}&group_by=week`),
+    );
     expect(body).toEqual({
       device_id: fixture.devices.newYork.id,
       timezone: 'America/New_York',
@@ -160,18 +175,34 @@ describe('utilization (D60)', () => {
       group_by: 'week',
       data: [
         {
-          ...{ period: '2026-W10', from: '2026-03-07', to: '2026-03-08', engine_seconds: 169_200, moving_seconds: 162_000, idle_seconds: 7200 },
+          ...{
+            period: '2026-W10',
+            from: '2026-03-07',
+            to: '2026-03-08',
+            engine_seconds: 169_200,
+            moving_seconds: 162_000,
+            idle_seconds: 7200,
+          },
           ...{ scheduled_seconds: 18_000, engine_in_schedule_seconds: 18_000, engine_outside_schedule_seconds: 151_200, days_used: 2 },
           ...{ utilization: 1, idle_share: 7200 / 169_200 },
         },
         {
-          ...{ period: '2026-W11', from: '2026-03-09', to: '2026-03-10', engine_seconds: 86_400, moving_seconds: 82_800, idle_seconds: 3600 },
+          ...{
+            period: '2026-W11',
+            from: '2026-03-09',
+            to: '2026-03-10',
+            engine_seconds: 86_400,
+            moving_seconds: 82_800,
+            idle_seconds: 3600,
+          },
           ...{ scheduled_seconds: 72_000, engine_in_schedule_seconds: 36_000, engine_outside_schedule_seconds: 50_400, days_used: 1 },
           ...{ utilization: 0.5, idle_share: 3600 / 86_400 },
         },
       ],
     });
-    const idle = await json<Utilization>(await get(fixture, `/api/v1/devices/${fixture.devices.idle.id}/utilization?${MARCH}&group_by=month`));
+    const idle = await json<Utilization>(
+      await get(fixture, `/api/v1/devices/${fixture.devices.idle.id}/utilization?${MARCH}&group_by=month`),
+    );
     expect(idle.data).toEqual([
       {
         ...{ period: '2026-03', from: '2026-03-07', to: '2026-03-10', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
@@ -187,15 +218,23 @@ describe('utilization (D60)', () => {
 
   it('D60, D32: the fleet by device is a page of the single bodies, walked with its cursor', async () => {
     const fixture = await createFixture();
-    const first = await json<{ data: Utilization[]; next_cursor: string }>(await get(fixture, `/api/v1/utilization?${MARCH}&group_by=week&limit=2`));
+    const first = await json<{ data: Utilization[]; next_cursor: string }>(
+      await get(fixture, `/api/v1/utilization?${MARCH}&group_by=week&limit=2`),
+    );
     const second = await json<{ data: Utilization[]; next_cursor: null }>(
       await get(fixture, `/api/v1/utilization?${MARCH}&group_by=week&limit=2&by=device&cursor=${first.next_cursor}`),
     );
     expect(second.next_cursor).toBeNull();
     const items = [...first.data, ...second.data];
-    expect(items.map((item) => item.device_id)).toEqual([fixture.devices.newYork.id, fixture.devices.kathmandu.id, fixture.devices.idle.id]);
+    expect(items.map((item) => item.device_id)).toEqual([
+      fixture.devices.newYork.id,
+      fixture.devices.kathmandu.id,
+      fixture.devices.idle.id,
+    ]);
     for (const item of items)
-      expect(item).toEqual(await json<Utilization>(await get(fixture, `/api/v1/devices/${item.device_id}/utilization?${MARCH}&group_by=week`)));
+      expect(item).toEqual(
+        await json<Utilization>(await get(fixture, `/api/v1/devices/${item.device_id}/utilization?${MARCH}&group_by=week`)),
+      );
     // A cursor of the daily series is not one of this endpoint.
     const daily = await json<{ next_cursor: string }>(await get(fixture, `/api/v1/hours/daily?${MARCH}&limit=1`));
     expect(await refusal(await get(fixture, `/api/v1/utilization?cursor=${daily.next_cursor}`))).toContain('cursor');
@@ -207,8 +246,11 @@ describe('utilization (D60)', () => {
     await fixture.store.updateDevice({ deviceId: newYork.id, changes: { tags: ['north', 'Cranes'] } });
     await fixture.store.updateDevice({ deviceId: kathmandu.id, changes: { tags: ['north'] } });
     const window = 'from=2026-06-09&to=2026-06-16&group_by=month';
-    const body = await json<{ data: Record<string, unknown>[]; next_cursor: null }>(await get(fixture, `/api/v1/utilization?${window}&by=tag`));
-    const single = async (id: number) => (await json<Utilization>(await get(fixture, `/api/v1/devices/${id}/utilization?${window}`))).data[0]!;
+    const body = await json<{ data: Record<string, unknown>[]; next_cursor: null }>(
+      await get(fixture, `/api/v1/utilization?${window}&by=tag`),
+    );
+    const single = async (id: number) =>
+      (await json<Utilization>(await get(fixture, `/api/v1/devices/${id}/utilization?${window}`))).data[0]!;
     const [ny, ktm] = [await single(newYork.id), await single(kathmandu.id)];
     expect(body.next_cursor).toBeNull();
     expect(body.data.map((element) => [element.tag, element.device_count])).toEqual([
@@ -219,9 +261,9 @@ describe('utilization (D60)', () => {
     const north = (body.data[1]!.data as Record<string, number>[])[0]!;
     expect(north).toMatchObject({
       period: '2026-06',
-      engine_seconds: ny.engine_seconds as number + (ktm.engine_seconds as number),
-      idle_seconds: ny.idle_seconds as number + (ktm.idle_seconds as number),
-      days_used: ny.days_used as number + (ktm.days_used as number),
+      engine_seconds: (ny.engine_seconds as number) + (ktm.engine_seconds as number),
+      idle_seconds: (ny.idle_seconds as number) + (ktm.idle_seconds as number),
+      days_used: (ny.days_used as number) + (ktm.days_used as number),
     });
     const narrowed = await json<{ data: Record<string, unknown>[] }>(await get(fixture, `/api/v1/utilization?${window}&by=tag&tag=Cranes`));
     expect(narrowed.data.map((element) => [element.tag, element.device_count])).toEqual([

@@ -1,6 +1,4 @@
-import {
-  parsePageQuery,
-} from '@fleet-hours/core/adapter';
+import { parsePageQuery } from '@fleet-hours/core/adapter';
 import {
   parseTagParameter,
   parseUtilizationGrouping,
@@ -19,7 +17,8 @@ import { accountId } from './account-id.js';
 import { deviceWindowRoute, type FleetRouteOptions } from './window-routes.js';
 
 /** A single query parameter as text: a repeated one is refused by the parser of its value (it is not one of the values). */
-const single = (values: readonly string[] | undefined) => (values === undefined ? undefined : values.length === 1 ? values[0]! : values.join(','));
+const single = (values: readonly string[] | undefined) =>
+  values === undefined ? undefined : values.length === 1 ? values[0]! : values.join(',');
 
 /** The periods of a utilization body (D60), the one place of their fields and order. */
 function periodsBody(periods: readonly UtilizationPeriod[]) {

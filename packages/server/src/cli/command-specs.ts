@@ -567,11 +567,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       file: valued('FILE', 'The calendar, as JSON.'),
     },
     required: ['file'],
-    examples: ['fleet-hours calendar set --account 1 --file weekdays.json', 'fleet-hours calendar set --device 4 --file night-shift.json --json'],
+    examples: [
+      'fleet-hours calendar set --account 1 --file weekdays.json',
+      'fleet-hours calendar set --device 4 --file night-shift.json --json',
+    ],
   }),
   spec({
     name: 'calendar show',
-    summary: 'Show the work calendar a device uses, or an account\'s default',
+    summary: "Show the work calendar a device uses, or an account's default",
     details:
       "A device's own calendar, else its account's default, else none. --json prints " +
       '{ source: device|account|none, timezone, weekly, exceptions, version }, as the API answers.',

@@ -63,7 +63,14 @@ async function _readCalendarFile(context: CommandContext, file: string): Promise
     text = await readFile(resolve(context.io.cwd, file), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new CommandError(`Cannot read ${file}: ${why}`, { cause: error });
   }
   let body: unknown;

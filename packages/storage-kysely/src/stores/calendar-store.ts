@@ -55,7 +55,9 @@ export function calendarStore(db: Kysely<FleetHoursDatabase>): WorkCalendarStore
           union all
           select device_id, body::text from device_work_calendars
            where device_id = any(${ids}::int[]) and account_id = ${accountId}::int and body is not null`.execute(db);
-        const own = new Map(rows.map((row) => [row.device_id === null ? null : Number(row.device_id), JSON.parse(row.body) as WorkCalendar]));
+        const own = new Map(
+          rows.map((row) => [row.device_id === null ? null : Number(row.device_id), JSON.parse(row.body) as WorkCalendar]),
+        );
         return { accountDefault: own.get(null) ?? null, devices: deviceIds.map((deviceId) => own.get(deviceId) ?? null) };
       }),
 

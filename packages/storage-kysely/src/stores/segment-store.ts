@@ -36,19 +36,7 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
       }),
 
     // The day fields of a fleet page (D49, D59, P129): every device's segments in one statement.
-    listSegmentsMany: ({ requests }) =>
-      guard(async () => {
-        requests.forEach(({ start, end }, index) => {
-          assertEpochSeconds(`requests[${index}].start`, start);
-          assertEpochSeconds(`requests[${index}].end`, end);
-        });
-        const results: EngineSegment[][] = requests.map(() => []);
-        const asked = requests.flatMap((request, index) => (isId(request.deviceId) ? [{ index, ...request }] : []));
-        if (asked.length === 0) return results;
-        for (const { request, ...segment } of await listOverlappingMany(db, asked))
-          results[request]!.push({ deviceId: requests[request]!.deviceId, ...segment });
-        return results;
-      }),
+    listSegmentsMany: _listSegmentsMany(db),
 
     sumSegmentSeconds: ({ deviceId, boundaries, now }) =>
       guard(async () => {
@@ -198,6 +186,23 @@ function _engineSecondsBeforeMany(db: Kysely<FleetHoursDatabase>): SegmentStore[
           idleSeconds: Number(row.idle_seconds),
         };
       }
+      return results;
+    });
+}
+
+/** `listSegmentsMany` on Kysely: every instant checked first, then one statement for every request (`sql/segment-queries.ts`). */
+function _listSegmentsMany(db: Kysely<FleetHoursDatabase>): SegmentStore['listSegmentsMany'] {
+  return ({ requests }) =>
+    guard(async () => {
+      requests.forEach(({ start, end }, index) => {
+        assertEpochSeconds(`requests[${index}].start`, start);
+        assertEpochSeconds(`requests[${index}].end`, end);
+      });
+      const results: EngineSegment[][] = requests.map(() => []);
+      const asked = requests.flatMap((request, index) => (isId(request.deviceId) ? [{ index, ...request }] : []));
+      if (asked.length === 0) return results;
+      for (const { request, ...segment } of await listOverlappingMany(db, asked))
+        results[request]!.push({ deviceId: requests[request]!.deviceId, ...segment });
       return results;
     });
 }
