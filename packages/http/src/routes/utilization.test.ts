@@ -210,7 +210,7 @@ describe('utilization (D60)', () => {
         ...{ utilization: 0, idle_share: null },
       },
     ]);
-    // Without group_by: by day, one period per date of the daily series.
+    // P130: without group_by, by day, one period per date of the daily series.
     const days = await json<Utilization>(await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/utilization?${MARCH}`));
     expect(days.group_by).toBe('day');
     expect(days.data.map((period) => period.period)).toEqual(['2026-03-07', '2026-03-08', '2026-03-09', '2026-03-10']);
@@ -240,7 +240,7 @@ describe('utilization (D60)', () => {
     expect(await refusal(await get(fixture, `/api/v1/utilization?cursor=${daily.next_cursor}`))).toContain('cursor');
   });
 
-  it('D60, D61: by tag, one element per tag in code-point order with device_count, the days of its devices added up; tag= narrows the scope', async () => {
+  it('D60, D61, P131: by tag, one element per tag in code-point order with device_count, the days of its devices added up; tag= narrows the scope', async () => {
     const fixture = await createFixture();
     const { newYork, kathmandu } = fixture.devices;
     await fixture.store.updateDevice({ deviceId: newYork.id, changes: { tags: ['north', 'Cranes'] } });
