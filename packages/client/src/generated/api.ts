@@ -740,7 +740,7 @@ export interface paths {
         };
         /**
          * A vehicle's work calendar
-         * @description The calendar the device's hours are counted against. The device's own calendar when it has one (`source: "device"`), else the account's default (`"account"`), else none (`"none"`: `weekly` is null). `timezone` is the device's zone: the windows are its local wall time. `version` counts the changes of the device's own calendar (0: never set); `ETag` is it in double quotes.
+         * @description The calendar the device's hours are set against. The device's own calendar when it has one (`source: "device"`), else the account's default (`"account"`), else none (`"none"`: `weekly` is null). `timezone` is the device's zone: the windows are its local wall time. `version` counts the changes of the device's own calendar (0: never set); `ETag` is it in double quotes.
          *
          *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
          */

@@ -59,7 +59,7 @@ export function workCalendarAnswer(view: WorkCalendarView): WorkCalendarAnswer {
  * @example
  * ```ts
  * import { workCalendarEntityTag } from '@fleet-hours/core';
- * workCalendarEntityTag({ source: 'none', timeZone: null, calendar: null, version: 3 }); // '"3"'
+ * workCalendarEntityTag({ version: 3 }); // '"3"'
  * ```
  */
 export function workCalendarEntityTag(view: Pick<WorkCalendarView, 'version'>): string {

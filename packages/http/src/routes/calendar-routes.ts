@@ -24,8 +24,9 @@ type _Route = (options: { readonly fleetHours: FleetHours }) => Handler<FleetHou
 
 /** The device of the path, `null` for the account's default; a text no device has is 404 as a missing one (D11). */
 function _place(c: Context<FleetHoursEnv>): number | null {
-  if (!c.req.path.includes('/devices/')) return null;
-  const deviceId = parseDeviceId(c.req.param('id') ?? '');
+  const id = c.req.param('id');
+  if (id === undefined) return null;
+  const deviceId = parseDeviceId(id);
   if (deviceId === null) throw new FleetHoursError('device_not_found');
   return deviceId;
 }

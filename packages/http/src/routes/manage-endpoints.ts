@@ -394,7 +394,7 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
     openApi: {
       operationId: 'getDeviceCalendar',
       summary: "A vehicle's work calendar",
-      description: `The calendar the device's hours are counted against. ${_DEVICE_CALENDAR}`,
+      description: `The calendar the device's hours are set against. ${_DEVICE_CALENDAR}`,
       tag: 'Calendars',
       schema: 'WorkCalendar',
       status: 200,

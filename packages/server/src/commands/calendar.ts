@@ -141,8 +141,11 @@ function _shown(place: _Place, view: WorkCalendarView, first: string): CommandRe
     view.source === 'device' ? 'its own' : view.source === 'account' ? (place.deviceId === null ? 'set' : "the account's default") : 'none';
   const heading = `Work calendar of ${place.label}: ${from}${view.timeZone === null ? '' : `, in ${view.timeZone}`}.\n`;
   if (json.weekly === null) {
-    const how = place.deviceId === null ? 'fleet-hours calendar set --account' : 'fleet-hours calendar set --device';
-    return { json, text: `${first}${heading}Set one with: ${how} ID --file FILE\n` };
+    const how =
+      place.deviceId === null
+        ? 'Set one with: fleet-hours calendar set --account ID --file FILE'
+        : 'Set one with: fleet-hours calendar set --device ID --file FILE';
+    return { json, text: `${first}${heading}${how}\n` };
   }
   const weekly = json.weekly;
   const days = WEEKDAYS.map((day) => `  ${day}  ${_windows(weekly[day])}\n`).join('');

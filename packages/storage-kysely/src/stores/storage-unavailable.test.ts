@@ -27,6 +27,9 @@ const everyCall = (store: KyselyFleetHoursStore) => [
   store.summarizeDeviceSegments({ deviceId: 1, now: T0 }),
   store.importSegments({ deviceId: 1, segments: SEGMENTS }),
   store.consume({ key: 'key:1:/hours', windowStart: T0, windowSeconds: 60, limit: 30 }),
+  // D58: the work calendars' reads and writes.
+  store.findWorkCalendar({ accountId: 1, deviceId: 1 }),
+  store.putWorkCalendar({ accountId: 1, deviceId: null, calendar: null }),
   store.ping(),
 ];
 
