@@ -19,6 +19,8 @@ describe('ROUTE_POLICIES', () => {
       service: ['/api/v1/devices/{id}/service', 'api_key', 'service'],
       fleetService: ['/api/v1/service', 'api_key', 'fleetService'],
       key: ['/api/v1/key', 'api_key', 'key'],
+      utilization: ['/api/v1/devices/{id}/utilization', 'api_key', 'utilization'],
+      fleetUtilization: ['/api/v1/utilization', 'api_key', 'fleetUtilization'],
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
       listAudit: ['/api/v1/audit', 'api_key', 'manageReads'],
