@@ -194,6 +194,8 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/aemp/v2/Fleet/{page}'
     | '/aemp/v2/Fleet/Equipment/ID/{id}'
     | '/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}'
+    | '/api/v1/devices/{id}/utilization'
+    | '/api/v1/utilization'
     | '/api/v1/devices/{id}/hour-meter/readings'
     | '/api/v1/devices/{id}/hour-meter/readings/{reading_id}'
     | '/api/v1/devices/{id}/service/schedules'
@@ -305,11 +307,35 @@ for (const prefix of ['', '/fleet']) {
 
       const daily = await api.GET('/api/v1/devices/{id}/hours/daily', { params: { path: { id }, query: window } });
       expectTypeOf(daily.data).toEqualTypeOf<Schemas['DailyHours'] | undefined>();
+      // D59: without a calendar, nothing scheduled and every engine second outside.
+      const noCalendar = { day_seconds: 86_400, scheduled_seconds: 0, engine_in_schedule_seconds: 0 };
       expect(daily.data?.data).toEqual([
-        { date: '2026-03-09', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
-        { date: '2026-03-10', engine_seconds: 12_600, moving_seconds: 9_000, idle_seconds: 3_600 },
-        { date: '2026-03-11', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+        {
+          ...{ date: '2026-03-09', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0, ...noCalendar },
+          ...{ engine_outside_schedule_seconds: 0, first_engine_on: null, last_engine_off: null },
+        },
+        expect.objectContaining({
+          ...{ date: '2026-03-10', engine_seconds: 12_600, moving_seconds: 9_000, idle_seconds: 3_600, ...noCalendar },
+          ...{ engine_outside_schedule_seconds: 12_600, first_engine_on: '2026-03-10T08:00:00+01:00' },
+        }),
+        {
+          ...{ date: '2026-03-11', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0, ...noCalendar },
+          ...{ engine_outside_schedule_seconds: 0, first_engine_on: null, last_engine_off: null },
+        },
       ]);
+
+      // D60: utilization by week, of the device and of the fleet by device and by tag.
+      const utilization = await api.GET('/api/v1/devices/{id}/utilization', {
+        params: { path: { id }, query: { ...window, group_by: 'week' } },
+      });
+      expectTypeOf(utilization.data).toEqualTypeOf<Schemas['Utilization'] | undefined>();
+      expect(utilization.data?.data.map((period) => [period.period, period.engine_seconds, period.utilization, period.idle_share])).toEqual(
+        [['2026-W11', 12_600, null, 3_600 / 12_600]],
+      );
+      const fleetUtilization = await api.GET('/api/v1/utilization', { params: { query: { ...window, group_by: 'week', limit: 1 } } });
+      expect(fleetUtilization.data?.data).toEqual([utilization.data]);
+      const byTag = await api.GET('/api/v1/utilization', { params: { query: { ...window, by: 'tag' } } });
+      expect(byTag.data?.next_cursor).toBeNull();
 
       const meter = await api.GET('/api/v1/devices/{id}/meter', { params: { path: { id } } });
       expectTypeOf(meter.data).toEqualTypeOf<Schemas['Meter'] | undefined>();
@@ -444,6 +470,8 @@ for (const prefix of ['', '/fleet']) {
         await api.HEAD('/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}', {
           params: { path: { id, kind: 'CumulativeIdleHours', startUTC: '2026-03-01', endUTC: '2026-03-31', page: 1 } },
         }),
+        await api.HEAD('/api/v1/devices/{id}/utilization', { params: { path: { id } } }),
+        await api.HEAD('/api/v1/utilization'),
       ]) {
         expect(head.response.status).toBe(200);
         expect(head.data).toBeUndefined();

@@ -391,9 +391,16 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
       expect(daily.status).toBe(200);
       expect(daily.body).toMatchObject({ device_id: devices.newYork.id, timezone: 'America/New_York' });
       expect(daily.body.data).toEqual([
-        { date: '2025-03-08', engine_seconds: 5400, moving_seconds: 5400, idle_seconds: 0 },
-        { date: '2025-03-09', engine_seconds: 9000, moving_seconds: 5400, idle_seconds: 3600 },
-        { date: '2025-03-10', engine_seconds: 3600, moving_seconds: 3600, idle_seconds: 0 },
+        // D59: the 23-hour day's length; no calendar, so every engine second is outside one.
+        expect.objectContaining({ date: '2025-03-08', engine_seconds: 5400, moving_seconds: 5400, idle_seconds: 0, day_seconds: 86_400 }),
+        expect.objectContaining({
+          date: '2025-03-09',
+          engine_seconds: 9000,
+          moving_seconds: 5400,
+          idle_seconds: 3600,
+          day_seconds: 82_800,
+        }),
+        expect.objectContaining({ date: '2025-03-10', engine_seconds: 3600, engine_outside_schedule_seconds: 3600, day_seconds: 86_400 }),
       ]);
     });
 

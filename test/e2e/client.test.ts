@@ -111,7 +111,16 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
       idle_seconds: 3_600,
     });
     const daily = await api.GET('/api/v1/devices/{id}/hours/daily', { params: { path: { id: ids[0]! }, query: window } });
-    expect(daily.data?.data).toEqual([{ date: DAY, engine_seconds: 12_600, moving_seconds: 9_000, idle_seconds: 3_600 }]);
+    expect(daily.data?.data).toEqual([
+      // D59: no calendar, so every engine second is outside one.
+      expect.objectContaining({
+        date: DAY,
+        engine_seconds: 12_600,
+        moving_seconds: 9_000,
+        idle_seconds: 3_600,
+        engine_outside_schedule_seconds: 12_600,
+      }),
+    ]);
     const missing = await api.GET('/api/v1/devices/{id}/hours', { params: { path: { id: 999_999 } } });
     expect([missing.response.status, missing.error?.error.code]).toEqual([404, 'device_not_found']);
   });
@@ -154,7 +163,16 @@ describe('@fleet-hours/client against fleet-hours serve (D57)', { timeout: 120_0
     };
     const daily = await walked(api.items('/api/v1/hours/daily', { params: { query: window } }));
     expect(daily.map((body) => body.device_id)).toEqual(ids);
-    expect(daily[0]!.data).toEqual([{ date: DAY, engine_seconds: 12_600, moving_seconds: 9_000, idle_seconds: 3_600 }]);
+    expect(daily[0]!.data).toEqual([
+      // D59: no calendar, so every engine second is outside one.
+      expect.objectContaining({
+        date: DAY,
+        engine_seconds: 12_600,
+        moving_seconds: 9_000,
+        idle_seconds: 3_600,
+        engine_outside_schedule_seconds: 12_600,
+      }),
+    ]);
     const meters = await walked(api.items('/api/v1/meter', { params: { query: { limit: 3 } } }));
     expect(meters.map((meter) => [meter.device_id, meter.engine_seconds])).toEqual(ids.map((id, at) => [id, at === 0 ? 12_600 : 0]));
     const service = await walked(api.pages('/api/v1/service', { params: { query: { limit: 4 } } }));

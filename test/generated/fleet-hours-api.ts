@@ -231,6 +231,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        get: operations["getDeviceUtilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getDeviceUtilizationHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getFleetUtilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head: operations["getFleetUtilizationHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{id}": {
         parameters: {
             query?: never;
@@ -637,6 +671,12 @@ export interface components {
             engine_seconds: number;
             moving_seconds: number;
             idle_seconds: number;
+            day_seconds: number;
+            scheduled_seconds: number;
+            engine_in_schedule_seconds: number;
+            engine_outside_schedule_seconds: number;
+            first_engine_on: string | null;
+            last_engine_off: string | null;
         };
         DailyHours: {
             device_id: number;
@@ -1053,6 +1093,42 @@ export interface components {
             timezone?: string | null;
             version?: number;
         } | null;
+        UtilizationPeriod: {
+            period: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            engine_seconds: number;
+            moving_seconds: number;
+            idle_seconds: number;
+            scheduled_seconds: number;
+            engine_in_schedule_seconds: number;
+            engine_outside_schedule_seconds: number;
+            days_used: number;
+            utilization: number | null;
+            idle_share: number | null;
+        };
+        Utilization: {
+            device_id: number;
+            timezone: string;
+            from: string;
+            to: string;
+            /** @enum {string} */
+            group_by: "day" | "week" | "month";
+            data: components["schemas"]["UtilizationPeriod"][];
+        };
+        TagUtilization: {
+            tag: string;
+            device_count: number;
+            /** @enum {string} */
+            group_by: "day" | "week" | "month";
+            data: components["schemas"]["UtilizationPeriod"][];
+        };
+        FleetUtilizationPage: {
+            data: (components["schemas"]["Utilization"] | components["schemas"]["TagUtilization"])[];
+            next_cursor: string | null;
+        };
         TelemetryPoint: {
             device_id?: number;
             imei?: string;
@@ -1604,6 +1680,8 @@ export interface components {
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
         CalendarIfMatch: string;
+        GroupBy: "day" | "week" | "month";
+        UtilizationBy: "device" | "tag";
         IdempotencyKey: string;
         IfMatch: string;
         Cursor: string;
@@ -2502,6 +2580,148 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceUtilization: {
+        parameters: {
+            query?: {
+                from?: components["parameters"]["From"];
+                to?: components["parameters"]["To"];
+                group_by?: components["parameters"]["GroupBy"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Utilization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceUtilizationHead: {
+        parameters: {
+            query?: {
+                from?: components["parameters"]["From"];
+                to?: components["parameters"]["To"];
+                group_by?: components["parameters"]["GroupBy"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetUtilization: {
+        parameters: {
+            query?: {
+                from?: components["parameters"]["From"];
+                to?: components["parameters"]["To"];
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                group_by?: components["parameters"]["GroupBy"];
+                by?: components["parameters"]["UtilizationBy"];
+                tag?: components["parameters"]["Tag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetUtilizationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetUtilizationHead: {
+        parameters: {
+            query?: {
+                from?: components["parameters"]["From"];
+                to?: components["parameters"]["To"];
+                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                group_by?: components["parameters"]["GroupBy"];
+                by?: components["parameters"]["UtilizationBy"];
+                tag?: components["parameters"]["Tag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

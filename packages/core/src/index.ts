@@ -47,6 +47,12 @@ export * from './aemp/aemp-hours.js';
 export * from './aemp/aemp-series.js';
 export * from './aemp/aemp-equipment.js';
 export * from './aemp/aemp-window.js';
+export {
+  parseUtilizationGrouping,
+  parseUtilizationSplit,
+  UTILIZATION_SPLITS,
+  type UtilizationSplit,
+} from './application/utilization-reads.js';
 export type { EventChecks } from './application/event-checks.js';
 export {
   createTelemetryWrites,

@@ -162,6 +162,18 @@ export interface HoursTotal extends EngineSeconds {
 export interface DailyHoursEntry extends EngineSeconds {
   /** `YYYY-MM-DD` in the device zone. */
   readonly date: string;
+  /** D59: the local day's true length in seconds (82,800, 86,400, 90,000, or the zone's odd lengths). */
+  readonly daySeconds: number;
+  /** D59: seconds of the day inside the windows of the device's calendar (its own, else its account's), up to now; 0 without one. */
+  readonly scheduledSeconds: number;
+  /** D59: engine seconds inside those windows. */
+  readonly engineInScheduleSeconds: number;
+  /** D59: engine seconds outside them; with the inside ones, `engineSeconds`. */
+  readonly engineOutsideScheduleSeconds: number;
+  /** D59, D9 timestamp: the first instant of the day with the engine on (the day's start for a run already on), or `null`. */
+  readonly firstEngineOn: string | null;
+  /** D59, D9 timestamp: the last instant the engine turned off that day (the next day's start for a run on at its end); `null` for none, or a run still on now. */
+  readonly lastEngineOff: string | null;
 }
 
 /** The daily series over a window (`GET /hours/daily`, D8). */

@@ -376,6 +376,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/{id}/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Utilization against the work calendar, by day, ISO week or month
+         * @description The daily series of the window grouped into periods: `group_by=day` (each local date), `week` (ISO weeks, Monday first, named by the year of their Thursday) or `month`. Each period has its first and last local date inside the window (periods cut by the window are partial), the sums of its days, `days_used` (days with engine time), `utilization` (engine seconds inside the calendar's windows over the scheduled seconds) and `idle_share` (idle over engine seconds), both null when their divisor is 0 and never rounded. Accepts the same `from` and `to` as /hours/daily.
+         *
+         *     Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        get: operations["getDeviceUtilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Utilization against the work calendar, by day, ISO week or month (headers only)
+         * @description The same as GET without the body. Rate limit: 30 requests per minute per key for this endpoint.
+         */
+        head: operations["getDeviceUtilizationHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Utilization of every vehicle, or of each tag
+         * @description With `by=device` (the default): `/devices/{id}/utilization` for every device of the account, a page at a time, devices by ascending id: each element of `data` is exactly the body that endpoint returns for that device. With `by=tag`: one element per tag of the devices in scope, in code-point order, with `device_count` and the days of its devices added up by period (a device with two tags counts in both; a device without tags in none); not paged: `next_cursor` is null.
+         *
+         *     Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        get: operations["getFleetUtilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Utilization of every vehicle, or of each tag (headers only)
+         * @description The same as GET without the body. Rate limit: 60 requests per minute per key for this endpoint.
+         */
+        head: operations["getFleetUtilizationHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/devices/{id}": {
         parameters: {
             query?: never;
@@ -1014,6 +1069,16 @@ export interface components {
             moving_seconds: number;
             /** @description Seconds with the engine on and the vehicle standing. */
             idle_seconds: number;
+            /** @description The length of that local day in seconds: 86400, or 82800 / 90000 on a clock change, or the zone's odd lengths (0 for a date the zone skipped). */
+            day_seconds: number;
+            /** @description Seconds of that day inside the windows of the vehicle's work calendar (its own, else the account's), up to now; 0 without a calendar. */
+            scheduled_seconds: number;
+            /** @description Engine seconds inside those windows. */
+            engine_in_schedule_seconds: number;
+            /** @description Engine seconds outside them; with engine_in_schedule_seconds, always engine_seconds. */
+            engine_outside_schedule_seconds: number;
+            first_engine_on: string | null;
+            last_engine_off: string | null;
         };
         DailyHours: {
             device_id: number;
@@ -1697,6 +1762,72 @@ export interface components {
             /** @description How many times this calendar was set or removed (0: never); the `ETag` in double quotes. */
             version?: number;
         } | null;
+        UtilizationPeriod: {
+            /** @description YYYY-MM-DD (day), YYYY-Www (ISO week, of the year of its Thursday) or YYYY-MM (month). */
+            period: string;
+            /**
+             * Format: date
+             * @description The first local date of the period inside the window.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last local date of the period inside the window.
+             */
+            to: string;
+            /** @description Engine seconds of its days; moving_seconds + idle_seconds. */
+            engine_seconds: number;
+            /** @description Seconds with the engine on and the vehicle moving. */
+            moving_seconds: number;
+            /** @description Seconds with the engine on and the vehicle standing. */
+            idle_seconds: number;
+            /** @description Seconds inside the windows of the vehicle's work calendar, up to now; 0 without a calendar. */
+            scheduled_seconds: number;
+            /** @description Engine seconds inside those windows. */
+            engine_in_schedule_seconds: number;
+            /** @description Engine seconds outside them. */
+            engine_outside_schedule_seconds: number;
+            /** @description Days of the period with engine time. */
+            days_used: number;
+            /** @description engine_in_schedule_seconds / scheduled_seconds, not rounded; null when scheduled_seconds is 0. */
+            utilization: number | null;
+            /** @description idle_seconds / engine_seconds, not rounded; null when engine_seconds is 0. */
+            idle_share: number | null;
+        };
+        Utilization: {
+            device_id: number;
+            /** @description IANA zone of the vehicle. */
+            timezone: string;
+            /** @description The window start actually applied, on the vehicle's wall clock with its offset. */
+            from: string;
+            /** @description The window end actually applied, on the vehicle's wall clock with its offset. */
+            to: string;
+            /**
+             * @description The grouping asked.
+             * @enum {string}
+             */
+            group_by: "day" | "week" | "month";
+            /** @description One entry per period, in time order. */
+            data: components["schemas"]["UtilizationPeriod"][];
+        };
+        TagUtilization: {
+            tag: string;
+            /** @description How many devices in scope have the tag. */
+            device_count: number;
+            /**
+             * @description The grouping asked.
+             * @enum {string}
+             */
+            group_by: "day" | "week" | "month";
+            /** @description The days of its devices added up by period, in time order. */
+            data: components["schemas"]["UtilizationPeriod"][];
+        };
+        FleetUtilizationPage: {
+            /** @description by=device: the body of `/devices/{id}/utilization` per device of the page, by ascending id; by=tag: one element per tag, in code-point order. */
+            data: (components["schemas"]["Utilization"] | components["schemas"]["TagUtilization"])[];
+            /** @description by=device: pass it as `cursor` for the next page, null on the last; by=tag: always null. */
+            next_cursor: string | null;
+        };
         /** @description One telemetry point. Other fields are ignored. */
         TelemetryPoint: {
             /** @description The device; give this or `imei`, not both. */
@@ -2306,6 +2437,10 @@ export interface components {
         FailedOnly: "true" | "false";
         /** @description The `ETag` of the calendar as last read (or `*`): the write applies only if it is still that version, else 412. */
         CalendarIfMatch: string;
+        /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
+        GroupBy: "day" | "week" | "month";
+        /** @description One element per `device` (paged, the default) or per `tag` (not paged). Anything else, or repeated: 400. */
+        UtilizationBy: "device" | "tag";
         /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
         IdempotencyKey: string;
         /** @description The `ETag` of the device as last read (several comma-separated, or `*`): the change applies only if the device is still that one, else 412. */
@@ -3327,6 +3462,174 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceUtilization: {
+        parameters: {
+            query?: {
+                /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
+                from?: components["parameters"]["From"];
+                /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
+                to?: components["parameters"]["To"];
+                /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
+                group_by?: components["parameters"]["GroupBy"];
+            };
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Utilization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeviceUtilizationHead: {
+        parameters: {
+            query?: {
+                /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
+                from?: components["parameters"]["From"];
+                /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
+                to?: components["parameters"]["To"];
+                /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
+                group_by?: components["parameters"]["GroupBy"];
+            };
+            header?: never;
+            path: {
+                /** @description The device id: a positive integer up to 2147483647, written without sign or leading zeros. Anything else answers the same 404 as a device that is not on the account. */
+                id: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DeviceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetUtilization: {
+        parameters: {
+            query?: {
+                /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
+                from?: components["parameters"]["From"];
+                /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
+                to?: components["parameters"]["To"];
+                /** @description Devices per page: a whole number from 1 to 100, default 20. Anything else, or a repeated limit: 400. */
+                limit?: number;
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
+                group_by?: components["parameters"]["GroupBy"];
+                /** @description One element per `device` (paged, the default) or per `tag` (not paged). Anything else, or repeated: 400. */
+                by?: components["parameters"]["UtilizationBy"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetUtilizationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetUtilizationHead: {
+        parameters: {
+            query?: {
+                /** @description First local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the first instant of that day. Default: seven days before the end date. Raised to 365 days before `to` when older. Malformed, impossible (2025-02-30), repeated, or after `to`: 400. */
+                from?: components["parameters"]["From"];
+                /** @description Last local date of the window, YYYY-MM-DD in the vehicle's zone; resolves to the last second of that day. Default: now. Malformed, impossible or repeated: 400. */
+                to?: components["parameters"]["To"];
+                /** @description Devices per page: a whole number from 1 to 100, default 20. Anything else, or a repeated limit: 400. */
+                limit?: number;
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
+                group_by?: components["parameters"]["GroupBy"];
+                /** @description One element per `device` (paged, the default) or per `tag` (not paged). Anything else, or repeated: 400. */
+                by?: components["parameters"]["UtilizationBy"];
+                /** @description Only the devices having this tag (exactly: tags are case-sensitive; the value is trimmed). Without it, every device. Empty, longer than 64 characters, with control characters, or repeated: 400. */
+                tag?: components["parameters"]["Tag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -27,6 +27,9 @@ describe('DEFAULT_RATE_LIMITS (D13, D14, D33, D39, ingestion)', () => {
       aempFleet: 60,
       aempEquipment: 30,
       aempSeries: 30,
+      // D60: utilization as the daily series, one device and the fleet.
+      utilization: 30,
+      fleetUtilization: 60,
       ingest: 6000,
       unauthenticated: 30,
       writes: 60,

@@ -59,6 +59,14 @@ export const READ_ENDPOINTS = [
   { name: 'aempFleet', template: `${AEMP_V2}/Fleet/{page}`, rateLimit: 60 },
   { name: 'aempEquipment', template: `${AEMP_V2}/Fleet/Equipment/ID/{id}`, rateLimit: 30 },
   { name: 'aempSeries', template: `${AEMP_V2}/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}`, rateLimit: 30 },
+  // D60: utilization by day, ISO week or month; a fleet page per device (a year of days each, as the daily series).
+  { name: 'utilization', template: `${API_V1}/devices/{id}/utilization`, rateLimit: 30 },
+  {
+    name: 'fleetUtilization',
+    template: `${API_V1}/utilization`,
+    rateLimit: 60,
+    paging: { cursor: 'utilization', defaultLimit: 20, maxLimit: 100 },
+  },
 ] as const satisfies readonly ReadEndpoint[];
 
 /** A row of {@link READ_ENDPOINTS}. */

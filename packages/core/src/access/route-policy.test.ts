@@ -22,6 +22,8 @@ describe('ROUTE_POLICIES', () => {
       aempFleet: ['/aemp/v2/Fleet/{page}', 'api_key', 'aempFleet'],
       aempEquipment: ['/aemp/v2/Fleet/Equipment/ID/{id}', 'api_key', 'aempEquipment'],
       aempSeries: ['/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}', 'api_key', 'aempSeries'],
+      utilization: ['/api/v1/devices/{id}/utilization', 'api_key', 'utilization'],
+      fleetUtilization: ['/api/v1/utilization', 'api_key', 'fleetUtilization'],
       createDevice: ['/api/v1/devices', 'api_key', 'writes'],
       updateDevice: ['/api/v1/devices/{id}', 'api_key', 'writes'],
       listAudit: ['/api/v1/audit', 'api_key', 'manageReads'],

@@ -14,6 +14,7 @@ interface _ArgumentKind {
 
 import { assertEpochSeconds } from '../time/assert-epoch-seconds.js';
 import { SERVICE_STATUSES } from '../types.js';
+import { UTILIZATION_GROUPINGS } from '../calendar/utilization.js';
 
 const _isEpochSeconds = (value: unknown) => {
   try {
@@ -50,6 +51,10 @@ const _KINDS = {
   'statuses?': {
     accepts: (value) => value === undefined || (Array.isArray(value) && value.every((status) => SERVICE_STATUSES.includes(status))),
     expected: () => `an array of statuses (${SERVICE_STATUSES.join(', ')}; use parseServiceStatuses("due_soon,overdue"))`,
+  },
+  groupBy: {
+    accepts: (value) => (UTILIZATION_GROUPINGS as readonly unknown[]).includes(value),
+    expected: () => `one of ${UTILIZATION_GROUPINGS.join(', ')} (use parseUtilizationGrouping("week"))`,
   },
   authorization: {
     accepts: (value) => value === undefined || value === null || typeof value === 'string',

@@ -47,6 +47,14 @@ async function setup(
 
 /** A local date as `parseWindowQuery` gives it. */
 const day = (text: string) => Temporal.PlainDate.from(text);
+const DAY = 24 * HOUR;
+/** D59: the calendar fields of a day without a calendar: its length, nothing scheduled, every engine second outside. */
+const unscheduled = (daySeconds: number, engineSeconds: number) => ({
+  daySeconds,
+  scheduledSeconds: 0,
+  engineInScheduleSeconds: 0,
+  engineOutsideScheduleSeconds: engineSeconds,
+});
 
 const refusal = (promise: Promise<unknown>): Promise<InvalidParameterError> => rejectionBy(InvalidParameterError, promise);
 
@@ -169,10 +177,27 @@ describe('createFleetHours()', () => {
         from: '2026-03-07T00:00:00-05:00',
         to: '2026-03-10T23:59:59-04:00',
         days: [
-          { date: '2026-03-07', engineSeconds: 1800, movingSeconds: 0, idleSeconds: 1800 },
-          { date: '2026-03-08', engineSeconds: 1800 + 22 * HOUR, movingSeconds: 22 * HOUR, idleSeconds: 1800 },
-          { date: '2026-03-09', engineSeconds: 60, movingSeconds: 60, idleSeconds: 0 },
-          { date: '2026-03-10', engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 },
+          // D59 without a calendar: nothing scheduled, every engine second outside; the run on at midnight ends the day.
+          {
+            ...{ date: '2026-03-07', engineSeconds: 1800, movingSeconds: 0, idleSeconds: 1800 },
+            ...unscheduled(DAY, 1800),
+            ...{ firstEngineOn: '2026-03-07T23:30:00-05:00', lastEngineOff: '2026-03-08T00:00:00-05:00' },
+          },
+          {
+            ...{ date: '2026-03-08', engineSeconds: 1800 + 22 * HOUR, movingSeconds: 22 * HOUR, idleSeconds: 1800 },
+            ...unscheduled(23 * HOUR, 1800 + 22 * HOUR),
+            ...{ firstEngineOn: '2026-03-08T00:00:00-05:00', lastEngineOff: '2026-03-09T00:00:00-04:00' },
+          },
+          {
+            ...{ date: '2026-03-09', engineSeconds: 60, movingSeconds: 60, idleSeconds: 0 },
+            ...unscheduled(DAY, 60),
+            ...{ firstEngineOn: '2026-03-09T00:00:00-04:00', lastEngineOff: '2026-03-09T00:01:00-04:00' },
+          },
+          {
+            ...{ date: '2026-03-10', engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 },
+            ...unscheduled(DAY, 0),
+            ...{ firstEngineOn: null, lastEngineOff: null },
+          },
         ],
       });
     });
@@ -214,9 +239,14 @@ describe('createFleetHours()', () => {
       });
       const daily = await fleetHours.daily({ accountId: account.id, deviceId: device.id, from: day('2011-12-29'), to: day('2011-12-31') });
       expect(daily?.days).toEqual([
-        { date: '2011-12-29', engineSeconds: HOUR, movingSeconds: HOUR, idleSeconds: 0 },
-        { date: '2011-12-30', engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 },
-        { date: '2011-12-31', engineSeconds: HOUR, movingSeconds: HOUR, idleSeconds: 0 },
+        expect.objectContaining({ date: '2011-12-29', engineSeconds: HOUR, movingSeconds: HOUR, idleSeconds: 0, daySeconds: DAY }),
+        // D59: the day that does not exist lasts 0 seconds and has no engine time.
+        {
+          ...{ date: '2011-12-30', engineSeconds: 0, movingSeconds: 0, idleSeconds: 0 },
+          ...unscheduled(0, 0),
+          ...{ firstEngineOn: null, lastEngineOff: null },
+        },
+        expect.objectContaining({ date: '2011-12-31', engineSeconds: HOUR, movingSeconds: HOUR, idleSeconds: 0, daySeconds: DAY }),
       ]);
     });
 

@@ -18,7 +18,8 @@ import { deviceReads } from './device-reads.js';
 import { eventChecks, type EventChecks } from './event-checks.js';
 import { fleetReads } from './fleet-reads.js';
 import type { ReadContext } from './read-context.js';
-import type { FleetReads, WindowQuery } from './read-queries.js';
+import type { DeviceUtilization, FleetReads, UtilizationQuery, WindowQuery } from './read-queries.js';
+import { utilizationReads } from './utilization-reads.js';
 import { storeSums } from './store-sums.js';
 import { zoneCache } from './zone-cache.js';
 
@@ -94,6 +95,8 @@ export interface FleetHours {
   meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null>;
   /** The device's service schedules at now (D39); `null` when the account has no such device. */
   service(input: { readonly accountId: number; readonly deviceId: number }): Promise<DeviceService | null>;
+  /** Utilization by day, ISO week or month (D60); `null` when the account has no such device. @throws {InvalidParameterError} (D7) */
+  utilization(input: UtilizationQuery): Promise<DeviceUtilization | null>;
   /** The same reads for every device of the account, a page at a time (D32). */
   readonly fleet: FleetReads;
   /** The served AEMP feed (D64): snapshot pages, one equipment, time series. */
@@ -143,6 +146,7 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     fingerprint: options.fingerprint,
   });
   const { listDevices, hours, daily, meter, service } = deviceReads(context);
+  const { utilization, fleetUtilization, fleetUtilizationByTag } = utilizationReads(context, daily);
   const changeLog = options.changeLog ?? storeChangeLog(store, options.now);
   return {
     store,
@@ -153,7 +157,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
     daily,
     meter,
     service,
-    fleet: fleetReads(context),
+    utilization,
+    fleet: { ...fleetReads(context), utilization: fleetUtilization, utilizationByTag: fleetUtilizationByTag },
     aemp: aempReads(context),
     events: eventChecks(context),
     writes: createTelemetryWrites(store),

@@ -20,6 +20,7 @@ import { checkArguments } from './argument-checks.js';
 import { deviceService, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
 import { WINDOW_QUERY, type ReadContext } from './read-context.js';
 import type { WindowQuery } from './read-queries.js';
+import { pageDayFields } from './day-field-reads.js';
 import { dailyHours, hoursTotal, meterRecord } from './read-records.js';
 import { capAtNow } from './store-sums.js';
 
@@ -46,10 +47,13 @@ export function deviceReads(context: ReadContext) {
       checkArguments('daily()', query, WINDOW_QUERY);
       const now = context.nowSeconds();
       const read = await _deviceBuckets(context, query, now, (window) => {
-        const { dates, boundaries } = dayBuckets(window);
-        return { boundaries, days: dates };
+        const days = dayBuckets(window);
+        return { boundaries: days.boundaries, days };
       });
-      return read && dailyHours(read.device, read.window, read.days, read.buckets);
+      if (read === null) return null;
+      // D59: the calendar and the window's segments, read together (P129).
+      const [fields] = await pageDayFields(store, query.accountId, [read.device], [read.days], now);
+      return dailyHours(read.device, read.window, read.days.dates, read.buckets, fields!);
     },
 
     async meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null> {

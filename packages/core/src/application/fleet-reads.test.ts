@@ -178,7 +178,8 @@ describe('createFleetHours().fleet (D32)', () => {
           [() => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }), { listDevices: 1, sumSegmentSecondsMany: 1 }],
           [
             () => fleetHours.fleet.daily({ accountId: account.id, limit: Math.min(size, 100), ...dates }),
-            { listDevices: 1, sumSegmentSecondsMany: 1 },
+            // D59 (P129): the day fields' calendars and segments, one batch call each.
+            { listDevices: 1, sumSegmentSecondsMany: 1, listSegmentsMany: 1, findWorkCalendarsMany: 1 },
           ],
           [() => fleetHours.fleet.meter({ accountId: account.id, limit: size }), { ...figures, sumSegmentSecondsMany: 1 }],
           [
@@ -335,7 +336,14 @@ describe('createFleetHours().fleet (D32)', () => {
           timeZone: 'Pacific/Kiritimati',
           from: '2026-12-02T00:00:00+14:00',
           to: '2026-12-02T00:30:00+14:00',
-          days: [{ date: '2026-12-02', engineSeconds: 1800, movingSeconds: 1800, idleSeconds: 0 }],
+          days: [
+            {
+              ...{ date: '2026-12-02', engineSeconds: 1800, movingSeconds: 1800, idleSeconds: 0, daySeconds: 86_400 },
+              ...{ scheduledSeconds: 0, engineInScheduleSeconds: 0, engineOutsideScheduleSeconds: 1800 },
+              // D59, D22: on since before midnight, and still on now.
+              ...{ firstEngineOn: '2026-12-02T00:00:00+14:00', lastEngineOff: null },
+            },
+          ],
         },
         {
           deviceId: devices[1]!.id,

@@ -1,18 +1,20 @@
 import { Temporal } from 'temporal-polyfill';
 import { InvalidParameterError } from '../errors/errors.js';
 import { localDateAt } from '../time/local-date.js';
-import type { Device } from '../types.js';
+import type { DailyHours, Device } from '../types.js';
 import { dayBuckets } from '../window/day-buckets.js';
 import { resolveWindow, type ResolvedWindow } from '../window/resolve-window.js';
 import { checkArguments } from './argument-checks.js';
 import { devicePage, pageMaintenance } from './device-pages.js';
 import { FLEET_PAGE_QUERY, FLEET_WINDOW_QUERY, type ReadContext } from './read-context.js';
-import type { FleetReads, FleetWindowQuery } from './read-queries.js';
+import type { FleetPage, FleetReads, FleetWindowQuery } from './read-queries.js';
+import type { FleetEndpoint } from '../access/read-endpoints.js';
+import { pageDayFields } from './day-field-reads.js';
 import { dailyHours, emptyWindow, hoursTotal, isEmpty, meterRecord, type EmptyWindow } from './read-records.js';
 import { servicePage } from './service-pages.js';
 
 /** The fleet reads (D32): the same records for every device of the account, a page at a time. */
-export function fleetReads(context: ReadContext): FleetReads {
+export function fleetReads(context: ReadContext): Omit<FleetReads, 'utilization' | 'utilizationByTag'> {
   const { nowSeconds, sums } = context;
   return {
     async hours(query) {
@@ -30,26 +32,8 @@ export function fleetReads(context: ReadContext): FleetReads {
 
     async daily(query) {
       checkArguments('fleet.daily()', query, FLEET_WINDOW_QUERY);
-      const now = nowSeconds();
-      const { devices, nextCursor } = await devicePage(context, 'daily', query);
-      const windows = await _fleetWindows(context, devices, query, now);
-      // Devices of one zone share their window object, and so its days (cut once).
-      const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
-      const series = windows.map((window) => {
-        if (isEmpty(window)) return null;
-        let cut = days.get(window);
-        if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
-        return cut;
-      });
-      const buckets = await sums.page(
-        devices,
-        series.map((days) => days?.boundaries ?? null),
-        now,
-      );
-      return {
-        items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!)),
-        nextCursor,
-      };
+      const { items, nextCursor } = await dailyPage(context, 'daily', query);
+      return { items, nextCursor };
     },
 
     async meter(query) {
@@ -110,4 +94,41 @@ async function _fleetWindows(
     }
     return window;
   });
+}
+
+/**
+ * The daily series of a page of devices (D8, D32, D59): the sums and the day fields, a fixed number
+ * of store calls whatever its size (D49); `count` `null`: every device after the cursor in one page.
+ */
+export async function dailyPage(
+  context: ReadContext,
+  endpoint: FleetEndpoint,
+  query: FleetWindowQuery,
+  count?: number | null,
+): Promise<FleetPage<DailyHours> & { readonly devices: readonly Device[] }> {
+  const now = context.nowSeconds();
+  const { devices, nextCursor } = await devicePage(context, endpoint, query, count);
+  const windows = await _fleetWindows(context, devices, query, now);
+  // Devices of one zone share their window object, and so its days (cut once).
+  const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
+  const series = windows.map((window) => {
+    if (isEmpty(window)) return null;
+    let cut = days.get(window);
+    if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
+    return cut;
+  });
+  // D59, D49: the sums, and the calendars and segments of the day fields, a fixed number of store calls per page.
+  const [buckets, fields] = await Promise.all([
+    context.sums.page(
+      devices,
+      series.map((one) => one?.boundaries ?? null),
+      now,
+    ),
+    pageDayFields(context.store, query.accountId, devices, series, now),
+  ]);
+  return {
+    items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!, fields[index]!)),
+    nextCursor,
+    devices,
+  };
 }

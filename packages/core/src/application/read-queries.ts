@@ -1,6 +1,7 @@
 import type { PageQuery } from '../fleet/parse-page-query.js';
 import type { DailyHours, DeviceService, HoursTotal, MeterRecord, ServiceStatus } from '../types.js';
 import type { WindowDates } from '../window/parse-window-query.js';
+import type { UtilizationGrouping, UtilizationPeriod } from '../calendar/utilization.js';
 
 /** A device and window, as the `/hours` and `/hours/daily` routes receive them: the dates from `parseWindowQuery` (D4, D7). */
 export interface WindowQuery extends WindowDates {
@@ -48,4 +49,40 @@ export interface FleetReads {
    * @throws {InvalidParameterError} (D32, P33)
    */
   service(query: FleetServiceQuery): Promise<FleetPage<DeviceService>>;
+  /** D60: `utilization()` for every device of a page. @throws {InvalidParameterError} (D7, D32, P32, P33) */
+  utilization(query: FleetUtilizationQuery): Promise<FleetPage<DeviceUtilization>>;
+  /**
+   * D60 (P131): per tag of the devices in scope (`tag` keeps those having it), in code-point order,
+   * how many devices have it and their days added up by period; not paged.
+   * @throws {InvalidParameterError} (D7, P32)
+   */
+  utilizationByTag(query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>): Promise<readonly TagUtilization[]>;
+}
+
+/** A device's utilization query (D60): a window and its grouping (`parseUtilizationGrouping`). */
+export interface UtilizationQuery extends WindowQuery {
+  readonly groupBy: UtilizationGrouping;
+}
+
+/** A fleet's utilization query (D60): a page, a window and its grouping. */
+export interface FleetUtilizationQuery extends FleetWindowQuery {
+  readonly groupBy: UtilizationGrouping;
+}
+
+/** A device's utilization over a window (D60): its window as `daily()` gives it, and the periods of its days. */
+export interface DeviceUtilization {
+  readonly deviceId: number;
+  readonly timeZone: string;
+  readonly from: string;
+  readonly to: string;
+  readonly groupBy: UtilizationGrouping;
+  readonly periods: readonly UtilizationPeriod[];
+}
+
+/** The utilization of a tag's devices (D60, P131): how many have it, and their days added up by period. */
+export interface TagUtilization {
+  readonly tag: string;
+  readonly deviceCount: number;
+  readonly groupBy: UtilizationGrouping;
+  readonly periods: readonly UtilizationPeriod[];
 }

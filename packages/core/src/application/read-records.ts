@@ -1,4 +1,5 @@
 import type { Temporal } from 'temporal-polyfill';
+import type { DayFields } from '../calendar/day-fields.js';
 import { addBuckets, toEngineSeconds } from '../engine/engine-seconds.js';
 import type { HourMeterValue } from '../maintenance/hour-meter.js';
 import { formatInstant } from '../time/format-instant.js';
@@ -17,13 +18,27 @@ export function dailyHours(
   window: ResolvedWindow | EmptyWindow,
   dates: readonly string[],
   buckets: readonly BucketSeconds[],
+  fields: readonly DayFields[],
 ): DailyHours {
+  const instant = (epochSeconds: number | null) => (epochSeconds === null ? null : formatInstant(epochSeconds, device.timeZone));
   return {
     deviceId: device.id,
     timeZone: device.timeZone,
     from: window.from,
     to: window.to,
-    days: dates.map((date, index) => ({ date, ...toEngineSeconds(buckets[index]!) })),
+    days: dates.map((date, index) => {
+      const day = fields[index]!;
+      return {
+        date,
+        ...toEngineSeconds(buckets[index]!),
+        daySeconds: day.daySeconds,
+        scheduledSeconds: day.scheduledSeconds,
+        engineInScheduleSeconds: day.engineInScheduleSeconds,
+        engineOutsideScheduleSeconds: day.engineOutsideScheduleSeconds,
+        firstEngineOn: instant(day.firstEngineOn),
+        lastEngineOff: instant(day.lastEngineOff),
+      };
+    }),
   };
 }
 

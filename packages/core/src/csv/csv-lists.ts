@@ -34,6 +34,12 @@ const _DAILY = [
   'data.engine_seconds',
   'data.moving_seconds',
   'data.idle_seconds',
+  'data.day_seconds',
+  'data.scheduled_seconds',
+  'data.engine_in_schedule_seconds',
+  'data.engine_outside_schedule_seconds',
+  'data.first_engine_on',
+  'data.last_engine_off',
 ] as const;
 
 const _SCHEDULE = [

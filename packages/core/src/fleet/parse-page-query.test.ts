@@ -13,6 +13,8 @@ describe('parsePageQuery() (D32)', () => {
       daily: { default: 20, max: 100 },
       meter: { default: 100, max: 500 },
       service: { default: 100, max: 500 },
+      // D60: a year of days per device, as the daily series.
+      utilization: { default: 20, max: 100 },
       // P87: entries of the change log (D55).
       audit: { default: 50, max: 500 },
     });

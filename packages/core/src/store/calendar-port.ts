@@ -37,4 +37,15 @@ export interface WorkCalendarStore {
     readonly calendar: WorkCalendar | null;
     readonly expectedVersion?: number;
   }): Promise<StoredWorkCalendar | null>;
+
+  /**
+   * Optional capability (D49, D59, P129): the calendars a page of devices reads, in one round trip:
+   * the account's default and each device's own, as `findWorkCalendar` would return their
+   * calendars (`null` for none, or for a device that is not the account's), one per device id in
+   * order. Stores without it are served by `findWorkCalendar` once for the default and once per device.
+   */
+  findWorkCalendarsMany?(input: {
+    readonly accountId: number;
+    readonly deviceIds: readonly number[];
+  }): Promise<{ readonly accountDefault: WorkCalendar | null; readonly devices: readonly (WorkCalendar | null)[] }>;
 }

@@ -20,6 +20,11 @@ export function memoryCalendars(
     async findWorkCalendar({ accountId, deviceId }) {
       return copy(owned(accountId, deviceId) ? calendars.get(key(accountId, deviceId)) : undefined);
     },
+    async findWorkCalendarsMany({ accountId, deviceIds }) {
+      const own = (deviceId: number | null) =>
+        copy(owned(accountId, deviceId) ? calendars.get(key(accountId, deviceId)) : undefined).calendar;
+      return { accountDefault: own(null), devices: deviceIds.map(own) };
+    },
     async putWorkCalendar({ accountId, deviceId, calendar, expectedVersion }) {
       if (!owned(accountId, deviceId)) return null;
       const current = copy(calendars.get(key(accountId, deviceId)));

@@ -9,6 +9,7 @@ import { memoryMaintenance } from './memory-maintenance.js';
 import { memoryWebhooks } from './memory-webhooks.js';
 import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
+import { firstIndexPast, memoryOverlapping, mergeSortedPoints } from './memory-rows.js';
 import { memoryCalendars } from './memory-calendars.js';
 import { memoryUndo, withMemoryUnits } from './memory-units.js';
 import { memoryPositions } from './memory-positions.js';
@@ -205,18 +206,26 @@ function _memoryDevices(state: _MemoryState) {
 /** Segments: reads, the fleet pages' sums, imports (D1, D23). */
 function _memorySegments(state: _MemoryState) {
   const { devices, segmentsByDevice } = state;
+  const list = (deviceId: number, start: number, end: number) =>
+    memoryOverlapping(segmentsByDevice.get(deviceId) ?? [], start, end).map(({ startedAt, endedAt, state }) => ({
+      deviceId,
+      startedAt,
+      endedAt,
+      state,
+    }));
   return {
     async listSegments({ deviceId, start, end }) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
-      return _overlapping(segmentsByDevice.get(deviceId) ?? [], start ?? -Infinity, end ?? Infinity).map(
-        ({ startedAt, endedAt, state }) => ({
-          deviceId,
-          startedAt,
-          endedAt,
-          state,
-        }),
-      );
+      return list(deviceId, start ?? -Infinity, end ?? Infinity);
+    },
+    // D49, D59: the segments of a page's devices, each over its range, in one call (P129).
+    async listSegmentsMany({ requests }) {
+      requests.forEach(({ start, end }, index) => {
+        assertEpochSeconds(`requests[${index}].start`, start);
+        assertEpochSeconds(`requests[${index}].end`, end);
+      });
+      return requests.map(({ deviceId, start, end }) => list(deviceId, start, end));
     },
 
     // The fleet pages (D32): the same figures as the core's fallback, computed here in one call per page.
@@ -229,7 +238,7 @@ function _memorySegments(state: _MemoryState) {
         boundaries.length < 2
           ? []
           : sumSegmentsByBucket(
-              _overlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!),
+              memoryOverlapping(segmentsByDevice.get(deviceId) ?? [], boundaries[0]!, boundaries[boundaries.length - 1]!),
               boundaries,
               now,
             ),
@@ -247,7 +256,7 @@ function _memorySegments(state: _MemoryState) {
       const device = devices.get(deviceId);
       if (!device) return null;
       const stored = segmentsByDevice.get(deviceId) ?? [];
-      const touched = span ? _overlapping(stored, span.start, span.end ?? Infinity) : [];
+      const touched = span ? memoryOverlapping(stored, span.start, span.end ?? Infinity) : [];
       // Plans (and may throw) before anything changes: a refused batch writes nothing. D1's rules
       // see imported segments only; telemetry segments must not be overlapped at all (D23).
       const imported = touched.filter((segment) => segment.source === 'import');
@@ -277,8 +286,8 @@ function _memoryTelemetry(state: _MemoryState) {
       if (start !== undefined) assertEpochSeconds('start', start);
       if (end !== undefined) assertEpochSeconds('end', end);
       const points = pointsByDevice.get(deviceId) ?? [];
-      const first = _firstIndex(points, (point) => point.time >= (start ?? -Infinity));
-      const afterLast = _firstIndex(points, (point) => point.time >= (end ?? Infinity));
+      const first = firstIndexPast(points, (point) => point.time >= (start ?? -Infinity));
+      const afterLast = firstIndexPast(points, (point) => point.time >= (end ?? Infinity));
       return points.slice(first, Math.max(first, afterLast)).map((point) => ({ ...point }));
     },
 
@@ -313,8 +322,8 @@ function _memoryTelemetry(state: _MemoryState) {
             latest = Math.max(latest, point.time);
           }
           // From the last stored point before the batch through the first after it.
-          const from = Math.max(0, _firstIndex(stored, (point) => point.time >= earliest) - 1);
-          const through = _firstIndex(stored, (point) => point.time > latest);
+          const from = Math.max(0, firstIndexPast(stored, (point) => point.time >= earliest) - 1);
+          const through = firstIndexPast(stored, (point) => point.time > latest);
           const plan = planTelemetryWrite({
             batch,
             stored: stored.slice(from, through + 1),
@@ -323,7 +332,11 @@ function _memoryTelemetry(state: _MemoryState) {
           let change: SpanRederivation | null = null;
           if (plan.segmentRange) {
             // Every segment with startedAt ≤ end and endedAt ≥ start: integer instants, so widen by one.
-            const segments = _overlapping(segmentsByDevice.get(deviceId) ?? [], plan.segmentRange.start - 1, plan.segmentRange.end + 1);
+            const segments = memoryOverlapping(
+              segmentsByDevice.get(deviceId) ?? [],
+              plan.segmentRange.start - 1,
+              plan.segmentRange.end + 1,
+            );
             change = planTelemetrySegments({ deviceId, plan, segments });
           }
           return { deviceId, plan, change };
@@ -332,7 +345,7 @@ function _memoryTelemetry(state: _MemoryState) {
       state.positions.keep(shares);
       for (const { deviceId, plan, change } of plans) {
         if (!change) continue;
-        pointsByDevice.set(deviceId, _mergeSorted(pointsByDevice.get(deviceId) ?? [], plan.writes));
+        pointsByDevice.set(deviceId, mergeSortedPoints(pointsByDevice.get(deviceId) ?? [], plan.writes));
         const removed = new Set(change.removed.map((segment) => segment.startedAt));
         const next: StoredSegment[] = (segmentsByDevice.get(deviceId) ?? []).filter(
           (segment) => segment.source !== 'telemetry' || !removed.has(segment.startedAt),
@@ -359,42 +372,6 @@ function _memoryTelemetry(state: _MemoryState) {
       };
     },
   } satisfies Partial<FleetHoursStore>;
-}
-
-/**
- * The stored segments overlapping `[start, end)`. Stored segments never overlap (D1) and are kept
- * in start order, so their ends are in order too: both edges are found by binary search,
- * O(log n + answer), not a scan of the device's history.
- */
-function _overlapping<T extends EngineSegment>(stored: readonly T[], start: number, end: number): readonly T[] {
-  const first = _firstIndex(stored, (segment) => (segment.endedAt ?? Infinity) > start);
-  const afterLast = _firstIndex(stored, (segment) => segment.startedAt >= end);
-  return stored.slice(first, Math.max(first, afterLast));
-}
-
-/** The first index whose item satisfies `isPast`, for a predicate that is false, then true, along the array. */
-function _firstIndex<T>(items: readonly T[], isPast: (item: T) => boolean): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (isPast(items[middle]!)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
-
-/** Points in time order with `writes` (time order) put in: a write replaces the point of its second. */
-function _mergeSorted(points: readonly TelemetryPoint[], writes: readonly TelemetryPoint[]): TelemetryPoint[] {
-  const merged: TelemetryPoint[] = [];
-  let index = 0;
-  for (const write of writes) {
-    while (index < points.length && points[index]!.time < write.time) merged.push(points[index++]!);
-    if (index < points.length && points[index]!.time === write.time) index += 1;
-    merged.push(write);
-  }
-  while (index < points.length) merged.push(points[index++]!);
-  return merged;
 }
 
 /** A stored credential: API keys (D10) and ingest tokens (D24) have the same record and lifecycle. */

@@ -1,4 +1,13 @@
-import type { BucketSeconds, Device, EpochSeconds, ServiceSchedule, HourMeterReading, SegmentSummary, ServiceStatus } from '../types.js';
+import type {
+  BucketSeconds,
+  Device,
+  EngineSegment,
+  EpochSeconds,
+  ServiceSchedule,
+  HourMeterReading,
+  SegmentSummary,
+  ServiceStatus,
+} from '../types.js';
 
 /** A device whose writes asked for a check of its events (D40, P53), at the version of its request. */
 export interface EventCheck {
@@ -203,6 +212,18 @@ export interface StoreCapabilities {
     readonly deviceIds: readonly number[];
     readonly now: EpochSeconds;
   }): Promise<readonly SegmentSummary[]>;
+
+  /**
+   * Optional capability (D49, D59, P129): `listSegments` of many devices at once, each over its own
+   * range, for the day fields of a page of the fleet's daily series. When present it MUST return one
+   * list per request, in order, each exactly what `listSegments` returns for that device and range
+   * (empty for a device that does not exist), MUST check every instant first, naming it
+   * (`requests[2].start`), and SHOULD answer in one round trip whatever the number of devices.
+   * Stores without it are served by `listSegments` one device at a time.
+   */
+  listSegmentsMany?(input: {
+    readonly requests: readonly { readonly deviceId: number; readonly start: EpochSeconds; readonly end: EpochSeconds }[];
+  }): Promise<readonly (readonly EngineSegment[])[]>;
 
   /**
    * Optional capability (D40, P53): the devices whose writes asked for a check of their events,

@@ -12,6 +12,7 @@ import { describeIdempotencyContract } from './idempotency-contract.js';
 import { describeAuditContract } from './audit-contract.js';
 import { describeWorkCalendarContract } from './work-calendar-contract.js';
 import { describeAtomicWritesContract } from './atomic-writes-contract.js';
+import { describeDayFieldsContract } from './day-fields-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -148,6 +149,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeAuditContract(() => store);
     describeWorkCalendarContract(() => store);
     describeAtomicWritesContract({ store: () => store, itWith });
+    describeDayFieldsContract({ store: () => store, itWith });
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and

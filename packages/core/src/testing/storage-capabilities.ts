@@ -15,6 +15,10 @@ export type StorageCapability =
   | 'findIngestTokenAndConsume'
   /** P58: a service page in one round trip, with what it remembered (and `rememberServiceMemos`). */
   | 'listServicePage'
+  /** D49, D59 (P129): the segments of many devices, each over its range, in one round trip. */
+  | 'listSegmentsMany'
+  /** D49, D59 (P129): the account's default calendar and its devices' own in one round trip. */
+  | 'findWorkCalendarsMany'
   /** P102: writes kept together or not at all (a change of `manage` with its change-log entry). */
   | 'atomically';
 
@@ -31,5 +35,7 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'findApiKeyAndConsume',
   'findIngestTokenAndConsume',
   'listServicePage',
+  'listSegmentsMany',
+  'findWorkCalendarsMany',
   'atomically',
 ];

@@ -168,7 +168,15 @@ function _describeDeliveries(current: () => FleetHoursStore): void {
           if (state === 'moving') day.movingSeconds += 1;
           else day.idleSeconds += 1;
         }
-        expect(daily?.days).toEqual([...byDate].map(([date, seconds]) => ({ date, ...seconds })));
+        // D59 without a calendar: nothing scheduled, every engine second outside.
+        expect(daily?.days).toEqual(
+          [...byDate].map(([date, seconds]) =>
+            expect.objectContaining({
+              ...{ date, ...seconds, scheduledSeconds: 0 },
+              ...{ engineInScheduleSeconds: 0, engineOutsideScheduleSeconds: seconds.engineSeconds },
+            }),
+          ),
+        );
         const meter = await fleetHours.meter({ accountId: account.id, deviceId: device.id });
         const first = [...states.keys()].sort((a, b) => a - b)[0];
         expect(meter).toMatchObject({ ...count(-Infinity, Infinity), since: first === undefined ? null : formatInstant(first, ZONE) });

@@ -53,6 +53,9 @@ const DATA_PATHS = [
   '/aemp/v2/Fleet/{page}',
   '/aemp/v2/Fleet/Equipment/ID/{id}',
   '/aemp/v2/Fleet/Equipment/ID/{id}/{kind}/{startUTC}/{endUTC}/{page}',
+  // Utilization (D60): a device's, and the fleet's by device or by tag.
+  '/api/v1/devices/{id}/utilization',
+  '/api/v1/utilization',
   // Only PATCH is served there (D52): every other method is 405.
   '/api/v1/devices/{id}',
   // The change log (D55): GET and HEAD with a manage key.
@@ -415,6 +418,8 @@ describe('openApiDocument', () => {
           aempFleet: 1,
           aempEquipment: 1,
           aempSeries: 1,
+          utilization: 1,
+          fleetUtilization: 1,
           writes: 1,
           manageReads: 1,
         },

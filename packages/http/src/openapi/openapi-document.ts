@@ -1,4 +1,5 @@
 import { CALENDAR_ETAG_DESCRIPTION, CALENDAR_PARAMETERS, CALENDAR_SCHEMAS } from './openapi-calendars.js';
+import { UTILIZATION_PARAMETERS, UTILIZATION_SCHEMAS } from './openapi-utilization.js';
 import {
   DEVICE_TAG_MAX,
   DEVICE_TAGS_MAX,
@@ -68,6 +69,36 @@ const durations: Json = {
   engine_seconds: seconds('Engine run time in whole seconds; always moving_seconds + idle_seconds, not a third measurement.'),
   moving_seconds: seconds('Seconds with the engine on and the vehicle moving.'),
   idle_seconds: seconds('Seconds with the engine on and the vehicle standing.'),
+};
+
+/** The fields a daily entry has from the vehicle's work calendar and engine runs (D59). */
+const DAY_FIELDS: Json = {
+  day_seconds: seconds(
+    "The length of that local day in seconds: 86400, or 82800 / 90000 on a clock change, or the zone's odd lengths (0 for a date the zone skipped).",
+  ),
+  scheduled_seconds: seconds(
+    "Seconds of that day inside the windows of the vehicle's work calendar (its own, else the account's), up to now; 0 without a calendar.",
+  ),
+  engine_in_schedule_seconds: seconds('Engine seconds inside those windows.'),
+  engine_outside_schedule_seconds: seconds('Engine seconds outside them; with engine_in_schedule_seconds, always engine_seconds.'),
+  first_engine_on: {
+    oneOf: [
+      timestamp(
+        'The first instant of the day with the engine on; the start of the day for a run already on at midnight.',
+        '2026-03-07T06:58:10-05:00',
+      ),
+      { type: 'null', description: 'The engine was not on that day.' },
+    ],
+  },
+  last_engine_off: {
+    oneOf: [
+      timestamp(
+        'The last instant the engine turned off that day; for a run still on at the end of the day, the first instant of the next day.',
+        '2026-03-07T17:12:40-05:00',
+      ),
+      { type: 'null', description: 'The engine was not on that day, or it is still running now.' },
+    ],
+  },
 };
 
 /** A value that is null when the schedule has no calendar interval (`interval_days`). */
@@ -679,6 +710,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       parameters: {
         ...WEBHOOK_PARAMETERS,
         ...CALENDAR_PARAMETERS,
+        ...UTILIZATION_PARAMETERS,
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
@@ -860,8 +892,15 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         },
         DailyHoursEntry: {
           type: 'object',
-          required: ['date', 'engine_seconds', 'moving_seconds', 'idle_seconds'],
-          properties: { date: { type: 'string', format: 'date', description: "YYYY-MM-DD in the vehicle's zone." }, ...durations },
+          required: [
+            ...['date', 'engine_seconds', 'moving_seconds', 'idle_seconds', 'day_seconds', 'scheduled_seconds'],
+            ...['engine_in_schedule_seconds', 'engine_outside_schedule_seconds', 'first_engine_on', 'last_engine_off'],
+          ],
+          properties: {
+            date: { type: 'string', format: 'date', description: "YYYY-MM-DD in the vehicle's zone." },
+            ...durations,
+            ...DAY_FIELDS,
+          },
         },
         DailyHours: _deviceBody({
           from: timestamp('The window start actually applied.', '2026-03-01T00:00:00-05:00'),
@@ -946,8 +985,16 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 from: '2026-03-07T00:00:00-05:00',
                 to: '2026-03-08T23:59:59-04:00',
                 data: [
-                  { date: '2026-03-07', engine_seconds: 28_800, moving_seconds: 25_200, idle_seconds: 3_600 },
-                  { date: '2026-03-08', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+                  {
+                    ...{ date: '2026-03-07', engine_seconds: 28_800, moving_seconds: 25_200, idle_seconds: 3_600, day_seconds: 86_400 },
+                    ...{ scheduled_seconds: 36_000, engine_in_schedule_seconds: 27_000, engine_outside_schedule_seconds: 1_800 },
+                    ...{ first_engine_on: '2026-03-07T06:30:00-05:00', last_engine_off: '2026-03-07T16:00:00-05:00' },
+                  },
+                  {
+                    ...{ date: '2026-03-08', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0, day_seconds: 82_800 },
+                    ...{ scheduled_seconds: 0, engine_in_schedule_seconds: 0, engine_outside_schedule_seconds: 0 },
+                    ...{ first_engine_on: null, last_engine_off: null },
+                  },
                 ],
               },
               {
@@ -956,8 +1003,16 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
                 from: '2026-03-07T00:00:00+01:00',
                 to: '2026-03-08T23:59:59+01:00',
                 data: [
-                  { date: '2026-03-07', engine_seconds: 9_000, moving_seconds: 7_200, idle_seconds: 1_800 },
-                  { date: '2026-03-08', engine_seconds: 3_600, moving_seconds: 3_600, idle_seconds: 0 },
+                  {
+                    ...{ date: '2026-03-07', engine_seconds: 9_000, moving_seconds: 7_200, idle_seconds: 1_800, day_seconds: 86_400 },
+                    ...{ scheduled_seconds: 0, engine_in_schedule_seconds: 0, engine_outside_schedule_seconds: 9_000 },
+                    ...{ first_engine_on: '2026-03-07T08:00:00+01:00', last_engine_off: '2026-03-07T10:30:00+01:00' },
+                  },
+                  {
+                    ...{ date: '2026-03-08', engine_seconds: 3_600, moving_seconds: 3_600, idle_seconds: 0, day_seconds: 86_400 },
+                    ...{ scheduled_seconds: 0, engine_in_schedule_seconds: 0, engine_outside_schedule_seconds: 3_600 },
+                    ...{ first_engine_on: '2026-03-08T09:00:00+01:00', last_engine_off: '2026-03-08T10:00:00+01:00' },
+                  },
                 ],
               },
             ],
@@ -1063,6 +1118,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ...AEMP_SCHEMAS,
         ...WEBHOOK_SCHEMAS,
         ...CALENDAR_SCHEMAS,
+        ...UTILIZATION_SCHEMAS,
         ...ingestSchemas({
           oneOf: [
             timestamp('The newest stored point or segment instant of the device.', '2026-11-23T10:15:42-05:00'),

@@ -9,6 +9,16 @@ type Daily = {
   data: { date: string; engine_seconds: number; moving_seconds: number; idle_seconds: number }[];
 };
 
+/** D59: the day fields of a day of a device without a calendar: its length, nothing scheduled, every engine second outside. */
+const unscheduled = (day_seconds: number, engine: number, first_engine_on: string | null, last_engine_off: string | null) => ({
+  day_seconds,
+  scheduled_seconds: 0,
+  engine_in_schedule_seconds: 0,
+  engine_outside_schedule_seconds: engine,
+  first_engine_on,
+  last_engine_off,
+});
+
 const get = async (fixture: Awaited<ReturnType<typeof createFixture>>, path: string) => {
   const response = await fixture.request(path, fixture.keys.acme.key);
   expect(response.status).toBe(200);
@@ -25,9 +35,18 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
       from: '2026-03-07T00:00:00-05:00',
       to: '2026-03-09T23:59:59-04:00',
       data: [
-        { date: '2026-03-07', engine_seconds: 86_400, moving_seconds: 82_800, idle_seconds: 3_600 },
-        { date: '2026-03-08', engine_seconds: 82_800, moving_seconds: 79_200, idle_seconds: 3_600 },
-        { date: '2026-03-09', engine_seconds: 86_400, moving_seconds: 82_800, idle_seconds: 3_600 },
+        {
+          ...{ date: '2026-03-07', engine_seconds: 86_400, moving_seconds: 82_800, idle_seconds: 3_600 },
+          ...unscheduled(86_400, 86_400, '2026-03-07T00:00:00-05:00', '2026-03-08T00:00:00-05:00'),
+        },
+        {
+          ...{ date: '2026-03-08', engine_seconds: 82_800, moving_seconds: 79_200, idle_seconds: 3_600 },
+          ...unscheduled(82_800, 82_800, '2026-03-08T00:00:00-05:00', '2026-03-09T00:00:00-04:00'),
+        },
+        {
+          ...{ date: '2026-03-09', engine_seconds: 86_400, moving_seconds: 82_800, idle_seconds: 3_600 },
+          ...unscheduled(86_400, 86_400, '2026-03-09T00:00:00-04:00', '2026-03-10T00:00:00-04:00'),
+        },
       ],
     });
   });
@@ -70,8 +89,11 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
     const fixture = await createFixture();
     const body = (await get(fixture, `/api/v1/devices/${fixture.devices.newYork.id}/hours/daily?from=2026-06-15&to=2026-06-16`)) as Daily;
     expect(body.data).toEqual([
-      { date: '2026-06-15', engine_seconds: 12_600, moving_seconds: 12_600, idle_seconds: 0 },
-      { date: '2026-06-16', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 },
+      {
+        ...{ date: '2026-06-15', engine_seconds: 12_600, moving_seconds: 12_600, idle_seconds: 0 },
+        ...unscheduled(86_400, 12_600, '2026-06-15T20:00:00-04:00', '2026-06-15T23:30:00-04:00'),
+      },
+      { date: '2026-06-16', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0, ...unscheduled(86_400, 0, null, null) },
     ]);
   });
 
@@ -80,8 +102,15 @@ describe('GET /api/v1/devices/{id}/hours/daily', () => {
     const body = (await get(fixture, `/api/v1/devices/${fixture.devices.kathmandu.id}/hours/daily?from=2026-06-10&to=2026-06-11`)) as Daily;
     expect(body).toMatchObject({ from: '2026-06-10T00:00:00+05:45', to: '2026-06-11T23:59:59+05:45', timezone: 'Asia/Kathmandu' });
     expect(body.data).toEqual([
-      { date: '2026-06-10', engine_seconds: 7_200, moving_seconds: 7_200, idle_seconds: 0 },
-      { date: '2026-06-11', engine_seconds: 7_200, moving_seconds: 3_600, idle_seconds: 3_600 },
+      {
+        ...{ date: '2026-06-10', engine_seconds: 7_200, moving_seconds: 7_200, idle_seconds: 0 },
+        ...unscheduled(86_400, 7_200, '2026-06-10T00:00:00+05:45', '2026-06-10T02:00:00+05:45'),
+      },
+      {
+        // Idle then moving, touching: one run of the engine.
+        ...{ date: '2026-06-11', engine_seconds: 7_200, moving_seconds: 3_600, idle_seconds: 3_600 },
+        ...unscheduled(86_400, 7_200, '2026-06-11T01:45:00+05:45', '2026-06-11T03:45:00+05:45'),
+      },
     ]);
   });
 

@@ -16,6 +16,13 @@ export function dailyBody(series: DailyHours) {
       engine_seconds: day.engineSeconds,
       moving_seconds: day.movingSeconds,
       idle_seconds: day.idleSeconds,
+      // D59: the day's length, its calendar's scheduled time, the engine inside and outside it, the first on and last off.
+      day_seconds: day.daySeconds,
+      scheduled_seconds: day.scheduledSeconds,
+      engine_in_schedule_seconds: day.engineInScheduleSeconds,
+      engine_outside_schedule_seconds: day.engineOutsideScheduleSeconds,
+      first_engine_on: day.firstEngineOn,
+      last_engine_off: day.lastEngineOff,
     })),
   };
 }

@@ -119,7 +119,13 @@ describe('GET /api/v1/hours/daily (D32)', () => {
         timezone: 'Pacific/Kiritimati',
         from: '2026-12-02T00:00:00+14:00',
         to: '2026-12-02T02:00:15+14:00',
-        data: [{ date: '2026-12-02', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0 }],
+        data: [
+          {
+            ...{ date: '2026-12-02', engine_seconds: 0, moving_seconds: 0, idle_seconds: 0, day_seconds: 86_400 },
+            ...{ scheduled_seconds: 0, engine_in_schedule_seconds: 0, engine_outside_schedule_seconds: 0 },
+            ...{ first_engine_on: null, last_engine_off: null },
+          },
+        ],
       },
     ]);
   });

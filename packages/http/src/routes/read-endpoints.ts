@@ -21,6 +21,7 @@ import { meterRoute } from './meter.js';
 import { presentedKeyRoute } from './presented-key.js';
 import { serviceRoute } from './service.js';
 import { aempEquipmentRoute, aempFleetRoute, aempSeriesRoute } from './aemp-routes.js';
+import { fleetUtilizationRoute, utilizationRoute } from './utilization.js';
 
 type ReadEndpointRow = (typeof READ_ENDPOINTS)[number];
 
@@ -135,6 +136,31 @@ const HTTP_ENDPOINTS: { readonly [Row in ReadEndpointRow as Row['name']]: HttpEn
       schema: 'FleetDailyHoursPage',
       withWindow: true,
       parameters: ['Tag'],
+    },
+  },
+  utilization: {
+    handler: utilizationRoute,
+    openApi: {
+      operationId: 'getDeviceUtilization',
+      summary: 'Utilization against the work calendar, by day, ISO week or month',
+      description:
+        "The daily series of the window grouped into periods: `group_by=day` (each local date), `week` (ISO weeks, Monday first, named by the year of their Thursday) or `month`. Each period has its first and last local date inside the window (periods cut by the window are partial), the sums of its days, `days_used` (days with engine time), `utilization` (engine seconds inside the calendar's windows over the scheduled seconds) and `idle_share` (idle over engine seconds), both null when their divisor is 0 and never rounded. Accepts the same `from` and `to` as /hours/daily.",
+      tag: 'Hours',
+      schema: 'Utilization',
+      withWindow: true,
+      parameters: ['GroupBy'],
+    },
+  },
+  fleetUtilization: {
+    handler: fleetUtilizationRoute,
+    openApi: {
+      operationId: 'getFleetUtilization',
+      summary: 'Utilization of every vehicle, or of each tag',
+      description: `With \`by=device\` (the default): \`/devices/{id}/utilization\` for every device of the account, ${PAGED} With \`by=tag\`: one element per tag of the devices in scope, in code-point order, with \`device_count\` and the days of its devices added up by period (a device with two tags counts in both; a device without tags in none); not paged: \`next_cursor\` is null.`,
+      tag: 'Fleet',
+      schema: 'FleetUtilizationPage',
+      withWindow: true,
+      parameters: ['GroupBy', 'UtilizationBy', 'Tag'],
     },
   },
   fleetMeter: {

@@ -85,7 +85,13 @@ describe('fleet-hours hours, daily and meter', () => {
       timezone: 'America/New_York',
       from: '2026-11-01T00:00:00-04:00',
       to: '2026-11-01T23:59:59-05:00',
-      data: [{ date: '2026-11-01', engine_seconds: 7200, moving_seconds: 7200, idle_seconds: 0 }],
+      // D59: the 25-hour day's length; no calendar, so every engine second is outside one.
+      data: [
+        expect.objectContaining({
+          ...{ date: '2026-11-01', engine_seconds: 7200, moving_seconds: 7200, idle_seconds: 0, day_seconds: 90_000 },
+          ...{ scheduled_seconds: 0, engine_in_schedule_seconds: 0, engine_outside_schedule_seconds: 7200 },
+        }),
+      ],
     });
   });
 

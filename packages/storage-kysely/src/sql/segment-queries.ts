@@ -23,7 +23,11 @@ interface SegmentRow {
  *
  * Selects `started_at`, `ended_at` (epoch seconds, float8: exact for whole seconds) and `state`.
  */
-export function overlappingSegments(deviceId: number, start: number | undefined, end: number | undefined): RawBuilder<SegmentRow> {
+export function overlappingSegments(
+  deviceId: number | RawBuilder<number>,
+  start: number | RawBuilder<number> | undefined,
+  end: number | RawBuilder<number> | undefined,
+): RawBuilder<SegmentRow> {
   const beforeEnd = end === undefined ? sql`` : sql`and started_at < to_timestamp(${end}::float8)`;
   const reachesStart =
     start === undefined
@@ -40,6 +44,25 @@ export function overlappingSegments(deviceId: number, start: number | undefined,
      where device_id = ${deviceId} and ended_at is null ${beforeEnd}`;
 }
 
+/**
+ * The overlapping segments of many requests in one statement (D49, P129): each request's
+ * {@link overlappingSegments} (the same bounded scans) in a lateral join, by request then start.
+ */
+export async function listOverlappingMany(
+  db: Kysely<FleetHoursDatabase>,
+  requests: readonly { readonly index: number; readonly deviceId: number; readonly start: number; readonly end: number }[],
+): Promise<(SegmentInput & { readonly request: number })[]> {
+  const perRequest = overlappingSegments(sql<number>`request.device_id`, sql<number>`request.start_at`, sql<number>`request.end_at`);
+  const { rows } = await sql<SegmentRow & { readonly request: number }>`
+    select request.request, segment.started_at, segment.ended_at, segment.state
+      from unnest(${requests.map((request) => request.index)}::int[], ${requests.map((request) => request.deviceId)}::int[],
+                  ${requests.map((request) => request.start)}::float8[], ${requests.map((request) => request.end)}::float8[])
+           as request(request, device_id, start_at, end_at)
+     cross join lateral (${perRequest}) as segment
+     order by request.request, segment.started_at`.execute(db);
+  return rows.map((row) => ({ request: Number(row.request), ..._segment(row) }));
+}
+
 /** Reads the overlapping segments (see {@link overlappingSegments}) in time order. */
 export async function listOverlapping(
   db: Kysely<FleetHoursDatabase>,
@@ -48,11 +71,11 @@ export async function listOverlapping(
   end: number | undefined,
 ): Promise<SegmentInput[]> {
   const { rows } = await sql<SegmentRow>`${overlappingSegments(deviceId, start, end)} order by started_at`.execute(db);
-  return rows.map((row) => ({
-    startedAt: Number(row.started_at),
-    endedAt: row.ended_at === null ? null : Number(row.ended_at),
-    state: row.state,
-  }));
+  return rows.map(_segment);
+}
+
+function _segment(row: SegmentRow): SegmentInput {
+  return { startedAt: Number(row.started_at), endedAt: row.ended_at === null ? null : Number(row.ended_at), state: row.state };
 }
 
 /**

@@ -44,6 +44,23 @@ export function calendarStore(db: Kysely<FleetHoursDatabase>): WorkCalendarStore
         return rows[0] ? _stored(rows[0]) : { calendar: null, version: 0 };
       }),
 
+    // The calendars of a page of devices and the account's default in one statement (D49, D59, P129).
+    findWorkCalendarsMany: ({ accountId, deviceIds }) =>
+      guard(async () => {
+        const devices = deviceIds.map(() => null as WorkCalendar | null);
+        if (!isId(accountId)) return { accountDefault: null, devices };
+        const ids = deviceIds.filter(isId);
+        const { rows } = await sql<{ readonly device_id: number | null; readonly body: string }>`
+          select null::int as device_id, body::text as body from account_work_calendars where account_id = ${accountId}::int and body is not null
+          union all
+          select device_id, body::text from device_work_calendars
+           where device_id = any(${ids}::int[]) and account_id = ${accountId}::int and body is not null`.execute(db);
+        const own = new Map(
+          rows.map((row) => [row.device_id === null ? null : Number(row.device_id), JSON.parse(row.body) as WorkCalendar]),
+        );
+        return { accountDefault: own.get(null) ?? null, devices: deviceIds.map((deviceId) => own.get(deviceId) ?? null) };
+      }),
+
     putWorkCalendar: ({ accountId, deviceId, calendar, expectedVersion }) =>
       guard(async () => {
         if (!valid(accountId, deviceId)) return null;

@@ -1,8 +1,8 @@
-import { BeyondRetentionError, type BucketSeconds, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
+import { BeyondRetentionError, type BucketSeconds, type EngineSegment, type FleetHoursStore, type SegmentInput } from '@fleet-hours/core';
 import { assertEpochSeconds, assertSourcesApart, planSegmentImport, segmentSpan } from '@fleet-hours/core/adapter';
 import type { Kysely } from 'kysely';
 import { writeDevices } from '../sql/device-writes.js';
-import { listOverlapping, lockDevice, summarize, sumByBucket } from '../sql/segment-queries.js';
+import { listOverlapping, listOverlappingMany, lockDevice, summarize, sumByBucket } from '../sql/segment-queries.js';
 import { listSourcedSegments } from '../sql/sourced-segments.js';
 import { isId, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
@@ -14,6 +14,7 @@ import { inTransaction } from '../sql/in-transaction.js';
 /** The methods of the storage port on engine segments, both aggregation capabilities included. */
 export interface SegmentStore extends Pick<FleetHoursStore, 'listSegments' | 'importSegments'> {
   sumSegmentSeconds: NonNullable<FleetHoursStore['sumSegmentSeconds']>;
+  listSegmentsMany: NonNullable<FleetHoursStore['listSegmentsMany']>;
   summarizeDeviceSegments: NonNullable<FleetHoursStore['summarizeDeviceSegments']>;
   sumSegmentSecondsMany: NonNullable<FleetHoursStore['sumSegmentSecondsMany']>;
   summarizeDeviceSegmentsMany: NonNullable<FleetHoursStore['summarizeDeviceSegmentsMany']>;
@@ -34,6 +35,9 @@ export function segmentStore(db: Kysely<FleetHoursDatabase>): SegmentStore {
         const segments = await listOverlapping(db, deviceId, start, end);
         return segments.map((segment) => ({ deviceId, ...segment }));
       }),
+
+    // The day fields of a fleet page (D49, D59, P129): every device's segments in one statement.
+    listSegmentsMany: _listSegmentsMany(db),
 
     sumSegmentSeconds: ({ deviceId, boundaries, now }) =>
       guard(async () => {
@@ -183,6 +187,23 @@ function _engineSecondsBeforeMany(db: Kysely<FleetHoursDatabase>): SegmentStore[
           idleSeconds: Number(row.idle_seconds),
         };
       }
+      return results;
+    });
+}
+
+/** `listSegmentsMany` on Kysely: every instant checked first, then one statement for every request (`sql/segment-queries.ts`). */
+function _listSegmentsMany(db: Kysely<FleetHoursDatabase>): SegmentStore['listSegmentsMany'] {
+  return ({ requests }) =>
+    guard(async () => {
+      requests.forEach(({ start, end }, index) => {
+        assertEpochSeconds(`requests[${index}].start`, start);
+        assertEpochSeconds(`requests[${index}].end`, end);
+      });
+      const results: EngineSegment[][] = requests.map(() => []);
+      const asked = requests.flatMap((request, index) => (isId(request.deviceId) ? [{ index, ...request }] : []));
+      if (asked.length === 0) return results;
+      for (const { request, ...segment } of await listOverlappingMany(db, asked))
+        results[request]!.push({ deviceId: requests[request]!.deviceId, ...segment });
       return results;
     });
 }

@@ -1,0 +1,93 @@
+/**
+ * Utilization (D60, P130, P131): the daily series with its day fields (D59) grouped by day, ISO week
+ * or month, for one device, a page of the fleet's devices, or each tag of the fleet's devices.
+ */
+import { UTILIZATION_GROUPINGS, utilizationPeriods, type UtilizationGrouping } from '../calendar/utilization.js';
+import { InvalidParameterError } from '../errors/errors.js';
+import type { DailyHours } from '../types.js';
+import { checkArguments } from './argument-checks.js';
+import { dailyPage } from './fleet-reads.js';
+import { FLEET_WINDOW_QUERY, WINDOW_QUERY, type ReadContext } from './read-context.js';
+import type { DeviceUtilization, FleetPage, FleetUtilizationQuery, TagUtilization, UtilizationQuery, WindowQuery } from './read-queries.js';
+
+/** How a fleet's utilization is split (D60): one element per device (paged) or per tag. */
+export const UTILIZATION_SPLITS = ['device', 'tag'] as const;
+
+/** `device` or `tag`. */
+export type UtilizationSplit = (typeof UTILIZATION_SPLITS)[number];
+
+/**
+ * The grouping of a utilization query (D60): `day`, `week` or `month`; absent, `day` (P130).
+ *
+ * @throws {InvalidParameterError} naming `group_by` for any other value.
+ */
+export function parseUtilizationGrouping(value: string | undefined): UtilizationGrouping {
+  return _oneOf('group_by', value, UTILIZATION_GROUPINGS, 'day');
+}
+
+/**
+ * How a fleet's utilization is split (D60): `device` or `tag`; absent, `device`.
+ *
+ * @throws {InvalidParameterError} naming `by` for any other value.
+ */
+export function parseUtilizationSplit(value: string | undefined): UtilizationSplit {
+  return _oneOf('by', value, UTILIZATION_SPLITS, 'device');
+}
+
+function _oneOf<T extends string>(parameter: string, value: string | undefined, allowed: readonly T[], absent: T): T {
+  if (value === undefined) return absent;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new InvalidParameterError(parameter, `Parameter ${parameter} "${value}" must be one of ${allowed.join(', ')}`);
+}
+
+/** The utilization reads of the service (D60); see `FleetHours` for each. */
+export function utilizationReads(context: ReadContext, daily: (query: WindowQuery) => Promise<DailyHours | null>) {
+  return {
+    async utilization(query: UtilizationQuery): Promise<DeviceUtilization | null> {
+      checkArguments('utilization()', query, { ...WINDOW_QUERY, groupBy: 'groupBy' });
+      const series = await daily(query);
+      return series && _deviceUtilization(series, query.groupBy);
+    },
+
+    async fleetUtilization(query: FleetUtilizationQuery): Promise<FleetPage<DeviceUtilization>> {
+      checkArguments('fleet.utilization()', query, { ...FLEET_WINDOW_QUERY, groupBy: 'groupBy' });
+      const page = await dailyPage(context, 'utilization', query);
+      return { items: page.items.map((series) => _deviceUtilization(series, query.groupBy)), nextCursor: page.nextCursor };
+    },
+
+    /**
+     * P131: every device in scope in one page of the daily series (a fixed number of store calls,
+     * D49), then per tag, in code-point order, the days of its devices added up by period.
+     */
+    async fleetUtilizationByTag(query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>): Promise<readonly TagUtilization[]> {
+      checkArguments('fleet.utilizationByTag()', query, { ...FLEET_WINDOW_QUERY, groupBy: 'groupBy' });
+      const page = await dailyPage(context, 'utilization', query, null);
+      const byTag = new Map<string, DailyHours[]>();
+      for (const [index, series] of page.items.entries()) {
+        for (const tag of page.devices[index]!.tags) {
+          if (!byTag.has(tag)) byTag.set(tag, []);
+          byTag.get(tag)!.push(series);
+        }
+      }
+      return [...byTag.keys()]
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((tag) => {
+          const members = byTag.get(tag)!;
+          // Days of several devices given together add up by period (P109): in date order.
+          const days = members.flatMap((series) => series.days).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+          return { tag, deviceCount: members.length, groupBy: query.groupBy, periods: utilizationPeriods(days, query.groupBy) };
+        });
+    },
+  };
+}
+
+function _deviceUtilization(series: DailyHours, groupBy: UtilizationGrouping): DeviceUtilization {
+  return {
+    deviceId: series.deviceId,
+    timeZone: series.timeZone,
+    from: series.from,
+    to: series.to,
+    groupBy,
+    periods: utilizationPeriods(series.days, groupBy),
+  };
+}
