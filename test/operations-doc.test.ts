@@ -224,6 +224,7 @@ describe('the Citus layout of docs/operations.md fits the migrated schema', () =
         }
       // What these writes change, so that the check below is not vacuous.
       expect([...targets].sort()).toEqual([
+        'device_positions',
         'device_states',
         'engine_day_figures',
         'engine_segments',

@@ -443,7 +443,9 @@ describe('the fleet view in Chromium, over the real demo (issue 12)', { timeout:
         })
       ).text();
       expect(expected.split('\r\n')[0]).toBe(
-        'device_id,timezone,from,to,data.date,data.engine_seconds,data.moving_seconds,data.idle_seconds',
+        'device_id,timezone,from,to,data.date,data.engine_seconds,data.moving_seconds,data.idle_seconds,data.day_seconds,' +
+          'data.scheduled_seconds,data.engine_in_schedule_seconds,data.engine_outside_schedule_seconds,data.first_engine_on,' +
+          'data.last_engine_off',
       );
       expect(readFileSync(saved, 'utf8')).toBe(expected);
       expect(problems).toEqual([]);

@@ -24,7 +24,7 @@
  * `prepare` builds the packages of the clone, which is most of this test's time.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -174,6 +174,17 @@ describe('README.md, followed verbatim on a fresh clone', { timeout: 900_000 }, 
       for (const { command, answer } of commands) {
         expect(answer, `the README shows no answer for: ${command}`).not.toBeNull();
         expect(serving, `nothing serves for: ${command}`).not.toBeNull();
+        // A download (`curl -OJ`, D62): the file it says it saves, its header row as shown.
+        const saves = /^saves (\S+)<today>\.csv: (.*?)…?$/.exec(answer!);
+        if (saves) {
+          await run('bash', ['-c', fill(command)], { cwd: clone, env: shellEnv(), timeout: 30_000 });
+          const file = readdirSync(clone).find((name) => name.startsWith(saves[1]!) && name.endsWith('.csv'));
+          expect(file, `${command}\nsaved no ${saves[1]}….csv`).toBeDefined();
+          const header = readFileSync(join(clone, file!), 'utf8').split('\r\n')[0]!;
+          expect(header.startsWith(saves[2]!), `${command}\nsaved a file beginning ${header}`).toBe(true);
+          ran.push(command);
+          continue;
+        }
         const { stdout } = await run('bash', ['-c', fill(command)], { cwd: clone, env: shellEnv(), timeout: 30_000 });
         let body: unknown;
         expect(() => (body = JSON.parse(stdout)), `${command}\nanswered: ${stdout}`).not.toThrow();

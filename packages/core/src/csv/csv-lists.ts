@@ -56,6 +56,7 @@ const _SCHEDULE = [
   'remaining_seconds',
   'remaining_days',
   'status',
+  'version',
 ] as const;
 
 const _SERVICE = ['device_id', 'timezone', 'as_of', 'hour_meter_seconds', ..._SCHEDULE.map((field) => `data.${field}`)] as const;
@@ -135,11 +136,13 @@ export const CSV_LISTS = {
       'url',
       'event_types',
       'enabled',
+      'description',
       'disabled_reason',
       'disabled_at',
       'failing_since',
       'previous_secret_expires_at',
       'created_at',
+      'version',
     ],
   },
   listWebhookDeliveries: {
@@ -150,7 +153,7 @@ export const CSV_LISTS = {
   listIngestTokens: {
     answer: 'list',
     file: 'ingest-tokens',
-    columns: ['id', 'label', 'fingerprint_prefix', 'state', 'created_at', 'expires_at', 'revoked_at'],
+    columns: ['id', 'label', 'fingerprint_prefix', 'state', 'created_at', 'expires_at', 'revoked_at', 'version'],
   },
 } as const satisfies { readonly [Name in ReadEndpointName | ManageEndpointName]?: CsvList };
 

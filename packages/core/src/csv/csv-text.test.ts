@@ -46,18 +46,76 @@ describe('csvRows (D62)', () => {
     timezone: 'Europe/Berlin',
     from: '2026-11-01T00:00:00+01:00',
     to: '2026-11-02T23:59:59+01:00',
-    data: dates.map((date, index) => ({ date, engine_seconds: index * 60, moving_seconds: index * 60, idle_seconds: 0 })),
+    data: dates.map((date, index) => ({
+      date,
+      engine_seconds: index * 60,
+      moving_seconds: index * 60,
+      idle_seconds: 0,
+      day_seconds: 86_400,
+      scheduled_seconds: 0,
+      engine_in_schedule_seconds: 0,
+      engine_outside_schedule_seconds: index * 60,
+      first_engine_on: index === 0 ? null : `${date}T00:00:00+01:00`,
+      last_engine_off: index === 0 ? null : `${date}T00:01:00+01:00`,
+    })),
   });
 
   it('D62: one row per device per day of a fleet daily page, device_id and timezone on each, nested fields under data.', () => {
     const page = { data: [daily(1, ['2026-11-01', '2026-11-02']), daily(2, []), daily(3, ['2026-11-01'])], next_cursor: null };
     expect(csvHeader(CSV_LISTS.fleetDaily)).toBe(
-      'device_id,timezone,from,to,data.date,data.engine_seconds,data.moving_seconds,data.idle_seconds\r\n',
+      'device_id,timezone,from,to,data.date,data.engine_seconds,data.moving_seconds,data.idle_seconds,data.day_seconds,' +
+        'data.scheduled_seconds,data.engine_in_schedule_seconds,data.engine_outside_schedule_seconds,data.first_engine_on,' +
+        'data.last_engine_off\r\n',
     );
     expect(readCsv(csvRows(page, CSV_LISTS.fleetDaily))).toEqual([
-      ['1', 'Europe/Berlin', '2026-11-01T00:00:00+01:00', '2026-11-02T23:59:59+01:00', '2026-11-01', '0', '0', '0'],
-      ['1', 'Europe/Berlin', '2026-11-01T00:00:00+01:00', '2026-11-02T23:59:59+01:00', '2026-11-02', '60', '60', '0'],
-      ['3', 'Europe/Berlin', '2026-11-01T00:00:00+01:00', '2026-11-02T23:59:59+01:00', '2026-11-01', '0', '0', '0'],
+      [
+        '1',
+        'Europe/Berlin',
+        '2026-11-01T00:00:00+01:00',
+        '2026-11-02T23:59:59+01:00',
+        '2026-11-01',
+        '0',
+        '0',
+        '0',
+        '86400',
+        '0',
+        '0',
+        '0',
+        '',
+        '',
+      ],
+      [
+        '1',
+        'Europe/Berlin',
+        '2026-11-01T00:00:00+01:00',
+        '2026-11-02T23:59:59+01:00',
+        '2026-11-02',
+        '60',
+        '60',
+        '0',
+        '86400',
+        '0',
+        '0',
+        '60',
+        '2026-11-02T00:00:00+01:00',
+        '2026-11-02T00:01:00+01:00',
+      ],
+      [
+        '3',
+        'Europe/Berlin',
+        '2026-11-01T00:00:00+01:00',
+        '2026-11-02T23:59:59+01:00',
+        '2026-11-01',
+        '0',
+        '0',
+        '0',
+        '86400',
+        '0',
+        '0',
+        '0',
+        '',
+        '',
+      ],
     ]);
     // A device's own series is one entry: one row per day.
     expect(csvRows(daily(1, ['2026-11-01', '2026-11-02']), CSV_LISTS.daily)).toBe(

@@ -74,8 +74,11 @@ interface _Suite {
  * ```ts
  * import { createMemoryStore } from '@fleet-hours/core';
  * import { describeStorageContract } from '@fleet-hours/core/testing';
- * // The memory store offers the batch capabilities of the fleet pages (D32):
- * describeStorageContract('memory', { makeStore: createMemoryStore, capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany'] });
+ * // The memory store offers the batch capabilities of the fleet pages (D32, D59) and units (P102):
+ * describeStorageContract('memory', {
+ *   makeStore: createMemoryStore,
+ *   capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'listSegmentsMany', 'findWorkCalendarsMany', 'atomically'],
+ * });
  * ```
  */
 export function describeStorageContract(name: string, subject: StorageContractSubject): void {

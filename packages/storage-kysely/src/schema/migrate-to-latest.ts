@@ -54,8 +54,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0020_device_tags_and_identity': deviceTagsAndIdentityMigration,
   '0021_webhook_endpoint_descriptions': webhookEndpointDescriptionsMigration,
   '0022_work_calendars': workCalendarsMigration,
-  '0025_reading_sources': readingSourcesMigration,
   '0024_device_positions': devicePositionsMigration,
+  '0025_reading_sources': readingSourcesMigration,
 });
 
 /**

@@ -238,7 +238,17 @@ function describeAggregation(
       });
       const daily = await createFleetHours({ store, now: () => TO_2027 * 1000 }).daily({ accountId, deviceId: device.id, ...dates });
       expect(daily!.from).toBe(from);
-      expect(daily!.days).toEqual([{ date, engineSeconds: seconds, movingSeconds: seconds, idleSeconds: 0 }]);
+      // D59: the day's true length is its `day_seconds` too; no calendar, so all of it is outside a schedule.
+      expect(daily!.days).toHaveLength(1);
+      expect(daily!.days[0]).toMatchObject({
+        date,
+        engineSeconds: seconds,
+        movingSeconds: seconds,
+        idleSeconds: 0,
+        daySeconds: seconds,
+        scheduledSeconds: 0,
+        engineOutsideScheduleSeconds: seconds,
+      });
     });
   });
 }
