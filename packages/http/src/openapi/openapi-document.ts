@@ -1,6 +1,7 @@
 import { CALENDAR_ETAG_DESCRIPTION, CALENDAR_PARAMETERS, CALENDAR_SCHEMAS } from './openapi-calendars.js';
 import { UTILIZATION_PARAMETERS, UTILIZATION_SCHEMAS } from './openapi-utilization.js';
 import {
+  CSV_LISTS,
   DEVICE_TAG_MAX,
   DEVICE_TAGS_MAX,
   ERROR_CODES,
@@ -814,22 +815,9 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       schemas: {
         Device: {
           type: 'object',
-          required: [
-            'id',
-            'name',
-            'imei',
-            'registration',
-            'model',
-            'status',
-            'timezone',
-            'last_reported_at',
-            'tags',
-            'oem_name',
-            'equipment_model',
-            'serial_number',
-            'pin',
-            'version',
-          ],
+          // Every field of the device body, in its order: the columns of the devices' CSV list (D62),
+          // which its tests check against the JSON body field by field.
+          required: [...CSV_LISTS.devices.columns],
           properties: {
             id: {
               type: 'integer',
