@@ -19,20 +19,14 @@ export interface UtilizationDay {
   readonly engineOutsideScheduleSeconds: number;
 }
 
-/** The utilization of one period (D60): the sums of its days and the two ratios. */
-export interface UtilizationPeriod {
+/** The utilization of one period (D60): the sums of its days' seconds and the two ratios. */
+export interface UtilizationPeriod extends Omit<UtilizationDay, 'date'> {
   /** `YYYY-MM-DD` (day), `YYYY-Www` (ISO week), `YYYY-MM` (month). */
   readonly period: string;
   /** The first local date of the period inside the window. */
   readonly from: string;
   /** The last local date of the period inside the window. */
   readonly to: string;
-  readonly engineSeconds: number;
-  readonly movingSeconds: number;
-  readonly idleSeconds: number;
-  readonly scheduledSeconds: number;
-  readonly engineInScheduleSeconds: number;
-  readonly engineOutsideScheduleSeconds: number;
   /** Days with engine seconds. */
   readonly daysUsed: number;
   /** `engineInScheduleSeconds / scheduledSeconds`, not rounded; `null` when nothing was scheduled. */

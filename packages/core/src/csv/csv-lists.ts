@@ -5,6 +5,7 @@
  * (P116). Adding a list is one row here (the utilization lists of D60, when they are built).
  */
 import type { ManageEndpointName, ReadEndpointName } from '../access/read-endpoints.js';
+import { SERVICE_SCHEDULE_BODY_FIELDS } from '../events/service-schedule-body.js';
 
 /** One list that answers CSV (D62). */
 export interface CsvList {
@@ -42,24 +43,13 @@ const _DAILY = [
   'data.last_engine_off',
 ] as const;
 
-const _SCHEDULE = [
-  'id',
-  'name',
-  'interval_seconds',
-  'interval_days',
-  'due_soon_seconds',
-  'due_soon_days',
-  'last_done_at',
-  'last_done_hour_meter_seconds',
-  'due_hour_meter_seconds',
-  'due_date',
-  'remaining_seconds',
-  'remaining_days',
-  'status',
-  'version',
+const _SERVICE = [
+  'device_id',
+  'timezone',
+  'as_of',
+  'hour_meter_seconds',
+  ...SERVICE_SCHEDULE_BODY_FIELDS.map((field) => `data.${field}`),
 ] as const;
-
-const _SERVICE = ['device_id', 'timezone', 'as_of', 'hour_meter_seconds', ..._SCHEDULE.map((field) => `data.${field}`)] as const;
 
 /** Every list of the API that answers CSV (D62), by route name. */
 export const CSV_LISTS = {

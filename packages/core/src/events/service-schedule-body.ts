@@ -1,4 +1,21 @@
+import { SCHEDULE_FIELDS } from '../manage/maintenance-fields.js';
 import type { ServiceScheduleState } from '../types.js';
+
+/**
+ * A schedule's JSON fields in their order (D39): its id, the fields its writes give, what the
+ * service read works out, and its version. {@link serviceScheduleBody} has exactly these, and the
+ * CSV of the service lists has them as columns (D62).
+ */
+export const SERVICE_SCHEDULE_BODY_FIELDS = [
+  'id',
+  ...SCHEDULE_FIELDS,
+  'due_hour_meter_seconds',
+  'due_date',
+  'remaining_seconds',
+  'remaining_days',
+  'status',
+  'version',
+] as const;
 
 /**
  * One schedule as JSON (D39), the one place of its fields and their order: the `schedule` of a
@@ -25,5 +42,5 @@ export function serviceScheduleBody(schedule: ServiceScheduleState) {
     status: schedule.status,
     // D54 (P101): the version its writes answer, so that a read (or an event) gives the `If-Match` of the next write.
     version: schedule.version,
-  };
+  } satisfies Record<(typeof SERVICE_SCHEDULE_BODY_FIELDS)[number], unknown>;
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { AempFetchError, parseRetryAfter, type AempNode } from '@fleet-hours/core';
+import { describeConnectionFailure } from '../http-client/describe-connection-failure.js';
 import { publicLookup, RefusedAddressError, refuseNonPublicHost } from '../webhooks/public-address.js';
 import { parseAempPageBody, UnreadablePageError } from './aemp-page-body.js';
 
@@ -205,13 +206,7 @@ function _send(
 /** A failure to connect, for the poll's record: what failed, never a secret. */
 function _describe(error: unknown, timeoutMs: number): string {
   if (error instanceof RefusedAddressError) return `refused: ${error.message}`;
-  const code = (error as { code?: unknown } | null)?.code;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (code === 'ETIMEDOUT' || name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND') return 'no such host';
-  if (typeof code === 'string') return `connection failed (${code})`;
-  return 'connection failed';
+  return describeConnectionFailure(error, timeoutMs);
 }
 
 function _header(headers: IncomingHttpHeaders, name: string): string | null {

@@ -2,6 +2,7 @@ import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage }
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { parseRetryAfter, signingSecrets, webhookHeaders, type ClaimedDelivery, type AttemptReport } from '@fleet-hours/core';
 import { Webhook } from 'standardwebhooks';
+import { describeConnectionFailure } from '../http-client/describe-connection-failure.js';
 import { publicLookup, RefusedAddressError, refuseNonPublicHost } from './public-address.js';
 
 /** How one request is sent (D41). */
@@ -113,11 +114,5 @@ function _header(response: IncomingMessage, name: string): string | null {
 function _describe(error: unknown, timeoutMs: number): string {
   // D48: the setting as serve, demo and webhooks test take it, the commands whose senders print or record this.
   if (error instanceof RefusedAddressError) return `refused: ${error.message} (allow it with --webhook-allow-private-addresses on)`;
-  const code = (error as { code?: unknown } | null)?.code;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (code === 'ETIMEDOUT' || name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND') return 'no such host';
-  if (typeof code === 'string') return `connection failed (${code})`;
-  return 'connection failed';
+  return describeConnectionFailure(error, timeoutMs);
 }

@@ -179,13 +179,13 @@ export interface ServiceMemosTable {
   statuses_until: NullableTimestampColumn;
 }
 
-/** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
 /** `telemetry_horizon` (D45): at most one row, the first instant from which every telemetry point is still stored. */
 export interface TelemetryHorizonTable {
   only_row: Generated<boolean>;
   horizon: TimestampColumn;
 }
 
+/** `webhook_endpoints`: an account's webhook endpoints and the secrets they sign with (D41). */
 export interface WebhookEndpointsTable {
   id: Generated<number>;
   account_id: number;

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 
 /** `integer` ids: anything else cannot name a row, so it is a miss, not a query error. */
 const MAX_ID = 2_147_483_647;
@@ -12,6 +12,19 @@ export function isId(value: number): boolean {
 export function epochSeconds(column: string): RawBuilder<number> {
   return sql<number>`date_part('epoch', ${sql.ref(column)})`;
 }
+
+/**
+ * A row of `Table` as a select reads it when every `timestamptz` column is read with
+ * {@link epochSeconds}: the other columns as the table has them, each instant as epoch seconds
+ * (a number, or the text some drivers give), `null` where the column may be null.
+ */
+export type EpochSecondsRow<Table> = {
+  [Column in keyof Selectable<Table>]: Selectable<Table>[Column] extends Date
+    ? number | string
+    : Date extends Selectable<Table>[Column]
+      ? number | string | null
+      : Selectable<Table>[Column];
+};
 
 /** Epoch seconds (checked by `assertEpochSeconds` beforehand) as a `timestamptz`; `null` stays null. */
 export function instantOf(seconds: number | null): RawBuilder<Date> {

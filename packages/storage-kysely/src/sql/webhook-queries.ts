@@ -7,8 +7,8 @@
 import type { EventType, NewWebhookEvent, WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from '@fleet-hours/core';
 import type { EndpointDisabledReason } from '@fleet-hours/core';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { FleetHoursDatabase } from '../schema/database-schema.js';
-import { epochSeconds, instantOf, isId, secondsOrNull } from './sql-values.js';
+import type { FleetHoursDatabase, WebhookEndpointsTable } from '../schema/database-schema.js';
+import { epochSeconds, type EpochSecondsRow, instantOf, isId, secondsOrNull } from './sql-values.js';
 
 type Db = Kysely<FleetHoursDatabase> | Transaction<FleetHoursDatabase>;
 
@@ -28,22 +28,8 @@ export const ENDPOINT_COLUMNS = [
   epochSeconds('created_at').as('created_at'),
 ] as const;
 
-/** An endpoint row as its columns read. */
-export interface EndpointRow {
-  id: number;
-  account_id: number;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: number | string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: number | string | null;
-  failing_since: number | string | null;
-  created_at: number | string;
-}
+/** An endpoint row as {@link ENDPOINT_COLUMNS} read it: the table's columns, its instants as epoch seconds. */
+export type EndpointRow = EpochSecondsRow<WebhookEndpointsTable>;
 
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
