@@ -117,7 +117,7 @@ export * from './maintenance/hour-meter.js';
 export * from './maintenance/service-status.js';
 export * from './events/decide-events.js';
 export * from './events/device-events.js';
-export * from './events/service-schedule-body.js';
+export { serviceScheduleBody } from './events/service-schedule-body.js';
 export * from './events/retry-schedule.js';
 export * from './events/webhook-message.js';
 export * from './events/webhook-endpoint.js';

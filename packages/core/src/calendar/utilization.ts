@@ -19,7 +19,7 @@ export interface UtilizationDay {
   readonly engineOutsideScheduleSeconds: number;
 }
 
-/** The utilization of one period (D60): the sums of its days' seconds and the two ratios. */
+/** The utilization of one period (D60): the sums of its days and the two ratios. */
 export interface UtilizationPeriod extends Omit<UtilizationDay, 'date'> {
   /** `YYYY-MM-DD` (day), `YYYY-Www` (ISO week), `YYYY-MM` (month). */
   readonly period: string;
