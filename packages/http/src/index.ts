@@ -18,6 +18,7 @@ export { deviceBody, type DeviceBody } from './routes/list-devices.js';
 export { hoursBody } from './routes/hours.js';
 export { dailyBody } from './routes/daily.js';
 export { meterBody } from './routes/meter.js';
+export { tagUtilizationBody, utilizationBody } from './routes/utilization.js';
 export { serviceBody, serviceScheduleBody } from './routes/service.js';
 export { auditEntryBody, type AuditEntryBody } from './routes/audit.js';
 export { FINGERPRINT_PREFIX_LENGTH } from './routes/change-origin.js';

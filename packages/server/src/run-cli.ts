@@ -21,6 +21,7 @@ import { listHourMeterCommand, removeHourMeterCommand, setHourMeterCommand } fro
 import { removeCalendarCommand, setCalendarCommand, showCalendarCommand } from './commands/calendar.js';
 import { importSegmentsCommand, importTelemetryCommand } from './commands/import.js';
 import { dailyCommand, hoursCommand, meterCommand } from './commands/read-hours.js';
+import { utilizationCommand } from './commands/utilization.js';
 import { KEY_COMMANDS } from './commands/keys.js';
 import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.js';
 import { serveCommand } from './commands/serve.js';
@@ -67,6 +68,7 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   hours: hoursCommand,
   daily: dailyCommand,
   meter: meterCommand,
+  utilization: utilizationCommand,
   'hour-meter set': setHourMeterCommand,
   'hour-meter list': listHourMeterCommand,
   'hour-meter remove': removeHourMeterCommand,
@@ -177,7 +179,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
  * document parses to the same values (JSON.stringify escapes C0 itself, not C1 or U+202E).
  */
 function _forTerminal(text: string): string {
-  return escapeControlCharacters(text, '\n');
+  // P144: CRLF, the line end of CSV output, stays a pair; a CR alone is escaped.
+  return text
+    .split('\r\n')
+    .map((line) => escapeControlCharacters(line, '\n'))
+    .join('\r\n');
 }
 
 async function closeQuietly(database: OpenedDatabase | null): Promise<void> {

@@ -2,7 +2,7 @@
  * The lists of the API that also answer CSV (D62), by the name of their route in `READ_ENDPOINTS`
  * or `MANAGE_ENDPOINTS`: what an entry is and its columns. A route named here answers
  * `Accept: text/csv`; every other route answers 406 to a request that accepts CSV and not JSON
- * (P116). Adding a list is one row here (the utilization lists of D60, when they are built).
+ * (P116). Adding a list is one row here.
  */
 import type { ManageEndpointName, ReadEndpointName } from '../access/read-endpoints.js';
 import { SERVICE_SCHEDULE_BODY_FIELDS } from '../events/service-schedule-body.js';
@@ -24,6 +24,11 @@ export interface CsvList {
   readonly unwind?: string;
   /** The file name's subject, `fleet-hours-<file>-<date>.csv`; `{id}` is the id of the route's path (P117). */
   readonly file: string;
+  /**
+   * P143: a query parameter whose value gives the entries another shape (`by=tag` of the fleet's
+   * utilization): the list of each such value; any other value, or none, is this list.
+   */
+  readonly variants?: { readonly parameter: string; readonly lists: { readonly [value: string]: CsvList } };
 }
 
 const _DAILY = [
@@ -50,6 +55,25 @@ const _SERVICE = [
   'hour_meter_seconds',
   ...SERVICE_SCHEDULE_BODY_FIELDS.map((field) => `data.${field}`),
 ] as const;
+
+/** The fields of a utilization period (D60), under `data`. */
+const _PERIOD = [
+  'period',
+  'from',
+  'to',
+  'engine_seconds',
+  'moving_seconds',
+  'idle_seconds',
+  'scheduled_seconds',
+  'engine_in_schedule_seconds',
+  'engine_outside_schedule_seconds',
+  'days_used',
+  'utilization',
+  'idle_share',
+].map((field) => `data.${field}`);
+
+/** P143: a device's utilization, one row per period; also each device of the fleet's. */
+const _UTILIZATION = ['device_id', 'timezone', 'from', 'to', 'group_by', ..._PERIOD] as const;
 
 /** Every list of the API that answers CSV (D62), by route name. */
 export const CSV_LISTS = {
@@ -94,6 +118,18 @@ export const CSV_LISTS = {
       'hour_meter_seconds',
       'hour_meter_read_at',
     ],
+  },
+  utilization: { answer: 'entry', file: 'device-{id}-utilization', columns: _UTILIZATION, unwind: 'data' },
+  fleetUtilization: {
+    answer: 'list',
+    file: 'utilization',
+    columns: _UTILIZATION,
+    unwind: 'data',
+    // P143: `by=tag`, one row per tag per period.
+    variants: {
+      parameter: 'by',
+      lists: { tag: { answer: 'list', file: 'utilization-by-tag', columns: ['tag', 'device_count', 'group_by', ..._PERIOD], unwind: 'data' } },
+    },
   },
   service: { answer: 'entry', file: 'device-{id}-service', columns: _SERVICE, unwind: 'data' },
   fleetService: { answer: 'list', file: 'service', columns: _SERVICE, unwind: 'data' },
@@ -158,6 +194,18 @@ export type CsvListName = keyof typeof CSV_LISTS;
  */
 export function csvList(name: string): CsvList | undefined {
   return Object.hasOwn(CSV_LISTS, name) ? CSV_LISTS[name as CsvListName] : undefined;
+}
+
+/**
+ * The list a request reads (P143): the list's variant for the value of its parameter, else the list.
+ *
+ * @param list The route's list.
+ * @param value The value of the request's query parameter that `variants` names, if any.
+ * @returns The list whose columns the answer has.
+ */
+export function csvListVariant(list: CsvList, value: string | undefined): CsvList {
+  const lists = list.variants?.lists;
+  return value !== undefined && lists !== undefined && Object.hasOwn(lists, value) ? lists[value]! : list;
 }
 
 /**

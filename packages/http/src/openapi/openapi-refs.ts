@@ -1,5 +1,5 @@
 /** What the parts of the OpenAPI document built beside it (ingestion, the write routes) share. */
-import { csvList } from '@fleet-hours/core';
+import { csvList, type CsvList } from '@fleet-hours/core';
 
 /** A piece of the document, as plain JSON data. */
 export type Json = Record<string, unknown>;
@@ -30,12 +30,21 @@ export function answerContent(name: string, schema: string): Json {
           'text/csv': {
             schema: {
               type: 'string',
-              description: `Sent for \`Accept: text/csv\`: RFC 4180 with CRLF line ends, \`Content-Disposition: attachment\`. The whole list in one answer (every page, no cursor), one row per entry${list.unwind ? ` and per element of its \`${list.unwind}\`` : ''}. Header: \`${list.columns.join(',')}\`. Text beginning with =, +, -, @, a tab or a carriage return is prefixed with \`'\`; arrays and maps are JSON text.`,
+              description: `Sent for \`Accept: text/csv\`: RFC 4180 with CRLF line ends, \`Content-Disposition: attachment\`. The whole list in one answer (every page, no cursor), one row per entry${list.unwind ? ` and per element of its \`${list.unwind}\`` : ''}. Header: \`${list.columns.join(',')}\`${_variantHeaders(list)}. Text beginning with =, +, -, @, a tab or a carriage return is prefixed with \`'\`; arrays and maps are JSON text.`,
             },
           },
         }
       : {}),
   };
+}
+
+/** P143: the header of each other shape of a list's entries (`by=tag`), in words. */
+function _variantHeaders(list: CsvList): string {
+  const variants = list.variants;
+  if (variants === undefined) return '';
+  return Object.entries(variants.lists)
+    .map(([value, other]) => `; with \`${variants.parameter}=${value}\`: \`${other.columns.join(',')}\``)
+    .join('');
 }
 
 /** The 406 of a route that is not a list (P116): none for a list, which answers CSV too. */

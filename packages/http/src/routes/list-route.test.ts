@@ -96,6 +96,8 @@ describe('CSV of every list (D62)', () => {
       ['fleetHours', '/api/v1/hours?from=2026-03-01&to=2026-11-30', read],
       ['fleetDaily', '/api/v1/hours/daily?from=2026-11-01&to=2026-11-03', read],
       ['fleetMeter', '/api/v1/meter', read],
+      ['utilization', `/api/v1/devices/${devices.newYork.id}/utilization?from=2026-10-30&to=2026-11-03&group_by=week`, read],
+      ['fleetUtilization', '/api/v1/utilization?from=2026-11-01&to=2026-11-03', read],
       ['service', `/api/v1/devices/${devices.newYork.id}/service`, read],
       ['fleetService', '/api/v1/service', read],
       ['listAudit', '/api/v1/audit', manage],

@@ -1,4 +1,4 @@
-import { CSV_LISTS, csvFileName, FleetHoursError, InvalidParameterError, type CsvListName } from '@fleet-hours/core';
+import { CSV_LISTS, csvFileName, csvListVariant, FleetHoursError, InvalidParameterError, type CsvListName } from '@fleet-hours/core';
 import { FLEET_PAGE_SIZES, type PagedEndpoint, type PageQuery } from '@fleet-hours/core/adapter';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
@@ -33,7 +33,9 @@ export function listRoute(name: CsvListName, now: () => number, read: ListReader
       throw new InvalidParameterError('cursor', 'A CSV answer holds the whole list from its first entry: give no cursor');
     const first = await read(c, { whole: true });
     const date = new Date(now()).toISOString().slice(0, 10);
-    return csvResponse(c, list, first, csvFileName(list, date, c.req.param('id')), (error) => c.get('streamFailed')?.(error));
+    // P143: the query was checked by the read; a parameter of the list may choose its shape (`by=tag`).
+    const shape = 'variants' in list ? csvListVariant(list, c.req.query(list.variants.parameter)) : list;
+    return csvResponse(c, shape, first, csvFileName(shape, date, c.req.param('id')), (error) => c.get('streamFailed')?.(error));
   };
 }
 

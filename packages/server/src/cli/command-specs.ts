@@ -431,6 +431,33 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['fleet-hours meter --device 4', 'fleet-hours meter --device 4 --json'],
   }),
   spec({
+    name: 'utilization',
+    summary: 'Utilization against the work calendar, per day, ISO week or month: a device, every device, or each tag',
+    details:
+      'Reads what GET /api/v1/devices/ID/utilization (--device) or GET /api/v1/utilization (--account: every device of the ' +
+      'account, or with --by tag one line per tag) answers, straight from the database. The window and its defaults are those ' +
+      'of the hours command, in each device\'s own zone. Per period: engine time, the part inside and outside the work ' +
+      'calendar, the scheduled time, the days with engine time, utilization (engine time inside the calendar over the ' +
+      'scheduled time) and idle share (idle over engine time), shown as percent with one decimal (- when there is nothing to ' +
+      'divide by). --format json (or --json) prints the API\'s body, unrounded, every device in one document; --format csv ' +
+      'the rows and columns of the API\'s CSV.',
+    options: {
+      device: valued('ID', 'Device id: its own periods.'),
+      account: valued('ID', 'Account id: every device of the account (or each tag, with --by tag).'),
+      tag: valued('TAG', 'With --account: only the devices having this tag.'),
+      by: valued('device|tag', 'With --account: one entry per device (default) or per tag.'),
+      from: windowFrom,
+      to: windowTo,
+      'group-by': valued('day|week|month', 'Periods: local days (default), ISO weeks (Monday first) or calendar months.'),
+      format: valued('table|json|csv', 'What to print (default table).'),
+    },
+    examples: [
+      'fleet-hours utilization --device 4 --from 2026-11-02 --to 2026-11-29 --group-by week',
+      'fleet-hours utilization --account 1 --tag north --from 2026-10-01 --to 2026-12-31 --group-by month --format csv > q4.csv',
+      'fleet-hours utilization --account 1 --by tag --group-by week --json',
+    ],
+  }),
+  spec({
     name: 'hour-meter set',
     summary: "Record a reading of a machine's own hour meter",
     details:

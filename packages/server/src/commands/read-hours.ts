@@ -65,14 +65,14 @@ export async function meterCommand(context: CommandContext): Promise<CommandResu
 }
 
 /** Checks `--device`, `--from` and `--to` before the database is opened, then finds the device. */
-async function openRead(context: CommandContext, command: string) {
+export async function openRead(context: CommandContext, command: string) {
   const deviceId = readId(requiredOption(context, 'device'), '--device');
   const dates = readWindowDates(context, command);
   return { ...(await findDevice(context, deviceId)), dates };
 }
 
 /** The reads go through the API's core over the command's store, with the command's clock. */
-async function findDevice(
+export async function findDevice(
   context: CommandContext,
   deviceId: number,
 ): Promise<{ fleetHours: FleetHours; accountId: number; device: Device }> {
@@ -83,7 +83,7 @@ async function findDevice(
 }
 
 /** `--from` and `--to` as the API's `from` and `to` (YYYY-MM-DD, from not after to); a bad one is a usage error naming the option. */
-function readWindowDates(context: CommandContext, command: string): WindowDates {
+export function readWindowDates(context: CommandContext, command: string): WindowDates {
   try {
     return parseWindowQuery({ from: optionalOption(context, 'from'), to: optionalOption(context, 'to') });
   } catch (error) {
@@ -92,7 +92,7 @@ function readWindowDates(context: CommandContext, command: string): WindowDates 
 }
 
 /** The one check that needs the device's zone (a --from after today) fails in the read itself. */
-async function windowRead<T>(command: string, read: () => Promise<T | null>): Promise<T> {
+export async function windowRead<T>(command: string, read: () => Promise<T | null>): Promise<T> {
   const value = await read().catch((error: unknown) => {
     throw asUsageError(error, command);
   });
@@ -100,14 +100,16 @@ async function windowRead<T>(command: string, read: () => Promise<T | null>): Pr
   return value;
 }
 
-/** The core names the query parameters (`from`); the CLI names its options (`--from`). */
-function asUsageError(error: unknown, command: string): unknown {
+/** The core names the query parameters (`from`, `group_by`); the CLI names its options (`--from`, `--group-by`). */
+export function asUsageError(error: unknown, command: string): unknown {
   if (!(error instanceof InvalidParameterError)) return error;
-  const message = error.message.replace(/^Parameter /, '').replace(/(?<![\w-])(from|to)(?= ")/g, '--$1');
+  const message = error.message
+    .replace(/^Parameter (\w+)/, (_, name: string) => `--${name.replaceAll('_', '-')}`)
+    .replace(/(?<![\w-])(from|to)(?= ")/g, '--$1');
   return new UsageError(message, command);
 }
 
-function describeDevice(device: Device): string {
+export function describeDevice(device: Device): string {
   return `${device.name} (device ${device.id})`;
 }
 
@@ -117,7 +119,7 @@ function secondsLines(figures: { readonly engineSeconds: number; readonly moving
 }
 
 /** Seconds as h:mm:ss, hours unbounded: `25:00:00` reads as a day's worth at a glance. */
-function clock(seconds: number): string {
+export function clock(seconds: number): string {
   const two = (value: number) => String(value).padStart(2, '0');
   return `${Math.floor(seconds / 3600)}:${two(Math.floor((seconds % 3600) / 60))}:${two(seconds % 60)}`;
 }
