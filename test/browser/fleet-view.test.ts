@@ -1172,3 +1172,155 @@ describe('the fleet view acts with a manage key, in Chromium (D56)', { timeout: 
     },
   );
 });
+
+describe('the utilization panel of the fleet view, in Chromium (D60, D56)', { timeout: 120_000 }, () => {
+  // Wednesday 2026-11-25 15:00 UTC: the current ISO week, 2026-W48, began on Monday the 23rd in every zone here.
+  const NOW = Date.UTC(2026, 10, 25, 15, 0) / 1000;
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  let key = '';
+  const names = ['Loader 3', 'Night digger', 'Sweeper 9', 'Spare loader'];
+
+  beforeAll(async () => {
+    if (skipped) return;
+    const store = createMemoryStore();
+    const account = await store.createAccount({ name: 'Quarry Works', plan: 'business', now: NOW - 30 * 86_400 });
+    key = generateApiKey();
+    const manage = generateApiKey();
+    for (const [secret, scope] of [
+      [key, 'read'],
+      [manage, 'manage'],
+    ] as const)
+      await store.createApiKey({
+        accountId: account.id,
+        fingerprint: await fingerprintApiKey(secret),
+        label: null,
+        expiresAt: null,
+        now: 0,
+        scope,
+      });
+    const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'UTC'];
+    const ids: number[] = [];
+    for (const [index, name] of names.entries())
+      ids.push(
+        (await store.createDevice({
+          accountId: account.id,
+          name,
+          imei: `35630704244100${index}`,
+          model: 'FMB920',
+          timeZone: zones[index]!,
+        }))!.id,
+      );
+    const run = (deviceId: number, from: string, to: string) =>
+      store.importSegments({
+        deviceId,
+        segments: [{ startedAt: Date.parse(from) / 1000, endedAt: Date.parse(to) / 1000, state: 'moving' }],
+        reportedAt: NOW - 600,
+      });
+    // Loader: Monday 07:00–17:00 and Tuesday 08:00–12:00, all inside the calendar.
+    await run(ids[0]!, '2026-11-23T07:00:00Z', '2026-11-23T17:00:00Z');
+    await run(ids[0]!, '2026-11-24T08:00:00Z', '2026-11-24T12:00:00Z');
+    // Night digger: Monday 20:00–23:00 Berlin time (after hours), Tuesday 07:00–09:00 (inside).
+    await run(ids[1]!, '2026-11-23T20:00:00+01:00', '2026-11-23T23:00:00+01:00');
+    await run(ids[1]!, '2026-11-24T07:00:00+01:00', '2026-11-24T09:00:00+01:00');
+    // Sweeper: Tuesday 18:00–19:00 New York time (after hours).
+    await run(ids[2]!, '2026-11-24T18:00:00-05:00', '2026-11-24T19:00:00-05:00');
+    // The spare loader did not run: nothing after hours, utilization 0.
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+    const app = createFleetHoursApp({ fleetHours, now: () => NOW * 1000, fleetView: true, logger: () => {} });
+    const shift = [['07:00', '17:00']];
+    const put = await app.request('/api/v1/calendar', {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${manage}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ weekly: { mon: shift, tue: shift, wed: shift, thu: shift, fri: shift, sat: [], sun: [] }, exceptions: [] }),
+    });
+    expect(put.status).toBe(200);
+    server = await serve({ app, port: 0, handleSignals: false });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it.skipIf(skipped)(
+    title("lists every vehicle's current week with the API's figures, the most after hours first, then the lowest utilization"),
+    async () => {
+      const problems: string[] = [];
+      const page = await browser!.newPage();
+      await page.setViewport({ width: 1280, height: 900 });
+      page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+      await page.goto(`${server!.url}/`, { waitUntil: 'load' });
+      await page.type('#api-key', key);
+      await page.click('#key-form button[type=submit]');
+      await page.waitForFunction(
+        (count) =>
+          document.querySelectorAll('#utilization-body tr[data-device-id]').length === count &&
+          !document.querySelector('#utilization-body th.vehicle')!.textContent!.startsWith('Vehicle '),
+        { timeout: 30_000 },
+        names.length,
+      );
+      const rows = await page.$$eval('#utilization-body tr', (trs) =>
+        trs.map((tr) => ({
+          deviceId: Number(tr.getAttribute('data-device-id')),
+          period: tr.getAttribute('data-period'),
+          vehicle: tr.querySelector('th')!.textContent,
+          cells: Array.from(tr.querySelectorAll('td'), (td) => td.textContent),
+          afterHours: Number(tr.querySelector('td.after-hours')!.getAttribute('data-seconds')),
+        })),
+      );
+      // The API's answer, read here with the same key: each vehicle's last period is the current week.
+      const answer = (await (
+        await fetch(`${server!.url}/api/v1/utilization?group_by=week`, { headers: { Authorization: `Bearer ${key}` } })
+      ).json()) as {
+        data: {
+          device_id: number;
+          data: {
+            period: string;
+            utilization: number | null;
+            engine_in_schedule_seconds: number;
+            engine_outside_schedule_seconds: number;
+            scheduled_seconds: number;
+          }[];
+        }[];
+      };
+      const percent = (ratio: number | null) => (ratio === null ? '–' : `${(Math.round(ratio * 1000) / 10).toFixed(1)}%`);
+      const expected = new Map(
+        answer.data.map((entry) => {
+          const week = entry.data.at(-1)!;
+          return [
+            entry.device_id,
+            {
+              period: week.period,
+              cells: [
+                percent(week.utilization),
+                hoursMinutes(week.engine_outside_schedule_seconds),
+                hoursMinutes(week.engine_in_schedule_seconds),
+                hoursMinutes(week.scheduled_seconds),
+              ],
+            },
+          ];
+        }),
+      );
+      for (const row of rows)
+        expect([row.vehicle, row.period, row.cells]).toEqual([
+          row.vehicle,
+          expected.get(row.deviceId)!.period,
+          expected.get(row.deviceId)!.cells,
+        ]);
+      expect(rows.map((row) => row.period)).toEqual(['2026-W48', '2026-W48', '2026-W48', '2026-W48']);
+      // Outliers first: 3 h and 1 h after hours, then of the two with none the spare loader (0 %) before the loader.
+      expect(rows.map((row) => [row.vehicle, row.afterHours])).toEqual([
+        ['Night digger', 3 * 3600],
+        ['Sweeper 9', 3600],
+        ['Spare loader', 0],
+        ['Loader 3', 0],
+      ]);
+      expect(rows.map((row) => row.cells[0]).slice(2)).toEqual(['0.0%', expect.stringMatching(/^[1-9]\d?\.\d%$/)]);
+      expect(await page.$eval('#utilization-week', (p) => p.textContent)).toContain('2026-W48');
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+});

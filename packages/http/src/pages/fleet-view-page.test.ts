@@ -388,6 +388,22 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
         ),
       };
     if (url.pathname === '/api/v1/service') return { body: page(fleet.map(serviceOf), 1) };
+    if (url.pathname === '/api/v1/utilization')
+      return {
+        body: page(
+          fleet.map((one) => ({
+            device_id: one.id,
+            timezone: one.timezone,
+            data: [
+              {
+                ...{ period: '2026-W11', engine_in_schedule_seconds: one.id * 600, engine_outside_schedule_seconds: one.id * 60 },
+                ...{ scheduled_seconds: 36_000, utilization: (one.id * 600) / 36_000 },
+              },
+            ],
+          })),
+          2,
+        ),
+      };
     if (url.pathname === '/api/v1/hours/daily')
       return {
         body: page(

@@ -2,9 +2,10 @@
  * The fleet view served at `/` when `createFleetHoursApp({ fleetView: true })`: one self-contained
  * HTML page where a fleet manager enters an API key and sees every vehicle with its meters and hour
  * meter (D38), where its service stands (D39) and the schedules due soon or overdue, the fleet's
- * engine time per local day and one vehicle's days with its 23- and 25-hour days marked. It reads
- * only the public API (`/api/v1/devices`, the fleet endpoints of D32 — `/meter`, `/service`,
- * `/hours/daily` — and a device's `/hours/daily`), from its own origin. Nothing is fetched from anywhere else — it works with no
+ * engine time per local day and one vehicle's days with its 23- and 25-hour days marked, and each
+ * vehicle's utilization of the current week (D60). It reads only the public API (`/api/v1/devices`,
+ * the fleet endpoints of D32 — `/meter`, `/service`, `/hours/daily`, `/utilization` — and a
+ * device's `/hours/daily`), from its own origin. Nothing is fetched from anywhere else — it works with no
  * internet access — and a strict Content-Security-Policy admits exactly its inline style and script
  * by hash, like the reference page at `/docs`.
  */
@@ -144,6 +145,16 @@ const _html = (script: string) => `<!doctype html>
 <thead><tr><th scope="col">Vehicle</th><th scope="col">Zone</th><th scope="col" class="num">Engine (h:mm)</th><th scope="col" class="num">Hour meter (h:mm)</th><th scope="col" class="num">Moving (h:mm)</th><th scope="col" class="num">Idle (h:mm)</th><th scope="col">Service</th><th scope="col">Last report</th></tr></thead>
 <tbody id="vehicles-body"></tbody>
 </table>
+</section>
+<section aria-labelledby="utilization-title">
+<h2 id="utilization-title">Utilization this week</h2>
+<p class="muted" id="utilization-week"></p>
+<table id="utilization">
+<caption class="visually-hidden">Every vehicle's current week against its work calendar: the share of the scheduled time it ran, and its engine time outside the calendar, the most after hours first</caption>
+<thead><tr><th scope="col">Vehicle</th><th scope="col" class="num">Utilization</th><th scope="col" class="num">After hours (h:mm)</th><th scope="col" class="num">In schedule (h:mm)</th><th scope="col" class="num">Scheduled (h:mm)</th></tr></thead>
+<tbody id="utilization-body"></tbody>
+</table>
+<p class="muted" id="utilization-note">Utilization is the engine time inside the work calendar over the time the calendar schedules; after hours is the engine time outside it. The vehicles with the most time after hours come first, then those with the lowest utilization. A vehicle without a calendar has nothing scheduled: its utilization shows as –.</p>
 </section>
 ${_SERVICE_PANEL}<section aria-labelledby="days-title">
 <h2 id="days-title">Engine time per local day</h2>

@@ -74,12 +74,12 @@ td.actions span { display: inline-flex; flex-wrap: wrap; gap: .35rem; justify-co
 td.actions button { padding: .1rem .4rem; font-size: .9em; }
 details table { font-size: .9em; }
 @media (max-width: 40rem) {
-  :is(#vehicles, #service-list, #schedules) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  :is(#vehicles, #service-list, #schedules), :is(#vehicles, #service-list, #schedules) :is(tbody, tr, th, td) { display: block; width: 100%; }
-  :is(#vehicles, #service-list, #schedules) tr { border-top: 1px solid var(--line); padding: .4rem 0; }
-  :is(#vehicles, #service-list, #schedules) :is(th, td) { border: 0; padding: .1rem 0; }
-  :is(#vehicles, #service-list, #schedules) td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
-  :is(#vehicles, #service-list, #schedules) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
+  :is(#vehicles, #service-list, #schedules, #utilization) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  :is(#vehicles, #service-list, #schedules, #utilization), :is(#vehicles, #service-list, #schedules, #utilization) :is(tbody, tr, th, td) { display: block; width: 100%; }
+  :is(#vehicles, #service-list, #schedules, #utilization) tr { border-top: 1px solid var(--line); padding: .4rem 0; }
+  :is(#vehicles, #service-list, #schedules, #utilization) :is(th, td) { border: 0; padding: .1rem 0; }
+  :is(#vehicles, #service-list, #schedules, #utilization) td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; }
+  :is(#vehicles, #service-list, #schedules, #utilization) td::before { content: attr(data-label); color: var(--muted); text-align: left; }
   form.action .field { grid-template-columns: minmax(0, 1fr); }
   form.action .field-problem { grid-column: 1; }
   form.action :is(input, select) { width: 100%; }

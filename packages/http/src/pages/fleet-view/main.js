@@ -6,6 +6,7 @@ import { base, Stale, ApiProblem, notices, problems, setNotice, setProblem, api,
 import { statusBadge, firstLimit, byUrgency, remainingText, limitsText, limitData, serviceCell } from './service.js';
 import { drawn, drawChart, totalsOf } from './chart.js';
 import { initPanel, renderPanel, setScope, clearPanel } from './actions.js';
+import { renderUtilization, UTILIZATION_QUERY } from './utilization.js';
 
 /** @typedef {import('./types.js').Device} Device */
 /** @typedef {import('./types.js').Meter} Meter */
@@ -16,6 +17,7 @@ import { initPanel, renderPanel, setScope, clearPanel } from './actions.js';
 /** @typedef {import('./types.js').Day} Day */
 /** @typedef {import('./types.js').Span} Span */
 /** @typedef {import('./types.js').PresentedKey} PresentedKey */
+/** @typedef {import('./types.js').Utilization} Utilization */
 
 const KEY_STORAGE = 'fleet-hours-api-key';
 const REFRESH_MS = 1000 * (Number($('fleet').getAttribute('data-refresh-seconds')) || 30);
@@ -42,6 +44,9 @@ let meters = new Map();
 // Null until the service schedules have been read once for this key.
 /** @type {Map<number, Service> | null} */
 let services = null;
+// Null until the week's utilization has been read once for this key (D60).
+/** @type {Utilization[] | null} */
+let utilization = null;
 /** @type {ReturnType<typeof setInterval> | null} */
 let refreshTimer = null;
 let refreshingGeneration = -1;
@@ -59,6 +64,7 @@ async function refreshVehicles() {
   refreshingGeneration = myGeneration;
   try {
     refreshService();
+    refreshUtilization();
     /** @type {[{ data: Device[] }, Meter[]]} */
     const [list, meterList] = await Promise.all([api('Vehicles', '/api/v1/devices'), allPages('Meters', '/api/v1/meter', { limit: 500 })]);
     if (myGeneration !== session.generation) return;
@@ -99,6 +105,26 @@ async function refreshService() {
     handleError('Service', error);
   } finally {
     if (serviceGeneration === myGeneration) serviceGeneration = -1;
+  }
+}
+
+let utilizationGeneration = -1;
+/** Reads the fleet's utilization of the current week (D60, P145), beside the vehicles: its own problem on screen. */
+async function refreshUtilization() {
+  if (utilizationGeneration === session.generation) return;
+  const myGeneration = session.generation;
+  utilizationGeneration = myGeneration;
+  try {
+    /** @type {Utilization[]} */
+    const list = await allPages('Utilization', '/api/v1/utilization', UTILIZATION_QUERY);
+    if (myGeneration !== session.generation) return;
+    utilization = list;
+    setProblem('Utilization', '');
+    renderUtilization(utilization, devices);
+  } catch (error) {
+    handleError('Utilization', error);
+  } finally {
+    if (utilizationGeneration === myGeneration) utilizationGeneration = -1;
   }
 }
 
@@ -214,6 +240,7 @@ function renderVehicles() {
     body.appendChild(row);
   });
   if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 8 }, ['No vehicles on this account yet.'])]));
+  renderUtilization(utilization, devices);
   renderPanel();
   $('meters-note').textContent =
     (asOf ? `Meters since each tracker was fitted, as of ${browserTime(asOf)}; ` : '') +
@@ -479,6 +506,8 @@ function clearViews() {
   devices = [];
   meters = new Map();
   services = null;
+  utilization = null;
+  renderUtilization(null, []);
   choiceSignature = '';
   vehicleSelect().textContent = '';
   $('vehicles-body').textContent = '';

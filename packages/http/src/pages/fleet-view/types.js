@@ -10,6 +10,8 @@
 /** @typedef {{ schedule: Schedule, unit: 'seconds' | 'days', remaining: number, share: number }} Limit The limit of a schedule that comes first: engine seconds or calendar days left, and the share of its interval that is left. */
 /** @typedef {{ date: string, moving_seconds: number, idle_seconds: number }} DailyEntry One local date of a daily series. */
 /** @typedef {{ device_id: number, timezone: string, from: string, to: string, data: DailyEntry[] }} Daily The body of `/hours/daily`, and an element of the fleet's. */
+/** @typedef {{ period: string, from: string, to: string, engine_seconds: number, scheduled_seconds: number, engine_in_schedule_seconds: number, engine_outside_schedule_seconds: number, utilization: number | null }} UtilizationPeriod A period of a utilization body (the fields the page reads, D60). */
+/** @typedef {{ device_id: number, timezone: string, data: UtilizationPeriod[] }} Utilization An element of `/api/v1/utilization` by device (D60). */
 /** @typedef {{ date: string, moving: number, idle: number, dayLength?: number }} Day A bar of a chart: engine seconds of one local date, and the date's length when it is one vehicle's. */
 /** @typedef {{ from: string, to: string }} Span A window as chosen in the form: two local dates. */
 /** @typedef {Record<string, string | number | null | undefined>} Attributes Attributes to set; null and undefined ones are left out. */
