@@ -53,7 +53,14 @@ async function seed(store: FleetHoursStore) {
     [read, 'read'],
     [manage, 'manage'],
   ] as const)
-    await store.createApiKey({ accountId: account.id, fingerprint: await fingerprintApiKey(key), label: null, expiresAt: null, now: 0, scope });
+    await store.createApiKey({
+      accountId: account.id,
+      fingerprint: await fingerprintApiKey(key),
+      label: null,
+      expiresAt: null,
+      now: 0,
+      scope,
+    });
   const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
   const app = createFleetHoursApp({ fleetHours, now: () => NOW * 1000, logger: () => undefined });
   const request = (path: string, key: string, init: RequestInit = {}) =>
@@ -91,7 +98,9 @@ function describeUtilizationCsv(store: () => Promise<FleetHoursStore>): void {
       const path = `/api/v1/devices/${ids[1]}/utilization?${window}&group_by=${groupBy}`;
       const json = (await (await get(path)).json()) as Json;
       const response = await get(path, CSV);
-      expect(response.headers.get('Content-Disposition')).toBe(`attachment; filename="fleet-hours-device-${ids[1]}-utilization-2026-11-20.csv"`);
+      expect(response.headers.get('Content-Disposition')).toBe(
+        `attachment; filename="fleet-hours-device-${ids[1]}-utilization-2026-11-20.csv"`,
+      );
       const rows = await csvOf(response);
       expect(rows).toEqual(table([json]));
       expect(rows.length - 1).toBe({ day: 22, week: 4, month: 2 }[groupBy]);
@@ -103,7 +112,9 @@ function describeUtilizationCsv(store: () => Promise<FleetHoursStore>): void {
     const entries: Json[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
-      const page = (await (await get(`/api/v1/utilization?${window}&group_by=week&limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json()) as {
+      const page = (await (
+        await get(`/api/v1/utilization?${window}&group_by=week&limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json()) as {
         data: Json[];
         next_cursor: string | null;
       };

@@ -1245,7 +1245,7 @@ describe('the utilization panel of the fleet view, in Chromium (D60, D56)', { ti
   });
 
   it.skipIf(skipped)(
-    title("lists every vehicle's current week with the API's figures, the most after hours first, then the lowest utilization"),
+    title("D60, P145: lists every vehicle's current week with the API's figures, the most after hours first, then the lowest utilization"),
     async () => {
       const problems: string[] = [];
       const page = await browser!.newPage();

@@ -101,7 +101,7 @@ describe(`D60 fleet-hours utilization: ${adminUrl ? 'PostgreSQL server' : 'embed
     expect(JSON.parse(formatted.stdout)).toEqual(body);
   });
 
-  it('P144: the account as CSV, one row per device per period with the API columns; per tag, a tag beginning with "=" guarded', async () => {
+  it('P144, P146: the account as CSV (CRLF kept as pairs), one row per device per period with the API columns; per tag, a tag beginning with "=" guarded', async () => {
     const fleet = await cli(['utilization', '--account', String(account), ...WEEK, '--format', 'csv']);
     expect([fleet.code, fleet.stderr]).toEqual([0, '']);
     const lines = fleet.stdout.split('\r\n');

@@ -179,7 +179,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo(), d
  * document parses to the same values (JSON.stringify escapes C0 itself, not C1 or U+202E).
  */
 function _forTerminal(text: string): string {
-  // P144: CRLF, the line end of CSV output, stays a pair; a CR alone is escaped.
+  // P146: CRLF, the line end of CSV output, stays a pair; a CR alone is escaped.
   return text
     .split('\r\n')
     .map((line) => escapeControlCharacters(line, '\n'))

@@ -128,7 +128,9 @@ export const CSV_LISTS = {
     // P143: `by=tag`, one row per tag per period.
     variants: {
       parameter: 'by',
-      lists: { tag: { answer: 'list', file: 'utilization-by-tag', columns: ['tag', 'device_count', 'group_by', ..._PERIOD], unwind: 'data' } },
+      lists: {
+        tag: { answer: 'list', file: 'utilization-by-tag', columns: ['tag', 'device_count', 'group_by', ..._PERIOD], unwind: 'data' },
+      },
     },
   },
   service: { answer: 'entry', file: 'device-{id}-service', columns: _SERVICE, unwind: 'data' },

@@ -38,7 +38,7 @@ function periodsBody(periods: readonly UtilizationPeriod[]) {
   }));
 }
 
-/** The JSON body of `/devices/{id}/utilization` (D60): also each element of the fleet page by device. */
+/** The JSON body of `/devices/{id}/utilization` (D60): also each element of the fleet page; the CLI's `utilization --json` prints it too. */
 export function utilizationBody(value: DeviceUtilization) {
   return {
     device_id: value.deviceId,
@@ -50,7 +50,7 @@ export function utilizationBody(value: DeviceUtilization) {
   };
 }
 
-/** An element of the fleet's utilization by tag (D60, P131). */
+/** An element of the fleet's utilization by tag (D60, P131); the CLI's `utilization --by tag --json` prints them too. */
 export function tagUtilizationBody(value: TagUtilization) {
   return { tag: value.tag, device_count: value.deviceCount, group_by: value.groupBy, data: periodsBody(value.periods) };
 }

@@ -436,11 +436,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     details:
       'Reads what GET /api/v1/devices/ID/utilization (--device) or GET /api/v1/utilization (--account: every device of the ' +
       'account, or with --by tag one line per tag) answers, straight from the database. The window and its defaults are those ' +
-      'of the hours command, in each device\'s own zone. Per period: engine time, the part inside and outside the work ' +
+      "of the hours command, in each device's own zone. Per period: engine time, the part inside and outside the work " +
       'calendar, the scheduled time, the days with engine time, utilization (engine time inside the calendar over the ' +
       'scheduled time) and idle share (idle over engine time), shown as percent with one decimal (- when there is nothing to ' +
-      'divide by). --format json (or --json) prints the API\'s body, unrounded, every device in one document; --format csv ' +
-      'the rows and columns of the API\'s CSV.',
+      "divide by). --format json (or --json) prints the API's body, unrounded, every device in one document; --format csv " +
+      "the rows and columns of the API's CSV.",
     options: {
       device: valued('ID', 'Device id: its own periods.'),
       account: valued('ID', 'Account id: every device of the account (or each tag, with --by tag).'),

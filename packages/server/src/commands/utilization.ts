@@ -49,7 +49,9 @@ export async function utilizationCommand(context: CommandContext): Promise<Comma
   if (device !== undefined) {
     const deviceId = readId(device, '--device');
     const found = await findDevice(context, deviceId);
-    const value = await windowRead(COMMAND, () => found.fleetHours.utilization({ accountId: found.accountId, deviceId, ...dates, groupBy }));
+    const value = await windowRead(COMMAND, () =>
+      found.fleetHours.utilization({ accountId: found.accountId, deviceId, ...dates, groupBy }),
+    );
     const body = utilizationBody(value);
     const heading = `${describeDevice(found.device)}, local days in ${value.timeZone} from ${value.from} to ${value.to}, by ${groupBy}\n`;
     return _present(format, body, CSV_LISTS.utilization, heading + _table([], [[[], value.periods]]));

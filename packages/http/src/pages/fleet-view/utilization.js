@@ -68,7 +68,9 @@ export function renderUtilization(list, devices) {
     body.appendChild(
       el('tr', { 'data-device-id': deviceId, 'data-period': week.period }, [
         el('th', { scope: 'row', class: 'vehicle' }, [names.get(deviceId) || `Vehicle ${deviceId}`]),
-        el('td', { class: 'num utilization', 'data-label': 'Utilization', 'data-ratio': week.utilization }, [percentText(week.utilization)]),
+        el('td', { class: 'num utilization', 'data-label': 'Utilization', 'data-ratio': week.utilization }, [
+          percentText(week.utilization),
+        ]),
         time('after-hours', 'After hours (h:mm)', week.engine_outside_schedule_seconds),
         time('in-schedule', 'In schedule (h:mm)', week.engine_in_schedule_seconds),
         time('scheduled', 'Scheduled (h:mm)', week.scheduled_seconds),
