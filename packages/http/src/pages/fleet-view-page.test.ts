@@ -593,6 +593,36 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(page.document.querySelectorAll('#service-body tr')).toHaveLength(0);
   });
 
+  it("D60, P145: lists each vehicle's last week of the default window, the most after hours first, then the lowest utilization, nothing scheduled last", async () => {
+    const week = (after: number, inside: number, scheduled: number, utilization: number | null) => ({
+      ...{ period: '2026-W11', from: '2026-03-09', to: '2026-03-15', engine_outside_schedule_seconds: after },
+      ...{ engine_in_schedule_seconds: inside, scheduled_seconds: scheduled, utilization },
+    });
+    const earlier = week(99_999, 0, 0, null);
+    const answers = [
+      { device_id: 3, timezone: 'America/New_York', data: [earlier, week(0, 18_000, 36_000, 0.5)] },
+      { device_id: 7, timezone: 'Europe/Berlin', data: [earlier, week(0, 0, 0, null)] },
+      { device_id: 9, timezone: 'Australia/Lord_Howe', data: [earlier, week(3659, 4444, 36_000, 0.123456)] },
+    ];
+    const page = await open((url) =>
+      url.pathname === '/api/v1/utilization' ? { body: { data: answers, next_cursor: null } } : scripted(url),
+    );
+    page.enterKey(KEY);
+    await page.until('the utilization rows', () => page.document.querySelectorAll('#utilization-body th.vehicle').length === 3);
+    await page.until('the names', () => page.text('#utilization-body th.vehicle') !== 'Vehicle 9');
+    const rows = Array.from(page.document.querySelectorAll('#utilization-body tr'), (row) =>
+      Array.from(row.querySelectorAll('th, td'), (cell) => cell.textContent),
+    );
+    expect(rows).toEqual([
+      ['Tug Lord Howe', '12.3%', '1:00', '1:14', '10:00'],
+      ['Truck NY', '50.0%', '0:00', '5:00', '10:00'],
+      ['Van Berlin', '–', '0:00', '0:00', '0:00'],
+    ]);
+    expect(page.text('#utilization-week')).toBe("Week 2026-W11, Monday up to now, in each vehicle's own zone.");
+    const asked = page.sent.find((exchange) => exchange.url.startsWith('/api/v1/utilization'))!.url;
+    expect([asked.includes('group_by=week'), asked.includes('from='), asked.includes('to=')]).toEqual([true, false, false]);
+  });
+
   it("sums every vehicle's daily series by local date into the fleet bars, over all pages, with a text alternative", async () => {
     const page = await open(scripted);
     page.enterKey(KEY);
