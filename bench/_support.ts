@@ -1,10 +1,16 @@
 /**
- * What several benchmarks share: whether the PostgreSQL server answers, timing figures, and the
- * load process that drives a server from outside it. Not a benchmark itself (`bench/run.ts` runs
+ * What several benchmarks share: whether the PostgreSQL server answers, a fresh database and an
+ * account with a key in it, timing figures, and the load process that drives a server from outside
+ * it with its keep-alive loops. Not a benchmark itself (`bench/run.ts` runs
  * only `*.bench.ts`).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fingerprintApiKey, generateApiKey, type FleetHoursStore, type RateLimits } from '@fleet-hours/core';
+import { startServer } from '@fleet-hours/server';
+import { createPostgresDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
+import type { Kysely } from 'kysely';
 import postgres from 'postgres';
 
 /** Whether a PostgreSQL server answers at `url` within 3 s; benchmarks skip it otherwise. */
@@ -106,4 +112,135 @@ export function stealMeter(): { readonly share: () => number | null } {
 export function stealNote(meter: { readonly share: () => number | null }): string {
   const share = meter.share();
   return share === null ? '' : `; ${Math.round(share * 100)}% of the CPU taken by the host's other tenants (steal)`;
+}
+
+/** What {@link keepAliveLoad} measured: requests answered in the measured time, by status, and their latency. */
+export interface KeepAliveLoadResult {
+  readonly requests: number;
+  /** Requests whose status was not a number below 300. */
+  readonly failures: number;
+  readonly statuses: Readonly<Record<string, number>>;
+  readonly seconds: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/**
+ * The load of a load process: `connections` loops, each sending its next request (`send`, the
+ * connection's `n`-th from 1, resolving with the answer's status or a word for what went wrong) when
+ * the last is answered; `warmupMs` unmeasured, then `measureMs` measured.
+ */
+export async function keepAliveLoad(options: {
+  readonly connections: number;
+  readonly warmupMs: number;
+  readonly measureMs: number;
+  readonly send: (connection: number, n: number) => Promise<number | string>;
+}): Promise<KeepAliveLoadResult> {
+  let measuring = false;
+  let stop = false;
+  let requests = 0;
+  let failures = 0;
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  const loop = async (connection: number) => {
+    for (let n = 1; !stop; n += 1) {
+      const started = performance.now();
+      let status: number | string;
+      try {
+        status = await options.send(connection, n);
+      } catch {
+        status = 'error';
+      }
+      if (!measuring) continue;
+      requests += 1;
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (typeof status !== 'number' || status >= 300) failures += 1;
+      latencies.push(performance.now() - started);
+    }
+  };
+  const loops = Array.from({ length: options.connections }, (_, connection) => loop(connection));
+  await new Promise((resolve) => setTimeout(resolve, options.warmupMs));
+  measuring = true;
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, options.measureMs));
+  measuring = false;
+  const seconds = (performance.now() - started) / 1000;
+  stop = true;
+  await Promise.all(loops);
+  latencies.sort((a, b) => a - b);
+  const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requests, failures, statuses, seconds, p50: quantile(0.5), p99: quantile(0.99) };
+}
+
+/**
+ * Runs `run` on a fresh database `fh_bench_<name>_<pid>` of the PostgreSQL server at DATABASE_URL
+ * (else postgres://postgres@127.0.0.1:5432/test), migrated, for a benchmark that starts the
+ * reference server on it (`url`), seeds it through `db` (2 connections) and asks the server things
+ * through `admin`; drops it after. Says so on the console and runs nothing when the server does not
+ * answer.
+ */
+export async function withFreshDatabase(
+  name: string,
+  run: (database: { readonly admin: postgres.Sql; readonly url: string; readonly db: Kysely<FleetHoursDatabase> }) => Promise<void>,
+): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const admin = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await admin`select 1`;
+  } catch {
+    console.log(`${name}: PostgreSQL server not reachable at ${adminUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
+    await admin.end({ timeout: 1 });
+    return;
+  }
+  const databaseName = `fh_bench_${name.replaceAll('-', '_')}_${process.pid}`;
+  await admin.unsafe(`create database ${databaseName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  const db = createPostgresDatabase({ connectionString: url.href, max: 2 });
+  try {
+    await migrateToLatest(db);
+    await run({ admin, url: url.href, db });
+  } finally {
+    await db.destroy();
+    await admin.unsafe(`drop database if exists ${databaseName} with (force)`);
+    await admin.end({ timeout: 1 });
+  }
+}
+
+/** An account `Bench` on the business plan with an API key (`read` unless `scope` says `manage`), created at `now`. */
+export async function benchAccount(
+  store: Pick<FleetHoursStore, 'createAccount' | 'createApiKey'>,
+  now: number,
+  scope?: 'manage',
+): Promise<{ readonly accountId: number; readonly key: string }> {
+  const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
+  const key = generateApiKey();
+  await store.createApiKey({
+    accountId: account.id,
+    fingerprint: await fingerprintApiKey(key),
+    label: 'bench',
+    expiresAt: null,
+    now,
+    ...(scope ? { scope } : {}),
+  });
+  return { accountId: account.id, key };
+}
+
+/**
+ * The reference server as `fleet-hours serve` runs it (pool of 10, rate-limit counters in the
+ * database) on the database at `url`, on a free port, silent, with the `raised` limits out of the
+ * way; and the PostgreSQL server's version, for the report.
+ */
+export async function startBenchServer(
+  database: { readonly admin: postgres.Sql; readonly url: string },
+  raised: readonly (keyof RateLimits)[],
+): Promise<{ readonly server: Awaited<ReturnType<typeof startServer>>; readonly version: string }> {
+  const server = await startServer({
+    database: { kind: 'postgres', url: database.url },
+    port: 0,
+    rateLimits: Object.fromEntries(raised.map((name) => [name, 1_000_000_000])),
+    log: () => {},
+  });
+  const version = (await database.admin`select current_setting('server_version') as v`)[0]!.v as string;
+  return { server, version };
 }

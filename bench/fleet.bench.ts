@@ -19,12 +19,12 @@
  * Prints figures; asserts nothing. Run: `npm run bench -- fleet`.
  */
 import { performance } from 'node:perf_hooks';
-import { createFleetHours, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { createFleetHours } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, rebuildDailyFigures } from '@fleet-hours/storage-kysely';
 import { sql } from 'kysely';
 import postgres from 'postgres';
-import { reachable } from './_support.js';
+import { benchAccount, reachable } from './_support.js';
 
 const DEVICES = 500;
 const DAYS = 365;
@@ -90,15 +90,8 @@ const db = createPostgresDatabase({ connectionString: serverUrl, schema, max: 4,
 try {
   await migrateToLatest(db);
   const store = createKyselyStore(db);
-  const account = await store.createAccount({ name: 'Bench', plan: 'business', now: YEAR_START });
-  const key = generateApiKey();
-  await store.createApiKey({
-    accountId: account.id,
-    fingerprint: await fingerprintApiKey(key),
-    label: 'bench',
-    expiresAt: null,
-    now: YEAR_START,
-  });
+  const { accountId, key } = await benchAccount(store, YEAR_START);
+  const account = { id: accountId };
   const deviceIds: number[] = [];
   for (let index = 0; index < DEVICES; index += 1) {
     const device = await store.createDevice({

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createFleetHours, createMemoryStore, fingerprintApiKey, generateApiKey, type SegmentInput } from '@fleet-hours/core';
 import { createFleetHoursApp, serve } from '@fleet-hours/http';
 import { Hono } from 'hono';
-import { loadProcess } from './_support.js';
+import { keepAliveLoad, loadProcess, type KeepAliveLoadResult } from './_support.js';
 
 const CONNECTIONS = 16;
 const WARMUP_MS = 1_000;
@@ -23,12 +23,8 @@ const MEASURE_MS = 5_000;
 const SEGMENTS_PER_DAY = 150;
 const DAYS = 365;
 
-interface LoadResult {
-  readonly requests: number;
-  readonly failures: number;
-  readonly seconds: number;
-  readonly p50: number;
-  readonly p99: number;
+interface LoadResult extends KeepAliveLoadResult {
+  /** Bytes of the measured answers. */
   readonly bytes: number;
 }
 
@@ -114,45 +110,20 @@ function load(url: string, key: string | null): Promise<LoadResult> {
 async function runLoad(): Promise<void> {
   const url = process.env.BENCH_URL!;
   const headers: Record<string, string> = process.env.BENCH_KEY ? { Authorization: `Bearer ${process.env.BENCH_KEY}` } : {};
-  let measuring = false;
-  let stop = false;
-  let requests = 0;
-  let failures = 0;
+  // The size of an answer, averaged over every request sent (the measured ones answer the same bodies).
   let bytes = 0;
-  const latencies: number[] = [];
-
-  const loop = async () => {
-    while (!stop) {
-      const started = performance.now();
-      let ok = false;
-      let size = 0;
-      try {
-        const response = await fetch(url, { headers });
-        size = (await response.arrayBuffer()).byteLength;
-        ok = response.status === 200;
-      } catch {
-        ok = false;
-      }
-      if (!measuring) continue;
-      requests += 1;
-      bytes += size;
-      if (!ok) failures += 1;
-      latencies.push(performance.now() - started);
-    }
-  };
-
-  const loops = Array.from({ length: CONNECTIONS }, loop);
-  await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
-  measuring = true;
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
-  measuring = false;
-  const seconds = (performance.now() - started) / 1000;
-  stop = true;
-  await Promise.all(loops);
-
-  latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  const result: LoadResult = { requests, failures, seconds, p50: quantile(0.5), p99: quantile(0.99), bytes };
+  let sent = 0;
+  const measured = await keepAliveLoad({
+    connections: CONNECTIONS,
+    warmupMs: WARMUP_MS,
+    measureMs: MEASURE_MS,
+    send: async () => {
+      const response = await fetch(url, { headers });
+      bytes += (await response.arrayBuffer()).byteLength;
+      sent += 1;
+      return response.status === 200 ? 200 : `HTTP ${response.status}`;
+    },
+  });
+  const result: LoadResult = { ...measured, bytes: Math.round((bytes / Math.max(1, sent)) * measured.requests) };
   process.stdout.write(JSON.stringify(result));
 }

@@ -195,6 +195,8 @@ async function runServer(): Promise<void> {
         failures += one.failures + four.failures;
         figures.native1 = onePerSecond;
         figures.native4 = perSecond(four.points, four.ms);
+        figures.native1P50 = one.median;
+        figures.native1P99 = one.p99;
       }
 
       // 2. Traccar forwards.
@@ -216,6 +218,7 @@ async function runServer(): Promise<void> {
         );
         failures += traccar.failures;
         figures.traccar = perSecond(traccar.points, traccar.ms);
+        figures.traccarP50 = traccar.median;
         figures.traccarP99 = traccar.p99;
       }
       if (failures > 0) process.exitCode = 1;

@@ -15,7 +15,10 @@
  *     it: interleaved among stored points, the same points make several times as many).
  *
  * Imports the packages' built dist by name (`npm run bench -- ingest` builds first). Prints
- * figures; asserts nothing. INGEST_BENCH_BATCHES=4 for a quicker run.
+ * figures; asserts nothing. INGEST_BENCH_BATCHES=4 for a quicker run. INGEST_BENCH_POSITIONS=1 gives
+ * every point a position (issue 34: the store keeps each device's newest; a build without positions
+ * ignores them), to weigh that step side by side with an earlier build; INGEST_BENCH_PGLITE=0 leaves
+ * PGlite out.
  */
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
@@ -34,6 +37,7 @@ import { reachable } from './_support.js';
 
 const BATCH = 10_000;
 const BATCHES = Number(process.env.INGEST_BENCH_BATCHES ?? 10);
+const POSITIONS = process.env.INGEST_BENCH_POSITIONS === '1';
 const STEP = 10; // seconds between reports: a tracker reporting every 10 s
 const START = Date.UTC(2026, 0, 1) / 1000;
 const NOW = START + 365 * 86_400;
@@ -50,6 +54,7 @@ function reports(start: number, count: number, seed: number): TelemetryPoint[] {
       time: at,
       ignition: mode !== 2,
       speedKmh: mode === 0 ? 20 + Math.floor(next() * 60) : mode === 1 ? Math.floor(next() * 4) : 0,
+      ...(POSITIONS ? { latitude: 48 + index / 1e6, longitude: 11 + index / 1e6 } : {}),
     };
     at += next() < 0.002 ? 900 : STEP;
   }
@@ -225,9 +230,11 @@ if (await reachable(serverUrl)) {
 } else {
   console.log(`\nPostgreSQL server: not reachable at ${serverUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
 }
-const pglite = await createPGliteDatabase();
-try {
-  await benchBackend('PGlite in memory', pglite);
-} finally {
-  await pglite.destroy();
+if (process.env.INGEST_BENCH_PGLITE !== '0') {
+  const pglite = await createPGliteDatabase();
+  try {
+    await benchBackend('PGlite in memory', pglite);
+  } finally {
+    await pglite.destroy();
+  }
 }

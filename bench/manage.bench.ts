@@ -14,10 +14,9 @@
  * asserts nothing. MANAGE_BENCH_SECONDS (default 5) is the measured time per route.
  */
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
-import { loadProcess, stealMeter, stealNote } from './_support.js';
+import type { KeepAliveLoadResult } from './_support.js';
+import { benchAccount, keepAliveLoad, loadProcess, startBenchServer, stealMeter, stealNote, withFreshDatabase } from './_support.js';
 
 const CONNECTIONS = 16;
 const WARMUP_MS = 1_000;
@@ -32,14 +31,7 @@ interface LoadInput {
   readonly schedules: readonly number[];
 }
 
-interface LoadResult {
-  readonly requests: number;
-  readonly failures: number;
-  readonly statuses: Readonly<Record<string, number>>;
-  readonly seconds: number;
-  readonly p50: number;
-  readonly p99: number;
-}
+type LoadResult = KeepAliveLoadResult;
 
 /** One request of a scenario: connection `connection`'s `n`-th. */
 interface BenchRequest {
@@ -94,38 +86,11 @@ if (process.env.FLEET_HOURS_BENCH_ROLE === 'load') await runLoad();
 else await runServer();
 
 async function runServer(): Promise<void> {
-  const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const admin = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} });
-  try {
-    await admin`select 1`;
-  } catch {
-    console.log(`manage: PostgreSQL server not reachable at ${adminUrl.replace(/:[^:@/]*@/, ':***@')}, skipped`);
-    await admin.end({ timeout: 1 });
-    return;
-  }
-  const { fingerprintApiKey, generateApiKey } = await import('@fleet-hours/core');
-  const { startServer } = await import('@fleet-hours/server');
-  const { createKyselyStore, createPostgresDatabase, migrateToLatest } = await import('@fleet-hours/storage-kysely');
-
-  const databaseName = `fh_bench_manage_${process.pid}`;
-  await admin.unsafe(`create database ${databaseName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
-  const db = createPostgresDatabase({ connectionString: url.href, max: 2 });
-  try {
-    await migrateToLatest(db);
-    const store = createKyselyStore(db);
+  const { createKyselyStore } = await import('@fleet-hours/storage-kysely');
+  await withFreshDatabase('manage', async (database) => {
+    const store = createKyselyStore(database.db);
     const now = Math.floor(Date.now() / 1000);
-    const account = await store.createAccount({ name: 'Bench', plan: 'business', now });
-    const key = generateApiKey();
-    await store.createApiKey({
-      accountId: account.id,
-      fingerprint: await fingerprintApiKey(key),
-      label: 'bench',
-      expiresAt: null,
-      now,
-      scope: 'manage',
-    });
+    const { accountId, key } = await benchAccount(store, now, 'manage');
     const oneDevice = process.env.MANAGE_BENCH_ONE_DEVICE === '1';
     const devices: number[] = [];
     const schedules: number[] = [];
@@ -136,7 +101,7 @@ async function runServer(): Promise<void> {
         continue;
       }
       const device = await store.createDevice({
-        accountId: account.id,
+        accountId,
         name: `Truck ${connection}`,
         imei: String(100_000_000_000_000 + connection),
         model: 'FMB920',
@@ -154,14 +119,7 @@ async function runServer(): Promise<void> {
       schedules.push(schedule!.id);
     }
 
-    const unlimited = 1_000_000_000;
-    const server = await startServer({
-      database: { kind: 'postgres', url: url.href },
-      port: 0,
-      rateLimits: { writes: unlimited, hours: unlimited, unauthenticated: unlimited },
-      log: () => {},
-    });
-    const version = (await admin`select current_setting('server_version') as v`)[0]!.v as string;
+    const { server, version } = await startBenchServer(database, ['writes', 'hours', 'unauthenticated']);
     console.log(
       `manage: PostgreSQL ${version} (postgres.js, pool 10), ${CONNECTIONS} keep-alive connections from a separate process, ` +
         `${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per route; ${oneDevice ? 'all on one device' : 'a device per connection'}`,
@@ -190,11 +148,7 @@ async function runServer(): Promise<void> {
     } finally {
       await server.close();
     }
-  } finally {
-    await db.destroy();
-    await admin.unsafe(`drop database if exists ${databaseName} with (force)`);
-    await admin.end({ timeout: 1 });
-  }
+  });
 }
 
 /** The load role: one loop per connection, each sending its next request when the last is answered. */
@@ -218,40 +172,11 @@ async function runLoad(): Promise<void> {
     process.stdout.write(JSON.stringify({ unserved: first }));
     return;
   }
-  let measuring = false;
-  let stop = false;
-  let requests = 0;
-  let failures = 0;
-  const statuses: Record<string, number> = {};
-  const latencies: number[] = [];
-  const loop = async (connection: number) => {
-    for (let n = 1; !stop; n += 1) {
-      const started = performance.now();
-      let status: number | string;
-      try {
-        status = await send(make(input, connection, n));
-      } catch {
-        status = 'error';
-      }
-      if (!measuring) continue;
-      requests += 1;
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      if (typeof status !== 'number' || status >= 300) failures += 1;
-      latencies.push(performance.now() - started);
-    }
-  };
-  const loops = Array.from({ length: CONNECTIONS }, (_, connection) => loop(connection));
-  await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
-  measuring = true;
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
-  measuring = false;
-  const seconds = (performance.now() - started) / 1000;
-  stop = true;
-  await Promise.all(loops);
-  latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  process.stdout.write(
-    JSON.stringify({ requests, failures, statuses, seconds, p50: quantile(0.5), p99: quantile(0.99) } satisfies LoadResult),
-  );
+  const result: LoadResult = await keepAliveLoad({
+    connections: CONNECTIONS,
+    warmupMs: WARMUP_MS,
+    measureMs: MEASURE_MS,
+    send: (connection, n) => send(make(input, connection, n)),
+  });
+  process.stdout.write(JSON.stringify(result));
 }

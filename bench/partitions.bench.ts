@@ -29,11 +29,11 @@
  * `PARTITIONS_POINTS=200000 PARTITIONS_DEVICES=20 PARTITIONS_MONTHS=3 PARTITIONS_INGEST_WRITES=40 npm run bench -- partitions`.
  */
 import { performance } from 'node:perf_hooks';
-import { createFleetHours, fingerprintApiKey, generateApiKey } from '@fleet-hours/core';
+import { createFleetHours } from '@fleet-hours/core';
 import { createFleetHoursApp } from '@fleet-hours/http';
 import { createKyselyStore, createPostgresDatabase, migrateToLatest, type FleetHoursDatabase } from '@fleet-hours/storage-kysely';
 import { sql, type Kysely } from 'kysely';
-import { figureOf, measurePair, reachable, type Figure } from './_support.js';
+import { benchAccount, figureOf, measurePair, reachable, type Figure } from './_support.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = process.env.PARTITIONS_SCHEMA ?? 'fh_bench_part';
@@ -253,15 +253,8 @@ async function load(db: Kysely<FleetHoursDatabase>, layout: 'part' | 'flat'): Pr
   await sql`set maintenance_work_mem = '512MB'`.execute(db);
   await sql`set synchronous_commit = off`.execute(db);
   const store = createKyselyStore(db);
-  const account = await store.createAccount({ name: 'Bench', plan: 'business', now: current });
-  const key = generateApiKey();
-  await store.createApiKey({
-    accountId: account.id,
-    fingerprint: await fingerprintApiKey(key),
-    label: 'bench',
-    expiresAt: null,
-    now: current,
-  });
+  const { accountId, key } = await benchAccount(store, current);
+  const account = { id: accountId };
   await sql`
     insert into devices (account_id, name, imei, model, time_zone)
     select ${account.id}::int, 'Truck ' || g, lpad(g::text, 15, '0'), 'FMB920', 'Europe/Berlin' from generate_series(1, ${DEVICES}::int) as g`.execute(

@@ -1,97 +1,15 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ChangeOrigin, createFleetHours, createMemoryStore, type Device } from '@fleet-hours/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AempAuth } from './aemp-page-reader.js';
 import { aempSourcePoller, type AempSourceSettings } from './aemp-source-poller.js';
+import { AT, closeMockOems, jsonPage, NS_2016, NS_2019, startMockOem as oem, xml, xmlPage } from '../testing/mock-oem.js';
 
-const NS_2019 = 'http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501';
-const NS_2016 = 'http://standards.iso.org/iso/15143/-3';
 const CLI: ChangeOrigin = { actor: { kind: 'cli' }, requestId: null };
 const H = 3600;
-const AT = '2026-11-28T10:00:00Z';
 const AT_SECONDS = Date.parse(AT) / 1000;
 
-/** One equipment as an OEM writes it: hours absent, or with `datetime` as attribute or as child. */
-interface Machine {
-  readonly pin: string;
-  readonly hours?: number;
-  readonly datetime?: 'attribute' | 'child';
-}
-
-/** A page of XML: `ns` the namespace (or none), `prefix` a namespace prefix, `lower` lower-case `links`/`rel`. */
-function xmlPage(options: {
-  readonly self?: string;
-  readonly next?: string;
-  readonly machines: readonly Machine[];
-  readonly ns?: string;
-  readonly prefix?: string;
-  readonly lower?: boolean;
-}): string {
-  const p = options.prefix ? `${options.prefix}:` : '';
-  const xmlns = options.ns ? ` xmlns${options.prefix ? `:${options.prefix}` : ''}="${options.ns}"` : '';
-  const [links, rel] = options.lower ? ['links', 'rel'] : ['Links', 'Rel'];
-  const link = (name: string, href: string | undefined) =>
-    href === undefined ? '' : `<${p}${links}><${p}${rel}>${name}</${p}${rel}><${p}href>${href}</${p}href></${p}${links}>`;
-  const hours = (machine: Machine) => {
-    if (machine.hours === undefined) return '';
-    const hour = `<${p}Hour>${machine.hours.toFixed(6)}</${p}Hour>`;
-    return machine.datetime === 'child'
-      ? `<${p}CumulativeOperatingHours><${p}datetime>${AT}</${p}datetime>${hour}</${p}CumulativeOperatingHours>`
-      : `<${p}CumulativeOperatingHours datetime="${AT}">${hour}</${p}CumulativeOperatingHours>`;
-  };
-  const equipment = options.machines
-    .map(
-      (machine) =>
-        `<${p}Equipment><${p}EquipmentHeader><${p}OEMName>Acme</${p}OEMName><${p}PIN>${machine.pin}</${p}PIN></${p}EquipmentHeader>${hours(machine)}</${p}Equipment>`,
-    )
-    .join('');
-  return `<?xml version="1.0" encoding="UTF-8"?><${p}Fleet version="20190501"${xmlns}>${link('self', options.self)}${link('next', options.next)}${equipment}</${p}Fleet>`;
-}
-
-function jsonPage(options: { readonly self: string; readonly next?: string; readonly machines: readonly Machine[] }): string {
-  return JSON.stringify({
-    Links: [{ rel: 'self', href: options.self }, ...(options.next ? [{ rel: 'next', href: options.next }] : [])],
-    Equipment: options.machines.map((machine) => ({
-      EquipmentHeader: { OEMName: 'Acme', PIN: machine.pin },
-      ...(machine.hours === undefined ? {} : { CumulativeOperatingHours: { datetime: AT, Hour: machine.hours } }),
-    })),
-  });
-}
-
-type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
-
-/** The mock OEM cloud: one handler per path; every request is noted with its headers. */
-const servers: ReturnType<typeof createServer>[] = [];
-async function oem(routesAt: (base: string) => Record<string, Handler>) {
-  let routes: Record<string, Handler> = {};
-  const requests: { path: string; accept: string | undefined; authorization: string | undefined; body: string }[] = [];
-  const server = createServer(async (request, response) => {
-    let body = '';
-    for await (const chunk of request) body += chunk;
-    const path = request.url ?? '/';
-    requests.push({ path, accept: request.headers.accept, authorization: request.headers.authorization, body });
-    const handler = routes[path];
-    if (handler) handler(request, response, body);
-    else response.writeHead(404).end();
-  });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  routes = routesAt(base);
-  return { base, requests };
-}
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-const xml =
-  (text: string | (() => string), status = 200, headers: Record<string, string> = {}): Handler =>
-  (_request, response) =>
-    response.writeHead(status, { 'content-type': 'application/xml', ...headers }).end(typeof text === 'string' ? text : text());
+afterEach(closeMockOems);
 
 /** An account with machines P1…P3, a poller over a memory store with a clock that sleeps by moving on. */
 async function setUp(options: { readonly maxWaitSeconds?: number; readonly allowPrivateAddresses?: boolean } = {}) {

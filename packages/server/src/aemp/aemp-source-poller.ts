@@ -1,4 +1,11 @@
-import { pollAempSource, type AempPollOptions, type AempPollRecord, type ChangeOrigin, type EpochSeconds } from '@fleet-hours/core';
+import {
+  pollAempSource,
+  type AempPollOptions,
+  type AempPollRecord,
+  type ChangeOrigin,
+  type EpochSeconds,
+  type EventChecks,
+} from '@fleet-hours/core';
 import { aempPageReader, type AempAuth, type AempReaderOptions } from './aemp-page-reader.js';
 
 /** What a poll needs of a source (D65): where its feed starts, how to sign in, how often a URL may be asked. */
@@ -18,6 +25,13 @@ export interface AempSourcePollerOptions
     Pick<AempReaderOptions, 'allowPrivateAddresses' | 'maxWaitSeconds' | 'maxRetries' | 'timeoutMs' | 'now' | 'sleep'> {
   /** Who the readings are written by (D55). */
   readonly origin: ChangeOrigin;
+  /**
+   * The check of events (`fleetHours.events`, D40, P140): after a poll that stored readings, the
+   * devices it wrote are checked at once, as a write of their engine time is, so their schedules'
+   * `service.due_soon` and `service.overdue` follow the feed without waiting for the periodic check.
+   * Without it, only the periodic check raises them.
+   */
+  readonly events?: Pick<EventChecks, 'check'>;
 }
 
 /**
@@ -34,7 +48,7 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
     const settings = JSON.stringify([source.auth, source.minIntervalPerUrlSeconds, source.format ?? 'xml']);
     const kept = readers.get(key);
     if (kept?.settings === settings) return kept.reader;
-    const { store: _store, writes: _writes, origin: _origin, ...bounds } = options;
+    const { store: _store, writes: _writes, origin: _origin, events: _events, ...bounds } = options;
     const reader = aempPageReader({
       ...bounds,
       auth: source.auth,
@@ -45,16 +59,33 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
     return reader;
   };
   return {
-    poll: (source) =>
-      pollAempSource({
+    async poll(source) {
+      // P140: the devices whose readings this poll stored, for the check of their events.
+      const written = new Set<number>();
+      const record = await pollAempSource({
         sourceId: source.id,
         accountId: source.accountId,
         url: source.url,
         fetchPage: readerOf(source).fetchPage,
         store: options.store,
-        writes: options.writes,
+        writes: {
+          async addSourceReading(input) {
+            const added = await options.writes.addSourceReading(input);
+            if (added) written.add(input.deviceId);
+            return added;
+          },
+        },
         origin: options.origin,
         nowSeconds,
-      }),
+      });
+      // The readings are committed, each in its own unit: the check reads them like any other reader.
+      // A check that fails leaves the poll's record intact: the periodic check raises the same
+      // events under the same ids (D40), so nothing is lost, only later.
+      if (options.events && written.size > 0) {
+        const deviceIds = [...written].sort((a, b) => a - b);
+        await options.events.check({ now: nowSeconds(), accountId: source.accountId, deviceIds }).catch(() => 0);
+      }
+      return record;
+    },
   };
 }
