@@ -234,12 +234,14 @@ export async function benchAccount(
 export async function startBenchServer(
   database: { readonly admin: postgres.Sql; readonly url: string },
   raised: readonly (keyof RateLimits)[],
+  poolSize?: number,
 ): Promise<{ readonly server: Awaited<ReturnType<typeof startServer>>; readonly version: string }> {
   const server = await startServer({
     database: { kind: 'postgres', url: database.url },
     port: 0,
     rateLimits: Object.fromEntries(raised.map((name) => [name, 1_000_000_000])),
     log: () => {},
+    ...(poolSize === undefined ? {} : { poolSize }),
   });
   const version = (await database.admin`select current_setting('server_version') as v`)[0]!.v as string;
   return { server, version };

@@ -4,7 +4,7 @@
  * a fresh database: each route's latency p50 / p99 and requests per second at 16 keep-alive
  * connections from a separate process, and a read route's under the same server for scale.
  *
- * The server is `startServer` as `fleet-hours serve` runs it (pool of 10, rate-limit counters in the
+ * The server is `startServer` as `fleet-hours serve` runs it (pool of 10, MANAGE_BENCH_POOL to change it; rate-limit counters in the
  * database), with the limits raised out of the way. Each connection changes its own device, so the
  * figures are those of 16 clients at once, not of 16 writers queued on one row; `MANAGE_BENCH_ONE_DEVICE=1`
  * puts them all on one device instead. A route the server does not serve (404/405 on its first
@@ -21,6 +21,8 @@ import { benchAccount, keepAliveLoad, loadProcess, startBenchServer, stealMeter,
 const CONNECTIONS = 16;
 const WARMUP_MS = 1_000;
 const MEASURE_MS = Number(process.env.MANAGE_BENCH_SECONDS ?? 5) * 1000;
+/** The server's pool of connections (MANAGE_BENCH_POOL, default 10 as `fleet-hours serve`'s). */
+const POOL = Number(process.env.MANAGE_BENCH_POOL ?? 10);
 
 /** What the load process is told: the server, the key, and per connection its device and schedule. */
 interface LoadInput {
@@ -119,9 +121,9 @@ async function runServer(): Promise<void> {
       schedules.push(schedule!.id);
     }
 
-    const { server, version } = await startBenchServer(database, ['writes', 'hours', 'unauthenticated']);
+    const { server, version } = await startBenchServer(database, ['writes', 'hours', 'unauthenticated'], POOL);
     console.log(
-      `manage: PostgreSQL ${version} (postgres.js, pool 10), ${CONNECTIONS} keep-alive connections from a separate process, ` +
+      `manage: PostgreSQL ${version} (postgres.js, pool ${POOL}), ${CONNECTIONS} keep-alive connections from a separate process, ` +
         `${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per route; ${oneDevice ? 'all on one device' : 'a device per connection'}`,
     );
     try {

@@ -181,19 +181,28 @@ export function deviceWrites(store: FleetHoursStore, changeLog: ChangeLog): Devi
     },
     async updateDevice({ accountId, deviceId, fields, ifMatch, origin }) {
       const changes = readDeviceFields(fields, 'update');
+      // P150: the device is read before the unit, which then holds its connection for the change
+      // and its entry only; the change applies only to the device as read (`expected`), so the
+      // entry's `before` is the device the change replaced.
+      const read = await store.findDevice({ accountId, deviceId });
+      if (!read) return null;
+      if (ifMatch !== undefined && !ifMatchNames(ifMatch, deviceVersion(read))) throw preconditionFailed('device');
+      const updated = await inUnit(async ({ store, changeLog }) => {
+        const updated = await store.updateDevice({ deviceId, changes, expected: read });
+        if (updated) await report(changeLog, accountId, origin, read, updated);
+        return updated;
+      });
+      if (updated) return updated;
+      // D54: with If-Match, a change in between is 412.
+      if (ifMatch !== undefined) throw preconditionFailed('device');
+      // P150: changed in between: read again and change in one unit, as the device then is.
       return inUnit(async ({ store, changeLog }) => {
         // A device never changes account: once found on this one, the change is the account's.
         const current = await store.findDevice({ accountId, deviceId });
         if (!current) return null;
-        if (ifMatch !== undefined && !ifMatchNames(ifMatch, deviceVersion(current))) throw preconditionFailed('device');
-        // With If-Match the store applies the change only if the device is still as read: a change in between is 412 too (D54).
-        const updated = await store.updateDevice({ deviceId, changes, ...(ifMatch === undefined ? {} : { expected: current }) });
-        if (!updated) {
-          if (ifMatch !== undefined) throw preconditionFailed('device');
-          return null;
-        }
-        await report(changeLog, accountId, origin, current, updated);
-        return updated;
+        const changed = await store.updateDevice({ deviceId, changes });
+        if (changed) await report(changeLog, accountId, origin, current, changed);
+        return changed;
       });
     },
   };

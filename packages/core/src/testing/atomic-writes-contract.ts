@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFleetHours, type FleetHours } from '../application/create-fleet-hours.js';
 import type { ChangeOrigin } from '../manage/change-log.js';
+import { deviceEntityTag } from '../manage/device-writes.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { StorageCapability } from './storage-capabilities.js';
 
@@ -274,6 +275,47 @@ export function describeAtomicWritesContract(options: {
         });
       }
       expect(sent).toHaveLength(1);
+    });
+
+    it('P150: a device changed between the read of an update and its unit: the change applies to the device as it then is, and its entry has that device as before', async () => {
+      const { accountId, deviceId } = await seed(store());
+      let between = true;
+      // Another writer changes the device right after the update's first read of it.
+      const racing: FleetHoursStore = {
+        ...store(),
+        findDevice: async (input) => {
+          const found = await store().findDevice(input);
+          if (between) {
+            between = false;
+            await store().updateDevice({ deviceId, changes: { model: 'between' } });
+          }
+          return found;
+        },
+      };
+      const updated = await fleetHoursOver(racing).manage.updateDevice({ accountId, deviceId, fields: { name: 'Loader 2' }, origin: KEY });
+      expect(updated).toMatchObject({ name: 'Loader 2', model: 'between' });
+      expect(between).toBe(false);
+      const entries = await store().listAuditEntries({ accountId, limit: 10 });
+      expect(entries.map((entry) => [entry.action, entry.changes])).toEqual([['device.update', { name: ['Loader', 'Loader 2'] }]]);
+    });
+
+    it('P150: with If-Match, a device changed between the read and the unit is 412 and keeps the other change only', async () => {
+      const { accountId, deviceId } = await seed(store());
+      const read = (await store().findDevice({ accountId, deviceId }))!;
+      const racing: FleetHoursStore = {
+        ...store(),
+        findDevice: async (input) => {
+          const found = await store().findDevice(input);
+          await store().updateDevice({ deviceId, changes: { model: 'between' } });
+          return found;
+        },
+      };
+      const fleetHours = fleetHoursOver(racing);
+      await expect(
+        fleetHours.manage.updateDevice({ accountId, deviceId, fields: { name: 'Loader 2' }, ifMatch: deviceEntityTag(read), origin: KEY }),
+      ).rejects.toMatchObject({ code: 'precondition_failed' });
+      expect(await store().findDevice({ accountId, deviceId })).toMatchObject({ name: 'Loader', model: 'between' });
+      expect(await store().listAuditEntries({ accountId, limit: 10 })).toEqual([]);
     });
   });
 }
