@@ -14,8 +14,6 @@ const HOUR = 3600;
 /** 2026-03-12T19:04:05Z. */
 const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
 const day = (text: string) => Temporal.PlainDate.from(text);
-/** D59 (P129): after the device, a daily read asks its calendar and its window's segments, both at once. */
-const DAY_FIELDS = ['findWorkCalendarsMany', 'listSegmentsMany'] as const;
 
 /**
  * The memory store with the two device-with-figures capabilities as their contract states them
@@ -71,11 +69,12 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-12') };
     const expected = await reference.daily(query);
     expect(await fleetHours.daily(query)).toEqual(expected);
-    expect(calls).toEqual(['findDevice', 'listSegments', ...DAY_FIELDS]);
+    // D59 (P147): the daily series is the device with its window's segments and calendar, one call once the zone is known.
+    expect(calls).toEqual(['findDevice', 'findDeviceWithDays']);
     calls.length = 0;
     expect(await fleetHours.daily(query)).toEqual(expected);
     expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
-    expect(calls).toEqual(['findDeviceWithSums', ...DAY_FIELDS, 'findDeviceWithSums']);
+    expect(calls).toEqual(['findDeviceWithDays', 'findDeviceWithSums']);
   });
 
   it('answers in the new zone when the device\u2019s zone changed between two requests', async () => {
@@ -88,8 +87,8 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     expect(daily).toEqual(await reference.daily(query));
     expect(daily?.timeZone).toBe('Asia/Kathmandu');
     expect(daily?.from).toBe('2026-03-07T00:00:00+05:45');
-    // The guess was refused (the device alone), then the figures in the right zone.
-    expect(calls).toEqual(['findDeviceWithSums', 'listSegments', ...DAY_FIELDS]);
+    // The guess was refused (the device alone), then its days in the right zone.
+    expect(calls).toEqual(['findDeviceWithDays', 'findDeviceWithDays']);
     calls.length = 0;
     expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
     expect(calls).toEqual(['findDeviceWithSums']);
@@ -133,7 +132,7 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     calls.length = 0;
     const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-01') };
     expect(await fleetHours.daily(query)).toEqual(await reference.daily(query));
-    expect(calls).toEqual(['findDeviceWithSums', ...DAY_FIELDS]);
+    expect(calls).toEqual(['findDeviceWithDays']);
   });
 
   it('remembers at most zoneCacheSize zones: 0 remembers none', async () => {
