@@ -121,7 +121,9 @@ export async function dailyPage(
   // the sums and the day fields both from those segments.
   const read = await pageDaySeries(context.store, query.accountId, devices, series, now);
   return {
-    items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], read[index]!.buckets, read[index]!.fields)),
+    items: devices.map((device, index) =>
+      dailyHours(device, windows[index]!, series[index]?.dates ?? [], read[index]!.buckets, read[index]!.fields),
+    ),
     nextCursor,
     devices,
   };

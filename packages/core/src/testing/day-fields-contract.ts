@@ -148,7 +148,9 @@ export function describeDayFieldsContract({ store, itWith }: DayFieldsContractCo
               const asked = { accountId, deviceId, ...range };
               expect(await store().findDeviceWithDays!({ ...asked, timeZone: 'Europe/Berlin' })).toEqual(expected);
               expect(await store().findDeviceWithDays!({ ...asked, timeZone: 'UTC' })).toEqual({ ...expected, days: null });
-              expect(await store().findDeviceWithDays!({ ...asked, accountId: accountId + 1_000_000, timeZone: 'Europe/Berlin' })).toBeNull();
+              expect(
+                await store().findDeviceWithDays!({ ...asked, accountId: accountId + 1_000_000, timeZone: 'Europe/Berlin' }),
+              ).toBeNull();
               expect(await store().findDeviceWithDays!({ ...asked, deviceId: 2_000_000_000, timeZone: 'Europe/Berlin' })).toBeNull();
             },
           ),

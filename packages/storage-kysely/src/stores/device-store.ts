@@ -134,12 +134,16 @@ async function _devicesWithSums(
  */
 async function _deviceWithDays(
   db: Kysely<FleetHoursDatabase>,
-  request: { readonly accountId: number; readonly deviceId: number; readonly timeZone: string; readonly start: number; readonly end: number },
+  request: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly timeZone: string;
+    readonly start: number;
+    readonly end: number;
+  },
 ): ReturnType<DeviceStore['findDeviceWithDays']> {
   const { accountId, deviceId, timeZone, start, end } = request;
-  const { rows } = await sql<
-    _DeviceRow & { segments: [number, number | null, 'moving' | 'idle'][] | null; calendar: string | null }
-  >`
+  const { rows } = await sql<_DeviceRow & { segments: [number, number | null, 'moving' | 'idle'][] | null; calendar: string | null }>`
     select ${DEVICE_SQL},
            case when d.time_zone = ${timeZone}::text then (
              select coalesce(json_agg(json_build_array(s.started_at, s.ended_at, s.state) order by s.started_at), '[]'::json)
