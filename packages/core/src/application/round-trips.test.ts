@@ -104,6 +104,26 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     await memory.updateDevice({ deviceId: device.id, changes: { timeZone: 'UTC' } });
     await expect(fleetHours.hours({ accountId: account.id, deviceId: device.id, from })).rejects.toBeInstanceOf(InvalidParameterError);
     await expect(fleetHours.hours({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
+    // The same for the daily series read in one call (P147).
+    await expect(fleetHours.daily({ accountId: account.id, deviceId: device.id, from })).rejects.toBeInstanceOf(InvalidParameterError);
+    await expect(fleetHours.daily({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
+  });
+
+  it('P147: a store without findDeviceWithDays answers the same daily series, from the device, its segments and its calendar', async () => {
+    const { memory, account, device, reference } = await setup('Europe/Berlin', SEGMENTS);
+    await memory.putWorkCalendar({
+      accountId: account.id,
+      deviceId: null,
+      calendar: {
+        weekly: { mon: [], tue: [['18:00', '20:00']], wed: [['08:00', '20:00']], thu: [['00:00', '19:00']], fri: [], sat: [], sun: [] },
+        exceptions: [],
+      },
+    });
+    const without = createFleetHours({ store: { ...memory, findDeviceWithDays: undefined }, now: () => NOW * 1000 });
+    const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-09'), to: day('2026-03-12') };
+    const daily = await reference.daily(query);
+    expect(await without.daily(query)).toEqual(daily);
+    expect(daily?.days.some((one) => one.engineInScheduleSeconds > 0 && one.engineOutsideScheduleSeconds > 0)).toBe(true);
   });
 
   it('meter() reads the device and its figures in one call, its hour-meter readings beside it (D38)', async () => {
