@@ -5,7 +5,7 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { utilizationPeriods } from '../calendar/utilization.js';
+import { utilizationPeriods, type UtilizationDay } from '../calendar/utilization.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { countedStore } from '../testing/counted-store.js';
 import { createFleetHours } from './create-fleet-hours.js';
@@ -52,7 +52,7 @@ describe('fleet utilization by tag at scale (P148, D49, D60)', () => {
     const byTag = await fleetHours.fleet.utilizationByTag({ accountId: account.id, ...window, groupBy: 'month' });
     expect(Object.fromEntries(calls)).toEqual({ listDevices: 3, listSegmentsMany: 3, findWorkCalendarsMany: 3 });
     // The oracle: each device's own daily series, its days put together per tag.
-    const days = new Map<string, { date: string }[]>();
+    const days = new Map<string, (UtilizationDay & { readonly date: string })[]>();
     const counts = new Map<string, number>();
     for (const [index, deviceId] of ids.entries()) {
       const series = (await fleetHours.daily({ accountId: account.id, deviceId, ...window }))!;
@@ -63,7 +63,7 @@ describe('fleet utilization by tag at scale (P148, D49, D60)', () => {
     }
     expect(byTag.map((one) => one.tag)).toEqual(['north', 'south']);
     for (const one of byTag) {
-      const members = days.get(one.tag)! as Parameters<typeof utilizationPeriods>[0][number][];
+      const members = days.get(one.tag)!;
       const sorted = [...members].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
       expect(one).toEqual({
         tag: one.tag,
