@@ -191,15 +191,15 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       expect(await forward(now - 560, 25, 'Bearer fhi_unknown')).toMatchObject({ status: 401, statements: 2 });
     });
 
-    it('/hours with a valid key: 2 once the device is known (listed or read before); /hours/daily 4 (D59), /meter 3 and /service 4 (D38, D39)', async () => {
+    it('/hours and /hours/daily with a valid key: 2 once the device is known (listed or read before), the daily series with its day fields too (D59, P147); /meter 3 and /service 4 (D38, D39)', async () => {
       const { get, device } = await seed();
       // The meter reads the device's hour-meter readings beside its figures (D38), the service its
       // schedules too (D39): at the same time, so no request waits for more than the key, then the reads.
-      // The daily series also reads the window's segments and the calendars for its day fields (D59, P129),
-      // beside each other once the device is read.
+      // The daily series reads the device, its window's segments and its calendar in one statement,
+      // and sums its days from those segments (D59, P147): as many as before the day fields.
       const paths: [string, number][] = [
         [`/api/v1/devices/${device.id}/hours`, 2],
-        [`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`, 4],
+        [`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01&to=2026-03-12`, 2],
         [`/api/v1/devices/${device.id}/meter`, 3],
         [`/api/v1/devices/${device.id}/service`, 4],
       ];
@@ -256,11 +256,11 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '9' });
     });
 
-    it('a device list teaches the zones: the first read of a listed device is 2 (its daily series 4, D59), the list itself 2', async () => {
+    it('a device list teaches the zones: the first read of a listed device is 2 (its daily series too, D59, P147), the list itself 2', async () => {
       const { get, device } = await seed();
       expect(await get('/api/v1/devices')).toMatchObject({ status: 200, statements: 2 });
       expect(await get(`/api/v1/devices/${device.id}/hours`)).toMatchObject({ status: 200, statements: 2 });
-      expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toMatchObject({ status: 200, statements: 4 });
+      expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toMatchObject({ status: 200, statements: 2 });
       // The meter needs no zone: its readings beside its figures (D38).
       expect(await get(`/api/v1/devices/${device.id}/meter`)).toMatchObject({ status: 200, statements: 3 });
     });

@@ -3,7 +3,6 @@
  * schedules, each `null` when the account has no such device, and the list of the account's devices.
  */
 import { toEngineSeconds } from '../engine/engine-seconds.js';
-import { InvalidParameterError } from '../errors/errors.js';
 import type {
   BucketSeconds,
   DailyHours,
@@ -20,7 +19,8 @@ import { checkArguments } from './argument-checks.js';
 import { deviceService, hourMetersOf, maintenanceFacts } from './maintenance-reads.js';
 import { WINDOW_QUERY, type ReadContext } from './read-context.js';
 import type { WindowQuery } from './read-queries.js';
-import { pageDayFields } from './day-field-reads.js';
+import { pageDaySeries } from './day-field-reads.js';
+import { dailyInOneRead, tryWindow } from './daily-read.js';
 import { dailyHours, hoursTotal, meterRecord } from './read-records.js';
 import { capAtNow } from './store-sums.js';
 
@@ -46,14 +46,17 @@ export function deviceReads(context: ReadContext) {
     async daily(query: WindowQuery): Promise<DailyHours | null> {
       checkArguments('daily()', query, WINDOW_QUERY);
       const now = context.nowSeconds();
+      // P147: the sums and the day fields from one snapshot, in one store call where the store can.
+      const inOne = await dailyInOneRead(context, query, now);
+      if (inOne !== undefined) return inOne;
       const read = await _deviceBuckets(context, query, now, (window) => {
         const days = dayBuckets(window);
         return { boundaries: days.boundaries, days };
       });
       if (read === null) return null;
-      // D59: the calendar and the window's segments, read together (P129).
-      const [fields] = await pageDayFields(store, query.accountId, [read.device], [read.days], now);
-      return dailyHours(read.device, read.window, read.days.dates, read.buckets, fields!);
+      // D59: the calendar and the window's segments, read together (P129), the sums from those segments (P147).
+      const [series] = await pageDaySeries(store, query.accountId, [read.device], [read.days], now);
+      return dailyHours(read.device, read.window, read.days.dates, series!.buckets, series!.fields);
     },
 
     async meter(input: { readonly accountId: number; readonly deviceId: number }): Promise<MeterRecord | null> {
@@ -131,7 +134,7 @@ async function _deviceBuckets<Days>(
   };
   const guessed = zones.get(query.deviceId);
   if (guessed !== undefined && store.findDeviceWithSums) {
-    const guess = _tryWindow(() => {
+    const guess = tryWindow(() => {
       const window = windowIn(guessed);
       return { window, ...split(window) };
     });
@@ -157,14 +160,4 @@ async function _deviceBuckets<Days>(
   if (!device) return null;
   zones.remember(device);
   return inZone(device);
-}
-
-/** `read()`, or `null` when it refuses the window (D7): then the device is read first, so that a missing device is still 404 (D11). */
-function _tryWindow<T>(read: () => T): T | null {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof InvalidParameterError) return null;
-    throw error;
-  }
 }

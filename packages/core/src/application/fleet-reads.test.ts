@@ -178,8 +178,8 @@ describe('createFleetHours().fleet (D32)', () => {
           [() => fleetHours.fleet.hours({ accountId: account.id, limit: size, ...dates }), { listDevices: 1, sumSegmentSecondsMany: 1 }],
           [
             () => fleetHours.fleet.daily({ accountId: account.id, limit: Math.min(size, 100), ...dates }),
-            // D59 (P129): the day fields' calendars and segments, one batch call each.
-            { listDevices: 1, sumSegmentSecondsMany: 1, listSegmentsMany: 1, findWorkCalendarsMany: 1 },
+            // D59 (P129): the day fields' calendars and segments, one batch call each; the sums from those segments (P147).
+            { listDevices: 1, listSegmentsMany: 1, findWorkCalendarsMany: 1 },
           ],
           [() => fleetHours.fleet.meter({ accountId: account.id, limit: size }), { ...figures, sumSegmentSecondsMany: 1 }],
           [

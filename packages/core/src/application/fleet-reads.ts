@@ -9,7 +9,7 @@ import { devicePage, pageMaintenance } from './device-pages.js';
 import { FLEET_PAGE_QUERY, FLEET_WINDOW_QUERY, type ReadContext } from './read-context.js';
 import type { FleetPage, FleetReads, FleetWindowQuery } from './read-queries.js';
 import type { FleetEndpoint } from '../access/read-endpoints.js';
-import { pageDayFields } from './day-field-reads.js';
+import { pageDaySeries } from './day-field-reads.js';
 import { dailyHours, emptyWindow, hoursTotal, isEmpty, meterRecord, type EmptyWindow } from './read-records.js';
 import { servicePage } from './service-pages.js';
 
@@ -117,17 +117,13 @@ export async function dailyPage(
     if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
     return cut;
   });
-  // D59, D49: the sums, and the calendars and segments of the day fields, a fixed number of store calls per page.
-  const [buckets, fields] = await Promise.all([
-    context.sums.page(
-      devices,
-      series.map((one) => one?.boundaries ?? null),
-      now,
-    ),
-    pageDayFields(context.store, query.accountId, devices, series, now),
-  ]);
+  // D59, D49, P147: the calendars and the window's segments, a fixed number of store calls per page;
+  // the sums and the day fields both from those segments.
+  const read = await pageDaySeries(context.store, query.accountId, devices, series, now);
   return {
-    items: devices.map((device, index) => dailyHours(device, windows[index]!, series[index]?.dates ?? [], buckets[index]!, fields[index]!)),
+    items: devices.map((device, index) =>
+      dailyHours(device, windows[index]!, series[index]?.dates ?? [], read[index]!.buckets, read[index]!.fields),
+    ),
     nextCursor,
     devices,
   };

@@ -14,8 +14,6 @@ const HOUR = 3600;
 /** 2026-03-12T19:04:05Z. */
 const NOW = Date.UTC(2026, 2, 12, 19, 4, 5) / 1000;
 const day = (text: string) => Temporal.PlainDate.from(text);
-/** D59 (P129): after the device, a daily read asks its calendar and its window's segments, both at once. */
-const DAY_FIELDS = ['findWorkCalendarsMany', 'listSegmentsMany'] as const;
 
 /**
  * The memory store with the two device-with-figures capabilities as their contract states them
@@ -71,11 +69,12 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-08'), to: day('2026-03-12') };
     const expected = await reference.daily(query);
     expect(await fleetHours.daily(query)).toEqual(expected);
-    expect(calls).toEqual(['findDevice', 'listSegments', ...DAY_FIELDS]);
+    // D59 (P147): the daily series is the device with its window's segments and calendar, one call once the zone is known.
+    expect(calls).toEqual(['findDevice', 'findDeviceWithDays']);
     calls.length = 0;
     expect(await fleetHours.daily(query)).toEqual(expected);
     expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
-    expect(calls).toEqual(['findDeviceWithSums', ...DAY_FIELDS, 'findDeviceWithSums']);
+    expect(calls).toEqual(['findDeviceWithDays', 'findDeviceWithSums']);
   });
 
   it('answers in the new zone when the device\u2019s zone changed between two requests', async () => {
@@ -88,8 +87,8 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     expect(daily).toEqual(await reference.daily(query));
     expect(daily?.timeZone).toBe('Asia/Kathmandu');
     expect(daily?.from).toBe('2026-03-07T00:00:00+05:45');
-    // The guess was refused (the device alone), then the figures in the right zone.
-    expect(calls).toEqual(['findDeviceWithSums', 'listSegments', ...DAY_FIELDS]);
+    // The guess was refused (the device alone), then its days in the right zone.
+    expect(calls).toEqual(['findDeviceWithDays', 'findDeviceWithDays']);
     calls.length = 0;
     expect(await fleetHours.hours(query)).toEqual(await reference.hours(query));
     expect(calls).toEqual(['findDeviceWithSums']);
@@ -105,6 +104,26 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     await memory.updateDevice({ deviceId: device.id, changes: { timeZone: 'UTC' } });
     await expect(fleetHours.hours({ accountId: account.id, deviceId: device.id, from })).rejects.toBeInstanceOf(InvalidParameterError);
     await expect(fleetHours.hours({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
+    // The same for the daily series read in one call (P147).
+    await expect(fleetHours.daily({ accountId: account.id, deviceId: device.id, from })).rejects.toBeInstanceOf(InvalidParameterError);
+    await expect(fleetHours.daily({ accountId: other.id, deviceId: device.id, from: day('2026-03-20') })).resolves.toBeNull();
+  });
+
+  it('P147: a store without findDeviceWithDays answers the same daily series, from the device, its segments and its calendar', async () => {
+    const { memory, account, device, reference } = await setup('Europe/Berlin', SEGMENTS);
+    await memory.putWorkCalendar({
+      accountId: account.id,
+      deviceId: null,
+      calendar: {
+        weekly: { mon: [], tue: [['18:00', '20:00']], wed: [['08:00', '20:00']], thu: [['00:00', '19:00']], fri: [], sat: [], sun: [] },
+        exceptions: [],
+      },
+    });
+    const without = createFleetHours({ store: { ...memory, findDeviceWithDays: undefined }, now: () => NOW * 1000 });
+    const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-09'), to: day('2026-03-12') };
+    const daily = await reference.daily(query);
+    expect(await without.daily(query)).toEqual(daily);
+    expect(daily?.days.some((one) => one.engineInScheduleSeconds > 0 && one.engineOutsideScheduleSeconds > 0)).toBe(true);
   });
 
   it('meter() reads the device and its figures in one call, its hour-meter readings beside it (D38)', async () => {
@@ -133,7 +152,7 @@ describe('createFleetHours(): one store call for the device and its figures (iss
     calls.length = 0;
     const query = { accountId: account.id, deviceId: device.id, from: day('2026-03-01') };
     expect(await fleetHours.daily(query)).toEqual(await reference.daily(query));
-    expect(calls).toEqual(['findDeviceWithSums', ...DAY_FIELDS]);
+    expect(calls).toEqual(['findDeviceWithDays']);
   });
 
   it('remembers at most zoneCacheSize zones: 0 remembers none', async () => {

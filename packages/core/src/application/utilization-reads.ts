@@ -40,6 +40,12 @@ function _oneOf<T extends string>(parameter: string, value: string | undefined, 
   throw new InvalidParameterError(parameter, `Parameter ${parameter} "${value}" must be one of ${allowed.join(', ')}`);
 }
 
+/**
+ * P148: devices per batch of a fleet's utilization by tag: the largest page of the fleet's
+ * utilization, whose store calls fit in the read deadline at a year of segments a device.
+ */
+const BY_TAG_BATCH = 100;
+
 /** The utilization reads of the service (D60); see `FleetHours` for each. */
 export function utilizationReads(context: ReadContext, daily: (query: WindowQuery) => Promise<DailyHours | null>) {
   return {
@@ -56,19 +62,25 @@ export function utilizationReads(context: ReadContext, daily: (query: WindowQuer
     },
 
     /**
-     * P131: every device in scope in one page of the daily series (a fixed number of store calls,
-     * D49), then per tag, in code-point order, the days of its devices added up by period.
+     * P131, P148: every device in scope, read as pages of the daily series of
+     * {@link BY_TAG_BATCH} devices each (a fixed number of store calls per batch, none per device,
+     * D49: each store call stays within the read deadline whatever the fleet's size), then per tag,
+     * in code-point order, the days of its devices added up by period.
      */
     async fleetUtilizationByTag(query: Omit<FleetUtilizationQuery, 'limit' | 'cursor'>): Promise<readonly TagUtilization[]> {
       checkArguments('fleet.utilizationByTag()', query, { ...FLEET_WINDOW_QUERY, groupBy: 'groupBy' });
-      const page = await dailyPage(context, 'utilization', query, null);
       const byTag = new Map<string, DailyHours[]>();
-      for (const [index, series] of page.items.entries()) {
-        for (const tag of page.devices[index]!.tags) {
-          if (!byTag.has(tag)) byTag.set(tag, []);
-          byTag.get(tag)!.push(series);
+      let cursor: string | null = null;
+      do {
+        const page = await dailyPage(context, 'utilization', cursor === null ? query : { ...query, cursor }, BY_TAG_BATCH);
+        for (const [index, series] of page.items.entries()) {
+          for (const tag of page.devices[index]!.tags) {
+            if (!byTag.has(tag)) byTag.set(tag, []);
+            byTag.get(tag)!.push(series);
+          }
         }
-      }
+        cursor = page.nextCursor;
+      } while (cursor !== null);
       return [...byTag.keys()]
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
         .map((tag) => {

@@ -71,7 +71,25 @@ export function createMemoryStore(): FleetHoursStore {
     ...memoryAudit(accounts, undo),
     ...memoryCalendars(accounts, state.devices, undo), // D58 (P112)
   };
-  return withMemoryUnits(store, undo, Object.keys(idempotency));
+  return withMemoryUnits({ ...store, findDeviceWithDays: _deviceWithDays(store) }, undo, Object.keys(idempotency));
+}
+
+/**
+ * D59 (P147): the device, its window's segments and its calendar as of one instant. Each of the
+ * three reads runs to its end when it is called (no `await` inside), and the three are called in
+ * one turn of the event loop: no write can come between them.
+ */
+function _deviceWithDays(store: FleetHoursStore): NonNullable<FleetHoursStore['findDeviceWithDays']> {
+  return async ({ accountId, deviceId, timeZone, start, end }) => {
+    const [device, segments, calendars] = await Promise.all([
+      store.findDevice({ accountId, deviceId }),
+      store.listSegments({ deviceId, start, end }),
+      store.findWorkCalendarsMany!({ accountId, deviceIds: [deviceId] }),
+    ]);
+    if (!device) return null;
+    if (device.timeZone !== timeZone) return { device, days: null };
+    return { device, days: { segments, calendar: calendars.devices[0] ?? calendars.accountDefault } };
+  };
 }
 
 /** What a memory store holds; each part of it below works on this. */

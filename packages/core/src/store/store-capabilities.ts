@@ -8,6 +8,7 @@ import type {
   SegmentSummary,
   ServiceStatus,
 } from '../types.js';
+import type { WorkCalendar } from '../calendar/work-calendar.js';
 
 /** A device whose writes asked for a check of its events (D40, P53), at the version of its request. */
 export interface EventCheck {
@@ -123,6 +124,28 @@ export interface StoreCapabilities {
     readonly boundaries: readonly EpochSeconds[];
     readonly now: EpochSeconds;
   }): Promise<{ readonly device: Device; readonly buckets: readonly BucketSeconds[] | null } | null>;
+
+  /**
+   * Optional capability (D59, P147): a device with what its daily series reads over `[start, end)`,
+   * all as of one instant, in one round trip, for `/hours/daily` and a device's utilization. MUST
+   * return `null` when `findDevice` would; otherwise the device as `findDevice` returns it and, only
+   * when its zone is `timeZone`, `days`: the segments `listSegments` returns for the device over
+   * `[start, end)` and the calendar the device uses (its own, else its account's default, else
+   * `null`, as `findWorkCalendar` returns them). The device, its segments and its calendar MUST be
+   * read in one snapshot: a write is in all of them or in none. When its zone is another, `days`
+   * MUST be `null` (the window was cut in the wrong zone, and the core asks again). MUST check
+   * `start` and `end` first, naming them.
+   */
+  findDeviceWithDays?(input: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly timeZone: string;
+    readonly start: EpochSeconds;
+    readonly end: EpochSeconds;
+  }): Promise<{
+    readonly device: Device;
+    readonly days: { readonly segments: readonly EngineSegment[]; readonly calendar: WorkCalendar | null } | null;
+  } | null>;
 
   /**
    * Optional capability: a device and its meter figures in one round trip, for `/meter`. MUST

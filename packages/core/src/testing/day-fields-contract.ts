@@ -121,5 +121,49 @@ export function describeDayFieldsContract({ store, itWith }: DayFieldsContractCo
         });
       },
     );
+
+    itWith(
+      'findDeviceWithDays',
+      "P147: findDeviceWithDays() is findDevice() with listSegments() and the calendar it uses, in the zone asked only; another account's device null",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            segmentsArbitrary,
+            fc.record({ start: fc.integer({ min: -HOUR, max: 60 * HOUR }), length: fc.nat(80 * HOUR) }),
+            fc.constantFrom('none', 'default', 'own', 'removed'),
+            async (segments, { start, length }, calendar) => {
+              const { accountId, ids } = await seed([segments]);
+              const deviceId = ids[0]!;
+              if (calendar !== 'none') await store().putWorkCalendar({ accountId, deviceId: null, calendar: CALENDAR });
+              if (calendar === 'own' || calendar === 'removed') await store().putWorkCalendar({ accountId, deviceId, calendar: NIGHTS });
+              if (calendar === 'removed') await store().putWorkCalendar({ accountId, deviceId, calendar: null });
+              const range = { start: T0 + start, end: T0 + start + length };
+              const expected = {
+                device: await store().findDevice({ accountId, deviceId }),
+                days: {
+                  segments: await store().listSegments({ deviceId, ...range }),
+                  calendar: calendar === 'none' ? null : calendar === 'own' ? NIGHTS : CALENDAR,
+                },
+              };
+              const asked = { accountId, deviceId, ...range };
+              expect(await store().findDeviceWithDays!({ ...asked, timeZone: 'Europe/Berlin' })).toEqual(expected);
+              expect(await store().findDeviceWithDays!({ ...asked, timeZone: 'UTC' })).toEqual({ ...expected, days: null });
+              expect(
+                await store().findDeviceWithDays!({ ...asked, accountId: accountId + 1_000_000, timeZone: 'Europe/Berlin' }),
+              ).toBeNull();
+              expect(await store().findDeviceWithDays!({ ...asked, deviceId: 2_000_000_000, timeZone: 'Europe/Berlin' })).toBeNull();
+            },
+          ),
+          { numRuns: 10 },
+        );
+      },
+    );
+
+    itWith('findDeviceWithDays', 'findDeviceWithDays() refuses milliseconds, naming the bound', async () => {
+      const error = await refusalOf(
+        store().findDeviceWithDays!({ accountId: 1, deviceId: 1, timeZone: 'UTC', start: T0, end: T0 * 1000 + 0.5 }),
+      );
+      expect(error.message).toContain('end');
+    });
   });
 }

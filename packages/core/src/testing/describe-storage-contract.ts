@@ -77,7 +77,7 @@ interface _Suite {
  * // The memory store offers the batch capabilities of the fleet pages (D32, D59) and units (P102):
  * describeStorageContract('memory', {
  *   makeStore: createMemoryStore,
- *   capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'listSegmentsMany', 'findWorkCalendarsMany', 'atomically'],
+ *   capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'listSegmentsMany', 'findWorkCalendarsMany', 'findDeviceWithDays', 'atomically'],
  * });
  * ```
  */

@@ -9,6 +9,8 @@ export type StorageCapability =
   | 'listEventChecks'
   | 'findDeviceWithSums'
   | 'findDeviceWithSummary'
+  /** D59 (P147): a device with its window's segments and its calendar, in one snapshot. */
+  | 'findDeviceWithDays'
   /** Of a store that also keeps the rate-limit counters (`RateLimitStore`): the key and the count in one round trip. */
   | 'findApiKeyAndConsume'
   /** The same for ingest tokens (D24): the token and the count in one round trip. */
@@ -32,6 +34,7 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'listEventChecks',
   'findDeviceWithSums',
   'findDeviceWithSummary',
+  'findDeviceWithDays',
   'findApiKeyAndConsume',
   'findIngestTokenAndConsume',
   'listServicePage',

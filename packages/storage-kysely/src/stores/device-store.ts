@@ -1,11 +1,11 @@
-import { MACHINE_IDENTITY_FIELDS, type BucketSeconds, type Device, type FleetHoursStore } from '@fleet-hours/core';
+import { MACHINE_IDENTITY_FIELDS, type BucketSeconds, type Device, type FleetHoursStore, type WorkCalendar } from '@fleet-hours/core';
 import { assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { coalescedByKey } from './coalesced-by-key.js';
 import { refusingImeiConflict } from './imei-conflict.js';
 import { rebuildDeviceFigures } from '../sql/daily-figures.js';
 import { flatBoundaries, sumByBucketOfRow } from '../sql/fleet-queries.js';
-import { lockDeviceState, summarize, sumByBucket } from '../sql/segment-queries.js';
+import { lockDeviceState, overlappingSegments, summarize, sumByBucket } from '../sql/segment-queries.js';
 import { isId, secondsOrNull } from '../sql/sql-values.js';
 import { guard } from './storage-error.js';
 import type { FleetHoursDatabase } from '../schema/database-schema.js';
@@ -15,6 +15,7 @@ import { inTransaction } from '../sql/in-transaction.js';
 export type DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
   findDeviceWithSums: NonNullable<FleetHoursStore['findDeviceWithSums']>;
   findDeviceWithSummary: NonNullable<FleetHoursStore['findDeviceWithSummary']>;
+  findDeviceWithDays: NonNullable<FleetHoursStore['findDeviceWithDays']>;
 };
 
 /** A `devices` row read by raw SQL, with what was read along with it. */
@@ -125,6 +126,44 @@ async function _devicesWithSums(
   return requests.map((request, index) => _sumsAnswer(request, byRequest.get(index)));
 }
 
+/**
+ * `findDeviceWithDays` in one statement, so in one snapshot (P147): the device's row; when its zone
+ * is the one asked, its segments over the range (the bounded scans of `overlappingSegments`, as
+ * `listSegments`) as one JSON array of `[started_at, ended_at, state]` in time order; and the
+ * calendar it uses (its own, else its account's default) as JSON text.
+ */
+async function _deviceWithDays(
+  db: Kysely<FleetHoursDatabase>,
+  request: {
+    readonly accountId: number;
+    readonly deviceId: number;
+    readonly timeZone: string;
+    readonly start: number;
+    readonly end: number;
+  },
+): ReturnType<DeviceStore['findDeviceWithDays']> {
+  const { accountId, deviceId, timeZone, start, end } = request;
+  const { rows } = await sql<_DeviceRow & { segments: [number, number | null, 'moving' | 'idle'][] | null; calendar: string | null }>`
+    select ${DEVICE_SQL},
+           case when d.time_zone = ${timeZone}::text then (
+             select coalesce(json_agg(json_build_array(s.started_at, s.ended_at, s.state) order by s.started_at), '[]'::json)
+               from (${overlappingSegments(deviceId, start, end)}) as s) end as segments,
+           coalesce((select body::text from device_work_calendars where device_id = d.id and account_id = d.account_id and body is not null),
+                    (select body::text from account_work_calendars where account_id = d.account_id and body is not null)) as calendar
+      from devices as d where d.id = ${deviceId}::int and d.account_id = ${accountId}::int`.execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  const device = toDevice(row);
+  if (row.segments === null || device.timeZone !== timeZone) return { device, days: null };
+  return {
+    device,
+    days: {
+      segments: row.segments.map(([startedAt, endedAt, state]) => ({ deviceId, startedAt, endedAt, state })),
+      calendar: row.calendar === null ? null : (JSON.parse(row.calendar) as WorkCalendar),
+    },
+  };
+}
+
 /** Devices on Kysely. `lastReportedAt` is written by imports only (see `segmentStore`). */
 export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
   const devices = () => db.selectFrom('devices').select(DEVICE_COLUMNS);
@@ -173,6 +212,15 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
         assertEpochSeconds('now', now);
         if (!isId(accountId) || !isId(deviceId)) return null;
         return sumsTogether({ accountId, deviceId, timeZone, boundaries, now });
+      }),
+
+    // D59 (P147): the device, its window's segments and its calendar in one statement (one snapshot).
+    findDeviceWithDays: ({ accountId, deviceId, timeZone, start, end }) =>
+      guard(async () => {
+        assertEpochSeconds('start', start);
+        assertEpochSeconds('end', end);
+        if (!isId(accountId) || !isId(deviceId)) return null;
+        return _deviceWithDays(db, { accountId, deviceId, timeZone, start, end });
       }),
 
     // The device and its meter figures (`summarize`, as summarizeDeviceSegments) in one statement.
