@@ -196,7 +196,8 @@ export async function withFreshDatabase(
   await admin.unsafe(`create database ${databaseName}`);
   const url = new URL(adminUrl);
   url.pathname = `/${databaseName}`;
-  const db = createPostgresDatabase({ connectionString: url.href, max: 2 });
+  // The loader's statements write whole fleets at once: no deadline (D28 is the served store's).
+  const db = createPostgresDatabase({ connectionString: url.href, max: 2, queryTimeout: 0 });
   try {
     await migrateToLatest(db);
     await run({ admin, url: url.href, db });

@@ -12,6 +12,7 @@
 export * from './time/assert-epoch-seconds.js';
 export * from './engine/sum-by-bucket.js';
 export * from './engine/summarize-segments.js';
+export { assertDevicePage } from './store/device-page.js';
 export * from './engine/daily-figures.js';
 export * from './engine/plan-segment-import.js';
 export * from './telemetry/merge-points.js';

@@ -1,10 +1,14 @@
 import { aempHeader, type AempEquipment, type AempFleetPage, type AempSeriesKind, type AempSeriesPage } from '../aemp/aemp-equipment.js';
-import { aempPage, aempSeriesInstants } from '../aemp/aemp-series.js';
+import { AEMP_PAGE_SIZE, aempPage, aempPageCount, aempSeriesInstants } from '../aemp/aemp-series.js';
+import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
+import { devicePageFromList } from '../store/device-page.js';
+import type { FleetHoursStore } from '../store/storage-port.js';
 import { hourMeterBoundaries, hourMeterValues } from '../maintenance/hour-meter.js';
 import type { Device } from '../types.js';
 import { pageMaintenance } from './device-pages.js';
 import { maintenanceFacts } from './maintenance-reads.js';
 import type { ReadContext } from './read-context.js';
+import type { StoreSums } from './store-sums.js';
 
 /** D64: the reads of the served AEMP feed; `null` where the API answers 404 (no such device, or a page past the last). */
 export interface AempReads {
@@ -28,30 +32,25 @@ export interface AempReads {
 
 /**
  * D64 (P121, P122): the AEMP reads over the service's store. A snapshot page costs a bounded number
- * of store calls whatever its size: the account's devices (one call: a numbered page needs the
- * count), the page's meters and hour meters as the fleet pages read them (D32), one sum of the
- * last second before now per device in one call (running), and the page's positions in one call.
+ * of store calls whatever its size: its devices and the account's count (one call, P152), the
+ * page's meters and hour meters as the fleet pages read them (D32), the segments of the last
+ * second before now per device in one call (running, P151), and the page's positions in one call.
  */
 export function aempReads(context: ReadContext): AempReads {
   const snapshot = async (devices: readonly Device[], now: number): Promise<AempEquipment[]> => {
     const [{ summaries, meters }, running, positions] = await Promise.all([
       pageMaintenance(context, devices, now, false),
-      context.sums.page(
-        devices,
-        devices.map(() => [now - 1, now]),
-        now,
-      ),
+      engineRunningAt(context.store, context.sums, devices, now),
       context.store.listDevicePositions({ deviceIds: devices.map((device) => device.id) }),
     ]);
     const byDevice = new Map(positions.map((position) => [position.deviceId, position]));
     return devices.map((device, index) => {
-      const last = running[index]?.[0];
       return {
         ...aempHeader(device),
         location: byDevice.get(device.id) ?? null,
         operatingSeconds: meters[index]!.now.seconds,
         idleSeconds: summaries[index]!.idleSeconds,
-        running: summaries[index]!.firstStartedAt === null ? null : last !== undefined && last.movingSeconds + last.idleSeconds > 0,
+        running: summaries[index]!.firstStartedAt === null ? null : running[index]!,
       };
     });
   };
@@ -59,10 +58,10 @@ export function aempReads(context: ReadContext): AempReads {
   return {
     async fleet({ accountId, page }) {
       const now = context.nowSeconds();
-      const shown = aempPage(await context.store.listDevices({ accountId }), page);
+      const shown = await aempDevicePage(context.store, accountId, page);
       if (shown === null) return null;
-      shown.items.forEach(context.zones.remember);
-      return { snapshotTime: now, page, lastPage: shown.lastPage, equipment: await snapshot(shown.items, now) };
+      shown.devices.forEach(context.zones.remember);
+      return { snapshotTime: now, page, lastPage: shown.lastPage, equipment: await snapshot(shown.devices, now) };
     },
 
     async equipment({ accountId, deviceId }) {
@@ -110,4 +109,49 @@ export function aempReads(context: ReadContext): AempReads {
       };
     },
   };
+}
+
+/**
+ * P152 (P121): page `page` (from 1) of the account's devices, 100 a page by id, and the number of
+ * the last page (1 for an account without devices): one `listDevicePage` call, or the whole list
+ * cut by the core for a store without it; `null` for a page that is not a whole number from 1
+ * to the last.
+ */
+export async function aempDevicePage(
+  store: FleetHoursStore,
+  accountId: number,
+  page: number,
+): Promise<{ readonly devices: readonly Device[]; readonly lastPage: number } | null> {
+  const offset = (page - 1) * AEMP_PAGE_SIZE;
+  if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(offset)) return null;
+  const input = { accountId, offset, limit: AEMP_PAGE_SIZE };
+  const { devices, count } = await (store.listDevicePage ? store.listDevicePage(input) : devicePageFromList(store)(input));
+  const lastPage = aempPageCount(count);
+  return page > lastPage ? null : { devices, lastPage };
+}
+
+/**
+ * P151 (P122): whether each device's engine ran in the last second before `now`, `[now − 1, now)`:
+ * from the segments overlapping that second (`listSegmentsMany`, one bounded read per device in one
+ * call; an open segment or a live tail of D22 overlaps it while it runs), summed as the core sums
+ * any window (`sumSegmentsByBucket`); for a store without it, from the store's sums over the
+ * second, as before. Both are the engine time of that second, so the answers are the same.
+ */
+export async function engineRunningAt(
+  store: FleetHoursStore,
+  sums: StoreSums,
+  devices: readonly Device[],
+  now: number,
+): Promise<boolean[]> {
+  const second = [now - 1, now];
+  const buckets = store.listSegmentsMany
+    ? (await store.listSegmentsMany({ requests: devices.map((device) => ({ deviceId: device.id, start: now - 1, end: now })) })).map(
+        (segments) => sumSegmentsByBucket(segments, second, now),
+      )
+    : await sums.page(
+        devices,
+        devices.map(() => second),
+        now,
+      );
+  return buckets.map((bucket) => bucket[0] !== undefined && bucket[0].movingSeconds + bucket[0].idleSeconds > 0);
 }

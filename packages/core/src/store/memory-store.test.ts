@@ -9,6 +9,7 @@ describeStorageContract('memory', {
     'sumSegmentSecondsMany',
     'summarizeDeviceSegmentsMany',
     'listSegmentsMany',
+    'listDevicePage',
     'findWorkCalendarsMany',
     'findDeviceWithDays',
     'atomically',

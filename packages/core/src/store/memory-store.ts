@@ -13,6 +13,7 @@ import { firstIndexPast, memoryOverlapping, mergeSortedPoints } from './memory-r
 import { memoryCalendars } from './memory-calendars.js';
 import { memoryUndo, withMemoryUnits } from './memory-units.js';
 import { memoryPositions } from './memory-positions.js';
+import { devicePageFromList } from './device-page.js';
 import { applyChanges } from './apply-changes.js';
 import { sameDeviceFields } from '../manage/device-writes.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -71,7 +72,9 @@ export function createMemoryStore(): FleetHoursStore {
     ...memoryAudit(accounts, undo),
     ...memoryCalendars(accounts, state.devices, undo), // D58 (P112)
   };
-  return withMemoryUnits({ ...store, findDeviceWithDays: _deviceWithDays(store) }, undo, Object.keys(idempotency));
+  // P152: a numbered page cut from the whole list, read in one turn.
+  const extra = { findDeviceWithDays: _deviceWithDays(store), listDevicePage: devicePageFromList(store) };
+  return withMemoryUnits({ ...store, ...extra }, undo, Object.keys(idempotency));
 }
 
 /**

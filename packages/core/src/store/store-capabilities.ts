@@ -237,6 +237,20 @@ export interface StoreCapabilities {
   }): Promise<readonly SegmentSummary[]>;
 
   /**
+   * Optional capability (D49, P152): a numbered page of `listDevices({ accountId })`: the account's
+   * devices by id from `offset` (0 for the first), at most `limit`, and `count`, how many devices the
+   * account has, read together. It MUST check `offset` (a non-negative safe integer) and `limit` (a
+   * positive one) first, naming the field (`assertDevicePage`), and SHOULD answer in one round trip
+   * at a cost that does not follow the account's devices before `offset` beyond counting them.
+   * Stores without it are served from the whole list.
+   */
+  listDevicePage?(input: {
+    readonly accountId: number;
+    readonly offset: number;
+    readonly limit: number;
+  }): Promise<{ readonly devices: readonly Device[]; readonly count: number }>;
+
+  /**
    * Optional capability (D49, D59, P129): `listSegments` of many devices at once, each over its own
    * range, for the day fields of a page of the fleet's daily series. When present it MUST return one
    * list per request, in order, each exactly what `listSegments` returns for that device and range

@@ -23,23 +23,28 @@ export interface DayFieldsContractContext {
   readonly itWith: (capability: StorageCapability, title: string, test: () => Promise<void>) => void;
 }
 
-/** Segments of a device: closed ones with gaps, the last one open or not. */
-const segmentsArbitrary = fc
-  .record({
-    pieces: fc.array(
-      fc.record({ gap: fc.integer({ min: 0, max: 20 * HOUR }), length: fc.integer({ min: 1, max: 30 * HOUR }), moving: fc.boolean() }),
-      { maxLength: 6 },
-    ),
-    openLast: fc.boolean(),
-  })
-  .map(({ pieces, openLast }) => {
-    let cursor = T0;
-    return pieces.map(({ gap, length, moving }, index): SegmentInput => {
-      const startedAt = cursor + gap;
-      cursor = startedAt + length;
-      return { startedAt, endedAt: openLast && index === pieces.length - 1 ? null : cursor, state: moving ? 'moving' : 'idle' };
+/** Segments of a device from `start`: closed ones with gaps up to `maxGap`, each up to `maxLength` long, the last one open or not. */
+export function chainedSegments(start: number, maxGap: number, maxLength: number): fc.Arbitrary<SegmentInput[]> {
+  return fc
+    .record({
+      pieces: fc.array(
+        fc.record({ gap: fc.integer({ min: 0, max: maxGap }), length: fc.integer({ min: 1, max: maxLength }), moving: fc.boolean() }),
+        { maxLength: 6 },
+      ),
+      openLast: fc.boolean(),
+    })
+    .map(({ pieces, openLast }) => {
+      let cursor = start;
+      return pieces.map(({ gap, length, moving }, index): SegmentInput => {
+        const startedAt = cursor + gap;
+        cursor = startedAt + length;
+        return { startedAt, endedAt: openLast && index === pieces.length - 1 ? null : cursor, state: moving ? 'moving' : 'idle' };
+      });
     });
-  });
+}
+
+/** Segments of a device: closed ones with gaps, the last one open or not. */
+const segmentsArbitrary = chainedSegments(T0, 20 * HOUR, 30 * HOUR);
 
 /** Registers the tests (inside `describeStorageContract`). */
 export function describeDayFieldsContract({ store, itWith }: DayFieldsContractContext): void {

@@ -5,6 +5,7 @@ import { describeDailyFiguresContract } from './daily-figures-contract.js';
 import { describeDeviceTagsContract } from './device-tags-contract.js';
 import { describeEventChecksContract } from './event-checks-contract.js';
 import { describeFleetPagesContract } from './fleet-pages-contract.js';
+import { describeAempPageContract } from './aemp-page-contract.js';
 import { describeMaintenanceContract } from './maintenance-contract.js';
 import { describeServiceMemoContract } from './service-memo-contract.js';
 import { describeWebhookContract } from './webhook-contract.js';
@@ -575,6 +576,7 @@ function _describeFleetPages(suite: _Suite): void {
     });
     const { itWith } = suite;
     describeFleetPagesContract({ store: () => store, itWith });
+    describeAempPageContract({ store: () => store, itWith });
   });
 }
 

@@ -19,6 +19,8 @@ export type StorageCapability =
   | 'listServicePage'
   /** D49, D59 (P129): the segments of many devices, each over its range, in one round trip. */
   | 'listSegmentsMany'
+  /** D49, P152: a numbered page of an account's devices with their count, in one round trip. */
+  | 'listDevicePage'
   /** D49, D59 (P129): the account's default calendar and its devices' own in one round trip. */
   | 'findWorkCalendarsMany'
   /** P102: writes kept together or not at all (a change of `manage` with its change-log entry). */
@@ -39,6 +41,7 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'findIngestTokenAndConsume',
   'listServicePage',
   'listSegmentsMany',
+  'listDevicePage',
   'findWorkCalendarsMany',
   'atomically',
 ];

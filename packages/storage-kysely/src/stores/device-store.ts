@@ -1,5 +1,5 @@
 import { MACHINE_IDENTITY_FIELDS, type BucketSeconds, type Device, type FleetHoursStore, type WorkCalendar } from '@fleet-hours/core';
-import { assertEpochSeconds } from '@fleet-hours/core/adapter';
+import { assertDevicePage, assertEpochSeconds } from '@fleet-hours/core/adapter';
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { coalescedByKey } from './coalesced-by-key.js';
 import { refusingImeiConflict } from './imei-conflict.js';
@@ -13,6 +13,7 @@ import { inTransaction } from '../sql/in-transaction.js';
 
 /** The methods of the storage port on devices. */
 export type DeviceStore = Pick<FleetHoursStore, 'listDevices' | 'findDevice' | 'findDeviceByImei' | 'createDevice' | 'updateDevice'> & {
+  listDevicePage: NonNullable<FleetHoursStore['listDevicePage']>;
   findDeviceWithSums: NonNullable<FleetHoursStore['findDeviceWithSums']>;
   findDeviceWithSummary: NonNullable<FleetHoursStore['findDeviceWithSummary']>;
   findDeviceWithDays: NonNullable<FleetHoursStore['findDeviceWithDays']>;
@@ -195,6 +196,13 @@ export function deviceStore(db: Kysely<FleetHoursDatabase>): DeviceStore {
         return rows.map(toDevice);
       }),
 
+    // P152: a numbered page of the AEMP feed (D64) and the account's count, in one statement.
+    listDevicePage: (input) =>
+      guard(async () => {
+        assertDevicePage(input);
+        return isId(input.accountId) ? _devicePage(db, input) : { devices: [], count: 0 };
+      }),
+
     findDevice: ({ accountId, deviceId }) =>
       guard(async () => {
         if (!isId(accountId) || !isId(deviceId)) return null;
@@ -280,6 +288,30 @@ async function _taggedDevices(
      order by t.device_id
      ${limit === undefined ? sql`` : sql`limit ${Math.min(limit, MAX_ID)}::int`}`.execute(db);
   return rows;
+}
+
+/**
+ * `listDevicePage` in one statement (P152, D49): the account's count joined with the page from
+ * `offset`, both on the `(account_id, id)` index, so that a page past the last still tells the count. The count reads every device of the account, a few bytes each;
+ * the page reads `offset + limit` index entries and `limit` rows.
+ */
+async function _devicePage(
+  db: Kysely<FleetHoursDatabase>,
+  input: { readonly accountId: number; readonly offset: number; readonly limit: number },
+): Promise<{ devices: Device[]; count: number }> {
+  const { accountId, offset, limit } = input;
+  const { rows } = await sql<{ total: number | string } & ({ id: null } | _DeviceRow)>`
+    select counted.total, page.*
+      from (select count(*) as total from devices where account_id = ${accountId}::int) as counted
+      left join lateral (
+             select ${DEVICE_SQL} from devices as d where d.account_id = ${accountId}::int
+              order by d.id offset ${offset}::bigint limit ${Math.min(limit, MAX_ID)}::int
+           ) as page on true
+     order by page.id`.execute(db);
+  return {
+    devices: rows.flatMap((row) => (row.id === null ? [] : [toDevice(row)])),
+    count: Number(rows[0]?.total ?? 0),
+  };
 }
 
 /** Creating and changing devices (D25: one active device per account and IMEI; D27: a zone change cuts the figures again). */
