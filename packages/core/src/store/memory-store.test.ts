@@ -5,7 +5,14 @@ import { createMemoryStore } from './memory-store.js';
 // The memory store offers the batch capabilities of the fleet pages (D32), not the single-device ones, and units (P102).
 describeStorageContract('memory', {
   makeStore: createMemoryStore,
-  capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'listSegmentsMany', 'findWorkCalendarsMany', 'atomically'],
+  capabilities: [
+    'sumSegmentSecondsMany',
+    'summarizeDeviceSegmentsMany',
+    'listSegmentsMany',
+    'findWorkCalendarsMany',
+    'atomically',
+    'aempSources',
+  ],
 });
 
 describe("the memory store's units (P103)", () => {
