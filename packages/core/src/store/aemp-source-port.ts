@@ -1,5 +1,5 @@
 import type { AempSource, AempSourceFields, ClaimedAempSource } from '../aemp/aemp-source.js';
-import type { AempPollRecord } from '../aemp/poll-source.js';
+import type { AempPollRecord } from '../aemp/poll-record.js';
 import type { EpochSeconds } from '../types.js';
 
 /** A poll's record as a store keeps it (P135): with the id the store gave it. */

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import type { AempSourceFields } from '../aemp/aemp-source.js';
-import type { AempPollRecord } from '../aemp/poll-source.js';
+import type { AempPollRecord } from '../aemp/poll-record.js';
 import { aempSourcesOf, type AempSourceStore } from '../store/aemp-source-port.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import type { StorageCapability } from './storage-capabilities.js';
@@ -147,39 +147,47 @@ export function describeAempSourceContract(subject: {
       ).toBeNull();
     });
 
-    it('P134: concurrent claims never give one source twice, and claim as many as one claimant after another would', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.record({ enabled: fc.boolean(), dueIn: fc.integer({ min: -100, max: 100 }) }), { minLength: 1, maxLength: 6 }),
-          fc.integer({ min: 1, max: 8 }),
-          async (given, claimants) => {
-            const { a } = await seed();
-            const now = T0 + 1000;
-            const made = [];
-            for (const each of given) {
-              const source = (await sources().createAempSource({ accountId: a, fields: { ...FIELDS, enabled: each.enabled }, now: T0 }))!;
-              // Due at its instant: set by a poll that claimed it.
-              await sources().claimAempSource({ claimant: 'setup', now: T0, leaseSeconds: 1, sourceId: source.id });
-              const record = aempPollRecordAt(source.id, T0);
-              await sources().finishAempPoll({ sourceId: source.id, claimant: 'setup', record, nextPollAt: now + each.dueIn });
-              made.push({ ...each, id: source.id });
-            }
-            const claimed = await Promise.all(
-              Array.from({ length: claimants }, (_, i) => sources().claimAempSource({ claimant: `c${i}`, now, leaseSeconds: 60 })),
-            );
-            const ids = claimed.filter((source) => source !== null && source.accountId === a).map((source) => source!.id);
-            // The serial oracle: one claimant after another takes the due, enabled ones, earliest first, until none is left.
-            const due = made.filter((each) => each.enabled && each.dueIn <= 0);
-            expect(new Set(ids).size).toBe(ids.length);
-            expect(ids.length).toBe(Math.min(claimants, due.length));
-            for (const id of ids) expect(due.map((each) => each.id)).toContain(id);
-            // Disabled, this run's sources are never due in the next runs.
-            for (const each of made)
-              await sources().updateAempSource({ accountId: a, sourceId: each.id, changes: { enabled: false }, now });
-          },
-        ),
-        { numRuns: 10 },
-      );
-    });
+    _describeConcurrentClaims(it, sources, seed);
+  });
+}
+
+/** P134: concurrent claims against the serial oracle. */
+function _describeConcurrentClaims(
+  it: (title: string, test: () => Promise<void>) => void,
+  sources: () => AempSourceStore,
+  seed: () => Promise<{ readonly a: number }>,
+): void {
+  it('P134: concurrent claims never give one source twice, and claim as many as one claimant after another would', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ enabled: fc.boolean(), dueIn: fc.integer({ min: -100, max: 100 }) }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (given, claimants) => {
+          const { a } = await seed();
+          const now = T0 + 1000;
+          const made = [];
+          for (const each of given) {
+            const source = (await sources().createAempSource({ accountId: a, fields: { ...FIELDS, enabled: each.enabled }, now: T0 }))!;
+            // Due at its instant: set by a poll that claimed it.
+            await sources().claimAempSource({ claimant: 'setup', now: T0, leaseSeconds: 1, sourceId: source.id });
+            const record = aempPollRecordAt(source.id, T0);
+            await sources().finishAempPoll({ sourceId: source.id, claimant: 'setup', record, nextPollAt: now + each.dueIn });
+            made.push({ ...each, id: source.id });
+          }
+          const claimed = await Promise.all(
+            Array.from({ length: claimants }, (_, i) => sources().claimAempSource({ claimant: `c${i}`, now, leaseSeconds: 60 })),
+          );
+          const ids = claimed.filter((source) => source !== null && source.accountId === a).map((source) => source!.id);
+          // The serial oracle: one claimant after another takes the due, enabled ones, earliest first, until none is left.
+          const due = made.filter((each) => each.enabled && each.dueIn <= 0);
+          expect(new Set(ids).size).toBe(ids.length);
+          expect(ids.length).toBe(Math.min(claimants, due.length));
+          for (const id of ids) expect(due.map((each) => each.id)).toContain(id);
+          // Disabled, this run's sources are never due in the next runs.
+          for (const each of made) await sources().updateAempSource({ accountId: a, sourceId: each.id, changes: { enabled: false }, now });
+        },
+      ),
+      { numRuns: 10 },
+    );
   });
 }

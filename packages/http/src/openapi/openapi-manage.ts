@@ -38,7 +38,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
     // Webhook endpoints, ingest tokens and work calendars (P80, P113): their own shapes, GETs included.
-    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens' || openApi.tag === 'Calendars') {
+    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens' || openApi.tag === 'Calendars' || openApi.tag === 'AEMP sources') {
       _hooksOperation(endpoint, openApi, limits, paths);
       continue;
     }
@@ -490,7 +490,9 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
             ? 'IngestTokenETag'
             : openApi.tag === 'Calendars'
               ? 'CalendarETag'
-              : null;
+              : openApi.schema === 'AempSource'
+                ? 'AempSourceETag'
+                : null;
     const success: Json =
       openApi.schema === undefined
         ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
@@ -560,6 +562,7 @@ const _IF_MATCH: Readonly<Record<string, string>> = {
   Devices: 'IfMatch',
   'Ingest tokens': 'IngestTokenIfMatch',
   Calendars: 'CalendarIfMatch',
+  'AEMP sources': 'AempSourceIfMatch',
 };
 
 // ── Webhook endpoints and ingest tokens (P80–P83) ───────────────────────────────────────────────
