@@ -413,8 +413,12 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
         type: 'object',
         required: ['kind', 'label', 'fingerprint_prefix'],
         properties: {
-          kind: { type: 'string', enum: ['api_key', 'cli'], description: 'An API key, or the operator CLI.' },
-          label: { type: ['string', 'null'], description: "The key's label; null for the CLI." },
+          kind: {
+            type: 'string',
+            enum: ['api_key', 'cli', 'aemp_poller'],
+            description: 'An API key, the operator CLI, or the server polling an AEMP source.',
+          },
+          label: { type: ['string', 'null'], description: "The key's label, or the AEMP source as `aemp:{id}`; null for the CLI." },
           fingerprint_prefix: {
             type: ['string', 'null'],
             description: "The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI.",

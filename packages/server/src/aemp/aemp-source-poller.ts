@@ -25,7 +25,8 @@ export interface AempSourcePollerOptions
  * token and the times its URLs were asked carry over from poll to poll), made anew when they change.
  */
 export function aempSourcePoller(options: AempSourcePollerOptions): {
-  readonly poll: (source: AempSourceSettings) => Promise<AempPollRecord>;
+  /** Polls a source; its readings and their change-log entries name `origin` (default: the poller's). */
+  readonly poll: (source: AempSourceSettings, origin?: ChangeOrigin) => Promise<AempPollRecord>;
 } {
   const readers = new Map<string, { readonly settings: string; readonly reader: ReturnType<typeof aempPageReader> }>();
   const nowSeconds = (): EpochSeconds => Math.floor((options.now ?? Date.now)() / 1000);
@@ -45,7 +46,7 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
     return reader;
   };
   return {
-    poll: (source) =>
+    poll: (source, origin = options.origin) =>
       pollAempSource({
         sourceId: source.id,
         accountId: source.accountId,
@@ -53,7 +54,7 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
         fetchPage: readerOf(source).fetchPage,
         store: options.store,
         writes: options.writes,
-        origin: options.origin,
+        origin,
         nowSeconds,
       }),
   };
