@@ -851,7 +851,7 @@ export interface components {
             at: string;
             actor: {
                 /** @enum {string} */
-                kind: "api_key" | "cli";
+                kind: "api_key" | "cli" | "aemp_poller";
                 label: string | null;
                 fingerprint_prefix: string | null;
             };

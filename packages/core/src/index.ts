@@ -94,7 +94,7 @@ export * from './aemp/poll-readings.js';
 export * from './aemp/poll-source.js';
 export * from './aemp/aemp-source.js';
 export { aempSourcesOf } from './store/aemp-source-port.js';
-export { AEMP_POLLS_PAGE, aempSourceWrites, type AempSourceWrites } from './manage/aemp-source-writes.js';
+export { AEMP_POLLS_PAGE, aempSourceWrites, type AempSourceChange, type AempSourceWrites } from './manage/aemp-source-writes.js';
 export {
   calendarWrites,
   workCalendarAnswer,

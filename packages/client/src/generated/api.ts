@@ -1383,11 +1383,11 @@ export interface components {
             at: string;
             actor: {
                 /**
-                 * @description An API key, or the operator CLI.
+                 * @description An API key, the operator CLI, or the server polling an AEMP source.
                  * @enum {string}
                  */
-                kind: "api_key" | "cli";
-                /** @description The key's label; null for the CLI. */
+                kind: "api_key" | "cli" | "aemp_poller";
+                /** @description The key's label, or the AEMP source as `aemp:{id}`; null for the CLI. */
                 label: string | null;
                 /** @description The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI. */
                 fingerprint_prefix: string | null;

@@ -18,7 +18,8 @@ export type AempSourceAuth =
       readonly tokenUrl: string;
       readonly clientId: string;
       readonly clientSecret: string;
-      readonly scope: string | null;
+      /** The scope asked for; absent or `null`: none. */
+      readonly scope?: string | null;
     };
 
 /** The kinds of {@link AempSourceAuth}, as the body names them. */
@@ -127,7 +128,7 @@ export function readAempSourceFields(input: unknown, mode: 'create' | 'update'):
 export function shownAempAuth(auth: AempSourceAuth): AempSourceAuthShown {
   if (auth.kind === 'basic') return { kind: 'basic', username: auth.username };
   if (auth.kind === 'bearer') return { kind: 'bearer' };
-  return { kind: 'oauth2_client_credentials', tokenUrl: auth.tokenUrl, clientId: auth.clientId, scope: auth.scope };
+  return { kind: 'oauth2_client_credentials', tokenUrl: auth.tokenUrl, clientId: auth.clientId, scope: auth.scope ?? null };
 }
 
 /** A source as the API shows it (P133): snake_case, instants in UTC ISO 8601, `auth` without its secret. */

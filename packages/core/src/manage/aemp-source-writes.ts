@@ -10,6 +10,14 @@ import { entityVersion, ifMatchNames, preconditionFailed } from './entity-tag.js
 /** The bounds of a page of a source's polls (P135): 20 by default, at most 100. */
 export const AEMP_POLLS_PAGE = { default: 20, max: 100 } as const;
 
+/** A change of one source (D54, D55): whose, which, over which version (`If-Match`), by whom. */
+export interface AempSourceChange {
+  readonly accountId: number;
+  readonly sourceId: number;
+  readonly ifMatch?: string | undefined;
+  readonly origin: ChangeOrigin;
+}
+
 /** The service's management of AEMP sources (D52, D65, P133): every front end's. */
 export interface AempSourceWrites {
   /** The account's sources by id. @throws {FleetHoursError} `not_found` when the store keeps no sources. */
@@ -32,20 +40,9 @@ export interface AempSourceWrites {
    *
    * @throws {FleetHoursError} `precondition_failed` (412) when `ifMatch` names another version, also when it changes meanwhile (D54).
    */
-  updateAempSource(input: {
-    readonly accountId: number;
-    readonly sourceId: number;
-    readonly body: unknown;
-    readonly ifMatch?: string | undefined;
-    readonly origin: ChangeOrigin;
-  }): Promise<AempSource | null>;
+  updateAempSource(input: AempSourceChange & { readonly body: unknown }): Promise<AempSource | null>;
   /** Removes a source and its polls (its readings stay). */
-  removeAempSource(input: {
-    readonly accountId: number;
-    readonly sourceId: number;
-    readonly ifMatch?: string | undefined;
-    readonly origin: ChangeOrigin;
-  }): Promise<AempSource | null>;
+  removeAempSource(input: AempSourceChange): Promise<AempSource | null>;
   /**
    * A page of a source's polls, newest first (P135).
    *

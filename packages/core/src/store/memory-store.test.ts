@@ -11,7 +11,7 @@ describeStorageContract('memory', {
     'listSegmentsMany',
     'findWorkCalendarsMany',
     'atomically',
-    'aempSources',
+    'claimAempSource',
   ],
 });
 

@@ -56,7 +56,7 @@ export function describeAempSourceContract(subject: {
   readonly itWith: (capability: StorageCapability, title: string, test: () => Promise<void>) => void;
 }): void {
   const { store } = subject;
-  const it = (title: string, test: () => Promise<void>) => subject.itWith('aempSources', title, test);
+  const it = (title: string, test: () => Promise<void>) => subject.itWith('claimAempSource', title, test);
   describe('AEMP sources (D65, D66, P132, P134, P135)', () => {
     const sources = (): AempSourceStore => aempSourcesOf(store())!;
     const seed = async () => {

@@ -21,8 +21,8 @@ export type StorageCapability =
   | 'findWorkCalendarsMany'
   /** P102: writes kept together or not at all (a change of `manage` with its change-log entry). */
   | 'atomically'
-  /** D65 (P132): AEMP sources, their claims and poll records (`aempSourcesOf`). */
-  | 'aempSources';
+  /** D65 (P132): AEMP sources, their claims and poll records (every method `aempSourcesOf` asks for). */
+  | 'claimAempSource';
 
 /** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
 export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
@@ -40,5 +40,5 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'listSegmentsMany',
   'findWorkCalendarsMany',
   'atomically',
-  'aempSources',
+  'claimAempSource',
 ];

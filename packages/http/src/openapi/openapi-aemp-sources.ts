@@ -94,63 +94,63 @@ const _SOURCE_PROPERTIES: Record<string, Json> = {
   version: { type: 'integer', minimum: 1, description: 'Counts its changes; the `ETag` is it after `a`, in double quotes.' },
 };
 
-const _POLL: Json = {
-  type: 'object',
-  required: [
-    'id',
-    'source_id',
-    'started_at',
-    'finished_at',
-    'pages',
-    'equipment_seen',
-    'matched',
-    'unmatched',
-    'readings_stored',
-    'readings_refused',
-    'error',
-  ],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'integer', minimum: 1 },
-    source_id: { type: 'integer', minimum: 1 },
-    started_at: _instant('When the poll began.'),
-    finished_at: _instant('When it ended.'),
-    pages: { type: 'integer', minimum: 0 },
-    equipment_seen: { type: 'integer', minimum: 0 },
-    matched: { type: 'integer', minimum: 0, description: 'Equipment matched to a device by PIN, else make and serial number.' },
-    unmatched: {
-      type: 'array',
-      description: 'Equipment no device matched, as the feed names it.',
-      items: {
-        type: 'object',
-        required: ['pin', 'oem_name', 'serial_number'],
-        additionalProperties: false,
-        properties: {
-          pin: { type: ['string', 'null'] },
-          oem_name: { type: ['string', 'null'] },
-          serial_number: { type: ['string', 'null'] },
-        },
-      },
-    },
-    readings_stored: { type: 'integer', minimum: 0 },
-    readings_refused: {
-      type: 'array',
-      description: 'Values kept out, with why (lower than the source’s newest, in the future, …).',
-      items: {
-        type: 'object',
-        required: ['device_id', 'read_at', 'reason'],
-        additionalProperties: false,
-        properties: { device_id: { type: 'integer' }, read_at: { type: 'string', format: 'date-time' }, reason: { type: 'string' } },
-      },
-    },
-    error: {
-      type: ['object', 'null'],
-      description: 'What ended the poll early; null when it read the feed to its end.',
-      required: ['status', 'message'],
+const _POLL_PROPERTIES: Record<string, Json> = {
+  id: { type: 'integer', minimum: 1 },
+  source_id: { type: 'integer', minimum: 1 },
+  started_at: _instant('When the poll began.'),
+  finished_at: _instant('When it ended.'),
+  pages: { type: 'integer', minimum: 0 },
+  equipment_seen: { type: 'integer', minimum: 0 },
+  matched: { type: 'integer', minimum: 0, description: 'Equipment matched to a device by PIN, else make and serial number.' },
+  unmatched: {
+    type: 'array',
+    description: 'Equipment no device matched, as the feed names it.',
+    items: {
+      type: 'object',
+      required: ['pin', 'oem_name', 'serial_number'],
       additionalProperties: false,
-      properties: { status: { type: ['integer', 'null'] }, message: { type: 'string' } },
+      properties: {
+        pin: { type: ['string', 'null'] },
+        oem_name: { type: ['string', 'null'] },
+        serial_number: { type: ['string', 'null'] },
+      },
     },
   },
+  readings_stored: { type: 'integer', minimum: 0 },
+  readings_refused: {
+    type: 'array',
+    description: 'Values kept out, with why (lower than the source’s newest, in the future, …).',
+    items: {
+      type: 'object',
+      required: ['device_id', 'read_at', 'reason'],
+      additionalProperties: false,
+      properties: { device_id: { type: 'integer' }, read_at: { type: 'string', format: 'date-time' }, reason: { type: 'string' } },
+    },
+  },
+  error: {
+    type: ['object', 'null'],
+    description: 'What ended the poll early; null when it read the feed to its end.',
+    required: ['status', 'message'],
+    additionalProperties: false,
+    properties: { status: { type: ['integer', 'null'] }, message: { type: 'string' } },
+  },
+};
+
+const _POLL: Json = {
+  type: 'object',
+  required: Object.keys(_POLL_PROPERTIES),
+  additionalProperties: false,
+  properties: _POLL_PROPERTIES,
+};
+
+/** The fields of a write (P132): a creation's and a change's alike. */
+const _WRITE_PROPERTIES: Record<string, Json> = {
+  name: _text,
+  url: _url('The feed’s first page'),
+  auth: _AUTH_IN,
+  poll_every_seconds: _POLL_EVERY,
+  min_interval_per_url_seconds: _MIN_INTERVAL,
+  enabled: { type: 'boolean' },
 };
 
 const _body = (what: string) =>
@@ -170,14 +170,7 @@ export const AEMP_SOURCE_SCHEMAS: Readonly<Record<string, Json>> = {
     description: _body('A new source, enabled.'),
     required: ['name', 'url', 'auth'],
     additionalProperties: false,
-    properties: {
-      name: _text,
-      url: _url('The feed’s first page'),
-      auth: _AUTH_IN,
-      poll_every_seconds: _POLL_EVERY,
-      min_interval_per_url_seconds: _MIN_INTERVAL,
-      enabled: { type: 'boolean' },
-    },
+    properties: _WRITE_PROPERTIES,
     examples: [
       {
         name: 'Cat fleet',
@@ -191,14 +184,7 @@ export const AEMP_SOURCE_SCHEMAS: Readonly<Record<string, Json>> = {
     description: _body('The fields to change, at least one.'),
     minProperties: 1,
     additionalProperties: false,
-    properties: {
-      name: _text,
-      url: _url('The feed’s first page'),
-      auth: _AUTH_IN,
-      poll_every_seconds: _POLL_EVERY,
-      min_interval_per_url_seconds: _MIN_INTERVAL,
-      enabled: { type: 'boolean' },
-    },
+    properties: _WRITE_PROPERTIES,
     examples: [{ enabled: false }],
   },
   AempPollPage: {
