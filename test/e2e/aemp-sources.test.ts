@@ -117,5 +117,5 @@ describe(`D65 AEMP sources polled by a serve process (${adminUrl ? 'PostgreSQL s
     const audit = (await api('/api/v1/audit')).body.data ?? [];
     expect(audit.map((entry) => (entry.actor as { kind: string; label: string | null }).label)).toContain(`aemp:${sourceId}`);
     expect(server.stdout()).not.toContain('s3cret-pw');
-  });
+  }, 180_000);
 });
