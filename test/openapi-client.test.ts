@@ -216,6 +216,9 @@ it('the generated client offers exactly the operations of the document: no metho
     | '/api/v1/ingest-tokens/{id}'
     | '/api/v1/devices/{id}/calendar'
     | '/api/v1/calendar'
+    | '/api/v1/aemp/sources'
+    | '/api/v1/aemp/sources/{id}'
+    | '/api/v1/aemp/sources/{id}/polls'
   >();
   expectTypeOf<paths['/api/v1/devices']['put']>().toEqualTypeOf<undefined>();
   expectTypeOf<paths['/api/v1/devices/{id}']['get']>().toEqualTypeOf<undefined>();
@@ -243,6 +246,9 @@ it('the generated client offers exactly the operations of the document: no metho
     'DELETE /api/v1/ingest-tokens/{id}',
     'PUT /api/v1/devices/{id}/calendar',
     'PUT /api/v1/calendar',
+    'POST /api/v1/aemp/sources',
+    'PATCH /api/v1/aemp/sources/{id}',
+    'DELETE /api/v1/aemp/sources/{id}',
     'POST /ingest/v1/telemetry',
     'POST /ingest/traccar',
     'POST /ingest/osmand/{token}',
@@ -656,6 +662,24 @@ for (const prefix of ['', '/fleet']) {
         body: { weekly: { ...weekly, sat: [['22:00', '06:00']] }, exceptions: [{ date: '2026-12-25', windows: [] }] },
       });
       expect(own.data).toMatchObject({ source: 'device', timezone: 'Europe/Berlin', version: 1 });
+
+      // AEMP sources (D65, P133): made, read, changed over the version read, polls listed, removed.
+      const source = await manager.POST('/api/v1/aemp/sources', {
+        body: { name: 'Volvo', url: 'https://oem.example/aemp/Fleet/1', auth: { kind: 'basic', username: 'fleet', password: 'pw' } },
+      });
+      expectTypeOf(source.data).toEqualTypeOf<Schemas['AempSource'] | undefined>();
+      expect([source.response.status, source.data?.auth]).toEqual([201, { kind: 'basic', username: 'fleet', has_secret: true }]);
+      const sourceId = source.data!.id;
+      expect((await manager.GET('/api/v1/aemp/sources')).data?.data.map((one) => one.id)).toEqual([sourceId]);
+      const oneSource = await manager.GET('/api/v1/aemp/sources/{id}', { params: { path: { id: sourceId } } });
+      const disabled = await manager.PATCH('/api/v1/aemp/sources/{id}', {
+        params: { path: { id: sourceId }, header: { 'If-Match': oneSource.response.headers.get('ETag')! } },
+        body: { enabled: false },
+      });
+      expect(disabled.data).toMatchObject({ enabled: false, version: 2 });
+      const polls = await manager.GET('/api/v1/aemp/sources/{id}/polls', { params: { path: { id: sourceId }, query: { limit: 5 } } });
+      expect(polls.data).toEqual({ data: [], next_cursor: null });
+      expect((await manager.DELETE('/api/v1/aemp/sources/{id}', { params: { path: { id: sourceId } } })).response.status).toBe(204);
 
       // Every operation of the document was called and answered with success.
       for (const operation of OPERATIONS) expect(answered.some(answers(operation, prefix)), `${operation} called`).toBe(true);

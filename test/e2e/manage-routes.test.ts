@@ -36,7 +36,18 @@ const TAKES_IF_MATCH: ReadonlySet<RowName> = new Set<RowName>([
   'putDeviceCalendar',
   'putAccountCalendar',
   'revokeIngestToken',
+  // AEMP sources (D65, P133).
+  'updateAempSource',
+  'deleteAempSource',
 ]);
+
+/** A source the servers do not poll (disabled): no request leaves the test. */
+const _AEMP_SOURCE = {
+  name: 'Cat',
+  url: 'https://oem.example/aemp/Fleet/1',
+  auth: { kind: 'bearer', token: 'secret-token' },
+  enabled: false,
+};
 
 describe(`issue 32: every manage route through fleet-hours serve (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, {
   timeout: 120_000,
@@ -48,7 +59,7 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
   let serveArgs: string[];
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   const keys = { read: '', manage: '', otherManage: '' };
-  const ids = { account: 0, device: 0, otherDevice: 0, otherWebhook: 0, otherToken: 0 };
+  const ids = { account: 0, device: 0, otherDevice: 0, otherWebhook: 0, otherToken: 0, otherSource: 0 };
   /** The rows run, with what was checked of each. */
   const covered = new Map<RowName, Set<string>>();
   /** The X-Request-Id of every write that changed something, by row. */
@@ -185,6 +196,7 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     };
     ids.otherWebhook = await created('/api/v1/webhooks', { url: receiver.url('/theirs') });
     ids.otherToken = await created('/api/v1/ingest-tokens', {});
+    ids.otherSource = await created('/api/v1/aemp/sources', { ..._AEMP_SOURCE, name: 'Theirs' });
   }, 180_000);
 
   afterAll(async () => {
@@ -371,6 +383,32 @@ describe(`issue 32: every manage route through fleet-hours serve (${process.env.
     await refusesStale('putDeviceCalendar', device, '"0"', calendar);
     const removed = await succeeds('putDeviceCalendar', device, 200, { body: null });
     expect(removed.body).toMatchObject({ source: 'account', version: 2 });
+  });
+
+  it('AEMP sources: create (replayed), list, read, change (stale If-Match 412), polls, remove; read key 403, another account’s 404', async () => {
+    await refusesReadKey('listAempSources', {});
+    await refusesReadKey('createAempSource', {}, _AEMP_SOURCE);
+    const created = await replays('createAempSource', {}, 201, _AEMP_SOURCE);
+    const id = created.body!.id as number;
+    expect(created.body!.auth).toEqual({ kind: 'bearer', has_secret: true });
+    const listed = await succeeds('listAempSources', {}, 200);
+    expect((listed.body!.data as Json[]).map((one) => one.id)).toEqual([id]);
+    const theirs = { id: ids.otherSource };
+    await refusesReadKey('getAempSource', { id });
+    await hidesOthers('getAempSource', theirs);
+    const tag = (await succeeds('getAempSource', { id }, 200)).headers.get('ETag')!;
+    await refusesReadKey('updateAempSource', { id }, { name: 'Ours' });
+    await hidesOthers('updateAempSource', theirs, { name: 'Ours' });
+    const renamed = await succeeds('updateAempSource', { id }, 200, { body: { name: 'Ours' }, headers: { 'If-Match': tag } });
+    expect(renamed.body).toMatchObject({ id, name: 'Ours', version: 2 });
+    await refusesStale('updateAempSource', { id }, tag, { name: 'Again' });
+    await refusesReadKey('listAempPolls', { id });
+    await hidesOthers('listAempPolls', theirs);
+    expect((await succeeds('listAempPolls', { id }, 200)).body).toEqual({ data: [], next_cursor: null });
+    await refusesReadKey('deleteAempSource', { id });
+    await hidesOthers('deleteAempSource', theirs);
+    await refusesStale('deleteAempSource', { id }, tag);
+    await succeeds('deleteAempSource', { id }, 204, { headers: { 'If-Match': renamed.headers.get('ETag')! } });
   });
 
   it('GET /api/v1/audit lists every change above; a change by the CLI on the same database appears with actor cli', async () => {

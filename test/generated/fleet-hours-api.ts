@@ -551,6 +551,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/aemp/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listAempSources"];
+        put?: never;
+        post: operations["createAempSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aemp/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getAempSource"];
+        put?: never;
+        post?: never;
+        delete: operations["deleteAempSource"];
+        options?: never;
+        head?: never;
+        patch: operations["updateAempSource"];
+        trace?: never;
+    };
+    "/api/v1/aemp/sources/{id}/polls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["listAempPolls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -803,7 +851,7 @@ export interface components {
             at: string;
             actor: {
                 /** @enum {string} */
-                kind: "api_key" | "cli";
+                kind: "api_key" | "cli" | "aemp_poller";
                 label: string | null;
                 fingerprint_prefix: string | null;
             };
@@ -1093,6 +1141,112 @@ export interface components {
             timezone?: string | null;
             version?: number;
         } | null;
+        AempSource: {
+            id: number;
+            name: string;
+            url: string;
+            auth: {
+                /** @enum {string} */
+                kind: "basic" | "bearer" | "oauth2_client_credentials";
+                username?: string;
+                token_url?: string;
+                client_id?: string;
+                scope?: string | null;
+                /** @constant */
+                has_secret: true;
+            };
+            poll_every_seconds: number;
+            min_interval_per_url_seconds: number;
+            enabled: boolean;
+            /** Format: date-time */
+            next_poll_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+        };
+        AempSourceList: {
+            data: components["schemas"]["AempSource"][];
+        };
+        AempSourceCreate: {
+            name: string;
+            url: string;
+            auth: {
+                /** @constant */
+                kind: "basic";
+                username: string;
+                password: string;
+            } | {
+                /** @constant */
+                kind: "bearer";
+                token: string;
+            } | {
+                /** @constant */
+                kind: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                client_secret: string;
+                scope?: string | null;
+            };
+            poll_every_seconds?: number;
+            min_interval_per_url_seconds?: number;
+            enabled?: boolean;
+        };
+        AempSourceChange: {
+            name?: string;
+            url?: string;
+            auth?: {
+                /** @constant */
+                kind: "basic";
+                username: string;
+                password: string;
+            } | {
+                /** @constant */
+                kind: "bearer";
+                token: string;
+            } | {
+                /** @constant */
+                kind: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                client_secret: string;
+                scope?: string | null;
+            };
+            poll_every_seconds?: number;
+            min_interval_per_url_seconds?: number;
+            enabled?: boolean;
+        };
+        AempPollPage: {
+            data: {
+                id: number;
+                source_id: number;
+                /** Format: date-time */
+                started_at: string;
+                /** Format: date-time */
+                finished_at: string;
+                pages: number;
+                equipment_seen: number;
+                matched: number;
+                unmatched: {
+                    pin: string | null;
+                    oem_name: string | null;
+                    serial_number: string | null;
+                }[];
+                readings_stored: number;
+                readings_refused: {
+                    device_id: number;
+                    /** Format: date-time */
+                    read_at: string;
+                    reason: string;
+                }[];
+                error: {
+                    status: number | null;
+                    message: string;
+                } | null;
+            }[];
+            next_cursor: string | null;
+        };
         UtilizationPeriod: {
             period: string;
             /** Format: date */
@@ -1680,6 +1834,9 @@ export interface components {
         DeliveriesLimit: number;
         FailedOnly: "true" | "false";
         CalendarIfMatch: string;
+        AempSourceId: number;
+        AempSourceIfMatch: string;
+        AempPollsLimit: number;
         GroupBy: "day" | "week" | "month";
         UtilizationBy: "device" | "tag";
         IdempotencyKey: string;
@@ -1708,6 +1865,7 @@ export interface components {
         Location: string;
         ETag: string;
         CalendarETag: string;
+        AempSourceETag: string;
         WebhookETag: string;
         IngestTokenETag: string;
         "X-Request-Id": string;
@@ -3705,6 +3863,217 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAempSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSourceList"];
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AempSourceCreate"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["AempSourceIfMatch"];
+            };
+            path: {
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["AempSourceIfMatch"];
+            };
+            path: {
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AempSourceChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAempPolls: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["AempPollsLimit"];
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempPollPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -92,6 +92,9 @@ export * from './manage/maintenance-writes.js';
 export * from './aemp/poll-page.js';
 export * from './aemp/poll-readings.js';
 export * from './aemp/poll-source.js';
+export * from './aemp/aemp-source.js';
+export { aempSourcesOf } from './store/aemp-source-port.js';
+export { AEMP_POLLS_PAGE, aempSourceWrites, type AempSourceChange, type AempSourceWrites } from './manage/aemp-source-writes.js';
 export {
   calendarWrites,
   workCalendarAnswer,

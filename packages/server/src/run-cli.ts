@@ -1,3 +1,10 @@
+import {
+  createAempSourceCommand,
+  listAempSourcesCommand,
+  pollAempSourceCommand,
+  removeAempSourceCommand,
+  updateAempSourceCommand,
+} from './commands/aemp-sources.js';
 import { escapeControlCharacters, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
 import type { KyselyFleetHoursStore } from '@fleet-hours/storage-kysely';
 import { createAccountCommand, listAccountsCommand, setAccountPlanCommand } from './commands/accounts.js';
@@ -88,6 +95,11 @@ const STORE_COMMANDS: Readonly<Record<string, (context: CommandContext) => Promi
   'webhooks test': testWebhookCommand,
   'webhooks deliveries': webhookDeliveriesCommand,
   'webhooks replay': replayWebhookCommand,
+  'aemp-sources create': createAempSourceCommand,
+  'aemp-sources list': listAempSourcesCommand,
+  'aemp-sources update': updateAempSourceCommand,
+  'aemp-sources remove': removeAempSourceCommand,
+  'aemp-sources poll': pollAempSourceCommand,
   'audit list': listAuditCommand,
   verify: verifyCommand,
   maintenance: maintenanceCommand,

@@ -882,6 +882,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/aemp/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List AEMP sources
+         * @description The account’s AEMP sources (the ISO 15143-3 feeds of OEM clouds the server polls), by id. A secret is never shown.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listAempSources"];
+        put?: never;
+        /**
+         * Add an AEMP source
+         * @description A new source, enabled and polled at once, then every `poll_every_seconds`. `name`, `url` (the feed’s first page, https) and `auth` are needed. The secret of `auth` (`password`, `token` or `client_secret`) is stored to sign in and never shown again: the answer says `has_secret: true`.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes. Send an `Idempotency-Key` to make it safe to send again: the same request with the same key answers its first answer again.
+         */
+        post: operations["createAempSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aemp/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an AEMP source
+         * @description One source, with its `ETag`. A source of another account is 404, as a missing one.
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["getAempSource"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an AEMP source
+         * @description Removes the source and the records of its polls; the readings it stored stay. With `If-Match`, only the version read (412 otherwise).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        delete: operations["deleteAempSource"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an AEMP source
+         * @description Changes the fields given, at least one. `auth`, when given, is given whole, with its secret. `enabled: false` stops its polls. With `If-Match`, only the version read is changed (412 otherwise).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 60 requests per minute per key over all the write routes.
+         */
+        patch: operations["updateAempSource"];
+        trace?: never;
+    };
+    "/api/v1/aemp/sources/{id}/polls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the polls of an AEMP source
+         * @description The records of the source’s polls, newest first, a page at a time: pages read, equipment seen, matched and unmatched (set a device’s `pin`, or `oem_name` and `serial_number`, to match it), readings stored and refused, and the error that ended a poll. Pass the answer’s `next_cursor` as `cursor` for the next page (`null` on the last).
+         *
+         *     Needs an API key with the `manage` scope (a `read` key is 403 `insufficient_scope`). Rate limit: 120 requests per minute per key over all the manage reads.
+         */
+        get: operations["listAempPolls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1299,11 +1383,11 @@ export interface components {
             at: string;
             actor: {
                 /**
-                 * @description An API key, or the operator CLI.
+                 * @description An API key, the operator CLI, or the server polling an AEMP source.
                  * @enum {string}
                  */
-                kind: "api_key" | "cli";
-                /** @description The key's label; null for the CLI. */
+                kind: "api_key" | "cli" | "aemp_poller";
+                /** @description The key's label, or the AEMP source as `aemp:{id}`; null for the CLI. */
                 label: string | null;
                 /** @description The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI. */
                 fingerprint_prefix: string | null;
@@ -1762,6 +1846,161 @@ export interface components {
             /** @description How many times this calendar was set or removed (0: never); the `ETag` in double quotes. */
             version?: number;
         } | null;
+        AempSource: {
+            id: number;
+            name: string;
+            /** @description The feed’s first page (`…/Fleet/1`, or `…/Fleet/0` where the feed starts there). */
+            url: string;
+            /** @description The sign-in without its secret: `has_secret` says one is stored. */
+            auth: {
+                /** @enum {string} */
+                kind: "basic" | "bearer" | "oauth2_client_credentials";
+                /** @description basic only. */
+                username?: string;
+                /** @description oauth2_client_credentials only. */
+                token_url?: string;
+                /** @description oauth2_client_credentials only. */
+                client_id?: string;
+                /** @description oauth2_client_credentials only. */
+                scope?: string | null;
+                /** @constant */
+                has_secret: true;
+            };
+            /** @description Seconds between two polls; default 3600. */
+            poll_every_seconds: number;
+            /** @description The least seconds between two requests of one URL, as the OEM asks; default 300. */
+            min_interval_per_url_seconds: number;
+            /** @description Whether the server polls it. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the server polls it next (while enabled).
+             */
+            next_poll_at: string;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its fields last changed.
+             */
+            updated_at: string;
+            /** @description Counts its changes; the `ETag` is it after `a`, in double quotes. */
+            version: number;
+        };
+        AempSourceList: {
+            data: components["schemas"]["AempSource"][];
+        };
+        /** @description A new source, enabled. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        AempSourceCreate: {
+            name: string;
+            /** @description The feed’s first page: https (http only for a loopback host). */
+            url: string;
+            /** @description How the server signs in to the feed; given whole, with its secret, each time. */
+            auth: {
+                /** @constant */
+                kind: "basic";
+                username: string;
+                /** @description The password: stored to sign in, never shown again. */
+                password: string;
+            } | {
+                /** @constant */
+                kind: "bearer";
+                /** @description The token: stored to sign in, never shown again. */
+                token: string;
+            } | {
+                /** @constant */
+                kind: "oauth2_client_credentials";
+                /** @description Where tokens are asked for: https (http only for a loopback host). */
+                token_url: string;
+                client_id: string;
+                /** @description The client secret: stored to sign in, never shown again. */
+                client_secret: string;
+                scope?: string | null;
+            };
+            /** @description Seconds between two polls; default 3600. */
+            poll_every_seconds?: number;
+            /** @description The least seconds between two requests of one URL, as the OEM asks; default 300. */
+            min_interval_per_url_seconds?: number;
+            enabled?: boolean;
+        };
+        /** @description The fields to change, at least one. Unknown fields are refused (400 naming them); the body is at most 64 KiB. */
+        AempSourceChange: {
+            name?: string;
+            /** @description The feed’s first page: https (http only for a loopback host). */
+            url?: string;
+            /** @description How the server signs in to the feed; given whole, with its secret, each time. */
+            auth?: {
+                /** @constant */
+                kind: "basic";
+                username: string;
+                /** @description The password: stored to sign in, never shown again. */
+                password: string;
+            } | {
+                /** @constant */
+                kind: "bearer";
+                /** @description The token: stored to sign in, never shown again. */
+                token: string;
+            } | {
+                /** @constant */
+                kind: "oauth2_client_credentials";
+                /** @description Where tokens are asked for: https (http only for a loopback host). */
+                token_url: string;
+                client_id: string;
+                /** @description The client secret: stored to sign in, never shown again. */
+                client_secret: string;
+                scope?: string | null;
+            };
+            /** @description Seconds between two polls; default 3600. */
+            poll_every_seconds?: number;
+            /** @description The least seconds between two requests of one URL, as the OEM asks; default 300. */
+            min_interval_per_url_seconds?: number;
+            enabled?: boolean;
+        };
+        AempPollPage: {
+            /** @description The polls, newest first. */
+            data: {
+                id: number;
+                source_id: number;
+                /**
+                 * Format: date-time
+                 * @description When the poll began.
+                 */
+                started_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it ended.
+                 */
+                finished_at: string;
+                pages: number;
+                equipment_seen: number;
+                /** @description Equipment matched to a device by PIN, else make and serial number. */
+                matched: number;
+                /** @description Equipment no device matched, as the feed names it. */
+                unmatched: {
+                    pin: string | null;
+                    oem_name: string | null;
+                    serial_number: string | null;
+                }[];
+                readings_stored: number;
+                /** @description Values kept out, with why (lower than the source’s newest, in the future, …). */
+                readings_refused: {
+                    device_id: number;
+                    /** Format: date-time */
+                    read_at: string;
+                    reason: string;
+                }[];
+                /** @description What ended the poll early; null when it read the feed to its end. */
+                error: {
+                    status: number | null;
+                    message: string;
+                } | null;
+            }[];
+            /** @description Pass it as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         UtilizationPeriod: {
             /** @description YYYY-MM-DD (day), YYYY-Www (ISO week, of the year of its Thursday) or YYYY-MM (month). */
             period: string;
@@ -2437,6 +2676,12 @@ export interface components {
         FailedOnly: "true" | "false";
         /** @description The `ETag` of the calendar as last read (or `*`): the write applies only if it is still that version, else 412. */
         CalendarIfMatch: string;
+        /** @description The AEMP source id. A source of another account, or any text that is no id, answers the same 404 as a missing one. */
+        AempSourceId: number;
+        /** @description The `ETag` of the source as last read (or `*`): the write applies only if it is still that version, else 412. */
+        AempSourceIfMatch: string;
+        /** @description Polls in a page: 1 to 100, default 20. */
+        AempPollsLimit: number;
         /** @description How the local days are grouped: `day`, `week` (ISO weeks, Monday first) or `month`. Default `day`. Anything else, or repeated: 400. */
         GroupBy: "day" | "week" | "month";
         /** @description One element per `device` (paged, the default) or per `tag` (not paged). Anything else, or repeated: 400. */
@@ -2490,6 +2735,8 @@ export interface components {
         ETag: string;
         /** @description The calendar's version in double quotes: how many times the device's own calendar (or the account's default) was set or removed. Send it back as `If-Match`. */
         CalendarETag: string;
+        /** @description The AEMP source's version: `a` and the count of its changes, in double quotes. Send it back as `If-Match`. */
+        AempSourceETag: string;
         /** @description The webhook endpoint's version: it changes with its URL, event types, `enabled`, description and each rotation (not with a delivery). Send it back as `If-Match`. */
         WebhookETag: string;
         /** @description The ingest token's version: it changes when the token is revoked. Send it back as `If-Match`. */
@@ -4691,6 +4938,232 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["WriteTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAempSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSourceList"];
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to send again (1–255 visible ASCII characters, e.g. a UUID; the account's own). The same method, path and body with the same key within 24 hours gets the first answer again — its status, body, `Location` and `ETag` — with `Idempotent-Replayed: true`, and changes nothing more; another body with the key is 422, and the same request while the first still runs is 409. A 5xx answer is not kept: the request sent again runs. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AempSourceCreate"];
+            };
+        };
+        responses: {
+            /** @description Created, its URL in `Location` */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            400: components["responses"]["InvalidIdempotentWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAempSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The AEMP source id. A source of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the source as last read (or `*`): the write applies only if it is still that version, else 412. */
+                "If-Match"?: components["parameters"]["AempSourceIfMatch"];
+            };
+            path: {
+                /** @description The AEMP source id. A source of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: no body */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAempSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the source as last read (or `*`): the write applies only if it is still that version, else 412. */
+                "If-Match"?: components["parameters"]["AempSourceIfMatch"];
+            };
+            path: {
+                /** @description The AEMP source id. A source of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AempSourceChange"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AempSourceETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempSource"];
+                };
+            };
+            400: components["responses"]["InvalidWrite"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["WriteTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAempPolls: {
+        parameters: {
+            query?: {
+                /** @description Polls in a page: 1 to 100, default 20. */
+                limit?: components["parameters"]["AempPollsLimit"];
+                /** @description Where the page starts: the `next_cursor` of the previous page, as it was given (opaque). Without it, the first page. A cursor of another endpoint or of another account, or any other text, is 400. Devices added while the fleet is walked do not disturb the walk: it goes on after the last device seen. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The AEMP source id. A source of another account, or any text that is no id, answers the same 404 as a missing one. */
+                id: components["parameters"]["AempSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AempPollPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenWrite"];
+            404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

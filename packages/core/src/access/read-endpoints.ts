@@ -134,6 +134,13 @@ export const MANAGE_ENDPOINTS = [
   { name: 'putDeviceCalendar', method: 'PUT', template: `${API_V1}/devices/{id}/calendar` },
   { name: 'getAccountCalendar', method: 'GET', template: `${API_V1}/calendar` },
   { name: 'putAccountCalendar', method: 'PUT', template: `${API_V1}/calendar` },
+  // AEMP sources (D65, P133): their reads too need a manage key; the polls newest first (P135).
+  { name: 'listAempSources', method: 'GET', template: `${API_V1}/aemp/sources` },
+  { name: 'createAempSource', method: 'POST', template: `${API_V1}/aemp/sources` },
+  { name: 'getAempSource', method: 'GET', template: `${API_V1}/aemp/sources/{id}` },
+  { name: 'updateAempSource', method: 'PATCH', template: `${API_V1}/aemp/sources/{id}` },
+  { name: 'deleteAempSource', method: 'DELETE', template: `${API_V1}/aemp/sources/{id}` },
+  { name: 'listAempPolls', method: 'GET', template: `${API_V1}/aemp/sources/{id}/polls` },
 ] as const satisfies readonly ManageEndpoint[];
 
 /** A row of {@link MANAGE_ENDPOINTS}. */

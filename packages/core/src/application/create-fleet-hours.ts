@@ -31,6 +31,7 @@ import { auditReads, storeChangeLog, type AuditReads } from '../manage/audit-log
 import type { ChangeLog } from '../manage/change-log.js';
 import { maintenanceWrites, type MaintenanceWrites } from '../manage/maintenance-writes.js';
 import { calendarWrites, type CalendarWrites } from '../manage/calendar-writes.js';
+import { aempSourceWrites, type AempSourceWrites } from '../manage/aemp-source-writes.js';
 /** Options of {@link createFleetHours}. */
 export interface FleetHoursOptions {
   /** Where accounts, keys, devices and segments live. */
@@ -106,7 +107,7 @@ export interface FleetHours {
   /** Telemetry writes, positions batched, imports: every front end's writes, with the retention rule (D20–D26, D43, D45, P34). */
   readonly writes: TelemetryWrites;
   /** Changes to the account's fleet, the API's and the CLI's (D52): devices; readings, schedules and services done; webhook endpoints and ingest tokens; work calendars (D58). */
-  readonly manage: DeviceWrites & MaintenanceWrites & WebhookWrites & IngestTokenWrites & CalendarWrites;
+  readonly manage: DeviceWrites & MaintenanceWrites & WebhookWrites & IngestTokenWrites & CalendarWrites & AempSourceWrites;
   /** The keys of idempotent POSTs (D53): a request sent again gets its first answer. */
   readonly idempotency: IdempotentRequests;
   /** The account's change log, newest first, a page at a time (D55, P87). */
@@ -177,6 +178,8 @@ export function createFleetHours(options: FleetHoursOptions): FleetHours {
       ...ingestTokenWrites({ store, nowSeconds, changeLog }),
       // D58 (P112, P113)
       ...calendarWrites(store, changeLog),
+      // D65 (P133)
+      ...aempSourceWrites({ store, nowSeconds, changeLog }),
     },
     idempotency: idempotentRequests(store, nowSeconds),
     audit: auditReads(store),

@@ -183,6 +183,47 @@ export const CSV_LISTS = {
     file: 'ingest-tokens',
     columns: ['id', 'label', 'fingerprint_prefix', 'state', 'created_at', 'expires_at', 'revoked_at', 'version'],
   },
+  // AEMP sources (P133): the fields of `aempSourceBody`, never a secret; their polls (P135).
+  listAempSources: {
+    answer: 'list',
+    file: 'aemp-sources',
+    columns: [
+      'id',
+      'name',
+      'url',
+      'auth.kind',
+      'auth.username',
+      'auth.token_url',
+      'auth.client_id',
+      'auth.scope',
+      'auth.has_secret',
+      'poll_every_seconds',
+      'min_interval_per_url_seconds',
+      'enabled',
+      'next_poll_at',
+      'created_at',
+      'updated_at',
+      'version',
+    ],
+  },
+  listAempPolls: {
+    answer: 'list',
+    file: 'aemp-source-{id}-polls',
+    columns: [
+      'id',
+      'source_id',
+      'started_at',
+      'finished_at',
+      'pages',
+      'equipment_seen',
+      'matched',
+      'unmatched',
+      'readings_stored',
+      'readings_refused',
+      'error.status',
+      'error.message',
+    ],
+  },
 } as const satisfies { readonly [Name in ReadEndpointName | ManageEndpointName]?: CsvList };
 
 /** The name of a route whose list answers CSV: `devices`, `fleetDaily`, `listAudit`, … */

@@ -1,9 +1,13 @@
 import type { EpochSeconds } from '../types.js';
 
-/** Who made a change (D55): an API key (its label and the first characters of its fingerprint) or the CLI. */
+/**
+ * Who made a change (D55): an API key (its label and the first characters of its fingerprint), the
+ * CLI, or a server's poller of an AEMP source (P136: its label `aemp:{source id}`).
+ */
 export type ChangeActor =
   | { readonly kind: 'api_key'; readonly label: string; readonly fingerprintPrefix: string }
-  | { readonly kind: 'cli' };
+  | { readonly kind: 'cli' }
+  | { readonly kind: 'aemp_poller'; readonly label: string };
 
 /**
  * One entry of an account's change log (D55), as a store keeps it: when, who (the actor, as the

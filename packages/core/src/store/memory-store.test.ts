@@ -13,6 +13,7 @@ describeStorageContract('memory', {
     'findWorkCalendarsMany',
     'findDeviceWithDays',
     'atomically',
+    'claimAempSource',
   ],
 });
 

@@ -11,6 +11,7 @@ import { memoryIdempotency } from './memory-idempotency.js';
 import { memoryAudit } from './memory-audit.js';
 import { firstIndexPast, memoryOverlapping, mergeSortedPoints } from './memory-rows.js';
 import { memoryCalendars } from './memory-calendars.js';
+import { memoryAempSources } from './memory-aemp-sources.js';
 import { memoryUndo, withMemoryUnits } from './memory-units.js';
 import { memoryPositions } from './memory-positions.js';
 import { devicePageFromList } from './device-page.js';
@@ -71,6 +72,7 @@ export function createMemoryStore(): FleetHoursStore {
     ...idempotency,
     ...memoryAudit(accounts, undo),
     ...memoryCalendars(accounts, state.devices, undo), // D58 (P112)
+    ...memoryAempSources(accounts, undo), // D65 (P132)
   };
   // P152: a numbered page cut from the whole list, read in one turn.
   const extra = { findDeviceWithDays: _deviceWithDays(store), listDevicePage: devicePageFromList(store) };

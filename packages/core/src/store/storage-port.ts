@@ -22,6 +22,7 @@ import type {
 import type { TelemetryPoint } from '../telemetry/telemetry-point.js';
 import type { DevicePosition } from '../telemetry/newest-position.js';
 
+import type { AempSourceStore } from './aemp-source-port.js';
 import type { AuditLogStore } from './audit-port.js';
 import type { WorkCalendarStore } from './calendar-port.js';
 import type { StoreCapabilities } from './store-capabilities.js';
@@ -39,6 +40,7 @@ export type {
 export type { WebhookOutboxStore } from './webhook-outbox-port.js';
 export type { AuditEntry, AuditLogStore, NewAuditEntry } from './audit-port.js';
 export type { StoredWorkCalendar, WorkCalendarStore } from './calendar-port.js';
+export type { AempSourceStore, StoredAempPoll } from './aemp-source-port.js';
 
 /**
  * The storage port: everything Fleet Hours reads and writes. Adapters (in memory, Kysely on
@@ -68,7 +70,8 @@ interface NewCredential {
   readonly now: EpochSeconds;
 }
 
-export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore, WorkCalendarStore {
+// P132: the AEMP sources are an optional capability (`aempSourcesOf`).
+export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, AuditLogStore, WorkCalendarStore, Partial<AempSourceStore> {
   /**
    * Optional capability (D55, P102, P103; the others are in `StoreCapabilities`): runs `work` as
    * one unit over the store it is given. What `work` writes through that store is kept only when

@@ -12,6 +12,7 @@ import { describeWebhookContract } from './webhook-contract.js';
 import { describeIdempotencyContract } from './idempotency-contract.js';
 import { describeAuditContract } from './audit-contract.js';
 import { describeWorkCalendarContract } from './work-calendar-contract.js';
+import { describeAempSourceContract } from './aemp-source-contract.js';
 import { describeAtomicWritesContract } from './atomic-writes-contract.js';
 import { describeDayFieldsContract } from './day-fields-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
@@ -154,6 +155,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeIdempotencyContract(() => store);
     describeAuditContract(() => store);
     describeWorkCalendarContract(() => store);
+    describeAempSourceContract({ store: () => store, itWith });
     describeAtomicWritesContract({ store: () => store, itWith });
     describeDayFieldsContract({ store: () => store, itWith });
 

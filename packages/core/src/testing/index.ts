@@ -8,3 +8,4 @@ export * from './describe-storage-contract.js';
 export * from './describe-rate-limit-contract.js';
 export * from './read-csv.js';
 export { withFailingAudit } from './atomic-writes-contract.js';
+export { aempPollRecordAt } from './aemp-source-contract.js';

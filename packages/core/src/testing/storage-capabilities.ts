@@ -24,7 +24,9 @@ export type StorageCapability =
   /** D49, D59 (P129): the account's default calendar and its devices' own in one round trip. */
   | 'findWorkCalendarsMany'
   /** P102: writes kept together or not at all (a change of `manage` with its change-log entry). */
-  | 'atomically';
+  | 'atomically'
+  /** D65 (P132): AEMP sources, their claims and poll records (every method `aempSourcesOf` asks for). */
+  | 'claimAempSource';
 
 /** Every optional capability of the storage port: what a store that offers them all (the Kysely store does) passes as `capabilities`. */
 export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
@@ -44,4 +46,5 @@ export const STORAGE_CAPABILITIES: readonly StorageCapability[] = [
   'listDevicePage',
   'findWorkCalendarsMany',
   'atomically',
+  'claimAempSource',
 ];

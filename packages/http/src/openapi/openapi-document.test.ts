@@ -1,4 +1,4 @@
-import { ERROR_TABLE, StorageUnavailableError, type FleetHoursStore } from '@fleet-hours/core';
+import { aempSourcesOf, ERROR_TABLE, StorageUnavailableError, type AempSourceFields, type FleetHoursStore } from '@fleet-hours/core';
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -87,6 +87,10 @@ const MANAGED_PATHS: Record<string, readonly string[]> = {
   // Work calendars (D58, P113).
   '/api/v1/devices/{id}/calendar': ['get', 'put'],
   '/api/v1/calendar': ['get', 'put'],
+  // AEMP sources (D65, P133).
+  '/api/v1/aemp/sources': ['get', 'post'],
+  '/api/v1/aemp/sources/{id}': ['get', 'patch', 'delete'],
+  '/api/v1/aemp/sources/{id}/polls': ['get'],
 };
 /** The ingestion paths (docs/ingestion.md) and the operations each serves. */
 const INGEST_PATHS: Record<string, readonly string[]> = {
@@ -1050,7 +1054,18 @@ describe('openApiDocument matches the live responses of the webhook, ingest toke
       expiresAt: null,
       now: 1,
     }))!;
-    return { endpoint, disabled, token, spare, spareToken };
+    // AEMP sources (P133): one to read and change, a spare to remove.
+    const fields: AempSourceFields = {
+      name: 'Cat',
+      url: 'https://oem.example/aemp/Fleet/1',
+      auth: { kind: 'bearer', token: 't' },
+      pollEverySeconds: 3600,
+      minIntervalPerUrlSeconds: 300,
+      enabled: true,
+    };
+    const source = (await aempSourcesOf(fixture.store)!.createAempSource({ accountId, fields, now: 1 }))!;
+    const spareSource = (await aempSourcesOf(fixture.store)!.createAempSource({ accountId, fields, now: 1 }))!;
+    return { endpoint, disabled, token, spare, spareToken, source, spareSource };
   };
   const sendWebhookEvent = async () => ({ status: 204, durationMs: 3, error: null });
 
@@ -1075,7 +1090,12 @@ describe('openApiDocument matches the live responses of the webhook, ingest toke
               ? { label: 'gate' }
               : path.endsWith('/calendar')
                 ? { weekly: { mon: [['07:00', '17:00']], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] } }
-                : undefined;
+                : path.endsWith('/aemp/sources')
+                  ? { name: 'Volvo', url: 'https://oem.example/aemp/Fleet/1', auth: { kind: 'basic', username: 'u', password: 'p' } }
+                  : path.endsWith('/aemp/sources/{id}')
+                    ? { enabled: false }
+                    : undefined;
+        const onSource = path.includes('/aemp/sources/');
         // Work calendars (D58): the device's path names a device of the account.
         const onDevice = path.includes('/devices/');
         const send = (
@@ -1092,7 +1112,14 @@ describe('openApiDocument matches the live responses of the webhook, ingest toke
           } = {},
         ) => {
           const id =
-            options.id ?? (path.includes('ingest-tokens') ? ids.token.id : onDevice ? fixture.devices.newYork.id : ids.endpoint.id);
+            options.id ??
+            (path.includes('ingest-tokens')
+              ? ids.token.id
+              : onDevice
+                ? fixture.devices.newYork.id
+                : onSource
+                  ? ids.source.id
+                  : ids.endpoint.id);
           const concrete = path.replace('{id}', String(id)).replace('{event_id}', id === 999_999 ? 'evt_none' : 'evt_1');
           const body = options.body ?? (withBody ? valid : undefined);
           return fixture.request(`${concrete}${options.query ?? ''}`, key, {
@@ -1117,7 +1144,13 @@ describe('openApiDocument matches the live responses of the webhook, ingest toke
             case '204':
               responses.push(
                 await send(base, manage(base), {
-                  id: path.includes('ingest-tokens') ? ids.spareToken.id : onDevice ? base.devices.newYork.id : ids.spare.id,
+                  id: path.includes('ingest-tokens')
+                    ? ids.spareToken.id
+                    : onDevice
+                      ? base.devices.newYork.id
+                      : onSource
+                        ? ids.spareSource.id
+                        : ids.spare.id,
                 }),
               );
               break;

@@ -1,4 +1,5 @@
 import { CALENDAR_ETAG_DESCRIPTION, CALENDAR_PARAMETERS, CALENDAR_SCHEMAS } from './openapi-calendars.js';
+import { AEMP_SOURCE_ETAG_DESCRIPTION, AEMP_SOURCE_PARAMETERS, AEMP_SOURCE_SCHEMAS } from './openapi-aemp-sources.js';
 import { UTILIZATION_PARAMETERS, UTILIZATION_SCHEMAS } from './openapi-utilization.js';
 import {
   CSV_LISTS,
@@ -643,6 +644,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       { name: 'Audit', description: 'Every change made to the account, by the API or the operator CLI.' },
       { name: 'Keys', description: 'The API key in use: what it may do.' },
       { name: 'AEMP', description: 'The fleet as an ISO 15143-3 (AEMP 2.0) feed, for mixed-fleet tools: XML by default, JSON on request.' },
+      { name: 'AEMP sources', description: 'The ISO 15143-3 feeds of OEM clouds the server polls for hour-meter readings.' },
       { name: 'Reference', description: 'This document and the reference page.' },
       {
         name: 'Ingestion',
@@ -711,6 +713,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
       parameters: {
         ...WEBHOOK_PARAMETERS,
         ...CALENDAR_PARAMETERS,
+        ...AEMP_SOURCE_PARAMETERS,
         ...UTILIZATION_PARAMETERS,
         IdempotencyKey: {
           name: 'Idempotency-Key',
@@ -787,6 +790,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
           { type: 'string', pattern: '^"[drs]-[0-9a-f]{16}"$' },
         ),
         CalendarETag: header(CALENDAR_ETAG_DESCRIPTION, { type: 'string', pattern: '^"[0-9]+"$' }),
+        AempSourceETag: header(AEMP_SOURCE_ETAG_DESCRIPTION, { type: 'string', pattern: '^"a[0-9]+"$' }),
         WebhookETag: header(
           "The webhook endpoint's version: it changes with its URL, event types, `enabled`, description and each rotation (not with a delivery). Send it back as `If-Match`.",
           { type: 'string', pattern: '^"w-[0-9a-f]{16}"$' },
@@ -1106,6 +1110,7 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         ...AEMP_SCHEMAS,
         ...WEBHOOK_SCHEMAS,
         ...CALENDAR_SCHEMAS,
+        ...AEMP_SOURCE_SCHEMAS,
         ...UTILIZATION_SCHEMAS,
         ...ingestSchemas({
           oneOf: [

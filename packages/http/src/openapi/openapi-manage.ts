@@ -38,7 +38,7 @@ export function managePaths(limits: RateLimits): Readonly<Record<string, Json>> 
   const paths: Record<string, Json> = {};
   for (const { endpoint, openApi } of MANAGE_API_ENDPOINTS) {
     // Webhook endpoints, ingest tokens and work calendars (P80, P113): their own shapes, GETs included.
-    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens' || openApi.tag === 'Calendars') {
+    if (openApi.tag === 'Webhooks' || openApi.tag === 'Ingest tokens' || openApi.tag === 'Calendars' || openApi.tag === 'AEMP sources') {
       _hooksOperation(endpoint, openApi, limits, paths);
       continue;
     }
@@ -413,8 +413,12 @@ export const MANAGE_SCHEMAS: Readonly<Record<string, Json>> = {
         type: 'object',
         required: ['kind', 'label', 'fingerprint_prefix'],
         properties: {
-          kind: { type: 'string', enum: ['api_key', 'cli'], description: 'An API key, or the operator CLI.' },
-          label: { type: ['string', 'null'], description: "The key's label; null for the CLI." },
+          kind: {
+            type: 'string',
+            enum: ['api_key', 'cli', 'aemp_poller'],
+            description: 'An API key, the operator CLI, or the server polling an AEMP source.',
+          },
+          label: { type: ['string', 'null'], description: "The key's label, or the AEMP source as `aemp:{id}`; null for the CLI." },
           fingerprint_prefix: {
             type: ['string', 'null'],
             description: "The first 8 hex characters of the key's SHA-256 fingerprint; null for the CLI.",
@@ -490,7 +494,9 @@ function _hooksOperation(endpoint: ManageEndpoint, openApi: ManageOpenApiOperati
             ? 'IngestTokenETag'
             : openApi.tag === 'Calendars'
               ? 'CalendarETag'
-              : null;
+              : openApi.schema === 'AempSource'
+                ? 'AempSourceETag'
+                : null;
     const success: Json =
       openApi.schema === undefined
         ? { description: 'Done: no body', headers: { ...RATE_LIMIT_HEADERS } }
@@ -560,6 +566,7 @@ const _IF_MATCH: Readonly<Record<string, string>> = {
   Devices: 'IfMatch',
   'Ingest tokens': 'IngestTokenIfMatch',
   Calendars: 'CalendarIfMatch',
+  'AEMP sources': 'AempSourceIfMatch',
 };
 
 // ── Webhook endpoints and ingest tokens (P80–P83) ───────────────────────────────────────────────

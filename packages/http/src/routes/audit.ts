@@ -11,7 +11,11 @@ export interface AuditEntryBody {
   /** When the change was recorded: a timestamp in UTC. */
   readonly at: string;
   /** An API key by its label and the first characters of its fingerprint, or the CLI (both `null`). */
-  readonly actor: { readonly kind: 'api_key' | 'cli'; readonly label: string | null; readonly fingerprint_prefix: string | null };
+  readonly actor: {
+    readonly kind: 'api_key' | 'cli' | 'aemp_poller';
+    readonly label: string | null;
+    readonly fingerprint_prefix: string | null;
+  };
   /** The request's `X-Request-Id`; `null` from the CLI. */
   readonly request_id: string | null;
   readonly action: string;
@@ -40,7 +44,9 @@ export function auditEntryBody(entry: AuditEntry): AuditEntryBody {
     actor:
       actor.kind === 'api_key'
         ? { kind: 'api_key', label: actor.label, fingerprint_prefix: actor.fingerprintPrefix }
-        : { kind: 'cli', label: null, fingerprint_prefix: null },
+        : actor.kind === 'aemp_poller'
+          ? { kind: 'aemp_poller', label: actor.label, fingerprint_prefix: null }
+          : { kind: 'cli', label: null, fingerprint_prefix: null },
     request_id: entry.requestId,
     action: entry.action,
     resource: { type: entry.resource.type, id: entry.resource.id },

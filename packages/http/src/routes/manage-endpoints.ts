@@ -29,6 +29,14 @@ import {
   updateWebhookRoute,
 } from './webhook-routes.js';
 import {
+  createAempSourceRoute,
+  deleteAempSourceRoute,
+  getAempSourceRoute,
+  listAempPollsRoute,
+  listAempSourcesRoute,
+  updateAempSourceRoute,
+} from './aemp-source-routes.js';
+import {
   addHourMeterReadingRoute,
   createServiceScheduleRoute,
   listHourMeterReadingsRoute,
@@ -42,7 +50,7 @@ type ManageEndpointRow = (typeof MANAGE_ENDPOINTS)[number];
 
 /** The operation of a write route in the OpenAPI document; its path, method and limit come from its core row. */
 export interface ManageOpenApiOperation
-  extends OperationWords<'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens' | 'Calendars'> {
+  extends OperationWords<'Devices' | 'Service' | 'Audit' | 'Webhooks' | 'Ingest tokens' | 'Calendars' | 'AEMP sources'> {
   /** The schema of the request body, in `components.schemas`; absent: the route reads no body. */
   readonly requestSchema?: string;
   /** Whether the body may be left out (a service done now). */
@@ -86,6 +94,7 @@ interface _HttpManageEndpoint {
 
 const _WEBHOOK = { parameter: 'WebhookId', notFound: 'ResourceNotFound' } as const;
 const _TOKEN = { parameter: 'IngestTokenId', notFound: 'ResourceNotFound' } as const;
+const _AEMP_SOURCE = { parameter: 'AempSourceId', notFound: 'ResourceNotFound' } as const;
 
 const _DEVICE_CALENDAR =
   'The device\'s own calendar when it has one (`source: "device"`), else the account\'s default (`"account"`), else none (`"none"`: `weekly` is null). `timezone` is the device\'s zone: the windows are its local wall time. `version` counts the changes of the device\'s own calendar (0: never set); `ETag` is it in double quotes.';
@@ -438,6 +447,85 @@ const HTTP_MANAGE_ENDPOINTS: { readonly [Row in ManageEndpointRow as Row['name']
       schema: 'WorkCalendar',
       status: 200,
       ifMatch: true,
+    },
+  },
+  // AEMP sources (D65, P133).
+  listAempSources: {
+    handler: listAempSourcesRoute,
+    openApi: {
+      operationId: 'listAempSources',
+      summary: 'List AEMP sources',
+      description: 'The account’s AEMP sources (the ISO 15143-3 feeds of OEM clouds the server polls), by id. A secret is never shown.',
+      tag: 'AEMP sources',
+      schema: 'AempSourceList',
+      status: 200,
+    },
+  },
+  createAempSource: {
+    handler: createAempSourceRoute,
+    openApi: {
+      operationId: 'createAempSource',
+      summary: 'Add an AEMP source',
+      description:
+        'A new source, enabled and polled at once, then every `poll_every_seconds`. `name`, `url` (the feed’s first page, https) and `auth` are needed. The secret of `auth` (`password`, `token` or `client_secret`) is stored to sign in and never shown again: the answer says `has_secret: true`.',
+      tag: 'AEMP sources',
+      requestSchema: 'AempSourceCreate',
+      schema: 'AempSource',
+      status: 201,
+    },
+  },
+  getAempSource: {
+    handler: getAempSourceRoute,
+    openApi: {
+      operationId: 'getAempSource',
+      summary: 'Read an AEMP source',
+      description: 'One source, with its `ETag`. A source of another account is 404, as a missing one.',
+      tag: 'AEMP sources',
+      schema: 'AempSource',
+      status: 200,
+      resource: _AEMP_SOURCE,
+    },
+  },
+  updateAempSource: {
+    handler: updateAempSourceRoute,
+    openApi: {
+      operationId: 'updateAempSource',
+      summary: 'Change an AEMP source',
+      description:
+        'Changes the fields given, at least one. `auth`, when given, is given whole, with its secret. `enabled: false` stops its polls. With `If-Match`, only the version read is changed (412 otherwise).',
+      tag: 'AEMP sources',
+      requestSchema: 'AempSourceChange',
+      schema: 'AempSource',
+      status: 200,
+      resource: _AEMP_SOURCE,
+      ifMatch: true,
+    },
+  },
+  deleteAempSource: {
+    handler: deleteAempSourceRoute,
+    openApi: {
+      operationId: 'deleteAempSource',
+      summary: 'Remove an AEMP source',
+      description:
+        'Removes the source and the records of its polls; the readings it stored stay. With `If-Match`, only the version read (412 otherwise).',
+      tag: 'AEMP sources',
+      status: 204,
+      resource: _AEMP_SOURCE,
+      ifMatch: true,
+    },
+  },
+  listAempPolls: {
+    handler: listAempPollsRoute,
+    openApi: {
+      operationId: 'listAempPolls',
+      summary: 'List the polls of an AEMP source',
+      description:
+        'The records of the source’s polls, newest first, a page at a time: pages read, equipment seen, matched and unmatched (set a device’s `pin`, or `oem_name` and `serial_number`, to match it), readings stored and refused, and the error that ended a poll. Pass the answer’s `next_cursor` as `cursor` for the next page (`null` on the last).',
+      tag: 'AEMP sources',
+      schema: 'AempPollPage',
+      status: 200,
+      resource: _AEMP_SOURCE,
+      query: ['AempPollsLimit', 'Cursor'],
     },
   },
 };

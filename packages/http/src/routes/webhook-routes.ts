@@ -175,8 +175,8 @@ export function webhookAttemptBody(attempt: WebhookAttempt) {
 export const listWebhookDeliveriesRoute: _Route = (options) =>
   listRoute('listWebhookDeliveries', options.now, async function listWebhookDeliveries(c) {
     const endpointId = _id(c);
-    const query = _query(c, ['limit', 'cursor', 'failed']);
-    const limit = query.limit === undefined ? undefined : _whole(query.limit, 'limit');
+    const query = routeQuery(c, ['limit', 'cursor', 'failed']);
+    const limit = query.limit === undefined ? undefined : wholeQueryNumber(query.limit, 'limit');
     if (query.failed !== undefined && query.failed !== 'true' && query.failed !== 'false')
       throw new InvalidParameterError('failed', 'Parameter failed must be true or false');
     return pagedList(async (cursor) => {
@@ -251,7 +251,7 @@ export const revokeIngestTokenRoute: _Route = (options) =>
   };
 
 /** The query's parameters, each once; an unknown one or a repeat is 400 `invalid_parameter`. */
-function _query(c: Context<FleetHoursEnv>, known: readonly string[]): Record<string, string | undefined> {
+export function routeQuery(c: Context<FleetHoursEnv>, known: readonly string[]): Record<string, string | undefined> {
   const all = c.req.queries();
   const query: Record<string, string | undefined> = {};
   for (const [name, values] of Object.entries(all)) {
@@ -263,7 +263,7 @@ function _query(c: Context<FleetHoursEnv>, known: readonly string[]): Record<str
   return query;
 }
 
-function _whole(text: string, name: string): number {
+export function wholeQueryNumber(text: string, name: string): number {
   if (!/^[0-9]{1,7}$/.test(text)) throw new InvalidParameterError(name, `Parameter ${name} must be a whole number`);
   return Number(text);
 }

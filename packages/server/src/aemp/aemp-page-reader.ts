@@ -1,21 +1,12 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { AempFetchError, parseRetryAfter, type AempNode } from '@fleet-hours/core';
+import { AempFetchError, parseRetryAfter, type AempNode, type AempSourceAuth } from '@fleet-hours/core';
 import { describeConnectionFailure } from '../http-client/describe-connection-failure.js';
 import { publicLookup, RefusedAddressError, refuseNonPublicHost } from '../webhooks/public-address.js';
 import { parseAempPageBody, UnreadablePageError } from './aemp-page-body.js';
 
-/** How a source is signed in to (basic, bearer, OAuth2 client credentials): the secrets are used here and never put in a message. */
-export type AempAuth =
-  | { readonly kind: 'basic'; readonly username: string; readonly password: string }
-  | { readonly kind: 'bearer'; readonly token: string }
-  | {
-      readonly kind: 'oauth2_client_credentials';
-      readonly tokenUrl: string;
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly scope?: string | null;
-    };
+/** How a source is signed in to (basic, bearer, OAuth2 client credentials): core's type; the secrets are used here and never put in a message. */
+export type AempAuth = AempSourceAuth;
 
 /** How a source's pages are read (D65, D66, D48). */
 export interface AempReaderOptions {

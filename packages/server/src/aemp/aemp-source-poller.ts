@@ -39,7 +39,8 @@ export interface AempSourcePollerOptions
  * token and the times its URLs were asked carry over from poll to poll), made anew when they change.
  */
 export function aempSourcePoller(options: AempSourcePollerOptions): {
-  readonly poll: (source: AempSourceSettings) => Promise<AempPollRecord>;
+  /** Polls a source; its readings and their change-log entries name `origin` (default: the poller's). */
+  readonly poll: (source: AempSourceSettings, origin?: ChangeOrigin) => Promise<AempPollRecord>;
 } {
   const readers = new Map<string, { readonly settings: string; readonly reader: ReturnType<typeof aempPageReader> }>();
   const nowSeconds = (): EpochSeconds => Math.floor((options.now ?? Date.now)() / 1000);
@@ -59,7 +60,7 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
     return reader;
   };
   return {
-    async poll(source) {
+    async poll(source, origin = options.origin) {
       // P140: the devices whose readings this poll stored, for the check of their events.
       const written = new Set<number>();
       const record = await pollAempSource({
@@ -75,7 +76,7 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
             return added;
           },
         },
-        origin: options.origin,
+        origin,
         nowSeconds,
       });
       // The readings are committed, each in its own unit: the check reads them like any other reader.

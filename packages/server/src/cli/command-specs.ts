@@ -87,6 +87,32 @@ const eventTypesOption: OptionSpec = valued(
   'TYPES',
   'Event types, separated by commas: service.due_soon, service.overdue, device.silent, device.reporting (default: all).',
 );
+const aempSourceId: OptionSpec = valued('ID', 'AEMP source id, as aemp-sources list shows it.');
+const _AEMP_DETAILS =
+  'The secret of --auth (the password, the token or the client secret) is never an argument: it is the first line of ' +
+  '--secret-file, else the variable FLEET_HOURS_AEMP_SECRET; it is stored to sign in and never shown. --auth is given whole ' +
+  'each time, with its secret. Requests go only to https and public addresses unless the polling server allows private ones.';
+/** The options of a source's write (P137): `--id` and `--enable`/`--disable` for a change. */
+const _aempSourceOptions = (change: boolean): Readonly<Record<string, OptionSpec>> => ({
+  account,
+  ...(change ? { id: aempSourceId } : {}),
+  name: valued('TEXT', 'What the source is, for people.'),
+  url: valued('URL', 'The feed’s first page (…/Fleet/1, or …/Fleet/0 where it starts there): https.'),
+  auth: valued('KIND', 'basic, bearer or oauth2_client_credentials.'),
+  username: valued('TEXT', 'basic: the user name.'),
+  'token-url': valued('URL', 'oauth2_client_credentials: where tokens are asked for.'),
+  'client-id': valued('TEXT', 'oauth2_client_credentials: the client id.'),
+  scope: valued('TEXT', 'oauth2_client_credentials: the scope asked for, if any.'),
+  'secret-file': valued('PATH', 'A file whose first line is the secret of --auth.'),
+  'poll-every': valued('SECONDS', 'Seconds between two polls, 300 to 604800 (default 3600).'),
+  'min-interval-per-url': valued('SECONDS', 'The least seconds between two requests of one URL, as the OEM asks (default 300).'),
+  ...(change
+    ? {
+        enable: { type: 'boolean', description: 'Poll it again.' },
+        disable: { type: 'boolean', description: 'Stop polling it.' },
+      }
+    : {}),
+});
 const webhookUrl: OptionSpec = valued('URL', 'Where to POST the events: https (http only for a loopback host).');
 const webhookDescription = (change: boolean): OptionSpec =>
   valued('TEXT', `What the endpoint is for, at most 200 characters${change ? ' ("" for none)' : ' (default: none)'}.`);
@@ -704,6 +730,53 @@ export const COMMANDS: readonly CommandSpec[] = [
     required: ['event'],
     examples: ['fleet-hours webhooks replay --event evt_overdue_s3_c1788264000'],
   }),
+  // AEMP sources (D65, P137): the options name the API body's fields.
+  spec({
+    name: 'aemp-sources create',
+    summary: 'Add an AEMP (ISO 15143-3) feed of an OEM cloud to an account; the running servers poll it',
+    details: _AEMP_DETAILS,
+    options: _aempSourceOptions(false),
+    required: ['account', 'name', 'url', 'auth'],
+    examples: [
+      'fleet-hours aemp-sources create --account 1 --name "Cat" --url https://oem.example/aemp/Fleet/1 --auth oauth2_client_credentials --token-url https://oem.example/token --client-id fleet --secret-file cat-secret.txt',
+      'FLEET_HOURS_AEMP_SECRET=… fleet-hours aemp-sources create --account 1 --name "Volvo" --url https://oem.example/Fleet/1 --auth basic --username fleet',
+    ],
+  }),
+  spec({
+    name: 'aemp-sources list',
+    summary: "List an account's AEMP sources (never their secrets)",
+    options: { account },
+    required: ['account'],
+    examples: ['fleet-hours aemp-sources list --account 1 --json'],
+  }),
+  spec({
+    name: 'aemp-sources update',
+    summary: 'Change an AEMP source, or enable or disable its polls',
+    details: `Give at least one option. ${_AEMP_DETAILS}`,
+    options: _aempSourceOptions(true),
+    required: ['account', 'id'],
+    examples: [
+      'fleet-hours aemp-sources update --account 1 --id 3 --poll-every 900',
+      'fleet-hours aemp-sources update --account 1 --id 3 --disable',
+    ],
+  }),
+  spec({
+    name: 'aemp-sources remove',
+    summary: 'Remove an AEMP source and the records of its polls (the readings it stored stay)',
+    options: { account, id: aempSourceId },
+    required: ['account', 'id'],
+    examples: ['fleet-hours aemp-sources remove --account 1 --id 3'],
+  }),
+  spec({
+    name: 'aemp-sources poll',
+    summary: 'Poll an AEMP source now and print the record of the poll (stored like the servers’ polls)',
+    details:
+      'Exit 0 when the feed was read to its end, 1 when the poll ended early (the record says why). --aemp-allow-private-addresses ' +
+      'is read like serve (the flag, else FLEET_HOURS_AEMP_ALLOW_PRIVATE_ADDRESSES).',
+    options: { account, id: aempSourceId, 'aemp-allow-private-addresses': serveOptions['aemp-allow-private-addresses']! },
+    required: ['account', 'id'],
+    examples: ['fleet-hours aemp-sources poll --account 1 --id 3 --json'],
+  }),
   spec({
     name: 'audit list',
     summary: "List an account's changes, newest first",
@@ -788,5 +861,6 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
   service: 'Service schedules: what is due, due soon or overdue',
   calendar: 'Work calendars: the hours each machine is meant to work',
   webhooks: 'Signed webhooks: endpoints, deliveries, replays',
+  'aemp-sources': 'AEMP (ISO 15143-3) feeds of OEM clouds the servers poll for hour-meter readings',
   audit: 'The change log: who changed what, and when',
 };

@@ -339,6 +339,31 @@ export const SERVER_SETTINGS = {
     shownDefault: '60',
     read: _positiveSeconds,
   }),
+  aempPolling: _setting({
+    flag: 'aemp-polling',
+    placeholder: 'on/off',
+    description: 'Poll the AEMP sources that are due in this process; off leaves them to other instances',
+    defaultValue: true,
+    shownDefault: 'on',
+    read: _onOff,
+  }),
+  aempPollInterval: _setting({
+    flag: 'aemp-poll-interval',
+    placeholder: 'SECONDS',
+    description: 'How often this process looks for AEMP sources that are due (each source is polled at its own pace)',
+    defaultValue: 30,
+    shownDefault: '30',
+    read: _positiveSeconds,
+  }),
+  aempAllowPrivateAddresses: _setting({
+    flag: 'aemp-allow-private-addresses',
+    placeholder: 'on/off',
+    description:
+      'Let AEMP polls reach addresses that are not public, and http on the loopback address (a test feed on this host or network); off refuses them',
+    defaultValue: false,
+    shownDefault: 'off',
+    read: _onOff,
+  }),
 } as const;
 
 /** The name of a setting: a key of {@link SERVER_SETTINGS}. */

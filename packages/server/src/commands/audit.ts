@@ -51,7 +51,9 @@ function _auditTable(entries: readonly AuditEntryBody[]): string {
       entry.at,
       entry.actor.kind === 'cli'
         ? 'cli'
-        : `key ${entry.actor.label === '' ? '' : `"${entry.actor.label}" `}${entry.actor.fingerprint_prefix}…`,
+        : entry.actor.kind === 'aemp_poller'
+          ? `poller ${entry.actor.label}`
+          : `key ${entry.actor.label === '' ? '' : `"${entry.actor.label}" `}${entry.actor.fingerprint_prefix}…`,
       entry.request_id,
       entry.action,
       `${entry.resource.type} ${entry.resource.id}`,

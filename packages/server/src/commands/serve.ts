@@ -66,6 +66,9 @@ export async function serveCommand(input: ServingCommandInput & { readonly targe
       shutdownTimeoutMs: Math.round(settings.shutdownTimeout * 1000),
       ...(settings.metricsPort === null ? {} : { metricsPort: settings.metricsPort, metricsHost: settings.metricsHost }),
       logEvent: log,
+      aempPolling: settings.aempPolling
+        ? { intervalMs: Math.round(settings.aempPollInterval * 1000), allowPrivateAddresses: settings.aempAllowPrivateAddresses }
+        : null,
       webhooks: settings.webhooks
         ? {
             retrySchedule: settings.webhookRetrySchedule,

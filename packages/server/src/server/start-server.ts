@@ -7,6 +7,7 @@ import { createServerMetrics, serveMetrics, type MetricsEndpoint, type ServerMet
 import { _nodeFingerprint } from './_node-fingerprint.js';
 import { startEventDelivery, type EventDelivery, type EventDeliveryOptions } from '../webhooks/event-delivery.js';
 import { sendOneEvent } from '../webhooks/send-one-event.js';
+import { startAempPolling } from '../aemp/aemp-polling.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -57,6 +58,11 @@ export interface StartServerOptions {
   readonly webhooks?: EventDeliveryOptions | null;
   /** Receives the server's own log lines beyond the access log (webhook attempts). Default: one JSON line each on stdout. */
   readonly logEvent?: (entry: object) => void;
+  /**
+   * Poll the due AEMP sources in this process (D65, P134): a round every `intervalMs`; requests to
+   * non-public addresses only with `allowPrivateAddresses` (D48). Default `null`: none (`fleet-hours serve` turns it on).
+   */
+  readonly aempPolling?: { readonly intervalMs: number; readonly allowPrivateAddresses: boolean } | null;
   /** D43: days of raw telemetry kept; older points are refused (409 `beyond_retention`). 0 or unset: every point. */
   readonly telemetryRetentionDays?: number;
 }
@@ -119,6 +125,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
           };
     const fleetHoursForEvents = createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint });
     let delivery: EventDelivery | null = null;
+    let aempPolling: { close(): Promise<void> } | null = null;
     const app = createFleetHoursApp({
       // Fingerprints with node:crypto, synchronously: the same digits as core's WebCrypto default.
       fleetHours: createFleetHours({ store: database.store, now, fingerprint: _nodeFingerprint }),
@@ -191,6 +198,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       onClose: async () => {
         // Finishes the webhook requests under way and releases what it claimed, before the database closes.
         await delivery?.close();
+        // Finishes the poll under way (its record stored, its claim released).
+        await aempPolling?.close();
         await endpoint?.close();
         if (ownsDatabase) await database.close();
       },
@@ -202,6 +211,14 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
         now,
         log: options.logEvent ?? _writeJsonLine,
         ...(metrics === null ? {} : { metrics }),
+      });
+    }
+    if (options.aempPolling) {
+      aempPolling = startAempPolling({
+        ...options.aempPolling,
+        fleetHours: fleetHoursForEvents,
+        now,
+        log: options.logEvent ?? _writeJsonLine,
       });
     }
     return { ...server, close: () => server.close(), metricsUrl: endpoint?.url ?? null, metrics };

@@ -310,6 +310,35 @@ export interface DeviceWorkCalendarsTable {
   version: number;
 }
 
+/** `aemp_sources`: the AEMP sources of the accounts (D65, P132), each with its secret and its claim (P134). */
+export interface AempSourcesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  url: string;
+  /** The kind and the fields that are not secret, as JSON text. */
+  auth: string;
+  auth_secret: string;
+  poll_every_seconds: number;
+  min_interval_per_url_seconds: number;
+  enabled: boolean;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  next_poll_at: Date;
+  claimed_by: string | null;
+  claimed_until: Date | null;
+}
+
+/** `aemp_polls`: the record of each poll (D66, P135), as JSON text. */
+export interface AempPollsTable {
+  id: Generated<string>;
+  source_id: number;
+  started_at: Date;
+  finished_at: Date;
+  record: string;
+}
+
 /**
  * The Kysely table types of the Fleet Hours schema, as `migrateToLatest` creates it.
  *
@@ -348,4 +377,6 @@ export interface FleetHoursDatabase {
   audit_entries: AuditEntriesTable;
   account_work_calendars: AccountWorkCalendarsTable;
   device_work_calendars: DeviceWorkCalendarsTable;
+  aemp_sources: AempSourcesTable;
+  aemp_polls: AempPollsTable;
 }

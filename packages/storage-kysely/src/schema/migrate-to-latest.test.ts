@@ -15,6 +15,8 @@ const TABLES = [
   'account_event_settings',
   'account_work_calendars',
   'accounts',
+  'aemp_polls',
+  'aemp_sources',
   'api_keys',
   'audit_entries',
   'device_positions',
@@ -44,6 +46,8 @@ const TABLES = [
 const WEBHOOK_TABLES = ['account_event_settings', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_events'];
 /** The tables of 0022 (D58). */
 const CALENDAR_TABLES = ['account_work_calendars', 'device_work_calendars'];
+/** The tables of 0026 (D65). */
+const AEMP_TABLES = ['aemp_polls', 'aemp_sources'];
 const T0 = 1_767_225_600;
 
 const tablesOf = async (db: Kysely<FleetHoursDatabase>) => {
@@ -272,6 +276,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             !CALENDAR_TABLES.includes(table) &&
             // 0024 (issue 34)
             table !== 'device_positions' &&
+            !AEMP_TABLES.includes(table) &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -318,7 +323,8 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             table !== 'audit_entries' &&
             table !== 'device_tags' &&
             !CALENDAR_TABLES.includes(table) &&
-            table !== 'device_positions',
+            table !== 'device_positions' &&
+            !AEMP_TABLES.includes(table),
         ),
       );
       expect(await store.listAccounts()).toHaveLength(1);
@@ -362,6 +368,7 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
             !CALENDAR_TABLES.includes(table) &&
             // 0024 (issue 34)
             table !== 'device_positions' &&
+            !AEMP_TABLES.includes(table) &&
             !WEBHOOK_TABLES.includes(table),
         ),
       );
@@ -490,7 +497,9 @@ function describeMigrations(name: string, fresh: () => Promise<Kysely<FleetHours
       expect([await count('device_work_calendars'), await count('account_work_calendars')]).toEqual([0, 1]);
       expect((await (await createFleetHoursMigrator(db)).migrateTo('0020_device_tags_and_identity')).error).toBeUndefined();
       // Back at 0020: the calendars' tables are gone, and so is every later migration's (0024's positions).
-      expect(await tablesOf(db)).toEqual(TABLES.filter((table) => !CALENDAR_TABLES.includes(table) && table !== 'device_positions'));
+      expect(await tablesOf(db)).toEqual(
+        TABLES.filter((table) => !CALENDAR_TABLES.includes(table) && table !== 'device_positions' && !AEMP_TABLES.includes(table)),
+      );
       await migrateToLatest(db);
       expect(await store.findWorkCalendar({ accountId: account.id, deviceId: null })).toEqual({ calendar: null, version: 0 });
     });

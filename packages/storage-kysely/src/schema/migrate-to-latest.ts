@@ -29,6 +29,8 @@ import { webhookEndpointDescriptionsMigration } from './migrations/0021-webhook-
 import { workCalendarsMigration } from './migrations/0022-work-calendars.js';
 import { readingSourcesMigration } from './migrations/0025-reading-sources.js';
 import { devicePositionsMigration } from './migrations/0024-device-positions.js';
+import { aempSourcesMigration } from './migrations/0026-aemp-sources.js';
+import { aempPollerActorMigration } from './migrations/0027-aemp-poller-actor.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -56,6 +58,8 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0022_work_calendars': workCalendarsMigration,
   '0024_device_positions': devicePositionsMigration,
   '0025_reading_sources': readingSourcesMigration,
+  '0026_aemp_sources': aempSourcesMigration,
+  '0027_aemp_poller_actor': aempPollerActorMigration,
 });
 
 /**

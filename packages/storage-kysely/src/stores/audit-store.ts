@@ -29,7 +29,7 @@ interface _Row {
   readonly id: string;
   readonly account_id: number;
   readonly at: number;
-  readonly actor_kind: 'api_key' | 'cli';
+  readonly actor_kind: 'api_key' | 'cli' | 'aemp_poller';
   readonly actor_label: string | null;
   readonly actor_fingerprint_prefix: string | null;
   readonly request_id: string | null;
@@ -61,7 +61,7 @@ export function auditStore(db: Kysely<FleetHoursDatabase>): AuditLogStore {
                 'accounts.id',
                 instantOf(input.at).as('at'),
                 sql<string>`${actor.kind}`.as('actor_kind'),
-                sql<string | null>`${actor.kind === 'api_key' ? actor.label : null}::text`.as('actor_label'),
+                sql<string | null>`${actor.kind === 'cli' ? null : actor.label}::text`.as('actor_label'),
                 sql<string | null>`${actor.kind === 'api_key' ? actor.fingerprintPrefix : null}::text`.as('actor_fingerprint_prefix'),
                 sql<string | null>`${input.requestId}::text`.as('request_id'),
                 sql<string>`${input.action}`.as('action'),
@@ -105,7 +105,9 @@ function _entry(row: _Row): AuditEntry {
     actor:
       row.actor_kind === 'api_key'
         ? { kind: 'api_key', label: row.actor_label ?? '', fingerprintPrefix: row.actor_fingerprint_prefix ?? '' }
-        : { kind: 'cli' },
+        : row.actor_kind === 'aemp_poller'
+          ? { kind: 'aemp_poller', label: row.actor_label ?? '' }
+          : { kind: 'cli' },
     requestId: row.request_id,
     action: row.action,
     resource: { type: row.resource_type, id: row.resource_id },

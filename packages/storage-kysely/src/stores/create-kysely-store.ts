@@ -10,6 +10,7 @@ import { webhookStore } from './webhook-store.js';
 import { idempotencyStore } from './idempotency-store.js';
 import { auditStore } from './audit-store.js';
 import { calendarStore } from './calendar-store.js';
+import { aempSourceStore } from './aemp-source-store.js';
 import { rateLimitStore } from './rate-limit-store.js';
 import { segmentStore, type SegmentStore } from './segment-store.js';
 import { telemetryStore } from './telemetry-store.js';
@@ -68,6 +69,8 @@ export function createKyselyStore(db: Kysely<FleetHoursDatabase>): KyselyFleetHo
     ...auditStore(db),
     // D58 (P112)
     ...calendarStore(db),
+    // D65 (P132, P134)
+    ...aempSourceStore(db),
     ...rateLimitStore(db),
     ...idempotencyStore(db),
     // The readiness probe (D30): one round trip, no data.
