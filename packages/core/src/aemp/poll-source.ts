@@ -16,6 +16,8 @@ export class AempFetchError extends Error {
   constructor(
     readonly status: number | null,
     message: string,
+    /** Where the poll ended on a wait the source asked for (`Retry-After`) or its URL's interval: the seconds from now before it may be asked again. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }

@@ -66,6 +66,7 @@ export function aempPageReader(options: AempReaderOptions): { readonly fetchPage
       throw new AempFetchError(
         null,
         `the next request would wait ${Math.ceil(waitMs / 1000)} s, longer than a poll waits (${maxWaitMs / 1000} s)`,
+        Math.ceil(waitMs / 1000),
       );
     if (waitMs > 0) await sleep(waitMs);
     lastAsked.set(url, now());

@@ -53,6 +53,8 @@ export function aempPolling(options: AempPollingOptions) {
     origin: aempPollerOrigin(0),
     allowPrivateAddresses: options.allowPrivateAddresses,
     now: options.now,
+    // P140: a poll that stored readings checks their devices' events at once.
+    events: options.fleetHours.events,
   });
   const run = async (source: ClaimedAempSource): Promise<StoredAempPoll | null> => {
     let record: AempPollRecord;
@@ -80,7 +82,8 @@ export function aempPolling(options: AempPollingOptions) {
       sourceId: source.id,
       claimant,
       record,
-      nextPollAt: record.finishedAt + source.pollEverySeconds,
+      // P155: never sooner than the source allows: a poll that ended on a longer wait is next due after it.
+      nextPollAt: Math.max(record.finishedAt + source.pollEverySeconds, poller.notBefore(source.id) ?? 0),
     });
     options.log({
       msg: 'aemp poll',

@@ -1,4 +1,5 @@
 import {
+  AempFetchError,
   pollAempSource,
   type AempPollOptions,
   type AempPollRecord,
@@ -41,7 +42,13 @@ export interface AempSourcePollerOptions
 export function aempSourcePoller(options: AempSourcePollerOptions): {
   /** Polls a source; its readings and their change-log entries name `origin` (default: the poller's). */
   readonly poll: (source: AempSourceSettings, origin?: ChangeOrigin) => Promise<AempPollRecord>;
+  /**
+   * When the source's last poll ended on a wait longer than a poll waits (its `Retry-After`, or its
+   * URL's minimum interval; P155), the first second it may be asked again; else `null`.
+   */
+  readonly notBefore: (sourceId: number | string) => EpochSeconds | null;
 } {
+  const notBefore = new Map<string, EpochSeconds>();
   const readers = new Map<string, { readonly settings: string; readonly reader: ReturnType<typeof aempPageReader> }>();
   const nowSeconds = (): EpochSeconds => Math.floor((options.now ?? Date.now)() / 1000);
   const readerOf = (source: AempSourceSettings) => {
@@ -63,11 +70,20 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
     async poll(source, origin = options.origin) {
       // P140: the devices whose readings this poll stored, for the check of their events.
       const written = new Set<number>();
+      notBefore.delete(String(source.id));
       const record = await pollAempSource({
         sourceId: source.id,
         accountId: source.accountId,
         url: source.url,
-        fetchPage: readerOf(source).fetchPage,
+        fetchPage: async (url) => {
+          try {
+            return await readerOf(source).fetchPage(url);
+          } catch (error) {
+            if (error instanceof AempFetchError && error.retryAfterSeconds !== null)
+              notBefore.set(String(source.id), nowSeconds() + error.retryAfterSeconds);
+            throw error;
+          }
+        },
         store: options.store,
         writes: {
           async addSourceReading(input) {
@@ -88,5 +104,6 @@ export function aempSourcePoller(options: AempSourcePollerOptions): {
       }
       return record;
     },
+    notBefore: (sourceId) => notBefore.get(String(sourceId)) ?? null,
   };
 }
