@@ -128,16 +128,10 @@ function _table(
 ): string {
   const columns: TableColumn[] = [
     ...entryColumns,
-    { header: 'PERIOD' },
-    { header: 'FROM' },
-    { header: 'TO' },
-    { header: 'ENGINE', align: 'right' },
-    { header: 'IN SCHEDULE', align: 'right' },
-    { header: 'OUTSIDE', align: 'right' },
-    { header: 'SCHEDULED', align: 'right' },
-    { header: 'DAYS USED', align: 'right' },
-    { header: 'UTILIZATION', align: 'right' },
-    { header: 'IDLE SHARE', align: 'right' },
+    ...['PERIOD', 'FROM', 'TO'].map((header) => ({ header })),
+    ...['ENGINE', 'IN SCHEDULE', 'OUTSIDE', 'SCHEDULED', 'DAYS USED', 'UTILIZATION', 'IDLE SHARE'].map(
+      (header) => ({ header, align: 'right' }) as const,
+    ),
   ];
   const rows = entries.flatMap(([cells, periods]) =>
     periods.map((period) => [
