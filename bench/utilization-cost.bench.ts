@@ -20,6 +20,8 @@ import { figureOf, loadProcess, reachable, stealMeter, stealNote } from './_supp
 const DAY = 86_400;
 const RUNS = Number(process.env.UTILIZATION_BENCH_RUNS ?? 200);
 const FLEET_DEVICES = Number(process.env.UTILIZATION_BENCH_DEVICES ?? 1000);
+/** (b): the share of the fleet's devices with a work calendar: 1, the account's; less, each such device's own (spread by id). */
+const FLEET_CALENDARS = Number(process.env.UTILIZATION_BENCH_CALENDARS ?? 1);
 const BASE = process.env.UTILIZATION_BENCH_BASE ?? '/work/wt-base';
 const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const UNLIMITED = 1_000_000_000;
@@ -224,7 +226,7 @@ async function fleetAtScale(admin: postgres.Sql): Promise<void> {
     const account = await store.createAccount({ name: 'Bench fleet', plan: 'business', now });
     const key = core.generateApiKey();
     await store.createApiKey({ accountId: account.id, fingerprint: await core.fingerprintApiKey(key), label: null, expiresAt: null, now });
-    await store.putWorkCalendar({ accountId: account.id, deviceId: null, calendar: CALENDAR });
+    if (FLEET_CALENDARS >= 1) await store.putWorkCalendar({ accountId: account.id, deviceId: null, calendar: CALENDAR });
     const seeding = performance.now();
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     await sql`insert into devices (account_id, name, imei, model, status, time_zone, tags)
@@ -238,6 +240,14 @@ async function fleetAtScale(admin: postgres.Sql): Promise<void> {
                                ${DAY_SHAPE.map((shape) => shape[2])}::text[]) as s(a, b, state)
        where d.account_id = ${account.id}`;
     await sql.end();
+    if (FLEET_CALENDARS < 1) {
+      // Device n (1-based, in id order) has its own calendar when floor(n × share) steps up at n.
+      const devices = [...(await store.listDevices({ accountId: account.id }))].sort((a, b) => a.id - b.id);
+      for (const [index, device] of devices.entries()) {
+        if (Math.floor((index + 1) * FLEET_CALENDARS) > Math.floor(index * FLEET_CALENDARS))
+          await store.putWorkCalendar({ accountId: account.id, deviceId: device.id, calendar: CALENDAR });
+      }
+    }
     await storage.rebuildDailyFigures(db);
     await db.destroy();
     const seeded = (performance.now() - seeding) / 1000;
@@ -256,7 +266,7 @@ async function fleetAtScale(admin: postgres.Sql): Promise<void> {
     }>(fileURLToPath(import.meta.url), { BENCH_INPUT: JSON.stringify({ url: database.url, key, from, to }) });
     const segments = FLEET_DEVICES * 365 * DAY_SHAPE.length;
     console.log(
-      `(b) GET /api/v1/utilization?group_by=month, ${FLEET_DEVICES} devices × 365 days (${segments.toLocaleString('en-US')} segments, seeded in ${seeded.toFixed(0)} s)${stealNote(steal)}`,
+      `(b) GET /api/v1/utilization?group_by=month, ${FLEET_DEVICES} devices × 365 days (${segments.toLocaleString('en-US')} segments, ${FLEET_CALENDARS >= 1 ? "the account's calendar" : `${FLEET_CALENDARS * 100}% of devices with a calendar`}, seeded in ${seeded.toFixed(0)} s)${stealNote(steal)}`,
     );
     console.log(
       `    every page (limit=100, the largest): ${result.pages} pages, ${result.devices} devices, ${result.walkedMs.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' · ')}`,

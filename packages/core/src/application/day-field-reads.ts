@@ -55,7 +55,7 @@ export async function effectiveCalendars(
 }
 
 /** `listSegments` of each request (`null`: none asked), in one store call where the store has `listSegmentsMany`. */
-async function _segmentsOf(
+export async function segmentsOf(
   store: FleetHoursStore,
   requests: readonly ({ readonly deviceId: number; readonly start: number; readonly end: number } | null)[],
 ): Promise<readonly (readonly EngineSegment[])[]> {
@@ -95,7 +95,7 @@ export async function pageDaySeries(
       accountId,
       asked.map((device) => device.id),
     ),
-    _segmentsOf(store, requests),
+    segmentsOf(store, requests),
   ]);
   const calendarOf = new Map(asked.map((device, index) => [device.id, calendars[index] ?? null]));
   return devices.map((device, index) => {

@@ -96,6 +96,35 @@ async function _fleetWindows(
   });
 }
 
+/** A page of devices with each one's window and its days (none: an empty window, P32). */
+export interface PageDays {
+  readonly devices: readonly Device[];
+  readonly nextCursor: string | null;
+  readonly windows: readonly (ResolvedWindow | EmptyWindow)[];
+  readonly series: readonly (ReturnType<typeof dayBuckets> | null)[];
+}
+
+/** A page of devices after the cursor (`count` `null`: every one) and the days of each one's window. */
+export async function pageDays(
+  context: ReadContext,
+  endpoint: FleetEndpoint,
+  query: FleetWindowQuery,
+  now: number,
+  count?: number | null,
+): Promise<PageDays> {
+  const { devices, nextCursor } = await devicePage(context, endpoint, query, count);
+  const windows = await _fleetWindows(context, devices, query, now);
+  // Devices of one zone share their window object, and so its days (cut once).
+  const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
+  const series = windows.map((window) => {
+    if (isEmpty(window)) return null;
+    let cut = days.get(window);
+    if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
+    return cut;
+  });
+  return { devices, nextCursor, windows, series };
+}
+
 /**
  * The daily series of a page of devices (D8, D32, D59): the sums and the day fields, a fixed number
  * of store calls whatever its size (D49); `count` `null`: every device after the cursor in one page.
@@ -107,16 +136,7 @@ export async function dailyPage(
   count?: number | null,
 ): Promise<FleetPage<DailyHours> & { readonly devices: readonly Device[] }> {
   const now = context.nowSeconds();
-  const { devices, nextCursor } = await devicePage(context, endpoint, query, count);
-  const windows = await _fleetWindows(context, devices, query, now);
-  // Devices of one zone share their window object, and so its days (cut once).
-  const days = new Map<ResolvedWindow, ReturnType<typeof dayBuckets>>();
-  const series = windows.map((window) => {
-    if (isEmpty(window)) return null;
-    let cut = days.get(window);
-    if (cut === undefined) days.set(window, (cut = dayBuckets(window)));
-    return cut;
-  });
+  const { devices, nextCursor, windows, series } = await pageDays(context, endpoint, query, now, count);
   // D59, D49, P147: the calendars and the window's segments, a fixed number of store calls per page;
   // the sums and the day fields both from those segments.
   const read = await pageDaySeries(context.store, query.accountId, devices, series, now);

@@ -73,4 +73,47 @@ describe('fleet utilization by tag at scale (P148, D49, D60)', () => {
       });
     }
   });
+
+  it('P154: a device without a calendar is read from the sums of its days; only the devices with one have their segments read', async () => {
+    const memory = createMemoryStore();
+    const asked: number[] = [];
+    const listSegmentsMany = memory.listSegmentsMany!.bind(memory);
+    memory.listSegmentsMany = async (input) => {
+      asked.push(...input.requests.map((request) => request.deviceId));
+      return listSegmentsMany(input);
+    };
+    const { store, calls } = countedStore(memory);
+    const account = await store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
+    const calendar = {
+      weekly: { mon: [['07:00', '17:00']], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] },
+      exceptions: [],
+    } as const;
+    const scheduled: number[] = [];
+    for (let index = 0; index < 150; index += 1) {
+      const device = (await store.createDevice({
+        accountId: account.id,
+        name: `Truck ${index}`,
+        imei: `36${index}`,
+        model: 'm',
+        timeZone: ZONES[index % ZONES.length]!,
+        tags: ['north'],
+      }))!;
+      await store.importSegments({
+        deviceId: device.id,
+        segments: [{ startedAt: NOW - 3 * DAY, endedAt: NOW - 3 * DAY + HOUR, state: 'moving' }],
+      });
+      if (index % 3 === 0) {
+        await store.putWorkCalendar({ accountId: account.id, deviceId: device.id, calendar });
+        scheduled.push(device.id);
+      }
+    }
+    const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
+    const window = { from: Temporal.PlainDate.from('2026-09-01'), to: Temporal.PlainDate.from('2026-11-30') };
+    calls.clear();
+    const [byTag] = await fleetHours.fleet.utilizationByTag({ accountId: account.id, ...window, groupBy: 'month' });
+    expect(Object.fromEntries(calls)).toEqual({ listDevices: 2, findWorkCalendarsMany: 2, listSegmentsMany: 2, sumSegmentSecondsMany: 2 });
+    expect(asked.sort((a, b) => a - b)).toEqual(scheduled);
+    expect(byTag!.deviceCount).toBe(150);
+    expect(byTag!.periods.at(-1)).toMatchObject({ engineSeconds: 150 * HOUR, scheduledSeconds: 50 * 10 * HOUR * 5 });
+  });
 });

@@ -5,6 +5,7 @@ import {
   UTILIZATION_GROUPINGS,
   utilizationPeriodOf,
   utilizationPeriods,
+  UtilizationSums,
   type UtilizationDay,
   type UtilizationGrouping,
 } from './utilization.js';
@@ -205,3 +206,86 @@ describe('utilizationPeriods() (D60)', () => {
     );
   });
 });
+
+describe('UtilizationSums (P153)', () => {
+  const dayArbitrary = fc.record({
+    offset: fc.nat(120),
+    moving: fc.nat(50_000),
+    idle: fc.nat(30_000),
+    scheduled: fc.nat(40_000),
+    inside: fc.nat(80_000),
+  });
+  const deviceArbitrary = fc.record({ days: fc.array(dayArbitrary, { maxLength: 40 }), tags: fc.subarray(['a', 'b', 'c']) });
+
+  it('P153: the sums of each tag kept batch by batch, the days then dropped, equal the sums of all its devices’ days at once', () => {
+    fc.assert(
+      fc.property(
+        fc.array(deviceArbitrary, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(...UTILIZATION_GROUPINGS),
+        (devices, batch, groupBy) => {
+          const daysOf = (device: (typeof devices)[number]): UtilizationDay[] =>
+            device.days.map(({ offset, moving, idle, scheduled, inside }) => {
+              const engine = moving + idle;
+              const engineInScheduleSeconds = Math.min(inside, engine, scheduled);
+              return {
+                date: addDays('2026-11-20', offset),
+                engineSeconds: engine,
+                movingSeconds: moving,
+                idleSeconds: idle,
+                scheduledSeconds: scheduled,
+                engineInScheduleSeconds,
+                engineOutsideScheduleSeconds: engine - engineInScheduleSeconds,
+              };
+            });
+          // Streamed: a batch of devices at a time, each device's days added to its tags' sums.
+          const streamed = new Map<string, UtilizationSums>();
+          for (let start = 0; start < devices.length; start += batch) {
+            for (const device of devices.slice(start, start + batch)) {
+              const days = daysOf(device);
+              for (const tag of device.tags) {
+                if (!streamed.has(tag)) streamed.set(tag, new UtilizationSums(groupBy));
+                streamed.get(tag)!.add(days);
+              }
+            }
+          }
+          for (const tag of ['a', 'b', 'c']) {
+            const all = devices.filter((device) => device.tags.includes(tag)).flatMap(daysOf);
+            const expected = _naivePeriods(all, groupBy);
+            expect(streamed.get(tag)?.periods() ?? []).toEqual(expected);
+            expect(utilizationPeriods(all, groupBy)).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+/** The oracle: every day with its period, then per period the sums by a plain reduce, periods by their first date. */
+function _naivePeriods(days: readonly UtilizationDay[], groupBy: UtilizationGrouping) {
+  const names = [...new Set(days.map((one) => utilizationPeriodOf(one.date, groupBy)))];
+  return names
+    .map((period) => {
+      const members = days.filter((one) => utilizationPeriodOf(one.date, groupBy) === period);
+      const dates = members.map((one) => one.date).sort();
+      const sum = (key: Exclude<keyof UtilizationDay, 'date'>) => members.reduce((total, one) => total + one[key], 0);
+      const engineSeconds = sum('engineSeconds');
+      const scheduledSeconds = sum('scheduledSeconds');
+      return {
+        period,
+        from: dates[0]!,
+        to: dates[dates.length - 1]!,
+        engineSeconds,
+        movingSeconds: sum('movingSeconds'),
+        idleSeconds: sum('idleSeconds'),
+        scheduledSeconds,
+        engineInScheduleSeconds: sum('engineInScheduleSeconds'),
+        engineOutsideScheduleSeconds: sum('engineOutsideScheduleSeconds'),
+        daysUsed: members.filter((one) => one.engineSeconds > 0).length,
+        utilization: scheduledSeconds === 0 ? null : sum('engineInScheduleSeconds') / scheduledSeconds,
+        idleShare: engineSeconds === 0 ? null : sum('idleSeconds') / engineSeconds,
+      };
+    })
+    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+}

@@ -87,11 +87,33 @@ export function utilizationPeriodOf(date: string, groupBy: UtilizationGrouping):
  * ```
  */
 export function utilizationPeriods(days: Iterable<UtilizationDay>, groupBy: UtilizationGrouping): UtilizationPeriod[] {
-  const periods = new Map<string, Sums & { fromDay: number; toDay: number }>();
-  for (const day of days) {
+  const sums = new UtilizationSums(groupBy);
+  sums.add(days);
+  return sums.periods();
+}
+
+/**
+ * P153: the sums of {@link utilizationPeriods} kept as days arrive, in any order and any number of
+ * calls (a tag's devices, a batch at a time): its memory is one entry per period, not the days.
+ * The sums are of whole seconds, so the order of the days cannot change them (P109).
+ */
+export class UtilizationSums {
+  readonly #groupBy: UtilizationGrouping;
+  readonly #periods = new Map<string, Sums & { fromDay: number; toDay: number }>();
+
+  constructor(groupBy: UtilizationGrouping) {
+    this.#groupBy = groupBy;
+  }
+
+  /** Adds days to their periods. */
+  add(days: Iterable<UtilizationDay>): void {
+    for (const day of days) this.#add(day);
+  }
+
+  #add(day: UtilizationDay): void {
     const epochDay = epochDayOfDate(day.date);
-    const period = utilizationPeriodOf(day.date, groupBy);
-    let sums = periods.get(period);
+    const period = utilizationPeriodOf(day.date, this.#groupBy);
+    let sums = this.#periods.get(period);
     if (sums === undefined) {
       sums = {
         from: day.date,
@@ -106,7 +128,7 @@ export function utilizationPeriods(days: Iterable<UtilizationDay>, groupBy: Util
         engineOutsideScheduleSeconds: 0,
         daysUsed: 0,
       };
-      periods.set(period, sums);
+      this.#periods.set(period, sums);
     }
     if (epochDay < sums.fromDay) [sums.from, sums.fromDay] = [day.date, epochDay];
     if (epochDay > sums.toDay) [sums.to, sums.toDay] = [day.date, epochDay];
@@ -118,20 +140,24 @@ export function utilizationPeriods(days: Iterable<UtilizationDay>, groupBy: Util
     sums.engineOutsideScheduleSeconds += day.engineOutsideScheduleSeconds;
     if (day.engineSeconds > 0) sums.daysUsed += 1;
   }
-  return [...periods]
-    .sort(([, a], [, b]) => a.fromDay - b.fromDay)
-    .map(([period, sums]) => ({
-      period,
-      from: sums.from,
-      to: sums.to,
-      engineSeconds: sums.engineSeconds,
-      movingSeconds: sums.movingSeconds,
-      idleSeconds: sums.idleSeconds,
-      scheduledSeconds: sums.scheduledSeconds,
-      engineInScheduleSeconds: sums.engineInScheduleSeconds,
-      engineOutsideScheduleSeconds: sums.engineOutsideScheduleSeconds,
-      daysUsed: sums.daysUsed,
-      utilization: sums.scheduledSeconds === 0 ? null : sums.engineInScheduleSeconds / sums.scheduledSeconds,
-      idleShare: sums.engineSeconds === 0 ? null : sums.idleSeconds / sums.engineSeconds,
-    }));
+
+  /** The periods holding a day so far, in time order, with their ratios. */
+  periods(): UtilizationPeriod[] {
+    return [...this.#periods]
+      .sort(([, a], [, b]) => a.fromDay - b.fromDay)
+      .map(([period, sums]) => ({
+        period,
+        from: sums.from,
+        to: sums.to,
+        engineSeconds: sums.engineSeconds,
+        movingSeconds: sums.movingSeconds,
+        idleSeconds: sums.idleSeconds,
+        scheduledSeconds: sums.scheduledSeconds,
+        engineInScheduleSeconds: sums.engineInScheduleSeconds,
+        engineOutsideScheduleSeconds: sums.engineOutsideScheduleSeconds,
+        daysUsed: sums.daysUsed,
+        utilization: sums.scheduledSeconds === 0 ? null : sums.engineInScheduleSeconds / sums.scheduledSeconds,
+        idleShare: sums.engineSeconds === 0 ? null : sums.idleSeconds / sums.engineSeconds,
+      }));
+  }
 }

@@ -15,6 +15,7 @@ import { describeWorkCalendarContract } from './work-calendar-contract.js';
 import { describeAempSourceContract } from './aemp-source-contract.js';
 import { describeAtomicWritesContract } from './atomic-writes-contract.js';
 import { describeDayFieldsContract } from './day-fields-contract.js';
+import { describeUtilizationDaysContract } from './utilization-days-contract.js';
 import { describeOneRoundTripContract } from './one-round-trip-contract.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
@@ -162,6 +163,7 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     describeAempSourceContract({ store: () => store, itWith });
     describeAtomicWritesContract({ store: () => store, itWith });
     describeDayFieldsContract({ store: () => store, itWith });
+    describeUtilizationDaysContract({ store: () => store, runs: (numRuns) => Math.max(4, Math.round(numRuns * share)) });
 
     // Every instant of the port is epoch seconds; `Date.now()` is milliseconds. A store refuses the
     // mistake by rejecting with a RangeError that names the argument and says "milliseconds", and
