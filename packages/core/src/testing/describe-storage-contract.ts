@@ -90,7 +90,11 @@ export function describeStorageContract(name: string, subject: StorageContractSu
     const offered = capabilities.includes(capability);
     // A capability's test is often a property over random histories on a real database: on 2 busy
     // cores it may take minutes, so it gets 4 times the suite's 30 s before it counts as hung.
-    it.skipIf(!offered)(offered ? title : `${title} (skipped: ${name} does not offer ${capability}; the core's fallback serves it)`, test, 120_000);
+    it.skipIf(!offered)(
+      offered ? title : `${title} (skipped: ${name} does not offer ${capability}; the core's fallback serves it)`,
+      test,
+      120_000,
+    );
   };
 
   describe(`storage contract: ${name}`, () => {
