@@ -65,6 +65,23 @@ async function seed(store: FleetHoursStore) {
     points: [{ deviceId: ids[2]!, time: T0 + 100, ignition: false, speedKmh: 0, latitude: 48.137154, longitude: 11.576124 }],
     now: NOW,
   });
+  // P156: device 4 fed only by a source (the newest reading with idle gives it; one without, and a person's, do not);
+  // device 5 counts idle of its own and has a source's reading too.
+  const sourced = (deviceId: number, readAt: number, readingSeconds: number, idleSeconds?: number) =>
+    store.addHourMeterReading({
+      deviceId,
+      readAt,
+      readingSeconds,
+      now: NOW,
+      source: 'aemp:1',
+      ...(idleSeconds === undefined ? {} : { idleSeconds }),
+    });
+  await sourced(ids[4]!, T0 + HOUR, 500 * HOUR, 100 * HOUR);
+  await sourced(ids[4]!, T0 + 2 * HOUR, 501 * HOUR, 200 * HOUR);
+  await sourced(ids[4]!, T0 + 3 * HOUR, 502 * HOUR);
+  await store.addHourMeterReading({ deviceId: ids[4]!, readAt: T0 + 4 * HOUR, readingSeconds: 503 * HOUR, now: NOW });
+  await store.importSegments({ deviceId: ids[5]!, segments: [{ startedAt: T0, endedAt: T0 + 10, state: 'idle' }] });
+  await sourced(ids[5]!, T0 + HOUR, 50 * HOUR, HOUR);
   const fleetHours = createFleetHours({ store, now: () => NOW * 1000 });
   const app = createFleetHoursApp({ fleetHours, now: () => NOW * 1000, logger: () => {} });
   const get = (path: string, headers: Record<string, string> = {}, withKey = true) =>
@@ -174,6 +191,24 @@ function describeFeed(makeStore: () => Promise<FleetHoursStore>): void {
         ],
       });
     }
+  });
+
+  it("P156: CumulativeIdleHours adds the idle of the device's newest source reading that gave one to the idle it counted, in XML and JSON", async () => {
+    const idleOf = async (id: number) => {
+      const [equipment] = (await fleetOf(await feed.get(`/aemp/v2/Fleet/Equipment/ID/${id}`)))['Equipment'] as Node[];
+      return equipment!['CumulativeIdleHours'];
+    };
+    expect(await idleOf(feed.ids[4]!)).toEqual([{ '@datetime': iso(NOW), Hour: '200.000000' }]);
+    expect(await idleOf(feed.ids[5]!)).toEqual([{ '@datetime': iso(NOW), Hour: '1.002778' }]);
+    const page = await fleetOf(await feed.get('/aemp/v2/Fleet/1'));
+    const hours = (page['Equipment'] as Node[]).slice(4, 6).map((equipment) => (equipment['CumulativeIdleHours'] as Node[])[0]!['Hour']);
+    expect(hours).toEqual(['200.000000', '1.002778']);
+    const response = await feed.get(`/aemp/v2/Fleet/Equipment/ID/${feed.ids[4]}`, { Accept: 'application/json' });
+    const text = await response.text();
+    expect(text).toContain('"CumulativeIdleHours":{"datetime":"2026-11-11T00:20:34Z","Hour":200.000000}');
+    const [equipment] = (JSON.parse(text) as { Equipment: Node[] }).Equipment;
+    expect(equipment!['CumulativeIdleHours']).toEqual({ datetime: iso(NOW), Hour: 200 });
+    expect(equipment!['CumulativeOperatingHours']).toEqual({ datetime: iso(NOW), Hour: 503 });
   });
 
   it('D64, P121, P123: time series: a value at the end of every run ended in the window and one at its end (or now); the hour meter counts from the reading', async () => {

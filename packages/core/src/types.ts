@@ -211,6 +211,8 @@ export interface HourMeterReading {
   readonly recordedAt: EpochSeconds;
   /** Who gave it (D65): absent for a person's (`manual`), `aemp:{id}` for an AEMP source's. */
   readonly source?: string;
+  /** The idle seconds its source gave with it (D64, P156): absent for a person's and where the source gave none. */
+  readonly idleSeconds?: number;
 }
 
 /**

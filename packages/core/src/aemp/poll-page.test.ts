@@ -10,8 +10,8 @@ function el(name: string, content: string | readonly AempNode[] = [], attributes
 
 const BASE = 'https://oem.example/aemp/Fleet/1';
 
-function equipment(pin: string, hours?: AempNode): AempNode {
-  return el('Equipment', [el('EquipmentHeader', [el('OEMName', 'Acme'), el('PIN', pin)]), ...(hours ? [hours] : [])]);
+function equipment(pin: string, ...values: AempNode[]): AempNode {
+  return el('Equipment', [el('EquipmentHeader', [el('OEMName', 'Acme'), el('PIN', pin)]), ...values]);
 }
 
 describe('readAempPage (D66)', () => {
@@ -51,6 +51,22 @@ describe('readAempPage (D66)', () => {
     ]);
   });
 
+  it('P156: CumulativeIdleHours read as the operating hours are (datetime as attribute or child, Hour rounded to the second); absent or unusable is null', () => {
+    const hours = el('CumulativeOperatingHours', [el('Hour', '10')], { datetime: '2026-11-28T10:00:00Z' });
+    const page = readAempPage(
+      el('Fleet', [
+        equipment('A', hours, el('CumulativeIdleHours', [el('Hour', '2345.000001')], { datetime: '2026-11-28T10:00:00Z' })),
+        equipment('B', el('cumulativeidlehours', [el('datetime', '2026-11-28T10:00:00Z'), el('hour', '0.5')])),
+        equipment('C', hours),
+        equipment('D', hours, el('CumulativeIdleHours', [el('Hour', '1')])),
+        equipment('E', hours, el('CumulativeIdleHours', [el('Hour', '-1')], { datetime: '2026-11-28T10:00:00Z' })),
+      ]),
+      BASE,
+    );
+    expect(page.equipment.map((each) => each.idleSeconds)).toEqual([Math.round(2345.000001 * 3600), 1800, null, null, null]);
+    expect(page.equipment[1]!.hours).toBeNull();
+  });
+
   it('D66, P124: missing or unusable elements are tolerated: the equipment is listed without hours or identity', () => {
     const page = readAempPage(
       el('Fleet', [
@@ -62,7 +78,14 @@ describe('readAempPage (D66)', () => {
       ]),
       BASE,
     );
-    expect(page.equipment[0]).toEqual({ pin: null, oemName: 'Komatsu', serialNumber: null, equipmentId: null, hours: null });
+    expect(page.equipment[0]).toEqual({
+      pin: null,
+      oemName: 'Komatsu',
+      serialNumber: null,
+      equipmentId: null,
+      hours: null,
+      idleSeconds: null,
+    });
     expect(page.equipment.map((each) => each.hours)).toEqual([null, null, null, null, null]);
   });
 });
@@ -71,7 +94,14 @@ describe('aempNextPage (D66)', () => {
   const page = (next: string | null, self: string | null = BASE, count = 1) => ({
     self,
     next,
-    equipment: Array.from({ length: count }, () => ({ pin: 'P', oemName: null, serialNumber: null, equipmentId: null, hours: null })),
+    equipment: Array.from({ length: count }, () => ({
+      pin: 'P',
+      oemName: null,
+      serialNumber: null,
+      equipmentId: null,
+      hours: null,
+      idleSeconds: null,
+    })),
   });
   const two = 'https://oem.example/aemp/Fleet/2';
 

@@ -31,6 +31,8 @@ export interface AempPolledEquipment {
   readonly equipmentId: string | null;
   /** `null` when `CumulativeOperatingHours` is absent or has no usable `datetime` and `Hour`. */
   readonly hours: AempHours | null;
+  /** `round(Hour × 3600)` of `CumulativeIdleHours` (P156); `null` when absent or without a usable `datetime` and `Hour`. */
+  readonly idleSeconds: number | null;
 }
 
 /** What a poll takes from a page: its links (absolute URLs) and its equipment. */
@@ -102,6 +104,7 @@ function _equipment(node: AempNode): AempPolledEquipment {
     serialNumber: text('serialnumber'),
     equipmentId: text('equipmentid'),
     hours: _hours(_child(node, 'cumulativeoperatinghours')),
+    idleSeconds: _hours(_child(node, 'cumulativeidlehours'))?.readingSeconds ?? null,
   };
 }
 

@@ -24,7 +24,7 @@ function device(id: number, identity: Partial<Pick<Device, 'pin' | 'oemName' | '
 }
 
 function equipment(identity: Partial<AempPolledEquipment>): AempPolledEquipment {
-  return { pin: null, oemName: null, serialNumber: null, equipmentId: null, hours: null, ...identity };
+  return { pin: null, oemName: null, serialNumber: null, equipmentId: null, hours: null, idleSeconds: null, ...identity };
 }
 
 describe('aempDeviceMatcher (D65)', () => {

@@ -64,7 +64,7 @@ export async function pollAempSource(options: AempPollOptions): Promise<AempPoll
       const page = readAempPage(await options.fetchPage(url), url);
       counts.pages += 1;
       counts.equipmentSeen += page.equipment.length;
-      const offered: { deviceId: number; readAt: EpochSeconds; readingSeconds: number }[] = [];
+      const offered: _Offered[] = [];
       for (const equipment of page.equipment) {
         const device = match(equipment);
         if (device === null) {
@@ -72,7 +72,9 @@ export async function pollAempSource(options: AempPollOptions): Promise<AempPoll
           continue;
         }
         counts.matched += 1;
-        if (equipment.hours !== null) offered.push({ deviceId: device.id, ...equipment.hours });
+        // P156: the idle the equipment gave goes with its operating hours, stored only with them.
+        const idle = equipment.idleSeconds === null ? {} : { idleSeconds: equipment.idleSeconds };
+        if (equipment.hours !== null) offered.push({ deviceId: device.id, ...equipment.hours, ...idle });
       }
       const stored = await _sourceReadings(options.store, offered, source);
       for (const candidate of offered) {
@@ -110,17 +112,21 @@ export async function pollAempSource(options: AempPollOptions): Promise<AempPoll
 }
 
 /** Stores a reading; a value the reading checks refuse (D38: in the future, out of range) is refused with their reason. */
-async function _add(
-  options: AempPollOptions,
-  source: string,
-  candidate: { readonly deviceId: number; readonly readAt: EpochSeconds; readonly readingSeconds: number },
-): Promise<HourMeterReading | string | null> {
+async function _add(options: AempPollOptions, source: string, candidate: _Offered): Promise<HourMeterReading | string | null> {
   try {
     return await options.writes.addSourceReading({ accountId: options.accountId, origin: options.origin, source, ...candidate });
   } catch (thrown) {
     if (thrown instanceof InvalidParameterError) return thrown.message;
     throw thrown;
   }
+}
+
+/** A value a page offers for a device: its operating hours and, where the equipment gave it, its idle (P156). */
+interface _Offered {
+  readonly deviceId: number;
+  readonly readAt: EpochSeconds;
+  readonly readingSeconds: number;
+  readonly idleSeconds?: number;
 }
 
 /** A poll's record as the API and the CLI will show it, with the id its store gave it. */

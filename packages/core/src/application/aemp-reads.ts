@@ -4,7 +4,7 @@ import { sumSegmentsByBucket } from '../engine/sum-by-bucket.js';
 import { devicePageFromList } from '../store/device-page.js';
 import type { FleetHoursStore } from '../store/storage-port.js';
 import { hourMeterBoundaries, hourMeterValues } from '../maintenance/hour-meter.js';
-import type { Device } from '../types.js';
+import type { Device, HourMeterReading } from '../types.js';
 import { pageMaintenance } from './device-pages.js';
 import { maintenanceFacts } from './maintenance-reads.js';
 import type { ReadContext } from './read-context.js';
@@ -38,7 +38,7 @@ export interface AempReads {
  */
 export function aempReads(context: ReadContext): AempReads {
   const snapshot = async (devices: readonly Device[], now: number): Promise<AempEquipment[]> => {
-    const [{ summaries, meters }, running, positions] = await Promise.all([
+    const [{ summaries, meters, facts }, running, positions] = await Promise.all([
       pageMaintenance(context, devices, now, false),
       engineRunningAt(context.store, context.sums, devices, now),
       context.store.listDevicePositions({ deviceIds: devices.map((device) => device.id) }),
@@ -49,7 +49,7 @@ export function aempReads(context: ReadContext): AempReads {
         ...aempHeader(device),
         location: byDevice.get(device.id) ?? null,
         operatingSeconds: meters[index]!.now.seconds,
-        idleSeconds: summaries[index]!.idleSeconds,
+        idleSeconds: _idleSeconds(summaries[index]!.idleSeconds, facts.readings.get(device.id) ?? []),
         running: summaries[index]!.firstStartedAt === null ? null : running[index]!,
       };
     });
@@ -109,6 +109,20 @@ export function aempReads(context: ReadContext): AempReads {
       };
     },
   };
+}
+
+/**
+ * P156 (D64): a snapshot's `CumulativeIdleHours`: the idle seconds the device counted plus the idle
+ * its sources gave, that of the newest reading (by `readAt`) that carries one; only the counted
+ * idle when no reading does. A device fed only by a source counts none, so it shows the source's.
+ *
+ * @param readings The device's readings, any order.
+ */
+function _idleSeconds(countedIdleSeconds: number, readings: readonly HourMeterReading[]): number {
+  let newest: HourMeterReading | null = null;
+  for (const reading of readings)
+    if (reading.idleSeconds !== undefined && (newest === null || reading.readAt > newest.readAt)) newest = reading;
+  return countedIdleSeconds + (newest?.idleSeconds ?? 0);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   scheduleWriteBody,
 } from './maintenance-bodies.js';
 import { _asField, readReadingFields, readScheduleFields, readServiceDoneFields } from './maintenance-fields.js';
-import { changeServiceSchedule, scheduleVersion } from '../maintenance/service-status.js';
+import { changeServiceSchedule, checkHourMeterSeconds, scheduleVersion } from '../maintenance/service-status.js';
 import { checkHourMeterReading } from '../maintenance/hour-meter.js';
 
 /**
@@ -50,16 +50,15 @@ export interface MaintenanceWrites {
    */
   addHourMeterReading(input: _Write & { readonly fields: unknown }): Promise<RecordedReading | null>;
   /**
-   * Records a reading an AEMP source gave (D65), marked with the source (`aemp:{id}`): the values
-   * already read from the feed, checked as a person's are (D38). What a poll stores is its own
-   * decision (`decideAempReading`).
+   * Records a reading an AEMP source gave (D65), marked with the source (`aemp:{id}`), with the idle
+   * seconds the source gave at the same time where it gave them (P156): the values already read
+   * from the feed, checked as a person's are (D38). What a poll stores is its own decision
+   * (`decideAempReading`).
    *
    * @returns The reading; `null` when the account has no such device.
-   * @throws {InvalidParameterError} `read_at` in the future or out of range, `reading_seconds` out of range.
+   * @throws {InvalidParameterError} `read_at` in the future or out of range, `reading_seconds` or `idle_seconds` out of range.
    */
-  addSourceReading(
-    input: _Write & { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly source: string },
-  ): Promise<HourMeterReading | null>;
+  addSourceReading(input: _Write & _SourcedReading & { readonly source: string }): Promise<HourMeterReading | null>;
   /**
    * Removes a reading of the device.
    *
@@ -111,6 +110,14 @@ interface _Write {
   readonly deviceId: number;
   readonly origin: ChangeOrigin;
 }
+
+/** A reading's values: who gave it (D65, absent for a person) and the idle its source gave (P156). */
+type _SourcedReading = {
+  readonly readAt: EpochSeconds;
+  readonly readingSeconds: number;
+  readonly source?: string;
+  readonly idleSeconds?: number;
+};
 
 /** What the writes need besides the store: the clock, the change log and the service read (for the schedule as `/service` shows it). */
 export interface MaintenanceWritesOptions {
@@ -184,7 +191,7 @@ function _context(options: MaintenanceWritesOptions) {
     accountId: number,
     origin: ChangeOrigin,
     device: Device,
-    reading: { readonly readAt: EpochSeconds; readonly readingSeconds: number; readonly now: EpochSeconds; readonly source?: string },
+    reading: _SourcedReading & { readonly now: EpochSeconds },
   ): Promise<{
     readonly reading: HourMeterReading;
     readonly earlier: readonly HourMeterReading[];
@@ -250,14 +257,17 @@ function _readingWrites(
       };
     },
 
-    async addSourceReading({ accountId, deviceId, readAt, readingSeconds, source, origin }) {
+    async addSourceReading({ accountId, deviceId, readAt, readingSeconds, source, idleSeconds, origin }) {
       const now = nowSeconds();
       checkHourMeterReading({ readAt, readingSeconds }, now);
+      // P156: the idle is seconds as the reading's are, with the same bounds.
+      if (idleSeconds !== undefined) checkHourMeterSeconds('idle_seconds', idleSeconds);
+      const idle = idleSeconds === undefined ? {} : { idleSeconds };
       // P102: the reading and its entry in one unit.
       return inUnit(async ({ deviceOf, addReading }) => {
         const device = await deviceOf(accountId, deviceId);
         if (!device) return null;
-        return (await addReading(accountId, origin, device, { readAt, readingSeconds, now, source }))?.reading ?? null;
+        return (await addReading(accountId, origin, device, { readAt, readingSeconds, now, source, ...idle }))?.reading ?? null;
       });
     },
 

@@ -20,7 +20,7 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>, undo: M
         throw scheduleNameInUse(name);
   };
   return {
-    async addHourMeterReading({ deviceId, readAt, readingSeconds, now, source }) {
+    async addHourMeterReading({ deviceId, readAt, readingSeconds, now, source, idleSeconds }) {
       assertEpochSeconds('readAt', readAt);
       assertEpochSeconds('now', now);
       if (!devices.has(deviceId)) return null;
@@ -32,6 +32,7 @@ export function memoryMaintenance(devices: ReadonlyMap<number, unknown>, undo: M
         readingSeconds,
         recordedAt: now,
         ...(source === undefined ? {} : { source }),
+        ...(idleSeconds === undefined ? {} : { idleSeconds }),
       };
       readings.set(reading.id, reading);
       return { ...reading };

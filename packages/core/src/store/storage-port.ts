@@ -271,6 +271,8 @@ export interface FleetHoursStore extends WebhookOutboxStore, StoreCapabilities, 
     readonly now: EpochSeconds;
     /** D65: who gave it (`aemp:{id}`); absent for a person's. Stored with it, and replaced with its value. */
     readonly source?: string;
+    /** D64 (P156): the idle seconds the source gave with it; absent for a person's. Stored with it, and replaced with its value. */
+    readonly idleSeconds?: number;
   }): Promise<HourMeterReading | null>;
 
   /** MUST return every reading of the given devices: by device id ascending, then newest `readAt` first. */

@@ -111,6 +111,33 @@ function _describeReadings(store: () => FleetHoursStore): void {
     expect(await store().listHourMeterReadings({ deviceIds: [device!.id] })).toEqual([byPerson, replaced]);
   });
 
+  it("P156: a source's reading keeps the idle seconds it gave (none for a person's); one at the same readAt takes the new value's idle", async () => {
+    const [device] = await seedDevices(store(), 1);
+    const big = 2 ** 40;
+    const add = (readAt: number, readingSeconds: number, more: { readonly source?: string; readonly idleSeconds?: number } = {}) =>
+      store().addHourMeterReading({ deviceId: device!.id, readAt, readingSeconds, now: T0, ...more });
+    const withIdle = (await add(T0, big + 1, { source: 'aemp:12', idleSeconds: big }))!;
+    expect(withIdle).toEqual({
+      id: withIdle.id,
+      deviceId: device!.id,
+      readAt: T0,
+      readingSeconds: big + 1,
+      recordedAt: T0,
+      source: 'aemp:12',
+      idleSeconds: big,
+    });
+    const zero = (await add(T0 - 2 * DAY, 0, { source: 'aemp:12', idleSeconds: 0 }))!;
+    expect(zero.idleSeconds).toBe(0);
+    const withoutIdle = (await add(T0 - DAY, HOUR, { source: 'aemp:12' }))!;
+    expect(withoutIdle).not.toHaveProperty('idleSeconds');
+    expect(await store().listHourMeterReadings({ deviceIds: [device!.id] })).toEqual([withIdle, withoutIdle, zero]);
+    const byPerson = await add(T0, 2 * HOUR);
+    expect(byPerson).toEqual({ id: withIdle.id, deviceId: device!.id, readAt: T0, readingSeconds: 2 * HOUR, recordedAt: T0 });
+    const idleAgain = await add(T0 - DAY, 2 * HOUR, { source: 'aemp:12', idleSeconds: 7 });
+    expect(idleAgain).toEqual({ ...withoutIdle, readingSeconds: 2 * HOUR, idleSeconds: 7 });
+    expect(await store().listHourMeterReadings({ deviceIds: [device!.id] })).toEqual([byPerson, idleAgain, zero]);
+  });
+
   it('D38: listHourMeterReadings() returns the readings of the devices asked only, by device id, then newest readAt first', async () => {
     const [first, second, third] = await seedDevices(store(), 3);
     const add = (device: Device, readAt: number) =>

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ChangeOrigin, createFleetHours, createMemoryStore, type Device } from '@fleet-hours/core';
+import { type ChangeOrigin, createFleetHours, createMemoryStore, type Device, type HourMeterReading } from '@fleet-hours/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AempAuth } from './aemp-page-reader.js';
 import { aempSourcePoller, type AempSourceSettings } from './aemp-source-poller.js';
-import { AT, closeMockOems, jsonPage, NS_2016, NS_2019, startMockOem as oem, xml, xmlPage } from '../testing/mock-oem.js';
+import { AT, closeMockOems, jsonPage, type Machine, NS_2016, NS_2019, startMockOem as oem, xml, xmlPage } from '../testing/mock-oem.js';
 
 const CLI: ChangeOrigin = { actor: { kind: 'cli' }, requestId: null };
 const H = 3600;
@@ -42,14 +42,16 @@ async function setUp(options: { readonly maxWaitSeconds?: number; readonly allow
     minIntervalPerUrlSeconds: 0,
     ...more,
   });
-  const readings = async () =>
+  const rows = async <T>(pick: (reading: HourMeterReading) => T) =>
     (await store.listHourMeterReadings({ deviceIds: devices.map((device) => device.id) })).map((reading) => [
       devices.find((device) => device.id === reading.deviceId)!.pin,
       reading.readAt,
       reading.readingSeconds,
-      reading.source,
+      pick(reading),
     ]);
-  return { poller, source, readings, waits };
+  const readings = () => rows((reading) => reading.source);
+  const idle = () => rows((reading) => reading.idleSeconds);
+  return { poller, source, readings, idle, waits };
 }
 
 describe('AEMP poll against a mock OEM server (D65, D66)', () => {
@@ -115,6 +117,35 @@ describe('AEMP poll against a mock OEM server (D65, D66)', () => {
     expect(record).toMatchObject({ pages: 1, readingsStored: 1, error: null, stop: 'no_next' });
     expect(requests[0]!.accept).toBe('application/json');
     expect(await readings()).toEqual([['P3', AT_SECONDS, 3.25 * H, 'aemp:7']]);
+  });
+
+  it('P156: the idle hours a source gives are kept with the reading stored, from XML (attribute or child) and JSON; a value stored already keeps its idle', async () => {
+    const LATER = '2026-11-28T11:00:00Z';
+    let xmlMachines: Machine[] = [
+      { pin: 'P1', hours: 10, idle: 2 },
+      { pin: 'P2', hours: 20, idle: 3.25, datetime: 'child' },
+    ];
+    const { base } = await oem((base) => ({
+      '/Fleet/1': xml(() => xmlPage({ ns: NS_2019, prefix: 'aemp', self: `${base}/Fleet/1`, machines: xmlMachines })),
+      '/json/Fleet/1': (_request, response) =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(jsonPage({ self: `${base}/json/Fleet/1`, machines: [{ pin: 'P3', hours: 5, idle: 1.5 }] })),
+    }));
+    const { poller, source, idle } = await setUp();
+    expect((await poller.poll(source(`${base}/Fleet/1`))).readingsStored).toBe(2);
+    expect((await poller.poll(source(`${base}/json/Fleet/1`, null, { format: 'json' }))).readingsStored).toBe(1);
+    xmlMachines = [
+      { pin: 'P1', hours: 10, idle: 4, at: LATER },
+      { pin: 'P2', hours: 21, idle: 3.5, datetime: 'child', at: LATER },
+    ];
+    expect((await poller.poll(source(`${base}/Fleet/1`))).readingsStored).toBe(1);
+    expect(await idle()).toEqual([
+      ['P1', AT_SECONDS, 10 * H, 2 * H],
+      ['P2', AT_SECONDS + H, 21 * H, 3.5 * H],
+      ['P2', AT_SECONDS, 20 * H, 3.25 * H],
+      ['P3', AT_SECONDS, 5 * H, 1.5 * H],
+    ]);
   });
 
   it('D65, D66: Komatsu: equipment without CumulativeOperatingHours is matched, not read; 429 with Retry-After is waited out and asked again', async () => {

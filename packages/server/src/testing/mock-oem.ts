@@ -12,10 +12,12 @@ export const NS_2016 = 'http://standards.iso.org/iso/15143/-3';
 /** The instant of every value unless a machine names its own. */
 export const AT = '2026-11-28T10:00:00Z';
 
-/** One equipment as an OEM writes it: hours absent, or with `datetime` (`at`, default {@link AT}) as attribute or as child. */
+/** One equipment as an OEM writes it: hours (and idle hours) absent, or with `datetime` (`at`, default {@link AT}) as attribute or as child. */
 export interface Machine {
   readonly pin: string;
   readonly hours?: number;
+  /** `CumulativeIdleHours`, written as `hours` is. */
+  readonly idle?: number;
   readonly datetime?: 'attribute' | 'child';
   readonly at?: string;
 }
@@ -34,13 +36,15 @@ export function xmlPage(options: {
   const [links, rel] = options.lower ? ['links', 'rel'] : ['Links', 'Rel'];
   const link = (name: string, href: string | undefined) =>
     href === undefined ? '' : `<${p}${links}><${p}${rel}>${name}</${p}${rel}><${p}href>${href}</${p}href></${p}${links}>`;
-  const hours = (machine: Machine) => {
-    if (machine.hours === undefined) return '';
-    const hour = `<${p}Hour>${machine.hours.toFixed(6)}</${p}Hour>`;
+  const element = (machine: Machine, name: string, value: number | undefined) => {
+    if (value === undefined) return '';
+    const hour = `<${p}Hour>${value.toFixed(6)}</${p}Hour>`;
     return machine.datetime === 'child'
-      ? `<${p}CumulativeOperatingHours><${p}datetime>${machine.at ?? AT}</${p}datetime>${hour}</${p}CumulativeOperatingHours>`
-      : `<${p}CumulativeOperatingHours datetime="${machine.at ?? AT}">${hour}</${p}CumulativeOperatingHours>`;
+      ? `<${p}${name}><${p}datetime>${machine.at ?? AT}</${p}datetime>${hour}</${p}${name}>`
+      : `<${p}${name} datetime="${machine.at ?? AT}">${hour}</${p}${name}>`;
   };
+  const hours = (machine: Machine) =>
+    element(machine, 'CumulativeOperatingHours', machine.hours) + element(machine, 'CumulativeIdleHours', machine.idle);
   const equipment = options.machines
     .map(
       (machine) =>
@@ -56,6 +60,7 @@ export function jsonPage(options: { readonly self: string; readonly next?: strin
     Equipment: options.machines.map((machine) => ({
       EquipmentHeader: { OEMName: 'Acme', PIN: machine.pin },
       ...(machine.hours === undefined ? {} : { CumulativeOperatingHours: { datetime: machine.at ?? AT, Hour: machine.hours } }),
+      ...(machine.idle === undefined ? {} : { CumulativeIdleHours: { datetime: machine.at ?? AT, Hour: machine.idle } }),
     })),
   });
 }

@@ -144,6 +144,8 @@ export interface HourMeterReadingsTable {
   recorded_at: TimestampColumn;
   /** D65: `aemp:{id}` for a source's reading; `null` for a person's (migration 0025). */
   source: string | null;
+  /** D64, P156: the idle seconds the source gave with it; `null` for a person's and where the source gave none (migration 0028). */
+  idle_seconds: BigintColumn | null;
 }
 
 /** `service_schedules`: service intervals of a device and its last service (D39). */

@@ -31,6 +31,7 @@ import { readingSourcesMigration } from './migrations/0025-reading-sources.js';
 import { devicePositionsMigration } from './migrations/0024-device-positions.js';
 import { aempSourcesMigration } from './migrations/0026-aemp-sources.js';
 import { aempPollerActorMigration } from './migrations/0027-aemp-poller-actor.js';
+import { readingIdleMigration } from './migrations/0028-reading-idle.js';
 
 /** The schema's migrations by name, in the order they run. */
 export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -60,6 +61,7 @@ export const FLEET_HOURS_MIGRATIONS: Readonly<Record<string, Migration>> = Objec
   '0025_reading_sources': readingSourcesMigration,
   '0026_aemp_sources': aempSourcesMigration,
   '0027_aemp_poller_actor': aempPollerActorMigration,
+  '0028_reading_idle': readingIdleMigration,
 });
 
 /**

@@ -22,7 +22,7 @@ function _instants<const Names extends readonly string[]>(
   return names.map((name) => epochSeconds(name).as(name)) as { readonly [Index in keyof Names]: AliasedRawBuilder<number, Names[Index]> };
 }
 
-const READING_COLUMNS = ['id', 'device_id', 'reading_seconds', 'source', ..._instants('read_at', 'recorded_at')] as const;
+const READING_COLUMNS = ['id', 'device_id', 'reading_seconds', 'source', 'idle_seconds', ..._instants('read_at', 'recorded_at')] as const;
 
 const SCHEDULE_COLUMNS = [
   'id',
@@ -45,6 +45,7 @@ export function upsertReading(
     readonly readingSeconds: number;
     readonly now: number;
     readonly source?: string | undefined;
+    readonly idleSeconds?: number | undefined;
   },
 ) {
   const row = _rowOfDevice(db, reading.deviceId, {
@@ -52,6 +53,7 @@ export function upsertReading(
     reading_seconds: sql<string>`${reading.readingSeconds}::bigint`,
     recorded_at: instantOf(reading.now),
     source: sql<string | null>`${reading.source ?? null}::text`,
+    idle_seconds: sql<string | null>`${reading.idleSeconds ?? null}::bigint`,
   });
   return db
     .insertInto('hour_meter_readings')
@@ -62,6 +64,7 @@ export function upsertReading(
         reading_seconds: eb.ref('excluded.reading_seconds'),
         recorded_at: eb.ref('excluded.recorded_at'),
         source: eb.ref('excluded.source'),
+        idle_seconds: eb.ref('excluded.idle_seconds'),
       })),
     )
     .returning(READING_COLUMNS);
@@ -79,7 +82,7 @@ export function readingsOfDevices(deviceIds: readonly number[]): RawBuilder<Read
     select reading.*
       from unnest(${_sortedOnce(deviceIds)}::integer[]) as asked(device_id)
      cross join lateral (
-           select id, device_id, date_part('epoch', read_at) as read_at, reading_seconds, source, date_part('epoch', recorded_at) as recorded_at
+           select id, device_id, date_part('epoch', read_at) as read_at, reading_seconds, source, idle_seconds, date_part('epoch', recorded_at) as recorded_at
              from hour_meter_readings
             where hour_meter_readings.device_id = asked.device_id
             order by hour_meter_readings.read_at desc) as reading
@@ -195,6 +198,7 @@ export interface ReadingRow {
   readonly reading_seconds: BigintValue;
   readonly recorded_at: number;
   readonly source: string | null;
+  readonly idle_seconds: BigintValue | null;
 }
 
 /** A schedule's row, its instants in epoch seconds. */
@@ -220,6 +224,8 @@ export function toReading(row: ReadingRow): HourMeterReading {
     readingSeconds: Number(row.reading_seconds),
     recordedAt: Number(row.recorded_at),
     ...(row.source === null ? {} : { source: row.source }),
+    // A listing that does not select the column (the service memos') gives none.
+    ...((row.idle_seconds ?? null) === null ? {} : { idleSeconds: Number(row.idle_seconds) }),
   };
 }
 

@@ -49,12 +49,14 @@ export type MaintenanceStore = Pick<
 export function maintenanceStore(db: Kysely<FleetHoursDatabase>): MaintenanceStore {
   const ids = (deviceIds: readonly number[]) => deviceIds.filter(isId);
   return {
-    addHourMeterReading: ({ deviceId, readAt, readingSeconds, now, source }) =>
+    addHourMeterReading: ({ deviceId, readAt, readingSeconds, now, source, idleSeconds }) =>
       guard(async () => {
         assertEpochSeconds('readAt', readAt);
         assertEpochSeconds('now', now);
         if (!isId(deviceId)) return null;
-        const row = await _unlessDeviceGone(() => upsertReading(db, { deviceId, readAt, readingSeconds, now, source }).executeTakeFirst());
+        const row = await _unlessDeviceGone(() =>
+          upsertReading(db, { deviceId, readAt, readingSeconds, now, source, idleSeconds }).executeTakeFirst(),
+        );
         return row ? toReading(row) : null;
       }),
 
