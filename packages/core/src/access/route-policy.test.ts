@@ -52,6 +52,13 @@ describe('ROUTE_POLICIES', () => {
       putDeviceCalendar: ['/api/v1/devices/{id}/calendar', 'api_key', 'writes'],
       getAccountCalendar: ['/api/v1/calendar', 'api_key', 'manageReads'],
       putAccountCalendar: ['/api/v1/calendar', 'api_key', 'writes'],
+      // AEMP sources (D65, P132).
+      listAempSources: ['/api/v1/aemp/sources', 'api_key', 'manageReads'],
+      createAempSource: ['/api/v1/aemp/sources', 'api_key', 'writes'],
+      getAempSource: ['/api/v1/aemp/sources/{id}', 'api_key', 'manageReads'],
+      updateAempSource: ['/api/v1/aemp/sources/{id}', 'api_key', 'writes'],
+      deleteAempSource: ['/api/v1/aemp/sources/{id}', 'api_key', 'writes'],
+      listAempPolls: ['/api/v1/aemp/sources/{id}/polls', 'api_key', 'manageReads'],
       unmatched: ['/api/v1/*', 'api_key', 'unmatched'],
       openApi: ['/api/v1/openapi.json', null, null],
       docs: ['/docs', null, null],
@@ -88,6 +95,10 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       // Work calendars (D58, P113).
       ROUTE_POLICIES.putDeviceCalendar,
       ROUTE_POLICIES.putAccountCalendar,
+      // AEMP sources (D65, P132).
+      ROUTE_POLICIES.createAempSource,
+      ROUTE_POLICIES.updateAempSource,
+      ROUTE_POLICIES.deleteAempSource,
     ];
     for (const policy of writes) expect([policy.scope, policy.counter]).toEqual(['manage', '/api/v1/writes']);
     expect(Object.values(ROUTE_POLICIES).filter((policy: RoutePolicy) => policy.scope !== undefined && policy.limit === 'writes')).toEqual(
@@ -106,6 +117,10 @@ describe('ROUTE_POLICIES of the write routes (D51, D52)', () => {
       // Work calendars (D58, P113).
       ROUTE_POLICIES.getDeviceCalendar,
       ROUTE_POLICIES.getAccountCalendar,
+      // AEMP sources (D65, P132).
+      ROUTE_POLICIES.listAempSources,
+      ROUTE_POLICIES.getAempSource,
+      ROUTE_POLICIES.listAempPolls,
     ];
     for (const policy of reads)
       expect([policy.scope, policy.limit, policy.counter]).toEqual(['manage', 'manageReads', '/api/v1/manage-reads']);

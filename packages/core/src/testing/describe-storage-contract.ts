@@ -80,7 +80,16 @@ interface _Suite {
  * // The memory store offers the batch capabilities of the fleet pages (D32, D59) and units (P102):
  * describeStorageContract('memory', {
  *   makeStore: createMemoryStore,
- *   capabilities: ['sumSegmentSecondsMany', 'summarizeDeviceSegmentsMany', 'listSegmentsMany', 'findWorkCalendarsMany', 'findDeviceWithDays', 'atomically'],
+ *   capabilities: [
+ *     'sumSegmentSecondsMany',
+ *     'summarizeDeviceSegmentsMany',
+ *     'listSegmentsMany',
+ *     'listDevicePage',
+ *     'findWorkCalendarsMany',
+ *     'findDeviceWithDays',
+ *     'atomically',
+ *     'claimAempSource',
+ *   ],
  * });
  * ```
  */

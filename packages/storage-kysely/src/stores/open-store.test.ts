@@ -59,7 +59,7 @@ describeWithPostgres('openStore() with a database URL', () => {
     const opened = await openStore({ databaseUrl: server.url, dataDir: '/nonexistent/never-created' });
     try {
       expect(opened.backend).toBe('postgres');
-      expect(await tableCount(opened.db)).toBe(27); // with audit_entries (D55), device_tags (D61), the work calendars (D58) and device_positions
+      expect(await tableCount(opened.db)).toBe(29); // with audit_entries (D55), device_tags (D61), the work calendars (D58), device_positions and the AEMP sources and polls (D65)
       await opened.store.createAccount({ name: 'Acme', plan: 'business', now: 0 });
       expect((await opened.store.listAccounts()).map((account) => account.name)).toEqual(['Acme']);
     } finally {
