@@ -14,7 +14,7 @@ export { openApiDocument, createOpenApiDocument, type OpenApiDocument } from './
 // The error table is core's (one place for every layer, D16); re-exported as part of this package's API.
 export { ERROR_CODES, type ErrorCode, type ErrorBody } from '@fleet-hours/core';
 export type { AccessLogEntry } from './middleware/access-log/index.js';
-export { deviceBody, type DeviceBody } from './routes/list-devices.js';
+export { deviceBodies, deviceBody, type DeviceBody } from './routes/list-devices.js';
 export { hoursBody } from './routes/hours.js';
 export { dailyBody } from './routes/daily.js';
 export { meterBody } from './routes/meter.js';

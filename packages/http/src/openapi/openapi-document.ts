@@ -820,8 +820,8 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
         Device: {
           type: 'object',
           // Every field of the device body, in its order: the columns of the devices' CSV list (D62),
-          // which its tests check against the JSON body field by field.
-          required: [...CSV_LISTS.devices.columns],
+          // which its tests check against the JSON body field by field (`position.…` are one field's).
+          required: [...new Set(CSV_LISTS.devices.columns.map((column) => column.split('.')[0]!))],
           properties: {
             id: {
               type: 'integer',
@@ -853,6 +853,22 @@ function _build(limits: RateLimits, serverUrl: string): OpenApiDocument {
             equipment_model: { type: ['string', 'null'], description: "The machine's model; null when not given.", examples: ['320'] },
             serial_number: { type: ['string', 'null'], description: "The machine's serial number; null when not given." },
             pin: { type: ['string', 'null'], description: "The machine's product identification number (PIN); null when not given." },
+            position: {
+              oneOf: [
+                {
+                  type: 'object',
+                  required: ['latitude', 'longitude', 'at'],
+                  properties: {
+                    latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Degrees north.' },
+                    longitude: { type: 'number', minimum: -180, maximum: 180, description: 'Degrees east.' },
+                    at: timestamp('When the point that carried it was taken.', '2026-03-08T17:45:12-04:00'),
+                  },
+                  description:
+                    'The newest position its points carried, by their time (not their arrival): a late older point does not replace it.',
+                },
+                { type: 'null', description: 'No point of the device has carried a position.' },
+              ],
+            },
             version: {
               type: 'string',
               description:

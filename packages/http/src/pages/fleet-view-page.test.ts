@@ -450,6 +450,40 @@ describe('the fleet view in a browser (happy-dom, scripted API)', () => {
     expect(page.document.getElementById('fleet')!.hasAttribute('hidden')).toBe(true);
   });
 
+  it("P157: shows each machine's identity (only what is given) and its newest position as text linked to geo:, loading no map", async () => {
+    const identified = [
+      {
+        ...device(1, 'Excavator', 'Europe/Berlin'),
+        oem_name: 'CAT',
+        equipment_model: '320',
+        serial_number: 'SN123',
+        pin: 'CAT0320XABC',
+        position: { latitude: 52.52, longitude: 13.405, at: '2026-11-20T14:02:00+01:00' },
+      },
+      { ...device(2, 'Loader', 'Europe/Berlin'), oem_name: null, equipment_model: '950', serial_number: null, pin: null, position: null },
+    ];
+    const page = await open((url) => {
+      if (url.pathname === '/api/v1/devices') return { body: { data: identified } };
+      return scripted(url);
+    });
+    page.enterKey(KEY);
+    await page.until('the rows', () => page.document.querySelectorAll('#vehicles-body tr[data-device-id]').length === 2);
+    const rows = [...page.document.querySelectorAll('#vehicles-body tr[data-device-id]')].map((row) => ({
+      identity: row.querySelector('th .identity')?.textContent ?? null,
+      position: row.querySelector('.last-report .position')?.textContent ?? null,
+      link: row.querySelector('.last-report .position a')?.getAttribute('href') ?? null,
+    }));
+    const at = new Intl.DateTimeFormat(undefined, { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(
+      new Date('2026-11-20T13:02:00Z'),
+    );
+    expect(rows).toEqual([
+      { identity: 'CAT · 320 · S/N SN123 · PIN CAT0320XABC', position: `52.52000, 13.40500 at ${at}`, link: 'geo:52.52,13.405' },
+      { identity: '950', position: null, link: null },
+    ]);
+    expect(at).toContain('2:02');
+    expect(page.sent.every((exchange) => exchange.url.startsWith('/'))).toBe(true);
+  });
+
   /** The service column and the hour meter of each row, and the rows of the due soon and overdue list, as shown. */
   const serviceShown = (document: Window['document']) => ({
     column: [...document.querySelectorAll('#vehicles-body tr')].map((row) => {

@@ -35,6 +35,7 @@ describe('POST /api/v1/devices (D52)', () => {
       equipment_model: null,
       serial_number: null,
       pin: null,
+      position: null,
       version: expect.stringMatching(/^d-[0-9a-f]{16}$/),
     });
     // D54: the version is the ETag without its quotes.

@@ -1,9 +1,10 @@
 import { deviceVersion } from '@fleet-hours/core';
 import { describe, expect, it } from 'vitest';
 import { createFixture } from '../testing/fixture.js';
+import { createIngestFixture } from '../testing/ingest-fixture.js';
 
 /** D61, D63: the fields of a device created without tags or identity. */
-const UNTAGGED = { tags: [], oem_name: null, equipment_model: null, serial_number: null, pin: null };
+const UNTAGGED = { tags: [], oem_name: null, equipment_model: null, serial_number: null, pin: null, position: null };
 
 describe('GET /api/v1/devices', () => {
   it('lists every device of the account by id, in snake_case, last_reported_at in the device zone, with a version (D9, D19, D54)', async () => {
@@ -57,6 +58,27 @@ describe('GET /api/v1/devices', () => {
     const { request, keys, devices } = await createFixture();
     const body = (await (await request('/api/v1/devices', keys.other.key)).json()) as { data: { id: number }[] };
     expect(body.data.map((device) => device.id)).toEqual([devices.foreign.id]);
+  });
+
+  it('P157: shows each device its newest position, `at` in the device zone, after an OsmAnd point with lat/lon; null without; PATCH answers it too', async () => {
+    const fixture = await createIngestFixture();
+    const { request, keys, devices, tokens } = fixture;
+    const time = Date.parse('2026-11-30T19:02:00Z') / 1000;
+    const query = new URLSearchParams({ id: devices.newYork.imei, timestamp: String(time), lat: '52.52', lon: '13.405', speed: '0', ignition: 'true' });
+    expect((await fixture.app.request(`/ingest/osmand/${tokens.acme.token}?${String(query)}`)).status).toBe(200);
+    const body = (await (await request('/api/v1/devices', keys.acme.key)).json()) as { data: { id: number; position: unknown }[] };
+    expect(body.data.map((device) => [device.id, device.position])).toEqual([
+      [devices.newYork.id, { latitude: 52.52, longitude: 13.405, at: '2026-11-30T14:02:00-05:00' }],
+      [devices.kathmandu.id, null],
+      [devices.idle.id, null],
+    ]);
+    const patched = await request(`/api/v1/devices/${devices.newYork.id}`, keys.acmeManage.key, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ oem_name: 'CAT' }),
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ oem_name: 'CAT', position: { latitude: 52.52, longitude: 13.405, at: '2026-11-30T14:02:00-05:00' } });
   });
 
   it('answers an empty list for an account without devices', async () => {

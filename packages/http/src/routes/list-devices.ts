@@ -1,4 +1,12 @@
-import { deviceVersion, formatInstant, parseTagParameter, type Device, type FleetHours } from '@fleet-hours/core';
+import {
+  deviceVersion,
+  formatInstant,
+  parseTagParameter,
+  type Device,
+  type DevicePosition,
+  type FleetHours,
+  type FleetHoursStore,
+} from '@fleet-hours/core';
 import type { Handler } from 'hono';
 import type { FleetHoursEnv } from '../app-env.js';
 import { accountId } from './account-id.js';
@@ -22,6 +30,8 @@ export interface DeviceBody {
   readonly equipment_model: string | null;
   readonly serial_number: string | null;
   readonly pin: string | null;
+  /** P157: the newest position its points carried, `at` a D9 timestamp in the device zone; `null` before one. */
+  readonly position: { readonly latitude: number; readonly longitude: number; readonly at: string } | null;
   /** D54: its version, the `ETag` of the device without the quotes; telemetry does not change it. */
   readonly version: string;
 }
@@ -32,6 +42,7 @@ export interface DeviceBody {
  * (the operator CLI) show devices exactly as the API does.
  *
  * @param device The stored device.
+ * @param position Its newest position (P157), from the store's `listDevicePositions`; `null` for none.
  * @returns Its JSON body.
  * @example
  * ```ts
@@ -42,7 +53,7 @@ export interface DeviceBody {
  * deviceBody(device).timezone; // 'America/New_York'
  * ```
  */
-export function deviceBody(device: Device): DeviceBody {
+export function deviceBody(device: Device, position: DevicePosition | null = null): DeviceBody {
   return {
     id: device.id,
     name: device.name,
@@ -57,8 +68,23 @@ export function deviceBody(device: Device): DeviceBody {
     equipment_model: device.equipmentModel,
     serial_number: device.serialNumber,
     pin: device.pin,
+    position:
+      position === null
+        ? null
+        : { latitude: position.latitude, longitude: position.longitude, at: formatInstant(position.time, device.timeZone) },
     version: deviceVersion(device),
   };
+}
+
+/**
+ * P157: the bodies of `devices`, each with its newest position, read in ONE store call for them all
+ * (D49: not a call per device). Exported so that the operator CLI shows devices as the API does.
+ */
+export async function deviceBodies(store: FleetHoursStore, devices: readonly Device[]): Promise<DeviceBody[]> {
+  if (devices.length === 0) return [];
+  const positions = await store.listDevicePositions({ deviceIds: devices.map((device) => device.id) });
+  const byDevice = new Map(positions.map((position) => [position.deviceId, position]));
+  return devices.map((device) => deviceBody(device, byDevice.get(device.id) ?? null));
 }
 
 /** `GET /api/v1/devices`: every device of the account, by id (D19); with `tag`, those having it (D61); in CSV too (D62). */
@@ -66,6 +92,6 @@ export function listDevicesRoute(options: { readonly fleetHours: FleetHours; rea
   return listRoute('devices', options.now, async function listDevices(c) {
     const tag = parseTagParameter(c.req.queries('tag'));
     const devices = await options.fleetHours.listDevices({ accountId: accountId(c), tag });
-    return wholeList({ data: devices.map(deviceBody) });
+    return wholeList({ data: await deviceBodies(options.fleetHours.store, devices) });
   });
 }

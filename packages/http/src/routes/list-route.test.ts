@@ -10,6 +10,7 @@ import { createFleetHoursApp } from '../create-fleet-hours-app.js';
 import type { AccessLogEntry } from '../middleware/access-log/index.js';
 import { createFixture, type Fixture } from '../testing/fixture.js';
 import { createFleetApp, walkPages } from '../testing/fleet-fixture.js';
+import { createIngestFixture } from '../testing/ingest-fixture.js';
 
 const CSV = { Accept: 'text/csv' };
 const HOUR = 3600;
@@ -50,8 +51,14 @@ async function csvOf(response: Response): Promise<string[][]> {
 
 /** Seeds what every list shows: names that need the guard and quotes, schedules, readings, changes, a webhook, a token. */
 async function seededLists(): Promise<Fixture> {
-  const fixture = await createFixture();
+  const fixture = await createIngestFixture();
   const { request, keys, devices } = fixture;
+  // P157: a position for each device, flattened as `position.latitude`, `position.longitude`, `position.at`.
+  const time = fixture.nowSeconds - 600;
+  const located = [devices.newYork, devices.kathmandu, devices.idle].map((device, index) => {
+    return { device_id: device.id, time, ignition: true, speed_kmh: 0, latitude: 10 + index, longitude: -20.5 - index };
+  });
+  expect((await fixture.sendBatch(located)).status).toBe(200);
   const key = keys.acmeManage.key;
   const send = (method: string, path: string, body: unknown) =>
     request(path, key, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

@@ -9,7 +9,7 @@ import {
   readDeviceFields,
   type FleetHoursStore,
 } from '@fleet-hours/core';
-import { deviceBody, type DeviceBody } from '@fleet-hours/http';
+import { deviceBodies, type DeviceBody } from '@fleet-hours/http';
 import { CommandError, UsageError } from '../cli/cli-errors.js';
 import { formatTable } from '../cli/format-table.js';
 import { readId } from '../cli/option-values.js';
@@ -36,7 +36,7 @@ export async function createDeviceCommand(context: CommandContext): Promise<Comm
     .createDevice({ accountId, fields, origin: CLI_ORIGIN })
     .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices create'), store, accountId));
   if (!created) throw new CommandError(`No account with id ${accountId}`);
-  const device = deviceBody(created);
+  const device = (await deviceBodies(store, [created]))[0]!;
   return { json: device, text: `Created device ${device.id} for account ${accountId}:\n${deviceTable([device])}` };
 }
 
@@ -46,7 +46,7 @@ export async function listDevicesCommand(context: CommandContext): Promise<Comma
   const tag = readTagOption(optionalOption(context, 'tag'), 'devices list');
   const store = await context.store();
   await requireAccount(store, accountId);
-  const devices = (await store.listDevices({ accountId, ...(tag === undefined ? {} : { tag }) })).map(deviceBody);
+  const devices = await deviceBodies(store, await store.listDevices({ accountId, ...(tag === undefined ? {} : { tag }) }));
   const text =
     devices.length === 0
       ? tag === undefined
@@ -68,7 +68,7 @@ export async function updateDeviceCommand(context: CommandContext): Promise<Comm
     .updateDevice({ accountId: accountId ?? 0, deviceId, fields, origin: CLI_ORIGIN })
     .catch((error: unknown) => _imeiRefusal(_usage(error, 'devices update'), store, accountId));
   if (!updated) throw new CommandError(`No device with id ${deviceId}`);
-  const device = deviceBody(updated);
+  const device = (await deviceBodies(store, [updated]))[0]!;
   return { json: device, text: `Updated device ${device.id}:\n${deviceTable([device])}` };
 }
 

@@ -179,6 +179,36 @@ function ago(iso) {
   return `${Math.round(seconds / 86400)} days ago`;
 }
 
+/**
+ * P157: the machine's identity under its name — manufacturer, model, serial number, PIN — only
+ * those given; nothing when none is.
+ * @param {Device} device
+ */
+function identityLine(device) {
+  const parts = [
+    device.oem_name,
+    device.equipment_model,
+    device.serial_number ? `S/N ${device.serial_number}` : null,
+    device.pin ? `PIN ${device.pin}` : null,
+  ].filter(Boolean);
+  return parts.length ? el('span', { class: 'sub identity' }, [parts.join(' · ')]) : null;
+}
+
+/**
+ * P157: the newest position as text, "52.52000, 13.40500 at …" (the time in the vehicle's zone),
+ * linked as `geo:` for the device's own map app: the page loads no map from elsewhere.
+ * @param {Device} device
+ */
+function positionLine(device) {
+  const position = device.position;
+  if (!position) return null;
+  const where = `${position.latitude.toFixed(5)}, ${position.longitude.toFixed(5)}`;
+  const link = el('a', { href: `geo:${position.latitude},${position.longitude}`, title: `Position reported ${position.at}` }, [
+    `${where} at ${localTime(position.at, device.timezone)}`,
+  ]);
+  return el('span', { class: 'sub position' }, [link]);
+}
+
 function renderVehicles() {
   const body = $('vehicles-body');
   body.textContent = '';
@@ -197,7 +227,11 @@ function renderVehicles() {
       $('vehicle-title').scrollIntoView({ block: 'start' });
     });
     const row = el('tr', { 'data-device-id': device.id }, [
-      el('th', { scope: 'row' }, [pick, el('span', { class: 'sub' }, [[device.registration, device.model].filter(Boolean).join(' · ')])]),
+      el('th', { scope: 'row' }, [
+        pick,
+        el('span', { class: 'sub' }, [[device.registration, device.model].filter(Boolean).join(' · ')]),
+        identityLine(device),
+      ]),
       // A zone breaks after its slashes, never inside a name ("America/" "New_York"). A cell of
       // several parts holds them in one span: on a phone each cell is a flex row of label and value.
       el('td', { 'data-label': 'Zone' }, [
@@ -236,7 +270,7 @@ function renderVehicles() {
           `${localTime(device.last_reported_at, device.timezone)} · ${ago(device.last_reported_at)}`,
         ])
       : 'never';
-    row.appendChild(el('td', { class: 'last-report', 'data-label': 'Last report' }, [last]));
+    row.appendChild(el('td', { class: 'last-report', 'data-label': 'Last report' }, [last, positionLine(device)]));
     body.appendChild(row);
   });
   if (!devices.length) body.appendChild(el('tr', {}, [el('td', { colspan: 8 }, ['No vehicles on this account yet.'])]));

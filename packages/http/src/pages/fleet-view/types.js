@@ -1,7 +1,8 @@
 // @ts-check
 /** The shapes the fleet view reads from the API and draws, for the JSDoc of its modules. */
 
-/** @typedef {{ id: number, name: string, registration: string | null, model: string | null, timezone: string, last_reported_at: string | null }} Device A vehicle, as `/api/v1/devices` lists it (the fields the page reads). */
+/** @typedef {{ latitude: number, longitude: number, at: string }} Position The newest position of a vehicle (P157). */
+/** @typedef {{ id: number, name: string, registration: string | null, model: string | null, timezone: string, last_reported_at: string | null, oem_name?: string | null, equipment_model?: string | null, serial_number?: string | null, pin?: string | null, position?: Position | null }} Device A vehicle, as `/api/v1/devices` lists it (the fields the page reads; identity and position are absent from an older server's). */
 /** @typedef {{ device_id: number, as_of: string, engine_seconds: number, moving_seconds: number, idle_seconds: number, hour_meter_seconds: number, hour_meter_read_at: string | null }} Meter An element of `/api/v1/meter` (the hour meter: D38). */
 /** @typedef {'ok' | 'due_soon' | 'overdue'} ServiceStatus Where a schedule stands (D39). */
 /** @typedef {{ id: number, name: string, interval_seconds: number, interval_days: number | null, due_soon_seconds: number, due_soon_days: number | null, last_done_at: string, last_done_hour_meter_seconds: number, due_hour_meter_seconds: number, due_date: string | null, remaining_seconds: number, remaining_days: number | null, status: ServiceStatus, version?: string }} Schedule A schedule of a service body (the fields the page reads; `version` names it in If-Match, D54). */
