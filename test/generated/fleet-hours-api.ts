@@ -699,6 +699,11 @@ export interface components {
             equipment_model: string | null;
             serial_number: string | null;
             pin: string | null;
+            position: {
+                latitude: number;
+                longitude: number;
+                at: string;
+            } | null;
             version: string;
         };
         DeviceList: {

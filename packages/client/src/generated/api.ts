@@ -1119,6 +1119,14 @@ export interface components {
             serial_number: string | null;
             /** @description The machine's product identification number (PIN); null when not given. */
             pin: string | null;
+            position: {
+                /** @description Degrees north. */
+                latitude: number;
+                /** @description Degrees east. */
+                longitude: number;
+                /** @description When the point that carried it was taken. ISO 8601 on the device's wall clock with its numeric offset and whole seconds; no fractional seconds, no `Z`. */
+                at: string;
+            } | null;
             /** @description The version of the device: its `ETag`, without the quotes. A write that changes a field changes it; new data does not. Send it quoted as `If-Match` to change the device only as read. */
             version: string;
         };
