@@ -158,6 +158,7 @@ describe('runCli() accounts, keys and devices', () => {
       equipment_model: null,
       serial_number: null,
       pin: null,
+      position: null,
       version: expect.stringMatching(/^d-[0-9a-f]{16}$/),
     });
     expect(Object.keys(device)).toEqual([
@@ -174,6 +175,7 @@ describe('runCli() accounts, keys and devices', () => {
       'equipment_model',
       'serial_number',
       'pin',
+      'position',
       'version',
     ]);
   });
