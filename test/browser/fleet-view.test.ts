@@ -664,12 +664,24 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
       expiresAt: null,
       now: NOW - 86_400,
     });
-    const vehicle = async (name: string, imei: string, timeZone: string) =>
-      (await store.createDevice({ accountId: account.id, name, imei, registration: null, model: 'FMB920', timeZone }))!;
-    const excavator = await vehicle('Excavator 7', '356307042440001', 'America/New_York');
-    const grader = await vehicle('Grader 2', '356307042440002', 'America/New_York');
+    const vehicle = async (name: string, imei: string, timeZone: string, identity = {}) =>
+      (await store.createDevice({ accountId: account.id, name, imei, registration: null, model: 'FMB920', timeZone, ...identity }))!;
+    // P157: the excavator's identity in full, the grader's model alone.
+    const excavator = await vehicle('Excavator 7', '356307042440001', 'America/New_York', {
+      oemName: 'CAT',
+      equipmentModel: '320',
+      serialNumber: 'SN-0042',
+      pin: 'CAT0320XK1234567',
+    });
+    const grader = await vehicle('Grader 2', '356307042440002', 'America/New_York', { equipmentModel: '140M' });
     const dumper = await vehicle('Dumper 5', '356307042440003', 'Europe/Berlin');
-    await vehicle('Spare pump', '356307042440004', 'Europe/Berlin');
+    const pump = await vehicle('Spare pump', '356307042440004', 'Europe/Berlin');
+    // P157: the pump reported where it stands an hour ago, engine off (no engine time comes of it).
+    await store.writeTelemetry({
+      accountId: account.id,
+      points: [{ deviceId: pump.id, time: NOW - 3600, ignition: false, speedKmh: 0, latitude: 52.52, longitude: 13.405 }],
+      now: NOW,
+    });
     // Each machine ran 10 hours a day on the 20th to the 24th: 50 h.
     for (const device of [excavator, grader, dumper]) {
       const segments = [20, 21, 22, 23, 24].map((day) => ({
@@ -731,7 +743,7 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
   });
 
   it.skipIf(skipped)(
-    title('shows the column, the list and the hour meter to the minute, and a schedule named with <script> as text that runs nothing'),
+    title('shows the column, the list and the hour meter to the minute, a schedule named with <script> as text that runs nothing, and each machine’s identity and position (P157)'),
     async () => {
       const problems: string[] = [];
       const page = await browser!.newPage();
@@ -780,6 +792,26 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
         pwned: null,
         html: '&lt;script&gt;window.pwned = 1&lt;/script&gt;&lt;img src=x onerror="window.pwned = 2"&gt;Brakes &amp; "pads"',
       });
+      // P157: each machine's identity under its name, only what is given; the newest position as text linked to geo:.
+      const places = await page.evaluate(() =>
+        [...document.querySelectorAll('#vehicles-body tr[data-device-id]')].map((row) => ({
+          identity: row.querySelector('th .identity')?.textContent ?? null,
+          position: row.querySelector('.last-report .position')?.textContent ?? null,
+          link: row.querySelector('.last-report .position a')?.getAttribute('href') ?? null,
+        })),
+      );
+      const at = await page.evaluate(() =>
+        new Intl.DateTimeFormat(undefined, { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(
+          new Date('2026-11-25T14:00:00Z'),
+        ),
+      );
+      expect(at).toMatch(/\b(3:00|15:00)\b/);
+      expect(places).toEqual([
+        { identity: 'CAT · 320 · S/N SN-0042 · PIN CAT0320XK1234567', position: null, link: null },
+        { identity: '140M', position: null, link: null },
+        { identity: null, position: null, link: null },
+        { identity: null, position: `52.52000, 13.40500 at ${at}`, link: 'geo:52.52,13.405' },
+      ]);
       expect(problems).toEqual([]);
       await page.close();
     },
