@@ -743,7 +743,9 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
   });
 
   it.skipIf(skipped)(
-    title('shows the column, the list and the hour meter to the minute, a schedule named with <script> as text that runs nothing, and each machine’s identity and position (P157)'),
+    title(
+      'shows the column, the list and the hour meter to the minute, a schedule named with <script> as text that runs nothing, and each machine’s identity and position (P157)',
+    ),
     async () => {
       const problems: string[] = [];
       const page = await browser!.newPage();
@@ -794,7 +796,7 @@ describe('the fleet view in Chromium, over an app with schedules set by hand (D3
       });
       // P157: each machine's identity under its name, only what is given; the newest position as text linked to geo:.
       const places = await page.evaluate(() =>
-        [...document.querySelectorAll('#vehicles-body tr[data-device-id]')].map((row) => ({
+        Array.from(document.querySelectorAll('#vehicles-body tr[data-device-id]')).map((row) => ({
           identity: row.querySelector('th .identity')?.textContent ?? null,
           position: row.querySelector('.last-report .position')?.textContent ?? null,
           link: row.querySelector('.last-report .position a')?.getAttribute('href') ?? null,

@@ -64,7 +64,14 @@ describe('GET /api/v1/devices', () => {
     const fixture = await createIngestFixture();
     const { request, keys, devices, tokens } = fixture;
     const time = Date.parse('2026-11-30T19:02:00Z') / 1000;
-    const query = new URLSearchParams({ id: devices.newYork.imei, timestamp: String(time), lat: '52.52', lon: '13.405', speed: '0', ignition: 'true' });
+    const query = new URLSearchParams({
+      id: devices.newYork.imei,
+      timestamp: String(time),
+      lat: '52.52',
+      lon: '13.405',
+      speed: '0',
+      ignition: 'true',
+    });
     expect((await fixture.app.request(`/ingest/osmand/${tokens.acme.token}?${String(query)}`)).status).toBe(200);
     const body = (await (await request('/api/v1/devices', keys.acme.key)).json()) as { data: { id: number; position: unknown }[] };
     expect(body.data.map((device) => [device.id, device.position])).toEqual([
@@ -78,7 +85,10 @@ describe('GET /api/v1/devices', () => {
       body: JSON.stringify({ oem_name: 'CAT' }),
     });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ oem_name: 'CAT', position: { latitude: 52.52, longitude: 13.405, at: '2026-11-30T14:02:00-05:00' } });
+    expect(await patched.json()).toMatchObject({
+      oem_name: 'CAT',
+      position: { latitude: 52.52, longitude: 13.405, at: '2026-11-30T14:02:00-05:00' },
+    });
   });
 
   it('answers an empty list for an account without devices', async () => {
