@@ -183,6 +183,7 @@ export function describeCliEndToEnd(name: string, makeBackend: () => Promise<Sce
         equipment_model: null,
         serial_number: null,
         pin: null,
+        position: null,
         version: expect.stringMatching(/^d-[0-9a-f]{16}$/),
       });
       devices.berlin = await create(business, 'Van 3', 'europe/berlin');
