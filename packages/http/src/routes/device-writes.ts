@@ -5,7 +5,7 @@ import { readLimitedBody } from '../request-body/read-limited-body.js';
 import { jsonResponse } from '../respond/json-response.js';
 import { accountId } from './account-id.js';
 import { changeOrigin } from './change-origin.js';
-import { deviceBodies } from './list-devices.js';
+import { deviceBodies, deviceBody } from './list-devices.js';
 import { parseDeviceId } from './parse-device-id.js';
 
 /** The largest body of a write route (D52): 64 KiB. */
@@ -40,7 +40,8 @@ export function createDeviceRoute(options: { readonly fleetHours: FleetHours }):
     const device = await options.fleetHours.manage.createDevice({ accountId: accountId(c), fields, origin: changeOrigin(c) });
     // The account is the key's: it exists while the key is admitted.
     if (!device) throw new FleetHoursError('internal_error', { message: 'The account of an admitted key is gone' });
-    return jsonResponse(c, (await deviceBodies(options.fleetHours.store, [device]))[0]!, 201, {
+    // A device made now has no position yet (P157): its body needs no read.
+    return jsonResponse(c, deviceBody(device), 201, {
       Location: `${c.req.path.replace(/\/$/, '')}/${device.id}`,
       ETag: deviceEntityTag(device),
     });
