@@ -256,9 +256,9 @@ function describeRoundTrips(backend: string, database: () => Kysely<FleetHoursDa
       expect(await get(hours)).toMatchObject({ status: 200, remaining: '9' });
     });
 
-    it('a device list teaches the zones: the first read of a listed device is 2 (its daily series too, D59, P147), the list itself 2', async () => {
+    it('a device list teaches the zones: the first read of a listed device is 2 (its daily series too, D59, P147), the list itself 3 (the key, the devices, their positions: P157)', async () => {
       const { get, device } = await seed();
-      expect(await get('/api/v1/devices')).toMatchObject({ status: 200, statements: 2 });
+      expect(await get('/api/v1/devices')).toMatchObject({ status: 200, statements: 3 });
       expect(await get(`/api/v1/devices/${device.id}/hours`)).toMatchObject({ status: 200, statements: 2 });
       expect(await get(`/api/v1/devices/${device.id}/hours/daily?from=2026-03-01`)).toMatchObject({ status: 200, statements: 2 });
       // The meter needs no zone: its readings beside its figures (D38).
